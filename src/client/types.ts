@@ -1,0 +1,54 @@
+/**
+ * @module client/types
+ * The contract between the runner and whatever sends a request.
+ */
+import type { Clock } from '../runtime/clock.js';
+import type { RequestRecord } from '../record/types.js';
+import type { RequestSpec } from '../workload/types.js';
+
+export type Endpoint = 'chat' | 'completions';
+
+/** Everything needed to talk to one OpenAI-compatible server. */
+export interface ClientOptions {
+  /** Base URL ending in /v1, e.g. http://127.0.0.1:8000/v1 */
+  baseUrl: string;
+  endpoint: Endpoint;
+  model: string;
+  stream: boolean;
+  /** Generation settings. */
+  maxTokens?: number | null;
+  temperature?: number | null;
+  topP?: number | null;
+  stop?: string[] | null;
+  ignoreEos?: boolean;
+  /** Merged into the request body last (engine-specific fields). */
+  extraBody?: Record<string, unknown>;
+  /** Extra request headers (already validated; values may be secret). */
+  headers?: Record<string, string>;
+  /** Bearer token value (from the environment). Never stored or printed. */
+  apiKey?: string;
+  /** Per-request timeouts in ms (null = none). */
+  timeoutMs?: number | null;
+  timeoutTtftMs?: number | null;
+  clock: Clock;
+}
+
+/** One attempt to send. The client fills in the record it is given. */
+export interface SendArgs {
+  id: string;
+  planned_id: string;
+  attempt: number;
+  phase: 'warmup' | 'measure';
+  spec: RequestSpec;
+  planned_at_ms: number | null;
+  /** Aborting cancels the request; the record's outcome becomes `cancelled`. */
+  signal: AbortSignal;
+  /** Called for each token-carrying chunk as it arrives (monitoring hooks); must not block. */
+  onChunk?: (rec: RequestRecord) => void;
+}
+
+/** Sends one request and always resolves (never rejects) with exactly one record. */
+export interface Target {
+  send(args: SendArgs): Promise<RequestRecord>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,116 @@
+/**
+ * @module record/types
+ * The per-request record: raw timestamps and what the server said. Every planned request
+ * ends as exactly one record. Metrics are derived later, in `analysis/`, from these fields.
+ * All times are milliseconds since the run started, on a monotonic clock; null = never happened.
+ */
+
+/** Outcome classes, in the order of precedence used when several apply (first wins). */
+export const OUTCOMES = [
+  'cancelled',
+  'connect_error',
+  'http_error',
+  'timeout',
+  'stream_error',
+  'incomplete',
+  'length',
+  'no_content',
+  'ok',
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** Successes are `ok` and `length` (a `length` is flagged as truncated). */
+export const SUCCESS_OUTCOMES: readonly Outcome[] = ['ok', 'length'];
+
+/** Kind of a token-carrying chunk: r = reasoning, c = content, t = tool call. */
+export type ChunkKind = 'r' | 'c' | 't';
+
+export interface Usage {
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  total_tokens: number | null;
+  /** `completion_tokens_details.reasoning_tokens` (or SGLang's `reasoning_tokens`), when sent. */
+  reasoning_tokens?: number | null;
+  /** `prompt_tokens_details.cached_tokens`, when sent. */
+  cached_tokens?: number | null;
+}
+
+export type Phase = 'warmup' | 'measure';
+
+export interface RequestRecord {
+  /** This attempt's id, sent as `X-Request-Id`. */
+  id: string;
+  /** The planned request this attempt belongs to (equals `id` without retries). */
+  planned_id: string;
+  /** 1-based attempt number (retries are separate records). */
+  attempt: number;
+  phase: Phase;
+  /** Index of the RequestSpec in the workload. */
+  index: number;
+
+  planned_at_ms: number | null;
+  sent_at_ms: number | null;
+  headers_at_ms: number | null;
+  first_chunk_at_ms: number | null;
+  /** First reasoning or content delta. */
+  first_token_at_ms: number | null;
+  first_reasoning_at_ms: number | null;
+  first_content_at_ms: number | null;
+  last_token_at_ms: number | null;
+  last_content_at_ms: number | null;
+  /** The chunk carrying finish_reason (E2E end), or when the request otherwise ended. */
+  end_at_ms: number | null;
+
+  /** Arrival time of every token-carrying chunk. */
+  chunk_times_ms: number[];
+  /** Kind of each token-carrying chunk, parallel to `chunk_times_ms`. */
+  chunk_kinds: ChunkKind[];
+
+  finish_reason: string | null;
+  outcome: Outcome;
+  /** True when `data: [DONE]` (or a normal end of a non-stream response) was seen. */
+  done: boolean;
+  has_content: boolean;
+  http_status: number | null;
+  error: string | null;
+  /** Retry-After header on 429/503, in seconds. */
+  retry_after_s: number | null;
+
+  usage: Usage | null;
+  /** llama.cpp-style `timings` object, when the server sends one. */
+  timings: Record<string, unknown> | null;
+
+  /** Requested lengths (tokens). */
+  input_len: number | null;
+  output_len: number | null;
+}
+
+/** A record with every field empty, for a request that has not (yet) happened. */
+export function emptyRecord(init: Pick<RequestRecord, 'id' | 'planned_id' | 'attempt' | 'phase' | 'index'>): RequestRecord {
+  return {
+    ...init,
+    planned_at_ms: null,
+    sent_at_ms: null,
+    headers_at_ms: null,
+    first_chunk_at_ms: null,
+    first_token_at_ms: null,
+    first_reasoning_at_ms: null,
+    first_content_at_ms: null,
+    last_token_at_ms: null,
+    last_content_at_ms: null,
+    end_at_ms: null,
+    chunk_times_ms: [],
+    chunk_kinds: [],
+    finish_reason: null,
+    outcome: 'cancelled',
+    done: false,
+    has_content: false,
+    http_status: null,
+    error: null,
+    retry_after_s: null,
+    usage: null,
+    timings: null,
+    input_len: null,
+    output_len: null,
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * @module sim/engine/types
+ * Contract between the simulated engine core (scheduler, KV cache, cost model; pure and
+ * clock-free) and its two drivers: the real-time HTTP server (`sim/server`) and the
+ * virtual-time planner (`sim/plan`). The engine never reads a clock: drivers pass `nowMs`.
+ */
+
+/** A request as the engine sees it: token ids (for prefix hashing) and how long it will generate. */
+export interface EngineRequest {
+  id: string;
+  /** Prompt token ids. Identical prefixes must produce identical ids (prefix caching hashes them). */
+  promptTokens: Uint32Array | number[];
+  /** Upper bound on output tokens (max_tokens). */
+  maxTokens: number;
+  /**
+   * Number of tokens the request will produce before it stops on its own (EOS). The front-end
+   * derives it from a hash of (prompt, seed), never from arrival order. With ignore_eos it is
+   * `maxTokens`. If `eosLen >= maxTokens` the request finishes with `length`.
+   */
+  eosLen: number;
+  /** At least this many tokens before EOS may stop it (min_tokens). */
+  minTokens?: number;
+  /** Arrival time at the engine (ms on the driver's clock). */
+  arrivalMs: number;
+}
+
+export interface TokenEvent {
+  reqId: string;
+  /** 0-based index of this output token. */
+  index: number;
+}
+
+export interface FinishEvent {
+  reqId: string;
+  reason: 'stop' | 'length' | 'abort';
+}
+
+/** What one engine iteration did. Tokens are emitted at `endMs`. */
+export interface StepResult {
+  /** Monotonic step counter (1-based), the "step stamp" exposed with --expose-timings. */
+  step: number;
+  startMs: number;
+  endMs: number;
+  /** Requests that got scheduled for the first time (or again after preemption) in this step. */
+  scheduled: string[];
+  /** New tokens sampled in this step (at most one per request). */
+  tokens: TokenEvent[];
+  finished: FinishEvent[];
+  preempted: string[];
+  /** Total new tokens (prefill chunks + decodes) processed in the step. */
+  numBatchedTokens: number;
+}
+
+/** Per-request lifecycle timestamps kept by the engine (vLLM's QUEUED/SCHEDULED/NEW_TOKENS events). */
+export interface RequestTimes {
+  arrivalMs: number;
+  firstScheduledMs: number | null;
+  firstTokenMs: number | null;
+  lastTokenMs: number | null;
+  cachedTokens: number;
+  preemptions: number;
+  /** Step stamp of every produced token. */
+  tokenSteps: number[];
+}
+
+/** Counters and gauges, vLLM-named in spirit (exposed on /metrics by the server). */
+export interface EngineStats {
+  running: number;
+  waiting: number;
+  /** 0..1, 1 − free_blocks/total_blocks (cached-but-unreferenced blocks count as free). */
+  kvUsage: number;
+  totalBlocks: number;
+  blockSize: number;
+  prefixQueries: number;
+  prefixHits: number;
+  preemptions: number;
+  promptTokens: number;
+  generationTokens: number;
+  steps: number;
+  /** Simulated device memory in use, GiB (weights + activation reserve + used KV). */
+  gpuMemoryUsedGiB: number;
+  gpuMemoryTotalGiB: number;
+  /** Fraction of the last step window the simulated GPU was busy (0..1). */
+  gpuUtil: number;
+}
+
+/** The engine's public surface. Implemented by `sim/engine/engine.ts`. */
+export interface SimEngine {
+  add(req: EngineRequest, nowMs: number): void;
+  /** Client disconnected: free its blocks at once. */
+  abort(reqId: string, nowMs: number): void;
+  /** True when any request is running or waiting. */
+  hasWork(): boolean;
+  /** Plan and cost one iteration starting at `nowMs`. The caller delivers its tokens at `endMs`. */
+  step(nowMs: number): StepResult;
+  /** vLLM's POST /reset_prefix_cache: drops cached free blocks. False if blocks are in use. */
+  resetPrefixCache(): boolean;
+  stats(): EngineStats;
+  times(reqId: string): RequestTimes | undefined;
+  /** Forget a finished request's bookkeeping after the driver has read it. */
+  release(reqId: string): void;
+}

@@ -1,0 +1,30 @@
+/**
+ * @module workload/types
+ * What one request asks for, independent of when it is sent.
+ */
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool' | string;
+  content: string;
+}
+
+/** One request's content and lengths, produced by a prompt source. */
+export interface RequestSpec {
+  /** Position in the workload (0-based). */
+  index: number;
+  /** Prompt text (completions endpoint, or the single user message for chat). */
+  prompt?: string;
+  /** Chat messages; when present they win over `prompt` on the chat endpoint. */
+  messages?: ChatMessage[];
+  /** Requested input length in tokens (synthetic workloads), or the counted length when known. */
+  input_len: number | null;
+  /** Requested output length (max_tokens); null = the run's default. */
+  output_len: number | null;
+  /** Shared-prefix group, when the workload has them. */
+  prefix_group?: number;
+  /** Trace timestamp (ms) for trace replay. */
+  timestamp_ms?: number;
+}
+
+/** How synthetic prompts were made exact in tokens. Recorded in the run's report. */
+export type TokenizationMethod = 'tokenizer' | 'server_tokenize' | 'approximate' | 'none';
