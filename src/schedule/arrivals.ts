@@ -1,0 +1,166 @@
+/**
+ * @module schedule/arrivals
+ * Open-loop arrival schedules, computed up front as absolute offsets (ms from the schedule's
+ * start), as vLLM's `get_request` does, so the runner sends request i at t0 + offsets[i] and
+ * never slides the schedule when it falls behind.
+ *
+ * - `constant`: offset_i = i / rate.
+ * - `poisson`: cumulative exponential gaps with mean 1 / rate.
+ * - `gamma`: cumulative Gamma(shape k = burstiness, scale 1 / (rate·k)) gaps: mean 1 / rate,
+ *   coefficient of variation 1 / √k (k < 1 is burstier than Poisson, k = 1 is Poisson).
+ *
+ * Rescaling (always on for the random kinds): N gaps are drawn and the first request goes at 0,
+ * the next at the first gap, and so on; the sums are then scaled so the N-th gap ends exactly at
+ * the schedule's period P = N / rate. The N requests thus fill [0, P) at exactly the target mean
+ * rate, like `constant` (whose next, N+1-th, request would fall at P too). vLLM rescales the same
+ * way for the same reason (a 1–2% rate error between seeds otherwise) but lets its first request
+ * wait one gap; starting at 0 keeps the three kinds aligned. Statistically this is the Poisson
+ * process conditioned on its count, so gap shapes are kept.
+ *
+ * With a duration instead of a count, N = ceil(rate × duration) and every offset lies inside the
+ * duration: `constant` keeps i / rate; the random kinds use P = duration, so their mean rate is
+ * N / duration, above the target by less than 1 / duration when rate × duration is not whole.
+ */
+import { type Problem, UsageError } from '../core/errors.js';
+import { hashString, Rng } from '../runtime/rng.js';
+
+export const ARRIVAL_KINDS = ['constant', 'poisson', 'gamma'] as const;
+export type ArrivalKind = (typeof ARRIVAL_KINDS)[number];
+
+/** Open-loop schedule options. Give exactly one of `count` and `durationS`. */
+export interface ArrivalOptions {
+  /** Target mean send rate (requests/s), > 0. */
+  rateRps: number;
+  arrival: ArrivalKind;
+  /** Gamma shape k (> 0; 1 = Poisson). Only `gamma` uses it; other kinds accept only 1 or undefined. */
+  burstiness?: number;
+  /** Number of requests. */
+  count?: number;
+  /** Open-loop run length (s): count = ceil(rate × duration), all within the duration. */
+  durationS?: number;
+  /** Seed for the gaps (a seed reproduces the schedule). */
+  seed: number;
+}
+
+/**
+ * Check schedule options.
+ * @returns every problem found, each with a hint (empty when usable).
+ */
+export function arrivalProblems(opts: ArrivalOptions): Problem[] {
+  const problems: Problem[] = [];
+  const { rateRps, arrival, burstiness, count, durationS, seed } = opts;
+  if (!(typeof rateRps === 'number' && Number.isFinite(rateRps) && rateRps > 0))
+    problems.push({
+      path: '--rate',
+      message: `rate must be a number > 0 requests/s (got ${rateRps})`,
+      hint: 'e.g. --rate 10',
+    });
+  if (!(ARRIVAL_KINDS as readonly string[]).includes(arrival))
+    problems.push({
+      path: '--arrival',
+      message: `unknown arrival '${arrival}'`,
+      hint: `use one of ${ARRIVAL_KINDS.join(', ')}`,
+    });
+  if (burstiness !== undefined) {
+    if (!(Number.isFinite(burstiness) && burstiness > 0))
+      problems.push({
+        path: '--burstiness',
+        message: `burstiness must be a number > 0 (got ${burstiness})`,
+        hint: 'the gamma shape: 1 = Poisson, < 1 burstier, > 1 more regular (e.g. --burstiness 0.5)',
+      });
+    else if (arrival !== 'gamma' && burstiness !== 1)
+      problems.push({
+        path: '--burstiness',
+        message: `burstiness ${burstiness} applies only to --arrival gamma (got --arrival ${arrival})`,
+        hint: `add --arrival gamma, or drop --burstiness`,
+      });
+  }
+  if ((count === undefined) === (durationS === undefined))
+    problems.push({
+      message: 'an open-loop schedule needs exactly one of a request count and a duration',
+      hint: 'give --requests N or --duration S',
+    });
+  if (count !== undefined && !(Number.isInteger(count) && count >= 1))
+    problems.push({
+      path: '--requests',
+      message: `must be an integer ≥ 1 (got ${count})`,
+      hint: 'e.g. --requests 100',
+    });
+  if (durationS !== undefined && !(Number.isFinite(durationS) && durationS > 0))
+    problems.push({
+      path: '--duration',
+      message: `must be a number of seconds > 0 (got ${durationS})`,
+      hint: 'e.g. --duration 60',
+    });
+  if (!Number.isInteger(seed))
+    problems.push({
+      path: '--seed',
+      message: `seed must be an integer (got ${seed})`,
+      hint: 'e.g. --seed 42',
+    });
+  return problems;
+}
+
+/** Requests an open-loop run of `durationS` at `rateRps` plans: ceil(rate × duration). */
+export function openLoopCount(rateRps: number, durationS: number): number {
+  // Round away float noise first (0.1 × 30 = 3.0000000000000004 must plan 3 requests, not 4).
+  return Math.ceil(Number((rateRps * durationS).toPrecision(12)));
+}
+
+/**
+ * The schedule: absolute send offsets (ms from the schedule's start), non-decreasing, first 0.
+ * See the module comment for the rescaling.
+ * @throws UsageError listing every problem in the options.
+ * @example arrivalOffsetsMs({ rateRps: 4, arrival: 'constant', count: 3, seed: 1 }) // [0, 250, 500]
+ */
+export function arrivalOffsetsMs(opts: ArrivalOptions): number[] {
+  const problems = arrivalProblems(opts);
+  if (problems.length > 0) throw new UsageError(problems);
+  const { rateRps, arrival } = opts;
+  const count = opts.count ?? openLoopCount(rateRps, opts.durationS!);
+  const gapMs = 1000 / rateRps;
+  // i·1000/rate rather than i·gap: exact for every i instead of accumulating the gap's rounding.
+  if (arrival === 'constant') return Array.from({ length: count }, (_, i) => (i * 1000) / rateRps);
+
+  const rng = new Rng(hashString(`${opts.seed}:arrivals`));
+  const k = opts.burstiness ?? 1;
+  const draw = arrival === 'poisson' ? () => rng.exponential(gapMs) : () => rng.gamma(k, gapMs / k);
+  const offsets = new Array<number>(count);
+  let sum = 0;
+  for (let i = 0; i < count; i++) {
+    offsets[i] = sum;
+    sum += draw();
+  }
+  const periodMs = opts.durationS !== undefined ? opts.durationS * 1000 : count * gapMs;
+  // sum > 0 always (gaps are > 0 almost surely); guard anyway so a degenerate draw cannot give NaN.
+  const scale = sum > 0 ? periodMs / sum : 0;
+  for (let i = 0; i < count; i++) offsets[i] *= scale;
+  return offsets;
+}
+
+/**
+ * Offsets for trace replay: each timestamp relative to the first, divided by `speedup`.
+ * @param specs anything with `timestamp_ms` (trace specs from `buildWorkload`), in trace order
+ * @param speedup replay speed (> 0; 2 = twice as fast)
+ * @returns absolute offsets in ms from the replay's start
+ * @throws UsageError on a bad speedup or a spec without a timestamp.
+ */
+export function traceOffsetsMs(specs: readonly { timestamp_ms?: number }[], speedup = 1): number[] {
+  const problems: Problem[] = [];
+  if (!(Number.isFinite(speedup) && speedup > 0))
+    problems.push({
+      path: '--trace-speedup',
+      message: `must be a number > 0 (got ${speedup})`,
+      hint: '1 replays in real time, 2 twice as fast, 0.5 at half speed',
+    });
+  const missing = specs.findIndex((s) => typeof s.timestamp_ms !== 'number');
+  if (missing >= 0)
+    problems.push({
+      message: `request ${missing} has no timestamp_ms`,
+      hint: 'trace replay needs specs built from --trace',
+    });
+  if (problems.length > 0) throw new UsageError(problems);
+  if (specs.length === 0) return [];
+  const t0 = specs[0].timestamp_ms!;
+  return specs.map((s) => (s.timestamp_ms! - t0) / speedup);
+}

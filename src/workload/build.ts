@@ -1,0 +1,600 @@
+/**
+ * @module workload/build
+ * `buildWorkload`: turns the prompt-source options (`--prompt`, `--prompts`, `--dataset sharegpt`,
+ * `--trace`, synthetic `--input-len`/`--output-len` with optional shared prefixes) into
+ * {@link RequestSpec}s, reproducibly from a seed, after validating every option and file line
+ * and reporting all problems at once.
+ *
+ * Token counting (synthetic prompts, ShareGPT lengths, trace `input_len` lines) uses, in order:
+ * the model family's shipped tokenizer, the server's `/tokenize` (through the injected
+ * `tokenizeRemote`), or the approximation; the result says which. If `/tokenize` stops answering
+ * part-way, the whole workload is rebuilt with the approximation so one run never mixes methods.
+ *
+ * Random streams are separate per purpose (lengths, group order, each prefix, each request's
+ * words), so changing the count or one length leaves the other requests' text unchanged.
+ */
+import { type Problem, UsageError } from '../core/errors.js';
+import { hashString, Rng } from '../runtime/rng.js';
+import { tokenizerFor as shippedTokenizerFor, type Tokenizer } from '../tokenizer/index.js';
+import {
+  approximateCounter,
+  fitText,
+  RemoteTokenizeFailed,
+  remoteCounter,
+  type TokenCounter,
+  tokenizerCounter,
+  WordStream,
+} from './exact.js';
+import {
+  type PromptEntry,
+  parsePromptsJsonl,
+  parseShareGpt,
+  parseTraceJsonl,
+  type ReadText,
+  readTextFile,
+  type TraceEntry,
+} from './files.js';
+import { type LengthDist, parseLengthDist } from './lengths.js';
+import type { RequestSpec, TokenizationMethod } from './types.js';
+import { VOCAB } from './vocab.js';
+
+/** Dataset kinds `--dataset KIND FILE` accepts. */
+export const DATASET_KINDS = ['sharegpt'] as const;
+
+/** Prompt-source options, as the CLI flags give them. Exactly one source must be set. */
+export interface WorkloadOptions {
+  /** Seed for every random choice (lengths, words, prefix groups, ShareGPT order). */
+  seed: number;
+  /** Requests to produce; file sources are cycled when shorter. Required except for `trace` (default: every line). */
+  count?: number;
+  /** Model name; picks the shipped tokenizer for its family (Qwen3). */
+  model?: string;
+  /** `--prompt TEXT`: every request sends this text. */
+  prompt?: string;
+  /** `--prompts FILE.jsonl`. */
+  promptsFile?: string;
+  /** `--dataset KIND FILE`. */
+  dataset?: { kind: string; path: string };
+  /** `--trace FILE.jsonl`. */
+  trace?: string;
+  /** `--input-len`: the synthetic source (tokens, `512` | `uniform:A-B` | `normal:MEAN,STD`). */
+  inputLen?: string | number | LengthDist;
+  /** `--output-len`: max_tokens per request; overrides lengths from files (tokens). */
+  outputLen?: string | number | LengthDist;
+  /** `--shared-prefix-len N`: tokens of the shared prefix at the start of each synthetic prompt. */
+  sharedPrefixLen?: number;
+  /** `--num-prefix-groups G` (default 1 with a shared prefix). */
+  numPrefixGroups?: number;
+}
+
+/** I/O the workload needs, injected. */
+export interface WorkloadDeps {
+  /** Reads a file; default `node:fs/promises`. */
+  readText?: ReadText;
+  /** The shipped tokenizer for a model; default `tokenizerFor` from `src/tokenizer`. */
+  tokenizerFor?: (model: string) => Promise<Tokenizer>;
+  /**
+   * Token count of a text from the server (vLLM `POST /tokenize {model, prompt}` → `count`),
+   * without special tokens; null when the server has no such endpoint.
+   */
+  tokenizeRemote?: (text: string) => Promise<number | null>;
+}
+
+export type WorkloadSource = 'prompt' | 'prompts' | 'sharegpt' | 'trace' | 'synthetic';
+
+/** The built workload. */
+export interface Workload {
+  specs: RequestSpec[];
+  source: WorkloadSource;
+  /** How prompt lengths were counted; 'none' when nothing needed counting. */
+  method: TokenizationMethod;
+  /** Synthetic prompts whose count still missed the target (no one-token filler fitted); normally 0. */
+  inexact: number;
+  /** ShareGPT entries left out: malformed, or too short as vLLM filters them. */
+  skipped: number;
+  /** Things the report should say (fallbacks, cycling). */
+  notes: string[];
+}
+
+const SOURCES_HINT =
+  'give one of --prompt TEXT, --prompts FILE.jsonl, --dataset sharegpt FILE, --trace FILE.jsonl or --input-len N';
+/** vLLM's `is_valid_sequence` minimum: prompt and reply must each be at least this many tokens. */
+const SHAREGPT_MIN_TOKENS = 4;
+/** Parallel `/tokenize` calls; local tokenizers run synchronously, so this only affects the remote path. */
+const COUNT_CONCURRENCY = 8;
+
+interface Checked {
+  source?: WorkloadSource;
+  inputLen?: LengthDist;
+  outputLen?: LengthDist;
+  prefixLen: number;
+  groups: number;
+}
+
+function isPosInt(n: unknown): n is number {
+  return typeof n === 'number' && Number.isInteger(n) && n >= 1;
+}
+
+function asDist(v: string | number | LengthDist, path: string, problems: Problem[]): LengthDist | undefined {
+  if (typeof v === 'object') return v;
+  const r = parseLengthDist(v, path);
+  if (r.ok) return r.dist;
+  problems.push(r.problem);
+  return undefined;
+}
+
+/** Check the options alone (no files read). */
+function checkOptions(opts: WorkloadOptions, problems: Problem[]): Checked {
+  const given: [WorkloadSource, string][] = [];
+  if (opts.prompt !== undefined) given.push(['prompt', '--prompt']);
+  if (opts.promptsFile !== undefined) given.push(['prompts', '--prompts']);
+  if (opts.dataset !== undefined) given.push(['sharegpt', '--dataset']);
+  if (opts.trace !== undefined) given.push(['trace', '--trace']);
+  if (opts.inputLen !== undefined) given.push(['synthetic', '--input-len']);
+  if (given.length === 0) problems.push({ message: 'no prompt source', hint: SOURCES_HINT });
+  if (given.length > 1)
+    problems.push({
+      message: `choose one prompt source (got ${given.map((g) => g[1]).join(', ')})`,
+      hint: SOURCES_HINT,
+    });
+  const source = given.length === 1 ? given[0][0] : undefined;
+
+  if (!Number.isInteger(opts.seed))
+    problems.push({
+      path: '--seed',
+      message: `seed must be an integer (got ${opts.seed})`,
+      hint: 'e.g. --seed 42',
+    });
+  if (opts.count !== undefined && !isPosInt(opts.count))
+    problems.push({
+      path: '--requests',
+      message: `must be an integer ≥ 1 (got ${opts.count})`,
+      hint: 'e.g. --requests 100',
+    });
+  if (opts.count === undefined && source !== undefined && source !== 'trace')
+    problems.push({
+      path: '--requests',
+      message: 'the number of requests is missing',
+      hint: 'e.g. --requests 100',
+    });
+  if (opts.prompt === '')
+    problems.push({
+      path: '--prompt',
+      message: 'the prompt is empty',
+      hint: 'give the text to send, e.g. --prompt "Hello"',
+    });
+  if (opts.dataset && !(DATASET_KINDS as readonly string[]).includes(opts.dataset.kind))
+    problems.push({
+      path: '--dataset',
+      message: `unknown dataset kind '${opts.dataset.kind}'`,
+      hint: `known kinds: ${DATASET_KINDS.join(', ')}, e.g. --dataset sharegpt ShareGPT_V3_unfiltered_cleaned_split.json`,
+    });
+
+  const inputLen = opts.inputLen !== undefined ? asDist(opts.inputLen, '--input-len', problems) : undefined;
+  const outputLen =
+    opts.outputLen !== undefined ? asDist(opts.outputLen, '--output-len', problems) : undefined;
+
+  let prefixLen = 0;
+  let groups = 1;
+  if (opts.sharedPrefixLen !== undefined) {
+    if (!isPosInt(opts.sharedPrefixLen))
+      problems.push({
+        path: '--shared-prefix-len',
+        message: `must be an integer ≥ 1 (got ${opts.sharedPrefixLen})`,
+        hint: 'the shared prefix length in tokens, e.g. --shared-prefix-len 512',
+      });
+    else prefixLen = opts.sharedPrefixLen;
+    if (opts.inputLen === undefined)
+      problems.push({
+        path: '--shared-prefix-len',
+        message: 'shared prefixes apply only to synthetic prompts',
+        hint: 'add --input-len (the whole prompt, prefix included), e.g. --input-len 1024 --shared-prefix-len 512',
+      });
+  }
+  if (opts.numPrefixGroups !== undefined) {
+    if (!isPosInt(opts.numPrefixGroups))
+      problems.push({
+        path: '--num-prefix-groups',
+        message: `must be an integer ≥ 1 (got ${opts.numPrefixGroups})`,
+        hint: 'e.g. --num-prefix-groups 8',
+      });
+    else groups = opts.numPrefixGroups;
+    if (opts.sharedPrefixLen === undefined)
+      problems.push({
+        path: '--num-prefix-groups',
+        message: 'prefix groups need a prefix length',
+        hint: 'add --shared-prefix-len N',
+      });
+  }
+  if (prefixLen > 0 && inputLen) {
+    // Normal lengths can dip to the prefix length; their samples are raised to prefix + 1 instead.
+    const floor = inputLen.spec.kind === 'normal' ? inputLen.spec.mean : inputLen.min;
+    if (floor <= prefixLen)
+      problems.push({
+        path: '--shared-prefix-len',
+        message: `the prefix (${prefixLen} tokens) must be shorter than every input length (--input-len ${inputLen}, which includes the prefix)`,
+        hint: `use --input-len above ${prefixLen}, e.g. --input-len ${prefixLen * 2}`,
+      });
+  }
+  if (prefixLen === 1 && groups > VOCAB.length)
+    problems.push({
+      path: '--num-prefix-groups',
+      message: `${groups} groups cannot have distinct one-token prefixes`,
+      hint: `use --shared-prefix-len ≥ 2 or at most ${VOCAB.length} groups`,
+    });
+  if (groups > VOCAB.length * VOCAB.length)
+    problems.push({
+      path: '--num-prefix-groups',
+      message: `too many groups (${groups})`,
+      hint: `use at most ${VOCAB.length ** 2}`,
+    });
+  return { source, inputLen, outputLen, prefixLen, groups };
+}
+
+/**
+ * Check the options without reading files or counting tokens.
+ * @returns every problem found (empty when the options are usable).
+ */
+export function workloadProblems(opts: WorkloadOptions): Problem[] {
+  const problems: Problem[] = [];
+  checkOptions(opts, problems);
+  return problems;
+}
+
+/** Seed of the stream named `label`; `index` gives each prompt its own distinct stream. */
+function streamRng(seed: number, label: string, index = 0): Rng {
+  // XOR with the index keeps streams for different indexes distinct (a hash per index could collide).
+  return new Rng((hashString(`${seed}:${label}`) ^ index) >>> 0);
+}
+
+function shuffle<T>(items: T[], rng: Rng): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = rng.int(0, i);
+    [items[i], items[j]] = [items[j], items[i]];
+  }
+  return items;
+}
+
+async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i], i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+async function chooseCounter(opts: WorkloadOptions, deps: WorkloadDeps): Promise<TokenCounter> {
+  if (opts.model) {
+    const tok = await (deps.tokenizerFor ?? shippedTokenizerFor)(opts.model);
+    if (tok.method === 'tokenizer') return tokenizerCounter(tok);
+  }
+  if (deps.tokenizeRemote) {
+    const probe = await deps.tokenizeRemote('servelab tokenize probe').catch(() => null);
+    if (probe !== null && Number.isFinite(probe) && probe > 0) return remoteCounter(deps.tokenizeRemote);
+  }
+  return approximateCounter;
+}
+
+async function readSource(
+  path: string,
+  readText: ReadText,
+  problems: Problem[],
+): Promise<string | undefined> {
+  try {
+    return await readText(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    problems.push({
+      path,
+      message: code === 'ENOENT' ? 'no such file' : `cannot read the file (${code ?? (e as Error).message})`,
+      hint: 'check the path (relative paths start from the current directory)',
+    });
+    return undefined;
+  }
+}
+
+/** What the files gave, before any counting. */
+type Loaded =
+  | { source: 'prompt' | 'synthetic' }
+  | { source: 'prompts'; entries: PromptEntry[] }
+  | { source: 'sharegpt'; pairs: { prompt: string; reply: string }[]; malformed: number }
+  | { source: 'trace'; entries: TraceEntry[] };
+
+/**
+ * Build the workload from the options: validate everything (options and every file line), then
+ * produce `count` specs (every trace line for a trace), reproducibly from `opts.seed`.
+ * @throws UsageError listing every problem, each with a hint.
+ * @example
+ *   const { specs, method } = await buildWorkload({ seed: 1, count: 100, inputLen: 'uniform:128-512', outputLen: 128, model: 'qwen3-8b' });
+ */
+export async function buildWorkload(opts: WorkloadOptions, deps: WorkloadDeps = {}): Promise<Workload> {
+  const problems: Problem[] = [];
+  const checked = checkOptions(opts, problems);
+  const readText = deps.readText ?? readTextFile;
+  let loaded: Loaded | undefined;
+  switch (checked.source) {
+    case 'prompt':
+    case 'synthetic':
+      loaded = { source: checked.source };
+      break;
+    case 'prompts': {
+      const text = await readSource(opts.promptsFile!, readText, problems);
+      if (text !== undefined) {
+        const r = parsePromptsJsonl(text, opts.promptsFile!);
+        problems.push(...r.problems);
+        loaded = { source: 'prompts', entries: r.entries };
+      }
+      break;
+    }
+    case 'sharegpt': {
+      const text = await readSource(opts.dataset!.path, readText, problems);
+      if (text !== undefined) {
+        const r = parseShareGpt(text, opts.dataset!.path);
+        problems.push(...r.problems);
+        loaded = { source: 'sharegpt', pairs: r.pairs, malformed: r.malformed };
+      }
+      break;
+    }
+    case 'trace': {
+      const text = await readSource(opts.trace!, readText, problems);
+      if (text !== undefined) {
+        const r = parseTraceJsonl(text, opts.trace!);
+        problems.push(...r.problems);
+        loaded = { source: 'trace', entries: r.entries };
+        if (opts.count !== undefined && r.entries.length > 0 && opts.count > r.entries.length)
+          problems.push({
+            path: '--requests',
+            message: `the trace has ${r.entries.length} requests; ${opts.count} were asked for`,
+            hint: 'omit --requests to replay the whole trace, or give at most the number of lines',
+          });
+      }
+      break;
+    }
+  }
+  if (problems.length > 0 || !loaded) throw new UsageError(problems);
+
+  const needsCounter =
+    loaded.source === 'synthetic' ||
+    loaded.source === 'sharegpt' ||
+    (loaded.source === 'trace' && loaded.entries.some((e) => e.input_len !== undefined));
+  if (!needsCounter) return { ...uncounted(opts, checked, loaded), method: 'none', inexact: 0, skipped: 0 };
+
+  const counter = await chooseCounter(opts, deps);
+  try {
+    return await counted(opts, checked, loaded, counter);
+  } catch (e) {
+    if (!(e instanceof RemoteTokenizeFailed)) throw e;
+    const w = await counted(opts, checked, loaded, approximateCounter);
+    w.notes.unshift(
+      'the server /tokenize stopped answering part-way; every prompt was rebuilt with the approximation',
+    );
+    return w;
+  }
+}
+
+/** Output lengths for `count` requests: `--output-len` when given, else what each file line said. */
+function outputLens(
+  opts: WorkloadOptions,
+  checked: Checked,
+  count: number,
+  fromFile: (i: number) => number | null,
+) {
+  const rng = streamRng(opts.seed, 'output_len');
+  return Array.from({ length: count }, (_, i) =>
+    checked.outputLen ? checked.outputLen.sample(rng) : fromFile(i),
+  );
+}
+
+function uncounted(
+  opts: WorkloadOptions,
+  checked: Checked,
+  loaded: Loaded,
+): { specs: RequestSpec[]; source: WorkloadSource; notes: string[] } {
+  const notes: string[] = [];
+  if (loaded.source === 'prompt') {
+    const count = opts.count!;
+    const out = outputLens(opts, checked, count, () => null);
+    const specs = out.map((output_len, index) => ({
+      index,
+      prompt: opts.prompt!,
+      input_len: null,
+      output_len,
+    }));
+    return { specs, source: 'prompt', notes };
+  }
+  if (loaded.source === 'prompts') {
+    const n = loaded.entries.length;
+    const count = opts.count!;
+    if (count > n) notes.push(`the prompts file has ${n} prompts; cycled through them for ${count} requests`);
+    const out = outputLens(opts, checked, count, (i) => loaded.entries[i % n].output_len);
+    const specs = out.map((output_len, index) => {
+      const e = loaded.entries[index % n];
+      return { index, ...textOf(e), input_len: null, output_len };
+    });
+    return { specs, source: 'prompts', notes };
+  }
+  if (loaded.source === 'trace')
+    return { specs: traceSpecs(opts, checked, loaded.entries, []), source: 'trace', notes };
+  throw new Error(`source ${loaded.source} needs a token counter`);
+}
+
+function textOf(e: PromptEntry): Pick<RequestSpec, 'prompt' | 'messages'> {
+  return e.messages !== undefined ? { messages: e.messages } : { prompt: e.prompt };
+}
+
+function traceSpecs(
+  opts: WorkloadOptions,
+  checked: Checked,
+  entries: TraceEntry[],
+  synthetic: string[],
+): RequestSpec[] {
+  const count = opts.count ?? entries.length;
+  const out = outputLens(opts, checked, count, (i) => entries[i].output_len);
+  return out.map((output_len, index) => {
+    const e = entries[index];
+    const text = e.input_len !== undefined ? { prompt: synthetic[index] } : textOf(e);
+    return { index, ...text, input_len: e.input_len ?? null, output_len, timestamp_ms: e.timestamp_ms };
+  });
+}
+
+async function counted(
+  opts: WorkloadOptions,
+  checked: Checked,
+  loaded: Loaded,
+  counter: TokenCounter,
+): Promise<Workload> {
+  const notes: string[] = [];
+  if (loaded.source === 'synthetic') {
+    const { specs, inexact } = await syntheticSpecs(opts, checked, counter);
+    return { specs, source: 'synthetic', method: counter.method, inexact, skipped: 0, notes };
+  }
+  if (loaded.source === 'trace') {
+    const count = opts.count ?? loaded.entries.length;
+    let inexact = 0;
+    const texts = await mapLimit(loaded.entries.slice(0, count), COUNT_CONCURRENCY, async (e, i) => {
+      if (e.input_len === undefined) return '';
+      const fit = await fitText(counter, new WordStream(streamRng(opts.seed, 'trace', i)), e.input_len);
+      if (fit.tokens !== e.input_len) inexact++;
+      return fit.text;
+    });
+    const specs = traceSpecs(opts, checked, loaded.entries, texts);
+    return { specs, source: 'trace', method: counter.method, inexact, skipped: 0, notes };
+  }
+  if (loaded.source === 'sharegpt') return sharegptSpecs(opts, checked, loaded, counter);
+  throw new Error(`source ${loaded.source} needs no token counter`);
+}
+
+/**
+ * ShareGPT as vLLM samples it: shuffle with the seed, walk the entries counting prompt and reply
+ * tokens, skip a pair whose prompt (or, without `--output-len`, reply) is under 4 tokens, and stop
+ * once `count` pairs are kept; fewer usable pairs are cycled. vLLM's upper limits (prompt > 1024,
+ * prompt + reply > 2048 tokens) are not applied: servelab leaves long prompts in.
+ */
+async function sharegptSpecs(
+  opts: WorkloadOptions,
+  checked: Checked,
+  loaded: Extract<Loaded, { source: 'sharegpt' }>,
+  counter: TokenCounter,
+): Promise<Workload> {
+  const count = opts.count!;
+  const notes: string[] = [];
+  const order = shuffle(
+    loaded.pairs.map((_, i) => i),
+    streamRng(opts.seed, 'sharegpt'),
+  );
+  const kept: { prompt: string; input_len: number; reply_len: number }[] = [];
+  let tooShort = 0;
+  // Count in batches so the remote path runs in parallel but never counts far past what is needed.
+  for (let at = 0; at < order.length && kept.length < count; ) {
+    const batch = order.slice(at, at + Math.max(COUNT_CONCURRENCY, count - kept.length));
+    at += batch.length;
+    const lens = await mapLimit(batch, COUNT_CONCURRENCY, async (i) => {
+      const p = loaded.pairs[i];
+      const input_len = await counter.count(p.prompt);
+      const reply_len = checked.outputLen ? 0 : await counter.count(p.reply);
+      return { prompt: p.prompt, input_len, reply_len };
+    });
+    for (const l of lens) {
+      if (kept.length >= count) break;
+      if (l.input_len < SHAREGPT_MIN_TOKENS || (!checked.outputLen && l.reply_len < SHAREGPT_MIN_TOKENS))
+        tooShort++;
+      else kept.push(l);
+    }
+  }
+  if (kept.length === 0)
+    throw new UsageError([
+      {
+        path: opts.dataset!.path,
+        message: `every conversation is too short (prompt or reply under ${SHAREGPT_MIN_TOKENS} tokens)`,
+        hint: 'use a fuller ShareGPT file, or set --output-len to keep entries with short replies',
+      },
+    ]);
+  if (kept.length < count)
+    notes.push(
+      `only ${kept.length} ShareGPT conversations are usable; cycled through them for ${count} requests`,
+    );
+  const out = outputLens(opts, checked, count, (i) => kept[i % kept.length].reply_len);
+  const specs = out.map((output_len, index) => {
+    const k = kept[index % kept.length];
+    return { index, prompt: k.prompt, input_len: k.input_len, output_len };
+  });
+  return {
+    specs,
+    source: 'sharegpt',
+    method: counter.method,
+    inexact: 0,
+    skipped: loaded.malformed + tooShort,
+    notes,
+  };
+}
+
+/**
+ * Synthetic prompts, token-exact. With shared prefixes, group g's prefix is fitted to exactly
+ * `prefixLen` tokens from its own stream and starts with lead word(s) no other group has, so two
+ * groups never share a leading block by chance; groups are dealt evenly (i mod G) and the order
+ * shuffled, as SGLang's generated-shared-prefix does.
+ */
+async function syntheticSpecs(
+  opts: WorkloadOptions,
+  checked: Checked,
+  counter: TokenCounter,
+): Promise<{ specs: RequestSpec[]; inexact: number }> {
+  const count = opts.count!;
+  const { prefixLen, groups } = checked;
+  const inRng = streamRng(opts.seed, 'input_len');
+  const inputLens = Array.from({ length: count }, () =>
+    Math.max(prefixLen + 1, checked.inputLen!.sample(inRng)),
+  );
+  const outLens = outputLens(opts, checked, count, () => null);
+  let inexact = 0;
+
+  let prefixes: { text: string; tokens: number }[] = [];
+  let groupOf: number[] = [];
+  if (prefixLen > 0) {
+    const lead = shuffle(
+      VOCAB.map((_, i) => i),
+      streamRng(opts.seed, 'prefix-lead'),
+    );
+    const V = VOCAB.length;
+    prefixes = await mapLimit(
+      Array.from({ length: groups }, (_, g) => g),
+      COUNT_CONCURRENCY,
+      async (g) => {
+        const words =
+          groups > V ? [VOCAB[lead[g % V]], VOCAB[lead[Math.floor(g / V) % V]]] : [VOCAB[lead[g]]];
+        const fit = await fitText(
+          counter,
+          new WordStream(streamRng(opts.seed, 'prefix', g), words),
+          prefixLen,
+        );
+        if (fit.tokens !== prefixLen) inexact++;
+        return fit;
+      },
+    );
+    groupOf = shuffle(
+      Array.from({ length: count }, (_, i) => i % groups),
+      streamRng(opts.seed, 'groups'),
+    );
+  }
+
+  const specs = await mapLimit(inputLens, COUNT_CONCURRENCY, async (input_len, index) => {
+    const words = new WordStream(streamRng(opts.seed, 'request', index));
+    const g = prefixLen > 0 ? groupOf[index] : undefined;
+    const head = g !== undefined ? prefixes[g] : undefined;
+    const fit = await fitText(counter, words, input_len, head?.text ?? '', head?.tokens);
+    if (fit.tokens !== input_len) inexact++;
+    const spec: RequestSpec = { index, prompt: fit.text, input_len, output_len: outLens[index] };
+    if (g !== undefined) spec.prefix_group = g;
+    return spec;
+  });
+  return { specs, inexact };
+}

@@ -1,0 +1,244 @@
+/**
+ * @module workload/files
+ * Parsers for the file prompt sources: prompts JSONL, trace JSONL and ShareGPT JSON. They take
+ * the file's text (reading is the caller's job) and return the entries plus every problem found,
+ * each with its line number, so a user fixes a file in one pass.
+ */
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import type { Problem } from '../core/errors.js';
+import type { ChatMessage } from './types.js';
+
+/** Reads a whole text file (UTF-8). Injected so tests can pass strings. */
+export type ReadText = (path: string) => Promise<string>;
+
+/** The default {@link ReadText}: `node:fs/promises`. */
+export const readTextFile: ReadText = (path) => readFile(path, 'utf8');
+
+/** One line of a prompts file. */
+export interface PromptEntry {
+  prompt?: string;
+  messages?: ChatMessage[];
+  /** Tokens; null = the run's default. */
+  output_len: number | null;
+}
+
+/** One line of a trace file. */
+export interface TraceEntry extends PromptEntry {
+  /** Arrival time in ms on the trace's own clock. */
+  timestamp_ms: number;
+  /** Synthetic input length (tokens) when the line gives no text. */
+  input_len?: number;
+}
+
+/** One usable ShareGPT conversation: the first human turn and the reply that follows it. */
+export interface ShareGptPair {
+  prompt: string;
+  reply: string;
+}
+
+const messageSchema = z.object({ role: z.string().min(1), content: z.string() });
+const outputLenSchema = z.number().int().min(1).nullable().optional();
+const promptLineSchema = z.object({
+  prompt: z.string().min(1).optional(),
+  messages: z.array(messageSchema).min(1).optional(),
+  output_len: outputLenSchema,
+});
+const traceLineSchema = promptLineSchema.extend({
+  timestamp_ms: z.number().min(0),
+  input_len: z.number().int().min(1).optional(),
+});
+
+const PROMPTS_HINT =
+  'each line is {"prompt": "..."} or {"messages": [{"role": "user", "content": "..."}]}, with an optional "output_len"';
+const TRACE_HINT =
+  'each line is {"timestamp_ms": N, "input_len": N | "prompt": "..." | "messages": [...], "output_len": N}';
+
+/** Parse JSONL into objects, one problem per line that is not a JSON object. Blank lines are skipped. */
+function jsonLines(
+  text: string,
+  path: string,
+  hint: string,
+): { rows: { line: number; value: unknown }[]; problems: Problem[] } {
+  const rows: { line: number; value: unknown }[] = [];
+  const problems: Problem[] = [];
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i].trim();
+    if (raw === '') continue;
+    try {
+      const value: unknown = JSON.parse(raw);
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        problems.push({ path: `${path}:${i + 1}`, message: 'not a JSON object', hint });
+      } else rows.push({ line: i + 1, value });
+    } catch (e) {
+      problems.push({ path: `${path}:${i + 1}`, message: `invalid JSON (${(e as Error).message})`, hint });
+    }
+  }
+  return { rows, problems };
+}
+
+function zodProblems(where: string, issues: readonly z.core.$ZodIssue[], hint: string): Problem[] {
+  return issues.map((iss) => ({
+    path: where,
+    message: iss.path.length ? `${iss.path.join('.')}: ${iss.message}` : iss.message,
+    hint,
+  }));
+}
+
+/** The text part of a line: exactly one of prompt/messages (or, for a trace, input_len). */
+function pickText(
+  v: { prompt?: string; messages?: ChatMessage[]; input_len?: number },
+  where: string,
+  hint: string,
+  allowInputLen: boolean,
+): Problem | undefined {
+  const given = [
+    v.prompt !== undefined,
+    v.messages !== undefined,
+    allowInputLen && v.input_len !== undefined,
+  ].filter(Boolean).length;
+  const names = allowInputLen ? '"input_len", "prompt" or "messages"' : '"prompt" or "messages"';
+  if (given === 0) return { path: where, message: `needs ${names}`, hint };
+  if (given > 1) return { path: where, message: `give only one of ${names}`, hint };
+  return undefined;
+}
+
+/**
+ * Parse a prompts file: one `{"prompt"}` or `{"messages"}` object per line, optional `output_len`.
+ * @param path the file name, used in problems as `path:LINE`.
+ */
+export function parsePromptsJsonl(
+  text: string,
+  path: string,
+): { entries: PromptEntry[]; problems: Problem[] } {
+  const { rows, problems } = jsonLines(text, path, PROMPTS_HINT);
+  const entries: PromptEntry[] = [];
+  for (const { line, value } of rows) {
+    const where = `${path}:${line}`;
+    const r = promptLineSchema.safeParse(value);
+    if (!r.success) {
+      problems.push(...zodProblems(where, r.error.issues, PROMPTS_HINT));
+      continue;
+    }
+    const p = pickText(r.data, where, PROMPTS_HINT, false);
+    if (p) {
+      problems.push(p);
+      continue;
+    }
+    entries.push({ prompt: r.data.prompt, messages: r.data.messages, output_len: r.data.output_len ?? null });
+  }
+  if (entries.length === 0 && problems.length === 0)
+    problems.push({ path, message: 'the file has no prompts', hint: PROMPTS_HINT });
+  problems.sort(byLine);
+  return { entries, problems };
+}
+
+/**
+ * Parse a trace file: `{"timestamp_ms", "input_len" | "prompt" | "messages", "output_len"}` per line.
+ * Timestamps must not go backwards, so offsets taken from the first line are never negative.
+ */
+export function parseTraceJsonl(text: string, path: string): { entries: TraceEntry[]; problems: Problem[] } {
+  const { rows, problems } = jsonLines(text, path, TRACE_HINT);
+  const entries: TraceEntry[] = [];
+  let lastTs: { ts: number; line: number } | undefined;
+  for (const { line, value } of rows) {
+    const where = `${path}:${line}`;
+    const r = traceLineSchema.safeParse(value);
+    if (!r.success) {
+      problems.push(...zodProblems(where, r.error.issues, TRACE_HINT));
+      continue;
+    }
+    const p = pickText(r.data, where, TRACE_HINT, true);
+    if (p) problems.push(p);
+    const ts = r.data.timestamp_ms;
+    if (lastTs && ts < lastTs.ts)
+      problems.push({
+        path: where,
+        message: `timestamp_ms ${ts} is earlier than line ${lastTs.line} (${lastTs.ts})`,
+        hint: 'sort the trace by timestamp_ms',
+      });
+    lastTs = { ts, line };
+    if (p) continue;
+    entries.push({
+      timestamp_ms: ts,
+      prompt: r.data.prompt,
+      messages: r.data.messages,
+      input_len: r.data.input_len,
+      output_len: r.data.output_len ?? null,
+    });
+  }
+  if (entries.length === 0 && problems.length === 0)
+    problems.push({ path, message: 'the trace has no requests', hint: TRACE_HINT });
+  problems.sort(byLine);
+  return { entries, problems };
+}
+
+const HUMAN = new Set(['human', 'user']);
+const ASSISTANT = new Set(['gpt', 'assistant', 'chatgpt', 'bing', 'bard', 'model']);
+const SHAREGPT_HINT =
+  'expected the ShareGPT JSON used by vLLM/SGLang benchmarks: [{"conversations": [{"from": "human", "value": "..."}, {"from": "gpt", "value": "..."}]}, ...]';
+
+/**
+ * Parse a ShareGPT file. Each entry gives its first human turn and the assistant reply right after
+ * it; entries without such a pair are skipped and counted, as vLLM skips entries with fewer than
+ * two turns.
+ */
+export function parseShareGpt(
+  text: string,
+  path: string,
+): { pairs: ShareGptPair[]; malformed: number; problems: Problem[] } {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    return {
+      pairs: [],
+      malformed: 0,
+      problems: [{ path, message: `invalid JSON (${(e as Error).message})`, hint: SHAREGPT_HINT }],
+    };
+  }
+  if (!Array.isArray(data))
+    return {
+      pairs: [],
+      malformed: 0,
+      problems: [{ path, message: 'the top level is not an array', hint: SHAREGPT_HINT }],
+    };
+  const pairs: ShareGptPair[] = [];
+  let malformed = 0;
+  for (const entry of data) {
+    const pair = sharegptPair(entry);
+    if (pair) pairs.push(pair);
+    else malformed++;
+  }
+  const problems: Problem[] =
+    pairs.length === 0
+      ? [
+          {
+            path,
+            message: `no entry has a human turn followed by an assistant reply (${data.length} entries)`,
+            hint: SHAREGPT_HINT,
+          },
+        ]
+      : [];
+  return { pairs, malformed, problems };
+}
+
+function sharegptPair(entry: unknown): ShareGptPair | undefined {
+  const conv = (entry as { conversations?: unknown } | null)?.conversations;
+  if (!Array.isArray(conv)) return undefined;
+  const i = conv.findIndex((t) => HUMAN.has(String(t?.from)) && typeof t?.value === 'string');
+  if (i < 0 || i + 1 >= conv.length) return undefined;
+  const reply = conv[i + 1];
+  if (!ASSISTANT.has(String(reply?.from)) || typeof reply?.value !== 'string') return undefined;
+  return { prompt: conv[i].value, reply: reply.value };
+}
+
+function byLine(a: Problem, b: Problem): number {
+  return lineOf(a) - lineOf(b);
+}
+
+function lineOf(p: Problem): number {
+  const m = /:(\d+)$/.exec(p.path ?? '');
+  return m ? Number(m[1]) : 0;
+}
