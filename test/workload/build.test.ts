@@ -235,9 +235,16 @@ describe('buildWorkload: prompt sources', () => {
       [60, 1],
       [700, 2],
     ] as const) {
-      const w = await buildWorkload({ seed: 8, count: groups, inputLen: 4, sharedPrefixLen: 3, numPrefixGroups: groups });
+      const w = await buildWorkload({
+        seed: 8,
+        count: groups,
+        inputLen: 4,
+        sharedPrefixLen: 3,
+        numPrefixGroups: groups,
+      });
       const heads = new Map<number, string>();
-      for (const s of w.specs) heads.set(s.prefix_group!, approximateTokenizer.encode(s.prompt!).slice(0, lead).join());
+      for (const s of w.specs)
+        heads.set(s.prefix_group!, approximateTokenizer.encode(s.prompt!).slice(0, lead).join());
       assert.equal(heads.size, groups);
       assert.equal(new Set(heads.values()).size, groups, `${groups} groups: distinct first ${lead} token(s)`);
     }
