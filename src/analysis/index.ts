@@ -1,0 +1,52 @@
+/**
+ * @module analysis
+ * Public surface of the metric math: per-request metrics, the run summary, SLOs and
+ * thresholds. Everything here is pure (no I/O, no clock); definitions are in `docs/metrics.md`.
+ */
+export {
+  chunkGaps,
+  firstOutputAt,
+  type RequestMetricOptions,
+  type RequestMetrics,
+  requestMetrics,
+} from './request.js';
+export { formatSlo, meetsSlo, parseSlo, SLO_METRICS, type Slo, type SloMetric } from './slo.js';
+export {
+  describe,
+  describeWeighted,
+  emptyStats,
+  mean,
+  percentile,
+  STAT_KEYS,
+  type StatKey,
+  type Stats,
+} from './stats.js';
+export {
+  type ClientHealth,
+  type DialectStats,
+  groupAttempts,
+  littlesLaw,
+  SUMMARY_METRICS,
+  type Summary,
+  type SummaryContext,
+  type SummaryMetric,
+  summarize,
+} from './summary.js';
+export {
+  allPassed,
+  evaluateThresholds,
+  parseThreshold,
+  parseThresholds,
+  THRESHOLD_OPS,
+  type Threshold,
+  type ThresholdOp,
+  type ThresholdResult,
+} from './thresholds.js';
+export {
+  attemptEndAt,
+  type InFlightProfile,
+  inFlightProfile,
+  type MeasurementWindow,
+  measurementWindow,
+  slotWaits,
+} from './window.js';

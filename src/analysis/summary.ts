@@ -1,0 +1,365 @@
+/**
+ * @module analysis/summary
+ * The run summary: one pure function from a run's records (plus what the runner measured about
+ * itself) to the fixed-key {@link Summary} that reports, `--threshold` and scripts address.
+ * Definitions are in `docs/metrics.md`. "No data" is `null`, never 0.
+ */
+import { OUTCOMES, type Outcome, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
+import { type RequestMetrics, requestMetrics } from './request.js';
+import { meetsSlo, type Slo } from './slo.js';
+import { describe, describeWeighted, mean, type Stats } from './stats.js';
+import {
+  attemptEndAt,
+  inFlightProfile,
+  type MeasurementWindow,
+  measurementWindow,
+  slotWaits,
+} from './window.js';
+
+/** Latency-like metrics that get a full {@link Stats} block in the summary (all in ms). */
+export const SUMMARY_METRICS = [
+  'ttft_ms',
+  'ttfr_ms',
+  'e2e_ms',
+  'tpot_ms',
+  'itl_ms',
+  'max_gap_ms',
+  'ttft_from_planned_ms',
+  'e2e_from_planned_ms',
+  'lateness_ms',
+  'queue_ms',
+] as const;
+export type SummaryMetric = (typeof SUMMARY_METRICS)[number];
+
+/** The client's own health over the run, measured by `runner/health` (same shape) and carried here. */
+export interface ClientHealth {
+  /** Event-loop delay percentiles from `monitorEventLoopDelay`, in ms; null when not measured. */
+  event_loop_delay_ms: { p50: number | null; p99: number | null; max: number | null } | null;
+  /** Process CPU time over wall time, in percent of one core (can exceed 100 with worker threads). */
+  cpu_percent: number | null;
+}
+
+/** A metric as another tool defines it, with its definition spelled out. */
+export interface DialectStats extends Stats {
+  definition: string;
+}
+
+/** Context the runner passes to {@link summarize}. Every field is optional. */
+export interface SummaryContext {
+  /** The runner's recorded measurement window; default: `measurementWindow(records)`. */
+  window?: MeasurementWindow | null;
+  /** Open-loop target send rate (requests/s), to compare `achieved_rate_rps` with. */
+  target_rate_rps?: number | null;
+  /** `--max-concurrency` (or closed-loop `--concurrency`), used to find slot waits for `queue_ms`. */
+  max_concurrency?: number | null;
+  /** Goodput objectives (`--slo`). */
+  slo?: Slo | null;
+  client?: ClientHealth | null;
+}
+
+/** The run summary. Keys are fixed (snake_case) because scripts and thresholds address them. */
+export type Summary = {
+  requests: { planned: number; measured: number; succeeded: number; failed: number };
+  outcomes: Record<Outcome, number>;
+  /** Final attempts of measured requests by finish_reason; `none` when there was none. */
+  finish_reasons: Record<string, number>;
+  /** failed / measured (null with nothing measured). */
+  error_rate: number | null;
+  /** Successful measured requests whose response carried no usage (or no completion_tokens). */
+  usage_missing: number;
+  /** Successful completion tokens / window (tokens/s). */
+  output_throughput_tok_s: number | null;
+  /** Successful prompt + completion tokens / window (tokens/s). */
+  total_throughput_tok_s: number | null;
+  /** Successful requests / window (requests/s). */
+  request_throughput_rps: number | null;
+  /** Measured first attempts' send rate, (sends − 1) / (last send − first send) (requests/s). */
+  achieved_rate_rps: number | null;
+  goodput: { rps: number | null; fraction: number | null; slo: Slo | null };
+  littles_law: {
+    measured_in_flight: number | null;
+    predicted_in_flight: number | null;
+    rel_gap: number | null;
+  };
+  input_tokens: { mean: number | null };
+  output_tokens: { mean: number | null };
+  client: ClientHealth;
+  metric_dialects: {
+    vllm_ttft_ms: DialectStats;
+    guidellm_tpot_ms: DialectStats;
+    guidellm_itl_ms: DialectStats;
+  };
+  warnings: string[];
+} & Record<SummaryMetric, Stats>;
+
+/** One planned request: its attempts in order, the first and the final (which decides its outcome). */
+interface PlannedRequest {
+  first: RequestRecord;
+  final: RequestRecord;
+  attempts: number;
+}
+
+/**
+ * Group attempts by `planned_id`. The final attempt (highest `attempt`) decides the request's
+ * outcome and latencies; the first attempt carries the planned time and the generator's lateness.
+ */
+export function groupAttempts(records: readonly RequestRecord[]): Map<string, PlannedRequest> {
+  const groups = new Map<string, PlannedRequest>();
+  for (const r of records) {
+    const g = groups.get(r.planned_id);
+    if (!g) {
+      groups.set(r.planned_id, { first: r, final: r, attempts: 1 });
+      continue;
+    }
+    g.attempts += 1;
+    if (r.attempt < g.first.attempt) g.first = r;
+    if (r.attempt > g.final.attempt) g.final = r;
+  }
+  return groups;
+}
+
+const DIALECT_DEFINITIONS = {
+  vllm_ttft_ms:
+    'vLLM bench serve TTFT: first chunk of any kind (role-only, reasoning) − sent; servelab ttft_ms counts content only',
+  guidellm_tpot_ms: 'guidellm TPOT: (last token − sent) / completion_tokens, TTFT included',
+  guidellm_itl_ms:
+    'guidellm ITL: per-request (last token − first token) / (completion_tokens − 1), weighted by completion_tokens − 1; servelab tpot_ms is the unweighted distribution of the same values',
+} as const;
+
+/** Thresholds for the client-health warnings. */
+const LOOP_DELAY_WARN_MS = 10;
+const CPU_WARN_PERCENT = 90;
+const LITTLE_GAP_WARN = 0.2;
+
+const perSecond = (count: number, windowMs: number | null): number | null =>
+  windowMs === null || windowMs <= 0 ? null : (count * 1000) / windowMs;
+
+/**
+ * Summarise a run. Only `measure`-phase requests count toward metrics; `requests.planned`
+ * counts every planned request (warm-up included). A request is counted once, by its final
+ * attempt; successes are `ok` + `length`. Latency distributions use successful requests only;
+ * `lateness_ms`/`queue_ms` use every measured request that was sent.
+ * @param records every attempt's record of the run, any order
+ * @param ctx window, target rate, concurrency cap, SLO and client health from the runner
+ * @example
+ * const s = summarize(records, { slo: parseSlo('ttft_ms=500'), window });
+ * s.ttft_ms.p99; // ms, or null
+ */
+export function summarize(records: readonly RequestRecord[], ctx: SummaryContext = {}): Summary {
+  const groups = groupAttempts(records);
+  const measured = [...groups.values()].filter((g) => g.final.phase === 'measure');
+  const window = ctx.window ?? measurementWindow(records) ?? null;
+  const windowMs = window ? window.end_ms - window.start_ms : null;
+  const waited = slotWaits(records, ctx.max_concurrency);
+  const warnings: string[] = [];
+
+  const outcomes = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+  const finishReasons: Record<string, number> = {};
+  const samples = Object.fromEntries(SUMMARY_METRICS.map((k) => [k, [] as number[]])) as Record<
+    SummaryMetric,
+    number[]
+  >;
+  const dialects = { vllm_ttft_ms: [] as number[], guidellm_tpot_ms: [] as number[] };
+  const guidellmItl: [number, number][] = [];
+  let succeeded = 0;
+  let usageMissing = 0;
+  let good = 0;
+  let completionTokens = 0;
+  let promptTokens = 0;
+  let anyUsage = false;
+  const inputLens: number[] = [];
+  const outputLens: number[] = [];
+  const firstSends: number[] = [];
+  let retries = 0;
+  let cancelledUnsent = 0;
+
+  for (const g of measured) {
+    const { first, final } = g;
+    retries += g.attempts - 1;
+    outcomes[final.outcome] += 1;
+    const fr = final.finish_reason ?? 'none';
+    finishReasons[fr] = (finishReasons[fr] ?? 0) + 1;
+    if (final.outcome === 'cancelled' && final.sent_at_ms === null) cancelledUnsent += 1;
+
+    // The generator's view: lateness and slot wait belong to the first attempt's send.
+    if (first.sent_at_ms !== null) {
+      firstSends.push(first.sent_at_ms);
+      const fm = requestMetrics(first, { waited_for_slot: waited.has(first.id) });
+      if (fm.lateness_ms !== undefined) samples.lateness_ms.push(fm.lateness_ms);
+      if (fm.queue_ms !== undefined) samples.queue_ms.push(fm.queue_ms);
+    }
+
+    if (!SUCCESS_OUTCOMES.includes(final.outcome)) continue;
+    succeeded += 1;
+    const m: RequestMetrics = requestMetrics(final, { planned_at_ms: first.planned_at_ms });
+    for (const k of [
+      'ttft_ms',
+      'ttfr_ms',
+      'e2e_ms',
+      'tpot_ms',
+      'max_gap_ms',
+      'ttft_from_planned_ms',
+      'e2e_from_planned_ms',
+    ] as const) {
+      const v = m[k];
+      if (v !== undefined) samples[k].push(v);
+    }
+    for (const gap of m.itl_ms) samples.itl_ms.push(gap);
+    if (m.vllm_ttft_ms !== undefined) dialects.vllm_ttft_ms.push(m.vllm_ttft_ms);
+    if (m.guidellm_tpot_ms !== undefined) dialects.guidellm_tpot_ms.push(m.guidellm_tpot_ms);
+    if (m.guidellm_itl_ms !== undefined) guidellmItl.push([m.guidellm_itl_ms, m.guidellm_itl_weight]);
+
+    const u = final.usage;
+    if (u?.completion_tokens == null) usageMissing += 1;
+    if (u) {
+      if (u.completion_tokens != null) {
+        anyUsage = true;
+        completionTokens += u.completion_tokens;
+        outputLens.push(u.completion_tokens);
+      }
+      if (u.prompt_tokens != null) {
+        anyUsage = true;
+        promptTokens += u.prompt_tokens;
+        inputLens.push(u.prompt_tokens);
+      }
+    }
+    if (ctx.slo && meetsSlo(final, m, ctx.slo)) good += 1;
+  }
+
+  const failed = measured.length - succeeded;
+  const stats = Object.fromEntries(SUMMARY_METRICS.map((k) => [k, describe(samples[k])])) as Record<
+    SummaryMetric,
+    Stats
+  >;
+
+  // Little's law over every measured attempt (retries are arrivals at the server too).
+  const intervals: [number, number][] = [];
+  for (const r of records) {
+    if (r.phase !== 'measure' || r.sent_at_ms === null) continue;
+    intervals.push([r.sent_at_ms, attemptEndAt(r) as number]);
+  }
+  const little = littlesLaw(intervals, window);
+
+  const achieved = sendRate(firstSends);
+  const summary: Summary = {
+    requests: { planned: groups.size, measured: measured.length, succeeded, failed },
+    outcomes,
+    finish_reasons: finishReasons,
+    error_rate: measured.length > 0 ? failed / measured.length : null,
+    usage_missing: usageMissing,
+    ...stats,
+    output_throughput_tok_s: anyUsage ? perSecond(completionTokens, windowMs) : null,
+    total_throughput_tok_s: anyUsage ? perSecond(completionTokens + promptTokens, windowMs) : null,
+    request_throughput_rps: measured.length > 0 ? perSecond(succeeded, windowMs) : null,
+    achieved_rate_rps: achieved,
+    goodput: {
+      rps: ctx.slo && measured.length > 0 ? perSecond(good, windowMs) : null,
+      fraction: ctx.slo && measured.length > 0 ? good / measured.length : null,
+      slo: ctx.slo ?? null,
+    },
+    littles_law: little,
+    input_tokens: { mean: mean(inputLens) },
+    output_tokens: { mean: mean(outputLens) },
+    client: ctx.client ?? { event_loop_delay_ms: null, cpu_percent: null },
+    metric_dialects: {
+      vllm_ttft_ms: { definition: DIALECT_DEFINITIONS.vllm_ttft_ms, ...describe(dialects.vllm_ttft_ms) },
+      guidellm_tpot_ms: {
+        definition: DIALECT_DEFINITIONS.guidellm_tpot_ms,
+        ...describe(dialects.guidellm_tpot_ms),
+      },
+      guidellm_itl_ms: { definition: DIALECT_DEFINITIONS.guidellm_itl_ms, ...describeWeighted(guidellmItl) },
+    },
+    warnings,
+  };
+
+  // Warnings: things that make a number less trustworthy than it looks.
+  if (measured.length === 0) warnings.push('no measured requests: every metric is empty');
+  else if (succeeded === 0) warnings.push(`none of the ${measured.length} measured requests succeeded`);
+  const thinP99 = SUMMARY_METRICS.filter((k) => stats[k].n > 0 && stats[k].n < 100);
+  if (thinP99.length > 0) {
+    warnings.push(
+      `p99 rests on fewer than 100 samples for ${thinP99.map((k) => `${k} (n=${stats[k].n})`).join(', ')}: treat it as unstable`,
+    );
+  }
+  const thinP95 = SUMMARY_METRICS.filter((k) => stats[k].n > 0 && stats[k].n < 20);
+  if (thinP95.length > 0) {
+    warnings.push(
+      `p95 rests on fewer than 20 samples for ${thinP95.map((k) => `${k} (n=${stats[k].n})`).join(', ')}: treat it as unstable`,
+    );
+  }
+  if (usageMissing > 0) {
+    warnings.push(
+      `${usageMissing} successful request(s) carried no usage.completion_tokens: tpot_ms, token throughput and token means leave them out (does the server honour stream_options.include_usage?)`,
+    );
+  }
+  if (outcomes.length > 0)
+    warnings.push(`${outcomes.length} request(s) were truncated by the token limit (outcome length)`);
+  if (retries > 0)
+    warnings.push(`${retries} retry attempt(s): each request counts once, by its final attempt`);
+  if (cancelledUnsent > 0) {
+    warnings.push(
+      `${cancelledUnsent} request(s) were cancelled before being sent (interrupted run); they count as failed`,
+    );
+  }
+  if (window && windowMs !== null && windowMs <= 0) {
+    warnings.push('the measurement window has zero length: throughputs are null');
+  }
+  const target = ctx.target_rate_rps;
+  if (target != null && target > 0 && achieved !== null && achieved < 0.95 * target) {
+    warnings.push(
+      `achieved send rate ${achieved.toFixed(2)} rps is below the target ${target} rps: the generator fell behind or the concurrency cap held requests back (see lateness_ms, queue_ms)`,
+    );
+  }
+  const loopP99 = summary.client.event_loop_delay_ms?.p99 ?? null;
+  if (loopP99 !== null && loopP99 > LOOP_DELAY_WARN_MS) {
+    warnings.push(
+      `client event-loop delay p99 is ${loopP99.toFixed(1)} ms (> ${LOOP_DELAY_WARN_MS} ms): tail latencies may include the client's own lag`,
+    );
+  }
+  const cpu = summary.client.cpu_percent;
+  if (cpu !== null && cpu > CPU_WARN_PERCENT) {
+    warnings.push(
+      `client CPU at ${cpu.toFixed(0)}% (> ${CPU_WARN_PERCENT}%): the load generator may be the bottleneck`,
+    );
+  }
+  if (little.rel_gap !== null && little.rel_gap > LITTLE_GAP_WARN) {
+    warnings.push(
+      `Little's law: measured in-flight ${little.measured_in_flight?.toFixed(2)} vs predicted ${little.predicted_in_flight?.toFixed(2)} (gap ${(100 * little.rel_gap).toFixed(0)}%): the run did not reach a steady state (too short, or a queue built up and drained)`,
+    );
+  }
+  return summary;
+}
+
+/** (sends − 1) / (last send − first send), in requests/s; null with < 2 sends or no spread. */
+function sendRate(sends: readonly number[]): number | null {
+  if (sends.length < 2) return null;
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (const t of sends) {
+    lo = Math.min(lo, t);
+    hi = Math.max(hi, t);
+  }
+  return hi > lo ? ((sends.length - 1) * 1000) / (hi - lo) : null;
+}
+
+/**
+ * Little's-law check. Measured: the time-average number in flight over the window (sweep line
+ * over each attempt's [sent, end]). Predicted: λ·W, with λ the attempts' send rate over their
+ * send span and W their mean time in flight. The relative gap |predicted − measured| / measured
+ * is near 0 for a long, steady run; a large gap says the window is dominated by ramp-up or drain.
+ */
+export function littlesLaw(
+  intervals: readonly (readonly [number, number])[],
+  window: MeasurementWindow | null,
+): Summary['littles_law'] {
+  const profile = window ? inFlightProfile(intervals, window) : undefined;
+  const measuredInFlight = profile ? profile.mean : null;
+  const rate = sendRate(intervals.map(([s]) => s));
+  const w = mean(intervals.map(([s, e]) => e - s));
+  const predicted = rate !== null && w !== null ? (rate / 1000) * w : null;
+  const gap =
+    measuredInFlight !== null && predicted !== null && measuredInFlight > 0
+      ? Math.abs(predicted - measuredInFlight) / measuredInFlight
+      : null;
+  return { measured_in_flight: measuredInFlight, predicted_in_flight: predicted, rel_gap: gap };
+}
