@@ -1,0 +1,64 @@
+/**
+ * @module record/writer
+ * `requests.jsonl`: one JSON line per record, appended as each request ends. Each line is
+ * written with a synchronous `write(2)` on an open descriptor, so it reaches the OS before the
+ * next request is handled: a SIGINT, a crash or an OOM kill loses nothing already ended, and
+ * nothing accumulates in memory. Records end at request rate, not chunk rate, so the syscall
+ * per line is cheap next to the request itself.
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { RequestRecord } from './types.js';
+
+/**
+ * Structurally a `RunObserver` (runner/events) with only `onRecord`; declared here rather than
+ * imported because `record/` sits below `runner/` in the one-way layout.
+ */
+export interface RecordWriter {
+  readonly path: string;
+  /** Lines written so far. */
+  readonly written: number;
+  /** Append one record as a JSON line. */
+  write(rec: RequestRecord): void;
+  /** The observer hook: same as `write`. */
+  onRecord(rec: RequestRecord): void;
+  /** fsync and close; idempotent. Writing after close throws. */
+  close(): Promise<void>;
+}
+
+/**
+ * Open (create or truncate) a JSONL record file, creating its folder, and return a writer that
+ * is also a run observer: pass it to `runLoad` and every record lands in the file.
+ *
+ * @example
+ * const writer = openRecordWriter(join(outDir, 'requests.jsonl'));
+ * try { await runLoad(cfg, { target, clock, observers: [writer] }); } finally { await writer.close(); }
+ */
+export function openRecordWriter(path: string): RecordWriter {
+  mkdirSync(dirname(path), { recursive: true });
+  let fd: number | null = openSync(path, 'w');
+  let written = 0;
+  const write = (rec: RequestRecord) => {
+    if (fd === null) throw new Error(`record writer for ${path} is closed`);
+    writeSync(fd, `${JSON.stringify(rec)}\n`);
+    written++;
+  };
+  return {
+    path,
+    get written() {
+      return written;
+    },
+    write,
+    onRecord: write,
+    async close() {
+      if (fd === null) return;
+      const f = fd;
+      fd = null;
+      try {
+        fsyncSync(f);
+      } finally {
+        closeSync(f);
+      }
+    },
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * @module report/run/report
+ * `report.json` for one `servelab run`: the versioned, self-describing result of a run. It
+ * carries the wall-clock anchor (`started_at_unix_ms`) that lines the run's relative times up
+ * with server logs and Grafana, the full configuration and environment, the measurement window
+ * and the summary. Records stay in `requests.jsonl` (named by `records_file`) unless embedded.
+ */
+import type { Summary } from '../../analysis/summary.js';
+import type { RequestRecord } from '../../record/types.js';
+
+/** Name of the per-request record file next to `report.json`. */
+export const RECORDS_FILE = 'requests.jsonl';
+
+/** Where and with what the run was made. */
+export interface RunEnvironment {
+  servelab_version: string;
+  node_version: string;
+  platform?: string;
+  arch?: string;
+  hostname?: string;
+  cpus?: number;
+  [key: string]: unknown;
+}
+
+/** How the run ended (from the runner's result). */
+export interface RunEnd {
+  reason: 'completed' | 'duration' | 'interrupted' | 'error';
+  interrupted: boolean;
+}
+
+export interface RunReport {
+  schema_version: 1;
+  kind: 'run';
+  /** Unix ms at the run clock's origin: every `*_ms` time in the records counts from here. */
+  started_at_unix_ms: number;
+  /**
+   * The run's full configuration: target URL, model, generation settings, load, seed, workload,
+   * tokenization method. Secrets are redacted by the caller before it gets here.
+   */
+  config: Record<string, unknown>;
+  environment: RunEnvironment;
+  /** Measurement window in run-clock ms; every throughput uses it. */
+  window: { start_ms: number; end_ms: number };
+  /** Present when the caller passes how the run ended. */
+  end?: RunEnd;
+  summary: Summary;
+  records_file: typeof RECORDS_FILE;
+  /** Only with `--embed-records`. */
+  records?: RequestRecord[];
+}
+
+export interface BuildRunReportInput {
+  config: Record<string, unknown>;
+  environment: RunEnvironment;
+  window: { start_ms: number; end_ms: number };
+  started_at_unix_ms: number;
+  summary: Summary;
+  end?: RunEnd;
+  records?: readonly RequestRecord[];
+  /** Embed `records` in the report (`--embed-records`). */
+  embedRecords?: boolean;
+}
+
+/**
+ * Assemble the `report.json` object. Pure: the caller redacts secrets in `config` (header
+ * values of Authorization, `*-Key`, `*-Token`, Cookie; the API key is never in it).
+ * @example
+ * const report = buildRunReport({ config, environment, window: res.window,
+ *   started_at_unix_ms: res.started_at_unix_ms, summary, end: res, embedRecords: false });
+ */
+export function buildRunReport(input: BuildRunReportInput): RunReport {
+  const report: RunReport = {
+    schema_version: 1,
+    kind: 'run',
+    started_at_unix_ms: input.started_at_unix_ms,
+    config: input.config,
+    environment: input.environment,
+    window: { start_ms: input.window.start_ms, end_ms: input.window.end_ms },
+    ...(input.end ? { end: { reason: input.end.reason, interrupted: input.end.interrupted } } : {}),
+    summary: input.summary,
+    records_file: RECORDS_FILE,
+  };
+  if (input.embedRecords) report.records = [...(input.records ?? [])];
+  return report;
+}
