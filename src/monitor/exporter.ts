@@ -1,0 +1,193 @@
+/**
+ * @module monitor/exporter
+ * servelab's own Prometheus exporter (`--metrics-port`): the client's view of a run as
+ * `servelab_*` series, so a Grafana board can put it next to the engine's view.
+ *
+ * It lives on its own prom-client Registry without the default Node process metrics, because
+ * promtool flags those (and they describe servelab, not the target). Names follow Prometheus
+ * conventions: base units (seconds), `_total` on counters.
+ */
+import { createServer, type Server } from 'node:http';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { OUTCOMES, type RequestRecord } from '../record/types.js';
+import type { RunObserver } from '../runner/events.js';
+
+/** TTFT buckets, s: vLLM's `time_to_first_token_seconds` buckets, so the two line up in Grafana. */
+export const TTFT_BUCKETS_S = [
+  0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640,
+  2560,
+];
+/** E2E buckets, s: vLLM's e2e buckets with finer steps below 0.3 s for short simulated requests. */
+export const E2E_BUCKETS_S = [
+  0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480,
+  960, 1920, 7680,
+];
+/** Chunk-gap buckets, s: vLLM's inter-token buckets with sub-10 ms steps added. */
+export const CHUNK_GAP_BUCKETS_S = [
+  0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5,
+  10, 20, 40, 80,
+];
+/** Generator-lateness buckets, s: the 2 ms p99 target (issue 2) sits in the middle. */
+export const LATENESS_BUCKETS_S = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1,
+];
+
+export interface Exporter {
+  /** Feed this to the runner. Every hook is O(1) and never throws. */
+  observer: RunObserver;
+  registry: Registry;
+}
+
+/**
+ * Create the exporter's registry and the run observer that fills it.
+ *
+ * TTFT is measured to the first content delta (issue 2), E2E to `end_at_ms`, both from
+ * `sent_at_ms` (the client-side view; the from-planned variants are in the report). Token
+ * counters use the server's `usage` only and skip records without it, never estimating.
+ */
+export function createExporter(): Exporter {
+  const registry = new Registry();
+  const registers = [registry];
+  const requests = new Counter({
+    name: 'servelab_requests_total',
+    help: 'Finished request attempts by outcome class.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const inFlight = new Gauge({
+    name: 'servelab_requests_in_flight',
+    help: 'Requests sent to the target and not yet finished.',
+    registers,
+  });
+  const ttft = new Histogram({
+    name: 'servelab_time_to_first_token_seconds',
+    help: 'Client-side time from sending a request to its first content delta, in seconds.',
+    buckets: TTFT_BUCKETS_S,
+    registers,
+  });
+  const e2e = new Histogram({
+    name: 'servelab_e2e_latency_seconds',
+    help: 'Client-side time from sending a request to its end, in seconds.',
+    buckets: E2E_BUCKETS_S,
+    registers,
+  });
+  const chunkGap = new Histogram({
+    name: 'servelab_chunk_gap_seconds',
+    help: 'Time between consecutive token-carrying chunks of one stream, in seconds.',
+    buckets: CHUNK_GAP_BUCKETS_S,
+    registers,
+  });
+  const lateness = new Histogram({
+    name: 'servelab_generator_lateness_seconds',
+    help: 'How late the load generator sent each open-loop request (sent minus planned), in seconds.',
+    buckets: LATENESS_BUCKETS_S,
+    registers,
+  });
+  const outputTokens = new Counter({
+    name: 'servelab_output_tokens_total',
+    help: 'Output tokens reported by the server in usage.completion_tokens.',
+    registers,
+  });
+  const promptTokens = new Counter({
+    name: 'servelab_prompt_tokens_total',
+    help: 'Prompt tokens reported by the server in usage.prompt_tokens.',
+    registers,
+  });
+  // Start every outcome at 0 so rate() and "no errors yet" queries see a series from the start.
+  for (const outcome of OUTCOMES) requests.inc({ outcome }, 0);
+
+  // Records whose onSent we saw, so in-flight never goes negative for a record that was never sent.
+  const sent = new Set<string>();
+
+  const observer: RunObserver = {
+    onSent(rec, lateness_ms) {
+      sent.add(rec.id);
+      inFlight.inc();
+      if (lateness_ms !== null && Number.isFinite(lateness_ms))
+        lateness.observe(Math.max(0, lateness_ms) / 1000);
+    },
+    onChunk(rec) {
+      const n = rec.chunk_times_ms.length;
+      if (n >= 2) chunkGap.observe(Math.max(0, rec.chunk_times_ms[n - 1] - rec.chunk_times_ms[n - 2]) / 1000);
+    },
+    onRecord(rec: RequestRecord) {
+      if (sent.delete(rec.id)) inFlight.dec();
+      requests.inc({ outcome: rec.outcome });
+      if (rec.sent_at_ms !== null) {
+        if (rec.first_content_at_ms !== null) ttft.observe((rec.first_content_at_ms - rec.sent_at_ms) / 1000);
+        if (rec.end_at_ms !== null) e2e.observe((rec.end_at_ms - rec.sent_at_ms) / 1000);
+      }
+      const u = rec.usage;
+      if (u?.completion_tokens != null) outputTokens.inc(u.completion_tokens);
+      if (u?.prompt_tokens != null) promptTokens.inc(u.prompt_tokens);
+    },
+    onRunEnd() {
+      // Anything still marked in flight was never recorded; do not leave the gauge stuck.
+      inFlight.set(0);
+      sent.clear();
+    },
+  };
+  return { observer, registry };
+}
+
+export interface MetricsServer {
+  /** `http://127.0.0.1:PORT` (no path). */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Serve `registry` on `GET /metrics` (`--metrics-port`). Port 0 picks a free port. Prints
+ * `listening on http://HOST:PORT` through `log` once bound.
+ *
+ * @param opts.port TCP port; 0 for any free one.
+ * @param opts.host bind address, loopback by default: the exporter needs no outside access
+ *   unless the user asks for it.
+ */
+export function startMetricsServer(
+  registry: Registry,
+  opts: { port: number; host?: string; log?: (line: string) => void },
+): Promise<MetricsServer> {
+  const host = opts.host ?? '127.0.0.1';
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(path === '/metrics' ? 405 : 404, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(path === '/metrics' ? 'method not allowed\n' : 'not found; try /metrics\n');
+      return;
+    }
+    registry.metrics().then(
+      (body) => {
+        res.writeHead(200, { 'content-type': registry.contentType });
+        res.end(req.method === 'HEAD' ? undefined : body);
+      },
+      (err: unknown) => {
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end(`${err instanceof Error ? err.message : String(err)}\n`);
+      },
+    );
+  });
+  // Scrapers keep connections open; do not let them hold close() hostage.
+  server.keepAliveTimeout = 5000;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, host, () => {
+      server.off('error', reject);
+      const addr = server.address();
+      const port = typeof addr === 'object' && addr ? addr.port : opts.port;
+      const shown = host.includes(':') ? `[${host}]` : host;
+      const url = `http://${shown}:${port}`;
+      opts.log?.(`listening on ${url}`);
+      resolve({
+        url,
+        port,
+        close: () =>
+          new Promise<void>((res, rej) => {
+            server.close((err) => (err ? rej(err) : res()));
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}

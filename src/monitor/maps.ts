@@ -1,0 +1,237 @@
+/**
+ * @module monitor/maps
+ * Name maps from each engine's `/metrics` into one servelab vocabulary, so the report and the
+ * diagnosis rules ask for `kv_usage` and never care whether it came from vLLM v1
+ * (`vllm:kv_cache_usage_perc`), vLLM v0 (`vllm:gpu_cache_usage_perc`), SGLang
+ * (`sglang:token_usage`) or llama.cpp. Names come from research/anchors-sim.md §d.
+ *
+ * A vocabulary key that an engine does not expose is left out, never set to 0: "no data" and
+ * "zero preemptions" are different findings.
+ */
+import type { Sample } from './prom-parse.js';
+
+/** The shared vocabulary. Counters end in `_total`; `kv_usage` is a 0..1 fraction. */
+export const VOCAB = [
+  'running',
+  'waiting',
+  'kv_usage',
+  'prefix_queries_total',
+  'prefix_hits_total',
+  'preemptions_total',
+  'prompt_tokens_total',
+  'generation_tokens_total',
+  'gpu_memory_used_mib',
+  'gpu_util_pct',
+] as const;
+export type VocabName = (typeof VOCAB)[number];
+
+/** The derived series: generation tokens/s from consecutive `generation_tokens_total` readings. */
+export const SERVER_TOKEN_RATE = 'server_tokens_per_s' as const;
+
+/** Vocabulary keys that are monotonic counters (reset-aware deltas apply). */
+export const COUNTER_VOCAB: ReadonlySet<VocabName> = new Set<VocabName>([
+  'prefix_queries_total',
+  'prefix_hits_total',
+  'preemptions_total',
+  'prompt_tokens_total',
+  'generation_tokens_total',
+]);
+
+export type Normalized = Partial<Record<VocabName, number>>;
+
+/** Engines servelab can read. `sim` is servelab's simulator (vLLM v1 names plus DCGM names). */
+export type EngineKind = 'vllm' | 'vllm-v0' | 'sglang' | 'llamacpp' | 'sim' | 'unknown';
+
+/**
+ * How one vocabulary key is read: the first of `names` that has samples wins (so a build that
+ * emits both an old and a new name is not counted twice), then the label sets are combined.
+ */
+export interface Rule {
+  names: readonly string[];
+  /** `sum` for counts across data-parallel engines or GPUs; `mean` for fractions and percentages. */
+  agg: 'sum' | 'mean';
+}
+
+export type EngineMap = Partial<Record<VocabName, Rule>>;
+
+const sum = (...names: string[]): Rule => ({ names, agg: 'sum' });
+const mean = (...names: string[]): Rule => ({ names, agg: 'mean' });
+
+/** DCGM exporter series; merged into every map because DCGM is often scraped alongside the engine. */
+export const DCGM_MAP: EngineMap = {
+  gpu_memory_used_mib: sum('DCGM_FI_DEV_FB_USED'),
+  gpu_util_pct: mean('DCGM_FI_DEV_GPU_UTIL'),
+};
+
+/** vLLM v1 (`vllm/v1/metrics/loggers.py`). The old names are fallbacks for builds in between. */
+export const VLLM_V1_MAP: EngineMap = {
+  running: sum('vllm:num_requests_running'),
+  waiting: sum('vllm:num_requests_waiting'),
+  kv_usage: mean('vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc'),
+  prefix_queries_total: sum('vllm:prefix_cache_queries_total', 'vllm:gpu_prefix_cache_queries_total'),
+  prefix_hits_total: sum('vllm:prefix_cache_hits_total', 'vllm:gpu_prefix_cache_hits_total'),
+  preemptions_total: sum('vllm:num_preemptions_total'),
+  prompt_tokens_total: sum('vllm:prompt_tokens_total'),
+  generation_tokens_total: sum('vllm:generation_tokens_total'),
+  ...DCGM_MAP,
+};
+
+/** vLLM v0 and early v1 (before 0.9): `gpu_cache_usage_perc`, `gpu_prefix_cache_*`. */
+export const VLLM_V0_MAP: EngineMap = {
+  running: sum('vllm:num_requests_running'),
+  waiting: sum('vllm:num_requests_waiting'),
+  kv_usage: mean('vllm:gpu_cache_usage_perc'),
+  prefix_queries_total: sum('vllm:gpu_prefix_cache_queries_total'),
+  prefix_hits_total: sum('vllm:gpu_prefix_cache_hits_total'),
+  preemptions_total: sum('vllm:num_preemptions_total'),
+  prompt_tokens_total: sum('vllm:prompt_tokens_total'),
+  generation_tokens_total: sum('vllm:generation_tokens_total'),
+  ...DCGM_MAP,
+};
+
+/**
+ * SGLang (`python/sglang/srt/metrics/collector.py`). SGLang has no prefix-query counter: every
+ * prompt token is looked up in the radix cache, so queries = prompt tokens and hits = cached
+ * tokens. A retraction is SGLang's preemption.
+ */
+export const SGLANG_MAP: EngineMap = {
+  running: sum('sglang:num_running_reqs'),
+  waiting: sum('sglang:num_queue_reqs'),
+  kv_usage: mean('sglang:token_usage'),
+  prefix_queries_total: sum('sglang:prompt_tokens_total'),
+  prefix_hits_total: sum('sglang:cached_tokens_total'),
+  preemptions_total: sum('sglang:num_retracted_requests_total'),
+  prompt_tokens_total: sum('sglang:prompt_tokens_total'),
+  generation_tokens_total: sum('sglang:generation_tokens_total'),
+  ...DCGM_MAP,
+};
+
+/**
+ * llama.cpp `llama-server --metrics`. It has no prefix or preemption counters, and only older
+ * builds report KV usage (`kv_cache_usage_ratio`), so those keys stay absent.
+ */
+export const LLAMACPP_MAP: EngineMap = {
+  running: sum('llamacpp:requests_processing'),
+  waiting: sum('llamacpp:requests_deferred'),
+  kv_usage: mean('llamacpp:kv_cache_usage_ratio'),
+  prompt_tokens_total: sum('llamacpp:prompt_tokens_total'),
+  generation_tokens_total: sum('llamacpp:tokens_predicted_total'),
+  ...DCGM_MAP,
+};
+
+/** Every map by engine; `unknown` reads only DCGM. */
+export const ENGINE_MAPS: Record<EngineKind, EngineMap> = {
+  vllm: VLLM_V1_MAP,
+  'vllm-v0': VLLM_V0_MAP,
+  sglang: SGLANG_MAP,
+  llamacpp: LLAMACPP_MAP,
+  // The simulator impersonates vLLM v1 and adds DCGM-named GPU series (see sim-metric-names.ts).
+  sim: VLLM_V1_MAP,
+  unknown: DCGM_MAP,
+};
+
+/**
+ * Name of a gauge the simulator may expose to identify itself. Without it a simulator scrape is
+ * detected as `vllm`, which reads identically.
+ */
+export const SIM_MARKER = 'servelab_sim_info';
+
+/**
+ * Every series name any map reads, plus the simulator marker: what a scrape must parse when
+ * nobody keeps the raw series (see `ParseOptions.only`).
+ */
+export const MAPPED_NAMES: ReadonlySet<string> = new Set([
+  SIM_MARKER,
+  ...Object.values(ENGINE_MAPS).flatMap((m) => Object.values(m).flatMap((r) => r?.names ?? [])),
+]);
+
+/**
+ * Which engine produced these samples, judged by metric-name prefixes.
+ * vLLM is `vllm-v0` when it has the old KV name and not the new one.
+ */
+export function detectEngine(samples: readonly Sample[]): EngineKind {
+  const families = new Set(samples.map((s) => s.family));
+  if (families.has(SIM_MARKER)) return 'sim';
+  let vllm = false;
+  let sglang = false;
+  let llamacpp = false;
+  for (const f of families) {
+    if (f.startsWith('vllm:')) vllm = true;
+    else if (f.startsWith('sglang:')) sglang = true;
+    else if (f.startsWith('llamacpp:')) llamacpp = true;
+  }
+  if (vllm) {
+    const old =
+      families.has('vllm:gpu_cache_usage_perc') || families.has('vllm:gpu_prefix_cache_queries_total');
+    return old && !families.has('vllm:kv_cache_usage_perc') ? 'vllm-v0' : 'vllm';
+  }
+  if (sglang) return 'sglang';
+  if (llamacpp) return 'llamacpp';
+  return 'unknown';
+}
+
+/**
+ * Map one scrape into the vocabulary. Label sets are combined per {@link Rule.agg}: vLLM's
+ * data-parallel `engine` label and DCGM's `gpu` label are summed (counts, MiB) or averaged
+ * (fractions, %). Non-finite values (NaN from an idle gauge) are skipped.
+ *
+ * @param engine which map to use; detected from the samples when omitted.
+ */
+export function normalize(
+  samples: readonly Sample[],
+  engine: EngineKind = detectEngine(samples),
+): Normalized {
+  const byName = new Map<string, number[]>();
+  for (const s of samples) {
+    if (!Number.isFinite(s.value)) continue;
+    let list = byName.get(s.name);
+    if (!list) {
+      list = [];
+      byName.set(s.name, list);
+    }
+    list.push(s.value);
+  }
+  const out: Normalized = {};
+  const map = ENGINE_MAPS[engine];
+  for (const key of VOCAB) {
+    const rule = map[key];
+    if (!rule) continue;
+    for (const name of rule.names) {
+      const values = byName.get(name);
+      if (!values || values.length === 0) continue;
+      const total = values.reduce((a, b) => a + b, 0);
+      out[key] = rule.agg === 'sum' ? total : total / values.length;
+      break;
+    }
+  }
+  return out;
+}
+
+/**
+ * Server token rate in tokens/s between two readings of `generation_tokens_total`.
+ * Returns null when time did not advance; a counter reset (value went down) counts the new
+ * value as the increase, as Prometheus's `rate()` does.
+ *
+ * @param prev earlier reading: `t_ms` on the run clock, `value` in tokens.
+ * @param cur later reading.
+ */
+export function tokenRate(
+  prev: { t_ms: number; value: number },
+  cur: { t_ms: number; value: number },
+): number | null {
+  const dt_s = (cur.t_ms - prev.t_ms) / 1000;
+  if (!(dt_s > 0)) return null;
+  const inc = cur.value >= prev.value ? cur.value - prev.value : cur.value;
+  return inc / dt_s;
+}
+
+/** Increase of a counter over a series of readings, reset-aware (a drop restarts from 0). */
+export function counterIncrease(values: readonly number[]): number | null {
+  if (values.length < 2) return null;
+  let inc = 0;
+  for (let i = 1; i < values.length; i++) {
+    const d = values[i] - values[i - 1];
+    inc += d >= 0 ? d : values[i];
+  }
+  return inc;
+}

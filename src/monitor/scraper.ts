@@ -1,0 +1,524 @@
+/**
+ * @module monitor/scraper
+ * Scrapes engine and GPU metrics during a run and lines them up with the run's clock.
+ *
+ * The load loop must never wait on a scrape: {@link startScraper} returns at once, every scrape
+ * runs on its own timer with a timeout shorter than the interval, a scrape still in flight when
+ * the next tick comes is skipped (not queued), and every failure is counted, not thrown. Only
+ * `stop()` awaits anything, and that happens after the load has finished.
+ */
+import { Agent, type Dispatcher, request } from 'undici';
+import { UsageError } from '../core/errors.js';
+import type { Clock } from '../runtime/clock.js';
+import {
+  COUNTER_VOCAB,
+  counterIncrease,
+  detectEngine,
+  type EngineKind,
+  MAPPED_NAMES,
+  type Normalized,
+  normalize,
+  SERVER_TOKEN_RATE,
+  tokenRate,
+  VOCAB,
+  type VocabName,
+} from './maps.js';
+import { parsePrometheusText, type Sample } from './prom-parse.js';
+
+/** Fetches a URL's body as text; must reject on a non-2xx status and honour `signal`. */
+export type GetFn = (url: string, signal: AbortSignal) => Promise<string>;
+
+/** One normalized reading, aligned to the run clock. */
+export interface ScrapePoint {
+  /** Run-clock ms when the response arrived (`clock.now()`). */
+  t_ms: number;
+  /** Where it came from: the scrape URL without credentials, or `nvidia-smi`. */
+  source: string;
+  /** A vocabulary name (`kv_usage`, …) or `server_tokens_per_s`. */
+  name: VocabName | typeof SERVER_TOKEN_RATE;
+  value: number;
+}
+
+/** What a source returns from one read. */
+export interface SourceReading {
+  values: Normalized;
+  /** Raw samples, when the source is a `/metrics` endpoint. */
+  samples?: Sample[];
+  engine?: EngineKind;
+  /** Lines of the exposition that did not parse. */
+  parse_errors?: number;
+}
+
+/** Anything the scraper can poll: a `/metrics` URL, nvidia-smi, … */
+export interface ScrapeSource {
+  /** Label used in points and stats; must not contain credentials. */
+  name: string;
+  /** One reading. Must honour `signal` (the scraper aborts it at the timeout and at stop). */
+  read(signal: AbortSignal): Promise<SourceReading>;
+}
+
+export interface SourceStats {
+  source: string;
+  /** Scrapes started. */
+  attempts: number;
+  ok: number;
+  /** Failed scrapes, timeouts included. */
+  failures: number;
+  timeouts: number;
+  /** Successful scrapes that took longer than `slow_ms`. */
+  slow: number;
+  /** Ticks skipped because the previous scrape of this source was still in flight. */
+  skipped: number;
+  parse_errors: number;
+  /** Longest successful scrape, ms. */
+  max_duration_ms: number | null;
+  engine: EngineKind | null;
+  last_error: string | null;
+}
+
+export interface ScrapeStats {
+  interval_ms: number;
+  timeout_ms: number;
+  slow_ms: number;
+  attempts: number;
+  ok: number;
+  failures: number;
+  timeouts: number;
+  slow: number;
+  skipped: number;
+  sources: SourceStats[];
+}
+
+export interface ScraperOptions {
+  /** `/metrics` URLs (`--scrape`, repeatable). */
+  urls?: readonly string[];
+  /** Extra sources, e.g. {@link import('./nvidia-smi.js').nvidiaSmiSource}. */
+  sources?: readonly ScrapeSource[];
+  /** Time between scrape starts, ms. Default 1000. */
+  intervalMs?: number;
+  /** Per-scrape timeout, ms; must be below the interval. Default 80% of the interval. */
+  timeoutMs?: number;
+  /** A successful scrape slower than this counts as slow, ms. Default half the interval. */
+  slowMs?: number;
+  clock: Clock;
+  /** HTTP GET for `urls`; default {@link createHttpGet} (closed by `stop()`). */
+  get?: GetFn;
+  /** Called for each normalized value. Must be cheap; exceptions are swallowed and counted. */
+  onPoint: (p: ScrapePoint) => void;
+  /** Called with every raw sample of a successful `/metrics` scrape, when the caller keeps raw series. */
+  onSamples?: (source: string, t_ms: number, samples: readonly Sample[]) => void;
+}
+
+export interface Scraper {
+  /** Stop the timers. With `final` (default true) run one last scrape of every source first, so
+   * counter deltas include the end of the run. Resolves with the counts. */
+  stop(opts?: { final?: boolean }): Promise<ScrapeStats>;
+  /** Counts so far. */
+  stats(): ScrapeStats;
+}
+
+/**
+ * Start scraping every source now and then every `intervalMs` on `clock`. Throws
+ * {@link UsageError} for a bad URL or interval; never throws or rejects for a failing target.
+ *
+ * @example
+ * const s = startScraper({ urls: ['http://127.0.0.1:8000/metrics'], clock, onPoint: (p) => store.add(p) });
+ * // … run …
+ * const stats = await s.stop();
+ */
+export function startScraper(opts: ScraperOptions): Scraper {
+  const intervalMs = opts.intervalMs ?? 1000;
+  const timeoutMs = opts.timeoutMs ?? intervalMs * 0.8;
+  const slowMs = opts.slowMs ?? intervalMs / 2;
+  const problems = [];
+  if (!(intervalMs > 0) || !Number.isFinite(intervalMs))
+    problems.push({
+      path: '--scrape-interval',
+      message: `must be a positive number of ms, got ${intervalMs}`,
+    });
+  if (!(timeoutMs > 0) || timeoutMs >= intervalMs)
+    problems.push({
+      path: 'scrape timeout',
+      message: `must be positive and below the interval (${intervalMs} ms), got ${timeoutMs}`,
+      hint: 'a scrape that may last longer than the interval would overlap the next one',
+    });
+  const urls = opts.urls ?? [];
+  for (const url of urls) {
+    let ok = false;
+    try {
+      const protocol = new URL(url).protocol;
+      ok = protocol === 'http:' || protocol === 'https:';
+    } catch {
+      // reported below
+    }
+    if (!ok)
+      problems.push({
+        path: '--scrape',
+        message: `not an http(s) URL: ${redactUrl(url)}`,
+        hint: 'give the full URL, e.g. http://127.0.0.1:8000/metrics',
+      });
+  }
+  if (problems.length > 0) throw new UsageError(problems);
+  // Our own Agent only when we scrape URLs with the default get; stop() closes it.
+  const own = opts.get || urls.length === 0 ? null : createHttpGet();
+  const get = opts.get ?? own?.get;
+  const sources: ScrapeSource[] = get
+    ? urls.map((url) => httpSource(url, get, { raw: !!opts.onSamples }))
+    : [];
+  sources.push(...(opts.sources ?? []));
+
+  const { clock, onPoint, onSamples } = opts;
+  interface State {
+    src: ScrapeSource;
+    stats: SourceStats;
+    inflight: Promise<void> | null;
+    abort: AbortController | null;
+    lastGen: { t_ms: number; value: number } | null;
+  }
+  const states: State[] = sources.map((src) => ({
+    src,
+    inflight: null,
+    abort: null,
+    lastGen: null,
+    stats: {
+      source: src.name,
+      attempts: 0,
+      ok: 0,
+      failures: 0,
+      timeouts: 0,
+      slow: 0,
+      skipped: 0,
+      parse_errors: 0,
+      max_duration_ms: null,
+      engine: null,
+      last_error: null,
+    },
+  }));
+
+  const emit = (p: ScrapePoint) => {
+    try {
+      onPoint(p);
+    } catch {
+      // An observer bug must not kill scraping; the points it lost are its own problem.
+    }
+  };
+
+  const scrape = (st: State): Promise<void> => {
+    if (st.inflight) {
+      st.stats.skipped++;
+      return st.inflight;
+    }
+    st.stats.attempts++;
+    const ac = new AbortController();
+    st.abort = ac;
+    let timedOut = false;
+    const startedMs = clock.now();
+    const cancelTimeout = clock.setTimer(() => {
+      timedOut = true;
+      ac.abort(new Error(`timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+    const fail = (message: string) => {
+      st.stats.failures++;
+      if (timedOut) st.stats.timeouts++;
+      st.stats.last_error = timedOut ? `timed out after ${timeoutMs} ms` : message;
+    };
+    let p: Promise<SourceReading>;
+    try {
+      p = st.src.read(ac.signal);
+    } catch (err) {
+      p = Promise.reject(err);
+    }
+    st.inflight = p
+      .then(
+        (reading) => {
+          // A read that ignored the abort and came back late is discarded: its time is wrong.
+          if (ac.signal.aborted) return fail(String(ac.signal.reason?.message ?? 'aborted'));
+          const t_ms = clock.now();
+          const took = t_ms - startedMs;
+          st.stats.ok++;
+          if (took > slowMs) st.stats.slow++;
+          st.stats.max_duration_ms = Math.max(st.stats.max_duration_ms ?? 0, took);
+          st.stats.parse_errors += reading.parse_errors ?? 0;
+          if (reading.engine) st.stats.engine = reading.engine;
+          for (const name of VOCAB) {
+            const value = reading.values[name];
+            if (value !== undefined) emit({ t_ms, source: st.src.name, name, value });
+          }
+          const gen = reading.values.generation_tokens_total;
+          if (gen !== undefined) {
+            if (st.lastGen) {
+              const rate = tokenRate(st.lastGen, { t_ms, value: gen });
+              if (rate !== null) emit({ t_ms, source: st.src.name, name: SERVER_TOKEN_RATE, value: rate });
+            }
+            st.lastGen = { t_ms, value: gen };
+          }
+          if (onSamples && reading.samples) {
+            try {
+              onSamples(st.src.name, t_ms, reading.samples);
+            } catch {
+              // same as emit(): never let a consumer stop the scraper
+            }
+          }
+        },
+        (err: unknown) => fail(errorMessage(err)),
+      )
+      .finally(() => {
+        cancelTimeout();
+        st.inflight = null;
+        st.abort = null;
+      });
+    return st.inflight;
+  };
+
+  let stopped = false;
+  const t0 = clock.now();
+  let tick = 0;
+  let cancelTick: (() => void) | null = null;
+  const onTick = () => {
+    if (stopped) return;
+    for (const st of states) void scrape(st);
+    // Absolute schedule: tick k fires at t0 + k·interval, so a slow callback never drifts it;
+    // ticks missed while the event loop was busy are dropped, not fired in a burst.
+    tick = Math.max(tick + 1, Math.ceil((clock.now() - t0) / intervalMs));
+    const at = t0 + tick * intervalMs;
+    cancelTick = clock.setTimer(onTick, at - clock.now());
+  };
+  onTick();
+
+  const snapshot = (): ScrapeStats => {
+    const srcs = states.map((s) => ({ ...s.stats }));
+    const total = (k: 'attempts' | 'ok' | 'failures' | 'timeouts' | 'slow' | 'skipped') =>
+      srcs.reduce((a, s) => a + s[k], 0);
+    return {
+      interval_ms: intervalMs,
+      timeout_ms: timeoutMs,
+      slow_ms: slowMs,
+      attempts: total('attempts'),
+      ok: total('ok'),
+      failures: total('failures'),
+      timeouts: total('timeouts'),
+      slow: total('slow'),
+      skipped: total('skipped'),
+      sources: srcs,
+    };
+  };
+
+  return {
+    stats: snapshot,
+    async stop({ final = true } = {}) {
+      if (stopped) return snapshot();
+      stopped = true;
+      cancelTick?.();
+      if (final) {
+        // Let a scrape already in flight finish (it is bounded by its timeout), then take one
+        // more reading so counters cover the last requests of the run.
+        await Promise.all(states.map((st) => st.inflight));
+        await Promise.all(states.map((st) => scrape(st)));
+      } else {
+        for (const st of states) st.abort?.abort(new Error('scraper stopped'));
+        await Promise.all(states.map((st) => st.inflight));
+      }
+      await own?.close();
+      return snapshot();
+    },
+  };
+}
+
+/**
+ * A `/metrics` endpoint as a {@link ScrapeSource}: GET, parse, detect the engine, normalize.
+ * Parsing runs on the load generator's thread, so unless `raw` asks for every sample only the
+ * mapped series are parsed (several times cheaper on a large vLLM exposition).
+ */
+export function httpSource(url: string, get: GetFn, opts: { raw?: boolean } = {}): ScrapeSource {
+  const parseOpts = opts.raw ? {} : { only: MAPPED_NAMES };
+  let engine: EngineKind | null = null;
+  return {
+    name: redactUrl(url),
+    async read(signal) {
+      const text = await get(url, signal);
+      const { samples, errors } = parsePrometheusText(text, parseOpts);
+      // Detect once a real engine shows up; an early scrape of a starting server may be empty.
+      if (engine === null || engine === 'unknown') engine = detectEngine(samples);
+      return { values: normalize(samples, engine), samples, engine, parse_errors: errors.length };
+    },
+  };
+}
+
+/** Largest `/metrics` body we accept; an engine with thousands of LoRA series is still far below. */
+const MAX_BODY_BYTES = 32 << 20;
+
+/**
+ * Default {@link GetFn}: undici `request` (never `fetch`) on undici's global dispatcher, or on
+ * `dispatcher` when given. Rejects on a non-200 status with `HTTP <status>` and on a body over
+ * 32 MiB.
+ */
+export async function httpGetText(
+  url: string,
+  signal: AbortSignal,
+  dispatcher?: Dispatcher,
+): Promise<string> {
+  const res = await request(url, {
+    method: 'GET',
+    signal,
+    dispatcher,
+    headers: { accept: 'text/plain;version=0.0.4;q=1,*/*;q=0.1' },
+  });
+  if (res.statusCode !== 200) {
+    await res.body.dump();
+    throw new Error(`HTTP ${res.statusCode}`);
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of res.body) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > MAX_BODY_BYTES) {
+      res.body.destroy();
+      throw new Error(`body larger than ${MAX_BODY_BYTES} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * A {@link GetFn} on its own undici Agent, so scrapes never share a connection pool with the
+ * load and `close()` leaves no keep-alive socket behind when the run ends.
+ */
+export function createHttpGet(): { get: GetFn; close(): Promise<void> } {
+  const agent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
+  return { get: (url, signal) => httpGetText(url, signal, agent), close: () => agent.close() };
+}
+
+/** `url` with any `user:password@` removed, so credentials never reach a record or a log. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username || u.password) {
+      u.username = '';
+      u.password = '';
+    }
+    return u.toString();
+  } catch {
+    // Not a URL; strip anything that looks like userinfo anyway.
+    return url.replace(/\/\/[^/@]*@/, '//');
+  }
+}
+
+/**
+ * The `/metrics` URL that goes with an OpenAI base URL: `http://h:8000/v1` → `http://h:8000/metrics`.
+ * Engines serve `/metrics` at the root, next to `/v1`.
+ */
+export function defaultMetricsUrl(baseUrl: string): string {
+  const u = new URL(baseUrl);
+  u.username = '';
+  u.password = '';
+  u.pathname = u.pathname.replace(/\/+$/, '').replace(/\/v1$/, '') + '/metrics';
+  u.search = '';
+  u.hash = '';
+  return u.toString();
+}
+
+function errorMessage(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    return typeof code === 'string' && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;
+  }
+  return String(err);
+}
+
+/** Time window over which to summarise, run-clock ms (inclusive). */
+export interface SummaryWindow {
+  from_ms?: number;
+  to_ms?: number;
+}
+
+/** What the run record and the report keep from the scraped series. Null = no data. */
+export interface SeriesSummary {
+  /** Highest GPU memory in use (summed over GPUs), MiB and GiB. */
+  peak_gpu_memory_mib: number | null;
+  peak_gpu_memory_gib: number | null;
+  /** Mean GPU utilisation over the readings, %. */
+  mean_gpu_util_pct: number | null;
+  /** KV-cache usage, 0..1. */
+  mean_kv_usage: number | null;
+  max_kv_usage: number | null;
+  max_running: number | null;
+  max_waiting: number | null;
+  /** Counter increases over the window (reset-aware), summed over sources. */
+  preemptions_delta: number | null;
+  prompt_tokens_delta: number | null;
+  /** Compare with the client's summed `usage.completion_tokens` (the token-count check). */
+  generation_tokens_delta: number | null;
+  prefix_queries_delta: number | null;
+  prefix_hits_delta: number | null;
+  /** prefix hits / queries over the window, 0..1. */
+  prefix_hit_rate: number | null;
+  /** Mean server generation rate over the window: token increase / time span, tokens/s. */
+  server_tokens_per_s: number | null;
+  /** Number of points summarised. */
+  points: number;
+}
+
+/**
+ * Summarise scraped points (pure). Gauges are pooled over all sources; counters are
+ * differenced per source first, then summed, so two engines scraped side by side add up.
+ */
+export function seriesSummary(points: readonly ScrapePoint[], window: SummaryWindow = {}): SeriesSummary {
+  const from = window.from_ms ?? Number.NEGATIVE_INFINITY;
+  const to = window.to_ms ?? Number.POSITIVE_INFINITY;
+  const inWin = points.filter((p) => p.t_ms >= from && p.t_ms <= to);
+  const values = (name: VocabName) => inWin.filter((p) => p.name === name).map((p) => p.value);
+  const max = (xs: number[]) => (xs.length ? xs.reduce((a, b) => Math.max(a, b)) : null);
+  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+
+  const perSource = (name: VocabName) => {
+    const bySrc = new Map<string, ScrapePoint[]>();
+    for (const p of inWin) {
+      if (p.name !== name) continue;
+      let l = bySrc.get(p.source);
+      if (!l) {
+        l = [];
+        bySrc.set(p.source, l);
+      }
+      l.push(p);
+    }
+    for (const l of bySrc.values()) l.sort((a, b) => a.t_ms - b.t_ms);
+    return bySrc;
+  };
+  const delta = (name: VocabName): number | null => {
+    if (!COUNTER_VOCAB.has(name)) throw new Error(`${name} is not a counter`);
+    let total: number | null = null;
+    for (const l of perSource(name).values()) {
+      const inc = counterIncrease(l.map((p) => p.value));
+      if (inc !== null) total = (total ?? 0) + inc;
+    }
+    return total;
+  };
+  let rate: number | null = null;
+  for (const l of perSource('generation_tokens_total').values()) {
+    const inc = counterIncrease(l.map((p) => p.value));
+    const span_s = l.length ? (l[l.length - 1].t_ms - l[0].t_ms) / 1000 : 0;
+    if (inc !== null && span_s > 0) rate = (rate ?? 0) + inc / span_s;
+  }
+
+  const peak = max(values('gpu_memory_used_mib'));
+  const queries = delta('prefix_queries_total');
+  const hits = delta('prefix_hits_total');
+  return {
+    peak_gpu_memory_mib: peak,
+    peak_gpu_memory_gib: peak === null ? null : peak / 1024,
+    mean_gpu_util_pct: mean(values('gpu_util_pct')),
+    mean_kv_usage: mean(values('kv_usage')),
+    max_kv_usage: max(values('kv_usage')),
+    max_running: max(values('running')),
+    max_waiting: max(values('waiting')),
+    preemptions_delta: delta('preemptions_total'),
+    prompt_tokens_delta: delta('prompt_tokens_total'),
+    generation_tokens_delta: delta('generation_tokens_total'),
+    prefix_queries_delta: queries,
+    prefix_hits_delta: hits,
+    prefix_hit_rate: queries !== null && hits !== null && queries > 0 ? hits / queries : null,
+    server_tokens_per_s: rate,
+    points: inWin.length,
+  };
+}
