@@ -86,7 +86,9 @@ export interface RequestRecord {
 }
 
 /** A record with every field empty, for a request that has not (yet) happened. */
-export function emptyRecord(init: Pick<RequestRecord, 'id' | 'planned_id' | 'attempt' | 'phase' | 'index'>): RequestRecord {
+export function emptyRecord(
+  init: Pick<RequestRecord, 'id' | 'planned_id' | 'attempt' | 'phase' | 'index'>,
+): RequestRecord {
   return {
     ...init,
     planned_at_ms: null,

@@ -1,0 +1,136 @@
+/**
+ * @module cli/commands/common
+ * Pieces every command shares: `--json [FILE]` output, threshold lines, exit-code rules.
+ */
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Summary } from '../../analysis/summary.js';
+import type { ThresholdResult } from '../../analysis/thresholds.js';
+import { ExitCode, type Problem, UsageError, worstExitCode } from '../../core/errors.js';
+import type { Io } from '../io.js';
+
+/** Write `value` as JSON to stdout (`true`) or to a file (string). */
+export async function emitJson(
+  json: string | true | null | undefined,
+  value: unknown,
+  io: Io,
+): Promise<void> {
+  if (json === null || json === undefined) return;
+  const text = `${JSON.stringify(value, null, 2)}\n`;
+  if (json === true) io.stdout.write(text);
+  else await writeFile(resolve(io.cwd, json), text, 'utf8');
+}
+
+/** Where human-readable output goes: stderr when stdout carries JSON. */
+export function humanStream(json: string | true | null | undefined, io: Io) {
+  return json === true ? io.stderr : io.stdout;
+}
+
+export function formatThresholds(results: readonly ThresholdResult[]): string {
+  if (!results.length) return '';
+  const lines = results.map((r) => {
+    const mark = r.pass ? 'pass' : 'FAIL';
+    const actual = r.actual === null ? 'no data' : String(Number(r.actual.toFixed(4)));
+    const limit =
+      r.limit === null
+        ? ''
+        : ` (limit ${Number(r.limit.toFixed(4))}${r.baseline !== null ? `, baseline ${Number(r.baseline.toFixed(4))}` : ''})`;
+    return `  ${mark}  ${r.threshold}: ${actual}${limit}${r.reason ? ` — ${r.reason}` : ''}`;
+  });
+  return `thresholds\n${lines.join('\n')}\n`;
+}
+
+/** Exit code of a finished measurement: 130 > 1 > 3 > 2 > 0. */
+export function measurementExitCode(
+  summary: Summary,
+  thresholds: readonly ThresholdResult[],
+  interrupted: boolean,
+): number {
+  const codes: number[] = [];
+  if (interrupted) codes.push(ExitCode.interrupted);
+  if (summary.requests.measured > 0 && summary.requests.succeeded === 0)
+    codes.push(ExitCode.nothingSucceeded);
+  if (thresholds.some((t) => !t.pass)) codes.push(ExitCode.thresholdFailed);
+  return worstExitCode(codes);
+}
+
+/** Parse `K:V` header flags. */
+export function parseHeaders(raw: string[] | undefined, problems: Problem[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const h of raw ?? []) {
+    const i = h.indexOf(':');
+    if (i <= 0) {
+      problems.push({
+        path: '--header',
+        message: `expected NAME:VALUE, got "${h.replace(/:.*/, ':…')}"`,
+        hint: "e.g. --header 'X-Team:infra'",
+      });
+      continue;
+    }
+    out[h.slice(0, i).trim()] = h.slice(i + 1).trim();
+  }
+  return out;
+}
+
+/** Parse `--extra-body JSON` into an object. */
+export function parseExtraBody(raw: string | undefined, problems: Problem[]): Record<string, unknown> | null {
+  if (raw === undefined) return null;
+  try {
+    const v = JSON.parse(raw) as unknown;
+    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch {}
+  problems.push({
+    path: '--extra-body',
+    message: 'expected a JSON object',
+    hint: `e.g. --extra-body '{"chat_template_kwargs":{"enable_thinking":false}}'`,
+  });
+  return null;
+}
+
+/** Parse a base URL flag. */
+export function parseBaseUrl(raw: string | undefined, problems: Problem[], flag = '--url'): string {
+  if (!raw) {
+    problems.push({
+      path: flag,
+      message: 'is required',
+      hint: 'e.g. --url http://127.0.0.1:8000/v1 (or try `servelab demo`, which starts the simulator)',
+    });
+    return '';
+  }
+  try {
+    const u = new URL(raw);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
+  } catch {
+    problems.push({
+      path: flag,
+      message: `not an http(s) URL: "${raw}"`,
+      hint: 'e.g. --url http://127.0.0.1:8000/v1',
+    });
+    return '';
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/** Parse an optional non-negative number flag. */
+export function optNumber(
+  raw: string | undefined,
+  flag: string,
+  problems: Problem[],
+  opts: { int?: boolean; min?: number } = {},
+): number | null {
+  if (raw === undefined) return null;
+  const v = Number(raw);
+  if (!Number.isFinite(v) || (opts.int && !Number.isInteger(v)) || (opts.min !== undefined && v < opts.min)) {
+    problems.push({
+      path: flag,
+      message: `expected ${opts.int ? 'a whole number' : 'a number'}${opts.min !== undefined ? ` ≥ ${opts.min}` : ''}, got "${raw}"`,
+      hint: `e.g. ${flag} ${opts.int ? 2 : 30}`,
+    });
+    return null;
+  }
+  return v;
+}
+
+export function throwIfProblems(problems: Problem[]): void {
+  if (problems.length) throw new UsageError(problems);
+}

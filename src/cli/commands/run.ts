@@ -1,0 +1,106 @@
+/**
+ * @module cli/commands/run
+ * `servelab run`: flags → settings → pipeline/measure → printed summary, files, exit code.
+ */
+import type { Endpoint } from '../../client/types.js';
+import type { Problem } from '../../core/errors.js';
+import { type MeasureInput, measure } from '../../pipeline/measure.js';
+import { formatSummaryTable } from '../../report/run/table.js';
+import type { Io } from '../io.js';
+import { parseCommon, type RawCommon } from '../options.js';
+import { VERSION } from '../version.js';
+import {
+  emitJson,
+  formatThresholds,
+  humanStream,
+  measurementExitCode,
+  optNumber,
+  parseBaseUrl,
+  parseExtraBody,
+  parseHeaders,
+  throwIfProblems,
+} from './common.js';
+
+export interface RawRun extends RawCommon {
+  url?: string;
+  endpoint?: string;
+  stream?: boolean;
+  extraBody?: string;
+  header?: string[];
+  apiKeyEnv?: string;
+  timeout?: string;
+  timeoutTtft?: string;
+  retries?: string;
+  scrape?: string[] | boolean;
+  scrapeInterval?: string;
+  metricsPort?: string;
+  db?: string | boolean;
+  label?: string;
+}
+
+/** Validate `run` flags into a measurement input (every problem at once). */
+export function parseRunFlags(raw: RawRun): MeasureInput {
+  const problems: Problem[] = [];
+  const url = parseBaseUrl(raw.url, problems);
+  const endpoint = (raw.endpoint ?? 'chat') as Endpoint;
+  if (endpoint !== 'chat' && endpoint !== 'completions')
+    problems.push({
+      path: '--endpoint',
+      message: `unknown endpoint "${raw.endpoint}"`,
+      hint: 'use chat (/v1/chat/completions) or completions (/v1/completions)',
+    });
+  const headers = parseHeaders(raw.header, problems);
+  const extraBody = parseExtraBody(raw.extraBody, problems);
+  const timeoutS = optNumber(raw.timeout, '--timeout', problems, { min: 0 });
+  const timeoutTtftS = optNumber(raw.timeoutTtft, '--timeout-ttft', problems, { min: 0 });
+  const retries = optNumber(raw.retries, '--retries', problems, { int: true, min: 0 }) ?? 0;
+  const apiKeyEnv = raw.apiKeyEnv ?? 'INFERENCE_API_KEY';
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(apiKeyEnv))
+    problems.push({
+      path: '--api-key-env',
+      message: `"${apiKeyEnv}" is not an environment variable name`,
+      hint: 'give the variable’s name, not the key itself',
+    });
+  const common = parseCommon(raw, problems);
+  throwIfProblems(problems);
+  return {
+    target: {
+      url,
+      endpoint,
+      stream: raw.stream !== false,
+      headers,
+      apiKeyEnv,
+      extraBody,
+      timeoutS,
+      timeoutTtftS,
+      retries,
+    },
+    common,
+    label: raw.label ?? null,
+  };
+}
+
+export async function runCommand(raw: RawRun, io: Io): Promise<number> {
+  const input = parseRunFlags(raw);
+  const out = humanStream(input.common.output.json, io);
+  const ctrl = new AbortController();
+  const off = io.onInterrupt(() => ctrl.abort(new Error('interrupted')));
+  try {
+    const m = await measure(input, {
+      env: io.env,
+      progress: io.stderr,
+      signal: ctrl.signal,
+      version: VERSION,
+    });
+    out.write(`\nservelab run: ${input.target.url} model ${m.model}\n`);
+    out.write(formatSummaryTable(m.summary));
+    out.write(formatThresholds(m.thresholds));
+    if (m.files.length) out.write(`wrote ${m.files.join(', ')}\n`);
+    if (m.result.interrupted)
+      io.stderr.write('interrupted: in-flight and unsent requests were recorded as cancelled\n');
+    await emitJson(input.common.output.json, { ...m.report, thresholds: m.thresholds }, io);
+    return measurementExitCode(m.summary, m.thresholds, m.result.interrupted);
+  } finally {
+    off();
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * @module cli/io
+ * The process boundary in one place: streams, environment, signals and the working
+ * directory are handed to commands through {@link Io}, so tests can run the real commands
+ * in-process and assert on what they print and return.
+ */
+import process from 'node:process';
+
+export interface OutStream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+}
+
+export interface Io {
+  stdout: OutStream;
+  stderr: OutStream;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /**
+   * Subscribe to SIGINT/SIGTERM for the duration of a command; returns an unsubscribe
+   * function. Tests pass their own to simulate an interrupt.
+   */
+  onInterrupt(handler: (signal: string) => void): () => void;
+}
+
+/** The real process. */
+export function processIo(): Io {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    onInterrupt(handler) {
+      const onSig = (sig: NodeJS.Signals) => handler(sig);
+      process.on('SIGINT', onSig);
+      process.on('SIGTERM', onSig);
+      return () => {
+        process.off('SIGINT', onSig);
+        process.off('SIGTERM', onSig);
+      };
+    },
+  };
+}
+
+/** An Io that captures output in memory (tests, programmatic use). */
+export function memoryIo(env: Record<string, string | undefined> = {}, cwd = process.cwd()) {
+  let out = '';
+  let err = '';
+  const handlers = new Set<(s: string) => void>();
+  const io: Io & { out(): string; err(): string; interrupt(sig?: string): void } = {
+    stdout: { write: (s: string) => (out += s), isTTY: false },
+    stderr: { write: (s: string) => (err += s), isTTY: false },
+    env,
+    cwd,
+    onInterrupt(h) {
+      handlers.add(h);
+      return () => handlers.delete(h);
+    },
+    out: () => out,
+    err: () => err,
+    interrupt: (sig = 'SIGINT') => {
+      for (const h of handlers) h(sig);
+    },
+  };
+  return io;
+}

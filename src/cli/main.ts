@@ -1,0 +1,180 @@
+/**
+ * @module cli/main
+ * The command line, kept thin: each command parses its flags, validates them into settings
+ * (every problem at once, each with a hint) and hands over to the stages. Command bodies are
+ * imported lazily so `servelab --help` stays fast.
+ */
+import { Command, CommanderError } from '@commander-js/extra-typings';
+import { ExitCode, formatProblem, TargetError, UsageError } from '../core/errors.js';
+import { type Io, processIo } from './io.js';
+import { addGenerationOptions, addLoadOptions, addOutputOptions, addWorkloadOptions } from './options.js';
+import { VERSION } from './version.js';
+
+type Action = (io: Io) => Promise<number>;
+
+/** Run the CLI with `argv` (without node and script) and return the exit code. */
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  let action: Action | undefined;
+  const program = new Command('servelab')
+    .description('Measure, simulate and explain OpenAI-compatible LLM inference servers')
+    .version(VERSION)
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+
+  const run = program.command('run').description('run a load test against an OpenAI-compatible endpoint');
+  run
+    .option('--url <base>', 'base URL ending in /v1, e.g. http://127.0.0.1:8000/v1')
+    .option('--endpoint <kind>', 'chat or completions', 'chat')
+    .option('--no-stream', 'use non-streaming requests')
+    .option('--extra-body <json>', 'extra JSON fields merged into every request body')
+    .option('--header <k:v>', 'extra request header (repeatable)', (v: string, p: string[] | undefined) => [
+      ...(p ?? []),
+      v,
+    ])
+    .option('--api-key-env <name>', 'environment variable holding the API key', 'INFERENCE_API_KEY')
+    .option('--timeout <s>', 'per-request timeout in seconds')
+    .option('--timeout-ttft <s>', 'time-to-first-token timeout in seconds')
+    .option('--retries <n>', 'retry failed attempts up to n times (each attempt is its own record)', '0')
+    .option(
+      '--scrape <url>',
+      'Prometheus /metrics URL to scrape during the run (repeatable)',
+      (v: string, p: string[] | undefined) => [...(p ?? []), v],
+    )
+    .option('--no-scrape', "don't scrape the target's /metrics")
+    .option('--scrape-interval <s>', 'scrape interval in seconds', '1')
+    .option(
+      '--metrics-port <p>',
+      "serve servelab's own Prometheus metrics on this port during the run (0 = any)",
+    )
+    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--no-db', "don't record into the store")
+    .option('--label <text>', 'a label for this run in the store');
+  addGenerationOptions(run);
+  addWorkloadOptions(run);
+  addLoadOptions(run);
+  addOutputOptions(run);
+  run.action((opts) => {
+    action = async (io) => (await import('./commands/run.js')).runCommand(opts, io);
+  });
+
+  program
+    .command('check')
+    .description('probe an endpoint: models, stream shape, usage, reasoning, capabilities')
+    .requiredOption('--url <base>', 'base URL ending in /v1')
+    .option('--model <name>', 'model to probe (default: the first listed)')
+    .option('--api-key-env <name>', 'environment variable holding the API key', 'INFERENCE_API_KEY')
+    .option('--json [file]', 'write the result as JSON to file, or stdout')
+    .action((opts) => {
+      action = async (io) => (await import('./commands/check.js')).checkCommand(opts, io);
+    });
+
+  program
+    .command('demo')
+    .description('start the built-in simulator and run a closed-loop and a Poisson open-loop test against it')
+    .option('--out <dir>', 'where to write the reports', 'servelab-out/demo')
+    .option('--json [file]', 'write both summaries as JSON to file, or stdout')
+    .action((opts) => {
+      action = async (io) => (await import('./commands/demo.js')).demoCommand(opts, io);
+    });
+
+  const sim = program.command('sim').description('serve the simulated OpenAI-compatible inference engine');
+  addSimOptions(sim)
+    .option('--host <addr>', 'listen address', '127.0.0.1')
+    .option('--port <p>', 'listen port (0 = any free port)', '8000')
+    .option('--served-model-name <name>', 'model id to serve (default: the short catalogue name)')
+    .option('--api-key <key>', 'require this bearer token')
+    .option('--max-waiting <n>', 'answer 429 when more requests than this are waiting')
+    .option(
+      '--reasoning-field <name>',
+      'reasoning_content (default) or reasoning (newer vLLM)',
+      'reasoning_content',
+    )
+    .option('--no-enable-prompt-tokens-details', 'leave usage.prompt_tokens_details out')
+    .option('--expose-timings', "send the server's emit time in every chunk and a timings object at the end")
+    .option('--fault-rate <p>', 'probability that a request gets one of --faults', '0')
+    .option('--faults <list>', 'http500,http429,inband_error,disconnect,stall:MS,truncate,garble')
+    .option('--catalogue <file>', 'YAML/JSON file with extra GPUs and models (Hugging Face config terms)')
+    .option('--json [file]', 'write the listening address as JSON')
+    .action((opts) => {
+      action = async (io) => (await import('./commands/sim.js')).simCommand(opts, io);
+    });
+
+  const plan = program
+    .command('plan')
+    .description('push a workload through the simulated engine in virtual time (no HTTP)');
+  addSimOptions(plan);
+  addGenerationOptions(plan, false);
+  addWorkloadOptions(plan);
+  addLoadOptions(plan);
+  addOutputOptions(plan);
+  plan
+    .option('--catalogue <file>', 'YAML/JSON file with extra GPUs and models')
+    .option('--find-max-concurrency', 'search for the largest concurrency that meets --slo')
+    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--no-db', "don't record into the store")
+    .action((opts) => {
+      action = async (io) => (await import('./commands/plan.js')).planCommand(opts, io);
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (
+        err.code === 'commander.helpDisplayed' ||
+        err.code === 'commander.version' ||
+        err.code === 'commander.help'
+      )
+        return ExitCode.ok;
+      io.stderr.write(`hint: see 'servelab --help' or 'servelab <command> --help'\n`);
+      return ExitCode.usage;
+    }
+    throw err;
+  }
+  if (!action) {
+    io.stdout.write(program.helpInformation());
+    return ExitCode.ok;
+  }
+  return runAction(action, io);
+}
+
+/** Run a command body, turning user errors into messages with hints and exit codes. */
+export async function runAction(action: Action, io: Io): Promise<number> {
+  try {
+    return await action(io);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr.write(
+        `error: invalid usage\n${err.problems.map((p) => `  - ${formatProblem(p).replace(/\n/g, '\n  ')}`).join('\n')}\n`,
+      );
+      return ExitCode.usage;
+    }
+    if (err instanceof TargetError) {
+      io.stderr.write(`error: ${err.message}\n${err.hint ? `  hint: ${err.hint}\n` : ''}`);
+      return ExitCode.nothingSucceeded;
+    }
+    io.stderr.write(
+      `servelab: internal error (a bug; please report it)\n${err instanceof Error ? err.stack : String(err)}\n`,
+    );
+    return ExitCode.usage;
+  }
+}
+
+function addSimOptions<C extends Command<[], Record<string, unknown>>>(cmd: C) {
+  return cmd
+    .option('--model <name>', 'qwen3-0.6b, qwen3-8b, qwen3-32b, llama-3.1-8b or llama-3.1-70b', 'qwen3-8b')
+    .option('--gpu <name>', 'h100, h200, a100-80gb, a100-40gb, l40s, l4, rtx4090 or mi300x', 'h100')
+    .option('--tp <n>', 'tensor-parallel size', '1')
+    .option('--dtype <t>', 'weights: bf16, fp16, fp8 or int4', 'bf16')
+    .option('--kv-cache-dtype <t>', 'auto or fp8', 'auto')
+    .option('--max-num-seqs <n>', 'max running requests (vLLM default by GPU)')
+    .option('--max-num-batched-tokens <n>', 'token budget per step (vLLM default by GPU)')
+    .option('--block-size <n>', 'KV block size in tokens', '16')
+    .option('--gpu-memory-utilization <f>', 'fraction of GPU memory for the engine', '0.9')
+    .option('--max-model-len <n>', 'context length (default: the model maximum)')
+    .option('--no-enable-prefix-caching', 'disable prefix caching')
+    .option('--cold-start-ms <ms>', 'extra time on the first engine steps, as a cold engine has', '0')
+    .option('--time-scale <x>', 'run the simulated clock x times faster than real time (demos/tests)', '1')
+    .option('--sim-seed <n>', 'seed for simulated output lengths, text and faults', '0');
+}

@@ -1,0 +1,107 @@
+/**
+ * Layout rules from DEVELOPERS.md, enforced: imports run one way along the data flow
+ * (workload → schedule → runner → client → record → analysis → report), `sim/` is an engine
+ * that knows nothing of the load generator, `cli/` is imported by nobody, and the clock and
+ * randomness are only touched in `src/runtime/`.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { test } from 'node:test';
+
+const SRC = resolve(import.meta.dirname, '..', 'src');
+
+/** Which top-level folders each folder may import from (besides itself). */
+const ALLOWED: Record<string, string[]> = {
+  runtime: ['core'],
+  core: ['runtime'],
+  tokenizer: ['runtime', 'core'],
+  workload: ['runtime', 'core', 'tokenizer'],
+  schedule: ['runtime', 'core', 'workload'],
+  record: ['runtime', 'core'],
+  client: ['runtime', 'core', 'record', 'workload', 'tokenizer'],
+  runner: ['runtime', 'core', 'record', 'workload', 'schedule', 'client'],
+  analysis: ['runtime', 'core', 'record'],
+  report: ['runtime', 'core', 'record', 'analysis', 'monitor'],
+  sim: ['runtime', 'core', 'tokenizer', 'record', 'workload'],
+  store: ['runtime', 'core', 'record', 'runner'],
+  monitor: ['runtime', 'core', 'record', 'runner'],
+  exp: [
+    'runtime',
+    'core',
+    'tokenizer',
+    'workload',
+    'schedule',
+    'runner',
+    'client',
+    'record',
+    'analysis',
+    'report',
+    'sim',
+    'store',
+    'monitor',
+    'pipeline',
+  ],
+  pipeline: [
+    'runtime',
+    'core',
+    'tokenizer',
+    'workload',
+    'schedule',
+    'runner',
+    'client',
+    'record',
+    'analysis',
+    'report',
+    'store',
+    'monitor',
+  ],
+  server: ['runtime', 'core', 'record', 'analysis', 'report', 'store', 'monitor', 'runner'],
+  cli: ['*'],
+};
+
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? walk(p) : p.endsWith('.ts') && !p.endsWith('.test.ts') ? [p] : [];
+  });
+}
+
+const files = walk(SRC);
+const IMPORT_RE =
+  /(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+
+test('imports follow the one-way layout', () => {
+  const bad: string[] = [];
+  for (const file of files) {
+    const rel = relative(SRC, file);
+    const stage = rel.includes('/') ? rel.split('/')[0] : '';
+    if (!stage) continue; // src/index.ts is the public surface
+    const allowed = ALLOWED[stage];
+    if (!allowed) {
+      bad.push(`${rel}: folder "${stage}" has no rule in test/architecture.test.ts`);
+      continue;
+    }
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(IMPORT_RE)) {
+      const target = relative(SRC, resolve(file, '..', m[1] ?? m[2]));
+      const to = target.includes('/') ? target.split('/')[0] : '';
+      if (to === stage || to === '') continue;
+      if (to === 'cli' || (!allowed.includes('*') && !allowed.includes(to)))
+        bad.push(`${rel} imports ${target}`);
+    }
+  }
+  assert.deepEqual(bad, []);
+});
+
+test('randomness and clocks only in src/runtime', () => {
+  const bad: string[] = [];
+  for (const file of files) {
+    const rel = relative(SRC, file);
+    const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+    if (/Math\.random\s*\(/.test(text)) bad.push(`${rel}: Math.random (use Rng from runtime/rng)`);
+    if (!rel.startsWith('runtime/') && /\b(Date\.now|performance\.now)\s*\(/.test(text))
+      bad.push(`${rel}: reads the clock directly (take a Clock from runtime/clock)`);
+  }
+  assert.deepEqual(bad, []);
+});
