@@ -1,0 +1,574 @@
+/**
+ * @module exp/record
+ * The experiment record: everything someone needs to reproduce a run weeks later (model,
+ * template, engine, image, device, software, precision, limits, generation, cache, load,
+ * quality, metrics). Every field says where its value came from: `probed` from the target,
+ * `declared` in the experiment file, or `missing`, so a report shows the gaps instead of hiding them.
+ *
+ * Probes: {@link probeTarget} asks the server (`/version`, the `Server` header, `/v1/models`,
+ * and per engine `/get_server_info` or `/props`) and tells vLLM, SGLang, llama.cpp and
+ * servelab's simulator apart; {@link probeGpu} runs `nvidia-smi` through an injected exec
+ * function when the target is local; {@link hostInfo} gives servelab's version and the host.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { arch, cpus, hostname, networkInterfaces, platform, release, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+import type { ExperimentFile, TargetSpec } from './schema.js';
+
+export type FieldSource = 'probed' | 'declared' | 'missing';
+
+/** One record field: its value, where it came from, and which parts are unknown. */
+export interface RecordField<T extends Record<string, unknown>> {
+  value: T;
+  /** `probed` if any part was probed, else `declared` if any part was declared, else `missing`. */
+  source: FieldSource;
+  /** Where each known part came from, e.g. `{version: "probed: /version", gpu: "declared"}`. */
+  from: Record<string, string>;
+  /** Parts with no value. */
+  missing: string[];
+}
+
+export type EngineName = 'vllm' | 'sglang' | 'llama.cpp' | 'servelab-sim' | 'unknown';
+
+export interface ExperimentRecord {
+  schema_version: 1;
+  /** Target name in the experiment file. */
+  target: string;
+  model: RecordField<{ id: string | null; revision: string | null; root: string | null }>;
+  template: RecordField<{
+    tokenizer: string | null;
+    tokenization: string | null;
+    chat_template: string | null;
+  }>;
+  engine: RecordField<{ name: string | null; version: string | null; server_header: string | null }>;
+  image: RecordField<{ digest: string | null }>;
+  device: RecordField<{
+    gpu: string | null;
+    count: number | null;
+    memory_gib: number | null;
+    interconnect: string | null;
+    simulated: boolean | null;
+  }>;
+  software: RecordField<{
+    driver: string | null;
+    cuda: string | null;
+    rocm: string | null;
+    kernel_backend: string | null;
+  }>;
+  precision: RecordField<{ weights: string | null; activations: string | null; kv_cache: string | null }>;
+  limits: RecordField<{
+    max_model_len: number | null;
+    max_num_seqs: number | null;
+    max_num_batched_tokens: number | null;
+  }>;
+  generation: RecordField<Record<string, unknown>>;
+  cache: RecordField<{
+    policy: string | null;
+    reset: string | null;
+    prefix_caching: boolean | null;
+    routing: string | null;
+  }>;
+  load: RecordField<Record<string, unknown>>;
+  quality: RecordField<{
+    samples: number | null;
+    successes: number | null;
+    truncations: number | null;
+    errors: number | null;
+  }>;
+  metrics: RecordField<Record<string, unknown>>;
+  servelab: HostInfo;
+}
+
+/** The record fields that carry a {@link RecordField}. */
+export const RECORD_FIELDS = [
+  'model',
+  'template',
+  'engine',
+  'image',
+  'device',
+  'software',
+  'precision',
+  'limits',
+  'generation',
+  'cache',
+  'load',
+  'quality',
+  'metrics',
+] as const;
+export type RecordFieldName = (typeof RECORD_FIELDS)[number];
+
+/**
+ * Build a field from parts, each `[value, source note]`: a note starting with `probed` counts
+ * as probed, any other note as declared; a null or undefined value is missing.
+ */
+export function makeField<T extends Record<string, unknown>>(
+  parts: { [K in keyof T]: [T[K] | null | undefined, string?] },
+): RecordField<T> {
+  const value: Record<string, unknown> = {};
+  const from: Record<string, string> = {};
+  const missing: string[] = [];
+  let probed = false;
+  let declared = false;
+  for (const [k, [v, note]] of Object.entries(parts) as [string, [unknown, string?]][]) {
+    value[k] = v ?? null;
+    if (v === null || v === undefined) {
+      missing.push(k);
+      continue;
+    }
+    const n = note ?? 'declared';
+    from[k] = n;
+    if (n.startsWith('probed')) probed = true;
+    else declared = true;
+  }
+  return { value: value as T, source: probed ? 'probed' : declared ? 'declared' : 'missing', from, missing };
+}
+
+/** Replace one field of a record (e.g. `quality` or `metrics` once a run has them). */
+export function setRecordField<K extends RecordFieldName>(
+  rec: ExperimentRecord,
+  key: K,
+  field: ExperimentRecord[K],
+): ExperimentRecord {
+  return { ...rec, [key]: field };
+}
+
+// ---- probing the target ---------------------------------------------------------------------
+
+export interface ProbedModel {
+  id: string;
+  owned_by: string | null;
+  max_model_len: number | null;
+  root: string | null;
+  parent: string | null;
+}
+
+export interface ProbeResult {
+  /** The server root probed (userinfo stripped). */
+  root_url: string;
+  reachable: boolean;
+  engine: EngineName;
+  engine_version: string | null;
+  server_header: string | null;
+  models: ProbedModel[];
+  /** max_model_len of the first model, when the server says. */
+  max_model_len: number | null;
+  /** How the engine and version were told, e.g. `owned_by=vllm on /v1/models`. */
+  evidence: string[];
+  /** Endpoints that failed, e.g. `/version: HTTP 404`. */
+  errors: string[];
+}
+
+export interface ProbeOptions {
+  /** Bearer token; sent, never recorded or echoed. */
+  apiKey?: string;
+  headers?: Record<string, string>;
+  /** Per-request timeout, ms. Default 3000. */
+  timeoutMs?: number;
+}
+
+const OWNED_BY: Record<string, EngineName> = {
+  vllm: 'vllm',
+  sglang: 'sglang',
+  llamacpp: 'llama.cpp',
+  'llama.cpp': 'llama.cpp',
+  'servelab-sim': 'servelab-sim',
+};
+
+/** Server root for a base URL ending in /v1 (`http://h:8000/v1` → `http://h:8000`), without userinfo. */
+export function serverRoot(baseUrl: string): string {
+  const u = new URL(baseUrl);
+  u.username = '';
+  u.password = '';
+  u.search = '';
+  u.hash = '';
+  u.pathname = u.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
+  return u.toString().replace(/\/+$/, '');
+}
+
+interface GetResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  json: unknown;
+}
+
+/**
+ * Probe an OpenAI-compatible server for its engine, version and models. Never throws for an
+ * unreachable or odd server: the result says what could not be learned (`errors`).
+ * @param baseUrl base URL ending in /v1, e.g. `http://127.0.0.1:8000/v1`
+ */
+export async function probeTarget(baseUrl: string, opts: ProbeOptions = {}): Promise<ProbeResult> {
+  const root = serverRoot(baseUrl);
+  const timeout = opts.timeoutMs ?? 3000;
+  const headers: Record<string, string> = { accept: 'application/json', ...(opts.headers ?? {}) };
+  if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
+  // A private agent: no connection outlives the probe (and none is shared with the load run).
+  const agent = new Agent({ connect: { timeout }, headersTimeout: timeout, bodyTimeout: timeout });
+  const out: ProbeResult = {
+    root_url: root,
+    reachable: false,
+    engine: 'unknown',
+    engine_version: null,
+    server_header: null,
+    models: [],
+    max_model_len: null,
+    evidence: [],
+    errors: [],
+  };
+  const get = async (path: string): Promise<GetResult | undefined> => {
+    try {
+      const res = await request(`${root}${path}`, { method: 'GET', headers, dispatcher: agent });
+      out.reachable = true;
+      const text = await res.body.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      const sv = res.headers.server;
+      if (!out.server_header && typeof sv === 'string') out.server_header = sv;
+      if (res.statusCode >= 400) out.errors.push(`${path}: HTTP ${res.statusCode}`);
+      return { status: res.statusCode, headers: res.headers, json };
+    } catch (e) {
+      // The message of a connection error names host and port only; headers never appear in it.
+      out.errors.push(`${path}: ${(e as Error).message}`);
+      return undefined;
+    }
+  };
+  try {
+    const [models, version] = await Promise.all([get('/v1/models'), get('/version')]);
+    const data = isRec(models?.json) && Array.isArray(models.json.data) ? models.json.data : [];
+    for (const m of data) {
+      if (!isRec(m) || typeof m.id !== 'string') continue;
+      out.models.push({
+        id: m.id,
+        owned_by: typeof m.owned_by === 'string' ? m.owned_by : null,
+        max_model_len: typeof m.max_model_len === 'number' ? m.max_model_len : null,
+        root: typeof m.root === 'string' ? m.root : null,
+        parent: typeof m.parent === 'string' ? m.parent : null,
+      });
+    }
+    out.max_model_len =
+      out.models.find((m) => m.parent === null)?.max_model_len ?? out.models[0]?.max_model_len ?? null;
+    const owner = out.models.find((m) => m.owned_by && OWNED_BY[m.owned_by.toLowerCase()])?.owned_by;
+    if (owner) {
+      out.engine = OWNED_BY[owner.toLowerCase()];
+      out.evidence.push(`owned_by=${owner} on /v1/models`);
+    }
+    const vj = version?.status === 200 && isRec(version.json) ? version.json : undefined;
+    if (vj) {
+      const named = typeof vj.engine === 'string' ? OWNED_BY[vj.engine.toLowerCase()] : undefined;
+      if (named && out.engine === 'unknown') {
+        out.engine = named;
+        out.evidence.push(`engine=${String(vj.engine)} on /version`);
+      }
+      if (typeof vj.version === 'string') {
+        out.engine_version = vj.version;
+        out.evidence.push(`version ${vj.version} from /version`);
+      }
+    }
+    const server = out.server_header?.toLowerCase() ?? '';
+    if (out.engine === 'unknown' && server.includes('llama')) {
+      out.engine = 'llama.cpp';
+      out.evidence.push(`Server: ${out.server_header}`);
+    }
+    // Engines that keep their version elsewhere.
+    if (out.engine === 'llama.cpp' || (out.engine === 'unknown' && out.reachable && !vj)) {
+      const props = await get('/props');
+      const pj = props?.status === 200 && isRec(props.json) ? props.json : undefined;
+      if (pj && typeof pj.build_info === 'string') {
+        if (out.engine === 'unknown') {
+          out.engine = 'llama.cpp';
+          out.evidence.push('build_info on /props');
+        }
+        out.engine_version ??= pj.build_info;
+        out.evidence.push(`version ${pj.build_info} from /props build_info`);
+      }
+      if (
+        pj &&
+        out.max_model_len === null &&
+        isRec(pj.default_generation_settings) &&
+        typeof pj.default_generation_settings.n_ctx === 'number'
+      )
+        out.max_model_len = pj.default_generation_settings.n_ctx;
+    }
+    if (out.engine === 'sglang' && out.engine_version === null) {
+      const info = await get('/get_server_info');
+      const ij = info?.status === 200 && isRec(info.json) ? info.json : undefined;
+      if (ij && typeof ij.version === 'string') {
+        out.engine_version = ij.version;
+        out.evidence.push(`version ${ij.version} from /get_server_info`);
+      }
+    }
+    // A /version that answers {"version"} without any other clue is vLLM's shape; say so
+    // only as a guess, since SGLang and others may answer the same way.
+    if (out.engine === 'unknown' && vj && typeof vj.version === 'string' && server.includes('uvicorn')) {
+      out.evidence.push('guess: uvicorn server with /version {version} looks like vLLM');
+    }
+  } finally {
+    await agent.close();
+  }
+  return out;
+}
+
+const isRec = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+// ---- probing the GPU ------------------------------------------------------------------------
+
+export interface ExecResult {
+  stdout: string;
+  /** Exit status; null when the command could not be started (e.g. not installed). */
+  code: number | null;
+}
+/** Runs a command without a shell. Must resolve, never reject. */
+export type Exec = (file: string, args: readonly string[]) => Promise<ExecResult>;
+
+/** An {@link Exec} built on `child_process.execFile` (no shell; `env` replaces the environment). */
+export function nodeExec(opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Exec {
+  return (file, args) =>
+    new Promise((resolve) => {
+      execFile(
+        file,
+        [...args],
+        { env: opts.env ?? process.env, timeout: opts.timeoutMs ?? 5000, encoding: 'utf8' },
+        (err, stdout) => {
+          if (err && typeof (err as NodeJS.ErrnoException).code === 'string')
+            return resolve({ stdout: '', code: null });
+          resolve({ stdout: stdout ?? '', code: err ? ((err as { code?: number }).code ?? 1) : 0 });
+        },
+      );
+    });
+}
+
+export interface GpuInfo {
+  name: string;
+  /** As nvidia-smi reports it, MiB. */
+  memory_total_mib: number | null;
+  /** The same in GiB. */
+  memory_total_gib: number | null;
+  driver_version: string | null;
+}
+
+export interface GpuProbe {
+  gpus: GpuInfo[];
+  count: number;
+  driver_version: string | null;
+  cuda_version: string | null;
+}
+
+/**
+ * The local GPUs through `nvidia-smi --query-gpu=name,memory.total,driver_version
+ * --format=csv,noheader` (and the CUDA version from plain `nvidia-smi`'s banner). Null when
+ * nvidia-smi is missing or fails.
+ */
+export async function probeGpu(exec: Exec): Promise<GpuProbe | null> {
+  const q = await exec('nvidia-smi', [
+    '--query-gpu=name,memory.total,driver_version',
+    '--format=csv,noheader',
+  ]);
+  if (q.code !== 0) return null;
+  const gpus: GpuInfo[] = [];
+  for (const line of q.stdout.split(/\r?\n/)) {
+    if (!line.trim()) continue;
+    const [name, mem, driver] = line.split(',').map((s) => s.trim());
+    const m = /^(\d+(?:\.\d+)?)\s*MiB$/i.exec(mem ?? '');
+    const mib = m ? Number(m[1]) : null;
+    gpus.push({
+      name,
+      memory_total_mib: mib,
+      memory_total_gib: mib === null ? null : Math.round((mib / 1024) * 100) / 100,
+      driver_version: driver || null,
+    });
+  }
+  if (gpus.length === 0) return null;
+  const banner = await exec('nvidia-smi', []);
+  const cuda = banner.code === 0 ? (/CUDA Version:\s*([\d.]+)/.exec(banner.stdout)?.[1] ?? null) : null;
+  return { gpus, count: gpus.length, driver_version: gpus[0].driver_version, cuda_version: cuda };
+}
+
+/** True when the URL's host is this machine (loopback or one of its interface addresses). */
+export function isLocalUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  } catch {
+    return false;
+  }
+  if (host === 'localhost' || host === '::1' || host === '0.0.0.0' || host.startsWith('127.')) return true;
+  if (host === hostname().toLowerCase()) return true;
+  for (const list of Object.values(networkInterfaces()))
+    for (const a of list ?? []) if (a.address.toLowerCase() === host) return true;
+  return false;
+}
+
+// ---- servelab and host ----------------------------------------------------------------------
+
+export interface HostInfo {
+  servelab_version: string | null;
+  hostname: string;
+  platform: string;
+  arch: string;
+  os_release: string;
+  node_version: string;
+  cpu_model: string | null;
+  cpu_count: number;
+  memory_gib: number;
+}
+
+/** servelab's version from its package.json (searched upwards, so it works from src/ and dist/). */
+export function servelabVersion(): string | null {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const p = join(dir, 'package.json');
+    if (existsSync(p)) {
+      try {
+        const pkg = JSON.parse(readFileSync(p, 'utf8')) as { name?: string; version?: string };
+        if (pkg.name === 'servelab') return pkg.version ?? null;
+      } catch {
+        /* keep looking */
+      }
+    }
+    dir = dirname(dir);
+  }
+  return null;
+}
+
+/** servelab's version and the host it runs on. */
+export function hostInfo(): HostInfo {
+  const c = cpus();
+  return {
+    servelab_version: servelabVersion(),
+    hostname: hostname(),
+    platform: platform(),
+    arch: arch(),
+    os_release: release(),
+    node_version: process.version,
+    cpu_model: c[0]?.model ?? null,
+    cpu_count: c.length,
+    memory_gib: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
+  };
+}
+
+// ---- assembling the record ------------------------------------------------------------------
+
+export interface RecordInput {
+  spec: ExperimentFile;
+  targetName: string;
+  /** From {@link probeTarget}; absent for a virtual-clock sim target. */
+  probe?: ProbeResult | null;
+  /** From {@link probeGpu}; only for local targets. */
+  gpu?: GpuProbe | null;
+  host: HostInfo;
+  /** The tokenizer used to make prompts (`qwen3`, `approximate`) and how prompts were made exact. */
+  tokenizer?: { name: string; method: string } | null;
+}
+
+/**
+ * The record for one target of an experiment: probed facts first, then what the file
+ * declares, and `missing` for the rest. `quality` and `metrics` start missing; executors set
+ * them with {@link setRecordField} once a run has them.
+ */
+export function buildExperimentRecord(input: RecordInput): ExperimentRecord {
+  const { spec, targetName, probe, gpu, host } = input;
+  const t: TargetSpec | undefined = spec.targets[targetName];
+  if (!t) throw new Error(`no target ${targetName} in the experiment`);
+  const sim = t.sim;
+  const d = t.declared ?? {};
+  const p = probe ?? null;
+  const P = (what: string) => `probed: ${what}`;
+  const probedModel = p?.models.find((m) => m.parent === null) ?? p?.models[0];
+  const modelId = t.model ?? spec.model ?? sim?.served_model_name ?? sim?.model ?? null;
+
+  const engineFromProbe = p && p.engine !== 'unknown';
+  const gpuName = gpu?.gpus[0]?.name;
+  return {
+    schema_version: 1,
+    target: targetName,
+    model: makeField({
+      id: probedModel ? [probedModel.id, P('/v1/models')] : [modelId],
+      // No engine reports a weights revision; `root` (the path or repo the weights came from) is the closest probe.
+      revision: [d.model_revision],
+      root: [probedModel?.root, P('/v1/models root')],
+    }),
+    template: makeField({
+      tokenizer: [input.tokenizer?.name, 'declared: servelab tokenizer'],
+      tokenization: [input.tokenizer?.method, 'declared: servelab tokenizer'],
+      chat_template: [d.chat_template],
+    }),
+    engine: makeField({
+      name: engineFromProbe
+        ? [p.engine, P(p.evidence.find((e) => !e.startsWith('version')) ?? 'server')]
+        : sim
+          ? ['servelab-sim', 'declared: sim target']
+          : [d.engine],
+      version: p?.engine_version
+        ? [p.engine_version, P(p.evidence.find((e) => e.startsWith('version')) ?? 'server')]
+        : sim && sim.clock === 'virtual'
+          ? [host.servelab_version, 'declared: in-process simulator']
+          : [d.engine_version],
+      server_header: [p?.server_header, P('Server header')],
+    }),
+    image: makeField({ digest: [d.image] }),
+    device: makeField({
+      gpu: gpuName ? [gpuName, P('nvidia-smi')] : sim ? [sim.gpu, 'declared: simulated'] : [d.gpu],
+      count: gpu ? [gpu.count, P('nvidia-smi')] : sim ? [sim.tp, 'declared: simulated (tp)'] : [d.gpu_count],
+      memory_gib:
+        gpu?.gpus[0]?.memory_total_gib != null
+          ? [gpu.gpus[0].memory_total_gib, P('nvidia-smi')]
+          : [d.gpu_memory_gib],
+      interconnect: [d.interconnect],
+      simulated: [sim ? true : gpu ? false : null, sim ? 'declared: sim target' : P('nvidia-smi')],
+    }),
+    software: makeField({
+      driver: gpu?.driver_version ? [gpu.driver_version, P('nvidia-smi')] : [d.driver],
+      cuda: gpu?.cuda_version ? [gpu.cuda_version, P('nvidia-smi')] : [d.cuda],
+      rocm: [d.rocm],
+      kernel_backend: [d.kernel_backend],
+    }),
+    precision: makeField({
+      weights: [d.weights_dtype ?? sim?.dtype ?? (sim ? 'bf16' : null)],
+      activations: [d.activations_dtype],
+      kv_cache: [d.kv_cache_dtype ?? sim?.kv_cache_dtype ?? (sim ? 'auto' : null)],
+    }),
+    limits: makeField({
+      max_model_len:
+        p?.max_model_len != null
+          ? [p.max_model_len, P('/v1/models max_model_len')]
+          : [d.max_model_len ?? sim?.max_model_len],
+      max_num_seqs: [d.max_num_seqs ?? sim?.max_num_seqs],
+      max_num_batched_tokens: [d.max_num_batched_tokens ?? sim?.max_num_batched_tokens],
+    }),
+    generation: makeField(
+      Object.fromEntries(
+        Object.entries({ ...spec.generation, ...(t.generation ?? {}) }).map(([k, v]) => [k, [v]]),
+      ) as Record<string, [unknown]>,
+    ),
+    cache: makeField({
+      policy: [spec.cache.policy],
+      reset: [spec.cache.reset],
+      prefix_caching: [sim ? (sim.enable_prefix_caching ?? true) : null],
+      routing: [spec.cache.routing ?? d.routing],
+    }),
+    load: makeField({
+      mode: [spec.load.mode ?? (spec.load.rates ? 'open' : 'closed')],
+      input_len: [spec.workload.input_len],
+      output_len: [spec.workload.output_len],
+      dataset: [
+        spec.workload.dataset ? `${spec.workload.dataset.format}:${spec.workload.dataset.path}` : null,
+      ],
+      shared_prefix: [spec.workload.shared_prefix ?? null],
+      concurrency: [spec.load.concurrency],
+      rates: [spec.load.rates],
+      arrival: [spec.load.rates ? spec.load.arrival : null],
+      requests: [spec.load.requests],
+      duration_s: [spec.load.duration_s],
+      seed: [spec.workload.seed ?? spec.seed],
+    }),
+    quality: makeField({ samples: [null], successes: [null], truncations: [null], errors: [null] }),
+    metrics: makeField({}),
+    servelab: host,
+  };
+}
