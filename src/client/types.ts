@@ -2,8 +2,9 @@
  * @module client/types
  * The contract between the runner and whatever sends a request.
  */
-import type { Clock } from '../runtime/clock.js';
+
 import type { RequestRecord } from '../record/types.js';
+import type { Clock } from '../runtime/clock.js';
 import type { RequestSpec } from '../workload/types.js';
 
 export type Endpoint = 'chat' | 'completions';

@@ -1,0 +1,35 @@
+/**
+ * @module cli/commands/check
+ * `servelab check`: probe an endpoint and print what works, with a hint for every problem.
+ */
+import { formatCheck, runCheck } from '../../client/check.js';
+import { ExitCode, type Problem } from '../../core/errors.js';
+import { RealClock } from '../../runtime/clock.js';
+import type { Io } from '../io.js';
+import { emitJson, humanStream, parseBaseUrl, throwIfProblems } from './common.js';
+
+export interface RawCheck {
+  url?: string;
+  model?: string;
+  apiKeyEnv?: string;
+  json?: string | boolean;
+}
+
+export async function checkCommand(raw: RawCheck, io: Io): Promise<number> {
+  const problems: Problem[] = [];
+  const baseUrl = parseBaseUrl(raw.url, problems);
+  throwIfProblems(problems);
+  const apiKeyEnv = raw.apiKeyEnv ?? 'INFERENCE_API_KEY';
+  const json = raw.json === true ? true : typeof raw.json === 'string' ? raw.json : null;
+  const result = await runCheck({
+    baseUrl,
+    model: raw.model,
+    apiKey: io.env[apiKeyEnv] || undefined,
+    apiKeyEnv,
+    clock: new RealClock(),
+  });
+  humanStream(json, io).write(formatCheck(result));
+  await emitJson(json, result, io);
+  if (!result.reachable) return ExitCode.nothingSucceeded;
+  return result.ok ? ExitCode.ok : ExitCode.nothingSucceeded;
+}

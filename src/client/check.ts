@@ -1,0 +1,529 @@
+/**
+ * @module client/check
+ * `servelab check`: a baseline probe of an OpenAI-compatible endpoint. It lists the models,
+ * sends one streaming chat request (temperature 0, max_tokens 64), and, when the model reasons,
+ * a second one with thinking enabled and room to reach content (max_tokens 1024). It reports
+ * what the wire looked like and what the server can do, and every problem comes with a hint.
+ * The probes go through the real measurement client (`client/http`), so what `check` reports is
+ * exactly what `run` will see.
+ */
+import { Agent, request } from 'undici';
+import type { Problem } from '../core/errors.js';
+import type { RequestRecord, Usage } from '../record/types.js';
+import type { Clock } from '../runtime/clock.js';
+import { createHttpTarget, type SendResult } from './http.js';
+import { redactUrl, scrubSecrets } from './redact.js';
+import type { StreamInfo } from './stream.js';
+import type { ClientOptions } from './types.js';
+
+export interface CheckOptions {
+  /** Base URL ending in /v1. */
+  baseUrl: string;
+  /** Model to probe; the first listed model when absent. */
+  model?: string;
+  apiKey?: string;
+  headers?: Record<string, string>;
+  clock: Clock;
+  /** Per-probe timeout (ms); default 60 000. The thinking probe gets 4×. */
+  timeoutMs?: number;
+  /** Name of the variable the key came from, for hints (default INFERENCE_API_KEY). */
+  apiKeyEnv?: string;
+}
+
+export type EngineGuess = 'vllm' | 'sglang' | 'llamacpp' | 'servelab-sim' | 'unknown';
+
+/** One probe request's result. Times in ms from send. */
+export interface ProbeResult {
+  outcome: RequestRecord['outcome'];
+  http_status: number | null;
+  finish_reason: string | null;
+  /** `data: [DONE]` seen. */
+  done: boolean;
+  usage: Usage | null;
+  usage_where: StreamInfo['usage_where'];
+  reasoning_field: StreamInfo['reasoning_field'];
+  reached_content: boolean;
+  ttft_ms: number | null;
+  ttfr_ms: number | null;
+  e2e_ms: number | null;
+  chunks: number;
+  error: string | null;
+}
+
+export interface CheckResult {
+  ok: boolean;
+  /** The URL probed (credentials removed). */
+  base_url: string;
+  reachable: boolean;
+  /** Whether a key was sent at all. */
+  key_sent: boolean;
+  /** True when the server accepted the request (with or without a key), false on 401/403, null when unknown. */
+  key_accepted: boolean | null;
+  models: string[];
+  model: string | null;
+  engine: EngineGuess;
+  /** `owned_by` of the probed model in /v1/models. */
+  owned_by: string | null;
+  /** The streaming probe (max_tokens 64). */
+  stream: ProbeResult | null;
+  /** The thinking-enabled probe (max_tokens 1024), when the model reasons. */
+  thinking: ProbeResult | null;
+  /** Stream ended with a finish_reason / with [DONE]. */
+  finish_reason_seen: boolean;
+  done_seen: boolean;
+  usage_present: boolean;
+  /** Usage arrived at the end of the stream, as `stream_options.include_usage` asks. */
+  include_usage_honoured: boolean;
+  /** `reasoning_content`, `reasoning`, or null (none seen). */
+  reasoning_field: StreamInfo['reasoning_field'];
+  capabilities: {
+    metrics: boolean | null;
+    tokenize: boolean | null;
+    version: boolean | null;
+    version_string: string | null;
+    timings: boolean;
+    ignore_eos: boolean | null;
+  };
+  problems: Problem[];
+  /** Things worth knowing that do not make the check fail. */
+  notes: Problem[];
+}
+
+/** Names that suggest a reasoning model even when no reasoning deltas were seen. */
+const REASONING_NAME = /qwen3|qwq|deepseek-r1|r1-distill|gpt-oss|magistral|phi-4-reasoning|think/i;
+
+/** Map `owned_by` to the engine it reveals. */
+export function guessEngine(ownedBy: string | null | undefined): EngineGuess {
+  const o = (ownedBy ?? '').toLowerCase();
+  if (o === 'vllm') return 'vllm';
+  if (o === 'sglang') return 'sglang';
+  if (o === 'llamacpp' || o === 'llama.cpp') return 'llamacpp';
+  if (o.startsWith('servelab')) return 'servelab-sim';
+  return 'unknown';
+}
+
+interface Got {
+  status: number | null;
+  text: string;
+  error: string | null;
+  code: string;
+}
+
+function rootOf(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+function hostOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).host;
+  } catch {
+    return baseUrl;
+  }
+}
+
+function probeOf(res: SendResult): ProbeResult {
+  const r = res.record;
+  const from = (t: number | null) => (t !== null && r.sent_at_ms !== null ? round(t - r.sent_at_ms) : null);
+  return {
+    outcome: r.outcome,
+    http_status: r.http_status,
+    finish_reason: r.finish_reason,
+    done: r.done,
+    usage: r.usage,
+    usage_where: res.info.usage_where,
+    reasoning_field: res.info.reasoning_field,
+    reached_content: r.first_content_at_ms !== null,
+    ttft_ms: from(r.first_content_at_ms),
+    ttfr_ms: from(r.first_reasoning_at_ms),
+    e2e_ms: from(r.end_at_ms),
+    chunks: r.chunk_times_ms.length,
+    error: r.error,
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}
+
+/**
+ * Probe an endpoint. Never throws for a bad or unreachable server: everything wrong is a
+ * problem in the result (with a hint), and `ok` is false when there is any.
+ */
+export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const keyEnv = opts.apiKeyEnv ?? 'INFERENCE_API_KEY';
+  const secrets = [opts.apiKey];
+  const base = opts.baseUrl.replace(/\/+$/, '');
+  const root = rootOf(base);
+  const host = hostOf(base);
+  const result: CheckResult = {
+    ok: false,
+    base_url: redactUrl(base),
+    reachable: false,
+    key_sent: Boolean(opts.apiKey),
+    key_accepted: null,
+    models: [],
+    model: null,
+    engine: 'unknown',
+    owned_by: null,
+    stream: null,
+    thinking: null,
+    finish_reason_seen: false,
+    done_seen: false,
+    usage_present: false,
+    include_usage_honoured: false,
+    reasoning_field: null,
+    capabilities: {
+      metrics: null,
+      tokenize: null,
+      version: null,
+      version_string: null,
+      timings: false,
+      ignore_eos: null,
+    },
+    problems: [],
+    notes: [],
+  };
+  const problem = (message: string, hint: string) =>
+    result.problems.push({ message: scrubSecrets(message, secrets), hint });
+  const note = (message: string, hint: string) =>
+    result.notes.push({ message: scrubSecrets(message, secrets), hint });
+  const keyHint = opts.apiKey
+    ? `the server rejected the key: check ${keyEnv} (or --api-key-env NAME)`
+    : `set ${keyEnv} (or --api-key-env NAME)`;
+
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(opts.headers ?? {})) headers[k.toLowerCase()] = v;
+  if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
+  const agent = new Agent({ connections: 8, headersTimeout: 0, bodyTimeout: 0 });
+
+  const get = async (url: string, method: 'GET' | 'POST' = 'GET', body?: unknown): Promise<Got> => {
+    const ac = new AbortController();
+    const cancel = opts.clock.setTimer(
+      () => ac.abort(new Error(`no answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    try {
+      const res = await request(url, {
+        dispatcher: agent,
+        method,
+        headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: ac.signal,
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, text, error: null, code: '' };
+    } catch (err) {
+      const e = err as { message?: string; code?: string; cause?: { code?: string; message?: string } };
+      const code = e.code ?? e.cause?.code ?? '';
+      const msg = e.cause?.message ?? e.message ?? String(err);
+      return { status: null, text: '', error: scrubSecrets(msg, secrets), code };
+    } finally {
+      cancel();
+    }
+  };
+
+  const probeTarget = (over: Partial<ClientOptions>) =>
+    createHttpTarget({
+      baseUrl: base,
+      endpoint: 'chat',
+      model: result.model ?? '',
+      stream: true,
+      maxTokens: 64,
+      temperature: 0,
+      apiKey: opts.apiKey,
+      headers: opts.headers,
+      clock: opts.clock,
+      timeoutMs,
+      ...over,
+    });
+  let probeSeq = 0;
+  const probe = async (over: Partial<ClientOptions>, prompt: string): Promise<SendResult> => {
+    const t = probeTarget(over);
+    const id = `servelab-check-${++probeSeq}`;
+    try {
+      return await t.sendDetailed({
+        id,
+        planned_id: id,
+        attempt: 1,
+        phase: 'measure',
+        spec: { index: 0, prompt, input_len: null, output_len: null },
+        planned_at_ms: null,
+        signal: new AbortController().signal,
+      });
+    } finally {
+      await t.close();
+    }
+  };
+
+  try {
+    // 1. /v1/models: reachability, key, models, engine
+    const models = await get(`${base}/models`);
+    if (models.status === null) {
+      const refused = models.code === 'ECONNREFUSED' || /ECONNREFUSED/.test(models.error ?? '');
+      if (refused) problem(`connection refused at ${host}`, `is the server running on ${host}?`);
+      else
+        problem(
+          `cannot reach ${host}: ${models.error}`,
+          'check --url (scheme, host, port) and that the server is up and reachable from here',
+        );
+      return finish(result);
+    }
+    result.reachable = true;
+    if (models.status === 401 || models.status === 403) {
+      result.key_accepted = false;
+      problem(`${models.status} on GET /v1/models`, `${models.status}: ${keyHint}`);
+      return finish(result);
+    }
+    let listed: { id: string; owned_by?: string }[] = [];
+    if (models.status >= 200 && models.status < 300) {
+      result.key_accepted = true;
+      try {
+        const body = JSON.parse(models.text) as { data?: { id?: unknown; owned_by?: unknown }[] };
+        listed = (body.data ?? [])
+          .filter((m) => typeof m?.id === 'string')
+          .map((m) => ({
+            id: m.id as string,
+            owned_by: typeof m.owned_by === 'string' ? m.owned_by : undefined,
+          }));
+      } catch {
+        problem(
+          'GET /v1/models did not return JSON',
+          'check that --url points at the OpenAI-compatible API (…/v1)',
+        );
+      }
+    } else if (models.status === 404) {
+      problem('GET /v1/models returned 404', 'check that --url ends in /v1, e.g. http://127.0.0.1:8000/v1');
+    } else {
+      problem(`GET /v1/models returned ${models.status}`, 'the server answered but failed; check its logs');
+    }
+    result.models = listed.map((m) => m.id);
+    result.model = opts.model ?? result.models[0] ?? null;
+    if (result.model === null) {
+      problem('no model to probe: /v1/models listed none', 'pass --model NAME');
+      return finish(result);
+    }
+    if (opts.model && listed.length > 0 && !result.models.includes(opts.model))
+      problem(
+        `model ${opts.model} is not served here`,
+        `served: ${result.models.join(', ')}; pass one with --model`,
+      );
+    const entry = listed.find((m) => m.id === result.model) ?? listed[0];
+    result.owned_by = entry?.owned_by ?? null;
+    result.engine = guessEngine(result.owned_by);
+
+    // 2. the streaming probe alone (its TTFT must not share the server with other probes),
+    // then the capability probes together
+    const streamRes = await probe({}, 'Say hello in one short sentence.');
+    const [metrics, version, tokenize, ignoreEos] = await Promise.all([
+      get(`${root}/metrics`),
+      get(`${root}/version`),
+      get(`${root}/tokenize`, 'POST', { model: result.model, prompt: 'hello', content: 'hello' }),
+      probe({ ignoreEos: true, maxTokens: 4 }, 'Hi'),
+    ]);
+    const s = probeOf(streamRes);
+    result.stream = s;
+    if (s.http_status === 401 || s.http_status === 403) {
+      result.key_accepted = false;
+      problem(`${s.http_status} on POST /v1/chat/completions`, `${s.http_status}: ${keyHint}`);
+      return finish(result);
+    }
+    if (s.http_status !== null && s.http_status >= 200 && s.http_status < 300) result.key_accepted = true;
+    result.finish_reason_seen = s.finish_reason !== null;
+    result.done_seen = s.done;
+    result.usage_present = s.usage !== null;
+    result.include_usage_honoured =
+      s.usage_where === 'separate_chunk' ||
+      s.usage_where === 'finish_chunk' ||
+      s.usage_where === 'every_chunk';
+    result.reasoning_field = s.reasoning_field;
+    result.capabilities.timings = streamRes.info.timings_seen;
+    if (result.engine === 'unknown' && streamRes.info.timings_seen) result.engine = 'llamacpp';
+
+    if (s.outcome === 'http_error')
+      problem(
+        `chat probe failed: ${s.error}`,
+        s.http_status === 404
+          ? `is ${result.model} the served model name? (see the models list)`
+          : 'check the server log for this request (X-Request-Id servelab-check-1)',
+      );
+    else if (s.outcome === 'connect_error')
+      problem(`chat probe could not connect: ${s.error}`, `is the server running on ${host}?`);
+    else if (s.outcome === 'timeout')
+      problem(
+        `chat probe timed out: ${s.error}`,
+        'the server accepted the request but did not answer in time',
+      );
+    else if (s.outcome === 'stream_error')
+      problem(
+        `chat probe stream error: ${s.error}`,
+        'the server sent an error inside a 200 stream; check its log',
+      );
+    else if (s.outcome === 'incomplete')
+      problem(
+        'chat probe stream ended without a finish_reason',
+        'the server closed the stream early; check its log',
+      );
+    if (s.outcome !== 'http_error' && s.outcome !== 'connect_error' && s.outcome !== 'timeout') {
+      if (!s.done)
+        problem(
+          'the stream did not end with data: [DONE]',
+          'servelab still measures it, but records done: false',
+        );
+      if (!result.usage_present)
+        problem(
+          'no usage in the stream although stream_options.include_usage was sent',
+          'token counts and throughput need usage; upgrade the server or enable include_usage support',
+        );
+    }
+
+    // capabilities
+    const present = (g: Got) => (g.status === null ? null : g.status >= 200 && g.status < 300);
+    result.capabilities.metrics = present(metrics);
+    result.capabilities.version = present(version);
+    result.capabilities.tokenize = present(tokenize);
+    if (result.capabilities.version) {
+      try {
+        const v = (JSON.parse(version.text) as { version?: unknown }).version;
+        result.capabilities.version_string = typeof v === 'string' ? v : null;
+      } catch {
+        result.capabilities.version_string = null;
+      }
+    }
+    const ie = ignoreEos.record;
+    result.capabilities.ignore_eos =
+      ie.outcome === 'ok' || ie.outcome === 'length' || ie.outcome === 'no_content'
+        ? true
+        : ie.outcome === 'http_error' &&
+            ie.http_status !== null &&
+            ie.http_status >= 400 &&
+            ie.http_status < 500
+          ? false
+          : null;
+    if (result.capabilities.ignore_eos === false)
+      note('ignore_eos was rejected', '--ignore-eos and --output-len will fail here; use --max-tokens alone');
+    if (result.capabilities.metrics === false)
+      note(
+        'no /metrics endpoint',
+        'server-side monitoring needs /metrics (vLLM: on by default; SGLang: --enable-metrics)',
+      );
+
+    // 3. reasoning: a second probe with thinking enabled and room to reach content
+    const reasons = s.reasoning_field !== null || REASONING_NAME.test(result.model);
+    if (reasons) {
+      const thinkRes = await probe(
+        {
+          maxTokens: 1024,
+          timeoutMs: timeoutMs * 4,
+          extraBody: { chat_template_kwargs: { enable_thinking: true } },
+        },
+        'What is 17 * 23? Answer with the number.',
+      );
+      const t = probeOf(thinkRes);
+      result.thinking = t;
+      result.reasoning_field ??= t.reasoning_field;
+      if (t.outcome === 'length' && !t.reached_content)
+        note(
+          'with thinking enabled the model used all 1024 tokens without reaching content',
+          'reasoning runs need a larger --max-tokens, or disable thinking with --extra-body \'{"chat_template_kwargs":{"enable_thinking":false}}\'',
+        );
+      else if (t.outcome !== 'ok' && t.outcome !== 'length')
+        problem(`thinking probe: ${t.outcome}${t.error ? `: ${t.error}` : ''}`, 'check the server log');
+      if (result.reasoning_field === null)
+        note(
+          `${result.model} looks like a reasoning model but no reasoning deltas were seen`,
+          'start the server with a reasoning parser (vLLM: --reasoning-parser qwen3), or <think> stays inside content and TTFT includes the thinking',
+        );
+    }
+  } finally {
+    await agent.destroy();
+  }
+  return finish(result);
+}
+
+function finish(r: CheckResult): CheckResult {
+  r.ok = r.problems.length === 0;
+  return r;
+}
+
+function yn(v: boolean | null): string {
+  return v === null ? 'unknown' : v ? 'yes' : 'no';
+}
+
+function ms(v: number | null): string {
+  return v === null ? '–' : `${v.toFixed(1)} ms`;
+}
+
+function probeLine(p: ProbeResult): string {
+  const parts = [p.outcome, `finish_reason ${p.finish_reason ?? 'none'}`, `[DONE] ${yn(p.done)}`];
+  if (p.ttfr_ms !== null) parts.push(`TTFR ${ms(p.ttfr_ms)}`);
+  parts.push(`TTFT ${ms(p.ttft_ms)}`, `E2E ${ms(p.e2e_ms)}`);
+  if (p.usage?.completion_tokens != null) parts.push(`${p.usage.completion_tokens} tokens`);
+  if (p.usage?.reasoning_tokens != null) parts.push(`${p.usage.reasoning_tokens} reasoning`);
+  return parts.join(', ');
+}
+
+/** A human-readable report of a {@link CheckResult} (no colours; ends with a newline). */
+export function formatCheck(r: CheckResult): string {
+  const rows: [string, string][] = [
+    ['reachable', yn(r.reachable)],
+    [
+      'api key',
+      r.key_accepted === false
+        ? r.key_sent
+          ? 'rejected'
+          : 'required, none sent'
+        : r.key_accepted
+          ? r.key_sent
+            ? 'accepted'
+            : 'not required'
+          : 'unknown',
+    ],
+  ];
+  if (r.reachable && r.key_accepted !== false) {
+    rows.push(['engine', r.owned_by ? `${r.engine} (owned_by ${r.owned_by})` : r.engine]);
+    rows.push(['models', r.models.length ? r.models.join(', ') : 'none listed']);
+    rows.push(['model', r.model ?? '–']);
+  }
+  if (r.stream) {
+    rows.push(['stream probe', probeLine(r.stream)]);
+    rows.push([
+      'usage',
+      r.usage_present
+        ? `present (${r.stream.usage_where ?? '?'}), include_usage honoured: ${yn(r.include_usage_honoured)}`
+        : 'missing',
+    ]);
+    rows.push(['reasoning field', r.reasoning_field ?? 'none']);
+    if (r.thinking)
+      rows.push([
+        'thinking probe',
+        `${probeLine(r.thinking)}, content reached: ${yn(r.thinking.reached_content)}`,
+      ]);
+    const c = r.capabilities;
+    rows.push([
+      'capabilities',
+      [
+        `/metrics ${yn(c.metrics)}`,
+        `/tokenize ${yn(c.tokenize)}`,
+        `/version ${c.version_string ?? yn(c.version)}`,
+        `timings ${yn(c.timings)}`,
+        `ignore_eos ${c.ignore_eos === null ? 'unknown' : c.ignore_eos ? 'accepted' : 'rejected'}`,
+      ].join(', '),
+    ]);
+  }
+  const w = Math.max(...rows.map(([k]) => k.length));
+  const lines = [`servelab check ${r.base_url}`, ...rows.map(([k, v]) => `  ${k.padEnd(w)}  ${v}`)];
+  const list = (title: string, ps: Problem[]) => {
+    if (ps.length === 0) return;
+    lines.push(title);
+    for (const p of ps) lines.push(`  - ${p.message}`, ...(p.hint ? [`    hint: ${p.hint}`] : []));
+  };
+  list('problems:', r.problems);
+  list('notes:', r.notes);
+  lines.push(
+    r.ok
+      ? 'result: OK'
+      : `result: FAILED (${r.problems.length} problem${r.problems.length === 1 ? '' : 's'})`,
+  );
+  return `${lines.join('\n')}\n`;
+}

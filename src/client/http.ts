@@ -1,0 +1,372 @@
+/**
+ * @module client/http
+ * The OpenAI-compatible HTTP target: one undici `Agent` and, per request, one handler object
+ * on `dispatch` (no `fetch`, no body stream, no per-chunk closures; ecosystem.md §1). It builds
+ * the request body and headers, times the response from `opts.clock`, applies the TTFT and
+ * whole-request timeouts and the abort signal, and always resolves with exactly one record.
+ */
+import { Agent, type Dispatcher } from 'undici';
+import { UsageError } from '../core/errors.js';
+import { emptyRecord, type RequestRecord } from '../record/types.js';
+import type { RequestSpec } from '../workload/types.js';
+import { isSecretHeader, scrubSecrets } from './redact.js';
+import { clip, errorMessageOf, ResponseAccumulator, type StreamInfo } from './stream.js';
+import type { ClientOptions, SendArgs, Target } from './types.js';
+
+/** Largest non-SSE body kept (bytes): a non-stream completion, or an error body. */
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+const MAX_ERROR_BODY_BYTES = 16 * 1024;
+
+/** A record plus what the wire looked like (for `check`). */
+export interface SendResult {
+  record: RequestRecord;
+  info: StreamInfo;
+  /** Response headers (lower-case names), when a response started. */
+  headers: Record<string, string | string[] | undefined> | null;
+}
+
+/** An HTTP target that can also report wire details. */
+export interface HttpTarget extends Target {
+  /** Like `send`, with the stream's wire details and response headers. Never rejects. */
+  sendDetailed(args: SendArgs): Promise<SendResult>;
+}
+
+/**
+ * The request body for one spec: model, messages (chat) or prompt (completions),
+ * `max_tokens` = spec.output_len ?? opts.maxTokens, temperature (default 0), top_p, stop,
+ * `ignore_eos`, `stream` + `stream_options.include_usage`, then `extraBody` merged last.
+ */
+export function buildRequestBody(opts: ClientOptions, spec: RequestSpec): Record<string, unknown> {
+  const body: Record<string, unknown> = { model: opts.model };
+  if (opts.endpoint === 'chat') {
+    body.messages =
+      spec.messages && spec.messages.length > 0
+        ? spec.messages
+        : [{ role: 'user', content: spec.prompt ?? '' }];
+  } else {
+    body.prompt = spec.prompt ?? (spec.messages ?? []).map((m) => m.content).join('\n');
+  }
+  const maxTokens = spec.output_len ?? opts.maxTokens ?? null;
+  if (maxTokens !== null) body.max_tokens = maxTokens;
+  // undefined = the default (0, greedy: reproducible lengths); null = leave it to the server
+  const temperature = opts.temperature === undefined ? 0 : opts.temperature;
+  if (temperature !== null) body.temperature = temperature;
+  if (opts.topP !== undefined && opts.topP !== null) body.top_p = opts.topP;
+  if (opts.stop && opts.stop.length > 0) body.stop = opts.stop;
+  if (opts.ignoreEos) body.ignore_eos = true;
+  body.stream = opts.stream;
+  if (opts.stream) body.stream_options = { include_usage: true };
+  if (opts.extraBody) Object.assign(body, opts.extraBody);
+  return body;
+}
+
+/** Retry-After in seconds (delta-seconds or an HTTP date against `nowUnixMs`), or null. */
+export function parseRetryAfter(v: string | string[] | undefined, nowUnixMs: number): number | null {
+  const s = Array.isArray(v) ? v[0] : v;
+  if (s === undefined) return null;
+  const t = s.trim();
+  if (/^\d+(?:\.\d+)?$/.test(t)) return Number(t);
+  const at = Date.parse(t);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, Math.round((at - nowUnixMs) / 1000));
+}
+
+function errorCode(err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
+  const code = e?.code ?? e?.cause?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+/** Short, key-free text for a transport error (undici wraps the system error in `cause`). */
+function transportMessage(err: unknown): string {
+  const e = err as { message?: unknown; cause?: { message?: unknown } } | null;
+  const code = errorCode(err);
+  const msg = typeof e?.message === 'string' && e.message ? e.message : String(err);
+  const cause = typeof e?.cause?.message === 'string' ? e.cause.message : '';
+  const text = cause && !msg.includes(cause) ? `${msg} (${cause})` : msg;
+  return code && !text.includes(code) ? `${code}: ${text}` : text;
+}
+
+type Mode = 'sse' | 'json' | 'error';
+
+/**
+ * One request in flight. A class (not closures) so the per-chunk path allocates nothing of
+ * its own; undici calls the `on*` methods.
+ */
+class RequestHandler implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | null = null;
+  /** Abort asked for before undici handed us a controller. */
+  private pendingAbort: Error | null = null;
+  private finished = false;
+  private mode: Mode = 'sse';
+  private bodyParts: Buffer[] = [];
+  private bodyBytes = 0;
+  private cancelled = false;
+  private timedOut = false;
+  private connectError = false;
+  private responseStarted = false;
+  private headers: Record<string, string | string[] | undefined> | null = null;
+  private cancelTtft: (() => void) | null = null;
+  private cancelTotal: (() => void) | null = null;
+  private readonly acc: ResponseAccumulator;
+  private readonly onAbort: () => void;
+  resolve!: (r: SendResult) => void;
+
+  constructor(
+    private readonly target: UndiciHttpTarget,
+    private readonly args: SendArgs,
+    rec: RequestRecord,
+  ) {
+    this.acc = new ResponseAccumulator(rec, args.onChunk);
+    this.onAbort = () => this.stop('cancelled');
+  }
+
+  /** Start timers and listen for the abort signal; called right before dispatch. */
+  arm(): void {
+    const { clock, timeoutMs, timeoutTtftMs } = this.target.opts;
+    this.args.signal.addEventListener('abort', this.onAbort, { once: true });
+    if (timeoutTtftMs !== undefined && timeoutTtftMs !== null && timeoutTtftMs > 0)
+      this.cancelTtft = clock.setTimer(() => this.stop('ttft'), timeoutTtftMs);
+    if (timeoutMs !== undefined && timeoutMs !== null && timeoutMs > 0)
+      this.cancelTotal = clock.setTimer(() => this.stop('total'), timeoutMs);
+  }
+
+  /** End the request early: cancelled by the signal, or a timeout. */
+  private stop(why: 'cancelled' | 'ttft' | 'total'): void {
+    if (this.finished) return;
+    const rec = this.acc.rec;
+    const opts = this.target.opts;
+    if (why === 'cancelled') {
+      this.cancelled = true;
+      rec.error = 'cancelled';
+    } else {
+      this.timedOut = true;
+      rec.error =
+        why === 'ttft'
+          ? `no first token within ${opts.timeoutTtftMs} ms (timeout-ttft)`
+          : `request exceeded ${opts.timeoutMs} ms (timeout)`;
+    }
+    const reason = new Error(rec.error);
+    this.complete(opts.clock.now());
+    if (this.controller) this.controller.abort(reason);
+    else this.pendingAbort = reason;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.pendingAbort) controller.abort(this.pendingAbort);
+  }
+
+  onResponseStart(
+    _c: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    if (this.finished) return;
+    const opts = this.target.opts;
+    const rec = this.acc.rec;
+    const now = opts.clock.now();
+    this.responseStarted = true;
+    this.headers = headers;
+    rec.headers_at_ms = now;
+    rec.http_status = statusCode;
+    if (statusCode === 429 || statusCode === 503)
+      rec.retry_after_s = parseRetryAfter(headers['retry-after'], opts.clock.originUnixMs + now);
+    if (statusCode < 200 || statusCode > 299) {
+      this.mode = 'error';
+      return;
+    }
+    const ct = headers['content-type'];
+    const type = (Array.isArray(ct) ? ct[0] : (ct ?? '')).toLowerCase();
+    // a server that ignores `stream` and answers JSON is parsed as JSON, not as an empty stream
+    this.mode = type.includes('text/event-stream')
+      ? 'sse'
+      : type.includes('json')
+        ? 'json'
+        : opts.stream
+          ? 'sse'
+          : 'json';
+  }
+
+  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.finished) return;
+    if (this.mode === 'sse') {
+      const acc = this.acc;
+      acc.feedSse(chunk, this.target.opts.clock.now());
+      const rec = acc.rec;
+      if (this.cancelTtft !== null && rec.chunk_times_ms.length > 0) {
+        this.cancelTtft();
+        this.cancelTtft = null;
+      }
+      if (acc.done) this.complete(rec.end_at_ms ?? this.target.opts.clock.now());
+      return;
+    }
+    const limit = this.mode === 'error' ? MAX_ERROR_BODY_BYTES : MAX_BODY_BYTES;
+    if (this.bodyBytes < limit) {
+      this.bodyParts.push(chunk);
+      this.bodyBytes += chunk.length;
+    }
+  }
+
+  onResponseEnd(): void {
+    if (this.finished) return;
+    const now = this.target.opts.clock.now();
+    const acc = this.acc;
+    const rec = acc.rec;
+    if (this.mode === 'sse') {
+      acc.endSse(now);
+      if (!acc.done && rec.finish_reason === null && acc.streamError === null)
+        rec.error = 'stream ended without finish_reason';
+    } else if (this.mode === 'json') {
+      acc.applyJsonBody(Buffer.concat(this.bodyParts).toString('utf8'), now);
+    } else {
+      const text = Buffer.concat(this.bodyParts).toString('utf8');
+      let msg = text;
+      try {
+        msg = errorMessageOf(JSON.parse(text));
+      } catch {
+        // plain-text error body
+      }
+      rec.error = `HTTP ${rec.http_status}: ${msg || '(empty body)'}`;
+      rec.end_at_ms = now;
+    }
+    this.bodyParts = [];
+    this.complete(rec.end_at_ms ?? now);
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    if (this.finished) return;
+    const rec = this.acc.rec;
+    const now = this.target.opts.clock.now();
+    if (!this.responseStarted) {
+      this.connectError = true;
+      rec.error = transportMessage(err);
+    } else {
+      if (this.mode === 'sse') this.acc.endSse(now);
+      rec.error = `stream broken: ${transportMessage(err)}`;
+    }
+    this.complete(now);
+  }
+
+  /** Finish exactly once: classify, scrub, clear timers, resolve. */
+  private complete(atMs: number): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.cancelTtft?.();
+    this.cancelTotal?.();
+    this.args.signal.removeEventListener('abort', this.onAbort);
+    const rec = this.acc.rec;
+    rec.end_at_ms ??= atMs;
+    this.acc.finish({
+      cancelled: this.cancelled,
+      connectError: this.connectError,
+      httpError: this.acc.rec.http_status !== null && this.mode === 'error',
+      timedOut: this.timedOut,
+    });
+    if (rec.error !== null) rec.error = clip(scrubSecrets(rec.error, this.target.secrets));
+    this.resolve({ record: rec, info: this.acc.info, headers: this.headers });
+  }
+
+  /** The request could not even be dispatched (bad URL, closed agent). */
+  failDispatch(err: unknown): void {
+    if (this.finished) return;
+    this.connectError = true;
+    this.acc.rec.error = transportMessage(err);
+    this.complete(this.target.opts.clock.now());
+  }
+}
+
+class UndiciHttpTarget implements HttpTarget {
+  readonly opts: ClientOptions;
+  readonly secrets: string[];
+  private readonly agent: Agent;
+  private readonly origin: string;
+  private readonly path: string;
+  private readonly baseHeaders: Record<string, string>;
+
+  constructor(opts: ClientOptions) {
+    this.opts = opts;
+    this.secrets = opts.apiKey ? [opts.apiKey] : [];
+    // a credential passed as a plain --header must not leak through an echoed error either
+    for (const [k, v] of Object.entries(opts.headers ?? {}))
+      if (isSecretHeader(k)) this.secrets.push(v, v.replace(/^\s*bearer\s+/i, ''));
+    let url: URL;
+    try {
+      url = new URL(opts.baseUrl);
+    } catch {
+      throw new UsageError([
+        { path: '--url', message: `not a URL: ${opts.baseUrl}`, hint: 'e.g. --url http://127.0.0.1:8000/v1' },
+      ]);
+    }
+    this.origin = url.origin;
+    const base = url.pathname.replace(/\/+$/, '');
+    this.path = base + (opts.endpoint === 'chat' ? '/chat/completions' : '/completions');
+    this.baseHeaders = {
+      'content-type': 'application/json',
+      accept: opts.stream ? 'text/event-stream' : 'application/json',
+    };
+    if (opts.apiKey) this.baseHeaders.authorization = `Bearer ${opts.apiKey}`;
+    for (const [k, v] of Object.entries(opts.headers ?? {})) this.baseHeaders[k.toLowerCase()] = v;
+    // one connection per stream; no undici timeouts (ours are per request and clock-driven)
+    this.agent = new Agent({ connections: null, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+  }
+
+  async send(args: SendArgs): Promise<RequestRecord> {
+    return (await this.sendDetailed(args)).record;
+  }
+
+  sendDetailed(args: SendArgs): Promise<SendResult> {
+    const rec = emptyRecord({
+      id: args.id,
+      planned_id: args.planned_id,
+      attempt: args.attempt,
+      phase: args.phase,
+      index: args.spec.index,
+    });
+    rec.planned_at_ms = args.planned_at_ms;
+    rec.input_len = args.spec.input_len;
+    const body = buildRequestBody(this.opts, args.spec);
+    rec.output_len = (body.max_tokens as number | undefined) ?? null;
+    const handler = new RequestHandler(this, args, rec);
+    return new Promise<SendResult>((resolve) => {
+      handler.resolve = resolve;
+      if (args.signal.aborted) {
+        // never sent: cancelled with sent_at_ms null
+        rec.outcome = 'cancelled';
+        rec.error = 'cancelled before send';
+        resolve({ record: rec, info: new ResponseAccumulator(rec).info, headers: null });
+        return;
+      }
+      try {
+        const headers = { ...this.baseHeaders, 'x-request-id': args.id };
+        const payload = JSON.stringify(body);
+        rec.sent_at_ms = this.opts.clock.now();
+        handler.arm();
+        this.agent.dispatch(
+          { origin: this.origin, path: this.path, method: 'POST', headers, body: payload },
+          handler,
+        );
+      } catch (err) {
+        // send() never rejects: even a body that cannot be serialised ends as one record
+        handler.failDispatch(err);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    // every send has resolved by now; a stream left open after [DONE] must not hold the process
+    await this.agent.destroy();
+  }
+}
+
+/**
+ * A {@link Target} for an OpenAI-compatible server at `opts.baseUrl` (ending in /v1):
+ * POST `/chat/completions` or `/completions`, streaming or not.
+ *
+ * @example
+ * const t = createHttpTarget({ baseUrl: 'http://127.0.0.1:8000/v1', endpoint: 'chat', model: 'm', stream: true, clock });
+ * const rec = await t.send({ id: 'r1', planned_id: 'r1', attempt: 1, phase: 'measure', spec, planned_at_ms: null, signal });
+ */
+export function createHttpTarget(opts: ClientOptions): HttpTarget {
+  return new UndiciHttpTarget(opts);
+}
