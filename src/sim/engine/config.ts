@@ -1,0 +1,334 @@
+/**
+ * @module sim/engine/config
+ * Engine configuration: vLLM's flags (camelCase) resolved against the catalogue into a
+ * validated {@link EngineConfig}, including vLLM's memory sizing of the KV cache
+ * (anchors-sim.md §b3, `vllm/v1/core/kv_cache_utils.py`):
+ *
+ * ```
+ * kv_GiB     = memory_GiB × gpu_memory_utilization − weights_GiB/tp − activation/tp − non_torch
+ * num_blocks = ⌊kv_GiB·2³⁰ / (block_size × KV bytes per token per GPU)⌋
+ * ```
+ */
+import { type Problem, UsageError } from '../../core/errors.js';
+import { type Catalogue, defaultCatalogue } from '../catalogue/index.js';
+import type { GpuSpec, ModelSpec } from '../catalogue/types.js';
+import { BYTES_PER_WEIGHT, type KvCacheDtype, modelAccounting, type WeightDtype } from './cost.js';
+
+const GIB = 1024 ** 3;
+
+/**
+ * Peak activation memory reserved outside the KV cache at tp=1, GiB. vLLM measures it with a
+ * profiling run; BLIS uses 5.5 GiB for dense models (llm-d-benchmark constants, anchors-sim.md §b3).
+ * Under tensor parallelism each GPU holds a 1/tp shard of the MLP/attention activations and of
+ * the logits, so we reserve 5.5/tp GiB per GPU (our assumption; it lets Llama-3.1-70B bf16 fit
+ * on 2× H100 with a small KV cache, as it does with vLLM).
+ */
+export const ACTIVATION_RESERVE_GIB = 5.5;
+/** Non-torch memory (CUDA context, NCCL buffers), GiB: BLIS 0.15 at tp=1, 0.6 at tp>1. */
+export const NON_TORCH_GIB_TP1 = 0.15;
+export const NON_TORCH_GIB_TP = 0.6;
+
+const BLOCK_SIZES = [1, 8, 16, 32, 64, 128];
+
+/** Engine flags with vLLM's names in camelCase. Unset fields take vLLM's defaults. */
+export interface EngineOptions {
+  /** Catalogue model name, e.g. `llama-3.1-8b`. */
+  model: string;
+  /** Catalogue GPU name, e.g. `h100`. */
+  gpu: string;
+  /** Tensor-parallel size (`--tensor-parallel-size`), default 1. */
+  tp?: number;
+  /** Weight precision (`--dtype` / `--quantization`), default bf16. */
+  dtype?: WeightDtype;
+  /** `--kv-cache-dtype`, default auto (= 16-bit). */
+  kvCacheDtype?: KvCacheDtype;
+  /** `--max-num-seqs`; default 1024 on ≥70 GiB non-A100 GPUs, else 256 (vLLM `get_batch_defaults`). */
+  maxNumSeqs?: number;
+  /** `--max-num-batched-tokens`; default 8192 on ≥70 GiB non-A100 GPUs, else 2048. */
+  maxNumBatchedTokens?: number;
+  /** `--block-size`, tokens per KV block, default 16. */
+  blockSize?: number;
+  /** `--gpu-memory-utilization`, 0..1, default 0.9. */
+  gpuMemoryUtilization?: number;
+  /** `--max-model-len`; default the model's max_position_embeddings, lowered to the KV capacity. */
+  maxModelLen?: number;
+  /** `--enable-prefix-caching`, default true. */
+  enablePrefixCaching?: boolean;
+  /** `--num-gpu-blocks-override`: fix the KV block count instead of sizing it from memory. */
+  numGpuBlocksOverride?: number;
+  /** Extra ms added to the engine's first step, so the first requests see a cold engine. Default 0. */
+  coldStartMs?: number;
+  /** Catalogue to resolve names in (default: built-in). */
+  catalogue?: Catalogue;
+}
+
+/** How the simulated GPU memory is split (per GPU, GiB). */
+export interface MemoryPlan {
+  totalGiB: number;
+  /** Weights resident on each GPU. */
+  weightsGiB: number;
+  activationGiB: number;
+  nonTorchGiB: number;
+  /** Memory given to the KV cache. */
+  kvCacheGiB: number;
+  /** KV bytes per token on one GPU. */
+  kvBytesPerTokenPerGpu: number;
+  numGpuBlocks: number;
+  /** numGpuBlocks × blockSize: vLLM's "GPU KV cache size: N tokens". */
+  kvCapacityTokens: number;
+}
+
+/** A validated, fully resolved engine configuration. */
+export interface EngineConfig {
+  model: ModelSpec;
+  gpu: GpuSpec;
+  tp: number;
+  dtype: WeightDtype;
+  kvCacheDtype: KvCacheDtype;
+  maxNumSeqs: number;
+  maxNumBatchedTokens: number;
+  blockSize: number;
+  gpuMemoryUtilization: number;
+  maxModelLen: number;
+  enablePrefixCaching: boolean;
+  coldStartMs: number;
+  memory: MemoryPlan;
+}
+
+/** vLLM's batch defaults (`EngineArgs.get_batch_defaults`, API-server column). */
+export function vllmBatchDefaults(gpu: GpuSpec): { maxNumSeqs: number; maxNumBatchedTokens: number } {
+  const big = gpu.memoryGiB >= 70 && !gpu.deviceName.toLowerCase().includes('a100');
+  return big
+    ? { maxNumSeqs: 1024, maxNumBatchedTokens: 8192 }
+    : { maxNumSeqs: 256, maxNumBatchedTokens: 2048 };
+}
+
+function isPosInt(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v > 0;
+}
+
+/**
+ * Validate engine flags and resolve them into an {@link EngineConfig}. Throws a
+ * {@link UsageError} listing every problem, each with a hint (unknown names list the valid ones;
+ * a model that does not fit suggests `--tp` or `--dtype fp8`).
+ */
+export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
+  const cat = opts.catalogue ?? defaultCatalogue();
+  const problems: Problem[] = [];
+  const model = cat.models[opts.model?.toLowerCase?.() ?? ''];
+  const gpu = cat.gpus[opts.gpu?.toLowerCase?.() ?? ''];
+  if (!model) {
+    problems.push({
+      path: '--model',
+      message: `unknown model "${opts.model}"`,
+      hint: `one of: ${Object.keys(cat.models).join(', ')} (or add it with a catalogue file)`,
+    });
+  }
+  if (!gpu) {
+    problems.push({
+      path: '--gpu',
+      message: `unknown GPU "${opts.gpu}"`,
+      hint: `one of: ${Object.keys(cat.gpus).join(', ')} (or add it with a catalogue file)`,
+    });
+  }
+  const tp = opts.tp ?? 1;
+  if (!isPosInt(tp) || tp > 8) {
+    problems.push({
+      path: '--tp',
+      message: `must be an integer from 1 to 8, got ${tp}`,
+      hint: 'e.g. --tp 2',
+    });
+  } else if (model && model.num_attention_heads % tp !== 0) {
+    problems.push({
+      path: '--tp',
+      message: `${model.num_attention_heads} attention heads are not divisible by ${tp}`,
+      hint: 'use a tensor-parallel size that divides the number of heads (1, 2, 4, 8)',
+    });
+  }
+  const dtype = opts.dtype ?? 'bf16';
+  if (!['bf16', 'fp16', 'fp8', 'int4'].includes(dtype)) {
+    problems.push({
+      path: '--dtype',
+      message: `unknown dtype "${dtype}"`,
+      hint: 'one of: bf16, fp16, fp8, int4',
+    });
+  }
+  const kvCacheDtype = opts.kvCacheDtype ?? 'auto';
+  if (!['auto', 'fp8'].includes(kvCacheDtype)) {
+    problems.push({
+      path: '--kv-cache-dtype',
+      message: `unknown "${kvCacheDtype}"`,
+      hint: 'one of: auto, fp8',
+    });
+  }
+  const blockSize = opts.blockSize ?? 16;
+  if (!BLOCK_SIZES.includes(blockSize)) {
+    problems.push({
+      path: '--block-size',
+      message: `got ${blockSize}`,
+      hint: `one of: ${BLOCK_SIZES.join(', ')}`,
+    });
+  }
+  const util = opts.gpuMemoryUtilization ?? 0.9;
+  if (typeof util !== 'number' || !(util > 0 && util <= 1)) {
+    problems.push({
+      path: '--gpu-memory-utilization',
+      message: `must be in (0, 1], got ${util}`,
+      hint: 'e.g. 0.9',
+    });
+  }
+  const defaults = gpu ? vllmBatchDefaults(gpu) : { maxNumSeqs: 256, maxNumBatchedTokens: 2048 };
+  const maxNumSeqs = opts.maxNumSeqs ?? defaults.maxNumSeqs;
+  const maxNumBatchedTokens = opts.maxNumBatchedTokens ?? defaults.maxNumBatchedTokens;
+  if (!isPosInt(maxNumSeqs)) {
+    problems.push({
+      path: '--max-num-seqs',
+      message: `must be a positive integer, got ${maxNumSeqs}`,
+      hint: 'e.g. 256',
+    });
+  }
+  if (!isPosInt(maxNumBatchedTokens)) {
+    problems.push({
+      path: '--max-num-batched-tokens',
+      message: `must be a positive integer, got ${maxNumBatchedTokens}`,
+      hint: 'e.g. 8192',
+    });
+  } else if (isPosInt(maxNumSeqs) && maxNumBatchedTokens < maxNumSeqs) {
+    // vLLM's SchedulerConfig rejects this too: a step could not give every running sequence a token.
+    problems.push({
+      path: '--max-num-batched-tokens',
+      message: `${maxNumBatchedTokens} is smaller than --max-num-seqs ${maxNumSeqs}`,
+      hint: `raise it to at least ${maxNumSeqs} or lower --max-num-seqs`,
+    });
+  }
+  const coldStartMs = opts.coldStartMs ?? 0;
+  if (typeof coldStartMs !== 'number' || !(coldStartMs >= 0) || !Number.isFinite(coldStartMs)) {
+    problems.push({ path: '--cold-start-ms', message: `must be ≥ 0, got ${coldStartMs}`, hint: 'e.g. 2000' });
+  }
+  if (opts.numGpuBlocksOverride !== undefined && !isPosInt(opts.numGpuBlocksOverride)) {
+    problems.push({
+      path: '--num-gpu-blocks-override',
+      message: `must be a positive integer, got ${opts.numGpuBlocksOverride}`,
+      hint: 'e.g. 1000',
+    });
+  }
+  if (opts.maxModelLen !== undefined && !isPosInt(opts.maxModelLen)) {
+    problems.push({
+      path: '--max-model-len',
+      message: `must be a positive integer, got ${opts.maxModelLen}`,
+      hint: 'e.g. 8192',
+    });
+  } else if (model && opts.maxModelLen !== undefined && opts.maxModelLen > model.max_position_embeddings) {
+    problems.push({
+      path: '--max-model-len',
+      message: `${opts.maxModelLen} exceeds the model's max_position_embeddings (${model.max_position_embeddings})`,
+      hint: `use at most ${model.max_position_embeddings}`,
+    });
+  }
+  if (problems.length || !model || !gpu) throw new UsageError(problems);
+
+  const memory = planMemory(model, gpu, tp, dtype, kvCacheDtype, util, blockSize, opts.numGpuBlocksOverride);
+  if (memory.numGpuBlocks < 1) {
+    // Suggest only changes that make it fit: the smallest larger tp, then lighter weights.
+    const fits = (t: number, d: WeightDtype) =>
+      model.num_attention_heads % t === 0 &&
+      planMemory(model, gpu, t, d, kvCacheDtype, util, blockSize).numGpuBlocks > 0;
+    const hints: string[] = [];
+    const tpFix = [2, 4, 8].find((t) => t > tp && fits(t, dtype));
+    if (tpFix) hints.push(`--tp ${tpFix}`);
+    const dtFix = (['fp8', 'int4'] as const).find(
+      (d) => BYTES_PER_WEIGHT[d] < BYTES_PER_WEIGHT[dtype] && fits(tp, d),
+    );
+    if (dtFix) hints.push(`--dtype ${dtFix}`);
+    if (util < 0.95 && planMemory(model, gpu, tp, dtype, kvCacheDtype, 0.95, blockSize).numGpuBlocks > 0)
+      hints.push('--gpu-memory-utilization 0.95');
+    throw new UsageError([
+      {
+        path: '--model',
+        message:
+          `${model.name} does not fit on ${tp}× ${gpu.name}: ${memory.totalGiB.toFixed(1)} GiB × ${util} leaves ` +
+          `${memory.kvCacheGiB.toFixed(1)} GiB for the KV cache after ${memory.weightsGiB.toFixed(1)} GiB of weights ` +
+          `and ${(memory.activationGiB + memory.nonTorchGiB).toFixed(1)} GiB of activations`,
+        hint: hints.length
+          ? `try ${hints.join(' or ')}`
+          : 'no setting of --tp (up to 8) or --dtype fits it: choose a GPU with more memory',
+      },
+    ]);
+  }
+  let maxModelLen = opts.maxModelLen ?? Math.min(model.max_position_embeddings, memory.kvCapacityTokens);
+  if (opts.maxModelLen !== undefined && opts.maxModelLen > memory.kvCapacityTokens) {
+    throw new UsageError([
+      {
+        path: '--max-model-len',
+        message: `${opts.maxModelLen} tokens need more KV cache than the ${memory.kvCapacityTokens} tokens available`,
+        hint: `use --max-model-len ${memory.kvCapacityTokens} or less, or raise --gpu-memory-utilization / --tp`,
+      },
+    ]);
+  }
+  maxModelLen = Math.max(1, maxModelLen);
+  return {
+    model,
+    gpu,
+    tp,
+    dtype,
+    kvCacheDtype,
+    maxNumSeqs,
+    maxNumBatchedTokens,
+    blockSize,
+    gpuMemoryUtilization: util,
+    maxModelLen,
+    enablePrefixCaching: opts.enablePrefixCaching ?? true,
+    coldStartMs,
+    memory,
+  };
+}
+
+/** vLLM's KV-cache sizing for one GPU of the tensor-parallel group. */
+export function planMemory(
+  model: ModelSpec,
+  gpu: GpuSpec,
+  tp: number,
+  dtype: WeightDtype,
+  kvCacheDtype: KvCacheDtype,
+  gpuMemoryUtilization: number,
+  blockSize: number,
+  numGpuBlocksOverride?: number,
+): MemoryPlan {
+  const acc = modelAccounting(model, dtype, kvCacheDtype);
+  const weightsGiB = acc.weightBytes / tp / GIB;
+  const nonTorchGiB = tp > 1 ? NON_TORCH_GIB_TP : NON_TORCH_GIB_TP1;
+  const activationGiB = ACTIVATION_RESERVE_GIB / tp;
+  const kvCacheGiB = gpu.memoryGiB * gpuMemoryUtilization - weightsGiB - activationGiB - nonTorchGiB;
+  const kvHeadsPerGpu = Math.max(1, model.num_key_value_heads / tp);
+  const kvBytesPerTokenPerGpu = (acc.kvBytesPerToken / model.num_key_value_heads) * kvHeadsPerGpu;
+  const numGpuBlocks =
+    numGpuBlocksOverride ?? Math.max(0, Math.floor((kvCacheGiB * GIB) / (blockSize * kvBytesPerTokenPerGpu)));
+  return {
+    totalGiB: gpu.memoryGiB,
+    weightsGiB,
+    activationGiB,
+    nonTorchGiB,
+    kvCacheGiB: numGpuBlocksOverride ? (numGpuBlocks * blockSize * kvBytesPerTokenPerGpu) / GIB : kvCacheGiB,
+    kvBytesPerTokenPerGpu,
+    numGpuBlocks,
+    kvCapacityTokens: numGpuBlocks * blockSize,
+  };
+}
+
+/**
+ * vLLM's start-up lines about memory, for `servelab sim` logs and `plan` summaries, e.g.
+ * `GPU KV cache size: 418,400 tokens` and `Maximum concurrency for 131,072 tokens per request: 3.19x`.
+ */
+export function describeEngine(cfg: EngineConfig): string[] {
+  const m = cfg.memory;
+  const n = (x: number) => x.toLocaleString('en-US');
+  return [
+    `${cfg.model.name} (${cfg.model.hf_id}) on ${cfg.tp}× ${cfg.gpu.name}, dtype ${cfg.dtype}, kv-cache-dtype ${cfg.kvCacheDtype}`,
+    `Model weights take ${m.weightsGiB.toFixed(2)} GiB per GPU; activation reserve ${m.activationGiB.toFixed(2)} GiB; ` +
+      `KV cache ${m.kvCacheGiB.toFixed(2)} GiB (gpu_memory_utilization ${cfg.gpuMemoryUtilization})`,
+    `GPU KV cache size: ${n(m.kvCapacityTokens)} tokens (${n(m.numGpuBlocks)} blocks of ${cfg.blockSize})`,
+    `Maximum concurrency for ${n(cfg.maxModelLen)} tokens per request: ${(m.kvCapacityTokens / cfg.maxModelLen).toFixed(2)}x`,
+    `max_num_seqs ${cfg.maxNumSeqs}, max_num_batched_tokens ${cfg.maxNumBatchedTokens}, ` +
+      `prefix caching ${cfg.enablePrefixCaching ? 'on' : 'off'}`,
+  ];
+}

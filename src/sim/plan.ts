@@ -1,0 +1,372 @@
+/**
+ * @module sim/plan
+ * `servelab plan`'s engine driver: the same engine core as the HTTP server, on a virtual clock,
+ * with no HTTP and no timers. A discrete-event loop alternates two kinds of events — a request
+ * reaching the engine (its send time + {@link FRONTEND_OVERHEAD_MS}) and an engine step ending —
+ * and turns the engine's token stream into full {@link RequestRecord}s in virtual milliseconds
+ * (t = 0 is the start of the run). Requests that reach the engine during a step join at the next
+ * step, as they do in vLLM's engine loop.
+ */
+import type { Phase, RequestRecord } from '../record/types.js';
+import type { Tokenizer } from '../tokenizer/index.js';
+import type { RequestSpec } from '../workload/types.js';
+import type { EngineConfig } from './engine/config.js';
+import { EngineCore } from './engine/engine.js';
+import type { EngineReq } from './engine/request.js';
+import type { EngineStats } from './engine/types.js';
+import { eosLength, FRONTEND_OVERHEAD_MS, promptTokenIds } from './frontend.js';
+import { applyChatTemplate } from './server/requests.js';
+
+/** One request to push through the planner. */
+export interface PlanRequest {
+  id: string;
+  planned_id: string;
+  phase: Phase;
+  index: number;
+  spec: RequestSpec;
+  /** Prompt token ids (from `promptTokenIds`). */
+  promptIds: number[];
+  /** max_tokens. */
+  maxTokens: number;
+  /** Natural output length (from `eosLength`, or `maxTokens` with ignore_eos). */
+  eosLen: number;
+  minTokens?: number;
+}
+
+/** How the workload would be sent to `servelab sim`, so `plan` counts and sizes it the same way. */
+export interface SpecToPlanOptions {
+  endpoint: 'chat' | 'completions';
+  phase?: Phase;
+  /** max_tokens when the spec has no output_len; null/undefined = up to max_model_len, as vLLM does. */
+  defaultMaxTokens?: number | null;
+  ignoreEos?: boolean;
+  /** The request's `seed` field (null = none). */
+  seed?: number | null;
+  /** The request's temperature; 0 (greedy) makes the length independent of the request seed. */
+  temperature?: number | null;
+  minTokens?: number;
+  /** The simulated server's `--seed` (default 0). */
+  serverSeed?: number;
+}
+
+/**
+ * Build the {@link PlanRequest} that `servelab sim` would see for this spec: the same chat template
+ * (`applyChatTemplate`), token count, max_tokens default and natural length (`eosLength`, keyed on
+ * the server seed for greedy requests, else the request seed), so `plan` and the server agree.
+ * Throws a RangeError when the prompt plus max_tokens exceeds max_model_len (the server's 400).
+ */
+export function planRequestFromSpec(
+  spec: RequestSpec,
+  tokenizer: Tokenizer,
+  cfg: EngineConfig,
+  id: string,
+  opts: SpecToPlanOptions,
+): PlanRequest {
+  const text =
+    opts.endpoint === 'chat'
+      ? applyChatTemplate(spec.messages ?? [{ role: 'user', content: spec.prompt ?? '' }])
+      : (spec.prompt ?? spec.messages?.map((m) => m.content).join('\n') ?? '');
+  const promptIds = promptTokenIds(tokenizer, text);
+  const maxTokens = spec.output_len ?? opts.defaultMaxTokens ?? cfg.maxModelLen - promptIds.length;
+  if (promptIds.length === 0 || promptIds.length + Math.max(1, maxTokens) > cfg.maxModelLen) {
+    throw new RangeError(
+      `request ${id}: ${promptIds.length} prompt + ${maxTokens} output tokens do not fit max_model_len ${cfg.maxModelLen}`,
+    );
+  }
+  const serverSeed = opts.serverSeed ?? 0;
+  const lengthSeed = opts.temperature === 0 ? serverSeed : (opts.seed ?? serverSeed);
+  return {
+    id,
+    planned_id: id,
+    phase: opts.phase ?? 'measure',
+    index: spec.index,
+    spec,
+    promptIds,
+    maxTokens,
+    eosLen: opts.ignoreEos ? maxTokens : eosLength(promptIds, lengthSeed, maxTokens),
+    minTokens: opts.minTokens,
+  };
+}
+
+/** Closed loop: `concurrency` users, each sending its next request when the last one ends. Open loop: absolute arrival times (ms, one per request, in request order). */
+export type PlanLoad =
+  | { kind: 'closed'; concurrency: number }
+  | { kind: 'open'; arrivalsMs: number[]; maxConcurrency?: number };
+
+/** The engine's own view of one request (vLLM's QUEUED/SCHEDULED/NEW_TOKENS intervals), ms. */
+export interface ServerTimes {
+  id: string;
+  /** When the request reached the engine (virtual ms). */
+  arrival_ms: number;
+  /** First scheduled − arrival. */
+  queue_ms: number;
+  /** First token − first scheduled. */
+  prefill_ms: number;
+  /** Last token − first token. */
+  decode_ms: number;
+  cached_tokens: number;
+  preemptions: number;
+  /** Step stamp of every produced token. */
+  token_steps: number[];
+}
+
+export interface PlanResult {
+  /** One record per request, in request order. */
+  records: RequestRecord[];
+  /** Server-side times, parallel to `records`. */
+  server: ServerTimes[];
+  /** Engine counters at the end of the run. */
+  stats: EngineStats;
+  /** Virtual time at which the last request ended, ms. */
+  durationMs: number;
+}
+
+/**
+ * A record with the request's identity and send times. Written as a plain literal rather than
+ * with `emptyRecord` because V8 (Node 20) gives every `{...init, ...}` object of that size a
+ * fresh hidden class: ~100 µs per record, more than simulating the request.
+ */
+function newRecord(q: PlanRequest, plannedMs: number, sentMs: number): RequestRecord {
+  return {
+    id: q.id,
+    planned_id: q.planned_id,
+    attempt: 1,
+    phase: q.phase,
+    index: q.index,
+    planned_at_ms: plannedMs,
+    sent_at_ms: sentMs,
+    headers_at_ms: null,
+    first_chunk_at_ms: null,
+    first_token_at_ms: null,
+    first_reasoning_at_ms: null,
+    first_content_at_ms: null,
+    last_token_at_ms: null,
+    last_content_at_ms: null,
+    end_at_ms: null,
+    chunk_times_ms: [],
+    chunk_kinds: [],
+    finish_reason: null,
+    outcome: 'cancelled',
+    done: false,
+    has_content: false,
+    http_status: null,
+    error: null,
+    retry_after_s: null,
+    usage: null,
+    timings: null,
+    input_len: q.spec.input_len ?? q.promptIds.length,
+    output_len: q.spec.output_len ?? q.maxTokens,
+  };
+}
+
+/**
+ * Run `reqs` through a fresh engine in virtual time and return records plus server-side times.
+ * Deterministic: the same inputs give identical outputs. Throws a RangeError for a request whose
+ * prompt does not fit `max_model_len` (validate with {@link planRequestFromSpec} first).
+ */
+export function simulateDetailed(cfg: EngineConfig, reqs: PlanRequest[], load: PlanLoad): PlanResult {
+  const n = reqs.length;
+  const engine = new EngineCore(cfg);
+  const records: RequestRecord[] = new Array(n);
+  const engineReqs: (EngineReq | undefined)[] = new Array(n);
+  if (load.kind === 'open' && load.arrivalsMs.length !== n) {
+    throw new RangeError(`open load needs one arrival per request (${load.arrivalsMs.length} for ${n})`);
+  }
+  const cap =
+    load.kind === 'closed'
+      ? Math.max(1, Math.floor(load.concurrency))
+      : load.maxConcurrency && load.maxConcurrency > 0
+        ? Math.floor(load.maxConcurrency)
+        : Number.POSITIVE_INFINITY;
+  // Requests sent but not yet at the engine; send times never decrease, so a FIFO suffices.
+  const pendIdx: number[] = [];
+  const pendAt: number[] = [];
+  let pendHead = 0;
+  let nextStart = 0;
+  let inflight = 0;
+  let done = 0;
+  let t = 0;
+
+  const start = (i: number, sentMs: number, plannedMs: number) => {
+    const q = reqs[i];
+    records[i] = newRecord(q, plannedMs, sentMs);
+    pendIdx.push(i);
+    pendAt.push(sentMs + FRONTEND_OVERHEAD_MS);
+    inflight++;
+  };
+
+  /** Start open-loop arrivals due by `nowMs`; `deferredAtMs` is the send time for ones held back by the cap. */
+  const startOpen = (nowMs: number, deferredAtMs: number | null) => {
+    if (load.kind !== 'open') return;
+    const arr = load.arrivalsMs;
+    while (nextStart < n && arr[nextStart] <= nowMs && inflight < cap) {
+      const at = deferredAtMs === null ? arr[nextStart] : Math.max(arr[nextStart], deferredAtMs);
+      start(nextStart, at, arr[nextStart]);
+      nextStart++;
+    }
+  };
+
+  if (load.kind === 'closed') {
+    for (; nextStart < Math.min(cap, n); nextStart++) start(nextStart, 0, 0);
+  }
+
+  while (done < n) {
+    startOpen(t, null);
+    while (pendHead < pendIdx.length && pendAt[pendHead] <= t) {
+      const i = pendIdx[pendHead];
+      const q = reqs[i];
+      const r = engine.add({
+        id: q.id,
+        promptTokens: q.promptIds,
+        maxTokens: q.maxTokens,
+        eosLen: q.eosLen,
+        minTokens: q.minTokens,
+        arrivalMs: pendAt[pendHead],
+      });
+      r.tag = i;
+      engineReqs[i] = r;
+      const rec = records[i];
+      // Sized once from the known output length: growing 3 arrays token by token dominated GC.
+      rec.chunk_times_ms = new Array(r.stopLen);
+      rec.chunk_kinds = new Array<'c'>(r.stopLen).fill('c');
+      // vLLM's API server sends the response headers once the request is handed to the engine.
+      rec.headers_at_ms = pendAt[pendHead];
+      pendHead++;
+    }
+    if (!engine.hasWork()) {
+      let next = Number.POSITIVE_INFINITY;
+      if (pendHead < pendIdx.length) next = pendAt[pendHead];
+      if (load.kind === 'open' && nextStart < n && inflight < cap)
+        next = Math.min(next, load.arrivalsMs[nextStart]);
+      if (next === Number.POSITIVE_INFINITY) throw new Error('planner stalled with requests left');
+      t = Math.max(t, next);
+      continue;
+    }
+    const raw = engine.stepRaw(t);
+    // Config validation keeps any single request within the KV pool, so an empty step is a bug.
+    if (raw.numBatchedTokens === 0) throw new Error('engine made no progress with requests waiting');
+    const end = raw.endMs;
+    // Arrivals during the step while a slot was free are sent at their own time.
+    startOpen(end, null);
+    for (let k = 0; k < raw.sampled.length; k++) {
+      const r = raw.sampled[k];
+      const rec = records[r.tag];
+      rec.chunk_times_ms[r.numOutput - 1] = end;
+      if (rec.first_token_at_ms === null) {
+        rec.first_chunk_at_ms = end;
+        rec.first_token_at_ms = end;
+        rec.first_content_at_ms = end;
+        rec.has_content = true;
+      }
+      rec.last_token_at_ms = end;
+      rec.last_content_at_ms = end;
+    }
+    for (let k = 0; k < raw.finished.length; k++) {
+      const r = raw.finished[k];
+      const rec = records[r.tag];
+      rec.end_at_ms = end;
+      rec.finish_reason = r.finishReason;
+      rec.outcome = r.finishReason === 'length' ? 'length' : 'ok';
+      rec.done = true;
+      rec.http_status = 200;
+      rec.usage = {
+        prompt_tokens: r.numPrompt,
+        completion_tokens: r.numOutput,
+        total_tokens: r.numPrompt + r.numOutput,
+        cached_tokens: r.times.cachedTokens,
+      };
+      inflight--;
+      done++;
+      if (load.kind === 'closed' && nextStart < n) {
+        start(nextStart, end, end);
+        nextStart++;
+      }
+    }
+    startOpen(end, end);
+    t = end;
+  }
+
+  const server: ServerTimes[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const tm = engineReqs[i]!.times;
+    const sched = tm.firstScheduledMs ?? tm.arrivalMs;
+    const first = tm.firstTokenMs ?? sched;
+    server[i] = {
+      id: reqs[i].id,
+      arrival_ms: tm.arrivalMs,
+      queue_ms: sched - tm.arrivalMs,
+      prefill_ms: first - sched,
+      decode_ms: (tm.lastTokenMs ?? first) - first,
+      cached_tokens: tm.cachedTokens,
+      preemptions: tm.preemptions,
+      token_steps: tm.tokenSteps,
+    };
+  }
+  return { records, server, stats: engine.stats(), durationMs: t };
+}
+
+/** Run `reqs` through the engine in virtual time; one {@link RequestRecord} per request, in order. */
+export function simulate(cfg: EngineConfig, reqs: PlanRequest[], load: PlanLoad): RequestRecord[] {
+  return simulateDetailed(cfg, reqs, load).records;
+}
+
+/** One probe of {@link findMaxConcurrency}. */
+export interface ConcurrencyProbe {
+  concurrency: number;
+  ok: boolean;
+}
+
+export interface MaxConcurrencyResult {
+  /** Largest concurrency that met the SLO, or 0 when even `min` did not. */
+  concurrency: number;
+  /** The run at that concurrency (null when none met the SLO). */
+  result: PlanResult | null;
+  /** Every probe, in the order run. */
+  probes: ConcurrencyProbe[];
+}
+
+/**
+ * The capacity question in one call: the largest closed-loop concurrency whose run meets an SLO.
+ * Doubles from `min` until the SLO fails (or `max` is reached), then bisects. Assumes that
+ * meeting the SLO is monotone in concurrency, which holds for latency SLOs on one engine.
+ *
+ * @param makeRequests the workload for a given concurrency (e.g. 8 requests per user).
+ * @param meetsSlo judges a run, e.g. p90 TTFT ≤ 1000 ms and p90 TPOT ≤ 50 ms (analysis/ computes these).
+ */
+export function findMaxConcurrency(
+  cfg: EngineConfig,
+  makeRequests: (concurrency: number) => PlanRequest[],
+  meetsSlo: (res: PlanResult) => boolean,
+  opts: { min?: number; max?: number } = {},
+): MaxConcurrencyResult {
+  const min = Math.max(1, Math.floor(opts.min ?? 1));
+  const max = Math.max(min, Math.floor(opts.max ?? cfg.maxNumSeqs * 4));
+  const probes: ConcurrencyProbe[] = [];
+  let best: { c: number; res: PlanResult } | null = null;
+  const probe = (c: number): boolean => {
+    const res = simulateDetailed(cfg, makeRequests(c), { kind: 'closed', concurrency: c });
+    const ok = meetsSlo(res);
+    probes.push({ concurrency: c, ok });
+    if (ok && (!best || c > best.c)) best = { c, res };
+    return ok;
+  };
+  let lo = 0;
+  let hi = 0;
+  for (let c = min; ; c = Math.min(max, c * 2)) {
+    if (!probe(c)) {
+      hi = c;
+      break;
+    }
+    lo = c;
+    if (c === max) break;
+  }
+  // Invariant: lo met the SLO (or is 0), hi failed; bisect between them.
+  while (hi && hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (mid <= lo) break;
+    if (probe(mid)) lo = mid;
+    else hi = mid;
+  }
+  const found = best as { c: number; res: PlanResult } | null;
+  return { concurrency: found?.c ?? 0, result: found?.res ?? null, probes };
+}
