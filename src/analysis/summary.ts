@@ -55,6 +55,11 @@ export interface SummaryContext {
   /** Goodput objectives (`--slo`). */
   slo?: Slo | null;
   client?: ClientHealth | null;
+  /**
+   * The run asked for fixed output lengths (ignore_eos), so `length` is the expected finish:
+   * no truncation warning then (the count stays under `outcomes.length`).
+   */
+  expect_length?: boolean;
 }
 
 /** The run summary. Keys are fixed (snake_case) because scripts and thresholds address them. */
@@ -292,7 +297,7 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
       `${usageMissing} successful request(s) carried no usage.completion_tokens: tpot_ms, token throughput and token means leave them out (does the server honour stream_options.include_usage?)`,
     );
   }
-  if (outcomes.length > 0)
+  if (outcomes.length > 0 && !ctx.expect_length)
     warnings.push(`${outcomes.length} request(s) were truncated by the token limit (outcome length)`);
   if (retries > 0)
     warnings.push(`${retries} retry attempt(s): each request counts once, by its final attempt`);
@@ -352,7 +357,21 @@ export function littlesLaw(
   intervals: readonly (readonly [number, number])[],
   window: MeasurementWindow | null,
 ): Summary['littles_law'] {
-  const profile = window ? inFlightProfile(intervals, window) : undefined;
+  // Average over the send span [first send, last send], not the whole window: in a steady
+  // state L = λW holds there, while the drain after the last send (a short run's tail) would
+  // otherwise read as a violation. A queue that builds up during the run still shows, since
+  // the late requests' long W raises λW above the measured L.
+  let span: MeasurementWindow | null = window;
+  if (intervals.length > 1) {
+    let first = Infinity;
+    let last = -Infinity;
+    for (const [s] of intervals) {
+      if (s < first) first = s;
+      if (s > last) last = s;
+    }
+    if (last > first) span = { start_ms: first, end_ms: last };
+  }
+  const profile = span ? inFlightProfile(intervals, span) : undefined;
   const measuredInFlight = profile ? profile.mean : null;
   const rate = sendRate(intervals.map(([s]) => s));
   const w = mean(intervals.map(([s, e]) => e - s));

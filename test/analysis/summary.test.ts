@@ -142,7 +142,8 @@ describe('summarize', () => {
   });
 
   it("checks Little's law on a hand-built schedule", () => {
-    // In flight: A [0,100], B [50,150], C [100,300], D [200,300]; area 500 over a 300 ms window.
+    // In flight: A [0,100], B [50,150], C [100,300], D [200,300]. Measured over the send span
+    // [0, 200]: A 100 + B 100 + C 100 + D 0 = 300 ms of area over 200 ms → 1.5.
     const recs = [
       rec({ id: 'A', sent: 0, end: 100, chunks: [[100, 'c']] }),
       rec({ id: 'B', sent: 50, end: 150, chunks: [[150, 'c']] }),
@@ -150,10 +151,10 @@ describe('summarize', () => {
       rec({ id: 'D', sent: 200, end: 300, chunks: [[300, 'c']] }),
     ];
     const s = summarize(recs);
-    close(s.littles_law.measured_in_flight, 500 / 300);
+    close(s.littles_law.measured_in_flight, 1.5);
     // λ = 3 gaps / 200 ms = 0.015 /ms, W = 125 ms → 1.875
     close(s.littles_law.predicted_in_flight, 1.875);
-    close(s.littles_law.rel_gap, (1.875 - 500 / 300) / (500 / 300));
+    close(s.littles_law.rel_gap, (1.875 - 1.5) / 1.5);
   });
 
   it('warns on thin percentiles, missing usage and a slow generator; carries client health', () => {

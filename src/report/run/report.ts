@@ -47,6 +47,14 @@ export interface RunReport {
   records_file: typeof RECORDS_FILE;
   /** Only with `--embed-records`. */
   records?: RequestRecord[];
+  /** Server-side view scraped during the run (engine /metrics, GPU), when monitored. */
+  monitoring?: {
+    server: Record<string, number | null> | null;
+    scrape: Record<string, unknown> | null;
+    exporter_url: string | null;
+  };
+  /** The run's id in the store, when recorded. */
+  run_id?: string;
 }
 
 export interface BuildRunReportInput {

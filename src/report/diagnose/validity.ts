@@ -1,0 +1,151 @@
+/**
+ * @module report/diagnose/validity
+ * The validity verdict: reasons why a run's numbers cannot bear weight — the load generator
+ * fell behind, the client lagged or was CPU-bound, usage was missing, client and server token
+ * counts disagree, too many errors, or Little's law does not hold.
+ */
+import { requestMetrics } from '../../analysis/request.js';
+import { groupAttempts } from '../../analysis/summary.js';
+import { attemptEndAt, slotWaits } from '../../analysis/window.js';
+import { type ScrapePoint, seriesSummary } from '../../monitor/scraper.js';
+import type { ReportRun, ValidityReason } from '../types.js';
+
+/** Thresholds of the verdict; every one can be overridden. */
+export interface ValidityOptions {
+  /** Generator lateness p99 above this is invalid, ms (default 5). */
+  max_lateness_p99_ms?: number;
+  /** Client event-loop delay p99 above this is invalid, ms (default 10, as the summary warns). */
+  max_event_loop_p99_ms?: number;
+  /** Client CPU above this, % of one core, is saturated (default 90). */
+  max_client_cpu_percent?: number;
+  /** Error rate above this fraction is invalid (default 0.05). */
+  max_error_rate?: number;
+  /** Little's-law relative gap above this is invalid (default 0.10). */
+  max_littles_gap?: number;
+  /** Client/server completion-token mismatch above this fraction is invalid (default 0.02). */
+  max_token_mismatch?: number;
+}
+
+export const VALIDITY_DEFAULTS: Required<ValidityOptions> = {
+  max_lateness_p99_ms: 5,
+  max_event_loop_p99_ms: 10,
+  max_client_cpu_percent: 90,
+  max_error_rate: 0.05,
+  max_littles_gap: 0.1,
+  max_token_mismatch: 0.02,
+};
+
+/** The concurrency cap a run was made with (level, else config), or null. */
+export function concurrencyCap(run: ReportRun): number | null {
+  const c = run.level?.concurrency ?? run.config.max_concurrency ?? run.config.concurrency;
+  return typeof c === 'number' && c > 0 ? c : null;
+}
+
+/**
+ * p99 of the generator's own lateness (sent − planned), ms, leaving out requests that waited for
+ * a concurrency slot: a slot wait is the cap doing its job (it is `queue_ms`), not the generator
+ * falling behind. Null when nothing was sent.
+ */
+export function generatorLatenessP99(run: ReportRun): number | null {
+  const waited = slotWaits(run.records, concurrencyCap(run));
+  const xs: number[] = [];
+  for (const g of groupAttempts(run.records).values()) {
+    if (g.final.phase !== 'measure' || waited.has(g.first.id)) continue;
+    const l = requestMetrics(g.first).lateness_ms;
+    if (l !== undefined) xs.push(l);
+  }
+  if (xs.length === 0) return null;
+  xs.sort((a, b) => a - b);
+  const h = (xs.length - 1) * 0.99;
+  const lo = Math.floor(h);
+  return xs[lo] + (h - lo) * (xs[Math.min(lo + 1, xs.length - 1)] - xs[lo]);
+}
+
+/**
+ * Client-summed completion tokens vs the server's generation-token counter increase, over the
+ * whole run (every attempt, warm-up included, because the counter saw them all). Null when the
+ * series does not bracket the run (first scrape after the first send, or last before the last
+ * end): then the counter cannot be compared.
+ */
+export function tokenCounts(run: ReportRun): { client: number; server: number } | null {
+  const pts = (run.series ?? []).filter((p) => p.name === 'generation_tokens_total');
+  if (pts.length < 2) return null;
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
+  let client = 0;
+  for (const r of run.records) {
+    if (r.sent_at_ms === null) continue;
+    first = Math.min(first, r.sent_at_ms);
+    last = Math.max(last, attemptEndAt(r) as number);
+    client += r.usage?.completion_tokens ?? 0;
+  }
+  const t0 = Math.min(...pts.map((p) => p.t_ms));
+  const t1 = Math.max(...pts.map((p) => p.t_ms));
+  if (!(t0 <= first && t1 >= last)) return null;
+  const server = seriesSummary(pts as ScrapePoint[]).generation_tokens_delta;
+  return server === null ? null : { client, server };
+}
+
+/**
+ * Validity reasons for one run (empty = valid).
+ * @param opts thresholds (see {@link VALIDITY_DEFAULTS})
+ */
+export function validityReasons(run: ReportRun, opts: ValidityOptions = {}): ValidityReason[] {
+  const o = { ...VALIDITY_DEFAULTS, ...opts };
+  const s = run.summary;
+  const out: ValidityReason[] = [];
+  const add = (code: string, message: string) => out.push({ code, run: run.id, message });
+
+  const late = generatorLatenessP99(run);
+  if (late !== null && late > o.max_lateness_p99_ms) {
+    add(
+      'lateness',
+      `generator lateness p99 ${late.toFixed(1)} ms > ${o.max_lateness_p99_ms} ms: requests left later than planned, so the offered load was not the one asked for`,
+    );
+  }
+  const loop = s.client.event_loop_delay_ms?.p99 ?? null;
+  if (loop !== null && loop > o.max_event_loop_p99_ms) {
+    add(
+      'event_loop_lag',
+      `client event-loop delay p99 ${loop.toFixed(1)} ms > ${o.max_event_loop_p99_ms} ms: token times include the client's own lag`,
+    );
+  }
+  const cpu = s.client.cpu_percent;
+  if (cpu !== null && cpu > o.max_client_cpu_percent) {
+    add(
+      'client_cpu',
+      `client CPU ${cpu.toFixed(0)}% > ${o.max_client_cpu_percent}%: the load generator may be the bottleneck`,
+    );
+  }
+  if (s.usage_missing > 0) {
+    add(
+      'usage_missing',
+      `${s.usage_missing} successful request(s) carried no usage.completion_tokens: token counts and TPOT leave them out`,
+    );
+  }
+  const tc = tokenCounts(run);
+  if (tc) {
+    const denom = Math.max(tc.client, tc.server, 1);
+    const gap = Math.abs(tc.client - tc.server) / denom;
+    if (gap > o.max_token_mismatch) {
+      add(
+        'token_mismatch',
+        `client usage.completion_tokens sum ${tc.client} vs server generation-token counter +${tc.server} (${(100 * gap).toFixed(1)}% apart): usage or the counter is wrong, or other traffic hit the server`,
+      );
+    }
+  }
+  if (s.error_rate !== null && s.error_rate > o.max_error_rate) {
+    add(
+      'error_rate',
+      `error rate ${(100 * s.error_rate).toFixed(1)}% > ${(100 * o.max_error_rate).toFixed(0)}%: latencies describe only the survivors`,
+    );
+  }
+  const gap = s.littles_law.rel_gap;
+  if (gap !== null && gap > o.max_littles_gap) {
+    add(
+      'littles_law',
+      `Little's law off by ${(100 * gap).toFixed(0)}% (measured in flight ${s.littles_law.measured_in_flight?.toFixed(2)}, predicted ${s.littles_law.predicted_in_flight?.toFixed(2)}): the run never reached a steady state`,
+    );
+  }
+  return out;
+}

@@ -1,0 +1,65 @@
+/**
+ * @module report/load
+ * Glue from what a run leaves behind (`report.json` plus its records) to a {@link ReportRun},
+ * and the JSON form of a report (`servelab report --json`). Pure: the caller reads the files.
+ */
+
+import type { RequestRecord } from '../record/types.js';
+import type { RunReport } from './run/report.js';
+import { type ComparisonRow, comparisonTable, type TableOptions } from './table.js';
+import type { Diagnosis, ReportRun } from './types.js';
+
+/**
+ * Wrap a loaded `report.json` as a {@link ReportRun}.
+ * @param id store id or file path
+ * @param report the parsed `report.json`
+ * @param records the run's records (`requests.jsonl`), or the embedded ones when omitted
+ * @param extra label, level, series, experiment record, price…
+ */
+export function reportRunFromRunReport(
+  id: string,
+  report: RunReport,
+  records: RequestRecord[] | undefined,
+  extra: Partial<Omit<ReportRun, 'id' | 'summary' | 'records'>> = {},
+): ReportRun {
+  return {
+    id,
+    label: extra.label ?? id,
+    config: report.config,
+    environment: report.environment,
+    summary: report.summary,
+    records: records ?? report.records ?? [],
+    window: report.window,
+    ...extra,
+  };
+}
+
+/** `servelab report --json`: the verdict, the table rows and the diagnosis. */
+export interface ReportJson {
+  schema_version: 1;
+  kind: 'report';
+  valid: boolean;
+  reasons: Diagnosis['reasons'];
+  runs: { id: string; label: string; kind: string | null; level: ReportRun['level'] | null }[];
+  table: ComparisonRow[];
+  findings: Diagnosis['findings'];
+  unexplained: Diagnosis['unexplained'];
+}
+
+/** Build the JSON report (plain data, stable keys). */
+export function buildReportJson(
+  runs: readonly ReportRun[],
+  diagnosis: Diagnosis,
+  opts: TableOptions = {},
+): ReportJson {
+  return {
+    schema_version: 1,
+    kind: 'report',
+    valid: diagnosis.valid,
+    reasons: diagnosis.reasons,
+    runs: runs.map((r) => ({ id: r.id, label: r.label, kind: r.kind ?? null, level: r.level ?? null })),
+    table: comparisonTable(runs, opts),
+    findings: diagnosis.findings,
+    unexplained: diagnosis.unexplained,
+  };
+}

@@ -1,0 +1,287 @@
+/**
+ * @module report/table
+ * The comparison table: one row per run (or load level) with actual lengths, outcome counts,
+ * latency percentiles, throughput, goodput, peak GPU memory, cost, sample size, warm-up count
+ * and measurement window; and its three renderers (console text, Markdown, HTML).
+ * A p99 from fewer than 100 samples or a p95 from fewer than 20 is marked unreliable.
+ */
+
+import { describe, type Stats } from '../analysis/stats.js';
+import { groupAttempts } from '../analysis/summary.js';
+import { measurementWindow } from '../analysis/window.js';
+import type { ScrapePoint } from '../monitor/scraper.js';
+import { seriesSummary } from '../monitor/scraper.js';
+import { OUTCOMES, type Outcome, SUCCESS_OUTCOMES } from '../record/types.js';
+import type { ReportRun } from './types.js';
+
+/** Fewest samples for which a p99 is shown as reliable. */
+export const MIN_SAMPLES_P99 = 100;
+/** Fewest samples for which a p95 is shown as reliable. */
+export const MIN_SAMPLES_P95 = 20;
+
+/** One table cell: a number (or null = no data) and whether it rests on too few samples. */
+export interface Cell {
+  value: number | null;
+  unreliable?: boolean;
+}
+
+/** One row of the comparison table. Units are in the key names. */
+export interface ComparisonRow {
+  id: string;
+  label: string;
+  /** `c=16` or `rate=4 rps`, when the run has a level. */
+  level: string | null;
+  input_tokens_mean: Cell;
+  input_tokens_p50: Cell;
+  output_tokens_mean: Cell;
+  output_tokens_p50: Cell;
+  succeeded: Cell;
+  /** Successful but cut by the token limit (outcome `length`). */
+  truncated: Cell;
+  failed: Cell;
+  /** Failed requests by outcome class (only classes that occurred). */
+  failed_by_class: Partial<Record<Outcome, number>>;
+  ttft_ms_p50: Cell;
+  ttft_ms_p95: Cell;
+  ttft_ms_p99: Cell;
+  e2e_ms_p50: Cell;
+  e2e_ms_p95: Cell;
+  e2e_ms_p99: Cell;
+  tpot_ms_p50: Cell;
+  tpot_ms_p99: Cell;
+  output_tok_s: Cell;
+  /** Server's generation-token rate from the scraped counter, when scraped. */
+  server_tok_s: Cell;
+  goodput_rps: Cell;
+  peak_gpu_memory_gib: Cell;
+  usd_per_1m_output_tokens: Cell;
+  usd_per_1k_requests: Cell;
+  /** Measured requests (the sample size). */
+  measured: Cell;
+  warmup: Cell;
+  window_s: Cell;
+}
+
+/** Options for {@link comparisonTable}. */
+export interface TableOptions {
+  /** GPU-hour price (US$) for runs that carry none. */
+  gpu_hour_usd?: number;
+}
+
+const cell = (value: number | null | undefined, unreliable = false): Cell =>
+  unreliable && value != null ? { value, unreliable } : { value: value ?? null };
+
+/** p50/p95/p99 cells of a stats block, with the sample-size marks. */
+function pct(s: Stats, p: 'p50' | 'p95' | 'p99'): Cell {
+  const thin = (p === 'p99' && s.n < MIN_SAMPLES_P99) || (p === 'p95' && s.n < MIN_SAMPLES_P95);
+  return cell(s[p], thin);
+}
+
+function levelText(run: ReportRun): string | null {
+  const l = run.level;
+  if (!l) return null;
+  if (l.concurrency != null) return `c=${l.concurrency}`;
+  if (l.rate_rps != null) return `rate=${l.rate_rps} rps`;
+  return null;
+}
+
+/** GPUs the price applies to: explicit, else the record's device count, else 1. */
+function gpuCount(run: ReportRun): number {
+  if (run.gpu_count != null && run.gpu_count > 0) return run.gpu_count;
+  const c = run.record?.device?.value?.count;
+  return typeof c === 'number' && c > 0 ? c : 1;
+}
+
+/**
+ * Build one table row per run. Lengths are the server-reported usage of successful measured
+ * requests (what was actually processed, not what was asked for).
+ * @param runs loaded runs, in display order
+ * @param opts fallback GPU-hour price
+ */
+export function comparisonTable(runs: readonly ReportRun[], opts: TableOptions = {}): ComparisonRow[] {
+  return runs.map((run) => {
+    const s = run.summary;
+    const groups = [...groupAttempts(run.records).values()];
+    const measured = groups.filter((g) => g.final.phase === 'measure');
+    const ok = measured.filter((g) => SUCCESS_OUTCOMES.includes(g.final.outcome));
+    const inLens = ok.map((g) => g.final.usage?.prompt_tokens).filter((v): v is number => v != null);
+    const outLens = ok.map((g) => g.final.usage?.completion_tokens).filter((v): v is number => v != null);
+    const inStats = describe(inLens);
+    const outStats = describe(outLens);
+    const byClass: Partial<Record<Outcome, number>> = {};
+    for (const o of OUTCOMES)
+      if (!SUCCESS_OUTCOMES.includes(o) && s.outcomes[o] > 0) byClass[o] = s.outcomes[o];
+    const window = run.window ?? measurementWindow(run.records) ?? null;
+    const series = run.series?.length
+      ? seriesSummary(
+          run.series as ScrapePoint[],
+          window ? { from_ms: window.start_ms, to_ms: window.end_ms } : {},
+        )
+      : null;
+    const price = run.gpu_hour_usd ?? opts.gpu_hour_usd;
+    const usdPerS = price != null ? (price * gpuCount(run)) / 3600 : null;
+    const tok = s.output_throughput_tok_s;
+    const rps = s.request_throughput_rps;
+    return {
+      id: run.id,
+      label: run.label,
+      level: levelText(run),
+      input_tokens_mean: cell(inStats.mean),
+      input_tokens_p50: cell(inStats.p50),
+      output_tokens_mean: cell(outStats.mean),
+      output_tokens_p50: cell(outStats.p50),
+      succeeded: cell(s.requests.succeeded),
+      truncated: cell(s.outcomes.length),
+      failed: cell(s.requests.failed),
+      failed_by_class: byClass,
+      ttft_ms_p50: pct(s.ttft_ms, 'p50'),
+      ttft_ms_p95: pct(s.ttft_ms, 'p95'),
+      ttft_ms_p99: pct(s.ttft_ms, 'p99'),
+      e2e_ms_p50: pct(s.e2e_ms, 'p50'),
+      e2e_ms_p95: pct(s.e2e_ms, 'p95'),
+      e2e_ms_p99: pct(s.e2e_ms, 'p99'),
+      tpot_ms_p50: pct(s.tpot_ms, 'p50'),
+      tpot_ms_p99: pct(s.tpot_ms, 'p99'),
+      output_tok_s: cell(tok),
+      server_tok_s: cell(series?.server_tokens_per_s),
+      goodput_rps: cell(s.goodput.rps),
+      peak_gpu_memory_gib: cell(series?.peak_gpu_memory_gib),
+      usd_per_1m_output_tokens: cell(usdPerS !== null && tok ? (usdPerS / tok) * 1e6 : null),
+      usd_per_1k_requests: cell(usdPerS !== null && rps ? (usdPerS / rps) * 1000 : null),
+      measured: cell(s.requests.measured),
+      warmup: cell(groups.length - measured.length),
+      window_s: cell(window ? (window.end_ms - window.start_ms) / 1000 : null),
+    };
+  });
+}
+
+/** A displayed column: header, unit and how to read its cell. */
+interface Column {
+  header: string;
+  get(r: ComparisonRow): Cell | string;
+  digits: number;
+  /** A text column (left-aligned). */
+  text?: boolean;
+}
+
+const num = (key: keyof ComparisonRow, header: string, digits = 1): Column => ({
+  header,
+  get: (r) => r[key] as Cell,
+  digits,
+});
+
+/** Columns in display order (shared by all renderers so they never disagree). */
+export const COLUMNS: readonly Column[] = [
+  { header: 'run', get: (r) => r.label, digits: 0, text: true },
+  { header: 'level', get: (r) => r.level ?? '', digits: 0, text: true },
+  num('input_tokens_mean', 'in tok mean'),
+  num('input_tokens_p50', 'in tok p50', 0),
+  num('output_tokens_mean', 'out tok mean'),
+  num('output_tokens_p50', 'out tok p50', 0),
+  num('succeeded', 'ok', 0),
+  num('truncated', 'truncated', 0),
+  {
+    header: 'failed (by class)',
+    get: (r) => {
+      const parts = Object.entries(r.failed_by_class).map(([k, v]) => `${k} ${v}`);
+      return parts.length ? `${r.failed.value} (${parts.join(', ')})` : String(r.failed.value ?? 0);
+    },
+    digits: 0,
+    text: true,
+  },
+  num('ttft_ms_p50', 'TTFT p50 ms'),
+  num('ttft_ms_p95', 'TTFT p95 ms'),
+  num('ttft_ms_p99', 'TTFT p99 ms'),
+  num('e2e_ms_p50', 'E2E p50 ms'),
+  num('e2e_ms_p95', 'E2E p95 ms'),
+  num('e2e_ms_p99', 'E2E p99 ms'),
+  num('tpot_ms_p50', 'TPOT p50 ms', 2),
+  num('tpot_ms_p99', 'TPOT p99 ms', 2),
+  num('output_tok_s', 'out tok/s'),
+  num('server_tok_s', 'server tok/s'),
+  num('goodput_rps', 'goodput rps', 2),
+  num('peak_gpu_memory_gib', 'peak GPU GiB', 1),
+  num('usd_per_1m_output_tokens', '$/1M out tok', 3),
+  num('usd_per_1k_requests', '$/1k req', 3),
+  num('measured', 'n', 0),
+  num('warmup', 'warm-up', 0),
+  num('window_s', 'window s', 1),
+];
+
+/** Marker appended to an unreliable percentile. */
+export const UNRELIABLE_MARK = '*';
+/** The footnote that explains {@link UNRELIABLE_MARK}. */
+export const UNRELIABLE_NOTE = `${UNRELIABLE_MARK} unreliable: a p99 from fewer than ${MIN_SAMPLES_P99} samples or a p95 from fewer than ${MIN_SAMPLES_P95}`;
+
+/** Format one cell for display: `—` for no data, the mark for too few samples. */
+export function formatCell(c: Cell | string, digits: number): string {
+  if (typeof c === 'string') return c;
+  if (c.value === null) return '—';
+  const text = digits === 0 && Number.isInteger(c.value) ? String(c.value) : c.value.toFixed(digits);
+  return c.unreliable ? `${text}${UNRELIABLE_MARK}` : text;
+}
+
+function grid(rows: readonly ComparisonRow[]): string[][] {
+  return rows.map((r) => COLUMNS.map((col) => formatCell(col.get(r), col.digits)));
+}
+
+const anyUnreliable = (rows: readonly ComparisonRow[]) =>
+  rows.some((r) =>
+    Object.values(r).some((v) => typeof v === 'object' && v !== null && 'unreliable' in v && v.unreliable),
+  );
+
+/**
+ * Console rendering. Transposed (one line per metric, one column per run) because ~25 columns
+ * side by side do not fit a terminal.
+ */
+export function renderTableText(rows: readonly ComparisonRow[]): string {
+  const g = grid(rows);
+  const names = COLUMNS.map((c) => c.header);
+  const w0 = Math.max(...names.map((n) => n.length));
+  const widths = rows.map((_, j) => Math.max(...g[j].map((v) => v.length)));
+  const lines = COLUMNS.map((_, i) =>
+    [names[i].padEnd(w0), ...rows.map((_, j) => g[j][i].padStart(widths[j]))].join('  ').trimEnd(),
+  );
+  if (anyUnreliable(rows)) lines.push('', UNRELIABLE_NOTE);
+  return `${lines.join('\n')}\n`;
+}
+
+const mdEscape = (s: string) => s.replaceAll('|', '\\|');
+
+/** Markdown rendering: one row per run. */
+export function renderTableMarkdown(rows: readonly ComparisonRow[]): string {
+  const head = `| ${COLUMNS.map((c) => mdEscape(c.header)).join(' | ')} |`;
+  // Text columns (run, level, failed-by-class) align left, numbers right.
+  const sep = `|${COLUMNS.map((c) => (c.text ? ' --- |' : ' ---: |')).join('')}`;
+  const body = grid(rows).map((r) => `| ${r.map(mdEscape).join(' | ')} |`);
+  const note = anyUnreliable(rows) ? `\n\n${mdEscape(UNRELIABLE_NOTE)}` : '';
+  return `${[head, sep, ...body].join('\n')}${note}\n`;
+}
+
+/** Escape text for HTML element content and attribute values. */
+export function escapeHtml(s: string): string {
+  return s
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+/** HTML rendering: a `<table class="comparison">`; unreliable cells get `class="unreliable"`. */
+export function renderTableHtml(rows: readonly ComparisonRow[]): string {
+  const head = `<tr>${COLUMNS.map((c) => `<th>${escapeHtml(c.header)}</th>`).join('')}</tr>`;
+  const body = rows
+    .map((r) => {
+      const tds = COLUMNS.map((col) => {
+        const c = col.get(r);
+        const cls =
+          typeof c === 'object' && c.unreliable ? ' class="unreliable" title="too few samples"' : '';
+        return `<td${cls}>${escapeHtml(formatCell(c, col.digits))}</td>`;
+      });
+      return `<tr data-run="${escapeHtml(r.id)}">${tds.join('')}</tr>`;
+    })
+    .join('\n');
+  const note = anyUnreliable(rows) ? `<p class="note">${escapeHtml(UNRELIABLE_NOTE)}</p>` : '';
+  return `<table class="comparison">\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table>${note}`;
+}

@@ -1,0 +1,110 @@
+/**
+ * @module report/types
+ * What the report and the diagnosis read: a {@link ReportRun} is one already-loaded run (its
+ * summary, its per-request records, optionally its scraped server series and the experiment
+ * record). Loading from the store or from `report.json` files is the CLI's job; everything in
+ * `report/` is a pure function of these objects.
+ */
+import type { Summary } from '../analysis/summary.js';
+import type { RequestRecord } from '../record/types.js';
+
+/** Where a record field's value came from (mirrors `exp/record`'s `FieldSource`). */
+export type FieldSource = 'probed' | 'declared' | 'missing';
+
+/**
+ * One experiment-record field as the report shows it. Structurally the same as `exp/record`'s
+ * `RecordField`; redeclared here because `report/` may not import `exp/` (layout rule).
+ */
+export interface ReportRecordField {
+  value: Record<string, unknown>;
+  source: FieldSource;
+  /** Where each known part came from. */
+  from?: Record<string, string>;
+  /** Parts with no value: shown as missing. */
+  missing?: string[];
+}
+
+/**
+ * One normalized scraped reading (same shape as `monitor/scraper`'s `ScrapePoint`): `name` is a
+ * vocabulary name (`running`, `waiting`, `kv_usage` 0..1, `*_total` counters,
+ * `gpu_memory_used_mib`, `gpu_util_pct`) or `server_tokens_per_s`.
+ */
+export interface SeriesPoint {
+  /** Run-clock ms (same origin as the records' times). */
+  t_ms: number;
+  source: string;
+  name: string;
+  value: number;
+}
+
+/** The load level a run was made at (one point of a sweep). */
+export interface RunLevel {
+  /** Closed-loop users or `--max-concurrency`. */
+  concurrency?: number;
+  /** Open-loop target rate, requests/s. */
+  rate_rps?: number;
+}
+
+/** One loaded run, as every function in `report/` takes it. */
+export interface ReportRun {
+  /** Store id or file name. */
+  id: string;
+  /** Short human label for tables and legends. */
+  label: string;
+  /** Experiment kind (`sweep`, `ab`, `cold-warm` …) when the run belongs to one. */
+  kind?: string;
+  /** The run's configuration (`report.json` `config`): target, model, generation, load, seed… */
+  config: Record<string, unknown>;
+  environment: Record<string, unknown>;
+  /** The experiment record's fields (model, engine, device, precision, limits …). */
+  record?: Record<string, ReportRecordField>;
+  summary: Summary;
+  /** Every attempt's record (warm-up included). */
+  records: RequestRecord[];
+  /** Scraped server series, when monitored. */
+  series?: SeriesPoint[];
+  level?: RunLevel;
+  /** Price of one GPU-hour, US$, for the cost columns. */
+  gpu_hour_usd?: number;
+  /** Number of GPUs the price applies to (default: the record's `device.count`, else 1). */
+  gpu_count?: number;
+  /** The runner's measurement window; default: from the records. */
+  window?: { start_ms: number; end_ms: number };
+}
+
+/** Severity of a finding. */
+export type Severity = 'info' | 'warn' | 'critical';
+
+/** One diagnosis finding: a symptom, its evidence, the likely mechanism and how to confirm it. */
+export interface Finding {
+  /** Stable rule id (`cold_start`, `high_ttft_queueing`, `kv_pressure` …). */
+  rule: string;
+  severity: Severity;
+  /** Which run(s) it is about (ids). */
+  runs: string[];
+  symptom: string;
+  /** Numbers that show it, each a short `name: value` line. */
+  evidence: string[];
+  /** Request ids that show it (at most a handful). */
+  request_ids: string[];
+  mechanism: string;
+  /** The next experiment that would confirm it. */
+  next: { command: string; change: string };
+}
+
+/** A validity reason: why a number from this run cannot bear weight. */
+export interface ValidityReason {
+  /** Stable code (`lateness`, `event_loop_lag`, `client_cpu`, `usage_missing`, `token_mismatch`, `error_rate`, `littles_law`). */
+  code: string;
+  run: string;
+  message: string;
+}
+
+/** The diagnosis of one or several runs. */
+export interface Diagnosis {
+  valid: boolean;
+  reasons: ValidityReason[];
+  findings: Finding[];
+  /** Oddities that no rule explains, stated as observations. */
+  unexplained: { run: string; observation: string; request_ids: string[] }[];
+}

@@ -1,0 +1,326 @@
+/**
+ * Diagnosis rules on runs built with the simulator's virtual-time planner (and hand-made
+ * records where the simulator has no such mechanism): each rule names the right mechanism on
+ * a run that shows its symptom, and a clean run gets no finding at all.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { diagnose } from '../../src/report/diagnose/index.js';
+import type { Diagnosis, ReportRun } from '../../src/report/types.js';
+import { handRecord, handRun, many, simRun } from './helpers.js';
+
+const H100 = { model: 'llama-3.1-8b', gpu: 'h100' } as const;
+/** Fixed-length benchmark (ignore_eos): `length` outcomes are by design. */
+const FIXED = { ignore_eos: true };
+const rules = (d: Diagnosis) => d.findings.map((f) => f.rule).sort();
+
+const clean = simRun({
+  label: 'clean',
+  engine: H100,
+  shapes: many(120, { input: 256, output: 64 }),
+  load: { kind: 'closed', concurrency: 4 },
+  level: { concurrency: 4 },
+  config: FIXED,
+});
+
+describe('a clean run', () => {
+  it('is valid and gets no finding and nothing unexplained', () => {
+    const d = diagnose([clean]);
+    assert.equal(d.valid, true, JSON.stringify(d.reasons));
+    assert.deepEqual(d.findings, []);
+    assert.deepEqual(d.unexplained, []);
+  });
+});
+
+describe('cold start', () => {
+  it('names a cold start when the first requests pay --cold-start-ms', () => {
+    const run = simRun({
+      label: 'cold',
+      engine: { ...H100, coldStartMs: 3000 },
+      shapes: many(40, { input: 256, output: 64 }),
+      load: { kind: 'closed', concurrency: 2 },
+      config: FIXED,
+    });
+    const d = diagnose([run]);
+    assert.deepEqual(rules(d), ['cold_start']);
+    const f = d.findings[0];
+    // Both requests of the first closed-loop wave hit the cold step.
+    assert.deepEqual(f.request_ids.sort(), ['r0', 'r1']);
+    assert.match(f.mechanism, /cold start/);
+    assert.match(f.next.command, /^servelab exp init baseline$/);
+    assert.match(f.next.change, /warmup/);
+  });
+});
+
+describe('high TTFT with normal decode', () => {
+  it('says queueing when the server has waiting requests (max_num_seqs far below the concurrency)', () => {
+    const run = simRun({
+      label: 'queue',
+      engine: { ...H100, maxNumSeqs: 4 },
+      shapes: many(120, { input: 256, output: 256 }),
+      load: { kind: 'closed', concurrency: 32 },
+      config: FIXED,
+    });
+    const d = diagnose([run]);
+    assert.deepEqual(rules(d), ['high_ttft_queueing']);
+    assert.match(d.findings[0].evidence.join('\n'), /server waiting: max 28/);
+    assert.match(d.findings[0].mechanism, /queueing/);
+  });
+
+  it('says prefill when TTFT grows with the prompt length at concurrency 1', () => {
+    const run = simRun({
+      label: 'prefill',
+      engine: { model: 'qwen3-8b', gpu: 'l40s' },
+      shapes: Array.from({ length: 24 }, (_, i) => ({ input: 1000 + (i % 8) * 4000, output: 16 })),
+      load: { kind: 'closed', concurrency: 1 },
+      config: FIXED,
+    });
+    const d = diagnose([run]);
+    assert.deepEqual(rules(d), ['high_ttft_prefill']);
+    assert.match(d.findings[0].evidence.join('\n'), /R² 0\.9\d|R² 1\.00/);
+  });
+
+  it('says front-end cost when TTFT is high, flat in input length, and requests never overlap', () => {
+    // Sequential requests: 800–820 ms TTFT whatever the prompt (100–3100 tokens), 10 ms/token.
+    const recs = Array.from({ length: 30 }, (_, i) =>
+      handRecord(`h${i}`, i * 2000, 800 + (i % 3) * 10, 50, 10, 100 + (i % 7) * 500),
+    );
+    const d = diagnose([handRun('frontend', recs)]);
+    assert.deepEqual(rules(d), ['high_ttft_frontend']);
+    assert.match(d.findings[0].mechanism, /template/);
+  });
+
+  it('leaves an undecidable case unexplained instead of guessing', () => {
+    // Same TTFT, one input length, no server series: queueing and overhead look the same.
+    const recs = Array.from({ length: 30 }, (_, i) => handRecord(`u${i}`, i * 2000, 900, 50, 10, 500));
+    const d = diagnose([handRun('ambiguous', recs)]);
+    assert.deepEqual(d.findings, []);
+    assert.equal(d.unexplained.length, 1);
+    assert.match(d.unexplained[0].observation, /cannot be told apart/);
+  });
+});
+
+describe('pauses mid-generation', () => {
+  it("blames long-prefill interference when stalls overlap other requests' long prefills", () => {
+    const arrivals: number[] = [];
+    const shapes = [];
+    for (let i = 0; i < 200; i++) {
+      arrivals.push(i * 50);
+      shapes.push(i % 20 === 10 ? { input: 8000, output: 16 } : { input: 128, output: 200 });
+    }
+    const run = simRun({
+      label: 'mixed',
+      engine: H100,
+      shapes,
+      load: { kind: 'open', arrivalsMs: arrivals },
+      config: FIXED,
+    });
+    const d = diagnose([run]);
+    assert.deepEqual(rules(d), ['stall_prefill_interference']);
+    const f = d.findings[0];
+    // The long prompts (every 20th request from r10) are named as the cause.
+    assert.ok(
+      f.request_ids.some((id) => Number(id.slice(1)) % 20 === 10),
+      f.request_ids.join(),
+    );
+    assert.match(f.next.change, /max_num_batched_tokens/);
+  });
+
+  it('blames the client when every stream pauses at once and the event loop lagged as long', () => {
+    // 6 concurrent streams, 10 ms/token, each with a 300 ms gap at the same instants.
+    const gaps = (k: number) =>
+      Array.from({ length: 99 }, (_, j) => (j === 30 || j === 60 || j === 80 ? 300 - k : 10));
+    const recs = Array.from({ length: 6 }, (_, k) => handRecord(`c${k}`, k, 20, 100, gaps(k)));
+    const run = handRun('lag', recs, {
+      client: { event_loop_delay_ms: { p50: 1, p99: 250, max: 310 }, cpu_percent: 50 },
+    });
+    const d = diagnose([run]);
+    assert.deepEqual(rules(d), ['stall_client']);
+    // The same shape without client lag is not blamed on the client.
+    const quiet = diagnose([handRun('quiet', recs)]);
+    assert.deepEqual(rules(quiet), []);
+    assert.match(
+      quiet.unexplained.map((u) => u.observation).join(),
+      /coincide with no long prefill and no client lag/,
+    );
+  });
+});
+
+describe('throughput vs concurrency', () => {
+  const sweep = (gpuMemoryUtilization: number | undefined, levels: number[]) =>
+    levels.map((c) =>
+      simRun({
+        label: `c${c}`,
+        engine: { ...H100, gpuMemoryUtilization },
+        shapes: many(64, { input: 512, output: 256 }),
+        load: { kind: 'closed', concurrency: c },
+        level: { concurrency: c },
+        config: FIXED,
+      }),
+    );
+
+  it('names KV pressure and preemption when a small KV cache caps throughput', () => {
+    const d = diagnose(sweep(0.27, [2, 8, 32, 64]));
+    assert.ok(rules(d).includes('kv_pressure'), rules(d).join());
+    const f = d.findings.find((x) => x.rule === 'kv_pressure')!;
+    assert.match(f.evidence.join('\n'), /KV usage max 100%, preemptions \+\d+/);
+    assert.match(f.next.command, /exp init ab/);
+    // The evicted streams' long gaps are attributed to preemption, not left unexplained.
+    assert.ok(rules(d).includes('stall_preemption'));
+  });
+
+  /** Hand-made level runs with a given throughput and client health. */
+  const level = (c: number, tokS: number, cpu: number) => {
+    const recs = Array.from({ length: 30 }, (_, i) => handRecord(`l${c}-${i}`, i * 1000, 20, 10, 10));
+    const r = handRun(
+      `c${c}`,
+      recs,
+      { client: { event_loop_delay_ms: { p50: 1, p99: 2, max: 3 }, cpu_percent: cpu } },
+      { level: { concurrency: c } },
+    );
+    r.summary = { ...r.summary, output_throughput_tok_s: tokS };
+    return r;
+  };
+
+  it('names a client-side limit when the high levels ran on a saturated client', () => {
+    const d = diagnose([level(4, 400, 30), level(16, 1500, 60), level(64, 1600, 98)]);
+    const f = d.findings.filter((x) => x.rule === 'client_limit');
+    assert.equal(f.length, 1);
+    assert.deepEqual(
+      f[0].runs,
+      ['c16', 'c64'].filter((id) => id === 'c64'),
+    );
+    assert.match(f[0].evidence.join('\n'), /c64: client CPU 98%/);
+    // Same curve on a healthy client, no series: a plateau is left unexplained, not blamed.
+    const healthy = diagnose([level(4, 400, 30), level(16, 1500, 60), level(64, 1600, 60)]);
+    assert.deepEqual(rules(healthy), []);
+    assert.match(
+      healthy.unexplained.map((u) => u.observation).join(),
+      /stops rising[\s\S]*compute saturation/,
+    );
+  });
+
+  it('says nothing when throughput keeps rising with concurrency', () => {
+    const d = diagnose(sweep(undefined, [1, 2, 4]));
+    assert.deepEqual(rules(d), []);
+  });
+});
+
+describe('A/B pairs', () => {
+  const prec = (
+    dtype: 'bf16' | 'int4' | 'fp8',
+    gpu: string,
+    c: number,
+    n: number,
+    input: number,
+    output: number,
+  ): ReportRun =>
+    simRun({
+      label: dtype,
+      engine: { model: 'llama-3.1-8b', gpu, dtype },
+      shapes: many(n, { input, output }),
+      load: { kind: 'closed', concurrency: c },
+      level: { concurrency: c },
+      config: { ...FIXED, dtype },
+      seriesPoints: 0,
+    });
+
+  it('names the quantisation mechanism when int4 is slower at a large batch', () => {
+    const d = diagnose([
+      prec('bf16', 'a100-80gb', 128, 256, 1024, 32),
+      prec('int4', 'a100-80gb', 128, 256, 1024, 32),
+    ]);
+    assert.deepEqual(
+      d.findings.map((f) => f.rule),
+      ['quantised_slower'],
+    );
+    assert.match(d.findings[0].mechanism, /dequantis/);
+    assert.deepEqual(d.findings[0].runs, ['int4', 'bf16']);
+  });
+
+  it('says nothing when fp8 is faster than bf16', () => {
+    const d = diagnose([prec('bf16', 'h100', 8, 64, 256, 64), prec('fp8', 'h100', 8, 64, 256, 64)]);
+    assert.ok(d.findings.every((f) => f.rule !== 'quantised_slower'));
+    assert.ok(d.findings.length === 0);
+  });
+
+  const tp = (model: string, gpu: string, t: number) =>
+    simRun({
+      label: `tp${t}`,
+      engine: { model, gpu, tp: t },
+      shapes: many(32, { input: 256, output: 64 }),
+      load: { kind: 'closed', concurrency: 4 },
+      level: { concurrency: 4 },
+      config: { ...FIXED, tp: t },
+      record: {
+        device: {
+          value: { gpu, count: t, interconnect: gpu === 'l40s' ? 'PCIe' : 'NVLink' },
+          source: 'declared',
+        },
+      },
+      seriesPoints: 0,
+    });
+
+  it('names tensor-parallel communication when tp=2 over PCIe is slower', () => {
+    const d = diagnose([tp('qwen3-0.6b', 'l40s', 1), tp('qwen3-0.6b', 'l40s', 2)]);
+    assert.deepEqual(
+      d.findings.map((f) => f.rule),
+      ['multi_gpu_slower'],
+    );
+    assert.match(d.findings[0].evidence.join('\n'), /interconnect: PCIe/);
+    assert.match(d.findings[0].mechanism, /all-reduce/);
+  });
+
+  it('says nothing when tp=2 over NVLink is faster', () => {
+    const d = diagnose([tp('llama-3.1-8b', 'h100', 1), tp('llama-3.1-8b', 'h100', 2)]);
+    assert.deepEqual(d.findings, []);
+  });
+});
+
+describe('structured output: truncation', () => {
+  const run = (eos: number, config: Record<string, unknown>) =>
+    simRun({
+      label: 'json',
+      engine: H100,
+      shapes: many(40, { input: 128, output: 64, eos }),
+      load: { kind: 'closed', concurrency: 4 },
+      config,
+      seriesPoints: 0,
+    });
+
+  it('flags answers cut by max_tokens, as schema-breaking under structured output', () => {
+    const d = diagnose([run(500, { response_format: { type: 'json_schema' } })]);
+    assert.deepEqual(rules(d), ['truncation']);
+    assert.equal(d.findings[0].severity, 'critical');
+    assert.match(d.findings[0].mechanism, /schema/);
+    assert.equal(d.findings[0].request_ids.length, 5);
+  });
+
+  it('says nothing when answers end on their own, or when the length is forced (ignore_eos)', () => {
+    assert.deepEqual(rules(diagnose([run(30, {})])), []);
+    assert.deepEqual(rules(diagnose([run(500, { ignore_eos: true })])), []);
+  });
+});
+
+describe('symptoms outside the rules', () => {
+  it('reports a large E2E tail with none of the causes as unexplained, not as a finding', () => {
+    // 150 sequential requests; three in the middle take 2 s to first token (no stall, no queue,
+    // not the first ones, same input length as the rest).
+    const recs = Array.from({ length: 150 }, (_, i) =>
+      handRecord(`x${i}`, i * 3000, [50, 90, 120].includes(i) ? 2000 : 20, 20, 10),
+    );
+    const d = diagnose([handRun('tail', recs)]);
+    assert.deepEqual(d.findings, []);
+    assert.equal(d.unexplained.length, 1);
+    assert.match(d.unexplained[0].observation, /E2E p99 \d+ ms is [\d.]+× the p50/);
+    assert.deepEqual(d.unexplained[0].request_ids.slice(0, 3).sort(), ['x120', 'x50', 'x90']);
+    // Without the slow three, nothing at all.
+    const calm = diagnose([
+      handRun(
+        'calm',
+        recs.filter((r) => !['x50', 'x90', 'x120'].includes(r.id)),
+      ),
+    ]);
+    assert.deepEqual(calm.unexplained, []);
+  });
+});

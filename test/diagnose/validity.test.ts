@@ -1,0 +1,100 @@
+/**
+ * The validity verdict: every reason fires on a run that has its defect and stays silent on a
+ * clean one.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { diagnose } from '../../src/report/diagnose/index.js';
+import { generatorLatenessP99, tokenCounts, validityReasons } from '../../src/report/diagnose/validity.js';
+import type { ReportRun, SeriesPoint } from '../../src/report/types.js';
+import { handRecord, handRun, many, simRun } from './helpers.js';
+
+/** 200 sequential requests, 1 s apart, each 20 ms TTFT + 9 × 10 ms. */
+const base = () => Array.from({ length: 200 }, (_, i) => handRecord(`v${i}`, i * 1000, 20, 10, 10));
+const codes = (run: ReportRun) => validityReasons(run).map((r) => r.code);
+
+describe('validity verdict', () => {
+  it('a clean run has no reason', () => {
+    const run = handRun('clean', base());
+    assert.deepEqual(codes(run), []);
+    assert.equal(diagnose([run]).valid, true);
+  });
+
+  it('generator lateness p99 above 5 ms', () => {
+    const recs = base();
+    // 3% of the requests left 12 ms after their planned time.
+    for (const r of recs.slice(0, 6)) r.planned_at_ms = (r.sent_at_ms as number) - 12;
+    assert.ok((generatorLatenessP99(handRun('late', recs)) as number) > 5);
+    assert.deepEqual(codes(handRun('late', recs)), ['lateness']);
+  });
+
+  it('slot waits at a concurrency cap are not generator lateness', () => {
+    // Closed-loop sim run: planned = sent for every request.
+    const run = simRun({
+      label: 's',
+      engine: { model: 'qwen3-0.6b', gpu: 'h100' },
+      shapes: many(40, { input: 64, output: 8 }),
+      load: {
+        kind: 'open',
+        arrivalsMs: many(40, { input: 0, output: 0 }).map((_, i) => i),
+        maxConcurrency: 2,
+      },
+      level: { concurrency: 2 },
+      seriesPoints: 0,
+    });
+    assert.ok((run.summary.lateness_ms.p99 as number) > 5, 'requests waited for a slot');
+    assert.equal(generatorLatenessP99(run), 0);
+    assert.ok(!codes(run).includes('lateness'));
+  });
+
+  it('client event loop lag and CPU saturation', () => {
+    const run = handRun('busy', base(), {
+      client: { event_loop_delay_ms: { p50: 3, p99: 40, max: 90 }, cpu_percent: 97 },
+    });
+    assert.deepEqual(codes(run), ['event_loop_lag', 'client_cpu']);
+  });
+
+  it('usage missing', () => {
+    const recs = base();
+    recs[3].usage = null;
+    assert.deepEqual(codes(handRun('nousage', recs)), ['usage_missing']);
+  });
+
+  it('client and server token counts disagree', () => {
+    const recs = base();
+    const series = (gen: number): SeriesPoint[] => [
+      { t_ms: -500, source: 's', name: 'generation_tokens_total', value: 1000 },
+      { t_ms: 250_000, source: 's', name: 'generation_tokens_total', value: 1000 + gen },
+    ];
+    const ok = handRun('tok', recs, {}, { series: series(2000) });
+    assert.deepEqual(tokenCounts(ok), { client: 2000, server: 2000 });
+    assert.deepEqual(codes(ok), []);
+    const off = handRun('tok', recs, {}, { series: series(2600) });
+    assert.deepEqual(codes(off), ['token_mismatch']);
+    // A series that does not bracket the run cannot be compared.
+    const short = handRun(
+      'tok',
+      recs,
+      {},
+      { series: [...series(2600)].map((p, i) => ({ ...p, t_ms: i ? 1000 : 0 })) },
+    );
+    assert.equal(tokenCounts(short), null);
+  });
+
+  it('error rate too high', () => {
+    const recs = base();
+    for (const r of recs.slice(0, 20)) {
+      r.outcome = 'http_error';
+      r.http_status = 500;
+    }
+    assert.deepEqual(codes(handRun('errors', recs)), ['error_rate']);
+  });
+
+  it("Little's law off by more than 10%", () => {
+    // A burst: 50 requests sent at once, each lasting longer than the last; nothing steady.
+    const recs = Array.from({ length: 50 }, (_, i) => handRecord(`b${i}`, i * 0.01, 20 + i * 100, 10, 10));
+    const run = handRun('burst', recs);
+    assert.ok((run.summary.littles_law.rel_gap as number) > 0.1);
+    assert.ok(codes(run).includes('littles_law'));
+  });
+});

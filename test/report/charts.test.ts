@@ -1,0 +1,169 @@
+/**
+ * Chart option builders and SVG rendering: each returns null when the data does not allow the
+ * chart, draws what the data says when it does, and renders to a standalone SVG string.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseSlo } from '../../src/analysis/slo.js';
+import {
+  cdfOption,
+  cdfPoints,
+  chunkGapOption,
+  findKnee,
+  goodputOption,
+  inFlightSeries,
+  loadCurveOption,
+  renderSvg,
+  reportCharts,
+  stallThresholdMs,
+  timelineOption,
+  timelineSvg,
+  ttftVsInputOption,
+} from '../../src/report/charts.js';
+import type { ReportRun } from '../../src/report/types.js';
+import { handRecord, handRun, many, simRun } from '../diagnose/helpers.js';
+
+const recs = (n: number) =>
+  Array.from({ length: n }, (_, i) => handRecord(`q${i}`, i * 100, 20 + i, 10, 10, 100 + 10 * i));
+// biome-ignore lint/suspicious/noExplicitAny: reading back echarts' loose option shape
+const series = (o: any): any[] => o.series;
+
+describe('chart builders', () => {
+  it('CDF: one monotone line per run, ending at fraction 1; null with fewer than 2 samples', () => {
+    const pts = cdfPoints([5, 1, 3, 2, 4]);
+    assert.deepEqual(pts, [
+      [1, 0.2],
+      [2, 0.4],
+      [3, 0.6],
+      [4, 0.8],
+      [5, 1],
+    ]);
+    const big = cdfPoints(Array.from({ length: 10_000 }, (_, i) => 10_000 - i));
+    assert.ok(big.length <= 401);
+    assert.deepEqual(big.at(-1), [10_000, 1]);
+    for (let i = 1; i < big.length; i++) assert.ok(big[i][0] >= big[i - 1][0] && big[i][1] > big[i - 1][1]);
+    const o = cdfOption([handRun('a', recs(10)), handRun('b', recs(1))], 'ttft_ms');
+    assert.equal(series(o).length, 1);
+    assert.equal(series(o)[0].name, 'a');
+    assert.deepEqual(series(o)[0].data[0], [20, 0.1]);
+    assert.equal(cdfOption([handRun('b', recs(1))], 'e2e_ms'), null);
+  });
+
+  it('knee: the point where a rising curve flattens; none for a straight line or too few points', () => {
+    assert.equal(findKnee([1, 2, 4, 8, 16], [100, 200, 390, 420, 430]), 2);
+    assert.equal(findKnee([1, 2, 3, 4], [10, 20, 30, 40]), null);
+    assert.equal(findKnee([1, 2], [10, 20]), null);
+    assert.equal(findKnee([1, 2, 4, 8], [100, null, 390, 400]), 2);
+  });
+
+  it('load curve and goodput need at least two runs on one load axis; the knee is marked', () => {
+    const slo = parseSlo('ttft_ms=1000');
+    const runs: ReportRun[] = [1, 2, 4, 8, 16].map((c) =>
+      simRun({
+        label: `c${c}`,
+        engine: { model: 'qwen3-8b', gpu: 'h100', gpuMemoryUtilization: 0.5 },
+        shapes: many(48, { input: 1024, output: 128 }),
+        load: { kind: 'closed', concurrency: c },
+        level: { concurrency: c },
+        ctx: { slo },
+        seriesPoints: 0,
+      }),
+    );
+    const o = loadCurveOption(runs);
+    assert.ok(o);
+    assert.deepEqual(
+      series(o)[0].data.map((p: number[]) => p[0]),
+      [1, 2, 4, 8, 16],
+    );
+    const g = goodputOption(runs);
+    assert.ok(g);
+    assert.equal(series(g)[0].data.length, 5);
+    assert.equal(loadCurveOption(runs.slice(0, 1)), null);
+    assert.equal(
+      goodputOption([
+        handRun('x', recs(5), {}, { level: { concurrency: 1 } }),
+        handRun('y', recs(5), {}, { level: { concurrency: 2 } }),
+      ]),
+      null,
+    );
+    // A knee where throughput flattens shows as a vertical mark line.
+    const flat = [1, 2, 4, 8].map((c, i) => {
+      const r = handRun(`f${c}`, recs(20), {}, { level: { concurrency: c } });
+      r.summary = { ...r.summary, output_throughput_tok_s: [100, 200, 390, 400][i] };
+      return r;
+    });
+    assert.deepEqual(series(loadCurveOption(flat))[0].markLine.data, [{ xAxis: 4 }]);
+  });
+
+  it('TTFT vs input length: one point per successful request', () => {
+    const o = ttftVsInputOption([handRun('a', recs(7))]);
+    assert.deepEqual(series(o)[0].data[3], [130, 23]);
+    const failed = recs(3).map((r) => ({ ...r, outcome: 'timeout' as const }));
+    assert.equal(ttftVsInputOption([handRun('z', failed)]), null);
+  });
+
+  it('timeline: in-flight counts from the records, server series overlaid when scraped', () => {
+    // Three overlapping requests: [0, 110], [50, 160], [100, 210].
+    const rs = [0, 50, 100].map((t, i) => handRecord(`t${i}`, t, 20, 10, 10));
+    const inflight = inFlightSeries(rs, 5);
+    assert.deepEqual(inflight, [
+      [0, 1],
+      [52.5, 2],
+      [105, 3],
+      [157.5, 2],
+      [210, 0],
+    ]);
+    const plain = timelineOption(handRun('p', rs));
+    assert.equal(series(plain).length, 1);
+    const withSeries = timelineOption(
+      handRun(
+        's',
+        rs,
+        {},
+        {
+          series: [
+            { t_ms: 0, source: 'x', name: 'running', value: 1 },
+            { t_ms: 100, source: 'x', name: 'waiting', value: 2 },
+            { t_ms: 100, source: 'x', name: 'kv_usage', value: 0.5 },
+          ],
+        },
+      ),
+    );
+    assert.deepEqual(
+      series(withSeries).map((s) => s.name),
+      ['in flight (client)', 'running (server)', 'waiting (server)', 'KV usage %'],
+    );
+    assert.deepEqual(series(withSeries)[3].data, [[0.1, 50]]);
+    assert.equal(timelineOption(handRun('e', [])), null);
+  });
+
+  it('chunk gaps: stalls above max(5 × median, 50 ms) drawn apart and counted in the title', () => {
+    assert.equal(stallThresholdMs([10, 10, 10, 500]), 50);
+    assert.equal(stallThresholdMs([20, 20, 20]), 100);
+    assert.equal(stallThresholdMs([]), null);
+    const gaps = Array.from({ length: 49 }, (_, j) => (j === 20 ? 400 : 10));
+    const o = chunkGapOption(handRun('g', [handRecord('g0', 0, 20, 50, gaps)]));
+    // biome-ignore lint/suspicious/noExplicitAny: echarts title
+    assert.match((o as any).title.text, /1 stall\(s\) > 50 ms/);
+    assert.equal(series(o)[1].data.length, 1);
+    assert.equal(series(o)[1].data[0][1], 1);
+    assert.equal(chunkGapOption(handRun('one', [handRecord('x', 0, 20, 2, 10)])), null);
+  });
+});
+
+describe('SVG rendering', () => {
+  it('renders an option to a standalone SVG string with the title inside', () => {
+    const svg = timelineSvg(handRun('svg-run', recs(10)));
+    assert.ok(svg);
+    assert.match(svg, /^<svg[^>]*width="720"[^>]*height="380"/);
+    assert.match(svg, /Requests in flight — svg-run/);
+    assert.match(svg, /<\/svg>$/);
+    assert.equal(timelineSvg(handRun('none', [])), null);
+    assert.match(renderSvg({ title: { text: 'x' }, series: [] }, 100, 50), /width="100" height="50"/);
+  });
+
+  it('reportCharts lists only the charts the data allows', () => {
+    const ids = reportCharts([handRun('only', recs(10))]).map((c) => c.id);
+    assert.deepEqual(ids, ['ttft-cdf', 'e2e-cdf', 'ttft-vs-input', 'timeline-0-only', 'chunk-gaps-0-only']);
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * The HTML report and the Markdown write-up: verdict first, self-contained (no scripts, no
+ * external URLs), every chart inline, findings and missing record fields shown; the write-up
+ * has its nine sections and links the SVG files it returns.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { diagnose } from '../../src/report/diagnose/index.js';
+import { renderHtmlReport } from '../../src/report/html.js';
+import { buildReportJson, reportRunFromRunReport } from '../../src/report/load.js';
+import { renderMarkdownReport, SOURCE_MAP } from '../../src/report/markdown.js';
+import { buildRunReport } from '../../src/report/run/report.js';
+import { sampleRuns } from './helpers.js';
+
+describe('renderHtmlReport', () => {
+  const runs = sampleRuns();
+  const d = diagnose(runs);
+  const html = renderHtmlReport(runs, d);
+
+  it('opens with the validity verdict, before the table, charts and findings', () => {
+    const at = (s: string) => html.indexOf(s);
+    assert.ok(at('id="verdict"') > 0);
+    assert.ok(at('id="verdict"') < at('<table class="comparison">'));
+    assert.ok(at('<table class="comparison">') < at('<svg'));
+    assert.ok(at('<svg') < at('data-rule="cold_start"'));
+    assert.match(html, new RegExp(`valid: ${d.valid}`));
+  });
+
+  it('is self-contained: no scripts, no external resources', () => {
+    assert.doesNotMatch(html, /<script/i);
+    assert.doesNotMatch(html, /<link[^>]+href="(?!data:)/i);
+    assert.doesNotMatch(html, /(src|href)\s*=\s*["']?(https?:)?\/\//i);
+    assert.doesNotMatch(html, /url\(\s*['"]?https?:/i);
+    assert.doesNotMatch(html, /@import/);
+  });
+
+  it('inlines every chart and escapes labels', () => {
+    const figures = html.match(/<figure data-chart="[^"]+"><svg/g) ?? [];
+    // CDF ×2, load curve, TTFT vs input, and per run a timeline and a chunk-gap chart.
+    assert.equal(figures.length, 4 + 2 * 2);
+    assert.match(html, /c1 &lt;&amp;&gt;/);
+    assert.doesNotMatch(html, /c1 <&>/);
+  });
+
+  it("shows the findings and each run's record with missing fields marked missing", () => {
+    assert.match(html, /data-rule="cold_start"/);
+    assert.match(html, /servelab exp init baseline/);
+    assert.match(
+      html,
+      /<td>image<\/td><td class="src-missing">missing<\/td><td[^>]*>digest: <span class="missing">missing<\/span>/,
+    );
+    assert.match(html, /server_header: <span class="missing">missing<\/span>/);
+    assert.match(html, /version: 0\.1\.0/);
+  });
+
+  it('never prints a secret from the config, even when the caller left one in', () => {
+    const key = 'sk-test-0123456789abcdef';
+    const leaky = {
+      ...runs[0],
+      config: {
+        target: { url: 'http://x/v1', api_key: key, headers: { Authorization: `Bearer ${key}` } },
+        load: { token: key },
+      },
+    };
+    const out = renderHtmlReport([leaky], diagnose([leaky]));
+    assert.ok(!out.includes(key));
+    assert.match(out, /&quot;api_key&quot;: &quot;\[redacted\]&quot;/);
+    assert.ok(!renderMarkdownReport([leaky], diagnose([leaky]), { svgDir: '.' }).markdown.includes(key));
+  });
+
+  it('says missing for a run with no experiment record', () => {
+    const bare = { ...runs[0], record: undefined };
+    assert.match(renderHtmlReport([bare], diagnose([bare])), /missing: no experiment record/);
+  });
+});
+
+describe('renderMarkdownReport', () => {
+  const runs = sampleRuns();
+  const d = diagnose(runs);
+  const { markdown, files } = renderMarkdownReport(runs, d, { svgDir: 'charts/' });
+
+  it('has the nine sections in order', () => {
+    const heads = markdown.split('\n').filter((l) => /^## \d\./.test(l));
+    assert.deepEqual(
+      heads.map((h) => h.replace(/^## (\d)\..*/, '$1')),
+      ['1', '2', '3', '4', '5', '6', '7', '8', '9'],
+    );
+    assert.match(markdown, /^\*\*valid: (true|false)\*\*$/m);
+  });
+
+  it('links every chart file it returns, under svgDir', () => {
+    assert.equal(files.length, 8);
+    for (const f of files) {
+      assert.match(f.path, /^charts\/[\w-]+\.svg$/);
+      assert.ok(markdown.includes(`](${f.path})`), f.path);
+      assert.match(f.svg, /^<svg/);
+    }
+  });
+
+  it('explains from the diagnosis and lists its next experiments', () => {
+    assert.match(markdown, /## 6\. Explanation[\s\S]*\*\*Likely mechanism\.\*\* cold start/);
+    assert.match(markdown, /## 9\. Next hypotheses\n\n- cold_start: `servelab exp init baseline`/);
+  });
+
+  it('names the vLLM and SGLang files for the four objects to trace', () => {
+    assert.deepEqual(
+      SOURCE_MAP.map((s) => s.object),
+      ['Service entry', 'Request state', 'Scheduler', 'Execution backend'],
+    );
+    for (const p of [
+      'vllm/entrypoints/openai/api_server.py',
+      'vllm/v1/request.py',
+      'vllm/v1/core/sched/scheduler.py',
+      'vllm/v1/worker/gpu_model_runner.py',
+      'python/sglang/srt/entrypoints/http_server.py',
+      'python/sglang/srt/managers/schedule_batch.py',
+      'python/sglang/srt/managers/scheduler.py',
+      'python/sglang/srt/model_executor/model_runner.py',
+    ])
+      assert.ok(markdown.includes(`\`${p}\``), p);
+  });
+
+  it('shows the record with sources and missing parts, and the load design per run', () => {
+    assert.match(markdown, /\| image \| missing \| — \| digest \|/);
+    assert.match(markdown, /\| engine \| probed \| name=servelab-sim, version=0\.1\.0 \| server_header \|/);
+    assert.match(markdown, /\| c4 <&> \| c=4 \| 24 \| 0 \| [\d.]+ \| `\{"concurrency":4\}` \|/);
+  });
+});
+
+describe('report JSON and loading', () => {
+  it('wraps a report.json as a run and builds the JSON report from it', () => {
+    const [src] = sampleRuns();
+    const rr = buildRunReport({
+      config: src.config,
+      environment: { servelab_version: 't', node_version: 'v20' },
+      window: { start_ms: 0, end_ms: 1000 },
+      started_at_unix_ms: 0,
+      summary: src.summary,
+      records: src.records,
+      embedRecords: true,
+    });
+    const run = reportRunFromRunReport('runs/1', rr, undefined, { label: 'one', level: { concurrency: 1 } });
+    assert.equal(run.records.length, src.records.length);
+    assert.deepEqual(run.window, { start_ms: 0, end_ms: 1000 });
+    const json = buildReportJson([run], diagnose([run]));
+    assert.equal(json.table[0].window_s.value, 1);
+    assert.deepEqual(json.runs, [{ id: 'runs/1', label: 'one', kind: null, level: { concurrency: 1 } }]);
+    assert.deepEqual(JSON.parse(JSON.stringify(json)), json);
+  });
+});
