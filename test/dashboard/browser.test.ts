@@ -1,0 +1,249 @@
+/**
+ * The dashboard in a real browser: headless Debian chromium driven by playwright-core (no
+ * browser download). Loads the run list, opens a run and checks its charts render, compares two
+ * runs, and follows a running run live while records are appended, then sees it finish.
+ * No console errors are allowed. Without chromium the suite skips with an install hint, except
+ * under CI=true, where it fails.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { summarize } from '../../src/analysis/summary.js';
+import type { RequestRecord } from '../../src/record/types.js';
+import { type Dashboard, startDashboard } from '../../src/server/index.js';
+import type { Store } from '../../src/store/index.js';
+import { addFinishedRun, openWriter, serverSeries, streamed, tempStorePath } from './helpers.js';
+
+/**
+ * The callbacks passed to `waitForFunction`/`evaluate` run in the page (playwright serialises
+ * them); this file compiles without the DOM lib, so the little of it they touch is declared here,
+ * module-local.
+ */
+interface PageEl {
+  textContent: string | null;
+  width: number;
+  height: number;
+  querySelector(sel: string): PageEl | null;
+  getAttribute(name: string): string | null;
+  getContext(
+    kind: '2d',
+  ): { getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } } | null;
+}
+declare const document: {
+  querySelector(sel: string): PageEl | null;
+  querySelectorAll(sel: string): Iterable<PageEl>;
+  getElementById(id: string): PageEl | null;
+};
+
+/** Text of the first element matching `sel` ('' when it has none). */
+async function text(page: Page, sel: string): Promise<string> {
+  return (await page.locator(sel).first().textContent()) ?? '';
+}
+
+const CHROMIUM = process.env.SERVELAB_CHROMIUM ?? '/usr/bin/chromium';
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+const SKIP = HAVE_CHROMIUM
+  ? false
+  : `chromium not found at ${CHROMIUM}; install it with: apt-get install chromium`;
+/** Generous: these waits guard against hangs, they do not measure anything. */
+const WAIT_MS = 15_000;
+
+if (!HAVE_CHROMIUM && process.env.CI === 'true') {
+  test('chromium is installed (required under CI)', () => {
+    assert.fail(`${SKIP}`);
+  });
+}
+
+describe('dashboard in chromium', { skip: SKIP }, () => {
+  const tmp = tempStorePath();
+  let writer: Store;
+  let dash: Dashboard;
+  let browser: Browser;
+  let page: Page;
+  let runA: string;
+  let runB: string;
+  let runLive: string;
+  let expId: string;
+  const liveRecords: RequestRecord[] = [];
+  const consoleErrors: string[] = [];
+
+  before(async () => {
+    writer = openWriter(tmp.path);
+    expId = writer.createExperiment({ kind: 'sweep', name: 'conc sweep' }).id;
+    runA = addFinishedRun(writer, { label: 'c=2', n: 40, nFailed: 1, concurrency: 2, experimentId: expId });
+    runB = addFinishedRun(writer, { label: 'c=8', n: 60, concurrency: 8, experimentId: expId });
+    writer.finishExperiment(expId, 'completed');
+    runLive = writer.createRun({
+      kind: 'run',
+      label: 'live run',
+      config: { load: { mode: 'closed', concurrency: 4 } },
+    }).id;
+    for (let i = 0; i < 4; i++) {
+      const r = streamed(i, { sent: i * 100, ttft: 15, gap: 5, tokens: 5 });
+      liveRecords.push(r);
+      writer.appendRecord(runLive, r);
+    }
+    writer.addSeries(runLive, serverSeries(0, 0));
+    dash = await startDashboard({ dbPath: tmp.path, livePollMs: 150 });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
+    });
+    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    page.setDefaultTimeout(WAIT_MS);
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+    page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
+    // Nothing may leave loopback: every request the page makes goes to the dashboard itself.
+    await page.route('**/*', (route) => {
+      const u = new URL(route.request().url());
+      if (u.origin === new URL(dash.url).origin) return route.continue();
+      consoleErrors.push(`external request: ${u.href}`);
+      return route.abort();
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await dash?.close();
+    writer?.close();
+    tmp.cleanup();
+  });
+
+  test('lists the runs', async () => {
+    await page.goto(dash.url);
+    await page.locator('#runs tbody tr').nth(2).waitFor();
+    const ids = await page
+      .locator('#runs tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-row')));
+    assert.deepEqual(ids, [runLive, runB, runA]);
+    assert.equal(await page.locator(`tr[data-run-row="${runLive}"] .status-running`).count(), 1);
+  });
+
+  test('lists the experiments and opens one with its runs', async () => {
+    await page.locator(`#experiments a[href="#/experiment/${expId}"]`).click();
+    await page.locator('#runs tbody tr').nth(1).waitFor();
+    const ids = await page
+      .locator('#runs tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-row')));
+    assert.deepEqual(ids.sort(), [runA, runB].sort());
+    assert.match(await text(page, 'h1'), /conc sweep/);
+    await page.goto(`${dash.url}#/`);
+    await page.locator('#runs tbody tr').nth(2).waitFor();
+  });
+
+  test('opens a run: summary, report table and charts render', async () => {
+    await page.locator(`a[href="#/run/${runA}"]`).click();
+    await page.locator('#summary-latency tr[data-metric="ttft_ms"]').waitFor();
+    assert.match(await text(page, 'h1'), /c=2/);
+    await page.locator('#report-table table').waitFor();
+    // Every chart container gets a drawn canvas; the server series share the timeline's axis.
+    await page.waitForFunction(
+      () => {
+        const boxes = [...document.querySelectorAll('#charts .chart')];
+        return boxes.length >= 5 && boxes.every((b) => b.querySelector('canvas, svg'));
+      },
+      undefined,
+      { timeout: WAIT_MS },
+    );
+    const chartIds = await page
+      .locator('#charts .chart')
+      .evaluateAll((bs) => bs.map((b) => b.getAttribute('data-chart')));
+    assert.ok(chartIds.includes('ttft-cdf'), chartIds.join());
+    assert.ok(chartIds.includes('e2e-cdf'));
+    assert.ok(chartIds.some((id) => id?.startsWith('timeline-')));
+    assert.ok(chartIds.includes('server-series'));
+    // A drawn canvas has non-blank pixels.
+    const painted = await page
+      .locator('[data-chart="ttft-cdf"] canvas')
+      .first()
+      .evaluate((c) => {
+        const canvas = c as unknown as PageEl;
+        const d = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data;
+        if (!d) return 0;
+        let dark = 0;
+        for (let i = 0; i < d.length; i += 4) if (d[i] < 200 && d[i + 3] > 0) dark += 1;
+        return dark;
+      });
+    assert.ok(painted > 100, `the CDF canvas has ink (${painted} dark pixels)`);
+  });
+
+  test('compares two selected runs', async () => {
+    await page.goto(`${dash.url}#/`);
+    await page.locator(`input[data-run="${runA}"]`).check();
+    await page.locator(`input[data-run="${runB}"]`).check();
+    await page.locator('#compare-btn').click();
+    await page.locator('#compare').waitFor();
+    const heads = await page.locator('#compare thead th').allInnerTexts();
+    assert.deepEqual(heads, ['metric', 'c=2', 'c=8']);
+    await page.waitForFunction(
+      () => document.querySelector('[data-chart="load-curve"] canvas') !== null,
+      undefined,
+      {
+        timeout: WAIT_MS,
+      },
+    );
+  });
+
+  test('follows a running run live, then shows it finished', async () => {
+    await page.goto(`${dash.url}#/run/${runLive}`);
+    await page.locator('#live').waitFor();
+    await page.waitForFunction(
+      () => document.getElementById('live-records')?.textContent === '4',
+      undefined,
+      {
+        timeout: WAIT_MS,
+      },
+    );
+    await page.locator('[data-chart="live-timeline"] canvas').waitFor();
+
+    for (let i = 4; i < 12; i++) {
+      const r = streamed(i, { sent: i * 100, ttft: 15 + i, gap: 5, tokens: 5 });
+      liveRecords.push(r);
+      writer.appendRecord(runLive, r);
+    }
+    writer.addSeries(runLive, serverSeries(1, 1));
+    await page.waitForFunction(
+      () => document.getElementById('live-records')?.textContent === '12',
+      undefined,
+      {
+        timeout: WAIT_MS,
+      },
+    );
+    assert.equal(await text(page, '#live-ok'), '12');
+    assert.equal(await text(page, '#live-inflight'), '4 / 1');
+
+    writer.finishRun(runLive, summarize(liveRecords) as unknown as Record<string, unknown>, 'completed');
+    // On `end` the page reloads the run: now completed, with the stored summary and full charts.
+    await page.locator('h1 .status-completed').waitFor();
+    await page.locator('#charts [data-chart="ttft-cdf"] canvas').waitFor();
+    assert.equal(await page.locator('#live').count(), 0);
+    assert.match(await text(page, '.muted'), /summary stored/);
+  });
+
+  test('an unknown run shows the error and its hint', async () => {
+    await page.goto(`${dash.url}#/run/zzzzzzzz`);
+    const err = await text(page, '.error');
+    assert.match(err, /no run zzzzzzzz/);
+    assert.match(err, /api\/runs/);
+    // The 404 itself is logged by the browser as a failed resource load; that one is expected.
+    const unexpected = consoleErrors.filter((e) => !/404/.test(e));
+    assert.deepEqual(unexpected, []);
+    consoleErrors.length = 0;
+  });
+
+  test('no console errors', () => {
+    assert.deepEqual(consoleErrors, []);
+  });
+});
