@@ -104,15 +104,15 @@ export class VirtualClock implements Clock {
   sleepUntil(atMs: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const cancel = this.setTimer(resolve, atMs - this.t);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          cancel();
-          reject(signal.reason);
-        },
-        { once: true },
-      );
+      const onAbort = () => {
+        cancel();
+        reject(signal?.reason);
+      };
+      const cancel = this.setTimer(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, atMs - this.t);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 

@@ -1,0 +1,185 @@
+/**
+ * @module sim/server/driver
+ * The real-time driver: steps the clock-free engine on a wall {@link Clock} and hands each
+ * step's tokens to the HTTP layer at the step's planned end.
+ *
+ * Time: engine ms = clock ms × `timeScale` (`--time-scale X` runs X times faster than real time).
+ *
+ * Drift compensation: a step starts at the previous step's *planned* end, not at "now", so the
+ * ~0.1–1 ms by which each timer fires late does not add up over thousands of steps and the
+ * engine's timeline stays the one `plan` computes. If the driver falls further behind than
+ * `lateToleranceMs` (wall ms; a GC pause or a blocked event loop), the next step starts now
+ * instead, so tokens are not bunched while catching up. With `timeScale` > 1 the default
+ * tolerance is infinite: a machine too slow for the scale then writes tokens as fast as it can
+ * while the engine timeline stays exact, instead of inserting simulated idle gaps of
+ * tolerance × scale into running requests.
+ *
+ * Arrivals are stamped on the engine timeline ({@link RealTimeDriver.timelineNow}): when the
+ * driver lags behind the wall clock, "now" for the engine is the end of the step in flight.
+ * Idle when the engine has no work; an arrival wakes it and the first step starts at once.
+ */
+import { setImmediate as yieldToIo } from 'node:timers/promises';
+import type { Clock } from '../../runtime/clock.js';
+import type { EngineRequest, SimEngine, StepResult } from '../engine/types.js';
+
+/** How many recent steps' lateness {@link RealTimeDriver.stats} keeps. */
+const LATE_WINDOW = 10_000;
+
+export interface DriverOptions {
+  /** Engine ms per wall ms (> 0). */
+  timeScale: number;
+  /**
+   * Wall ms of lateness after which the next step restarts from now. Default 20 when
+   * `timeScale` ≤ 1, infinite (never restart) when faster.
+   */
+  lateToleranceMs?: number;
+}
+
+/** Lateness of token delivery against the steps' planned end times. */
+export interface DriverStats {
+  steps: number;
+  /** Steps that restarted from "now" because the driver was later than the tolerance. */
+  resyncs: number;
+  /** Wall ms by which each delivery started after its planned time (last 10,000 steps, oldest first). */
+  lateMs: number[];
+}
+
+/**
+ * Runs the engine in real time. `deliver(step, plannedWallMs)` is called synchronously at each
+ * step's end; it writes the tokens to the clients.
+ */
+export class RealTimeDriver {
+  private readonly scale: number;
+  private readonly toleranceMs: number;
+  private running = false;
+  private closed = false;
+  /**
+   * Cancels the sleep in progress on close. A fresh controller per sleep: clocks may leave their
+   * abort listener on the signal after a normal wake-up, and one long-lived signal would pile them up.
+   */
+  private sleepCtl: AbortController | undefined;
+  /** Largest engine arrival time since the last step started (a step never starts before it). */
+  private lastArrivalMs = 0;
+  /** While running: engine ms up to which steps are planned (the end of the step in flight). */
+  private cursorMs = 0;
+  private steps = 0;
+  private resyncs = 0;
+  /** Ring buffer of the last {@link LATE_WINDOW} delivery latenesses, wall ms. */
+  private readonly late = new Float64Array(LATE_WINDOW);
+
+  constructor(
+    readonly engine: SimEngine,
+    private readonly clock: Clock,
+    opts: DriverOptions,
+    private readonly deliver: (step: StepResult, plannedWallMs: number) => void,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {
+    if (!(opts.timeScale > 0)) throw new RangeError('timeScale must be > 0');
+    this.scale = opts.timeScale;
+    this.toleranceMs = opts.lateToleranceMs ?? (opts.timeScale > 1 ? Number.POSITIVE_INFINITY : 20);
+  }
+
+  /** Current engine time, ms. */
+  engineNow(): number {
+    return this.clock.now() * this.scale;
+  }
+
+  /** Wall ms on the driver's clock for engine time `engineMs`. */
+  toWallMs(engineMs: number): number {
+    return engineMs / this.scale;
+  }
+
+  /** Wall ms for an engine duration. */
+  wallDuration(engineMs: number): number {
+    return engineMs / this.scale;
+  }
+
+  /**
+   * The engine's present, ms: the wall clock scaled, except while the driver lags behind it,
+   * when it is the end of the step in flight (the engine cannot have seen anything later).
+   */
+  timelineNow(): number {
+    const now = this.engineNow();
+    return this.running ? Math.min(now, this.cursorMs) : now;
+  }
+
+  /** Hand a request to the engine at {@link timelineNow} and wake the loop; returns its arrival (engine ms). */
+  add(req: Omit<EngineRequest, 'arrivalMs'>): number {
+    const now = this.timelineNow();
+    this.lastArrivalMs = Math.max(this.lastArrivalMs, now);
+    this.engine.add({ ...req, arrivalMs: now }, now);
+    if (!this.running && !this.closed) {
+      this.running = true;
+      void this.loop(now);
+    }
+    return now;
+  }
+
+  /** The client went away: free the request's KV blocks at once. */
+  abort(reqId: string): void {
+    this.engine.abort(reqId, this.timelineNow());
+  }
+
+  stats(): DriverStats {
+    const n = Math.min(this.steps, LATE_WINDOW);
+    const lateMs: number[] = new Array(n);
+    const start = this.steps - n;
+    for (let i = 0; i < n; i++) lateMs[i] = this.late[(start + i) % LATE_WINDOW];
+    return { steps: this.steps, resyncs: this.resyncs, lateMs };
+  }
+
+  /** Stop stepping (pending sleeps are cancelled). */
+  close(): void {
+    this.closed = true;
+    this.sleepCtl?.abort(new Error('driver closed'));
+  }
+
+  private sleep(untilWallMs: number): Promise<void> {
+    const ctl = new AbortController();
+    this.sleepCtl = ctl;
+    return this.clock.sleepUntil(untilWallMs, ctl.signal);
+  }
+
+  private async loop(startMs: number): Promise<void> {
+    try {
+      let start = startMs;
+      this.cursorMs = start;
+      while (!this.closed && this.engine.hasWork()) {
+        start = Math.max(start, this.lastArrivalMs);
+        const r = this.engine.step(start);
+        this.cursorMs = r.endMs;
+        const plannedWall = this.toWallMs(r.endMs);
+        if (r.endMs <= start && r.tokens.length === 0 && r.finished.length === 0) {
+          // Nothing could run (should not happen with a sane engine): back off instead of spinning.
+          await this.sleep(this.clock.now() + 1);
+          start = this.engineNow();
+          continue;
+        }
+        if (this.clock.now() >= plannedWall) {
+          // Already due (behind, or a very fast --time-scale): sleepUntil would resolve without
+          // leaving the microtask queue, so yield one event-loop turn to let sockets and new
+          // arrivals in. This is scheduling, not measurement, so it does not go through the Clock.
+          await yieldToIo();
+        } else await this.sleep(plannedWall);
+        if (this.closed) break;
+        this.late[this.steps % LATE_WINDOW] = this.clock.now() - plannedWall;
+        this.steps++;
+        this.deliver(r, plannedWall);
+        const lateAfter = this.clock.now() - plannedWall;
+        if (lateAfter > this.toleranceMs) {
+          this.resyncs++;
+          start = this.engineNow();
+        } else start = r.endMs;
+      }
+    } catch (err) {
+      if (!this.closed) this.onError(err);
+    } finally {
+      this.running = false;
+    }
+    // An arrival raced with the loop's exit: keep going.
+    if (!this.closed && this.engine.hasWork() && !this.running) {
+      this.running = true;
+      void this.loop(this.engineNow());
+    }
+  }
+}

@@ -1,0 +1,941 @@
+/**
+ * @module sim/server/server
+ * `servelab sim`'s HTTP server: an OpenAI-compatible front-end over the simulated engine, shaped
+ * like vLLM's API server (routes, wire format, errors, `/metrics`), driven in real time by
+ * {@link RealTimeDriver}. node:http only: the streaming path writes SSE straight to the socket.
+ *
+ * Request path: auth → body → validation (400) → model (404) → tokenize → context check (400)
+ * → queue limit (429) → fault draw → frontend overhead → engine → tokens written at step ends.
+ *
+ * Units: "engine ms" are simulated milliseconds (what `plan` computes, what `timings`, logs and
+ * `/metrics` report); "server ms" are wall milliseconds on the server's clock (`emit_ms`).
+ * With `--time-scale X`, one server ms is X engine ms.
+ *
+ * `--expose-timings` adds to every streamed chunk `"servelab": {"step", "planned_ms", "emit_ms"}`:
+ * the engine step that produced it, the step's planned end and the actual write time, both in
+ * server ms. The server clock is announced in the `x-servelab-clock-ms` response header and in
+ * `GET /version` (`server_clock_ms`, `server_clock_origin_unix_ms`), so a client can estimate
+ * its offset (e.g. the midpoint of a /version round trip). The chunk with `finish_reason` (and a
+ * non-streaming body) carries llama.cpp-style `timings` in engine ms: `queue_ms`, `prefill_ms`,
+ * `decode_ms`, `ttft_ms`, `cache_n`, `prompt_n`, `prompt_ms`, `predicted_n`, `predicted_ms`,
+ * `predicted_per_token_ms`, `preemptions`, and per token `token_steps` and `token_ms`.
+ *
+ * Faults act at a token drawn per request (see `faults.ts`): `disconnect` resets the socket,
+ * `truncate` ends the body cleanly without finish_reason/usage/[DONE], `inband_error` sends
+ * `data: {"error":…}` then `[DONE]`, `stall:MS` holds writes for MS engine ms, `garble` corrupts
+ * the words from that token on. Without streaming they act on the whole response.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { UsageError } from '../../core/errors.js';
+import { type Clock, RealClock } from '../../runtime/clock.js';
+import { Rng } from '../../runtime/rng.js';
+import { type Tokenizer, tokenizerFor } from '../../tokenizer/index.js';
+import { type EngineConfig, resolveEngineConfig } from '../engine/config.js';
+import { createEngine } from '../engine/engine.js';
+import type { FinishEvent, SimEngine, StepResult } from '../engine/types.js';
+import { eosLength, FRONTEND_OVERHEAD_MS, promptTokenIds } from '../frontend.js';
+import { type DriverStats, RealTimeDriver } from './driver.js';
+import { type DrawnFault, drawFault } from './faults.js';
+import { SimMetrics } from './metrics.js';
+import { type ResolvedServerOptions, resolveServerOptions, type SimServerOptions } from './options.js';
+import { BadRequest, type ParsedRequest, parseGenerationRequest, parseTokenizeRequest } from './requests.js';
+import { garbleText, reasoningLength, textSeedFor, tokenText } from './text.js';
+import {
+  type ChunkBody,
+  type ChunkHead,
+  chatChunk,
+  chatResponse,
+  completionChunk,
+  completionResponse,
+  errorBody,
+  SSE_DONE,
+  sseData,
+  usageChunk,
+  usageObject,
+} from './wire.js';
+
+export type { SimServerOptions } from './options.js';
+
+/** Collaborators of the server; all optional. */
+export interface SimServerDeps {
+  /** Receives one line per request (and a few lifecycle lines). Never sees an API key. */
+  log?: (line: string) => void;
+  /** Wall clock (default {@link RealClock}). */
+  clock?: Clock;
+}
+
+/** A running simulator. */
+export interface SimServer {
+  /** Base URL, e.g. `http://127.0.0.1:8000` (the OpenAI API is under `/v1`). */
+  url: string;
+  port: number;
+  engine: SimEngine;
+  /** The resolved engine configuration (model, GPU, KV capacity, max_model_len). */
+  config: EngineConfig;
+  /** The model id served on /v1/models. */
+  modelId: string;
+  /** Lateness of token delivery against the steps' planned times (for benchmarks). */
+  driverStats(): DriverStats;
+  /** Stop listening, drop open streams and stop the driver. */
+  close(): Promise<void>;
+}
+
+/** Largest accepted request body, bytes. */
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+const require = createRequire(import.meta.url);
+/** servelab's version (from package.json; the same path resolves from src/ and dist/). */
+const VERSION: string = (require('../../../package.json') as { version: string }).version;
+
+/** A chunk object (serialized at write time) or raw SSE text such as `data: [DONE]`. */
+type SseItem = Record<string, unknown> | string;
+
+/** One generation request in flight. */
+interface Live {
+  id: string;
+  requestId: string;
+  seq: number;
+  req: ParsedRequest;
+  res: ServerResponse;
+  head: ChunkHead;
+  promptTokens: number;
+  maxTokens: number;
+  /** Tokens the request is expected to produce (min(eosLen, maxTokens), at least minTokens). */
+  expectedTokens: number;
+  reasoningLen: number;
+  textSeed: number;
+  fault?: DrawnFault;
+  /** Engine ms when the HTTP request arrived (TTFT and E2E are measured from here, as vLLM does). */
+  httpArrivalMs: number;
+  /** Engine ms of each output token (its step's end) and the step stamps. */
+  tokenMs: number[];
+  tokenSteps: number[];
+  content: string;
+  reasoning: string;
+  produced: number;
+  inEngine: boolean;
+  done: boolean;
+  /** stall fault: writes are held until this server ms. */
+  stallUntil?: number;
+  held: SseItem[];
+  endAfterHeld: boolean;
+  flushScheduled?: boolean;
+  cancelPending?: () => void;
+  status: number;
+  outcome: string;
+}
+
+/**
+ * Start the simulated server.
+ *
+ * @example
+ * const sim = await startSimServer({ model: 'qwen3-0.6b', gpu: 'h100', timeScale: 10 });
+ * // POST `${sim.url}/v1/chat/completions` …
+ * await sim.close();
+ */
+export async function startSimServer(opts: SimServerOptions, deps: SimServerDeps = {}): Promise<SimServer> {
+  const { server: so, engine: engineOpts } = resolveServerOptions(opts);
+  const config = resolveEngineConfig(engineOpts);
+  const engine = createEngine(config);
+  const clock = deps.clock ?? new RealClock();
+  const log = deps.log ?? (() => {});
+  const sim = new SimHttp(so, config, engine, clock, log);
+  // vLLM loads its tokenizer before it serves; so do we (Qwen3's takes ~1 s; others are instant).
+  await sim.tokenizerReady();
+  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => sim.handle(req, res));
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      sim.stop();
+      if (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL')
+        reject(
+          new UsageError([
+            {
+              path: err.code === 'EADDRNOTAVAIL' ? '--host' : '--port',
+              message: `cannot listen on ${so.host}:${so.port} (${err.code})`,
+              hint: 'choose a free port (0 picks one) and an address of this machine',
+            },
+          ]),
+        );
+      else reject(err);
+    };
+    server.once('error', onError);
+    server.listen(so.port, so.host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  // A wildcard bind is reached through loopback.
+  const hostForUrl =
+    so.host === '0.0.0.0'
+      ? '127.0.0.1'
+      : so.host === '::'
+        ? '[::1]'
+        : so.host.includes(':')
+          ? `[${so.host}]`
+          : so.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${hostForUrl}:${port}`,
+    port,
+    engine,
+    config,
+    modelId: sim.modelId,
+    driverStats: () => sim.driverStats(),
+    close() {
+      closing ??= sim.shutdown(server);
+      return closing;
+    },
+  };
+}
+
+class SimHttp {
+  readonly modelId: string;
+  private readonly driver: RealTimeDriver;
+  private readonly metrics: SimMetrics;
+  private readonly lives = new Map<string, Live>();
+  private readonly idRng: Rng;
+  private tokenizer?: Promise<Tokenizer>;
+  private seq = 0;
+  /** Requests between arrival and engine admission (the frontend overhead). */
+  private pending = 0;
+  private readonly apiKey?: Buffer;
+
+  constructor(
+    private readonly so: ResolvedServerOptions,
+    private readonly config: EngineConfig,
+    private readonly engine: SimEngine,
+    private readonly clock: Clock,
+    private readonly log: (line: string) => void,
+  ) {
+    this.modelId = so.servedModelName ?? config.model.name;
+    this.driver = new RealTimeDriver(
+      engine,
+      clock,
+      { timeScale: so.timeScale },
+      (step, planned) => this.deliver(step, planned),
+      (err) => this.log(`sim driver error: ${err instanceof Error ? err.message : String(err)}`),
+    );
+    this.metrics = new SimMetrics(() => engine.stats(), this.modelId, {
+      name: config.gpu.deviceName,
+      count: config.tp,
+      version: VERSION,
+    });
+    this.idRng = new Rng(so.seed).fork('ids');
+    if (so.apiKey !== undefined) this.apiKey = Buffer.from(so.apiKey);
+  }
+
+  /** The model family's tokenizer, loaded on first use (Qwen3's takes ~1 s). */
+  private getTokenizer(): Promise<Tokenizer> {
+    this.tokenizer ??= tokenizerFor(this.config.model.name);
+    return this.tokenizer;
+  }
+
+  driverStats(): DriverStats {
+    return this.driver.stats();
+  }
+
+  async tokenizerReady(): Promise<void> {
+    await this.getTokenizer();
+  }
+
+  /** Stop the driver (used when the server never started listening). */
+  stop(): void {
+    this.driver.close();
+  }
+
+  async shutdown(server: Server): Promise<void> {
+    this.driver.close();
+    for (const live of this.lives.values()) {
+      live.done = true;
+      live.cancelPending?.();
+      live.res.destroy();
+    }
+    this.lives.clear();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    this.route(req, res).catch((err: unknown) => {
+      // A bug, not bad input: answer 500 in the OpenAI shape and keep serving.
+      this.log(`sim internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      if (!res.headersSent) this.sendError(res, 500, 'Internal server error.');
+      else res.destroy();
+    });
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    const method = req.method ?? 'GET';
+    if (path.startsWith('/v1/') && !this.authorized(req)) {
+      req.resume();
+      return this.sendError(res, 401, 'Invalid or missing API key.', null, requestIdOf(req));
+    }
+    const route = `${method} ${path}`;
+    switch (route) {
+      case 'GET /health':
+        res.writeHead(200, { 'content-length': '0' }).end();
+        return;
+      case 'GET /version':
+        return this.sendJson(res, 200, {
+          version: VERSION,
+          engine: 'servelab-sim',
+          // The server's clock, so a client can line up `emit_ms` stamps with its own clock.
+          server_clock_ms: this.clock.now(),
+          server_clock_origin_unix_ms: this.clock.originUnixMs,
+          time_scale: this.so.timeScale,
+        });
+      case 'GET /v1/models':
+        return this.sendJson(res, 200, this.modelsBody());
+      case 'GET /metrics': {
+        const m = await this.metrics.render();
+        res.writeHead(200, { 'content-type': m.contentType }).end(m.body);
+        return;
+      }
+      case 'POST /reset_prefix_cache':
+        req.resume();
+        if (this.engine.resetPrefixCache()) res.writeHead(200, { 'content-length': '0' }).end();
+        else
+          this.sendError(
+            res,
+            409,
+            'The prefix cache cannot be reset while requests hold its blocks; retry when idle.',
+          );
+        return;
+      case 'POST /tokenize':
+        return this.tokenize(req, res);
+      case 'POST /v1/chat/completions':
+        return this.generate(req, res, 'chat');
+      case 'POST /v1/completions':
+        return this.generate(req, res, 'completions');
+      default: {
+        req.resume();
+        const known = ['/health', '/version', '/v1/models', '/metrics', '/reset_prefix_cache', '/tokenize'];
+        if (known.includes(path) || path === '/v1/chat/completions' || path === '/v1/completions')
+          return this.sendError(res, 405, `Method ${method} is not allowed on ${path}.`);
+        return this.sendError(res, 404, `No route ${path}.`);
+      }
+    }
+  }
+
+  private authorized(req: IncomingMessage): boolean {
+    if (!this.apiKey) return true;
+    const h = req.headers.authorization ?? '';
+    const given = Buffer.from(h.startsWith('Bearer ') ? h.slice(7) : '');
+    return given.length === this.apiKey.length && timingSafeEqual(given, this.apiKey);
+  }
+
+  private modelsBody(): unknown {
+    const created = this.unixSeconds();
+    return {
+      object: 'list',
+      data: [
+        {
+          id: this.modelId,
+          object: 'model',
+          created,
+          owned_by: 'servelab-sim',
+          root: this.config.model.hf_id,
+          parent: null,
+          max_model_len: this.config.maxModelLen,
+          permission: [
+            {
+              id: `modelperm-${this.hex()}`,
+              object: 'model_permission',
+              created,
+              allow_create_engine: false,
+              allow_sampling: true,
+              allow_logprobs: true,
+              allow_search_indices: false,
+              allow_view: true,
+              allow_fine_tuning: false,
+              organization: '*',
+              group: null,
+              is_blocking: false,
+            },
+          ],
+        },
+      ],
+    };
+  }
+
+  private async tokenize(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let parsed: { text: string; model?: string };
+    try {
+      parsed = parseTokenizeRequest(await readJson(req));
+    } catch (err) {
+      if (err instanceof BadRequest) return this.sendError(res, 400, err.message, err.param);
+      throw err;
+    }
+    if (parsed.model !== undefined && parsed.model !== this.modelId)
+      return this.sendError(res, 404, `The model \`${parsed.model}\` does not exist.`, 'model');
+    const ids = promptTokenIds(await this.getTokenizer(), parsed.text);
+    return this.sendJson(res, 200, {
+      count: ids.length,
+      max_model_len: this.config.maxModelLen,
+      tokens: Array.from(ids),
+      token_strs: null,
+    });
+  }
+
+  private async generate(
+    req: IncomingMessage,
+    res: ServerResponse,
+    kind: 'chat' | 'completions',
+  ): Promise<void> {
+    const httpArrivalMs = this.driver.timelineNow();
+    const requestId = requestIdOf(req);
+    let parsed: ParsedRequest;
+    try {
+      parsed = parseGenerationRequest(kind, await readJson(req));
+    } catch (err) {
+      if (err instanceof BadRequest) return this.reject(res, requestId, 400, err.message, err.param);
+      throw err;
+    }
+    if (parsed.model !== undefined && parsed.model !== this.modelId)
+      return this.reject(res, requestId, 404, `The model \`${parsed.model}\` does not exist.`, 'model');
+
+    const promptIds =
+      parsed.promptIds ?? Array.from(promptTokenIds(await this.getTokenizer(), parsed.promptText));
+    const promptLen = promptIds.length;
+    const maxLen = this.config.maxModelLen;
+    if (promptLen === 0) return this.reject(res, requestId, 400, 'The prompt is empty (0 tokens).', 'prompt');
+    const maxTokens = parsed.maxTokens ?? maxLen - promptLen;
+    if (promptLen + Math.max(1, maxTokens) > maxLen) {
+      const param = kind === 'chat' ? 'messages' : 'prompt';
+      return this.reject(
+        res,
+        requestId,
+        400,
+        `This model's maximum context length is ${maxLen} tokens. However, you requested ` +
+          `${promptLen + Math.max(1, maxTokens)} tokens (${promptLen} in the ${param}, ${Math.max(1, maxTokens)} ` +
+          'in the completion). Please reduce the length of the messages or completion.',
+        param,
+      );
+    }
+    if (this.so.maxWaiting !== undefined && this.engine.stats().waiting + this.pending >= this.so.maxWaiting)
+      return this.reject(
+        res,
+        requestId,
+        429,
+        `The server is overloaded: ${this.so.maxWaiting} requests are already waiting. Retry later.`,
+      );
+
+    const seq = this.seq++;
+    // A greedy decode (temperature 0) does not depend on the sampling seed: neither its length nor its text.
+    const greedy = parsed.temperature === 0;
+    const lengthSeed = greedy ? this.so.seed : (parsed.seed ?? this.so.seed);
+    const eosLen = parsed.ignoreEos ? maxTokens : eosLength(promptIds, lengthSeed, maxTokens);
+    const expectedTokens = Math.min(maxTokens, Math.max(eosLen, parsed.minTokens));
+    // Text, reasoning split and faults key on the prompt text (token-id prompts: the ids joined).
+    const promptKey = parsed.promptText;
+    const fault = drawFault(this.so.seed, seq, this.so.faultRate, this.so.faults, expectedTokens);
+    if (fault?.kind === 'http500')
+      return this.reject(
+        res,
+        requestId,
+        500,
+        'Injected fault: internal server error (http500).',
+        null,
+        'http500',
+      );
+    if (fault?.kind === 'http429')
+      return this.reject(
+        res,
+        requestId,
+        429,
+        'Injected fault: too many requests (http429).',
+        null,
+        'http429',
+      );
+
+    const reasoningOn = kind === 'chat' && this.config.model.reasoning && parsed.enableThinking;
+    const id = `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${this.hex()}`;
+    const live: Live = {
+      id,
+      requestId: requestId ?? id,
+      seq,
+      req: parsed,
+      res,
+      head: { id, created: this.unixSeconds(), model: this.modelId },
+      promptTokens: promptLen,
+      maxTokens,
+      expectedTokens,
+      reasoningLen: reasoningOn ? reasoningLength(promptKey, expectedTokens) : 0,
+      textSeed: textSeedFor(promptKey, this.so.seed, parsed.seed, greedy),
+      fault,
+      httpArrivalMs,
+      tokenMs: [],
+      tokenSteps: [],
+      content: '',
+      reasoning: '',
+      produced: 0,
+      inEngine: false,
+      done: false,
+      held: [],
+      endAfterHeld: false,
+      status: 200,
+      outcome: 'ok',
+    };
+    this.lives.set(id, live);
+    res.on('close', () => {
+      if (!live.done) this.finishLive(live, 'abort', 'client_disconnect', false);
+    });
+    const headers: Record<string, string> = { 'x-request-id': live.requestId };
+    if (this.so.exposeTimings) headers['x-servelab-clock-ms'] = this.clock.now().toFixed(3);
+    if (parsed.stream) {
+      headers['content-type'] = 'text/event-stream; charset=utf-8';
+      headers['cache-control'] = 'no-cache';
+      res.writeHead(200, headers);
+      res.flushHeaders();
+    } else {
+      for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    }
+
+    // The API server's own work (HTTP, tokenization, detokenization) before the engine sees it.
+    this.pending++;
+    const cancelTimer = this.clock.setTimer(() => {
+      this.pending--;
+      live.cancelPending = undefined;
+      if (live.done) return;
+      live.inEngine = true;
+      this.driver.add({
+        id,
+        promptTokens: promptIds,
+        maxTokens,
+        eosLen,
+        minTokens: parsed.minTokens || undefined,
+      });
+    }, this.driver.wallDuration(FRONTEND_OVERHEAD_MS));
+    live.cancelPending = () => {
+      cancelTimer();
+      this.pending--;
+    };
+  }
+
+  /** Called by the driver at a step's end: write every produced token, then finish requests. */
+  private deliver(step: StepResult, plannedWallMs: number): void {
+    const finished = new Map<string, FinishEvent>();
+    for (const f of step.finished) finished.set(f.reqId, f);
+    for (const t of step.tokens) {
+      const live = this.lives.get(t.reqId);
+      if (!live || live.done) continue;
+      try {
+        this.onToken(live, t.index, step, plannedWallMs, finished.get(t.reqId));
+      } catch (err) {
+        // A bug must not stop the driver for everyone: drop this request, keep stepping.
+        this.log(
+          `sim internal error on ${live.id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+        );
+        live.status = 500;
+        this.finishLive(live, 'abort', 'internal_error', finished.has(t.reqId));
+        live.res.destroy();
+      }
+      finished.delete(t.reqId);
+    }
+    // Finished without a token in this step (aborted inside the engine).
+    for (const f of finished.values()) {
+      const live = this.lives.get(f.reqId);
+      if (live && !live.done)
+        this.finishLive(live, f.reason, f.reason === 'abort' ? 'engine_abort' : 'ok', true);
+    }
+  }
+
+  private onToken(
+    live: Live,
+    index: number,
+    step: StepResult,
+    plannedWallMs: number,
+    fin?: FinishEvent,
+  ): void {
+    // A token index seen before (re-emitted after a preemption) is not sent twice.
+    if (index < live.produced) return;
+    const fault = live.fault;
+    const stream = live.req.stream;
+    if (fault && index === fault.atToken && stream) {
+      if (fault.kind === 'disconnect') {
+        this.finishLive(live, 'abort', 'fault_disconnect', !!fin);
+        live.res.destroy();
+        return;
+      }
+      if (fault.kind === 'truncate') {
+        this.finishLive(live, 'abort', 'fault_truncate', !!fin);
+        this.write(live, [], true);
+        return;
+      }
+      if (fault.kind === 'inband_error') {
+        const err = {
+          error: {
+            message: 'Injected fault: error in stream (inband_error).',
+            type: 'InternalServerError',
+            param: null,
+            code: 500,
+          },
+        };
+        this.finishLive(live, 'abort', 'fault_inband_error', !!fin);
+        this.write(live, [err, SSE_DONE], true);
+        return;
+      }
+      if (fault.kind === 'stall')
+        live.stallUntil = this.clock.now() + this.driver.wallDuration(fault.stallMs ?? 0);
+    }
+
+    live.produced = index + 1;
+    live.tokenMs.push(step.endMs);
+    live.tokenSteps.push(step.step);
+    let text = tokenText(live.textSeed, index);
+    if (fault?.kind === 'garble' && index >= fault.atToken) text = garbleText(text, live.textSeed, index);
+    const isReasoning = index < live.reasoningLen;
+    let finishReason: string | null = fin ? (fin.reason === 'abort' ? 'abort' : fin.reason) : null;
+    let stopReason: string | null = null;
+    if (isReasoning) live.reasoning += text;
+    else {
+      const before = live.content.length;
+      live.content += text;
+      // Stop strings are matched in the answer (not the reasoning), once min_tokens are out, and
+      // only where they end in the new token. A match that began in an earlier token cuts the
+      // answer there, but text already streamed stays sent (vLLM holds such text back instead).
+      if (live.req.stop.length && live.produced >= live.req.minTokens) {
+        const m = findStop(live.content, live.req.stop, before);
+        if (m) {
+          live.content = live.content.slice(0, m.at);
+          text = live.content.slice(Math.min(before, m.at));
+          finishReason = 'stop';
+          stopReason = m.stop;
+        }
+      }
+    }
+    if (finishReason === null && live.produced >= live.maxTokens) finishReason = 'length';
+
+    if (stream) {
+      const stamp = this.so.exposeTimings ? { step: step.step, planned_ms: plannedWallMs } : undefined;
+      const out: SseItem[] = [];
+      if (index === 0 && live.req.kind === 'chat') out.push(this.chunk(live, { role: true }, stamp, 0));
+      const body: ChunkBody = { text };
+      if (isReasoning) body.reasoningField = this.so.reasoningField;
+      if (finishReason) {
+        body.finishReason = finishReason;
+        body.stopReason = stopReason;
+      }
+      const last = finishReason !== null;
+      if (last && this.so.exposeTimings) body.timings = this.timingsOf(live);
+      out.push(this.chunk(live, body, stamp, live.produced));
+      if (last) {
+        if (live.req.includeUsage) {
+          const usage = usageChunk(
+            live.head,
+            live.req.kind === 'chat' ? 'chat.completion.chunk' : 'text_completion',
+            this.usageOf(live),
+            stamp ? { ...stamp } : undefined,
+          );
+          out.push(usage);
+        }
+        out.push(SSE_DONE);
+      }
+      if (last) this.finishLive(live, finishReason as 'stop' | 'length' | 'abort', 'ok', !!fin);
+      this.write(live, out, last);
+      return;
+    }
+    if (finishReason !== null) {
+      const timings = this.so.exposeTimings ? this.timingsOf(live) : undefined;
+      const usage = this.usageOf(live);
+      const content = live.content;
+      const reasoning = live.reasoningLen > 0 ? live.reasoning : undefined;
+      this.finishLive(live, finishReason as 'stop' | 'length' | 'abort', 'ok', !!fin);
+      const body =
+        live.req.kind === 'chat'
+          ? chatResponse(
+              live.head,
+              { content, reasoning, reasoningField: this.so.reasoningField },
+              finishReason,
+              stopReason,
+              usage,
+              timings,
+            )
+          : completionResponse(live.head, content, finishReason, stopReason, usage, timings);
+      this.sendNonStream(live, JSON.stringify(body));
+    }
+  }
+
+  /** Non-streaming response, with the faults that make sense without a stream. */
+  private sendNonStream(live: Live, json: string): void {
+    const res = live.res;
+    const kind = live.fault?.kind;
+    if (kind === 'disconnect') {
+      live.outcome = 'fault_disconnect';
+      res.destroy();
+      return;
+    }
+    if (kind === 'inband_error') {
+      live.status = 500;
+      this.sendError(res, 500, 'Injected fault: internal server error (inband_error).');
+      return;
+    }
+    if (kind === 'truncate') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(json.slice(0, Math.floor(json.length / 2)));
+      return;
+    }
+    const send = () => {
+      if (res.destroyed) return;
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+      res.end(json);
+    };
+    if (kind === 'stall') this.clock.setTimer(send, this.driver.wallDuration(live.fault?.stallMs ?? 0));
+    else send();
+  }
+
+  /** Write SSE text, holding it back while a `stall` fault is active. */
+  private write(live: Live, items: SseItem[], end: boolean): void {
+    const res = live.res;
+    if (res.destroyed) return;
+    const now = this.clock.now();
+    if (live.stallUntil !== undefined && now < live.stallUntil) {
+      if (!live.flushScheduled) {
+        live.flushScheduled = true;
+        this.clock.setTimer(() => this.flushHeld(live), live.stallUntil - now);
+      }
+      live.held.push(...items);
+      live.endAfterHeld ||= end;
+      return;
+    }
+    if (items.length) res.write(this.serialize(items));
+    if (end) res.end();
+  }
+
+  private flushHeld(live: Live): void {
+    live.stallUntil = undefined;
+    live.flushScheduled = false;
+    const res = live.res;
+    if (res.destroyed) return;
+    if (live.held.length) res.write(this.serialize(live.held));
+    live.held = [];
+    if (live.endAfterHeld) res.end();
+  }
+
+  /**
+   * SSE text of chunks about to hit the socket. With --expose-timings, `servelab.emit_ms` is
+   * stamped here, at the actual write (after any stall), on the server's clock.
+   */
+  private serialize(items: readonly SseItem[]): string {
+    const now = this.clock.now();
+    let out = '';
+    for (const it of items) {
+      if (typeof it === 'string') out += it;
+      else {
+        const stamp = it.servelab as Record<string, unknown> | undefined;
+        if (stamp) stamp.emit_ms = now;
+        out += sseData(it);
+      }
+    }
+    return out;
+  }
+
+  private chunk(
+    live: Live,
+    body: ChunkBody,
+    stamp: { step: number; planned_ms: number } | undefined,
+    completionTokens: number,
+  ): Record<string, unknown> {
+    if (stamp) body.servelab = { ...stamp };
+    if (live.req.continuousUsage)
+      body.usage = usageObject({ promptTokens: live.promptTokens, completionTokens });
+    return live.req.kind === 'chat' ? chatChunk(live.head, body) : completionChunk(live.head, body);
+  }
+
+  private usageOf(live: Live): Record<string, unknown> {
+    const times = live.inEngine ? this.engine.times(live.id) : undefined;
+    return usageObject({
+      promptTokens: live.promptTokens,
+      completionTokens: live.produced,
+      cachedTokens: this.so.enablePromptTokensDetails ? (times?.cachedTokens ?? 0) : undefined,
+      reasoningTokens: live.reasoningLen > 0 ? Math.min(live.produced, live.reasoningLen) : undefined,
+    });
+  }
+
+  /** Server-side timings in llama.cpp's style (engine ms), plus the step of every token. */
+  private timingsOf(live: Live): Record<string, unknown> {
+    const t = this.engine.times(live.id);
+    const first = t?.firstTokenMs ?? null;
+    const last = t?.lastTokenMs ?? null;
+    const sched = t?.firstScheduledMs ?? null;
+    const cached = t?.cachedTokens ?? 0;
+    const prefill = sched !== null && first !== null ? first - sched : null;
+    const decode = first !== null && last !== null ? last - first : null;
+    const predicted = live.produced;
+    return {
+      frontend_ms: FRONTEND_OVERHEAD_MS,
+      queue_ms: t && sched !== null ? sched - t.arrivalMs : null,
+      prefill_ms: prefill,
+      decode_ms: decode,
+      ttft_ms: first !== null ? first - live.httpArrivalMs : null,
+      cache_n: cached,
+      prompt_n: live.promptTokens - cached,
+      prompt_ms: prefill,
+      predicted_n: predicted,
+      predicted_ms: decode,
+      predicted_per_token_ms: decode !== null && predicted > 1 ? decode / (predicted - 1) : null,
+      preemptions: t?.preemptions ?? 0,
+      token_steps: [...live.tokenSteps],
+      token_ms: [...live.tokenMs],
+      time_scale: this.so.timeScale,
+    };
+  }
+
+  /**
+   * A request is over (finished, stopped, aborted or faulted): free its engine state, record its
+   * metrics and write its log line. Idempotent.
+   */
+  private finishLive(
+    live: Live,
+    reason: 'stop' | 'length' | 'abort',
+    outcome: string,
+    engineFinished: boolean,
+  ): void {
+    if (live.done) return;
+    live.done = true;
+    if (outcome !== 'ok') live.outcome = outcome;
+    live.cancelPending?.();
+    live.cancelPending = undefined;
+    const times = live.inEngine ? this.engine.times(live.id) : undefined;
+    // Requests that end before the engine says so (stop string, fault, disconnect) free KV now.
+    if (live.inEngine && !engineFinished) this.driver.abort(live.id);
+    const nowMs = this.driver.timelineNow();
+    const first = times?.firstTokenMs ?? null;
+    const lastTok = live.tokenMs.length ? live.tokenMs[live.tokenMs.length - 1] : null;
+    const sched = times?.firstScheduledMs ?? null;
+    const queueMs = times && sched !== null ? sched - times.arrivalMs : undefined;
+    const prefillMs = sched !== null && first !== null ? first - sched : undefined;
+    const decodeMs = first !== null && lastTok !== null ? lastTok - first : undefined;
+    const e2eMs = (reason === 'abort' ? nowMs : (lastTok ?? nowMs)) - live.httpArrivalMs;
+    const itl: number[] = [];
+    for (let i = 1; i < live.tokenMs.length; i++) itl.push((live.tokenMs[i] - live.tokenMs[i - 1]) / 1000);
+    if (live.inEngine)
+      this.metrics.observeFinished({
+        finishedReason: reason,
+        ttftS: first !== null ? (first - live.httpArrivalMs) / 1000 : undefined,
+        e2eS: e2eMs / 1000,
+        queueS: queueMs !== undefined ? queueMs / 1000 : undefined,
+        prefillS: prefillMs !== undefined ? prefillMs / 1000 : undefined,
+        decodeS: decodeMs !== undefined ? decodeMs / 1000 : undefined,
+        itlS: itl,
+      });
+    if (live.inEngine) this.engine.release(live.id);
+    this.lives.delete(live.id);
+    const f = (v: number | undefined) => (v === undefined ? '-' : v.toFixed(2));
+    this.log(
+      `sim request x_request_id=${live.requestId} id=${live.id} endpoint=${live.req.kind} stream=${live.req.stream} ` +
+        `status=${live.status} finish=${reason} outcome=${live.outcome} prompt_tokens=${live.promptTokens} ` +
+        `cached_tokens=${times?.cachedTokens ?? 0} completion_tokens=${live.produced} ` +
+        `queue_ms=${f(queueMs)} prefill_ms=${f(prefillMs)} decode_ms=${f(decodeMs)} e2e_ms=${f(e2eMs)}` +
+        (live.fault ? ` fault=${live.fault.kind}@${live.fault.atToken}` : ''),
+    );
+  }
+
+  /** Answer an error before the request reaches the engine, with its log line. */
+  private reject(
+    res: ServerResponse,
+    requestId: string | undefined,
+    status: number,
+    message: string,
+    param: string | null = null,
+    fault?: string,
+  ): void {
+    this.sendError(res, status, message, param, requestId);
+    this.log(
+      `sim request x_request_id=${requestId ?? '-'} status=${status} outcome=${fault ? `fault_${fault}` : 'rejected'} ` +
+        `queue_ms=- prefill_ms=- decode_ms=- error=${JSON.stringify(message)}`,
+    );
+  }
+
+  private sendError(
+    res: ServerResponse,
+    status: number,
+    message: string,
+    param: string | null = null,
+    requestId?: string,
+  ): void {
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    const body = errorBody(status, message, param);
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    };
+    if (requestId) headers['x-request-id'] = requestId;
+    res.writeHead(status, headers).end(body);
+  }
+
+  private sendJson(res: ServerResponse, status: number, payload: unknown): void {
+    const body = JSON.stringify(payload);
+    res
+      .writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
+      .end(body);
+  }
+
+  private unixSeconds(): number {
+    return Math.floor((this.clock.originUnixMs + this.clock.now()) / 1000);
+  }
+
+  /** 32 hex digits from the seeded id stream (vLLM's ids are uuid4 hex). */
+  private hex(): string {
+    let s = '';
+    for (let i = 0; i < 4; i++) s += this.idRng.nextU32().toString(16).padStart(8, '0');
+    return s;
+  }
+}
+
+/** The caller's X-Request-Id, if it is a sane token (printable, ≤ 128 chars). */
+function requestIdOf(req: IncomingMessage): string | undefined {
+  const v = req.headers['x-request-id'];
+  const s = Array.isArray(v) ? v[0] : v;
+  return s && /^[\x21-\x7e]{1,128}$/.test(s) ? s : undefined;
+}
+
+/** Read and parse a JSON body; malformed JSON or an oversized body is a {@link BadRequest}. */
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const c of req) {
+      size += (c as Buffer).length;
+      if (size > MAX_BODY_BYTES) {
+        req.resume();
+        throw new BadRequest(`The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+      }
+      chunks.push(c as Buffer);
+    }
+  } catch (err) {
+    if (err instanceof BadRequest) throw err;
+    // The client went away while sending: nothing to parse, and not a server bug.
+    throw new BadRequest(`The request body could not be read: ${(err as Error).message}`);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text.trim()) throw new BadRequest('The request body is empty; send a JSON object.');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new BadRequest(`The request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Earliest stop string in `text` that ends after `newFrom` (i.e. inside the newest token). */
+function findStop(
+  text: string,
+  stops: readonly string[],
+  newFrom: number,
+): { at: number; stop: string } | undefined {
+  let best: { at: number; stop: string } | undefined;
+  for (const s of stops) {
+    const at = text.indexOf(s, Math.max(0, newFrom - s.length + 1));
+    if (at >= 0 && (!best || at < best.at)) best = { at, stop: s };
+  }
+  return best;
+}

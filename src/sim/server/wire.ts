@@ -1,0 +1,201 @@
+/**
+ * @module sim/server/wire
+ * The simulator's wire format, shaped as vLLM sends it (see `anchors-sim.md` §e): OpenAI error
+ * bodies, chat and text-completion chunks, the usage object and SSE framing. Pure builders, no I/O.
+ */
+
+/** HTTP status → the error `type` vLLM (and the openai npm client) use. */
+export function errorType(status: number): string {
+  switch (status) {
+    case 400:
+      return 'BadRequestError';
+    case 401:
+      return 'AuthenticationError';
+    case 403:
+      return 'PermissionDeniedError';
+    case 404:
+      return 'NotFoundError';
+    case 413:
+      return 'BadRequestError';
+    case 422:
+      return 'UnprocessableEntityError';
+    case 429:
+      return 'RateLimitError';
+    default:
+      return status >= 500 ? 'InternalServerError' : 'BadRequestError';
+  }
+}
+
+/** The body of an error: `{"error":{"message","type","param","code"}}` with `code` = HTTP status (vLLM). */
+export function errorBody(status: number, message: string, param: string | null = null): string {
+  return JSON.stringify({ error: { message, type: errorType(status), param, code: status } });
+}
+
+/** Usage as vLLM reports it; optional details appear only when requested. */
+export interface UsageInput {
+  promptTokens: number;
+  completionTokens: number;
+  /** Prefix-cache hit in tokens; omitted when prompt-token details are disabled. */
+  cachedTokens?: number;
+  /** Reasoning tokens (included in completionTokens); omitted when no reasoning phase ran. */
+  reasoningTokens?: number;
+}
+
+export function usageObject(u: UsageInput): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    prompt_tokens: u.promptTokens,
+    total_tokens: u.promptTokens + u.completionTokens,
+    completion_tokens: u.completionTokens,
+  };
+  if (u.cachedTokens !== undefined) out.prompt_tokens_details = { cached_tokens: u.cachedTokens };
+  if (u.reasoningTokens !== undefined)
+    out.completion_tokens_details = { reasoning_tokens: u.reasoningTokens };
+  return out;
+}
+
+/** One SSE event carrying a JSON payload. */
+export function sseData(payload: unknown): string {
+  return `data: ${JSON.stringify(payload)}\n\n`;
+}
+
+/** The stream terminator. */
+export const SSE_DONE = 'data: [DONE]\n\n';
+
+/** Fields shared by every chunk of one response. */
+export interface ChunkHead {
+  id: string;
+  created: number;
+  model: string;
+}
+
+/** What one output chunk says; `text` goes to `content` (or the reasoning field) or to `text`. */
+export interface ChunkBody {
+  /** Chat only: send `role: "assistant"` with `content: ""` (the first chunk). */
+  role?: boolean;
+  text?: string;
+  /** Chat only: put `text` in this reasoning field (`reasoning_content` or `reasoning`) instead of `content`. */
+  reasoningField?: string;
+  finishReason?: string | null;
+  /** vLLM's `stop_reason`: the matched stop string, or null. Sent with a finish reason. */
+  stopReason?: string | null;
+  usage?: Record<string, unknown>;
+  /** --expose-timings: `servelab` stamps and, on the final chunk, llama.cpp-style `timings`. */
+  servelab?: Record<string, unknown>;
+  timings?: Record<string, unknown>;
+}
+
+/** A `chat.completion.chunk` object. */
+export function chatChunk(head: ChunkHead, b: ChunkBody): Record<string, unknown> {
+  const delta: Record<string, unknown> = {};
+  if (b.role) {
+    delta.role = 'assistant';
+    delta.content = '';
+  } else if (b.text !== undefined) {
+    delta[b.reasoningField ?? 'content'] = b.text;
+  }
+  const choice: Record<string, unknown> = {
+    index: 0,
+    delta,
+    logprobs: null,
+    finish_reason: b.finishReason ?? null,
+  };
+  if (b.finishReason) choice.stop_reason = b.stopReason ?? null;
+  return withExtras(
+    {
+      id: head.id,
+      object: 'chat.completion.chunk',
+      created: head.created,
+      model: head.model,
+      choices: [choice],
+    },
+    b,
+  );
+}
+
+/** A streamed `text_completion` object (`/v1/completions`). */
+export function completionChunk(head: ChunkHead, b: ChunkBody): Record<string, unknown> {
+  const choice: Record<string, unknown> = {
+    index: 0,
+    text: b.text ?? '',
+    logprobs: null,
+    finish_reason: b.finishReason ?? null,
+  };
+  if (b.finishReason) choice.stop_reason = b.stopReason ?? null;
+  return withExtras(
+    { id: head.id, object: 'text_completion', created: head.created, model: head.model, choices: [choice] },
+    b,
+  );
+}
+
+/** The final usage chunk of a stream: `choices: []` (sent when `include_usage`). */
+export function usageChunk(
+  head: ChunkHead,
+  object: 'chat.completion.chunk' | 'text_completion',
+  usage: Record<string, unknown>,
+  servelab?: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: head.id,
+    object,
+    created: head.created,
+    model: head.model,
+    choices: [],
+    usage,
+  };
+  if (servelab) out.servelab = servelab;
+  return out;
+}
+
+function withExtras(chunk: Record<string, unknown>, b: ChunkBody): Record<string, unknown> {
+  if (b.usage) chunk.usage = b.usage;
+  if (b.servelab) chunk.servelab = b.servelab;
+  if (b.timings) chunk.timings = b.timings;
+  return chunk;
+}
+
+/** A non-streaming chat response. */
+export function chatResponse(
+  head: ChunkHead,
+  message: { content: string; reasoning?: string; reasoningField: string },
+  finishReason: string | null,
+  stopReason: string | null,
+  usage: Record<string, unknown>,
+  timings?: Record<string, unknown>,
+): Record<string, unknown> {
+  const msg: Record<string, unknown> = { role: 'assistant', content: message.content };
+  if (message.reasoning !== undefined) msg[message.reasoningField] = message.reasoning;
+  msg.tool_calls = [];
+  const out: Record<string, unknown> = {
+    id: head.id,
+    object: 'chat.completion',
+    created: head.created,
+    model: head.model,
+    choices: [
+      { index: 0, message: msg, logprobs: null, finish_reason: finishReason, stop_reason: stopReason },
+    ],
+    usage,
+  };
+  if (timings) out.timings = timings;
+  return out;
+}
+
+/** A non-streaming `/v1/completions` response. */
+export function completionResponse(
+  head: ChunkHead,
+  text: string,
+  finishReason: string | null,
+  stopReason: string | null,
+  usage: Record<string, unknown>,
+  timings?: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: head.id,
+    object: 'text_completion',
+    created: head.created,
+    model: head.model,
+    choices: [{ index: 0, text, logprobs: null, finish_reason: finishReason, stop_reason: stopReason }],
+    usage,
+  };
+  if (timings) out.timings = timings;
+  return out;
+}
