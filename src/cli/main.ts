@@ -117,6 +117,103 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       action = async (io) => (await import('./commands/plan.js')).planCommand(opts, io);
     });
 
+  const exp = program.command('exp').description('designed experiments kept as reproducible records');
+  exp
+    .command('init')
+    .description('print a commented, runnable template for an experiment kind (or write it to FILE)')
+    .argument('[kind]', 'baseline, prefix-cache, concurrency-sweep, rate-sweep, mixed-input, ab or matrix')
+    .argument('[file]', 'write the template here instead of stdout')
+    .action((kind, file) => {
+      action = async (io) => (await import('./commands/runs.js')).expInitCommand(kind, file, io);
+    });
+  exp
+    .command('run')
+    .description('run an experiment file')
+    .argument('<file>', 'experiment YAML')
+    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--no-db', "don't record into the store")
+    .option('--json [file]', 'write the result as JSON to file, or stdout')
+    .action((file, opts) => {
+      action = async (io) => (await import('./commands/exp.js')).expRunCommand(file, opts, io);
+    });
+  exp
+    .command('rerun')
+    .description('repeat a stored experiment from its record')
+    .argument('<id>', 'experiment id (a unique prefix is enough)')
+    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--json [file]', 'write the result as JSON to file, or stdout')
+    .action((id, opts) => {
+      action = async (io) => (await import('./commands/exp.js')).expRerunCommand(id, opts, io);
+    });
+  exp
+    .command('list')
+    .description('experiments in the store')
+    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--json [file]', 'write the list as JSON to file, or stdout')
+    .action((opts) => {
+      action = async (io) => (await import('./commands/runs.js')).expListCommand(opts, io);
+    });
+
+  const runs = program.command('runs').description('runs in the store');
+  runs
+    .command('list')
+    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--json [file]', 'write the list as JSON to file, or stdout')
+    .action((opts) => {
+      action = async (io) => (await import('./commands/runs.js')).runsCommand('list', [], opts, io);
+    });
+  runs
+    .command('show')
+    .argument('<id>', 'run id (a unique prefix is enough)')
+    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--json [file]', 'write the run as JSON to file, or stdout')
+    .action((id, opts) => {
+      action = async (io) => (await import('./commands/runs.js')).runsCommand('show', [id], opts, io);
+    });
+  runs
+    .command('export')
+    .argument('<id>', 'run id (a unique prefix is enough)')
+    .option('--format <fmt>', 'csv, jsonl or json', 'jsonl')
+    .option('--out <file>', 'write to a file instead of stdout')
+    .option('--db <file>', 'the store', 'servelab.db')
+    .action((id, opts) => {
+      action = async (io) => (await import('./commands/runs.js')).runsCommand('export', [id], opts, io);
+    });
+
+  program
+    .command('report')
+    .description(
+      'comparison table, HTML report and Markdown write-up for runs, experiments or report.json files',
+    )
+    .argument('<refs...>', 'run ids, experiment ids or report.json files')
+    .option('--html <file>', 'write a self-contained HTML report')
+    .option('--md <file>', 'write the Markdown project write-up (charts as SVG files next to it)')
+    .option('--gpu-hour-usd <price>', 'GPU price per hour for the cost columns')
+    .option('--title <text>', 'report title')
+    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--json [file]', 'write the report as JSON to file, or stdout')
+    .action((refs, opts) => {
+      action = async (io) => (await import('./commands/report.js')).reportCommand(refs, opts, io);
+    });
+  program
+    .command('diagnose')
+    .description('validity verdict and symptom → likely cause → next experiment')
+    .argument('<refs...>', 'run ids, experiment ids or report.json files')
+    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--json [file]', 'write the diagnosis as JSON to file, or stdout')
+    .action((refs, opts) => {
+      action = async (io) => (await import('./commands/report.js')).diagnoseCommand(refs, opts, io);
+    });
+  program
+    .command('dashboard')
+    .description('a live local dashboard over the store')
+    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--port <p>', 'listen port (0 = any free port)', '8600')
+    .option('--host <addr>', 'listen address', '127.0.0.1')
+    .action((opts) => {
+      action = async (io) => (await import('./commands/dashboard.js')).dashboardCommand(opts, io);
+    });
+
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {

@@ -4,6 +4,7 @@
  * and their validation into typed settings. Validation collects every problem before failing,
  * each with a hint, so a user fixes a command line in one go.
  */
+import { resolve as resolvePath } from 'node:path';
 import type { Command } from '@commander-js/extra-typings';
 import type { Problem } from '../core/errors.js';
 import type {
@@ -281,4 +282,26 @@ export function parseCommon(raw: RawCommon, problems: Problem[]): CommonSettings
   if (output.formatVllm && !output.out)
     problems.push({ path: '--format', message: 'vllm.json is written into --out', hint: 'add --out DIR' });
   return { load, workload, generation, output };
+}
+
+/** Make every file path in the settings absolute against the command's working directory. */
+export function resolvePaths(c: CommonSettings, cwd: string): CommonSettings {
+  const abs = (p: string | null) => (p === null ? null : resolvePath(cwd, p));
+  return {
+    ...c,
+    load: { ...c.load, traceFile: abs(c.load.traceFile) },
+    workload: {
+      ...c.workload,
+      promptsFile: abs(c.workload.promptsFile),
+      dataset: c.workload.dataset
+        ? { ...c.workload.dataset, path: resolvePath(cwd, c.workload.dataset.path) }
+        : null,
+    },
+    output: {
+      ...c.output,
+      out: abs(c.output.out),
+      baseline: abs(c.output.baseline),
+      json: typeof c.output.json === 'string' ? resolvePath(cwd, c.output.json) : c.output.json,
+    },
+  };
 }

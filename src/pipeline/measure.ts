@@ -23,7 +23,9 @@ import { createProgress } from '../runner/progress.js';
 import type { Clock } from '../runtime/clock.js';
 import { RealClock } from '../runtime/clock.js';
 import { arrivalOffsetsMs, openLoopCount, traceOffsetsMs } from '../schedule/index.js';
-import { buildWorkload, type Workload } from '../workload/index.js';
+import type { Store } from '../store/index.js';
+import { buildWorkload, type Workload, type WorkloadOptions } from '../workload/index.js';
+import { type MonitoringSettings, startMonitoring } from './monitoring.js';
 import type { CommonSettings } from './settings.js';
 
 export interface TargetSettings {
@@ -56,8 +58,15 @@ export interface MeasureDeps {
   /** More observers (store, exporter, …). */
   observers?: RunObserver[];
   version: string;
-  /** Called with the run clock before the first request (monitoring aligns to it). */
-  onStart?: (clock: Clock) => void | Promise<void>;
+  /** Scraping and servelab's exporter during the run; default: scrape the target's /metrics if it answers. */
+  monitoring?: MonitoringSettings;
+  /** Record the run (config, records, series, summary) into this store. */
+  store?: Store | null;
+  /** Store bookkeeping: the run's kind and experiment. */
+  runKind?: 'run' | 'exp';
+  experimentId?: string | null;
+  /** Progress lines such as `listening on …` and the run id. */
+  log?: (line: string) => void;
 }
 
 export interface Measurement {
@@ -257,6 +266,25 @@ export function workloadCount(common: CommonSettings): number | undefined {
   return loadPlan(common, null).count;
 }
 
+/** The workload builder's options from the settings (synthetic 256-token prompts when no source is given). */
+export function workloadOptions(common: CommonSettings, model: string): WorkloadOptions {
+  const w = common.workload;
+  const noSource = w.prompt === null && !w.promptsFile && !w.dataset && !common.load.traceFile;
+  return {
+    seed: common.load.seed,
+    count: workloadCount(common),
+    model,
+    prompt: w.prompt ?? undefined,
+    promptsFile: w.promptsFile ?? undefined,
+    dataset: w.dataset ?? undefined,
+    trace: common.load.traceFile ?? undefined,
+    inputLen: w.inputLen ?? (noSource ? '256' : undefined),
+    outputLen: w.outputLen ?? undefined,
+    sharedPrefixLen: w.sharedPrefixLen ?? undefined,
+    numPrefixGroups: w.numPrefixGroups ?? undefined,
+  };
+}
+
 /** The run's configuration as stored in report.json (secrets redacted). */
 export function describeConfig(
   input: MeasureInput,
@@ -312,29 +340,9 @@ export async function measure(input: MeasureInput, deps: MeasureDeps): Promise<M
     model = models[0];
   }
 
-  const workload = await buildWorkload(
-    {
-      seed: common.load.seed,
-      count: workloadCount(common),
-      model,
-      prompt: common.workload.prompt ?? undefined,
-      promptsFile: common.workload.promptsFile ?? undefined,
-      dataset: common.workload.dataset ?? undefined,
-      trace: common.load.traceFile ?? undefined,
-      inputLen:
-        common.workload.inputLen ??
-        (common.workload.prompt === null &&
-        !common.workload.promptsFile &&
-        !common.workload.dataset &&
-        !common.load.traceFile
-          ? '256'
-          : undefined),
-      outputLen: common.workload.outputLen ?? undefined,
-      sharedPrefixLen: common.workload.sharedPrefixLen ?? undefined,
-      numPrefixGroups: common.workload.numPrefixGroups ?? undefined,
-    },
-    { tokenizeRemote: tokenizeRemote(target.url, model, apiKey, target.headers) },
-  );
+  const workload = await buildWorkload(workloadOptions(common, model), {
+    tokenizeRemote: tokenizeRemote(target.url, model, apiKey, target.headers),
+  });
   const { load } = loadPlan(common, workload);
 
   const clock = deps.clock ?? new RealClock();
@@ -369,8 +377,36 @@ export async function measure(input: MeasureInput, deps: MeasureDeps): Promise<M
     : null;
   if (progress) observers.push(progress);
 
-  await deps.onStart?.(clock);
+  const config = describeConfig(input, model, workload, slo);
+  const environment = describeEnvironment(deps.version);
+  const log = deps.log ?? (() => {});
+  const storeRun = deps.store
+    ? deps.store.createRun({
+        kind: deps.runKind ?? 'run',
+        experimentId: deps.experimentId ?? undefined,
+        label: input.label ?? undefined,
+        startedAtUnixMs: clock.originUnixMs,
+        config,
+        environment,
+      })
+    : null;
+  if (storeRun && deps.store) {
+    observers.push(deps.store.observer(storeRun.id));
+    log(`run ${storeRun.id} started`);
+  }
+  const monitoring = await startMonitoring(
+    deps.monitoring ?? { scrape: 'auto', scrapeIntervalMs: 1000, metricsPort: null },
+    {
+      targetUrl: target.url,
+      clock,
+      log,
+      onPoints: storeRun && deps.store ? (pts) => deps.store?.addSeries(storeRun.id, pts) : undefined,
+    },
+  );
+  observers.push(...monitoring.observers);
+
   let result: RunResult;
+  let mon: Awaited<ReturnType<typeof monitoring.stop>> | null = null;
   try {
     result = await runLoad(
       {
@@ -382,7 +418,9 @@ export async function measure(input: MeasureInput, deps: MeasureDeps): Promise<M
       },
       { target: client, clock, observers, signal: deps.signal },
     );
+    mon = await monitoring.stop(result.window);
   } finally {
+    if (!mon) await monitoring.stop(null).catch(() => null);
     progress?.stop();
     await writer?.close();
     await client.close();
@@ -394,11 +432,12 @@ export async function measure(input: MeasureInput, deps: MeasureDeps): Promise<M
     target_rate_rps: common.load.mode === 'open' ? common.load.rateRps : null,
     max_concurrency: common.load.mode === 'closed' ? common.load.concurrency : common.load.maxConcurrency,
     slo,
+    expect_length: common.generation.ignoreEos,
   });
   const thresholdResults = thresholds.length ? evaluateThresholds(summary, thresholds, baseline) : [];
   const report = buildRunReport({
-    config: describeConfig(input, model, workload, slo),
-    environment: describeEnvironment(deps.version),
+    config,
+    environment,
     window: result.window,
     started_at_unix_ms: result.started_at_unix_ms,
     summary,
@@ -406,6 +445,25 @@ export async function measure(input: MeasureInput, deps: MeasureDeps): Promise<M
     records: result.records,
     embedRecords: common.output.embedRecords,
   });
+  if (mon && (mon.server || mon.scrape || mon.exporter_url))
+    report.monitoring = {
+      server: mon.server as unknown as Record<string, number | null> | null,
+      scrape: mon.scrape as unknown as Record<string, unknown> | null,
+      exporter_url: mon.exporter_url,
+    };
+  if (storeRun && deps.store) {
+    report.run_id = storeRun.id;
+    const prev = deps.store.getRun(storeRun.id)?.record ?? {};
+    deps.store.updateRun(storeRun.id, {
+      record: { ...prev, monitoring: (report.monitoring ?? null) as never },
+    });
+    deps.store.finishRun(
+      storeRun.id,
+      summary,
+      result.interrupted ? 'interrupted' : 'completed',
+      result.window,
+    );
+  }
   const files = outDir ? await writeRunOutputs(outDir, report, { vllm: common.output.formatVllm }) : [];
   if (writer) files.push(writer.path);
   return { report, result, summary, thresholds: thresholdResults, workload, model, files };

@@ -278,8 +278,13 @@ async function chooseCounter(opts: WorkloadOptions, deps: WorkloadDeps): Promise
     if (tok.method === 'tokenizer') return tokenizerCounter(tok);
   }
   if (deps.tokenizeRemote) {
-    const probe = await deps.tokenizeRemote('servelab tokenize probe').catch(() => null);
-    if (probe !== null && Number.isFinite(probe) && probe > 0) return remoteCounter(deps.tokenizeRemote);
+    // Trust /tokenize only if it counts: a longer text must give more tokens (a stub that
+    // answers a constant would otherwise make the prompt search grow without end).
+    const probeText = 'servelab tokenize probe';
+    const probe = await deps.tokenizeRemote(probeText).catch(() => null);
+    const longer = await deps.tokenizeRemote(`${probeText} ${probeText} ${probeText}`).catch(() => null);
+    if (probe !== null && longer !== null && Number.isFinite(probe) && probe > 0 && longer > probe)
+      return remoteCounter(deps.tokenizeRemote);
   }
   return approximateCounter;
 }

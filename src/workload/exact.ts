@@ -108,9 +108,13 @@ export async function fitText(
   let hiK = Number.POSITIVE_INFINITY;
   // Tokens per word: the vocabulary is one token a word, so the first guess usually lands exactly.
   let perWord = 1;
+  // Every vocabulary word is at least one token for any real tokenizer, so more words than
+  // this can never be needed; the cap keeps a broken counter from growing the text forever.
+  const maxWords = target * 4 + 16;
   while (loC < target && hiK - loK > 1) {
     let k = loK + Math.max(1, Math.round((target - loC) / perWord));
     if (k >= hiK) k = Math.floor((loK + hiK) / 2);
+    if (k > maxWords) break;
     const c = await counter.count(textOf(k));
     if (c <= target) {
       if (c > loC) perWord = (c - loC) / (k - loK);

@@ -97,6 +97,15 @@ describe('synthetic prompts through a server /tokenize', () => {
     assert.equal(w.method, 'approximate');
   });
 
+  it('does not trust a /tokenize that answers the same count for any text', async () => {
+    const w = await buildWorkload(
+      { seed: 4, count: 3, model: 'remote-model', inputLen: 300 },
+      { tokenizeRemote: async () => 2 },
+    );
+    assert.equal(w.method, 'approximate');
+    for (const s of w.specs) assert.equal(approximatePieces(s.prompt!).length, 300);
+  });
+
   it('rebuilds everything with the approximation when /tokenize stops answering part-way', async () => {
     const w = await buildWorkload(
       { seed: 4, count: 10, model: 'remote-model', inputLen: 50 },

@@ -3,18 +3,26 @@
  * `servelab dashboard`: serve the live local dashboard over the store until interrupted.
  */
 import { resolve } from 'node:path';
+import type { Problem } from '../../core/errors.js';
 import { ExitCode } from '../../core/errors.js';
 import { serveDashboard } from '../../server/index.js';
 import type { Io } from '../io.js';
 import { optNumber, throwIfProblems } from './common.js';
-import type { Problem } from '../../core/errors.js';
 
-export async function dashboardCommand(raw: { db?: string; port?: string; host?: string }, io: Io): Promise<number> {
+export async function dashboardCommand(
+  raw: { db?: string; port?: string; host?: string },
+  io: Io,
+): Promise<number> {
   const problems: Problem[] = [];
   const port = optNumber(raw.port ?? '8600', '--port', problems, { int: true, min: 0 }) ?? 8600;
   throwIfProblems(problems);
   await serveDashboard(
-    { dbPath: resolve(io.cwd, raw.db ?? 'servelab.db'), port, host: raw.host ?? '127.0.0.1', log: (l) => io.stdout.write(`${l}\n`) },
+    {
+      dbPath: resolve(io.cwd, raw.db ?? 'servelab.db'),
+      port,
+      host: raw.host ?? '127.0.0.1',
+      log: (l) => io.stdout.write(`${l}\n`),
+    },
     io.onInterrupt,
   );
   // Ended by SIGINT/SIGTERM, the only way a server stops: 130, as for every command.

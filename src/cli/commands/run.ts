@@ -2,12 +2,16 @@
  * @module cli/commands/run
  * `servelab run`: flags → settings → pipeline/measure → printed summary, files, exit code.
  */
+import { resolve } from 'node:path';
 import type { Endpoint } from '../../client/types.js';
 import type { Problem } from '../../core/errors.js';
-import { type MeasureInput, measure } from '../../pipeline/measure.js';
+import { checkMeasureInput, type MeasureInput, measure, workloadOptions } from '../../pipeline/measure.js';
+import type { MonitoringSettings } from '../../pipeline/monitoring.js';
 import { formatSummaryTable } from '../../report/run/table.js';
+import { openStore } from '../../store/index.js';
+import { workloadProblems } from '../../workload/index.js';
 import type { Io } from '../io.js';
-import { parseCommon, type RawCommon } from '../options.js';
+import { parseCommon, type RawCommon, resolvePaths } from '../options.js';
 import { VERSION } from '../version.js';
 import {
   emitJson,
@@ -38,8 +42,26 @@ export interface RawRun extends RawCommon {
   label?: string;
 }
 
+/** Monitoring flags: --scrape/--no-scrape, --scrape-interval, --metrics-port. */
+export function parseMonitoringFlags(raw: RawRun, problems: Problem[]): MonitoringSettings {
+  const interval = optNumber(raw.scrapeInterval, '--scrape-interval', problems, { min: 0.05 }) ?? 1;
+  const metricsPort = optNumber(raw.metricsPort, '--metrics-port', problems, { int: true, min: 0 });
+  const scrape = raw.scrape === false ? 'off' : Array.isArray(raw.scrape) ? raw.scrape : 'auto';
+  if (Array.isArray(scrape))
+    for (const u of scrape)
+      if (!/^https?:\/\//.test(u))
+        problems.push({
+          path: '--scrape',
+          message: `not an http(s) URL: "${u}"`,
+          hint: 'e.g. --scrape http://127.0.0.1:8000/metrics',
+        });
+  return { scrape, scrapeIntervalMs: interval * 1000, metricsPort };
+}
+
 /** Validate `run` flags into a measurement input (every problem at once). */
-export function parseRunFlags(raw: RawRun): MeasureInput {
+export function parseRunFlags(
+  raw: RawRun,
+): MeasureInput & { monitoring: MonitoringSettings; db: string | null } {
   const problems: Problem[] = [];
   const url = parseBaseUrl(raw.url, problems);
   const endpoint = (raw.endpoint ?? 'chat') as Endpoint;
@@ -62,8 +84,13 @@ export function parseRunFlags(raw: RawRun): MeasureInput {
       hint: 'give the variable’s name, not the key itself',
     });
   const common = parseCommon(raw, problems);
+  const monitoring = parseMonitoringFlags(raw, problems);
+  checkMeasureInput({ target: null as never, common }, problems);
+  problems.push(...workloadProblems(workloadOptions(common, common.generation.model ?? '')));
   throwIfProblems(problems);
   return {
+    monitoring,
+    db: raw.db === false ? null : typeof raw.db === 'string' ? raw.db : 'servelab.db',
     target: {
       url,
       endpoint,
@@ -81,18 +108,25 @@ export function parseRunFlags(raw: RawRun): MeasureInput {
 }
 
 export async function runCommand(raw: RawRun, io: Io): Promise<number> {
-  const input = parseRunFlags(raw);
+  const parsed = parseRunFlags(raw);
+  const input = { ...parsed, common: resolvePaths(parsed.common, io.cwd) };
   const out = humanStream(input.common.output.json, io);
   const ctrl = new AbortController();
   const off = io.onInterrupt(() => ctrl.abort(new Error('interrupted')));
+  const store = input.db ? openStore(resolve(io.cwd, input.db)) : null;
   try {
     const m = await measure(input, {
       env: io.env,
       progress: io.stderr,
       signal: ctrl.signal,
       version: VERSION,
+      monitoring: input.monitoring,
+      store,
+      log: (line) => io.stderr.write(`${line}\n`),
     });
-    out.write(`\nservelab run: ${input.target.url} model ${m.model}\n`);
+    out.write(
+      `\nservelab run: ${input.target.url} model ${m.model}${m.report.run_id ? ` (run ${m.report.run_id})` : ''}\n`,
+    );
     out.write(formatSummaryTable(m.summary));
     out.write(formatThresholds(m.thresholds));
     if (m.files.length) out.write(`wrote ${m.files.join(', ')}\n`);
@@ -102,5 +136,6 @@ export async function runCommand(raw: RawRun, io: Io): Promise<number> {
     return measurementExitCode(m.summary, m.thresholds, m.result.interrupted);
   } finally {
     off();
+    store?.close();
   }
 }

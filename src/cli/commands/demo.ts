@@ -1,0 +1,145 @@
+/**
+ * @module cli/commands/demo
+ * `servelab demo`: start the built-in simulator in-process on a free loopback port, run a
+ * short closed-loop test and a short Poisson open-loop test against it over real HTTP, print
+ * both summaries and write their reports. Needs nothing outside the repo; about 20 s.
+ */
+import { join, resolve } from 'node:path';
+import { ExitCode } from '../../core/errors.js';
+import { type MeasureInput, measure } from '../../pipeline/measure.js';
+import type { CommonSettings } from '../../pipeline/settings.js';
+import { formatSummaryTable } from '../../report/run/table.js';
+import { startSimServer } from '../../sim/server/index.js';
+import { openStore } from '../../store/index.js';
+import type { Io } from '../io.js';
+import { VERSION } from '../version.js';
+import { emitJson, humanStream, measurementExitCode } from './common.js';
+
+export interface RawDemo {
+  out?: string;
+  json?: string | boolean;
+  db?: string | boolean;
+}
+
+/** The demo's simulated deployment: Llama-3.1-8B in bf16 on one H100, vLLM defaults. */
+export const DEMO_SIM = { model: 'llama-3.1-8b', gpu: 'h100' } as const;
+
+function settings(load: Partial<CommonSettings['load']>, out: string): CommonSettings {
+  return {
+    load: {
+      mode: 'closed',
+      concurrency: null,
+      requests: null,
+      durationS: null,
+      drainTimeoutS: 30,
+      rateRps: null,
+      arrival: 'poisson',
+      burstiness: 1,
+      maxConcurrency: null,
+      traceFile: null,
+      traceSpeedup: 1,
+      warmup: 2,
+      seed: 42,
+      ...load,
+    },
+    workload: {
+      prompt: null,
+      promptsFile: null,
+      dataset: null,
+      inputLen: 'uniform:256-1024',
+      outputLen: 'uniform:64-192',
+      sharedPrefixLen: null,
+      numPrefixGroups: null,
+    },
+    generation: { model: null, maxTokens: null, temperature: 0, topP: null, stop: null, ignoreEos: true },
+    output: {
+      out,
+      formatVllm: true,
+      embedRecords: false,
+      json: null,
+      slo: 'ttft_ms=500,tpot_ms=50',
+      thresholds: [],
+      baseline: null,
+    },
+  };
+}
+
+export async function demoCommand(raw: RawDemo, io: Io): Promise<number> {
+  const json = raw.json === true ? true : typeof raw.json === 'string' ? raw.json : null;
+  const out = humanStream(json, io);
+  const outDir = resolve(io.cwd, raw.out ?? 'servelab-out/demo');
+  const log = (line: string) => io.stderr.write(`${line}\n`);
+  const sim = await startSimServer({ ...DEMO_SIM, port: 0 });
+  out.write(
+    `simulator: ${DEMO_SIM.model} on ${DEMO_SIM.gpu} (vLLM-like engine, real time) listening on ${sim.url}\n`,
+  );
+  const store =
+    raw.db === false ? null : openStore(resolve(io.cwd, typeof raw.db === 'string' ? raw.db : 'servelab.db'));
+  const ctrl = new AbortController();
+  const off = io.onInterrupt(() => ctrl.abort(new Error('interrupted')));
+  const results: Record<string, unknown> = {};
+  const codes: number[] = [];
+  try {
+    const runs: [string, string, Partial<CommonSettings['load']>][] = [
+      [
+        'closed',
+        'closed loop: 8 concurrent users, 48 requests',
+        { mode: 'closed', concurrency: 8, requests: 48 },
+      ],
+      [
+        'poisson',
+        'open loop: Poisson arrivals at 6 requests/s, 36 requests, at most 32 in flight',
+        { mode: 'open', rateRps: 6, requests: 36, maxConcurrency: 32 },
+      ],
+    ];
+    for (const [name, title, load] of runs) {
+      if (ctrl.signal.aborted) break;
+      out.write(`\n== ${title}\n`);
+      const input: MeasureInput = {
+        target: {
+          url: `${sim.url}/v1`,
+          endpoint: 'chat',
+          stream: true,
+          headers: {},
+          apiKeyEnv: 'INFERENCE_API_KEY',
+          extraBody: null,
+          timeoutS: 60,
+          timeoutTtftS: null,
+          retries: 0,
+        },
+        common: settings(load, join(outDir, name)),
+        label: `demo ${name}`,
+      };
+      const m = await measure(input, {
+        env: io.env,
+        progress: io.stderr,
+        signal: ctrl.signal,
+        version: VERSION,
+        store,
+        log,
+        monitoring: { scrape: 'auto', scrapeIntervalMs: 500, metricsPort: null },
+      });
+      out.write(formatSummaryTable(m.summary));
+      out.write(`wrote ${m.files.join(', ')}\n`);
+      results[name] = {
+        run_id: m.report.run_id ?? null,
+        out: join(outDir, name),
+        summary: m.summary,
+        monitoring: m.report.monitoring ?? null,
+      };
+      codes.push(measurementExitCode(m.summary, m.thresholds, m.result.interrupted));
+    }
+  } finally {
+    off();
+    store?.close();
+    await sim.close();
+  }
+  out.write(
+    `\nnext: open ${join(outDir, 'closed', 'report.json')}, or try\n` +
+      '  servelab plan --model llama-3.1-8b --gpu h100 --concurrency 32 --requests 200 --input-len 512 --output-len 256\n' +
+      '  servelab exp init concurrency-sweep > sweep.yaml && servelab exp run sweep.yaml\n',
+  );
+  await emitJson(json, results, io);
+  if (ctrl.signal.aborted) return ExitCode.interrupted;
+  return Math.max(...codes.filter((c) => c !== 2), 0);
+}

@@ -1,0 +1,178 @@
+/**
+ * @module cli/commands/runs
+ * `servelab runs list|show|export` and `servelab exp list|init`: read the store, print
+ * templates. Exports stream to stdout or a file and are plain enough for DuckDB or pandas.
+ */
+import { createWriteStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { UsageError } from '../../core/errors.js';
+import { EXPERIMENT_KINDS, experimentTemplate } from '../../exp/index.js';
+import { EXPORT_FORMATS, type ExportFormat, exportRun, type RunRow } from '../../store/index.js';
+import type { Io } from '../io.js';
+import { emitJson, humanStream } from './common.js';
+import { openStoreForReading } from './load-runs.js';
+
+type Json = string | boolean | undefined;
+const jsonOpt = (j: Json) => (j === true ? true : typeof j === 'string' ? j : null);
+
+function iso(ms: number | null): string {
+  return ms === null ? '-' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+}
+
+function num(v: unknown, digits = 1): string {
+  return typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '-';
+}
+
+function runLine(r: RunRow): string {
+  const s = (r.summary ?? {}) as Record<string, Record<string, unknown> | number>;
+  const ttft = (s.ttft_ms as Record<string, unknown> | undefined)?.p50;
+  const req = (s.requests as Record<string, unknown> | undefined) ?? {};
+  return [
+    r.id.padEnd(9),
+    r.kind.padEnd(4),
+    r.status.padEnd(11),
+    iso(r.started_at_unix_ms || null).padEnd(19),
+    String(req.succeeded ?? '-').padStart(5) + '/' + String(req.measured ?? r.records).padEnd(5),
+    `ttft p50 ${num(ttft)} ms`.padEnd(20),
+    `${num(s.output_throughput_tok_s as number)} tok/s`.padEnd(14),
+    r.label ?? '',
+  ].join(' ');
+}
+
+export async function runsCommand(
+  action: string,
+  args: string[],
+  raw: { db?: string; json?: Json; format?: string; out?: string },
+  io: Io,
+): Promise<number> {
+  const json = jsonOpt(raw.json);
+  const out = humanStream(json, io);
+  if (action === 'list') {
+    const store = openStoreForReading(raw.db, io.cwd);
+    try {
+      const runs = store.listRuns({ order: 'desc' });
+      out.write(
+        runs.length
+          ? `${runs.map(runLine).join('\n')}\n`
+          : 'no runs yet: try `servelab demo` or `servelab run`\n',
+      );
+      await emitJson(
+        json,
+        runs.map(({ config, environment, record, ...r }) => r),
+        io,
+      );
+    } finally {
+      store.close();
+    }
+    return 0;
+  }
+  const id = args[0];
+  if (!id)
+    throw new UsageError([
+      { path: `runs ${action}`, message: 'needs a run id', hint: 'see `servelab runs list`' },
+    ]);
+  const store = openStoreForReading(raw.db, io.cwd);
+  try {
+    const run = store.getRun(id);
+    if (!run)
+      throw new UsageError([
+        {
+          path: id,
+          message: 'no such run',
+          hint: 'see `servelab runs list` (a unique prefix of an id is enough)',
+        },
+      ]);
+    if (action === 'show') {
+      out.write(`${runLine(run)}\n`);
+      out.write(
+        `${JSON.stringify({ config: run.config, summary: run.summary, window: run.window }, null, 2)}\n`,
+      );
+      await emitJson(json, run, io);
+      return 0;
+    }
+    if (action === 'export') {
+      const format = (raw.format ?? 'jsonl') as ExportFormat;
+      if (!EXPORT_FORMATS.includes(format))
+        throw new UsageError([
+          {
+            path: '--format',
+            message: `unknown format "${raw.format}"`,
+            hint: `use ${EXPORT_FORMATS.join(', ')}`,
+          },
+        ]);
+      if (raw.out) {
+        const path = resolve(io.cwd, raw.out);
+        const file = createWriteStream(path);
+        await exportRun(store, run.id, format, file);
+        await new Promise<void>((res, rej) => file.end((err?: Error | null) => (err ? rej(err) : res())));
+        io.stderr.write(`wrote ${path}\n`);
+      } else {
+        const sink = new Writable({
+          write(chunk: Buffer | string, _enc, cb) {
+            io.stdout.write(chunk.toString());
+            cb();
+          },
+        });
+        await exportRun(store, run.id, format, sink);
+      }
+      return 0;
+    }
+  } finally {
+    store.close();
+  }
+  throw new UsageError([
+    {
+      path: `runs ${action}`,
+      message: 'unknown action',
+      hint: 'use runs list, runs show ID or runs export ID --format csv|jsonl|json',
+    },
+  ]);
+}
+
+export async function expInitCommand(
+  kind: string | undefined,
+  file: string | undefined,
+  io: Io,
+): Promise<number> {
+  if (!kind || !(EXPERIMENT_KINDS as readonly string[]).includes(kind))
+    throw new UsageError([
+      {
+        path: 'exp init',
+        message: kind ? `unknown kind "${kind}"` : 'needs a kind',
+        hint: `one of ${EXPERIMENT_KINDS.join(', ')}`,
+      },
+    ]);
+  const text = experimentTemplate(kind);
+  if (file) {
+    await writeFile(resolve(io.cwd, file), text);
+    io.stderr.write(`wrote ${resolve(io.cwd, file)}; run it with: servelab exp run ${file}\n`);
+  } else io.stdout.write(text);
+  return 0;
+}
+
+export async function expListCommand(raw: { db?: string; json?: Json }, io: Io): Promise<number> {
+  const json = jsonOpt(raw.json);
+  const store = openStoreForReading(raw.db, io.cwd);
+  try {
+    const exps = store.listExperiments();
+    const lines = exps.map((e) => {
+      const n = store.listRuns({ experimentId: e.id }).length;
+      return `${e.id.padEnd(9)} ${e.kind.padEnd(18)} ${e.status.padEnd(11)} ${iso(e.created_at_unix_ms)} ${String(n).padStart(3)} run(s)  ${e.name}`;
+    });
+    humanStream(json, io).write(
+      lines.length
+        ? `${lines.join('\n')}\n`
+        : 'no experiments yet: try `servelab exp init baseline > b.yaml && servelab exp run b.yaml`\n',
+    );
+    await emitJson(
+      json,
+      exps.map(({ file_text, spec, record, ...e }) => e),
+      io,
+    );
+  } finally {
+    store.close();
+  }
+  return 0;
+}

@@ -1,0 +1,115 @@
+/**
+ * @module pipeline/monitoring
+ * What runs beside a measurement: scraping the engine's /metrics (and the local GPU), and
+ * servelab's own exporter. Scrapes never stall the load loop; their failures are counted and
+ * reported with the run.
+ */
+import { request } from 'undici';
+import {
+  createExporter,
+  defaultMetricsUrl,
+  localGpuSources,
+  type ScrapePoint,
+  type ScrapeStats,
+  type SeriesSummary,
+  seriesSummary,
+  startMetricsServer,
+  startScraper,
+} from '../monitor/index.js';
+import type { RunObserver } from '../runner/events.js';
+import type { Clock } from '../runtime/clock.js';
+
+export interface MonitoringSettings {
+  /** `auto` = the target's /metrics when it answers; `off`; or explicit URLs. */
+  scrape: 'auto' | 'off' | string[];
+  scrapeIntervalMs: number;
+  /** Serve servelab's own /metrics on this port during the run (0 = any), or null. */
+  metricsPort: number | null;
+}
+
+export interface MonitoringResult {
+  scrape: ScrapeStats | null;
+  server: SeriesSummary | null;
+  points: ScrapePoint[];
+  exporter_url: string | null;
+}
+
+export interface Monitoring {
+  observers: RunObserver[];
+  /** Stop everything; summarise the series over the window. */
+  stop(window: { start_ms: number; end_ms: number } | null): Promise<MonitoringResult>;
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    const res = await request(url, { method: 'GET', headersTimeout: 2000, bodyTimeout: 2000 });
+    await res.body.dump();
+    return res.statusCode === 200;
+  } catch {
+    return false;
+  }
+}
+
+/** Start scraping and the exporter as configured. */
+export async function startMonitoring(
+  s: MonitoringSettings,
+  deps: {
+    targetUrl: string;
+    clock: Clock;
+    log: (line: string) => void;
+    onPoints?: (p: ScrapePoint[]) => void;
+  },
+): Promise<Monitoring> {
+  const observers: RunObserver[] = [];
+  let exporterClose: (() => Promise<void>) | null = null;
+  let exporterUrl: string | null = null;
+  if (s.metricsPort !== null) {
+    const exp = createExporter();
+    observers.push(exp.observer);
+    const srv = await startMetricsServer(exp.registry, { port: s.metricsPort, log: deps.log });
+    exporterClose = () => srv.close();
+    exporterUrl = `${srv.url}/metrics`;
+  }
+
+  let urls: string[] = [];
+  if (s.scrape === 'auto') {
+    const url = defaultMetricsUrl(deps.targetUrl);
+    if (await answers(url)) urls = [url];
+  } else if (s.scrape !== 'off') urls = s.scrape;
+  const sources = s.scrape === 'off' ? [] : localGpuSources(deps.targetUrl);
+  const points: ScrapePoint[] = [];
+  let pending: ScrapePoint[] = [];
+  const scraper =
+    urls.length || sources.length
+      ? startScraper({
+          urls,
+          sources,
+          intervalMs: s.scrapeIntervalMs,
+          clock: deps.clock,
+          onPoint: (p) => {
+            points.push(p);
+            if (deps.onPoints) {
+              pending.push(p);
+              if (pending.length >= 100) {
+                deps.onPoints(pending);
+                pending = [];
+              }
+            }
+          },
+        })
+      : null;
+
+  return {
+    observers,
+    async stop(window) {
+      const stats = scraper ? await scraper.stop() : null;
+      if (deps.onPoints && pending.length) deps.onPoints(pending);
+      pending = [];
+      await exporterClose?.();
+      const server = points.length
+        ? seriesSummary(points, window ? { from_ms: window.start_ms, to_ms: window.end_ms } : {})
+        : null;
+      return { scrape: stats, server, points, exporter_url: exporterUrl };
+    },
+  };
+}

@@ -1,0 +1,271 @@
+/**
+ * `servelab run` end to end, in-process through `main(argv, io)` over real loopback HTTP:
+ * usage errors, exit codes, the one-record-per-planned-request invariant, and the API key
+ * never reaching any output, file or the store.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import {
+  chatChunk,
+  DONE,
+  misbehaviours,
+  refusedPort,
+  type Script,
+  sse,
+  startFakeOpenAI,
+  startSseServer,
+  usageChunk,
+} from '../helpers/misbehaving.js';
+
+const dirs: string[] = [];
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), 'servelab-cli-'));
+  dirs.push(d);
+  return d;
+}
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function allText(dir: string): string {
+  let out = '';
+  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
+    const p = join(dir, name);
+    if (statSync(p).isFile()) out += readFileSync(p).toString('latin1');
+  }
+  return out;
+}
+
+describe('servelab run', () => {
+  it('lists every usage problem at once, each with a hint, and exits 1', async () => {
+    const io = memoryIo({}, tmp());
+    const code = await main(
+      [
+        'run',
+        '--url',
+        'not-a-url',
+        '--concurrency',
+        'x',
+        '--rate',
+        '-2',
+        '--input-len',
+        'weird:1',
+        '--threshold',
+        'nonsense',
+      ],
+      io,
+    );
+    assert.equal(code, 1);
+    const err = io.err();
+    for (const flag of ['--url', '--concurrency', '--rate', '--threshold'])
+      assert.match(err, new RegExp(`${flag.replace(/-/g, '\\-')}`));
+    assert.ok((err.match(/hint:/g) ?? []).length >= 4, err);
+    assert.doesNotMatch(err, /at .*\.ts:\d+/, 'no stack trace for bad input');
+  });
+
+  it('exits 3 with a hint when the target is unreachable', async () => {
+    const port = await refusedPort();
+    const io = memoryIo({}, tmp());
+    const code = await main(
+      ['run', '--url', `http://127.0.0.1:${port}/v1`, '--requests', '2', '--no-db'],
+      io,
+    );
+    assert.equal(code, 3);
+    assert.match(io.err(), /connection refused: is the server running on 127\.0\.0\.1:\d+\?/);
+  });
+
+  it('writes exactly one record per planned request, whatever the server does', async () => {
+    const scripts: (() => Script)[] = [
+      misbehaviours.truncated,
+      misbehaviours.inBandError,
+      misbehaviours.malformedJson,
+      misbehaviours.resetMidStream,
+      misbehaviours.status500,
+      () => misbehaviours.reasoningOnly(),
+      misbehaviours.noDoneAfterFinish,
+      misbehaviours.noUsage,
+    ];
+    let n = 0;
+    const server = await startSseServer((req) => {
+      if (req.path.startsWith('/v1/models'))
+        return { headers: { 'content-type': 'application/json' }, steps: ['{"data":[{"id":"m"}]}'] };
+      return scripts[n++ % scripts.length]();
+    });
+    try {
+      const dir = tmp();
+      const io = memoryIo({}, dir);
+      const code = await main(
+        [
+          'run',
+          '--url',
+          server.baseUrl,
+          '--concurrency',
+          '3',
+          '--requests',
+          '16',
+          '--warmup',
+          '2',
+          '--out',
+          'out',
+          '--no-db',
+          '--no-scrape',
+        ],
+        io,
+      );
+      assert.ok(code === 0 || code === 3, `exit ${code}: ${io.err()}`);
+      const lines = readFileSync(join(dir, 'out', 'requests.jsonl'), 'utf8')
+        .trim()
+        .split('\n');
+      assert.equal(lines.length, 18);
+      const recs = lines.map((l) => JSON.parse(l));
+      assert.equal(new Set(recs.map((r) => r.id)).size, 18);
+      const report = JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8'));
+      assert.equal(report.summary.requests.planned, 18);
+      assert.equal(report.summary.requests.measured, 16);
+      const outcomes = Object.values(report.summary.outcomes as Record<string, number>).reduce(
+        (a, b) => a + b,
+        0,
+      );
+      assert.equal(outcomes, 16);
+      assert.ok(
+        report.summary.outcomes.stream_error > 0 && report.summary.outcomes.incomplete > 0,
+        JSON.stringify(report.summary.outcomes),
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('never writes the API key to output, files, records or the store', async () => {
+    const key = 'sk-test-SECRET-4242-abcdef';
+    const server = await startFakeOpenAI({ apiKey: key, extras: true });
+    try {
+      const dir = tmp();
+      const io = memoryIo({ INFERENCE_API_KEY: key }, dir);
+      const code = await main(
+        [
+          'run',
+          '--url',
+          server.baseUrl,
+          '--requests',
+          '4',
+          '--header',
+          `X-Api-Key:${key}`,
+          '--header',
+          'X-Team:infra',
+          '--out',
+          'out',
+          '--db',
+          'store.db',
+          '--embed-records',
+          '--json',
+          'result.json',
+          '--format',
+          'vllm',
+        ],
+        io,
+      );
+      assert.equal(code, 0, io.err());
+      assert.ok(
+        server.requests.some((r) => r.headers.authorization === `Bearer ${key}`),
+        'the key is sent',
+      );
+      const everything = io.out() + io.err() + allText(dir);
+      assert.ok(!everything.includes(key), 'key leaked');
+      const report = JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8'));
+      assert.equal(report.config.target.headers['X-Api-Key'], '<redacted>');
+      assert.equal(report.config.target.headers['X-Team'], 'infra');
+      // The wrong key is rejected and the hint names the variable, still without echoing it.
+      const io2 = memoryIo({ INFERENCE_API_KEY: `${key}-wrong` }, dir);
+      assert.equal(await main(['run', '--url', server.baseUrl, '--requests', '1', '--no-db'], io2), 3);
+      assert.match(io2.err(), /INFERENCE_API_KEY/);
+      assert.ok(!(io2.out() + io2.err()).includes(key));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('exits 2 when a threshold fails and 0 when it passes', async () => {
+    const server = await startFakeOpenAI();
+    try {
+      const dir = tmp();
+      const fail = memoryIo({}, dir);
+      assert.equal(
+        await main(
+          [
+            'run',
+            '--url',
+            server.baseUrl,
+            '--requests',
+            '3',
+            '--no-db',
+            '--threshold',
+            'error_rate<0.5',
+            '--threshold',
+            'ttft_ms.p50<0.0001',
+          ],
+          fail,
+        ),
+        2,
+      );
+      assert.match(fail.out(), /FAIL\s+ttft_ms\.p50<0\.0001/);
+      assert.match(fail.out(), /pass\s+error_rate<0\.5/);
+      const pass = memoryIo({}, dir);
+      assert.equal(
+        await main(
+          [
+            'run',
+            '--url',
+            server.baseUrl,
+            '--requests',
+            '3',
+            '--no-db',
+            '--threshold',
+            'requests.succeeded>=3',
+          ],
+          pass,
+        ),
+        0,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('counts usage per chunk shape: usage in the finish chunk, several tokens per chunk, no role chunk', async () => {
+    const server = await startSseServer((req) =>
+      req.path.startsWith('/v1/models')
+        ? { headers: { 'content-type': 'application/json' }, steps: ['{"data":[{"id":"m"}]}'] }
+        : {
+            headers: { 'content-type': 'text/event-stream' },
+            steps: [
+              sse(chatChunk({ content: 'one two three' })),
+              sse({
+                ...chatChunk({ content: ' four five', finish_reason: 'stop' }),
+                usage: { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 },
+              }),
+              DONE,
+            ],
+          },
+    );
+    try {
+      const io = memoryIo({}, tmp());
+      assert.equal(
+        await main(['run', '--url', server.baseUrl, '--requests', '2', '--no-db', '--json'], io),
+        0,
+      );
+      const report = JSON.parse(io.out());
+      assert.equal(report.summary.output_tokens.mean, 5);
+      assert.equal(report.summary.usage_missing, 0);
+      assert.equal(report.summary.outcomes.ok, 2);
+      assert.deepEqual((usageChunk({}) as { choices: unknown[] }).choices, []);
+    } finally {
+      await server.close();
+    }
+  });
+});
