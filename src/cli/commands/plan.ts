@@ -168,7 +168,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   const thresholdResults = thresholds.length ? evaluateThresholds(summary, thresholds, baseline) : [];
   const input = {
     target: {
-      url: `sim://${model}@${cfg.gpu.name}`,
+      url: `sim://${cfg.gpu.name}/${model}`,
       endpoint: 'chat' as const,
       stream: true,
       headers: {},

@@ -1,0 +1,103 @@
+/**
+ * @module cli/commands/exp
+ * `servelab exp run FILE` and `servelab exp rerun ID`: validate the file (every problem at
+ * once), run the experiment (starting simulator targets itself), record it in the store and
+ * print what the kind computed.
+ */
+import { resolve } from 'node:path';
+import { ExitCode, UsageError } from '../../core/errors.js';
+import { parseExperiment, readExperimentFile } from '../../exp/index.js';
+import { type ExperimentResult, formatExperimentResult, runExperiment } from '../../exp/run.js';
+import type { ExperimentFile } from '../../exp/schema.js';
+import { openStore, type Store } from '../../store/index.js';
+import type { Io } from '../io.js';
+import { VERSION } from '../version.js';
+import { emitJson, humanStream } from './common.js';
+import { openStoreForReading } from './load-runs.js';
+
+type Json = string | boolean | undefined;
+
+async function execute(
+  exp: ExperimentFile,
+  file: { path: string; text: string },
+  store: Store | null,
+  json: Json,
+  io: Io,
+): Promise<number> {
+  const jsonOut = json === true ? true : typeof json === 'string' ? json : null;
+  const out = humanStream(jsonOut, io);
+  const ctrl = new AbortController();
+  const off = io.onInterrupt(() => ctrl.abort(new Error('interrupted')));
+  let result: ExperimentResult;
+  try {
+    result = await runExperiment(exp, {
+      env: io.env,
+      log: (line) => io.stderr.write(`${line}\n`),
+      store: store ?? undefined,
+      signal: ctrl.signal,
+      version: VERSION,
+      file,
+    });
+  } catch (err) {
+    if (ctrl.signal.aborted) {
+      io.stderr.write('interrupted: finished runs are in the store\n');
+      return ExitCode.interrupted;
+    }
+    throw err;
+  } finally {
+    off();
+    store?.close();
+  }
+  out.write(formatExperimentResult(result));
+  if (result.experiment_id)
+    out.write(
+      `\nexperiment ${result.experiment_id}: servelab report ${result.experiment_id} --html report.html\n`,
+    );
+  await emitJson(jsonOut, result, io);
+  const succeeded = result.runs.some((r) => {
+    const s = r.summary as { requests?: { succeeded?: number } } | null | undefined;
+    return (s?.requests?.succeeded ?? 0) > 0;
+  });
+  return succeeded ? ExitCode.ok : ExitCode.nothingSucceeded;
+}
+
+export async function expRunCommand(
+  file: string,
+  raw: { db?: string | boolean; json?: Json },
+  io: Io,
+): Promise<number> {
+  const read = readExperimentFile(resolve(io.cwd, file));
+  const store =
+    raw.db === false ? null : openStore(resolve(io.cwd, typeof raw.db === 'string' ? raw.db : 'servelab.db'));
+  return execute(read.spec, { path: read.path, text: read.text }, store, raw.json, io);
+}
+
+export async function expRerunCommand(
+  id: string,
+  raw: { db?: string; json?: Json },
+  io: Io,
+): Promise<number> {
+  const reader = openStoreForReading(raw.db, io.cwd);
+  let text: string | null;
+  let path: string;
+  try {
+    const row = reader.getExperiment(id);
+    if (!row)
+      throw new UsageError([{ path: id, message: 'no such experiment', hint: 'see `servelab exp list`' }]);
+    text = row.file_text;
+    path = row.file_path ?? `${row.id}.yaml`;
+  } finally {
+    reader.close();
+  }
+  if (!text)
+    throw new UsageError([
+      {
+        path: id,
+        message: 'the stored experiment has no file text to repeat',
+        hint: 'run the original file again with `servelab exp run`',
+      },
+    ]);
+  const spec = parseExperiment(text, path);
+  const store = openStore(resolve(io.cwd, raw.db ?? 'servelab.db'));
+  return execute(spec, { path, text }, store, raw.json, io);
+}

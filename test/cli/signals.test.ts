@@ -1,0 +1,77 @@
+/**
+ * SIGINT against a real `servelab run` process: requests in flight and requests not yet sent
+ * end as `cancelled` records, the report is complete, and the exit code is 130.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, it } from 'node:test';
+import { chatChunk, sse, startSseServer } from '../helpers/misbehaving.js';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const dir = mkdtempSync(join(tmpdir(), 'servelab-sigint-'));
+after(() => {
+  if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });
+});
+
+it('SIGINT writes a complete report with every planned request as one record, exit 130', async () => {
+  // Every chat request sends one token, then stalls forever.
+  const server = await startSseServer((req) =>
+    req.path.startsWith('/v1/models')
+      ? { headers: { 'content-type': 'application/json' }, steps: ['{"data":[{"id":"m"}]}'] }
+      : {
+          headers: { 'content-type': 'text/event-stream' },
+          steps: [sse(chatChunk({ content: 'a' })), { stall: true }],
+        },
+  );
+  try {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(ROOT, 'test/helpers/cli-entry.ts'),
+        'run',
+        '--url',
+        server.baseUrl,
+        '--concurrency',
+        '2',
+        '--requests',
+        '10',
+        '--out',
+        join(dir, 'out'),
+        '--no-db',
+        '--no-scrape',
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    // Interrupt once both concurrent requests have reached the server.
+    for (
+      let i = 0;
+      i < 600 && server.requests.filter((r) => r.path.endsWith('/chat/completions')).length < 2;
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 50));
+    assert.equal(server.requests.filter((r) => r.path.endsWith('/chat/completions')).length, 2, stderr);
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+    assert.equal(code, 130, stderr);
+    const recs = readFileSync(join(dir, 'out', 'requests.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.equal(recs.length, 10);
+    assert.ok(recs.every((r) => r.outcome === 'cancelled'));
+    assert.equal(recs.filter((r) => r.sent_at_ms === null).length, 8);
+    const report = JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8'));
+    assert.equal(report.summary.requests.planned, 10);
+    assert.equal(report.summary.outcomes.cancelled, 10);
+    assert.equal(report.end.interrupted, true);
+  } finally {
+    await server.close();
+  }
+});
