@@ -130,7 +130,11 @@ export class VirtualClock implements Clock {
       for (let i = 0; i < this.timers.length; i++) {
         const e = this.timers[i];
         if (e.at > atMs) continue;
-        if (idx < 0 || e.at < this.timers[idx].at || (e.at === this.timers[idx].at && e.seq < this.timers[idx].seq))
+        if (
+          idx < 0 ||
+          e.at < this.timers[idx].at ||
+          (e.at === this.timers[idx].at && e.seq < this.timers[idx].seq)
+        )
           idx = i;
       }
       if (idx < 0) break;
