@@ -1,0 +1,199 @@
+/**
+ * @module bench/index
+ * `npm run bench [-- SCENARIO… ] [--json FILE] [--quick] [--repeat K]`: the performance benchmarks of
+ * issues 2 and 3. Scenarios: `client` (streaming client vs a naive fetch client), `open-loop`
+ * (runner lateness at 200 req/s), `sim-real` (simulator emit-time error in real time),
+ * `sim-virtual` (planner throughput). With no scenario, all run in that order. Figures go to
+ * stdout as one table (progress to stderr); `--json FILE` also writes them as JSON. Benchmarks
+ * measure and print: a missed target is shown as MISSED and never fails the process.
+ * Everything runs on loopback only. See docs/bench.md for how to read each figure.
+ */
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { benchClient } from './client.js';
+import { infoRow, medianRows, type Row, renderTable, type ScenarioResult, targetRow } from './lib.js';
+import { benchOpenLoop } from './open-loop.js';
+import { benchSimReal } from './sim-real.js';
+
+const SCENARIOS = ['client', 'open-loop', 'sim-real', 'sim-virtual'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+interface Args {
+  scenarios: Scenario[];
+  json: string | null;
+  quick: boolean;
+  /** Runs of each scenario; the table shows the median of each figure. */
+  repeat: number;
+}
+
+function parseArgs(argv: string[]): Args {
+  const scenarios: Scenario[] = [];
+  let json: string | null = null;
+  let quick = false;
+  let repeat = 1;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--json') {
+      json = argv[++i] ?? null;
+      if (!json) throw new Error('--json needs a file name, e.g. --json bench.json');
+    } else if (a === '--repeat') {
+      repeat = Number(argv[++i]);
+      if (!Number.isInteger(repeat) || repeat < 1 || repeat > 9)
+        throw new Error('--repeat needs a whole number from 1 to 9, e.g. --repeat 3');
+    } else if (a === '--quick') quick = true;
+    else if ((SCENARIOS as readonly string[]).includes(a)) scenarios.push(a as Scenario);
+    else
+      throw new Error(
+        `unknown argument "${a}"; scenarios: ${SCENARIOS.join(', ')}; options: --json FILE, --quick, --repeat K`,
+      );
+  }
+  return { scenarios: scenarios.length ? scenarios : [...SCENARIOS], json, quick, repeat };
+}
+
+/** Scenario 4: run the planner's own benchmark (bench/sim-virtual.ts) in a child and read its JSON line. */
+async function benchSimVirtual(quick: boolean): Promise<ScenarioResult> {
+  const path = fileURLToPath(new URL('./sim-virtual.ts', import.meta.url));
+  const n = quick ? '5000' : '20000';
+  const stdout = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, ['--import', 'tsx', path, n], { timeout: 180_000 }, (err, out) =>
+      err ? reject(err) : resolve(out),
+    ),
+  );
+  const line = stdout.trim().split('\n').at(-1) ?? '{}';
+  const r = JSON.parse(line) as {
+    requests: number;
+    wall_ms: number;
+    cpu_ms: number;
+    simulated_requests_per_s: number;
+    simulated_requests_per_cpu_s: number;
+    mean_tpot_ms: number;
+  };
+  const S = 'sim-virtual';
+  const c = `llama-3.1-8b h100 c64 512/256 ×${r.requests}`;
+  return {
+    name: S,
+    rows: [
+      targetRow(
+        {
+          scenario: S,
+          case: c,
+          metric: 'simulated req per wall s',
+          value: r.simulated_requests_per_s,
+          unit: '1/s',
+        },
+        { min: 5000 },
+      ),
+      infoRow({
+        scenario: S,
+        case: c,
+        metric: 'simulated req per CPU s',
+        value: r.simulated_requests_per_cpu_s,
+        unit: '1/s',
+      }),
+      infoRow({ scenario: S, case: c, metric: 'mean TPOT (simulated)', value: r.mean_tpot_ms, unit: 'ms' }),
+    ],
+    details: r,
+    notes: [],
+  };
+}
+
+async function run(s: Scenario, quick: boolean): Promise<ScenarioResult> {
+  switch (s) {
+    case 'client':
+      return benchClient({
+        streamCounts: [100, 1000, 2000],
+        intervalMs: 50,
+        durationMs: quick ? 2500 : 5000,
+        clients: ['servelab', 'fetch'],
+      });
+    case 'open-loop':
+      return benchOpenLoop({
+        rateRps: 200,
+        durationS: quick ? 3 : 10,
+        arrival: 'poisson',
+        chunks: 10,
+        intervalMs: 20,
+        seed: 1,
+      });
+    case 'sim-real':
+      return benchSimReal({
+        streamCounts: [100, 1000, 2000],
+        model: 'llama-3.1-8b',
+        gpu: 'h100',
+        promptWords: 64,
+        rampMs: quick ? 1000 : 1500,
+        measureMs: quick ? 2000 : 5000,
+      });
+    case 'sim-virtual':
+      return benchSimVirtual(quick);
+  }
+}
+
+async function main(): Promise<void> {
+  let args: Args;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`bench: ${(err as Error).message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const machine = {
+    cpus: cpus().length,
+    cpu_model: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    loadavg_1m: loadavg()[0],
+  };
+  process.stderr.write(
+    `bench: ${args.scenarios.join(', ')} on ${machine.cpus}× ${machine.cpu_model}, node ${machine.node}, load ${machine.loadavg_1m.toFixed(2)}\n`,
+  );
+  const results: ScenarioResult[] = [];
+  const rows: Row[] = [];
+  const failures: { scenario: string; error: string }[] = [];
+  for (const s of args.scenarios) {
+    const runs: ScenarioResult[] = [];
+    for (let k = 1; k <= args.repeat; k++) {
+      process.stderr.write(`bench: ${s}${args.repeat > 1 ? ` (run ${k}/${args.repeat})` : ''}…\n`);
+      try {
+        runs.push(await run(s, args.quick));
+      } catch (err) {
+        // One broken scenario must not hide the others' figures.
+        const msg = err instanceof Error ? err.message : String(err);
+        failures.push({ scenario: s, error: msg });
+        process.stderr.write(`bench: ${s} failed: ${msg}\n`);
+      }
+    }
+    results.push(...runs);
+    rows.push(...medianRows(runs.map((r) => r.rows)));
+  }
+  process.stdout.write(`${renderTable(rows)}\n`);
+  const notes = [
+    ...results.flatMap((r) => r.notes),
+    ...failures.map((f) => `${f.scenario}: FAILED to run: ${f.error}`),
+  ];
+  if (args.repeat > 1)
+    notes.unshift(`each value is the median of ${args.repeat} runs (per-run figures in --json)`);
+  const busy = rows.filter((r) => r.metric === 'other processes' && r.value !== null && r.value > 0.5);
+  if (busy.length)
+    notes.push(
+      `other processes used > 0.5 core in ${busy.length} measured case(s) (up to ${Math.max(...busy.map((r) => r.value as number)).toFixed(2)} of ${machine.cpus}): latency figures there measure CPU starvation more than our code`,
+    );
+  const missed = rows.filter((r) => r.pass === false);
+  if (missed.length)
+    notes.push(`targets missed: ${missed.map((r) => `${r.scenario} ${r.case} ${r.metric}`).join('; ')}`);
+  for (const n of new Set(notes)) process.stdout.write(`note: ${n}\n`);
+  if (args.json) {
+    writeFileSync(
+      args.json,
+      `${JSON.stringify({ schema: 'servelab-bench/1', machine, quick: args.quick, repeat: args.repeat, rows, results, failures }, null, 2)}\n`,
+    );
+    process.stderr.write(`bench: wrote ${args.json}\n`);
+  }
+  if (failures.length) process.exitCode = 1;
+}
+
+await main();
+// A scenario that failed half-way can leave sockets open; do not hang on them once the table is out.
+setTimeout(() => process.exit(), 2_000).unref();
