@@ -418,9 +418,9 @@ export async function measure(input: MeasureInput, deps: MeasureDeps): Promise<M
       },
       { target: client, clock, observers, signal: deps.signal },
     );
-    mon = await monitoring.stop(result.window);
+    mon = await monitoring.stop();
   } finally {
-    if (!mon) await monitoring.stop(null).catch(() => null);
+    if (!mon) await monitoring.stop().catch(() => null);
     progress?.stop();
     await writer?.close();
     await client.close();

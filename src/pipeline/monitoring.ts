@@ -37,7 +37,7 @@ export interface MonitoringResult {
 export interface Monitoring {
   observers: RunObserver[];
   /** Stop everything; summarise the series over the window. */
-  stop(window: { start_ms: number; end_ms: number } | null): Promise<MonitoringResult>;
+  stop(): Promise<MonitoringResult>;
 }
 
 async function answers(url: string): Promise<boolean> {
@@ -101,14 +101,15 @@ export async function startMonitoring(
 
   return {
     observers,
-    async stop(window) {
+    async stop() {
       const stats = scraper ? await scraper.stop() : null;
       if (deps.onPoints && pending.length) deps.onPoints(pending);
       pending = [];
       await exporterClose?.();
-      const server = points.length
-        ? seriesSummary(points, window ? { from_ms: window.start_ms, to_ms: window.end_ms } : {})
-        : null;
+      // The whole run, warm-up included: the scraper starts before the first request and takes
+      // a last reading after the last one, so counter deltas bracket every request the run made
+      // (what the client/server token-count check compares against the records' usage).
+      const server = points.length ? seriesSummary(points) : null;
       return { scrape: stats, server, points, exporter_url: exporterUrl };
     },
   };
