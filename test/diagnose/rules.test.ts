@@ -299,6 +299,13 @@ describe('structured output: truncation', () => {
   it('says nothing when answers end on their own, or when the length is forced (ignore_eos)', () => {
     assert.deepEqual(rules(diagnose([run(30, {})])), []);
     assert.deepEqual(rules(diagnose([run(500, { ignore_eos: true })])), []);
+    // As servelab run/plan store it (--output-len sets generation.ignoreEos).
+    assert.deepEqual(rules(diagnose([run(500, { generation: { ignoreEos: true } })])), []);
+  });
+
+  it('sees structured output requested through the target extra_body', () => {
+    const d = diagnose([run(500, { target: { extra_body: { response_format: { type: 'json_object' } } } })]);
+    assert.equal(d.findings[0]?.severity, 'critical');
   });
 });
 

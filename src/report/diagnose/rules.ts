@@ -620,12 +620,16 @@ export function multiGpuSlower(runs: readonly ReportRun[], o: Opts): Finding[] {
  * (`ignore_eos`). With structured output configured, a cut answer is also invalid JSON.
  */
 export function truncation(run: ReportRun, o: Opts): Finding | null {
-  if (run.config.ignore_eos === true) return null; // fixed-length benchmark: length is by design
+  // A fixed-length benchmark (ignore_eos, as `--output-len` sends) ends in length by design.
+  // servelab's own configs keep it under generation.ignoreEos; other reports at the top level.
+  const gen = run.config.generation as { ignoreEos?: unknown } | undefined;
+  if (run.config.ignore_eos === true || gen?.ignoreEos === true) return null;
   const s = run.summary;
   const n = s.requests.measured;
   const cut = s.outcomes.length;
   if (n === 0 || cut / n <= o.max_truncated_fraction) return null;
-  const cfg = run.config;
+  const target = run.config.target as { extra_body?: Record<string, unknown> | null } | undefined;
+  const cfg = { ...(target?.extra_body ?? {}), ...run.config };
   const structured = [
     'response_format',
     'json_schema',
