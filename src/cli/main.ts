@@ -95,6 +95,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .option('--fault-rate <p>', 'probability that a request gets one of --faults', '0')
     .option('--faults <list>', 'http500,http429,inband_error,disconnect,stall:MS,truncate,garble')
     .option('--catalogue <file>', 'YAML/JSON file with extra GPUs and models (Hugging Face config terms)')
+    .option('--seed <n>', 'seed for simulated output lengths, text and faults (same as --sim-seed)')
     .option('--json [file]', 'write the listening address as JSON')
     .action((opts) => {
       action = async (io) => (await import('./commands/sim.js')).simCommand(opts, io);

@@ -21,11 +21,12 @@ export interface RawSim extends RawSimFlags {
   faultRate?: string;
   faults?: string;
   json?: string | boolean;
+  seed?: string;
 }
 
 export async function simCommand(raw: RawSim, io: Io): Promise<number> {
   const problems: Problem[] = [];
-  const engine = await parseSimFlags(raw, problems);
+  const engine = await parseSimFlags({ ...raw, simSeed: raw.seed ?? raw.simSeed }, problems);
   const port = optNumber(raw.port ?? '8000', '--port', problems, { int: true, min: 0 }) ?? 8000;
   const maxWaiting = optNumber(raw.maxWaiting, '--max-waiting', problems, { int: true, min: 0 }) ?? undefined;
   const faultRate = optNumber(raw.faultRate ?? '0', '--fault-rate', problems, { min: 0 }) ?? 0;

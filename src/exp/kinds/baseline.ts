@@ -1,0 +1,168 @@
+/**
+ * @module exp/kinds/baseline
+ * `baseline`: one request at a time against each target, with the same generation settings for
+ * every target (thinking included; a mismatch is refused). Reports the cold first request apart
+ * from the warm ones, and correctness: finish reasons, EOS (`stop` before max_tokens) vs
+ * `length`, and the reasoning/content split against what `thinking` asked for.
+ */
+import { requestMetrics } from '../../analysis/index.js';
+import { UsageError } from '../../core/errors.js';
+import { SUCCESS_OUTCOMES } from '../../record/types.js';
+import type { ExpContext } from './context.js';
+import { reindex } from './points.js';
+
+/** The cold (first) request's numbers, ms. */
+export interface ColdRequest {
+  outcome: string;
+  finish_reason: string | null;
+  ttft_ms: number | null;
+  e2e_ms: number | null;
+  tpot_ms: number | null;
+}
+
+/** Warm requests' means and maxima, ms. */
+export interface WarmRequests {
+  n: number;
+  ttft_ms_mean: number | null;
+  ttft_ms_max: number | null;
+  e2e_ms_mean: number | null;
+  tpot_ms_mean: number | null;
+}
+
+export interface BaselineCorrectness {
+  finish_reasons: Record<string, number>;
+  /** Ended by the model (finish_reason `stop`). */
+  eos: number;
+  /** Cut at max_tokens (finish_reason `length`). */
+  length: number;
+  errors: number;
+  /** `generation.thinking` as sent (null = the engine's default). */
+  thinking: boolean | null;
+  requests_with_reasoning: number;
+  requests_with_content: number;
+  /** Mean `usage.completion_tokens_details.reasoning_tokens`, when reported. */
+  reasoning_tokens_mean: number | null;
+  /** What looks wrong, in words (empty when nothing does). */
+  problems: string[];
+}
+
+export interface BaselineTargetResult {
+  target: string;
+  run_id: string | null;
+  requests: number;
+  cold: ColdRequest | null;
+  warm: WarmRequests;
+  /** Cold TTFT / mean warm TTFT (>1: the first request paid a cold start). */
+  cold_ttft_ratio: number | null;
+  correctness: BaselineCorrectness;
+}
+
+export interface BaselineResult {
+  kind: 'baseline';
+  generation: Record<string, unknown>;
+  targets: BaselineTargetResult[];
+}
+
+const avg = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+
+/** Run the baseline on every target. */
+export async function runBaseline(ctx: ExpContext): Promise<BaselineResult> {
+  // Same generation settings everywhere (the schema refuses per-target ones; callers that build
+  // an experiment in code are checked here too).
+  const first = ctx.targets[0];
+  const mismatched = ctx.targets.filter(
+    (t) => JSON.stringify(t.generation) !== JSON.stringify(first.generation),
+  );
+  if (mismatched.length)
+    throw new UsageError(
+      mismatched.map((t) => ({
+        path: `targets.${t.name}.generation`,
+        message: `a baseline uses the same generation settings for every target; ${t.name} differs from ${first.name}`,
+        hint: 'move the settings to the top-level `generation:`',
+      })),
+    );
+  const n = ctx.exp.baseline?.requests ?? 5;
+  const specs = reindex(await ctx.workload({ count: n }));
+  const out: BaselineTargetResult[] = [];
+  for (const t of ctx.targets) {
+    if (ctx.exp.cache.policy === 'cold') await ctx.ensureCold([t]);
+    // No warm-up: the first request is the cold one, reported apart.
+    const m = await ctx.measure(t, {
+      label: 'sequential',
+      level: { concurrency: 1 },
+      specs,
+      load: { kind: 'closed', concurrency: 1 },
+    });
+    const recs = m.records;
+    const metrics = recs.map((r) => requestMetrics(r));
+    const ok = recs.map((r) => SUCCESS_OUTCOMES.includes(r.outcome));
+    const c0 = recs[0];
+    const cold: ColdRequest | null = c0
+      ? {
+          outcome: c0.outcome,
+          finish_reason: c0.finish_reason,
+          ttft_ms: metrics[0].ttft_ms ?? null,
+          e2e_ms: metrics[0].e2e_ms ?? null,
+          tpot_ms: metrics[0].tpot_ms ?? null,
+        }
+      : null;
+    const warmIdx = recs.map((_, i) => i).filter((i) => i > 0 && ok[i]);
+    const pick = (k: 'ttft_ms' | 'e2e_ms' | 'tpot_ms') =>
+      warmIdx.map((i) => metrics[i][k]).filter((v): v is number => v !== undefined);
+    const warmTtft = pick('ttft_ms');
+    const warm: WarmRequests = {
+      n: warmIdx.length,
+      ttft_ms_mean: avg(warmTtft),
+      ttft_ms_max: warmTtft.length ? Math.max(...warmTtft) : null,
+      e2e_ms_mean: avg(pick('e2e_ms')),
+      tpot_ms_mean: avg(pick('tpot_ms')),
+    };
+    const finish: Record<string, number> = {};
+    for (const r of recs) finish[r.finish_reason ?? 'none'] = (finish[r.finish_reason ?? 'none'] ?? 0) + 1;
+    const thinking = t.generation.thinking ?? null;
+    const withReasoning = recs.filter(
+      (r) => r.chunk_kinds.includes('r') || (r.usage?.reasoning_tokens ?? 0) > 0,
+    ).length;
+    const withContent = recs.filter((r) => r.has_content).length;
+    const rt = recs.map((r) => r.usage?.reasoning_tokens).filter((v): v is number => typeof v === 'number');
+    const errors = ok.filter((x) => !x).length;
+    const problems: string[] = [];
+    if (errors > 0) problems.push(`${errors} of ${recs.length} requests failed`);
+    const lengthN = finish.length ?? 0;
+    if (lengthN > 0) problems.push(`${lengthN} answers were cut at max_tokens (finish_reason length)`);
+    if (t.mode === 'virtual' && thinking !== null)
+      problems.push(
+        'reasoning is not simulated on a virtual clock: the reasoning/content split is not checked',
+      );
+    else if (thinking === false && withReasoning > 0)
+      problems.push(
+        `thinking is off but ${withReasoning} answers carry reasoning (is enable_thinking honoured?)`,
+      );
+    else if (thinking === true && withReasoning === 0 && recs.length > 0)
+      problems.push(
+        'thinking is on but no answer streamed reasoning (model without reasoning, or no reasoning parser)',
+      );
+    const contentMissing = recs.filter((r) => SUCCESS_OUTCOMES.includes(r.outcome) && !r.has_content).length;
+    if (contentMissing > 0) problems.push(`${contentMissing} answers have reasoning but no content`);
+    out.push({
+      target: t.name,
+      run_id: m.run.run_id,
+      requests: recs.length,
+      cold,
+      warm,
+      cold_ttft_ratio: cold?.ttft_ms != null && warm.ttft_ms_mean ? cold.ttft_ms / warm.ttft_ms_mean : null,
+      correctness: {
+        finish_reasons: finish,
+        eos: finish.stop ?? 0,
+        length: lengthN,
+        errors,
+        thinking,
+        requests_with_reasoning: withReasoning,
+        requests_with_content: withContent,
+        reasoning_tokens_mean: avg(rt),
+        problems,
+      },
+    });
+  }
+  return { kind: 'baseline', generation: { ...first.generation }, targets: out };
+}

@@ -1,0 +1,199 @@
+/**
+ * @module exp/kinds/mixed-input
+ * `mixed-input`: long and short requests arriving `spacing_ms` apart in a controlled order
+ * (short-first, long-first, interleaved), open loop. Reports the stalls of requests already
+ * decoding: each short request's chunk gaps are split into those that overlap a long request's
+ * prefill and those that do not, and the two distributions are compared.
+ *
+ * A long request's prefill interval is, on a virtual target, the engine's own [first scheduled,
+ * first token] window; over HTTP, when the server exposes its timings (`servelab sim
+ * --expose-timings`: token times and prefill time in engine ms), the same window and the short
+ * requests' gaps are taken on the engine's timeline; otherwise the client's [sent, first token]
+ * window of that request (queueing included, so an upper bound) and the client's chunk gaps. A gap (t₍ₖ₋₁₎, tₖ] overlaps an interval [s, e]
+ * when s < tₖ and e > t₍ₖ₋₁₎.
+ */
+import { describe, type Stats } from '../../analysis/index.js';
+import type { RequestRecord } from '../../record/types.js';
+import type { ServerTimes } from '../../sim/plan.js';
+import type { RequestSpec } from '../../workload/types.js';
+import type { ExpContext } from './context.js';
+
+type Order = 'short-first' | 'long-first' | 'interleaved';
+
+export interface MixedOrderResult {
+  order: Order;
+  run_id: string | null;
+  /** Gaps of short requests while a long prefill overlapped them, ms. */
+  gaps_overlapping_ms: Stats;
+  /** Gaps of short requests while no long prefill ran, ms. */
+  gaps_clean_ms: Stats;
+  /** Mean overlapping gap / mean clean gap (> 1: long prefills stall decoding). */
+  stall_ratio: number | null;
+  /** Prefill intervals taken from the engine (`server`) or the client (`client`). */
+  intervals_from: 'server' | 'client';
+  short_ttft_ms_p50: number | null;
+  long_ttft_ms_p50: number | null;
+}
+
+export interface MixedTargetResult {
+  target: string;
+  orders: MixedOrderResult[];
+}
+
+export interface MixedInputResult {
+  kind: 'mixed-input';
+  long: { input_len: string; output_len: string; count: number };
+  short: { input_len: string; output_len: string; count: number };
+  spacing_ms: number;
+  targets: MixedTargetResult[];
+}
+
+/** Place `longs` among `shorts` in the given order; each entry says which class it is. */
+export function arrange<T>(order: Order, longs: T[], shorts: T[]): { item: T; long: boolean }[] {
+  const L = longs.map((item) => ({ item, long: true }));
+  const S = shorts.map((item) => ({ item, long: false }));
+  if (order === 'short-first') return [...S, ...L];
+  if (order === 'long-first') return [...L, ...S];
+  // Interleaved: longs spread evenly, each after an equal share of shorts.
+  const out: { item: T; long: boolean }[] = [];
+  const every = S.length / Math.max(1, L.length);
+  let li = 0;
+  S.forEach((s, i) => {
+    while (li < L.length && li * every <= i) out.push(L[li++]);
+    out.push(s);
+  });
+  while (li < L.length) out.push(L[li++]);
+  return out;
+}
+
+/**
+ * Split the chunk gaps of the short requests by whether a long prefill overlapped them.
+ * @param intervals long prefills as [start, end] ms on the records' clock
+ */
+export function splitGaps(
+  shorts: readonly RequestRecord[],
+  intervals: readonly (readonly [number, number])[],
+): { overlapping: number[]; clean: number[] } {
+  return splitGapTimes(
+    shorts.map((r) => r.chunk_times_ms),
+    intervals,
+  );
+}
+
+/** {@link splitGaps} on bare token-time lists (ms, one list per short request). */
+export function splitGapTimes(
+  times: readonly (readonly number[])[],
+  intervals: readonly (readonly [number, number])[],
+): { overlapping: number[]; clean: number[] } {
+  const overlapping: number[] = [];
+  const clean: number[] = [];
+  for (const ts of times) {
+    for (let k = 1; k < ts.length; k++) {
+      const a = ts[k - 1];
+      const b = ts[k];
+      const hit = intervals.some(([s, e]) => s < b && e > a);
+      (hit ? overlapping : clean).push(b - a);
+    }
+  }
+  return { overlapping, clean };
+}
+
+/** The engine's token times and prefill time of a record, when the server exposed them (`timings`). */
+function engineTimes(r: RequestRecord): { tokens: number[]; prefill_ms: number } | null {
+  const t = r.timings;
+  const tokens = t?.token_ms;
+  if (!Array.isArray(tokens) || typeof t?.prefill_ms !== 'number') return null;
+  if (!tokens.every((x) => typeof x === 'number')) return null;
+  return { tokens: tokens as number[], prefill_ms: t.prefill_ms };
+}
+
+/** Run the mixed-input experiment on every target. */
+export async function runMixedInput(ctx: ExpContext): Promise<MixedInputResult> {
+  const mi = ctx.exp.mixed_input ?? {
+    long: { input_len: '4096', output_len: '32', count: 4 },
+    short: { input_len: '128', output_len: '128', count: 16 },
+    orders: ['short-first', 'long-first', 'interleaved'],
+    spacing_ms: 50,
+  };
+  const longs = await ctx.workload({
+    count: mi.long.count,
+    inputLen: mi.long.input_len,
+    outputLen: mi.long.output_len,
+    plain: true,
+  });
+  const shorts = await ctx.workload({
+    count: mi.short.count,
+    inputLen: mi.short.input_len,
+    outputLen: mi.short.output_len,
+    plain: true,
+    seed: ctx.exp.seed + 1,
+  });
+  const out: MixedTargetResult[] = [];
+  for (const t of ctx.targets) {
+    const orders: MixedOrderResult[] = [];
+    for (const order of mi.orders as Order[]) {
+      const placed = arrange(order, longs, shorts);
+      const specs: RequestSpec[] = placed.map((p, i) => ({ ...p.item, index: i }));
+      const isLong = placed.map((p) => p.long);
+      if (ctx.exp.cache.policy === 'cold') await ctx.ensureCold([t]);
+      const m = await ctx.measure(t, {
+        label: `order=${order}`,
+        level: { order },
+        specs,
+        load: { kind: 'open', arrivalsMs: specs.map((_, i) => i * mi.spacing_ms), maxConcurrency: null },
+      });
+      orders.push(analyse(order, m.run.run_id, m.records, m.server, isLong));
+    }
+    out.push({ target: t.name, orders });
+  }
+  return {
+    kind: 'mixed-input',
+    long: mi.long,
+    short: mi.short,
+    spacing_ms: mi.spacing_ms,
+    targets: out,
+  };
+}
+
+function analyse(
+  order: Order,
+  runId: string | null,
+  recs: RequestRecord[],
+  server: ServerTimes[] | null,
+  isLong: boolean[],
+): MixedOrderResult {
+  const intervals: [number, number][] = [];
+  const shortTimes: number[][] = [];
+  const ttft = { long: [] as number[], short: [] as number[] };
+  // Over HTTP, a simulator with expose_timings gives the engine's own timeline: use it.
+  const engine = server ? null : recs.map(engineTimes);
+  const fromEngine = engine !== null && engine.length > 0 && engine.every((e) => e !== null);
+  recs.forEach((r, i) => {
+    const long = isLong[r.index] ?? false;
+    const first = r.first_token_at_ms;
+    if (r.sent_at_ms !== null && first !== null) (long ? ttft.long : ttft.short).push(first - r.sent_at_ms);
+    const e = fromEngine ? engine?.[i] : null;
+    if (!long) {
+      shortTimes.push(e ? e.tokens : r.chunk_times_ms);
+      return;
+    }
+    const s = server?.[i];
+    if (s) intervals.push([s.arrival_ms + s.queue_ms, s.arrival_ms + s.queue_ms + s.prefill_ms]);
+    else if (e?.tokens.length) intervals.push([e.tokens[0] - e.prefill_ms, e.tokens[0]]);
+    else if (r.sent_at_ms !== null && first !== null) intervals.push([r.sent_at_ms, first]);
+  });
+  const { overlapping, clean } = splitGapTimes(shortTimes, intervals);
+  const o = describe(overlapping);
+  const c = describe(clean);
+  const p50 = (xs: number[]) => describe(xs).p50;
+  return {
+    order,
+    run_id: runId,
+    gaps_overlapping_ms: o,
+    gaps_clean_ms: c,
+    stall_ratio: o.mean !== null && c.mean ? o.mean / c.mean : null,
+    intervals_from: server || fromEngine ? 'server' : 'client',
+    short_ttft_ms_p50: p50(ttft.short),
+    long_ttft_ms_p50: p50(ttft.long),
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * @module exp/kinds/points
+ * The numbers every load-shaped kind tabulates for one run (a sweep level, a matrix cell),
+ * taken from the run's {@link Summary}, and the stop rules shared by both sweeps.
+ */
+import type { Summary } from '../../analysis/index.js';
+import type { RequestSpec } from '../../workload/types.js';
+import type { ExperimentFile } from '../schema.js';
+
+/** One run, reduced to its headline numbers (ms, tokens/s, requests/s). */
+export interface LoadPoint {
+  run_id: string | null;
+  requests: number;
+  error_rate: number | null;
+  request_throughput_rps: number | null;
+  output_throughput_tok_s: number | null;
+  ttft_ms: Pct;
+  tpot_ms: Pct;
+  e2e_ms: Pct;
+  itl_ms: Pct;
+}
+
+/** p50/p95/p99 of one metric (ms); null without data. */
+export interface Pct {
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+}
+
+/** Headline numbers of a run. */
+export function pointOf(runId: string | null, s: Summary): LoadPoint {
+  const pct = (k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms' | 'itl_ms'): Pct => ({
+    p50: s[k].p50,
+    p95: s[k].p95,
+    p99: s[k].p99,
+  });
+  return {
+    run_id: runId,
+    requests: s.requests.measured,
+    error_rate: s.error_rate,
+    request_throughput_rps: s.request_throughput_rps,
+    output_throughput_tok_s: s.output_throughput_tok_s,
+    ttft_ms: pct('ttft_ms'),
+    tpot_ms: pct('tpot_ms'),
+    e2e_ms: pct('e2e_ms'),
+    itl_ms: pct('itl_ms'),
+  };
+}
+
+/** Stop rules of a sweep (defaults in `exp/schema`: DEFAULT_STOP_*). */
+export interface StopRules {
+  error_rate: number;
+  ttft_p99_factor: number;
+  e2e_p99_factor: number;
+}
+
+export function stopRules(exp: ExperimentFile): StopRules {
+  const s = exp.sweep?.stop;
+  return {
+    error_rate: s?.error_rate ?? 0.05,
+    ttft_p99_factor: s?.ttft_p99_factor ?? 10,
+    e2e_p99_factor: s?.e2e_p99_factor ?? 10,
+  };
+}
+
+/**
+ * Why a sweep stops at `p` (null = go on): the error rate passed the limit, or p99 TTFT or E2E
+ * passed K × the first level's p99.
+ */
+export function stopReason(p: LoadPoint, first: LoadPoint, rules: StopRules): string | null {
+  if (p.error_rate !== null && p.error_rate > rules.error_rate)
+    return `error rate ${(p.error_rate * 100).toFixed(1)}% > ${(rules.error_rate * 100).toFixed(1)}%`;
+  const over = (now: number | null, base: number | null, k: number) =>
+    now !== null && base !== null && base > 0 && now > k * base;
+  if (over(p.ttft_ms.p99, first.ttft_ms.p99, rules.ttft_p99_factor))
+    return `p99 TTFT ${fmt(p.ttft_ms.p99)} ms > ${rules.ttft_p99_factor} × the first level's ${fmt(first.ttft_ms.p99)} ms`;
+  if (over(p.e2e_ms.p99, first.e2e_ms.p99, rules.e2e_p99_factor))
+    return `p99 E2E ${fmt(p.e2e_ms.p99)} ms > ${rules.e2e_p99_factor} × the first level's ${fmt(first.e2e_ms.p99)} ms`;
+  return null;
+}
+
+/**
+ * Throughput "stops rising" when the next level adds less than this fraction (10%). Chosen
+ * because run-to-run noise of a closed loop on one engine is a few percent, while a doubling
+ * of concurrency below saturation adds tens of percent.
+ */
+export const KNEE_MIN_GAIN = 0.1;
+
+/** The knee of a sweep: the last level before throughput stops rising or the tail blows up. */
+export interface Knee {
+  /** Index into the sweep's points; null when throughput still rose at the last level. */
+  index: number | null;
+  reason: string;
+}
+
+/**
+ * Find the knee: the first level i whose successor adds < {@link KNEE_MIN_GAIN} throughput, or
+ * trips a stop rule (the tail blows up). `throughput` is per point, `stopped` says which point
+ * tripped a stop rule.
+ */
+export function findKnee(throughput: readonly (number | null)[], stopped: readonly (string | null)[]): Knee {
+  for (let i = 0; i + 1 < throughput.length; i++) {
+    if (stopped[i + 1]) return { index: i, reason: `the next level tripped a stop rule: ${stopped[i + 1]}` };
+    const a = throughput[i];
+    const b = throughput[i + 1];
+    if (a === null || b === null) continue;
+    if (b < a * (1 + KNEE_MIN_GAIN))
+      return {
+        index: i,
+        reason: `throughput stops rising: the next level adds ${(((b - a) / a) * 100).toFixed(1)}% (< ${KNEE_MIN_GAIN * 100}%)`,
+      };
+  }
+  return { index: null, reason: 'throughput still rising at the last level: extend the levels' };
+}
+
+/** Specs re-indexed 0..n−1 (records are matched to specs by index). */
+export function reindex(specs: readonly RequestSpec[]): RequestSpec[] {
+  return specs.map((s, i) => ({ ...s, index: i }));
+}
+
+export function fmt(v: number | null | undefined, digits = 1): string {
+  return v === null || v === undefined ? '-' : v.toFixed(digits);
+}

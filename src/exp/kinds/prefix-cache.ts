@@ -1,0 +1,277 @@
+/**
+ * @module exp/kinds/prefix-cache
+ * `prefix-cache`: a long shared document with the question last, in four phases, one request
+ * at a time:
+ *  - **cold**: each request after a cache reset (vLLM `/reset_prefix_cache`, SGLang
+ *    `/flush_cache`); a target with neither is refused with "restart the engine";
+ *  - **exact-repeat**: the cold request again, word for word;
+ *  - **new-question**: the same document with new questions;
+ *  - **scattered**: the document rotated (it starts at a different word each time), so
+ *    consecutive requests share no prefix.
+ * Per phase: cached tokens (`usage.prompt_tokens_details.cached_tokens`, or the change in
+ * vLLM's prefix-cache hit counter on `/metrics`), TTFT, and a prefill estimate (server-side
+ * prefill time when the engine exposes it, else TTFT as its upper bound), with whether the hits
+ * are where they should be.
+ *
+ * On a virtual target each run starts on a fresh engine, so the requests of earlier phases are
+ * replayed first (one at a time, unmeasured) to rebuild the cache a real server would hold.
+ */
+import { readFileSync } from 'node:fs';
+import { mean, percentile, requestMetrics } from '../../analysis/index.js';
+import { UsageError } from '../../core/errors.js';
+import type { RequestRecord } from '../../record/types.js';
+import type { ServerTimes } from '../../sim/plan.js';
+import type { RequestSpec } from '../../workload/types.js';
+import type { ExpContext, LiveTarget } from './context.js';
+
+type PhaseName = 'cold' | 'exact-repeat' | 'new-question' | 'scattered';
+
+export interface PrefixPhaseResult {
+  phase: PhaseName;
+  run_id: string | null;
+  requests: number;
+  prompt_tokens_mean: number | null;
+  cached_tokens_mean: number | null;
+  /** cached / prompt tokens. */
+  hit_ratio: number | null;
+  cached_source: 'usage' | 'metrics' | 'none';
+  ttft_ms_p50: number | null;
+  ttft_ms_mean: number | null;
+  /** Prefill time, ms (p50): server-side when exposed, else TTFT (an upper bound). */
+  prefill_ms_p50: number | null;
+  prefill_source: 'server' | 'ttft';
+  uncached_tokens_mean: number | null;
+  /** Uncached prompt tokens / prefill time (tokens/s). */
+  prefill_tok_s: number | null;
+  /** Where hits are expected: none, the full prompt, the document, or partial (revisits). */
+  expected: 'none' | 'full' | 'document' | 'partial';
+  as_expected: boolean | null;
+}
+
+export interface PrefixTargetResult {
+  target: string;
+  /** How the cold state was reached: reset, virtual (fresh engine) or skipped (user restarted). */
+  cold_state: string;
+  phases: PrefixPhaseResult[];
+  /** Every phase's hits are where expected. */
+  hits_as_expected: boolean;
+}
+
+export interface PrefixCacheResult {
+  kind: 'prefix-cache';
+  document_tokens: number;
+  question_tokens: number;
+  documents: number;
+  targets: PrefixTargetResult[];
+}
+
+/** The document starting `k/n` of the way through its words (same words, no shared prefix). */
+export function rotateDocument(doc: string, k: number, n: number): string {
+  const words = doc.split(/\s+/).filter(Boolean);
+  const off = Math.floor((words.length * k) / n) % Math.max(1, words.length);
+  return [...words.slice(off), ...words.slice(0, off)].join(' ');
+}
+
+function prompt(doc: string, q: string): string {
+  return `${doc}\n\nQuestion: ${q}`;
+}
+
+/** Run the prefix-cache experiment on every target. */
+export async function runPrefixCache(ctx: ExpContext): Promise<PrefixCacheResult> {
+  const pc = ctx.exp.prefix_cache ?? {
+    document_tokens: 2048,
+    documents: 4,
+    question_tokens: 32,
+    requests_per_phase: 4,
+    phases: ['cold', 'exact-repeat', 'new-question', 'scattered'],
+  };
+  const rpp = pc.requests_per_phase;
+  let doc: string;
+  if (pc.document_file) {
+    try {
+      doc = readFileSync(pc.document_file, 'utf8');
+    } catch (e) {
+      throw new UsageError([
+        {
+          path: 'prefix_cache.document_file',
+          message: `cannot read ${pc.document_file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+          hint: 'give a text file, or leave it out to generate the document',
+        },
+      ]);
+    }
+  } else {
+    const d = await ctx.workload({
+      count: 1,
+      inputLen: String(pc.document_tokens),
+      outputLen: '1',
+      plain: true,
+    });
+    doc = d[0].prompt ?? '';
+  }
+  const qs = await ctx.workload({
+    count: 2 * rpp + 1,
+    inputLen: String(pc.question_tokens),
+    plain: true,
+    seed: ctx.exp.seed + 1,
+  });
+  const outLen = qs[0].output_len;
+  const inLen = pc.document_tokens + pc.question_tokens;
+  const spec = (text: string, i: number): RequestSpec => ({
+    index: i,
+    prompt: text,
+    input_len: inLen,
+    output_len: outLen,
+  });
+  const first = prompt(doc, qs[0].prompt ?? '');
+  const phaseSpecs: Record<PhaseName, RequestSpec[]> = {
+    cold: Array.from({ length: rpp }, (_, i) => spec(first, i)),
+    'exact-repeat': Array.from({ length: rpp }, (_, i) => spec(first, i)),
+    'new-question': Array.from({ length: rpp }, (_, i) => spec(prompt(doc, qs[1 + i].prompt ?? ''), i)),
+    scattered: Array.from({ length: rpp }, (_, i) =>
+      spec(
+        prompt(rotateDocument(doc, 1 + (i % pc.documents), pc.documents + 1), qs[1 + rpp + i].prompt ?? ''),
+        i,
+      ),
+    ),
+  };
+  const expected: Record<PhaseName, PrefixPhaseResult['expected']> = {
+    cold: 'none',
+    'exact-repeat': 'full',
+    'new-question': 'document',
+    scattered: rpp <= pc.documents ? 'none' : 'partial',
+  };
+
+  // Refuse up front when a target cannot be made cold (or when one can and another cannot).
+  const states = await ctx.ensureCold(ctx.targets);
+  const out: PrefixTargetResult[] = [];
+  for (const t of ctx.targets) {
+    const phases: PrefixPhaseResult[] = [];
+    // What the engine has seen so far (replayed on virtual targets).
+    const history: RequestSpec[] = [];
+    const coldState = states[t.name];
+    for (const ph of pc.phases as PhaseName[]) {
+      let specs = phaseSpecs[ph];
+      if (ph === 'cold' && coldState === 'skipped') {
+        // cache.reset: none — only the first request after the user's restart is cold.
+        specs = specs.slice(0, 1);
+        ctx.warnings.push(
+          `${t.name}: no cache reset (cache.reset: none); the cold phase is the first request only`,
+        );
+      }
+      const before = await ctx.prefixCounters(t);
+      const m = await ctx.measure(t, {
+        label: `phase=${ph}`,
+        level: { phase: ph },
+        specs,
+        load: { kind: 'closed', concurrency: 1 },
+        ...(ph === 'cold'
+          ? coldState === 'reset'
+            ? { beforeEach: () => resetOrFail(ctx, t) }
+            : coldState === 'virtual'
+              ? { beforeEach: async () => {} }
+              : {}
+          : { history: [...history] }),
+      });
+      const after = await ctx.prefixCounters(t);
+      if (ph === 'cold') history.splice(0, history.length, specs[specs.length - 1]);
+      else history.push(...specs);
+      phases.push(phaseResult(ph, m.run.run_id, m.records, m.server, before, after, expected[ph]));
+    }
+    out.push({
+      target: t.name,
+      cold_state: coldState,
+      phases,
+      hits_as_expected: phases.every((p) => p.as_expected !== false),
+    });
+  }
+  return {
+    kind: 'prefix-cache',
+    document_tokens: pc.document_tokens,
+    question_tokens: pc.question_tokens,
+    documents: pc.documents,
+    targets: out,
+  };
+}
+
+async function resetOrFail(ctx: ExpContext, t: LiveTarget): Promise<void> {
+  const s = await ctx.resetCache(t);
+  if (s !== 'reset')
+    throw new UsageError([
+      {
+        path: `targets.${t.name}`,
+        message: 'the prefix cache could not be reset before a cold request',
+        hint: 'restart the engine to empty its cache, then run with cache.reset: none',
+      },
+    ]);
+}
+
+function phaseResult(
+  phase: PhaseName,
+  runId: string | null,
+  recs: RequestRecord[],
+  server: ServerTimes[] | null,
+  before: { hits_tokens: number } | null,
+  after: { hits_tokens: number } | null,
+  expected: PrefixPhaseResult['expected'],
+): PrefixPhaseResult {
+  const n = recs.length;
+  const prompts = recs.map((r) => r.usage?.prompt_tokens).filter((v): v is number => typeof v === 'number');
+  const usageCached = recs.map((r) => r.usage?.cached_tokens);
+  let cachedMean: number | null = null;
+  let source: PrefixPhaseResult['cached_source'] = 'none';
+  if (usageCached.length && usageCached.every((v) => typeof v === 'number')) {
+    cachedMean = mean(usageCached as number[]);
+    source = 'usage';
+  } else if (before && after && n > 0) {
+    cachedMean = (after.hits_tokens - before.hits_tokens) / n;
+    source = 'metrics';
+  }
+  const promptMean = mean(prompts);
+  const ttft = recs.map((r) => requestMetrics(r).ttft_ms).filter((v): v is number => v !== undefined);
+  const sortedTtft = [...ttft].sort((a, b) => a - b);
+  let prefill: number[] = [];
+  let prefillSource: PrefixPhaseResult['prefill_source'] = 'ttft';
+  if (server) {
+    prefill = server.map((s) => s.prefill_ms);
+    prefillSource = 'server';
+  } else {
+    const t = recs.map((r) => r.timings?.prefill_ms);
+    if (t.length && t.every((v) => typeof v === 'number')) {
+      prefill = t as number[];
+      prefillSource = 'server';
+    } else prefill = ttft;
+  }
+  const prefillP50 = percentile(
+    [...prefill].sort((a, b) => a - b),
+    50,
+  );
+  const uncached = promptMean !== null && cachedMean !== null ? promptMean - cachedMean : null;
+  const ratio = promptMean && cachedMean !== null ? cachedMean / promptMean : null;
+  let ok: boolean | null = null;
+  if (ratio !== null)
+    ok =
+      expected === 'none'
+        ? ratio < 0.1
+        : expected === 'full'
+          ? ratio >= 0.8
+          : expected === 'document'
+            ? ratio >= 0.5 && ratio < 1
+            : null;
+  return {
+    phase,
+    run_id: runId,
+    requests: n,
+    prompt_tokens_mean: promptMean,
+    cached_tokens_mean: cachedMean,
+    hit_ratio: ratio,
+    cached_source: source,
+    ttft_ms_p50: percentile(sortedTtft, 50),
+    ttft_ms_mean: mean(ttft),
+    prefill_ms_p50: prefillP50,
+    prefill_source: prefillSource,
+    uncached_tokens_mean: uncached,
+    prefill_tok_s: uncached !== null && prefillP50 ? (uncached / prefillP50) * 1000 : null,
+    expected,
+    as_expected: ok,
+  };
+}

@@ -1,0 +1,244 @@
+/**
+ * @module exp/kinds/sweep
+ * `concurrency-sweep` and `rate-sweep`: the same length distribution at rising load, one run
+ * per level and target, stopping once a stop rule trips (error rate > X, or p99 TTFT/E2E > K ×
+ * the first level's); throughput and p50/p95/p99 against load; the knee (see `findKnee`); and,
+ * for the concurrency sweep with `find_max_concurrency`, the largest concurrency meeting the SLO.
+ *
+ * SLO met (as `servelab plan --find-max-concurrency` judges it): the run's p90 of each SLO
+ * metric is within its limit (`itl_ms`: p90 of all token gaps) and its error rate is within
+ * the sweep's error-rate stop rule. The search doubles past the sweep's levels while the SLO
+ * holds (up to 4 × the last level), then bisects between the last pass and the first failure.
+ */
+
+import type { Summary } from '../../analysis/index.js';
+import { UsageError } from '../../core/errors.js';
+import { arrivalOffsetsMs } from '../../schedule/index.js';
+import type { ExpContext, LiveTarget } from './context.js';
+import { findKnee, type Knee, type LoadPoint, pointOf, reindex, stopReason, stopRules } from './points.js';
+
+/** One level of a sweep on one target. */
+export interface SweepPoint extends LoadPoint {
+  /** Concurrency (closed loop) or arrival rate in requests/s (open loop). */
+  level: number;
+  /** Measured send rate (open loop), requests/s. */
+  achieved_rate_rps: number | null;
+  /** Stop rule this level tripped (the sweep ended here). */
+  stopped: string | null;
+}
+
+export interface MaxConcurrency {
+  /** Largest concurrency that met the SLO (0 when even the first did not). */
+  concurrency: number;
+  /** False when the SLO still held at the largest concurrency tried (the true maximum may be higher). */
+  bounded: boolean;
+  slo: Record<string, number>;
+  probes: { concurrency: number; ok: boolean; run_id: string | null }[];
+}
+
+export interface SweepTargetResult {
+  target: string;
+  /** `concurrency` (closed loop) or `rate_rps` (open loop). */
+  factor: 'concurrency' | 'rate_rps';
+  points: SweepPoint[];
+  /** Level at the knee, or null when throughput still rose at the last level. */
+  knee: number | null;
+  knee_reason: string;
+  stopped_at: number | null;
+  /** rate-sweep without `load.rates`: the measured capacity the rates derive from (requests/s). */
+  capacity_rps?: number | null;
+  max_concurrency?: MaxConcurrency;
+}
+
+export interface SweepResult {
+  kind: 'concurrency-sweep' | 'rate-sweep';
+  stop: { error_rate: number; ttft_p99_factor: number; e2e_p99_factor: number };
+  knee_min_gain: number;
+  targets: SweepTargetResult[];
+}
+
+const throughputOf = (p: LoadPoint) => p.output_throughput_tok_s ?? p.request_throughput_rps;
+
+function finish(
+  target: string,
+  factor: SweepTargetResult['factor'],
+  points: SweepPoint[],
+): SweepTargetResult {
+  const knee: Knee = findKnee(
+    points.map(throughputOf),
+    points.map((p) => p.stopped),
+  );
+  return {
+    target,
+    factor,
+    points,
+    knee: knee.index === null ? null : points[knee.index].level,
+    knee_reason: knee.reason,
+    stopped_at: points.find((p) => p.stopped)?.level ?? null,
+  };
+}
+
+async function closedLevel(ctx: ExpContext, t: LiveTarget, c: number, label: string) {
+  const specs = reindex(await ctx.workload({ count: ctx.requestsFor(c) }));
+  if (ctx.exp.cache.policy === 'cold') await ctx.ensureCold([t]);
+  return ctx.measure(t, {
+    label,
+    level: { concurrency: c },
+    specs,
+    load: { kind: 'closed', concurrency: c },
+    warmup: ctx.exp.warmup,
+    ...(ctx.exp.cache.policy === 'warm'
+      ? { warmup: Math.max(ctx.exp.warmup, specs.length), warmupSpecs: specs }
+      : {}),
+  });
+}
+
+/** Run a concurrency sweep on every target. */
+export async function runConcurrencySweep(ctx: ExpContext): Promise<SweepResult> {
+  const rules = stopRules(ctx.exp);
+  const levels = ctx.exp.load.concurrency ?? [1, 2, 4, 8, 16, 32, 64];
+  const out: SweepTargetResult[] = [];
+  for (const t of ctx.targets) {
+    const points: SweepPoint[] = [];
+    const summaries = new Map<number, { s: Summary; run_id: string | null }>();
+    for (const c of levels) {
+      const m = await closedLevel(ctx, t, c, `c=${c}`);
+      const p = pointOf(m.run.run_id, m.summary);
+      summaries.set(c, { s: m.summary, run_id: m.run.run_id });
+      const stopped = points.length ? stopReason(p, points[0], rules) : null;
+      points.push({ ...p, level: c, achieved_rate_rps: null, stopped });
+      ctx.deps.log(
+        `  ${t.name} c=${c}: ${p.output_throughput_tok_s?.toFixed(1) ?? '-'} tok/s, p99 TTFT ${p.ttft_ms.p99?.toFixed(1) ?? '-'} ms${stopped ? ` — stop: ${stopped}` : ''}`,
+      );
+      if (stopped) break;
+    }
+    const res = finish(t.name, 'concurrency', points);
+    if (ctx.exp.sweep?.find_max_concurrency)
+      res.max_concurrency = await searchMax(ctx, t, summaries, rules.error_rate);
+    out.push(res);
+  }
+  return { kind: 'concurrency-sweep', stop: rules, knee_min_gain: 0.1, targets: out };
+}
+
+/** Whether a run meets the experiment's SLO (p90 of each metric, and the error-rate rule). */
+export function meetsSloP90(s: Summary, slo: Record<string, number>, maxErrorRate: number): boolean {
+  if (s.error_rate === null || s.error_rate > maxErrorRate) return false;
+  for (const [k, limit] of Object.entries(slo)) {
+    const st = (s as unknown as Record<string, { p90: number | null } | undefined>)[k];
+    if (!st || st.p90 === null || st.p90 > limit) return false;
+  }
+  return true;
+}
+
+async function searchMax(
+  ctx: ExpContext,
+  t: LiveTarget,
+  measured: Map<number, { s: Summary; run_id: string | null }>,
+  maxErrorRate: number,
+): Promise<MaxConcurrency> {
+  const slo = Object.fromEntries(
+    Object.entries(ctx.exp.slo ?? {}).filter(([, v]) => v !== undefined),
+  ) as Record<string, number>;
+  if (!Object.keys(slo).length)
+    throw new UsageError([
+      {
+        path: 'sweep.find_max_concurrency',
+        message: 'needs an `slo` to meet',
+        hint: 'add e.g. slo: {ttft_ms: 1000}',
+      },
+    ]);
+  const probes: MaxConcurrency['probes'] = [];
+  const judge = async (c: number): Promise<boolean> => {
+    let m = measured.get(c);
+    if (!m) {
+      const r = await closedLevel(ctx, t, c, `search c=${c}`);
+      m = { s: r.summary, run_id: r.run.run_id };
+      measured.set(c, m);
+    }
+    const ok = meetsSloP90(m.s, slo, maxErrorRate);
+    probes.push({ concurrency: c, ok, run_id: m.run_id });
+    return ok;
+  };
+  const levels = [...measured.keys()].sort((a, b) => a - b);
+  let lo = 0;
+  let hi = 0;
+  for (const c of levels) {
+    if (await judge(c)) lo = c;
+    else {
+      hi = c;
+      break;
+    }
+  }
+  // Every level passed: keep doubling, up to 4 × the largest level.
+  const cap = (levels[levels.length - 1] ?? 1) * 4;
+  for (let c = Math.max(1, lo) * 2; !hi && lo > 0 && c <= cap; c *= 2) {
+    if (await judge(c)) lo = c;
+    else hi = c;
+  }
+  while (hi && hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (await judge(mid)) lo = mid;
+    else hi = mid;
+  }
+  return { concurrency: lo, bounded: hi > 0 || lo === 0, slo, probes };
+}
+
+/** Run a rate sweep (open loop) on every target. */
+export async function runRateSweep(ctx: ExpContext): Promise<SweepResult> {
+  const rules = stopRules(ctx.exp);
+  const l = ctx.exp.load;
+  const out: SweepTargetResult[] = [];
+  for (const t of ctx.targets) {
+    let rates = l.rates;
+    let capacity: number | null = null;
+    if (!rates) {
+      // Capacity: a saturating closed loop (max_concurrency, default 32 in flight).
+      const c = l.max_concurrency ?? 32;
+      const m = await closedLevel(ctx, t, c, `capacity c=${c}`);
+      // In simulated time, like the schedules (a sim at time scale X serves X times more per wall second).
+      const wall = m.summary.request_throughput_rps;
+      capacity = wall === null ? null : wall / ctx.timeScale(t);
+      if (!capacity)
+        throw new UsageError([
+          {
+            path: `targets.${t.name}`,
+            message: 'could not measure the capacity (no successful request)',
+            hint: 'give the rates explicitly in load.rates',
+          },
+        ]);
+      const fr = ctx.exp.sweep?.capacity_fractions ?? [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25];
+      rates = fr.map((f) => Number((f * capacity!).toPrecision(3)));
+      ctx.deps.log(`  ${t.name}: capacity ${capacity.toFixed(2)} req/s → rates ${rates.join(', ')}`);
+    }
+    const points: SweepPoint[] = [];
+    for (const rate of rates) {
+      const count =
+        l.requests ?? (l.duration_s !== undefined ? Math.max(1, Math.ceil(rate * l.duration_s)) : 32);
+      const specs = reindex(await ctx.workload({ count }));
+      const arrivalsMs = arrivalOffsetsMs({
+        rateRps: rate,
+        arrival: l.arrival as 'constant' | 'poisson' | 'gamma',
+        burstiness: l.arrival === 'gamma' ? l.burstiness : undefined,
+        count,
+        seed: ctx.exp.seed,
+      });
+      if (ctx.exp.cache.policy === 'cold') await ctx.ensureCold([t]);
+      const m = await ctx.measure(t, {
+        label: `rate=${rate}`,
+        level: { rate_rps: rate },
+        specs,
+        load: { kind: 'open', arrivalsMs, maxConcurrency: l.max_concurrency ?? null },
+        warmup: ctx.exp.warmup,
+      });
+      const p = pointOf(m.run.run_id, m.summary);
+      const stopped = points.length ? stopReason(p, points[0], rules) : null;
+      points.push({ ...p, level: rate, achieved_rate_rps: m.summary.achieved_rate_rps, stopped });
+      ctx.deps.log(
+        `  ${t.name} rate=${rate}: ${p.request_throughput_rps?.toFixed(2) ?? '-'} req/s, p99 TTFT ${p.ttft_ms.p99?.toFixed(1) ?? '-'} ms${stopped ? ` — stop: ${stopped}` : ''}`,
+      );
+      if (stopped) break;
+    }
+    out.push({ ...finish(t.name, 'rate_rps', points), capacity_rps: capacity });
+  }
+  return { kind: 'rate-sweep', stop: rules, knee_min_gain: 0.1, targets: out };
+}

@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import type { SweepResult } from '../../src/exp/kinds/sweep.js';
+import { ExperimentInterrupted, formatExperimentResult, runExperiment } from '../../src/exp/run.js';
+import { exp, run, tempStore } from './helpers.js';
+
+// A small simulated GPU: an L4 that admits at most 4 sequences, so throughput flattens past 4.
+const SMALL = 'sim: {model: qwen3-0.6b, gpu: l4, max_num_seqs: 4, clock: virtual}';
+
+const { store, cleanup } = tempStore();
+after(cleanup);
+
+test('concurrency sweep finds the knee of a small simulated GPU and records every run', async () => {
+  const e = exp(`
+kind: concurrency-sweep
+name: knee
+targets:
+  small:
+    ${SMALL}
+workload: {input_len: 256, output_len: 64}
+load: {concurrency: [1, 2, 4, 8, 16], requests: 24}
+sweep: {stop: {ttft_p99_factor: 1000, e2e_p99_factor: 1000}}
+`);
+  const { result, log } = await run(e, store);
+  const r = result.results as SweepResult;
+  const t = r.targets[0];
+  assert.deepEqual(
+    t.points.map((p) => p.level),
+    [1, 2, 4, 8, 16],
+  );
+  // Throughput rises up to the engine's 4 slots, then flattens: the knee is 4.
+  assert.equal(t.knee, 4, t.knee_reason);
+  assert.match(t.knee_reason, /stops rising/);
+  const tp = t.points.map((p) => p.output_throughput_tok_s as number);
+  assert.ok(tp[2] > tp[0] * 2, `c=4 should more than double c=1: ${tp}`);
+  assert.ok(tp[4] < tp[2] * 1.1, `c=16 adds < 10% over c=4: ${tp}`);
+
+  // Stored: one experiment, one run per level, each with its records; ids printed.
+  assert.ok(result.experiment_id);
+  const runs = store.listRuns({ experimentId: result.experiment_id as string });
+  assert.equal(runs.length, 5);
+  for (const row of runs) {
+    assert.equal(row.status, 'completed');
+    assert.equal(row.records, 24);
+    assert.ok(
+      log.some((l) => l.includes(row.id)),
+      `run id ${row.id} printed`,
+    );
+  }
+  assert.ok(log[0].includes(result.experiment_id as string));
+  // Each run's record carries its measured metrics and quality counts; the target's facts too.
+  const rec = runs[0].record as Record<string, { source: string; value: Record<string, unknown> }>;
+  assert.equal(rec.metrics.source, 'probed');
+  assert.equal(rec.quality.value.successes, 24);
+  assert.equal(rec.engine.value.name, 'servelab-sim');
+  const expRec = store.getExperiment(result.experiment_id as string)?.record as {
+    targets: Record<string, unknown>;
+  };
+  assert.ok(expRec.targets.small);
+  assert.equal(store.getExperiment(result.experiment_id as string)?.status, 'completed');
+  assert.match(formatExperimentResult(result), /knee: 4/);
+  // The result is plain JSON.
+  assert.deepEqual(JSON.parse(JSON.stringify(result)).results.targets[0].knee, 4);
+});
+
+test('the sweep stops once p99 TTFT passes K x level 1, and the knee is the level before', async () => {
+  const e = exp(`
+kind: concurrency-sweep
+name: stop
+targets:
+  small:
+    ${SMALL}
+workload: {input_len: 256, output_len: 64}
+load: {concurrency: [1, 2, 4, 8, 16, 32], requests: 32}
+sweep: {stop: {ttft_p99_factor: 3, e2e_p99_factor: 1000}}
+`);
+  const { result } = await run(e);
+  const t = (result.results as SweepResult).targets[0];
+  const last = t.points[t.points.length - 1];
+  assert.ok(last.stopped, 'a level tripped the TTFT rule');
+  assert.match(last.stopped as string, /p99 TTFT/);
+  assert.ok(t.points.length < 6, 'the sweep ended early');
+  assert.equal(t.stopped_at, last.level);
+  assert.equal(t.knee, t.points[t.points.length - 2].level);
+  assert.ok((last.ttft_ms.p99 as number) > 3 * (t.points[0].ttft_ms.p99 as number));
+});
+
+test('find_max_concurrency returns the largest concurrency meeting the SLO', async () => {
+  const e = exp(`
+kind: concurrency-sweep
+name: max
+targets:
+  small:
+    ${SMALL}
+workload: {input_len: 256, output_len: 64}
+load: {concurrency: [1, 2, 4, 8, 16], requests: 32}
+slo: {e2e_ms: 400}
+sweep: {find_max_concurrency: true, stop: {ttft_p99_factor: 1000, e2e_p99_factor: 1000}}
+`);
+  const { result } = await run(e);
+  const t = (result.results as SweepResult).targets[0];
+  const mc = t.max_concurrency;
+  assert.ok(mc);
+  const ok = new Map(mc.probes.map((p) => [p.concurrency, p.ok]));
+  assert.equal(ok.get(mc.concurrency), true, 'the answer met the SLO');
+  assert.equal(ok.get(mc.concurrency + 1), false, 'one more did not (bisection ran to adjacent levels)');
+  assert.ok(mc.bounded);
+});
+
+test('rate sweep derives its rates from the measured capacity', async () => {
+  const e = exp(`
+kind: rate-sweep
+name: rates
+targets:
+  small:
+    ${SMALL}
+workload: {input_len: 256, output_len: 64}
+load: {requests: 32, max_concurrency: 8}
+sweep: {capacity_fractions: [0.25, 0.5, 1, 2], stop: {ttft_p99_factor: 1000, e2e_p99_factor: 1000}}
+`);
+  const { result } = await run(e);
+  const t = (result.results as SweepResult).targets[0];
+  assert.ok(t.capacity_rps && t.capacity_rps > 0);
+  assert.equal(t.points.length, 4);
+  assert.ok(Math.abs(t.points[1].level / (t.capacity_rps as number) - 0.5) < 0.01);
+  // Below capacity the engine keeps up (throughput follows the rate); past it, it cannot.
+  const rps = t.points.map((p) => p.request_throughput_rps as number);
+  assert.ok(rps[1] > rps[0] * 1.5, `${rps}`);
+  assert.ok(rps[3] < 2 * (t.capacity_rps as number) * 0.8, `${rps}`);
+  // One capacity run plus one run per rate.
+  assert.equal(result.runs.length, 5);
+});
+
+test('an interrupted experiment stops at the next run and leaves the store readable', async () => {
+  const e = exp(`
+kind: concurrency-sweep
+name: interrupted
+targets:
+  small:
+    ${SMALL}
+workload: {input_len: 128, output_len: 16}
+load: {concurrency: [1, 2, 4, 8], requests: 8}
+`);
+  const ac = new AbortController();
+  let started = 0;
+  await assert.rejects(
+    runExperiment(e, {
+      env: {},
+      version: 'test',
+      store,
+      signal: ac.signal,
+      log: (l) => {
+        // Abort as the second run starts.
+        if (l.startsWith('run ') && ++started === 2) ac.abort();
+      },
+    }),
+    ExperimentInterrupted,
+  );
+  const x = store.listExperiments().find((r) => r.name === 'interrupted');
+  assert.equal(x?.status, 'interrupted');
+  const runs = store.listRuns({ experimentId: x?.id });
+  assert.deepEqual(
+    runs.map((r) => r.status),
+    ['completed', 'interrupted'],
+  );
+  assert.equal(runs[0].records, 8);
+});
+
+test('repeats: each level runs N times (N stored runs) and the kind sees them pooled', async () => {
+  const file = (repeats: number) => `
+kind: concurrency-sweep
+name: repeats
+repeats: ${repeats}
+targets:
+  small:
+    ${SMALL}
+workload: {input_len: 128, output_len: 16}
+load: {concurrency: [1, 2], requests: 8}
+`;
+  const once = (await run(exp(file(1)))).result;
+  const { result } = await run(exp(file(2)));
+  assert.deepEqual(
+    result.runs.map((r) => r.label),
+    ['c=1 rep=1/2', 'c=1 rep=2/2', 'c=2 rep=1/2', 'c=2 rep=2/2'],
+  );
+  const pts = (result.results as SweepResult).targets[0].points;
+  const one = (once.results as SweepResult).targets[0].points;
+  assert.deepEqual(
+    pts.map((p) => p.requests),
+    [16, 16],
+  );
+  // Identical virtual repeats laid end to end: the same throughput as one run.
+  assert.ok(
+    Math.abs((pts[1].output_throughput_tok_s as number) / (one[1].output_throughput_tok_s as number) - 1) <
+      0.02,
+  );
+});
