@@ -33,6 +33,12 @@ export {
   serverRoot,
   setRecordField,
 } from './record.js';
+export {
+  ExperimentInterrupted,
+  type ExperimentResult,
+  formatExperimentResult,
+  runExperiment,
+} from './run.js';
 export type {
   Declared,
   ExperimentFile,

@@ -810,6 +810,9 @@ export function switchesBetween(a: unknown, b: unknown): string[] {
     for (const k of new Set([...Object.keys(ga), ...Object.keys(gb)]))
       if (!same(ga[k], gb[k])) out.push(`${group}.${k}`);
   }
+  // Fault injection is one switch, whichever of its knobs (rate, kinds) differ.
+  const faults: string[] = out.filter((k) => k === 'sim.fault_rate' || k === 'sim.faults');
+  if (faults.length > 1) return [...out.filter((k) => !faults.includes(k)), 'sim.faults'];
   return out;
 }
 

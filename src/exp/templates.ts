@@ -242,7 +242,7 @@ ${commonBlocks({ load: ['rates: [5, 10, 20, 40, 80]        # requests per second
     'Long and short requests in a controlled arrival order. Reports the stalls of requests\nalready decoding: their chunk gaps while a long prefill overlaps them, against the gaps\nwhile none does. A small token budget (max_num_batched_tokens) makes long prefills chunk.',
   )}
 targets:
-${simTarget({ name: 'sim', full: true, set: ['max_num_batched_tokens: 512'] })}
+${simTarget({ name: 'sim', full: true, set: ['max_num_batched_tokens: 512', 'max_num_seqs: 256'] })}
 ${URL_TARGET_DOCS}
 
 mixed_input:

@@ -75,3 +75,37 @@ it('SIGINT writes a complete report with every planned request as one record, ex
     await server.close();
   }
 });
+
+it('servers take port 0, print "listening on http://127.0.0.1:PORT" when ready, and stop on SIGINT', async () => {
+  const db = join(dir, 'empty.db');
+  const { openStore } = await import('../../src/store/index.js');
+  openStore(db).close();
+  for (const args of [
+    ['sim', '--model', 'llama-3.1-8b', '--gpu', 'h100', '--port', '0', '--seed', '3'],
+    ['dashboard', '--db', db, '--port', '0'],
+  ]) {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'test/helpers/cli-entry.ts'), ...args],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    let url: string | undefined;
+    for (let i = 0; i < 600 && !url; i++) {
+      url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+      if (!url) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(url, `${args[0]}: ${out}${err}`);
+    const res = await fetch(args[0] === 'sim' ? `${url}/v1/models` : `${url}/api/runs`);
+    assert.equal(res.status, 200);
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+    assert.equal(code, 130, err);
+  }
+});

@@ -178,6 +178,11 @@ thresholds: ["p99 ttft<"]
       ),
       ['generation.thinking'],
     );
+    // Turning fault injection on (rate and kinds together) is one switch: a garble A/B is legal.
+    assert.deepEqual(
+      switchesBetween({ sim: { gpu: 'h100' } }, { sim: { gpu: 'h100', fault_rate: 1, faults: ['garble'] } }),
+      ['sim.faults'],
+    );
   });
 
   it('refuses per-target generation in a baseline and sections of another kind', () => {

@@ -58,7 +58,8 @@ async function execute(
     const s = r.summary as { requests?: { succeeded?: number } } | null | undefined;
     return (s?.requests?.succeeded ?? 0) > 0;
   });
-  return succeeded ? ExitCode.ok : ExitCode.nothingSucceeded;
+  if (!succeeded) return ExitCode.nothingSucceeded;
+  return result.thresholds_passed ? ExitCode.ok : ExitCode.thresholdFailed;
 }
 
 export async function expRunCommand(

@@ -1,0 +1,55 @@
+/**
+ * `servelab exp init KIND > f.yaml && servelab exp run f.yaml` works for every kind on a fresh
+ * machine (the templates target the built-in simulator), the result lands in the store, and a
+ * stored experiment can be rerun from its record.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import { EXPERIMENT_KINDS } from '../../src/exp/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'servelab-exp-cli-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('servelab exp', () => {
+  for (const kind of EXPERIMENT_KINDS) {
+    it(`runs the ${kind} template as-is against the simulator`, async () => {
+      const init = memoryIo({}, dir);
+      assert.equal(await main(['exp', 'init', kind], init), 0);
+      writeFileSync(join(dir, `${kind}.yaml`), init.out());
+      const io = memoryIo({}, dir);
+      const code = await main(['exp', 'run', `${kind}.yaml`, '--json'], io);
+      assert.equal(code, 0, io.err().slice(-3000));
+      const result = JSON.parse(io.out());
+      assert.equal(result.kind, kind);
+      assert.ok(result.experiment_id, 'stored');
+      assert.ok(result.runs.length >= 1);
+      assert.match(io.err(), new RegExp(`experiment ${result.experiment_id}`));
+    });
+  }
+
+  it('lists stored experiments, reruns one, and rejects a broken file with every problem', async () => {
+    const list = memoryIo({}, dir);
+    assert.equal(await main(['exp', 'list', '--json'], list), 0);
+    const exps = JSON.parse(list.out()) as { id: string; kind: string }[];
+    assert.ok(exps.length >= EXPERIMENT_KINDS.length);
+    const baseline = exps.find((e) => e.kind === 'baseline');
+    assert.ok(baseline);
+    const rerun = memoryIo({}, dir);
+    assert.equal(await main(['exp', 'rerun', baseline.id], rerun), 0, rerun.err());
+    writeFileSync(
+      join(dir, 'bad.yaml'),
+      'kind: concurrency-sweep\nname: 3\ntargets: {}\nload: {concurrency: [4, -1]}\nrepeats: 0\n',
+    );
+    const bad = memoryIo({}, dir);
+    assert.equal(await main(['exp', 'run', 'bad.yaml'], bad), 1);
+    assert.ok((bad.err().match(/bad\.yaml/g) ?? []).length >= 3, bad.err());
+    const unknown = memoryIo({}, dir);
+    assert.equal(await main(['exp', 'init', 'nope'], unknown), 1);
+    assert.match(unknown.err(), /baseline, prefix-cache/);
+  });
+});
