@@ -57,3 +57,77 @@ export interface CommonSettings {
   generation: GenerationSettings;
   output: OutputSettings;
 }
+
+/** Settings with every field at its CLI default, overridden section by section. */
+export function commonSettings(
+  o: {
+    load?: Partial<LoadSettings>;
+    workload?: Partial<WorkloadSettings>;
+    generation?: Partial<GenerationSettings>;
+    output?: Partial<OutputSettings>;
+  } = {},
+): CommonSettings {
+  return {
+    load: {
+      mode: 'closed',
+      concurrency: 1,
+      requests: 100,
+      durationS: null,
+      drainTimeoutS: 30,
+      rateRps: null,
+      arrival: 'poisson',
+      burstiness: 1,
+      maxConcurrency: null,
+      traceFile: null,
+      traceSpeedup: 1,
+      warmup: 0,
+      seed: 42,
+      ...o.load,
+    },
+    workload: {
+      prompt: null,
+      promptsFile: null,
+      dataset: null,
+      inputLen: null,
+      outputLen: null,
+      sharedPrefixLen: null,
+      numPrefixGroups: null,
+      ...o.workload,
+    },
+    generation: {
+      model: null,
+      maxTokens: null,
+      temperature: 0,
+      topP: null,
+      stop: null,
+      ignoreEos: false,
+      ...o.generation,
+    },
+    output: {
+      out: null,
+      formatVllm: false,
+      embedRecords: false,
+      json: null,
+      slo: null,
+      thresholds: [],
+      baseline: null,
+      ...o.output,
+    },
+  };
+}
+
+/** An HTTP target with defaults: chat, streaming, no extra headers, key from INFERENCE_API_KEY. */
+export function targetSettings(url: string, o: Partial<import('./measure.js').TargetSettings> = {}) {
+  return {
+    url,
+    endpoint: 'chat' as const,
+    stream: true,
+    headers: {},
+    apiKeyEnv: 'INFERENCE_API_KEY',
+    extraBody: null,
+    timeoutS: null,
+    timeoutTtftS: null,
+    retries: 0,
+    ...o,
+  };
+}

@@ -7,7 +7,7 @@
  * (t = 0 is the start of the run). Requests that reach the engine during a step join at the next
  * step, as they do in vLLM's engine loop.
  */
-import type { Phase, RequestRecord } from '../record/types.js';
+import { emptyRecord, type Phase, type RequestRecord } from '../record/types.js';
 import type { Tokenizer } from '../tokenizer/index.js';
 import type { RequestSpec } from '../workload/types.js';
 import type { EngineConfig } from './engine/config.js';
@@ -121,42 +121,14 @@ export interface PlanResult {
   durationMs: number;
 }
 
-/**
- * A record with the request's identity and send times. Written as a plain literal rather than
- * with `emptyRecord` because V8 (Node 20) gives every `{...init, ...}` object of that size a
- * fresh hidden class: ~100 µs per record, more than simulating the request.
- */
+/** A record with the request's identity, send times and requested lengths. */
 function newRecord(q: PlanRequest, plannedMs: number, sentMs: number): RequestRecord {
-  return {
-    id: q.id,
-    planned_id: q.planned_id,
-    attempt: 1,
-    phase: q.phase,
-    index: q.index,
-    planned_at_ms: plannedMs,
-    sent_at_ms: sentMs,
-    headers_at_ms: null,
-    first_chunk_at_ms: null,
-    first_token_at_ms: null,
-    first_reasoning_at_ms: null,
-    first_content_at_ms: null,
-    last_token_at_ms: null,
-    last_content_at_ms: null,
-    end_at_ms: null,
-    chunk_times_ms: [],
-    chunk_kinds: [],
-    finish_reason: null,
-    outcome: 'cancelled',
-    done: false,
-    has_content: false,
-    http_status: null,
-    error: null,
-    retry_after_s: null,
-    usage: null,
-    timings: null,
-    input_len: q.spec.input_len ?? q.promptIds.length,
-    output_len: q.spec.output_len ?? q.maxTokens,
-  };
+  const rec = emptyRecord({ id: q.id, planned_id: q.planned_id, attempt: 1, phase: q.phase, index: q.index });
+  rec.planned_at_ms = plannedMs;
+  rec.sent_at_ms = sentMs;
+  rec.input_len = q.spec.input_len ?? q.promptIds.length;
+  rec.output_len = q.spec.output_len ?? q.maxTokens;
+  return rec;
 }
 
 /**

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { type MeasureInput, measure } from '../../src/pipeline/measure.js';
-import type { CommonSettings } from '../../src/pipeline/settings.js';
+import { type CommonSettings, commonSettings, targetSettings } from '../../src/pipeline/settings.js';
 import { type Dashboard, startDashboard } from '../../src/server/index.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
 import { openStore, type Store } from '../../src/store/index.js';
@@ -31,42 +31,11 @@ if (SKIP && process.env.CI === 'true') {
 }
 
 function settings(): CommonSettings {
-  return {
-    load: {
-      mode: 'closed',
-      concurrency: 2,
-      requests: REQUESTS,
-      durationS: null,
-      drainTimeoutS: 30,
-      rateRps: null,
-      arrival: 'poisson',
-      burstiness: 1,
-      maxConcurrency: null,
-      traceFile: null,
-      traceSpeedup: 1,
-      warmup: 0,
-      seed: 7,
-    },
-    workload: {
-      prompt: null,
-      promptsFile: null,
-      dataset: null,
-      inputLen: 'uniform:128-256',
-      outputLen: 'uniform:32-64',
-      sharedPrefixLen: null,
-      numPrefixGroups: null,
-    },
-    generation: { model: null, maxTokens: null, temperature: 0, topP: null, stop: null, ignoreEos: true },
-    output: {
-      out: null,
-      formatVllm: false,
-      embedRecords: false,
-      json: null,
-      slo: null,
-      thresholds: [],
-      baseline: null,
-    },
-  } as unknown as CommonSettings;
+  return commonSettings({
+    load: { concurrency: 2, requests: REQUESTS, seed: 7 },
+    workload: { inputLen: 'uniform:128-256', outputLen: 'uniform:32-64' },
+    generation: { ignoreEos: true },
+  });
 }
 
 describe('dashboard follows a run against the simulator', { skip: SKIP }, () => {
@@ -113,20 +82,10 @@ describe('dashboard follows a run against the simulator', { skip: SKIP }, () => 
 
   test('live view updates while the run writes, then shows the finished run', async () => {
     const input: MeasureInput = {
-      target: {
-        url: `${sim.url}/v1`,
-        endpoint: 'chat',
-        stream: true,
-        headers: {},
-        apiKeyEnv: 'INFERENCE_API_KEY',
-        extraBody: null,
-        timeoutS: 60,
-        timeoutTtftS: null,
-        retries: 0,
-      },
+      target: targetSettings(`${sim.url}/v1`, { timeoutS: 60 }),
       common: settings(),
       label: 'sim live',
-    } as MeasureInput;
+    };
     const running = measure(input, {
       env: {},
       version: 'test',

@@ -8,46 +8,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createExporter, type MetricsServer, startMetricsServer } from '../../src/monitor/exporter.js';
 import { measure } from '../../src/pipeline/measure.js';
-import type { CommonSettings } from '../../src/pipeline/settings.js';
+import { commonSettings, targetSettings } from '../../src/pipeline/settings.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
 import { type PrometheusHandle, startPrometheus, toolSkip } from '../helpers/prometheus.js';
 
-const common: CommonSettings = {
-  load: {
-    mode: 'closed',
-    concurrency: 4,
-    requests: 24,
-    durationS: null,
-    drainTimeoutS: 30,
-    rateRps: null,
-    arrival: 'poisson',
-    burstiness: 1,
-    maxConcurrency: null,
-    traceFile: null,
-    traceSpeedup: 1,
-    warmup: 0,
-    seed: 1,
-  },
-  workload: {
-    prompt: null,
-    promptsFile: null,
-    dataset: null,
-    inputLen: '256',
-    outputLen: '96',
-    sharedPrefixLen: null,
-    numPrefixGroups: null,
-  },
-  generation: { model: null, maxTokens: null, temperature: 0, topP: null, stop: null, ignoreEos: true },
-  output: {
-    out: null,
-    formatVllm: false,
-    embedRecords: false,
-    json: null,
-    slo: null,
-    thresholds: [],
-    baseline: null,
-  },
-};
+const common = commonSettings({
+  load: { concurrency: 4, requests: 24, seed: 1 },
+  workload: { inputLen: '256', outputLen: '96' },
+  generation: { ignoreEos: true },
+});
 
 describe('real Prometheus scraping the simulator and the exporter during a run', {
   skip: toolSkip('prometheus'),
@@ -86,17 +55,7 @@ describe('real Prometheus scraping the simulator and the exporter during a run',
     assert.ok(prom);
     const m = await measure(
       {
-        target: {
-          url: `${sim.url}/v1`,
-          endpoint: 'chat',
-          stream: true,
-          headers: {},
-          apiKeyEnv: 'INFERENCE_API_KEY',
-          extraBody: null,
-          timeoutS: 60,
-          timeoutTtftS: null,
-          retries: 0,
-        },
+        target: targetSettings(`${sim.url}/v1`, { timeoutS: 60 }),
         common,
       },
       {

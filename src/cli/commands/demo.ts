@@ -7,7 +7,7 @@
 import { join, resolve } from 'node:path';
 import { ExitCode } from '../../core/errors.js';
 import { type MeasureInput, measure } from '../../pipeline/measure.js';
-import type { CommonSettings } from '../../pipeline/settings.js';
+import { type CommonSettings, commonSettings, targetSettings } from '../../pipeline/settings.js';
 import { formatSummaryTable } from '../../report/run/table.js';
 import { startSimServer } from '../../sim/server/index.js';
 import { openStore } from '../../store/index.js';
@@ -25,43 +25,12 @@ export interface RawDemo {
 export const DEMO_SIM = { model: 'llama-3.1-8b', gpu: 'h100' } as const;
 
 function settings(load: Partial<CommonSettings['load']>, out: string): CommonSettings {
-  return {
-    load: {
-      mode: 'closed',
-      concurrency: null,
-      requests: null,
-      durationS: null,
-      drainTimeoutS: 30,
-      rateRps: null,
-      arrival: 'poisson',
-      burstiness: 1,
-      maxConcurrency: null,
-      traceFile: null,
-      traceSpeedup: 1,
-      warmup: 2,
-      seed: 42,
-      ...load,
-    },
-    workload: {
-      prompt: null,
-      promptsFile: null,
-      dataset: null,
-      inputLen: 'uniform:256-1024',
-      outputLen: 'uniform:64-192',
-      sharedPrefixLen: null,
-      numPrefixGroups: null,
-    },
-    generation: { model: null, maxTokens: null, temperature: 0, topP: null, stop: null, ignoreEos: true },
-    output: {
-      out,
-      formatVllm: true,
-      embedRecords: false,
-      json: null,
-      slo: 'ttft_ms=500,tpot_ms=50',
-      thresholds: [],
-      baseline: null,
-    },
-  };
+  return commonSettings({
+    load: { concurrency: null, requests: null, warmup: 2, ...load },
+    workload: { inputLen: 'uniform:256-1024', outputLen: 'uniform:64-192' },
+    generation: { ignoreEos: true },
+    output: { out, formatVllm: true, slo: 'ttft_ms=500,tpot_ms=50' },
+  });
 }
 
 export async function demoCommand(raw: RawDemo, io: Io): Promise<number> {
@@ -96,17 +65,7 @@ export async function demoCommand(raw: RawDemo, io: Io): Promise<number> {
       if (ctrl.signal.aborted) break;
       out.write(`\n== ${title}\n`);
       const input: MeasureInput = {
-        target: {
-          url: `${sim.url}/v1`,
-          endpoint: 'chat',
-          stream: true,
-          headers: {},
-          apiKeyEnv: 'INFERENCE_API_KEY',
-          extraBody: null,
-          timeoutS: 60,
-          timeoutTtftS: null,
-          retries: 0,
-        },
+        target: targetSettings(`${sim.url}/v1`, { timeoutS: 60 }),
         common: settings(load, join(outDir, name)),
         label: `demo ${name}`,
       };
