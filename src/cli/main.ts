@@ -33,12 +33,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       v,
     ])
     .option('--api-key-env <name>', 'environment variable holding the API key', 'INFERENCE_API_KEY')
-    .option('--timeout <s>', 'per-request timeout in seconds')
-    .option('--timeout-ttft <s>', 'time-to-first-token timeout in seconds')
+    .option('--timeout <s>', 'per-request timeout in seconds (default: none)')
+    .option('--timeout-ttft <s>', 'time-to-first-token timeout in seconds (default: none)')
     .option('--retries <n>', 'retry failed attempts up to n times (each attempt is its own record)', '0')
     .option(
       '--scrape <url>',
-      'Prometheus /metrics URL to scrape during the run (repeatable)',
+      "Prometheus /metrics URL to scrape during the run (repeatable; default: the target's /metrics if it answers)",
       (v: string, p: string[] | undefined) => [...(p ?? []), v],
     )
     .option('--no-scrape', "don't scrape the target's /metrics")
@@ -47,7 +47,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       '--metrics-port <p>',
       "serve servelab's own Prometheus metrics on this port during the run (0 = any)",
     )
-    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--no-db', "don't record into the store")
     .option('--label <text>', 'a label for this run in the store');
   addGenerationOptions(run);
@@ -61,7 +61,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   program
     .command('check')
     .description('probe an endpoint: models, stream shape, usage, reasoning, capabilities')
-    .requiredOption('--url <base>', 'base URL ending in /v1')
+    .requiredOption('--url <base>', 'base URL ending in /v1, e.g. http://127.0.0.1:8000/v1')
     .option('--model <name>', 'model to probe (default: the first listed)')
     .option('--api-key-env <name>', 'environment variable holding the API key', 'INFERENCE_API_KEY')
     .option('--json [file]', 'write the result as JSON to file, or stdout')
@@ -93,10 +93,13 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .option('--no-enable-prompt-tokens-details', 'leave usage.prompt_tokens_details out')
     .option('--expose-timings', "send the server's emit time in every chunk and a timings object at the end")
     .option('--fault-rate <p>', 'probability that a request gets one of --faults', '0')
-    .option('--faults <list>', 'http500,http429,inband_error,disconnect,stall:MS,truncate,garble')
+    .option(
+      '--faults <list>',
+      'fault kinds for --fault-rate, comma-separated: http500, http429, inband_error, disconnect, stall:MS, truncate, garble',
+    )
     .option('--catalogue <file>', 'YAML/JSON file with extra GPUs and models (Hugging Face config terms)')
     .option('--seed <n>', 'seed for simulated output lengths, text and faults (same as --sim-seed)')
-    .option('--json [file]', 'write the listening address as JSON')
+    .option('--json [file]', 'write {url, base_url, port, model} as JSON to file, or stdout, once listening')
     .action((opts) => {
       action = async (io) => (await import('./commands/sim.js')).simCommand(opts, io);
     });
@@ -110,9 +113,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   addLoadOptions(plan);
   addOutputOptions(plan);
   plan
-    .option('--catalogue <file>', 'YAML/JSON file with extra GPUs and models')
-    .option('--find-max-concurrency', 'search for the largest concurrency that meets --slo')
-    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--catalogue <file>', 'YAML/JSON file with extra GPUs and models (Hugging Face config terms)')
+    .option(
+      '--find-max-concurrency',
+      'search for the largest closed-loop concurrency at which 99% of requests meet --slo',
+    )
+    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--no-db', "don't record into the store")
     .action((opts) => {
       action = async (io) => (await import('./commands/plan.js')).planCommand(opts, io);
@@ -131,7 +137,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .command('run')
     .description('run an experiment file')
     .argument('<file>', 'experiment YAML')
-    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--no-db', "don't record into the store")
     .option('--json [file]', 'write the result as JSON to file, or stdout')
     .action((file, opts) => {
@@ -141,7 +147,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .command('rerun')
     .description('repeat a stored experiment from its record')
     .argument('<id>', 'experiment id (a unique prefix is enough)')
-    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--json [file]', 'write the result as JSON to file, or stdout')
     .action((id, opts) => {
       action = async (io) => (await import('./commands/exp.js')).expRerunCommand(id, opts, io);
@@ -149,7 +155,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   exp
     .command('list')
     .description('experiments in the store')
-    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--json [file]', 'write the list as JSON to file, or stdout')
     .action((opts) => {
       action = async (io) => (await import('./commands/runs.js')).expListCommand(opts, io);
@@ -158,25 +164,28 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   const runs = program.command('runs').description('runs in the store');
   runs
     .command('list')
-    .option('--db <file>', 'the store', 'servelab.db')
+    .description('runs in the store, newest first')
+    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--json [file]', 'write the list as JSON to file, or stdout')
     .action((opts) => {
       action = async (io) => (await import('./commands/runs.js')).runsCommand('list', [], opts, io);
     });
   runs
     .command('show')
+    .description("one run's summary line, then its configuration, summary and window as JSON")
     .argument('<id>', 'run id (a unique prefix is enough)')
-    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--json [file]', 'write the run as JSON to file, or stdout')
     .action((id, opts) => {
       action = async (io) => (await import('./commands/runs.js')).runsCommand('show', [id], opts, io);
     });
   runs
     .command('export')
+    .description("a run's request records as csv, jsonl or json (for DuckDB or pandas)")
     .argument('<id>', 'run id (a unique prefix is enough)')
     .option('--format <fmt>', 'csv, jsonl or json', 'jsonl')
     .option('--out <file>', 'write to a file instead of stdout')
-    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .action((id, opts) => {
       action = async (io) => (await import('./commands/runs.js')).runsCommand('export', [id], opts, io);
     });
@@ -191,7 +200,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .option('--md <file>', 'write the Markdown project write-up (charts as SVG files next to it)')
     .option('--gpu-hour-usd <price>', 'GPU price per hour for the cost columns')
     .option('--title <text>', 'report title')
-    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--json [file]', 'write the report as JSON to file, or stdout')
     .action((refs, opts) => {
       action = async (io) => (await import('./commands/report.js')).reportCommand(refs, opts, io);
@@ -200,7 +209,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .command('diagnose')
     .description('validity verdict and symptom → likely cause → next experiment')
     .argument('<refs...>', 'run ids, experiment ids or report.json files')
-    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--json [file]', 'write the diagnosis as JSON to file, or stdout')
     .action((refs, opts) => {
       action = async (io) => (await import('./commands/report.js')).diagnoseCommand(refs, opts, io);
@@ -208,7 +217,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   program
     .command('dashboard')
     .description('a live local dashboard over the store')
-    .option('--db <file>', 'the store', 'servelab.db')
+    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--port <p>', 'listen port (0 = any free port)', '8600')
     .option('--host <addr>', 'listen address', '127.0.0.1')
     .action((opts) => {
@@ -273,6 +282,10 @@ function addSimOptions<C extends Command<[], Record<string, unknown>>>(cmd: C) {
     .option('--max-model-len <n>', 'context length (default: the model maximum)')
     .option('--no-enable-prefix-caching', 'disable prefix caching')
     .option('--cold-start-ms <ms>', 'extra time on the first engine steps, as a cold engine has', '0')
-    .option('--time-scale <x>', 'run the simulated clock x times faster than real time (demos/tests)', '1')
+    .option(
+      '--time-scale <x>',
+      'sim: run the simulated clock x times faster than real time (demos/tests); plan ignores it',
+      '1',
+    )
     .option('--sim-seed <n>', 'seed for simulated output lengths, text and faults', '0');
 }

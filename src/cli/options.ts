@@ -97,8 +97,14 @@ export function addWorkloadOptions<C extends Command<[], Record<string, unknown>
 /** Declare the load flags. */
 export function addLoadOptions<C extends Command<[], Record<string, unknown>>>(cmd: C) {
   return cmd
-    .option('--concurrency <n>', 'closed loop: requests in flight (each finished request starts the next)')
-    .option('--requests <m>', 'number of measured requests')
+    .option(
+      '--concurrency <n>',
+      'closed loop: requests in flight, each finished request starts the next (default: 1)',
+    )
+    .option(
+      '--requests <m>',
+      'number of measured requests, warm-up not included (default: 100; a trace: all its lines)',
+    )
     .option('--duration <s>', 'run for s seconds instead of a request count')
     .option(
       '--drain-timeout <s>',
@@ -110,7 +116,7 @@ export function addLoadOptions<C extends Command<[], Record<string, unknown>>>(c
     .option('--burstiness <k>', 'gamma shape for --arrival gamma (1 = Poisson; < 1 burstier)', '1')
     .option(
       '--max-concurrency <c>',
-      'open loop: cap on requests in flight (waiting requests keep their planned time)',
+      'open loop or trace: cap on requests in flight (waiting requests keep their planned time)',
     )
     .option('--seed <n>', 'seed for arrivals, lengths and prompts', '42')
     .option('--warmup <n>', 'warm-up requests sent first, recorded but left out of the metrics', '0');
