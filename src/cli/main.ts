@@ -80,6 +80,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
 
   const sim = program.command('sim').description('serve the simulated OpenAI-compatible inference engine');
   addSimOptions(sim)
+    .option('--time-scale <x>', 'run the simulated clock x times faster than real time (demos/tests)', '1')
     .option('--host <addr>', 'listen address', '127.0.0.1')
     .option('--port <p>', 'listen port (0 = any free port)', '8000')
     .option('--served-model-name <name>', 'model id to serve (default: the short catalogue name)')
@@ -234,7 +235,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         err.code === 'commander.help'
       )
         return ExitCode.ok;
-      io.stderr.write(`hint: see 'servelab --help' or 'servelab <command> --help'\n`);
+      const cmd = program.commands.find((c) => c.name() === argv[0]);
+      io.stderr.write(`hint: see 'servelab ${cmd ? `${cmd.name()} ` : '<command> '}--help'\n`);
       return ExitCode.usage;
     }
     throw err;
@@ -282,10 +284,5 @@ function addSimOptions<C extends Command<[], Record<string, unknown>>>(cmd: C) {
     .option('--max-model-len <n>', 'context length (default: the model maximum)')
     .option('--no-enable-prefix-caching', 'disable prefix caching')
     .option('--cold-start-ms <ms>', 'extra time on the first engine steps, as a cold engine has', '0')
-    .option(
-      '--time-scale <x>',
-      'sim: run the simulated clock x times faster than real time (demos/tests); plan ignores it',
-      '1',
-    )
     .option('--sim-seed <n>', 'seed for simulated output lengths, text and faults', '0');
 }

@@ -156,7 +156,7 @@ export async function expListCommand(raw: { db?: string; json?: Json }, io: Io):
   const json = jsonOpt(raw.json);
   const store = openStoreForReading(raw.db, io.cwd);
   try {
-    const exps = store.listExperiments();
+    const exps = store.listExperiments().reverse(); // newest first, as `runs list`
     const lines = exps.map((e) => {
       const n = store.listRuns({ experimentId: e.id }).length;
       return `${e.id.padEnd(9)} ${e.kind.padEnd(18)} ${e.status.padEnd(11)} ${iso(e.created_at_unix_ms)} ${String(n).padStart(3)} run(s)  ${e.name}`;

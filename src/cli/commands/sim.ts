@@ -6,7 +6,7 @@ import { ExitCode, type Problem } from '../../core/errors.js';
 import { describeEngine } from '../../sim/engine/index.js';
 import { startSimServer } from '../../sim/server/index.js';
 import type { Io } from '../io.js';
-import { emitJson, optNumber, throwIfProblems } from './common.js';
+import { emitJson, humanStream, optNumber, throwIfProblems } from './common.js';
 import { parseSimFlags, type RawSimFlags } from './sim-flags.js';
 
 export interface RawSim extends RawSimFlags {
@@ -57,8 +57,9 @@ export async function simCommand(raw: RawSim, io: Io): Promise<number> {
     { log: (line) => io.stderr.write(`${line}\n`) },
   );
   for (const line of describeEngine(server.config)) io.stderr.write(`${line}\n`);
-  io.stdout.write(`listening on ${server.url}\n`);
   const json = raw.json === true ? true : typeof raw.json === 'string' ? raw.json : null;
+  // With --json on stdout, stdout carries only the JSON; the ready line moves to stderr.
+  humanStream(json, io).write(`listening on ${server.url}\n`);
   await emitJson(
     json,
     { url: server.url, base_url: `${server.url}/v1`, port: server.port, model: server.modelId },
