@@ -9,10 +9,13 @@
  */
 import { Agent, request } from 'undici';
 import type { Problem } from '../core/errors.js';
+import { targetHeaders } from '../core/headers.js';
+import { engineFromOwnedBy, type ListedModel, parseModelList } from '../core/models.js';
+import { hostOf, redactUrl, serverRoot } from '../core/url.js';
 import type { RequestRecord, Usage } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
 import { createHttpTarget, type SendResult } from './http.js';
-import { redactUrl, scrubSecrets } from './redact.js';
+import { scrubSecrets } from './redact.js';
 import type { StreamInfo } from './stream.js';
 import type { ClientOptions } from './types.js';
 
@@ -92,14 +95,13 @@ export interface CheckResult {
 /** Names that suggest a reasoning model even when no reasoning deltas were seen. */
 const REASONING_NAME = /qwen3|qwq|deepseek-r1|r1-distill|gpt-oss|magistral|phi-4-reasoning|think/i;
 
-/** Map `owned_by` to the engine it reveals. */
+/**
+ * Map `owned_by` to the engine it reveals (see {@link engineFromOwnedBy}); llama.cpp is spelled
+ * `llamacpp` here, as `check` has always reported it.
+ */
 export function guessEngine(ownedBy: string | null | undefined): EngineGuess {
-  const o = (ownedBy ?? '').toLowerCase();
-  if (o === 'vllm') return 'vllm';
-  if (o === 'sglang') return 'sglang';
-  if (o === 'llamacpp' || o === 'llama.cpp') return 'llamacpp';
-  if (o.startsWith('servelab')) return 'servelab-sim';
-  return 'unknown';
+  const e = engineFromOwnedBy(ownedBy);
+  return e === null ? 'unknown' : e === 'llama.cpp' ? 'llamacpp' : e;
 }
 
 interface Got {
@@ -107,18 +109,6 @@ interface Got {
   text: string;
   error: string | null;
   code: string;
-}
-
-function rootOf(baseUrl: string): string {
-  return baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
-}
-
-function hostOf(baseUrl: string): string {
-  try {
-    return new URL(baseUrl).host;
-  } catch {
-    return baseUrl;
-  }
 }
 
 function probeOf(res: SendResult): ProbeResult {
@@ -154,7 +144,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const keyEnv = opts.apiKeyEnv ?? 'INFERENCE_API_KEY';
   const secrets = [opts.apiKey];
   const base = opts.baseUrl.replace(/\/+$/, '');
-  const root = rootOf(base);
+  const root = serverRoot(base);
   const host = hostOf(base);
   const result: CheckResult = {
     ok: false,
@@ -192,9 +182,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     ? `the server rejected the key: check ${keyEnv} (or --api-key-env NAME)`
     : `set ${keyEnv} (or --api-key-env NAME)`;
 
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(opts.headers ?? {})) headers[k.toLowerCase()] = v;
-  if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
+  // The same headers the probes below (and `run`) send: a --header Authorization beats the key.
+  const headers = targetHeaders(opts.apiKey, opts.headers);
   const agent = new Agent({ connections: 8, headersTimeout: 0, bodyTimeout: 0 });
 
   const get = async (url: string, method: 'GET' | 'POST' = 'GET', body?: unknown): Promise<Got> => {
@@ -275,17 +264,11 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
       problem(`${models.status} on GET /v1/models`, `${models.status}: ${keyHint}`);
       return finish(result);
     }
-    let listed: { id: string; owned_by?: string }[] = [];
+    let listed: ListedModel[] = [];
     if (models.status >= 200 && models.status < 300) {
       result.key_accepted = true;
       try {
-        const body = JSON.parse(models.text) as { data?: { id?: unknown; owned_by?: unknown }[] };
-        listed = (body.data ?? [])
-          .filter((m) => typeof m?.id === 'string')
-          .map((m) => ({
-            id: m.id as string,
-            owned_by: typeof m.owned_by === 'string' ? m.owned_by : undefined,
-          }));
+        listed = parseModelList(JSON.parse(models.text));
       } catch {
         problem(
           'GET /v1/models did not return JSON',

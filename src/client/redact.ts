@@ -41,16 +41,5 @@ export function scrubSecrets(message: string, secrets: readonly (string | undefi
   return out.replace(/Bearer\s+[^\s"',;]+/gi, `Bearer ${REDACTED}`);
 }
 
-/** A URL without user:password, for printing and storing. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.username || u.password) {
-      u.username = '';
-      u.password = '';
-    }
-    return u.toString().replace(/\/$/, url.endsWith('/') ? '/' : '');
-  } catch {
-    return url.replace(/\/\/[^/@]*@/, '//');
-  }
-}
+/** Kept here too so that `client` users find it with the other redaction helpers. */
+export { redactUrl } from '../core/url.js';

@@ -12,10 +12,13 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { arch, cpus, hostname, networkInterfaces, platform, release, totalmem } from 'node:os';
+import { arch, cpus, hostname, platform, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { targetHeaders } from '../core/headers.js';
+import { engineFromOwnedBy, type ListedModel, parseModelList, type ServerEngine } from '../core/models.js';
+import { redactUrl, serverRoot } from '../core/url.js';
 import type { ExperimentFile, TargetSpec } from './schema.js';
 
 export type FieldSource = 'probed' | 'declared' | 'missing';
@@ -31,7 +34,10 @@ export interface RecordField<T extends Record<string, unknown>> {
   missing: string[];
 }
 
-export type EngineName = 'vllm' | 'sglang' | 'llama.cpp' | 'servelab-sim' | 'unknown';
+export type EngineName = ServerEngine | 'unknown';
+
+/** Shared with `run`, `check` and monitoring; re-exported for the experiment kinds. */
+export { isLocalUrl, serverRoot } from '../core/url.js';
 
 export interface ExperimentRecord {
   schema_version: 1;
@@ -137,13 +143,8 @@ export function setRecordField<K extends RecordFieldName>(
 
 // ---- probing the target ---------------------------------------------------------------------
 
-export interface ProbedModel {
-  id: string;
-  owned_by: string | null;
-  max_model_len: number | null;
-  root: string | null;
-  parent: string | null;
-}
+/** One model the target lists on `/v1/models`. */
+export type ProbedModel = ListedModel;
 
 export interface ProbeResult {
   /** The server root probed (userinfo stripped). */
@@ -169,25 +170,6 @@ export interface ProbeOptions {
   timeoutMs?: number;
 }
 
-const OWNED_BY: Record<string, EngineName> = {
-  vllm: 'vllm',
-  sglang: 'sglang',
-  llamacpp: 'llama.cpp',
-  'llama.cpp': 'llama.cpp',
-  'servelab-sim': 'servelab-sim',
-};
-
-/** Server root for a base URL ending in /v1 (`http://h:8000/v1` → `http://h:8000`), without userinfo. */
-export function serverRoot(baseUrl: string): string {
-  const u = new URL(baseUrl);
-  u.username = '';
-  u.password = '';
-  u.search = '';
-  u.hash = '';
-  u.pathname = u.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
-  return u.toString().replace(/\/+$/, '');
-}
-
 interface GetResult {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -201,9 +183,14 @@ interface GetResult {
  */
 export async function probeTarget(baseUrl: string, opts: ProbeOptions = {}): Promise<ProbeResult> {
   const root = serverRoot(baseUrl);
+  // The models list sits under the base URL, where `run` and `check` ask for it and where the
+  // load goes (`/v1/models` for the usual …/v1 base), not at a fixed path under the root.
+  const api = redactUrl(baseUrl)
+    .replace(/[?#].*$/, '')
+    .replace(/\/+$/, '');
+  const modelsPath = `${api.startsWith(root) ? api.slice(root.length) : '/v1'}/models`;
   const timeout = opts.timeoutMs ?? 3000;
-  const headers: Record<string, string> = { accept: 'application/json', ...(opts.headers ?? {}) };
-  if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
+  const headers = { accept: 'application/json', ...targetHeaders(opts.apiKey, opts.headers) };
   // A private agent: no connection outlives the probe (and none is shared with the load run).
   const agent = new Agent({ connect: { timeout }, headersTimeout: timeout, bodyTimeout: timeout });
   const out: ProbeResult = {
@@ -239,28 +226,18 @@ export async function probeTarget(baseUrl: string, opts: ProbeOptions = {}): Pro
     }
   };
   try {
-    const [models, version] = await Promise.all([get('/v1/models'), get('/version')]);
-    const data = isRec(models?.json) && Array.isArray(models.json.data) ? models.json.data : [];
-    for (const m of data) {
-      if (!isRec(m) || typeof m.id !== 'string') continue;
-      out.models.push({
-        id: m.id,
-        owned_by: typeof m.owned_by === 'string' ? m.owned_by : null,
-        max_model_len: typeof m.max_model_len === 'number' ? m.max_model_len : null,
-        root: typeof m.root === 'string' ? m.root : null,
-        parent: typeof m.parent === 'string' ? m.parent : null,
-      });
-    }
+    const [models, version] = await Promise.all([get(modelsPath), get('/version')]);
+    out.models = parseModelList(models?.json);
     out.max_model_len =
       out.models.find((m) => m.parent === null)?.max_model_len ?? out.models[0]?.max_model_len ?? null;
-    const owner = out.models.find((m) => m.owned_by && OWNED_BY[m.owned_by.toLowerCase()])?.owned_by;
+    const owner = out.models.find((m) => engineFromOwnedBy(m.owned_by) !== null)?.owned_by;
     if (owner) {
-      out.engine = OWNED_BY[owner.toLowerCase()];
-      out.evidence.push(`owned_by=${owner} on /v1/models`);
+      out.engine = engineFromOwnedBy(owner) ?? 'unknown';
+      out.evidence.push(`owned_by=${owner} on ${modelsPath}`);
     }
     const vj = version?.status === 200 && isRec(version.json) ? version.json : undefined;
     if (vj) {
-      const named = typeof vj.engine === 'string' ? OWNED_BY[vj.engine.toLowerCase()] : undefined;
+      const named = typeof vj.engine === 'string' ? engineFromOwnedBy(vj.engine) : null;
       if (named && out.engine === 'unknown') {
         out.engine = named;
         out.evidence.push(`engine=${String(vj.engine)} on /version`);
@@ -387,21 +364,6 @@ export async function probeGpu(exec: Exec): Promise<GpuProbe | null> {
   const banner = await exec('nvidia-smi', []);
   const cuda = banner.code === 0 ? (/CUDA Version:\s*([\d.]+)/.exec(banner.stdout)?.[1] ?? null) : null;
   return { gpus, count: gpus.length, driver_version: gpus[0].driver_version, cuda_version: cuda };
-}
-
-/** True when the URL's host is this machine (loopback or one of its interface addresses). */
-export function isLocalUrl(url: string): boolean {
-  let host: string;
-  try {
-    host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  } catch {
-    return false;
-  }
-  if (host === 'localhost' || host === '::1' || host === '0.0.0.0' || host.startsWith('127.')) return true;
-  if (host === hostname().toLowerCase()) return true;
-  for (const list of Object.values(networkInterfaces()))
-    for (const a of list ?? []) if (a.address.toLowerCase() === host) return true;
-  return false;
 }
 
 // ---- servelab and host ----------------------------------------------------------------------

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { type Problem, UsageError } from '../core/errors.js';
+import { LENGTH_FORMS_HINT, parseLengthDist } from '../workload/index.js';
 
 export const EXPERIMENT_KINDS = [
   'baseline',
@@ -105,51 +106,27 @@ const listOf = <T extends z.ZodType>(item: T) =>
  */
 const section = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === null ? undefined : v), schema);
 
-/** A parsed token-length distribution. */
-export type LengthDist =
-  | { kind: 'fixed'; tokens: number }
-  | { kind: 'uniform'; min: number; max: number }
-  | { kind: 'normal'; mean: number; std: number };
+/** One grammar for lengths: workload's, re-exported because `exp/index` has always offered it. */
+export { type LengthDist, parseLengthDist } from '../workload/index.js';
 
 /**
- * Parse a length distribution as `servelab run --input-len` takes it: `512`, `uniform:A-B`
- * (integers, 1 ≤ A ≤ B) or `normal:MEAN,STD` (tokens). Returns an error message when invalid.
+ * A length distribution, kept as its canonical string (what `--input-len` takes). The grammar
+ * is workload's ({@link parseLengthDist}), so a file accepts what `run` accepts; spaces
+ * around `:`, `-` and `,` are forgiven first, since YAML writers put them there
+ * (`normal:512, 64`).
  */
-export function parseLengthDist(v: string | number): LengthDist | string {
-  const s = String(v).trim();
-  const int = (x: string) => (/^\d+$/.test(x) ? Number(x) : Number.NaN);
-  const num = (x: string) => (/^\d+(\.\d+)?$/.test(x) ? Number(x) : Number.NaN);
-  if (/^\d+$/.test(s)) {
-    const n = int(s);
-    return n >= 1 ? { kind: 'fixed', tokens: n } : 'a fixed length must be at least 1 token';
-  }
-  const u = /^uniform:\s*(\S+?)\s*-\s*(\S+)$/.exec(s);
-  if (u) {
-    const [a, b] = [int(u[1]), int(u[2])];
-    if (!(a >= 1 && b >= a)) return `uniform:${u[1]}-${u[2]} needs whole numbers 1 ≤ A ≤ B`;
-    return { kind: 'uniform', min: a, max: b };
-  }
-  const nm = /^normal:\s*(\S+?)\s*,\s*(\S+)$/.exec(s);
-  if (nm) {
-    const [m, sd] = [num(nm[1]), num(nm[2])];
-    if (!(m >= 1 && sd >= 0)) return `normal:${nm[1]},${nm[2]} needs MEAN ≥ 1 and STD ≥ 0`;
-    return { kind: 'normal', mean: m, std: sd };
-  }
-  return `cannot read ${JSON.stringify(v)} as a length`;
-}
-
-const LENGTH_HINT =
-  'a token count like 512, uniform:A-B (e.g. uniform:256-1024) or normal:MEAN,STD (e.g. normal:512,64)';
-
-/** A length distribution, kept as its canonical string (what `--input-len` takes). */
 const lengthDist = () =>
-  z.union([z.number(), z.string()], err(`expected a length: ${LENGTH_HINT}`)).transform((v, ctx) => {
-    const p = parseLengthDist(v);
-    if (typeof p === 'string') {
-      ctx.addIssue({ code: 'custom', message: p, params: { hint: `write ${LENGTH_HINT}` } });
+  z.union([z.number(), z.string()], err('expected a length')).transform((v, ctx) => {
+    const r = parseLengthDist(
+      String(v)
+        .trim()
+        .replace(/\s*([:,-])\s*/g, '$1'),
+    );
+    if (!r.ok) {
+      ctx.addIssue({ code: 'custom', message: r.problem.message, params: { hint: r.problem.hint } });
       return z.NEVER;
     }
-    return String(v).trim().replace(/\s+/g, '');
+    return r.dist.toString();
   });
 
 const FAULT_RE = /^(http500|http429|inband_error|disconnect|truncate|garble|stall:\d+)$/;
@@ -867,8 +844,8 @@ const FIELD_HINTS: Record<string, string> = {
   kind: `valid kinds: ${EXPERIMENT_KINDS.join(', ')}; \`servelab exp init KIND\` prints a template`,
   concurrency: 'a list of positive integers, e.g. [1, 2, 4, 8]',
   rates: 'a list of positive request rates per second, e.g. [0.5, 1, 2]',
-  input_len: `write ${LENGTH_HINT}`,
-  output_len: `write ${LENGTH_HINT}`,
+  input_len: LENGTH_FORMS_HINT,
+  output_len: LENGTH_FORMS_HINT,
   gpu_memory_utilization: 'a fraction of GPU memory, e.g. 0.9',
   targets: 'targets: {NAME: {url: http://HOST:PORT/v1}} or {NAME: {sim: {model: qwen3-0.6b, gpu: h100}}}',
   thresholds: "e.g. ['ttft_ms.p99<500', 'error_rate<0.01']",

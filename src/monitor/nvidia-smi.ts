@@ -9,8 +9,12 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { isLocalUrl } from '../core/url.js';
 import type { Normalized } from './maps.js';
 import type { ScrapeSource } from './scraper.js';
+
+/** Shared with `exp` (core/url); re-exported as part of monitoring's surface. */
+export { isLocalUrl };
 
 /** Runs a command; resolves with its stdout, rejects on a non-zero exit, a spawn error or abort. */
 export type ExecFn = (
@@ -121,18 +125,6 @@ export function gpuVocab(readings: readonly GpuReading[]): Normalized {
   if (mem.length > 0) out.gpu_memory_used_mib = mem.reduce((a, b) => a + b, 0);
   if (util.length > 0) out.gpu_util_pct = util.reduce((a, b) => a + b, 0) / util.length;
   return out;
-}
-
-/** True when `url`'s host is this machine (loopback name or address), so its GPU is readable here. */
-export function isLocalUrl(url: string): boolean {
-  let host: string;
-  try {
-    host = new URL(url).hostname;
-  } catch {
-    return false;
-  }
-  host = host.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || host.startsWith('127.') || host === '0.0.0.0';
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 import { Agent, type Dispatcher, request } from 'undici';
 import { UsageError } from '../core/errors.js';
+import { redactUrl, serverRoot } from '../core/url.js';
 import type { Clock } from '../runtime/clock.js';
 import {
   COUNTER_VOCAB,
@@ -24,6 +25,9 @@ import {
   type VocabName,
 } from './maps.js';
 import { parsePrometheusText, type Sample } from './prom-parse.js';
+
+/** Shared with the client (core/url); re-exported as part of monitoring's surface. */
+export { redactUrl };
 
 /** Fetches a URL's body as text; must reject on a non-2xx status and honour `signal`. */
 export type GetFn = (url: string, signal: AbortSignal) => Promise<string>;
@@ -57,8 +61,8 @@ export interface ScrapeSource {
   read(signal: AbortSignal): Promise<SourceReading>;
 }
 
-export interface SourceStats {
-  source: string;
+/** What the scraper counts, per source and summed over all sources. */
+export interface ScrapeCounts {
   /** Scrapes started. */
   attempts: number;
   ok: number;
@@ -69,6 +73,20 @@ export interface SourceStats {
   slow: number;
   /** Ticks skipped because the previous scrape of this source was still in flight. */
   skipped: number;
+}
+
+/** Fresh counts; its keys (complete, as the type checks) are also what a snapshot sums. */
+const zeroCounts = (): ScrapeCounts => ({
+  attempts: 0,
+  ok: 0,
+  failures: 0,
+  timeouts: 0,
+  slow: 0,
+  skipped: 0,
+});
+
+export interface SourceStats extends ScrapeCounts {
+  source: string;
   parse_errors: number;
   /** Longest successful scrape, ms. */
   max_duration_ms: number | null;
@@ -76,16 +94,10 @@ export interface SourceStats {
   last_error: string | null;
 }
 
-export interface ScrapeStats {
+export interface ScrapeStats extends ScrapeCounts {
   interval_ms: number;
   timeout_ms: number;
   slow_ms: number;
-  attempts: number;
-  ok: number;
-  failures: number;
-  timeouts: number;
-  slow: number;
-  skipped: number;
   sources: SourceStats[];
 }
 
@@ -182,12 +194,7 @@ export function startScraper(opts: ScraperOptions): Scraper {
     lastGen: null,
     stats: {
       source: src.name,
-      attempts: 0,
-      ok: 0,
-      failures: 0,
-      timeouts: 0,
-      slow: 0,
-      skipped: 0,
+      ...zeroCounts(),
       parse_errors: 0,
       max_duration_ms: null,
       engine: null,
@@ -287,18 +294,14 @@ export function startScraper(opts: ScraperOptions): Scraper {
 
   const snapshot = (): ScrapeStats => {
     const srcs = states.map((s) => ({ ...s.stats }));
-    const total = (k: 'attempts' | 'ok' | 'failures' | 'timeouts' | 'slow' | 'skipped') =>
-      srcs.reduce((a, s) => a + s[k], 0);
+    const totals = zeroCounts();
+    const keys = Object.keys(totals) as (keyof ScrapeCounts)[];
+    for (const st of srcs) for (const k of keys) totals[k] += st[k];
     return {
       interval_ms: intervalMs,
       timeout_ms: timeoutMs,
       slow_ms: slowMs,
-      attempts: total('attempts'),
-      ok: total('ok'),
-      failures: total('failures'),
-      timeouts: total('timeouts'),
-      slow: total('slow'),
-      skipped: total('skipped'),
+      ...totals,
       sources: srcs,
     };
   };
@@ -389,33 +392,12 @@ export function createHttpGet(): { get: GetFn; close(): Promise<void> } {
   return { get: (url, signal) => httpGetText(url, signal, agent), close: () => agent.close() };
 }
 
-/** `url` with any `user:password@` removed, so credentials never reach a record or a log. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.username || u.password) {
-      u.username = '';
-      u.password = '';
-    }
-    return u.toString();
-  } catch {
-    // Not a URL; strip anything that looks like userinfo anyway.
-    return url.replace(/\/\/[^/@]*@/, '//');
-  }
-}
-
 /**
  * The `/metrics` URL that goes with an OpenAI base URL: `http://h:8000/v1` → `http://h:8000/metrics`.
  * Engines serve `/metrics` at the root, next to `/v1`.
  */
 export function defaultMetricsUrl(baseUrl: string): string {
-  const u = new URL(baseUrl);
-  u.username = '';
-  u.password = '';
-  u.pathname = u.pathname.replace(/\/+$/, '').replace(/\/v1$/, '') + '/metrics';
-  u.search = '';
-  u.hash = '';
-  return u.toString();
+  return `${serverRoot(baseUrl)}/metrics`;
 }
 
 function errorMessage(err: unknown): string {

@@ -10,9 +10,12 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { parseSlo, parseThresholds, type Slo, type Summary, summarize } from '../analysis/index.js';
 import { evaluateThresholds, type ThresholdResult } from '../analysis/thresholds.js';
-import { createHttpTarget, redactHeaders, redactUrl, scrubSecrets } from '../client/index.js';
+import { createHttpTarget, redactHeaders, scrubSecrets } from '../client/index.js';
 import type { Endpoint } from '../client/types.js';
 import { type Problem, TargetError, UsageError } from '../core/errors.js';
+import { targetHeaders } from '../core/headers.js';
+import { parseModelList } from '../core/models.js';
+import { hostOf, redactUrl, serverRoot } from '../core/url.js';
 import { openRecordWriter } from '../record/writer.js';
 import { describeEnvironment } from '../report/run/environment.js';
 import { buildRunReport, type RunReport } from '../report/run/report.js';
@@ -80,15 +83,6 @@ export interface Measurement {
   files: string[];
 }
 
-/** The server root (without /v1), where vLLM serves /tokenize, /metrics and /version. */
-export function serverRoot(baseUrl: string): string {
-  return baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
-}
-
-function authHeaders(apiKey: string | undefined, headers: Record<string, string>): Record<string, string> {
-  return { ...headers, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
-}
-
 /** GET /v1/models and return the ids; throws TargetError with a hint when unreachable. */
 export async function listModels(
   baseUrl: string,
@@ -102,7 +96,7 @@ export async function listModels(
   try {
     const res = await request(url, {
       method: 'GET',
-      headers: authHeaders(apiKey, headers),
+      headers: targetHeaders(apiKey, headers),
       headersTimeout: 10_000,
       bodyTimeout: 10_000,
     });
@@ -110,17 +104,10 @@ export async function listModels(
     text = await res.body.text();
   } catch (err) {
     const code = (err as { code?: string }).code ?? '';
-    const where = (() => {
-      try {
-        return new URL(baseUrl).host;
-      } catch {
-        return baseUrl;
-      }
-    })();
     throw new TargetError(
       scrubSecrets(`cannot reach ${redactUrl(url)}: ${code || (err as Error).message}`, [apiKey]),
       code === 'ECONNREFUSED'
-        ? `connection refused: is the server running on ${where}?`
+        ? `connection refused: is the server running on ${hostOf(baseUrl)}?`
         : 'check --url (it should end in /v1)',
     );
   }
@@ -134,12 +121,13 @@ export async function listModels(
       `${status} from ${redactUrl(url)}`,
       'give --model explicitly, or check --url (it should end in /v1)',
     );
+  let body: unknown;
   try {
-    const ids = (JSON.parse(text) as { data?: { id?: unknown }[] }).data?.map((m) => String(m.id)) ?? [];
-    return ids;
+    body = JSON.parse(text);
   } catch {
     throw new TargetError(`${redactUrl(url)} did not return JSON`, 'check --url (it should end in /v1)');
   }
+  return parseModelList(body).map((m) => m.id);
 }
 
 function tokenizeRemote(
@@ -153,7 +141,7 @@ function tokenizeRemote(
     try {
       const res = await request(url, {
         method: 'POST',
-        headers: { ...authHeaders(apiKey, headers), 'content-type': 'application/json' },
+        headers: { ...targetHeaders(apiKey, headers), 'content-type': 'application/json' },
         body: JSON.stringify({ model, prompt: text, add_special_tokens: false }),
         headersTimeout: 10_000,
         bodyTimeout: 10_000,

@@ -171,6 +171,25 @@ describe('probeTarget', () => {
     assert.ok(p.errors.length >= 2);
   });
 
+  it('asks for the models under the base URL, where run and check ask', async () => {
+    const s = await serve({ '/v1/openai/models': { body: vllmModels } });
+    const p = await probeTarget(`${s.url}/openai`);
+    assert.equal(p.engine, 'vllm');
+    assert.deepEqual(
+      p.models.map((m) => m.id),
+      ['Qwen/Qwen3-8B', 'my-lora'],
+    );
+    assert.ok(p.evidence.includes('owned_by=vllm on /models'), p.evidence.join('; '));
+  });
+
+  it('does not throw for a base URL that is not a URL, and keeps credentials out of it', async () => {
+    const p = await probeTarget('http://user:pw@not a host:8000/v1', { timeoutMs: 1000 });
+    assert.equal(p.reachable, false);
+    assert.equal(p.engine, 'unknown');
+    assert.ok(p.errors.length >= 2);
+    assert.doesNotMatch(JSON.stringify(p), /pw/);
+  });
+
   it('serverRoot strips /v1 and credentials; isLocalUrl knows loopback', () => {
     assert.equal(serverRoot('http://user:pw@h:8000/v1/'), 'http://h:8000');
     assert.equal(serverRoot('https://api.example.com/openai/v1'), 'https://api.example.com/openai');

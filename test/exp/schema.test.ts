@@ -101,7 +101,7 @@ thresholds: ["p99 ttft<"]
       ['targets.a.sim.gpu', /unknown simulator GPU h999/, 5],
       ['targets.a.api_key_env', /url targets only/, 6],
       ['targets.b.model', /no model/, 8],
-      ['workload.input_len', /1 ≤ A ≤ B/, 10],
+      ['workload.input_len', /invalid length 'uniform:10-5': the maximum must be ≥ the minimum/, 10],
       ['load.concurrency[2]', /expected a positive integer/, 12],
       ['load.concurrency', /levels must increase/, 12],
       ['load.concurrncy', /unknown field/, 13],
@@ -237,11 +237,27 @@ describe('valid files', () => {
     assert.equal(r.spec.load.requests, 3);
   });
 
-  it('parses length distributions as run --input-len does', () => {
-    assert.deepEqual(parseLengthDist(512), { kind: 'fixed', tokens: 512 });
-    assert.deepEqual(parseLengthDist('uniform:256-1024'), { kind: 'uniform', min: 256, max: 1024 });
-    assert.deepEqual(parseLengthDist('normal:512,64.5'), { kind: 'normal', mean: 512, std: 64.5 });
-    for (const bad of ['0', 'uniform:5-1', 'normal:0,1', 'gauss:1,2', '1.5', '-3'])
-      assert.equal(typeof parseLengthDist(bad), 'string', bad);
+  it("parses length distributions with run --input-len's grammar, kept in canonical form", () => {
+    const lens = (input: string, output: string) =>
+      parseExperiment(
+        `kind: baseline\nname: x\n${SIM}workload: {input_len: ${input}, output_len: ${output}}\n`,
+      ).workload;
+    assert.deepEqual(lens('512', "'uniform: 256 - 1024'"), {
+      ...lens('512', '1'),
+      output_len: 'uniform:256-1024',
+    });
+    assert.equal(lens("'normal:512, 64.5'", '1').input_len, 'normal:512,64.5');
+    // What run accepts, a file accepts: the forms are case-insensitive there.
+    assert.equal(lens('UNIFORM:8-16', '1').input_len, 'uniform:8-16');
+    for (const good of ['64', 'uniform:3-7', 'normal:2,5', 'UNIFORM:8-16'])
+      assert.equal(parseLengthDist(good).ok, true, good);
+    for (const bad of ['0', 'uniform:5-1', 'normal:0,1', 'gauss:1,2', '1.5', '-3', '5 12']) {
+      const [p, ...rest] = problemsOf(`kind: baseline\nname: x\n${SIM}workload: {input_len: '${bad}'}\n`);
+      assert.equal(rest.length, 0, bad);
+      assert.equal(p.path, 's.yaml: workload.input_len', bad);
+      assert.match(p.message, /^invalid length /, bad);
+      assert.match(p.hint ?? '', /uniform:MIN-MAX/, bad);
+      assert.equal(parseLengthDist(bad).ok, false, bad);
+    }
   });
 });

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -121,6 +121,12 @@ describe('nvidia-smi', () => {
     );
     assert.deepEqual(localGpuSources('http://gpu-node-1:8000/v1'), []);
     assert.deepEqual(localGpuSources('http://127.0.0.1:8000/v1', { pathEnv: join(dir, 'nope') }), []);
+    // A server reached by this machine's own name runs here too, so its GPU is ours to read
+    // (the same rule `exp` uses for the record's device field).
+    assert.deepEqual(
+      localGpuSources(`http://${hostname()}:8000/v1`).map((s) => s.name),
+      ['nvidia-smi'],
+    );
   });
 
   it('isLocalUrl knows loopback targets', () => {

@@ -12,8 +12,10 @@ import { after, before, describe, it } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
 import {
   defaultMetricsUrl,
+  type GetFn,
   redactUrl,
   type ScrapePoint,
+  type ScraperOptions,
   seriesSummary,
   startScraper,
 } from '../../src/monitor/scraper.js';
@@ -127,21 +129,30 @@ describe('startScraper over loopback', () => {
   });
 });
 
+/** A scraper of one fake engine URL on a fresh VirtualClock, collecting the points it emits. */
+function virtualScraper(get: GetFn, o: Partial<ScraperOptions> = {}) {
+  const clock = new VirtualClock();
+  const points: ScrapePoint[] = [];
+  const s = startScraper({
+    urls: ['http://engine.test/metrics'],
+    clock,
+    get,
+    onPoint: (p) => points.push(p),
+    ...o,
+  });
+  return { clock, points, s };
+}
+
 describe('startScraper on a virtual clock', () => {
   it('aligns points to clock.now() at response and ticks on an absolute schedule', async () => {
-    const clock = new VirtualClock();
     let calls = 0;
-    const points: ScrapePoint[] = [];
-    const s = startScraper({
-      urls: ['http://engine.test/metrics'],
-      clock,
-      intervalMs: 1000,
-      get: async () => {
+    const { clock, points, s } = virtualScraper(
+      async () => {
         calls++;
         return `vllm:num_requests_running{engine="0"} ${calls}\nvllm:generation_tokens_total{engine="0"} ${calls * 500}\n`;
       },
-      onPoint: (p) => points.push(p),
-    });
+      { intervalMs: 1000 },
+    );
     await flush();
     clock.advanceTo(1000);
     await flush();
@@ -170,17 +181,11 @@ describe('startScraper on a virtual clock', () => {
   });
 
   it('skips a tick while the last scrape is in flight and discards a result that came after its timeout', async () => {
-    const clock = new VirtualClock();
     const pending: ((body: string) => void)[] = [];
-    const points: ScrapePoint[] = [];
-    const s = startScraper({
-      urls: ['http://engine.test/metrics'],
-      clock,
+    // This get ignores the abort signal, the worst case for overlap.
+    const { clock, points, s } = virtualScraper(() => new Promise<string>((r) => pending.push(r)), {
       intervalMs: 1000,
       timeoutMs: 800,
-      // This get ignores the abort signal, the worst case for overlap.
-      get: () => new Promise<string>((r) => pending.push(r)),
-      onPoint: (p) => points.push(p),
     });
     clock.advanceTo(1000); // the timeout fired at 800, but the read is still pending
     await flush();
@@ -196,15 +201,8 @@ describe('startScraper on a virtual clock', () => {
   });
 
   it('stop() takes a final reading so counters cover the end of the run', async () => {
-    const clock = new VirtualClock();
     let calls = 0;
-    const points: ScrapePoint[] = [];
-    const s = startScraper({
-      urls: ['http://engine.test/metrics'],
-      clock,
-      get: async () => `vllm:generation_tokens_total ${++calls * 10}\n`,
-      onPoint: (p) => points.push(p),
-    });
+    const { clock, points, s } = virtualScraper(async () => `vllm:generation_tokens_total ${++calls * 10}\n`);
     await flush();
     clock.advanceTo(400);
     await s.stop();
@@ -218,13 +216,9 @@ describe('startScraper on a virtual clock', () => {
   });
 
   it('hands raw samples (buckets included) to onSamples when asked', async () => {
-    const clock = new VirtualClock();
     const raw: [string, number, number][] = [];
-    const s = startScraper({
+    const { s } = virtualScraper(async () => VLLM, {
       urls: ['http://u:secret@engine.test/metrics'],
-      clock,
-      get: async () => VLLM,
-      onPoint: () => {},
       onSamples: (source, t_ms, samples) => {
         assert.equal(source, 'http://engine.test/metrics');
         raw.push([source, t_ms, samples.filter((x) => x.name.endsWith('_bucket')).length]);
@@ -236,12 +230,8 @@ describe('startScraper on a virtual clock', () => {
   });
 
   it('a throwing onPoint does not stop scraping', async () => {
-    const clock = new VirtualClock();
     let calls = 0;
-    const s = startScraper({
-      urls: ['http://engine.test/metrics'],
-      clock,
-      get: async () => `vllm:num_requests_running ${++calls}\n`,
+    const { clock, s } = virtualScraper(async () => `vllm:num_requests_running ${++calls}\n`, {
       onPoint: () => {
         throw new Error('observer bug');
       },

@@ -1,0 +1,86 @@
+/**
+ * @module core/url
+ * The few things every command needs to know about a target's base URL, in one place so that
+ * `run`, `check`, `exp` and monitoring agree: how to print it without credentials, where the
+ * server root is (vLLM and SGLang serve `/metrics`, `/version` and `/tokenize` next to `/v1`,
+ * not under it), which `host:port` to name in a hint, and whether the server runs on this
+ * machine (so its GPU can be read here).
+ */
+import { hostname, networkInterfaces } from 'node:os';
+
+/**
+ * `url` without `user:password@`, for printing and storing. The trailing slash is kept as
+ * written (`new URL` would add one to a bare origin). Text that is not an http(s) URL still
+ * loses a leading `user:password@`.
+ *
+ * @example redactUrl('http://u:p@127.0.0.1:8000/v1') // 'http://127.0.0.1:8000/v1'
+ */
+export function redactUrl(url: string): string {
+  let u: URL | null = null;
+  try {
+    u = new URL(url);
+  } catch {}
+  // `user:pw@host/v1` parses too, as scheme `user:` with no userinfo: only http(s) URLs are
+  // taken apart; anything else loses a leading `user:password@` by pattern.
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:'))
+    return url.replace(/^([^/@]*\/\/)?[^/@]*@/, '$1');
+  u.username = '';
+  u.password = '';
+  return u.toString().replace(/\/$/, url.endsWith('/') ? '/' : '');
+}
+
+/**
+ * The server root for an OpenAI base URL: trailing slashes and a final `/v1` removed, and no
+ * userinfo, query or fragment (`http://u:p@h:8000/v1/` → `http://h:8000`). Safe both to print
+ * and to request (undici ignores userinfo anyway). Never throws: text that is not an http(s)
+ * URL is trimmed the same way as a string.
+ *
+ * @example serverRoot('https://api.example.com/openai/v1') // 'https://api.example.com/openai'
+ */
+export function serverRoot(baseUrl: string): string {
+  const clean = redactUrl(baseUrl);
+  let u: URL | null = null;
+  try {
+    u = new URL(clean);
+  } catch {}
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:'))
+    return clean
+      .replace(/[?#].*$/, '')
+      .replace(/\/+$/, '')
+      .replace(/\/v1$/, '');
+  u.search = '';
+  u.hash = '';
+  u.pathname = u.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
+  return u.toString().replace(/\/+$/, '');
+}
+
+/**
+ * `host:port` of an http(s) URL, for hints such as "is the server running on 127.0.0.1:8000?";
+ * otherwise the text itself, without credentials (`localhost:8000/v1` parses as scheme
+ * `localhost:` with no host, which would make an empty hint).
+ */
+export function hostOf(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.protocol === 'http:' || u.protocol === 'https:') return u.host;
+  } catch {}
+  return redactUrl(url);
+}
+
+/**
+ * True when the URL's host is this machine: a loopback name or address, `0.0.0.0`, this host's
+ * name, or one of its interface addresses. Only then can its GPU be read here with nvidia-smi.
+ */
+export function isLocalUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  } catch {
+    return false;
+  }
+  if (host === 'localhost' || host === '::1' || host === '0.0.0.0' || host.startsWith('127.')) return true;
+  if (host === hostname().toLowerCase()) return true;
+  for (const list of Object.values(networkInterfaces()))
+    for (const a of list ?? []) if (a.address.toLowerCase() === host) return true;
+  return false;
+}
