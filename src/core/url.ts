@@ -26,8 +26,15 @@ export function redactUrl(url: string): string {
     return url.replace(/^([^/@]*\/\/)?[^/@]*@/, '$1');
   u.username = '';
   u.password = '';
+  // Keys passed in the query string (`?api_key=…`, `&token=…`) are secrets too.
+  for (const name of [...u.searchParams.keys()])
+    if (SECRET_PARAM.test(name)) u.searchParams.set(name, '<redacted>');
   return u.toString().replace(/\/$/, url.endsWith('/') ? '/' : '');
 }
+
+/** Query parameter names that carry credentials. */
+const SECRET_PARAM =
+  /(^|[-_])(key|token|secret|password|passwd|auth|signature|sig)$|^(apikey|access_token|api-key)$/i;
 
 /**
  * The server root for an OpenAI base URL: trailing slashes and a final `/v1` removed, and no

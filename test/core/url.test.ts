@@ -10,6 +10,12 @@ import { describe, it } from 'node:test';
 import { hostOf, isLocalUrl, redactUrl, serverRoot } from '../../src/core/url.js';
 
 describe('core/url', () => {
+  it('redactUrl hides keys passed in the query string', () => {
+    assert.equal(redactUrl('http://h:1/v1?api_key=sk-1&x=2'), 'http://h:1/v1?api_key=%3Credacted%3E&x=2');
+    assert.equal(redactUrl('https://h/metrics?token=abc'), 'https://h/metrics?token=%3Credacted%3E');
+    assert.equal(redactUrl('http://h/v1?model=m'), 'http://h/v1?model=m');
+  });
+
   it('redactUrl drops user:password and keeps the trailing slash as written', () => {
     assert.equal(redactUrl('http://u:p@h:1/metrics'), 'http://h:1/metrics');
     assert.equal(redactUrl('http://u:p@h:1'), 'http://h:1');

@@ -16,6 +16,7 @@ import {
   readBaseline,
   workloadOptions,
 } from '../../pipeline/measure.js';
+import { targetSettings } from '../../pipeline/settings.js';
 import { describeEnvironment } from '../../report/run/environment.js';
 import { buildRunReport } from '../../report/run/report.js';
 import { formatSummaryTable } from '../../report/run/table.js';
@@ -166,20 +167,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   };
   const summary = summarize(res.records, { ...ctxFor(concurrency ?? common.load.maxConcurrency), window });
   const thresholdResults = thresholds.length ? evaluateThresholds(summary, thresholds, baseline) : [];
-  const input = {
-    target: {
-      url: `sim://${cfg.gpu.name}/${model}`,
-      endpoint: 'chat' as const,
-      stream: true,
-      headers: {},
-      apiKeyEnv: 'INFERENCE_API_KEY',
-      extraBody: null,
-      timeoutS: null,
-      timeoutTtftS: null,
-      retries: 0,
-    },
-    common,
-  };
+  const input = { target: targetSettings(`sim://${cfg.gpu.name}/${model}`), common };
   const config = {
     ...describeConfig(input, model, workload, slo),
     mode: 'plan',
