@@ -5,6 +5,7 @@
  * wall clock while the simulator and tests run on a {@link VirtualClock}.
  */
 import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 
 /** A monotonic clock with millisecond units and sub-millisecond (µs or better) resolution. */
 export interface Clock {
@@ -17,6 +18,121 @@ export interface Clock {
   /** Call `fn` after `ms`; returns a cancel function. */
   setTimer(fn: () => void, ms: number): () => void;
 }
+
+/**
+ * How long before the target the fine waker posts its wake-up, in ms. The hop from the
+ * waker's thread to the event loop takes ~0.05–0.2 ms; the rest is a short setImmediate spin,
+ * so a sleep resolves within µs of its target while spinning ~0.2 ms instead of ~1.5–3 ms.
+ */
+const FINE_LEAD_MS = 0.2;
+
+/**
+ * The waker's thread: sleeps on a futex (ns timeouts, unlike libuv's whole-ms timers) until the
+ * armed CLOCK_MONOTONIC time, posts one message, then waits to be re-armed. Plain CommonJS
+ * (`eval`), so it needs no loader. Shared memory: Int32 generation at 0, Float64 target at 8.
+ */
+const WAKER_SOURCE = `
+const { workerData: sab, parentPort } = require('node:worker_threads');
+const gen = new Int32Array(sab, 0, 1);
+const target = new Float64Array(sab, 8, 1);
+for (;;) {
+  const g = Atomics.load(gen, 0);
+  const t = target[0];
+  if (!Number.isFinite(t)) { Atomics.wait(gen, 0, g); continue; }
+  const left = t - Number(process.hrtime.bigint()) / 1e6;
+  if (left > 0) { Atomics.wait(gen, 0, g, left); continue; }
+  parentPort.postMessage(g);
+  Atomics.wait(gen, 0, g);
+}`;
+
+/** A pending fine wake-up: `atPerfMs` in `performance.now()` units. */
+interface FineEntry {
+  atPerfMs: number;
+  fire: () => void;
+}
+
+/**
+ * Sub-millisecond wake-ups without a busy loop. Node's timers are whole-ms and start from a
+ * loop time that can be ~1 ms stale, so a setTimeout fires anywhere from ~1.8 ms early to
+ * ~1 ms late (measured); the old way out was to wake early and spin with setImmediate, which
+ * cost ~30% of a core at 200 sleeps/s. One unref'd worker thread, shared by every RealClock,
+ * waits on a futex for the earliest pending target and posts a message to wake the loop.
+ * If the worker cannot start, callers fall back to their own timers (whole-ms precision).
+ */
+class FineWaker {
+  private readonly sab = new SharedArrayBuffer(16);
+  private readonly gen = new Int32Array(this.sab, 0, 1);
+  private readonly target = new Float64Array(this.sab, 8, 1);
+  /** CLOCK_MONOTONIC ms minus performance.now(): both read uv_hrtime, so the offset is fixed. */
+  private readonly hrOffsetMs = Number(process.hrtime.bigint()) / 1e6 - performance.now();
+  private readonly pending = new Set<FineEntry>();
+  private worker: Worker | null = null;
+  broken = false;
+
+  constructor() {
+    this.target[0] = Number.POSITIVE_INFINITY;
+  }
+
+  /** Wake `e.fire` at `e.atPerfMs` (minus {@link FINE_LEAD_MS}). */
+  add(e: FineEntry): void {
+    if (!this.start()) return;
+    this.pending.add(e);
+    this.arm();
+  }
+
+  remove(e: FineEntry): void {
+    if (this.pending.delete(e)) this.arm();
+  }
+
+  private start(): boolean {
+    if (this.worker !== null) return true;
+    if (this.broken) return false;
+    try {
+      // execArgv: [] so the waker does not load the parent's --import hooks (tsx): it needs none
+      const w = new Worker(WAKER_SOURCE, { eval: true, workerData: this.sab, execArgv: [] });
+      w.on('message', () => this.onWake());
+      w.on('error', () => this.fail());
+      w.on('exit', () => this.fail());
+      // after the listener (adding a 'message' listener refs the port): an idle waker must
+      // never keep the process alive; each sleeper's own timer does that
+      w.unref();
+      this.worker = w;
+      return true;
+    } catch {
+      this.broken = true;
+      return false;
+    }
+  }
+
+  private fail(): void {
+    this.broken = true;
+    this.worker = null;
+    this.pending.clear();
+  }
+
+  /** Point the worker at the earliest pending target (Infinity = idle); always bumps the generation. */
+  private arm(): void {
+    let min = Number.POSITIVE_INFINITY;
+    for (const e of this.pending) if (e.atPerfMs < min) min = e.atPerfMs;
+    this.target[0] = min - FINE_LEAD_MS + this.hrOffsetMs;
+    Atomics.add(this.gen, 0, 1);
+    Atomics.notify(this.gen, 0);
+  }
+
+  private onWake(): void {
+    const due = performance.now() + FINE_LEAD_MS;
+    const fired: FineEntry[] = [];
+    for (const e of this.pending)
+      if (e.atPerfMs <= due) {
+        this.pending.delete(e);
+        fired.push(e);
+      }
+    this.arm();
+    for (const e of fired) e.fire();
+  }
+}
+
+let fineWaker: FineWaker | null = null;
 
 /** Wall clock: `performance.now()` relative to construction. */
 export class RealClock implements Clock {
@@ -38,38 +154,56 @@ export class RealClock implements Clock {
   }
 
   /**
-   * setTimeout fires up to ~1 ms late and never early on Node, so we wake ~1.5 ms before the
-   * target and finish with setImmediate turns; this keeps open-loop lateness p99 near 1 ms
-   * without burning a core on a busy wait.
+   * Resolves at `atMs`, never before, typically within µs (see {@link FineWaker}): the shared
+   * waker thread wakes the loop ~0.2 ms early and a short setImmediate spin lands on the target.
+   * A plain setTimeout runs alongside: it keeps the process alive during the sleep and is the
+   * wake-up of last resort (whole-ms precision) when the waker is late or unavailable.
    */
   sleepUntil(atMs: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
+      if (this.now() >= atMs) return resolve();
       let timer: NodeJS.Timeout | undefined;
       let imm: NodeJS.Immediate | undefined;
-      const onAbort = () => {
+      let settled = false;
+      const entry: FineEntry = { atPerfMs: atMs + this.origin, fire: () => spin() };
+      const cleanup = () => {
+        settled = true;
         if (timer) clearTimeout(timer);
         if (imm) clearImmediate(imm);
-        reject(signal?.reason);
-      };
-      const done = () => {
+        fineWaker?.remove(entry);
         signal?.removeEventListener('abort', onAbort);
-        resolve();
+      };
+      const onAbort = () => {
+        if (settled) return;
+        cleanup();
+        reject(signal?.reason);
       };
       const spin = () => {
         imm = undefined;
-        if (this.now() >= atMs) return done();
-        imm = setImmediate(spin);
+        if (settled) return;
+        if (this.now() >= atMs) {
+          cleanup();
+          resolve();
+        } else imm ??= setImmediate(spin);
       };
-      const wait = () => {
+      // Fallback timer: fires within ~2 ms of atMs, possibly early (stale loop time), so it
+      // re-checks and re-arms rather than trusting itself.
+      const backstop = () => {
         timer = undefined;
+        if (settled) return;
         const left = atMs - this.now();
-        if (left <= 0) return done();
-        if (left > 2) timer = setTimeout(wait, left - 1.5);
-        else spin();
+        if (left <= 0) return spin();
+        // without the waker, keep the old early wake + spin (whole-ms timers miss by ~1 ms)
+        if (fineWaker === null || fineWaker.broken) {
+          if (left > 2) timer = setTimeout(backstop, left - 1.5);
+          else if (imm === undefined) spin();
+        } else timer = setTimeout(backstop, left + 1);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      wait();
+      fineWaker ??= new FineWaker();
+      fineWaker.add(entry);
+      backstop();
     });
   }
 }
