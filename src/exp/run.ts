@@ -6,12 +6,14 @@
  * {@link formatExperimentResult} renders the result for the console. The result is plain JSON
  * (`--json` prints it as is).
  */
+
+import { MIN_SAMPLES_P99, UNRELIABLE_MARK, UNRELIABLE_NOTE } from '../report/table.js';
 import { type AbResult, runAb } from './kinds/ab.js';
 import { type BaselineResult, runBaseline } from './kinds/baseline.js';
 import { ExpContext, type ExpDeps, type RunInfo } from './kinds/context.js';
 import { type MatrixResult, runMatrix } from './kinds/matrix.js';
 import { type MixedInputResult, runMixedInput } from './kinds/mixed-input.js';
-import { fmt } from './kinds/points.js';
+import { fmt, formatPct, pctUnreliable } from './kinds/points.js';
 import { type PrefixCacheResult, runPrefixCache } from './kinds/prefix-cache.js';
 import { runConcurrencySweep, runRateSweep, type SweepResult } from './kinds/sweep.js';
 import { makeField, setRecordField } from './record.js';
@@ -236,14 +238,16 @@ export function formatExperimentResult(r: ExperimentResult): string {
               String(p.level),
               fmt(p.request_throughput_rps, 2),
               fmt(p.output_throughput_tok_s),
-              `${fmt(p.ttft_ms.p50)}/${fmt(p.ttft_ms.p95)}/${fmt(p.ttft_ms.p99)}`,
-              `${fmt(p.e2e_ms.p50)}/${fmt(p.e2e_ms.p95)}/${fmt(p.e2e_ms.p99)}`,
+              formatPct(p.ttft_ms),
+              formatPct(p.e2e_ms),
               fmt(p.tpot_ms.p50, 2),
               pct(p.error_rate),
               p.stopped ?? '',
             ]),
           ),
         );
+        if (t.points.some((p) => pctUnreliable(p.ttft_ms) || pctUnreliable(p.e2e_ms)))
+          out.push(UNRELIABLE_NOTE);
         out.push(`knee: ${t.knee ?? 'not reached'} (${t.knee_reason})`);
         if (t.max_concurrency)
           out.push(
@@ -331,7 +335,7 @@ export function formatExperimentResult(r: ExperimentResult): string {
               c.output_len,
               String(c.concurrency),
               fmt(c.ttft_ms.p50),
-              fmt(c.ttft_ms.p99),
+              `${fmt(c.ttft_ms.p99)}${c.ttft_ms.p99 !== null && c.ttft_ms.n < MIN_SAMPLES_P99 ? UNRELIABLE_MARK : ''}`,
               fmt(c.tpot_ms.p50, 2),
               fmt(c.e2e_ms.p50),
               fmt(c.output_throughput_tok_s),
@@ -339,6 +343,8 @@ export function formatExperimentResult(r: ExperimentResult): string {
             ]),
           ),
         );
+        if (t.cells.some((c) => c.ttft_ms.p99 !== null && c.ttft_ms.n < MIN_SAMPLES_P99))
+          out.push(UNRELIABLE_NOTE);
       }
       break;
   }

@@ -145,3 +145,18 @@ export function holmAdjust(pValues: readonly number[]): number[] {
   });
   return adj;
 }
+
+/**
+ * Fewest bootstrap resamples with which a difference can be called significant at all: the
+ * smallest p-value {@link bootstrapDelta} gives is 1/(resamples + 1), and Holm multiplies the
+ * smallest by the number of metrics, so with fewer resamples every metric comes out "not
+ * significant" whatever the data: an A/B that cannot fail to find nothing.
+ * @param metrics number of metrics compared (Holm's family size)
+ * @param alpha significance level
+ */
+export function minResamples(metrics: number, alpha: number): number {
+  const m = Math.max(1, metrics);
+  let r = Math.max(1, Math.floor(m / alpha) - 1);
+  while (m / (r + 1) >= alpha) r++;
+  return r;
+}

@@ -13,6 +13,7 @@ import { percentile } from '../analysis/stats.js';
 import { groupAttempts } from '../analysis/summary.js';
 import { attemptEndAt } from '../analysis/window.js';
 import { type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
+import { throughputKnee } from './knee.js';
 import type { ReportRun } from './types.js';
 
 /** Default rendered size, px. */
@@ -122,13 +123,57 @@ export function loadAxis(runs: readonly ReportRun[]): 'concurrency' | 'rate_rps'
   return null;
 }
 
+/**
+ * Which curve a run belongs to: its target (an experiment's target name, or `servelab run`'s
+ * URL) and model. Runs of different targets are different curves: drawn or judged as one, a
+ * slow target's levels interleave with a fast one's and the curve zig-zags.
+ */
+export function curveKey(run: ReportRun): string {
+  return JSON.stringify([curveTarget(run), run.config.model ?? null]);
+}
+
+function curveTarget(run: ReportRun): string | null {
+  const t = run.config.target;
+  if (typeof t === 'string') return t;
+  if (t !== null && typeof t === 'object') return String((t as { url?: unknown }).url ?? JSON.stringify(t));
+  return null;
+}
+
+/** Runs grouped by {@link curveKey}, in first-seen order, each with a display name. */
+export function curvesOf(runs: readonly ReportRun[]): { name: string; runs: ReportRun[] }[] {
+  const m = new Map<string, { name: string; runs: ReportRun[] }>();
+  for (const r of runs) {
+    const k = curveKey(r);
+    const c = m.get(k);
+    if (c) c.runs.push(r);
+    else m.set(k, { name: curveTarget(r) ?? String(r.config.model ?? r.label), runs: [r] });
+  }
+  return [...m.values()];
+}
+
+/** One load curve per target (see {@link curvesOf}); null without ≥ 2 runs that share a load axis. */
+export function loadCurves(
+  runs: readonly ReportRun[],
+): { axis: 'concurrency' | 'rate_rps'; curves: { name: string; points: LoadPoint[] }[] } | null {
+  const axis = loadAxis(runs);
+  if (!axis) return null;
+  return {
+    axis,
+    curves: curvesOf(runs).map((c) => ({ name: c.name, points: pointsOn(c.runs, axis) })),
+  };
+}
+
 /** Load-curve points sorted by level; null without ≥ 2 runs that share a load axis. */
 export function loadPoints(
   runs: readonly ReportRun[],
 ): { axis: 'concurrency' | 'rate_rps'; points: LoadPoint[] } | null {
   const axis = loadAxis(runs);
   if (!axis) return null;
-  const points = runs
+  return { axis, points: pointsOn(runs, axis) };
+}
+
+function pointsOn(runs: readonly ReportRun[], axis: 'concurrency' | 'rate_rps'): LoadPoint[] {
+  return runs
     .map((r) => ({
       run: r.label,
       x: r.level?.[axis] as number,
@@ -141,36 +186,21 @@ export function loadPoints(
       e2e_p99_ms: r.summary.e2e_ms.p99,
     }))
     .sort((a, b) => a.x - b.x);
-  return { axis, points };
 }
 
 /**
- * The knee of a rising, flattening curve (Kneedle: the point farthest above the chord after
- * normalising both axes to [0, 1]). Throughput against load flattens at the knee: past it,
- * more load buys latency, not throughput.
+ * The knee of a load curve: the last level before throughput stops rising (the experiment's
+ * rule, {@link throughputKnee}, so the chart marks the level the experiment result names).
  * @param xs ascending load levels
  * @param ys throughput at each level
- * @returns the index of the knee, or null with < 3 points or a curve that never bends
+ * @returns the index of the knee, or null when throughput still rose at the last level
  */
 export function findKnee(xs: readonly number[], ys: readonly (number | null)[]): number | null {
-  const pts = xs
-    .map((x, i) => [x, ys[i]] as const)
-    .filter((p): p is readonly [number, number] => p[1] !== null);
-  if (pts.length < 3) return null;
-  const [x0, x1] = [pts[0][0], pts[pts.length - 1][0]];
-  const ymin = Math.min(...pts.map((p) => p[1]));
-  const ymax = Math.max(...pts.map((p) => p[1]));
-  if (x1 <= x0 || ymax <= ymin) return null;
-  let best = -1;
-  let bestD = 0.05; // a bend smaller than 5% of the range is noise, not a knee
-  pts.forEach(([x, y], i) => {
-    const d = (y - ymin) / (ymax - ymin) - (x - x0) / (x1 - x0);
-    if (d > bestD) {
-      bestD = d;
-      best = i;
-    }
-  });
-  return best < 0 ? null : xs.indexOf(pts[best][0]);
+  return throughputKnee(
+    ys,
+    ys.map(() => null),
+    xs,
+  ).index;
 }
 
 /**
@@ -179,28 +209,44 @@ export function findKnee(xs: readonly number[], ys: readonly (number | null)[]):
  * @returns null without ≥ 2 runs sharing a load axis
  */
 export function loadCurveOption(runs: readonly ReportRun[]): EChartsOption | null {
-  const lp = loadPoints(runs);
-  if (!lp) return null;
-  const { axis, points } = lp;
-  const xs = points.map((p) => p.x);
-  const knee = findKnee(
-    xs,
-    points.map((p) => p.output_tok_s),
-  );
-  const line = (name: string, key: keyof LoadPoint, yAxisIndex: number, dashed = false) => ({
-    type: 'line' as const,
-    name,
-    yAxisIndex,
-    lineStyle: dashed ? { type: 'dashed' as const } : undefined,
-    data: points.map((p) => [p.x, p[key] as number | null]),
+  const lc = loadCurves(runs);
+  if (!lc) return null;
+  const { axis, curves } = lc;
+  // One target: plain names (as before); several: each line names its target.
+  const named = (c: { name: string }, what: string) => (curves.length > 1 ? `${c.name}: ${what}` : what);
+  const series = curves.flatMap((c) => {
+    const { points } = c;
+    const xs = points.map((p) => p.x);
+    const knee = findKnee(
+      xs,
+      points.map((p) => p.output_tok_s),
+    );
+    const line = (name: string, key: keyof LoadPoint, yAxisIndex: number, dashed = false) => ({
+      type: 'line' as const,
+      name: named(c, name),
+      yAxisIndex,
+      lineStyle: dashed ? { type: 'dashed' as const } : undefined,
+      data: points.map((p) => [p.x, p[key] as number | null]),
+    });
+    const tput = {
+      ...line('output tok/s', 'output_tok_s', 0),
+      markLine:
+        knee === null
+          ? undefined
+          : {
+              symbol: 'none',
+              label: { formatter: named(c, `knee ${xs[knee]}`) },
+              data: [{ xAxis: xs[knee] }],
+            },
+    };
+    return [
+      tput,
+      line('TTFT p95 ms', 'ttft_p95_ms', 1, true),
+      line('TTFT p99 ms', 'ttft_p99_ms', 1, true),
+      line('E2E p95 ms', 'e2e_p95_ms', 1),
+      line('E2E p99 ms', 'e2e_p99_ms', 1),
+    ];
   });
-  const tput = {
-    ...line('output tok/s', 'output_tok_s', 0),
-    markLine:
-      knee === null
-        ? undefined
-        : { symbol: 'none', label: { formatter: `knee ${xs[knee]}` }, data: [{ xAxis: xs[knee] }] },
-  };
   return withBase(`Throughput and tail latency vs ${axis === 'concurrency' ? 'concurrency' : 'rate'}`, {
     xAxis: {
       type: 'value',
@@ -212,40 +258,36 @@ export function loadCurveOption(runs: readonly ReportRun[]): EChartsOption | nul
       { type: 'value', name: 'tok/s' },
       { type: 'value', name: 'ms', splitLine: { show: false } },
     ],
-    series: [
-      tput,
-      line('TTFT p95 ms', 'ttft_p95_ms', 1, true),
-      line('TTFT p99 ms', 'ttft_p99_ms', 1, true),
-      line('E2E p95 ms', 'e2e_p95_ms', 1),
-      line('E2E p99 ms', 'e2e_p99_ms', 1),
-    ],
+    series,
   });
 }
 
 /**
- * Goodput (requests/s meeting the SLO) and request throughput against load.
+ * Goodput (requests/s meeting the SLO) and request throughput against load, one pair of lines
+ * per target.
  * @returns null without ≥ 2 runs sharing a load axis, or with no goodput (no SLO)
  */
 export function goodputOption(runs: readonly ReportRun[]): EChartsOption | null {
-  const lp = loadPoints(runs);
-  if (!lp || lp.points.every((p) => p.goodput_rps === null)) return null;
+  const lc = loadCurves(runs);
+  if (!lc || lc.curves.every((c) => c.points.every((p) => p.goodput_rps === null))) return null;
+  const named = (c: { name: string }, what: string) => (lc.curves.length > 1 ? `${c.name}: ${what}` : what);
   return withBase('Goodput vs load', {
     xAxis: {
       type: 'value',
-      name: lp.axis === 'concurrency' ? 'concurrency' : 'rate (req/s)',
+      name: lc.axis === 'concurrency' ? 'concurrency' : 'rate (req/s)',
       nameLocation: 'middle',
       nameGap: 30,
     },
     yAxis: { type: 'value', name: 'req/s' },
-    series: [
-      { type: 'line', name: 'goodput req/s', data: lp.points.map((p) => [p.x, p.goodput_rps]) },
+    series: lc.curves.flatMap((c) => [
+      { type: 'line', name: named(c, 'goodput req/s'), data: c.points.map((p) => [p.x, p.goodput_rps]) },
       {
         type: 'line',
-        name: 'throughput req/s',
+        name: named(c, 'throughput req/s'),
         lineStyle: { type: 'dashed' },
-        data: lp.points.map((p) => [p.x, p.request_rps]),
+        data: c.points.map((p) => [p.x, p.request_rps]),
       },
-    ],
+    ]),
   });
 }
 

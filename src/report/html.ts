@@ -6,7 +6,7 @@
  */
 import { renderSvg, reportCharts } from './charts.js';
 import { comparisonTable, escapeHtml, renderTableHtml, type TableOptions } from './table.js';
-import type { Diagnosis, ReportRun } from './types.js';
+import type { Diagnosis, ReportRecordField, ReportRun } from './types.js';
 
 const CSS = `
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;max-width:1560px}
@@ -82,12 +82,24 @@ export function redactSecrets(v: unknown): unknown {
 const show = (v: unknown): string =>
   v === null || v === undefined
     ? '<span class="missing">missing</span>'
-    : escapeHtml(typeof v === 'object' ? JSON.stringify(v) : String(v));
+    : escapeHtml(typeof v === 'object' ? JSON.stringify(redactSecrets(v)) : String(v));
+
+/**
+ * The record's fields, in order. The stored experiment record carries bookkeeping beside them
+ * (`schema_version`, `target`); only entries shaped as a field (an object with a `source`) are
+ * fields.
+ */
+export function recordFields(run: ReportRun): [string, ReportRecordField][] {
+  return Object.entries(run.record ?? {}).filter(
+    (e): e is [string, ReportRecordField] =>
+      typeof e[1] === 'object' && e[1] !== null && typeof (e[1] as { source?: unknown }).source === 'string',
+  );
+}
 
 /** One run's full record (every field, missing parts marked), config and environment. */
 export function runRecordHtml(run: ReportRun): string {
   const rows = run.record
-    ? Object.entries(run.record).map(([name, f]) => {
+    ? recordFields(run).map(([name, f]) => {
         const missing = new Set(f.missing ?? []);
         const parts = Object.entries(f.value ?? {}).map(
           ([k, v]) =>

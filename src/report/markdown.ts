@@ -6,7 +6,7 @@
  * Pure: it returns the text and the SVG files; the caller writes them.
  */
 import { renderSvg, reportCharts } from './charts.js';
-import { redactSecrets } from './html.js';
+import { recordFields, redactSecrets } from './html.js';
 import { comparisonTable, renderTableMarkdown, type TableOptions } from './table.js';
 import type { Diagnosis, ReportRun } from './types.js';
 
@@ -117,13 +117,16 @@ export function renderMarkdownReport(
       continue;
     }
     L.push('| field | source | value | missing |', '| --- | --- | --- | --- |');
-    for (const [name, f] of Object.entries(r.record)) {
+    for (const [name, f] of recordFields(r)) {
       const vals = Object.entries(f.value ?? {})
         .filter(([, v]) => v !== null && v !== undefined)
         .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(redactSecrets(v)) : String(v)}`)
         .join(', ');
+      // A part with no value is missing whether or not the field lists it: never hidden.
+      const missing = new Set(f.missing ?? []);
+      for (const [k, v] of Object.entries(f.value ?? {})) if (v === null || v === undefined) missing.add(k);
       L.push(
-        `| ${name} | ${f.source} | ${vals.replaceAll('|', '\\|') || '—'} | ${(f.missing ?? []).join(', ') || '—'} |`,
+        `| ${name} | ${f.source} | ${vals.replaceAll('|', '\\|') || '—'} | ${[...missing].join(', ') || '—'} |`,
       );
     }
     L.push('');

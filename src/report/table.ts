@@ -9,8 +9,7 @@
 import { describe, type Stats } from '../analysis/stats.js';
 import { groupAttempts } from '../analysis/summary.js';
 import { measurementWindow } from '../analysis/window.js';
-import type { ScrapePoint } from '../monitor/scraper.js';
-import { seriesSummary } from '../monitor/scraper.js';
+import { type ScrapePoint, seriesSummary } from '../monitor/scraper.js';
 import { OUTCOMES, type Outcome, SUCCESS_OUTCOMES } from '../record/types.js';
 import type { ReportRun } from './types.js';
 

@@ -204,6 +204,33 @@ describe('throughput vs concurrency', () => {
     const d = diagnose(sweep(undefined, [1, 2, 4]));
     assert.deepEqual(rules(d), []);
   });
+
+  it('judges each target of a two-target sweep on its own curve', () => {
+    // A fast and a slow GPU, both still rising: pooled into one curve, the slow GPU's last level
+    // sat below the fast one's peak and read as "throughput falls".
+    const target = (name: string, gpu: string) =>
+      [1, 2, 4].map((c) =>
+        simRun({
+          label: `${name} c${c}`,
+          engine: { model: 'llama-3.1-8b', gpu },
+          shapes: many(32, { input: 256, output: 64 }),
+          load: { kind: 'closed', concurrency: c },
+          level: { concurrency: c },
+          config: { ...FIXED, target: name },
+          seriesPoints: 0,
+        }),
+      );
+    const runs = [...target('fast', 'h100'), ...target('slow', 'l40s')];
+    const d = diagnose(runs);
+    assert.deepEqual(rules(d), []);
+    assert.deepEqual(d.unexplained, []);
+    // Each curve alone is clean too; and a target whose own curve flattens is still caught.
+    const flat = diagnose([
+      ...target('fast', 'h100'),
+      ...sweep(0.27, [2, 8, 32, 64]).map((r) => ({ ...r, config: { ...r.config, target: 'small' } })),
+    ]);
+    assert.ok(rules(flat).includes('kv_pressure'), rules(flat).join());
+  });
 });
 
 describe('A/B pairs', () => {
@@ -236,6 +263,24 @@ describe('A/B pairs', () => {
     );
     assert.match(d.findings[0].mechanism, /dequantis/);
     assert.deepEqual(d.findings[0].runs, ['int4', 'bf16']);
+  });
+
+  it('pools the blocks of an A/B experiment into one finding per switch', () => {
+    // `servelab exp run` measures each A/B side in 4 blocks, level {side, block}: one finding
+    // for the int4/bf16 switch, not one per (A block, B block) combination.
+    const blocks = (['a', 'b'] as const).flatMap((side) =>
+      [1, 2, 3, 4].map((block) => {
+        const r = prec(side === 'a' ? 'bf16' : 'int4', 'a100-80gb', 128, 128, 1024, 32);
+        r.id = `${side}${block}`;
+        r.level = { side, block } as unknown as ReportRun['level'];
+        return r;
+      }),
+    );
+    const d = diagnose(blocks);
+    const q = d.findings.filter((f) => f.rule === 'quantised_slower');
+    assert.equal(q.length, 1, q.map((f) => f.runs.join()).join(' | '));
+    assert.deepEqual(q[0].runs, ['b1', 'b2', 'b3', 'b4', 'a1', 'a2', 'a3', 'a4']);
+    assert.match(q[0].evidence.join('\n'), /int4 \(4 runs\)/);
   });
 
   it('says nothing when fp8 is faster than bf16', () => {
@@ -301,6 +346,8 @@ describe('structured output: truncation', () => {
     assert.deepEqual(rules(diagnose([run(500, { ignore_eos: true })])), []);
     // As servelab run/plan store it (--output-len sets generation.ignoreEos).
     assert.deepEqual(rules(diagnose([run(500, { generation: { ignoreEos: true } })])), []);
+    // As `servelab exp run` stores it: the experiment file's generation section, snake_case.
+    assert.deepEqual(rules(diagnose([run(500, { generation: { stream: true, ignore_eos: true } })])), []);
   });
 
   it('sees structured output requested through the target extra_body', () => {

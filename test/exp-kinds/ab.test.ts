@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { UsageError } from '../../src/core/errors.js';
 import type { AbResult } from '../../src/exp/kinds/ab.js';
 import { exp, rawExp, run } from './helpers.js';
 
@@ -57,6 +58,8 @@ test('A/B between bf16 and fp8 weights reports a significant TPOT difference', a
     ),
   );
   const tpot = (result.results as AbResult).metrics.find((m) => m.metric === 'tpot_ms');
+  // The switch names an unset option as the default, not as "undefined".
+  assert.equal((result.results as AbResult).switch, 'sim.dtype: default → fp8');
   assert.ok(tpot?.significant);
   assert.equal(tpot?.better, 'b');
 });
@@ -100,4 +103,47 @@ test('the quality gate trips on the garble fault (over HTTP)', async () => {
   assert.equal(q.b.exact_mismatches, 4);
   assert.equal(q.b.successes, 4);
   assert.ok(result.warnings.some((w) => /quality gate failed/.test(w)));
+});
+
+test('too few bootstrap resamples to ever reach significance are refused, not reported as "no difference"', async () => {
+  // 5 metrics, alpha 0.05: the smallest p is 1/(50 + 1), × 5 (Holm) = 0.098 ≥ 0.05, so even an
+  // H100 against an A100 would come out "not significant".
+  const e = exp(
+    ab(
+      '{model: qwen3-0.6b, gpu: h100, clock: virtual}',
+      '{model: qwen3-0.6b, gpu: a100-80gb, clock: virtual}',
+    ).replace('bootstrap_resamples: 500', 'bootstrap_resamples: 50'),
+  );
+  await assert.rejects(run(e), (err: unknown) => {
+    assert.ok(err instanceof UsageError);
+    assert.match(err.message + JSON.stringify(err.problems), /bootstrap_resamples/);
+    assert.match(JSON.stringify(err.problems), /at least 100/);
+    return true;
+  });
+});
+
+test('failed requests on one side are counted and warned about, not silently dropped from the pairs', async () => {
+  const e = rawExp({
+    kind: 'ab',
+    name: 'errors',
+    targets: {
+      a: { sim: { model: 'qwen3-0.6b', gpu: 'h100', time_scale: 50 } },
+      b: { sim: { model: 'qwen3-0.6b', gpu: 'h100', time_scale: 50, fault_rate: 0.5, faults: ['http500'] } },
+    },
+    workload: { input_len: 64, output_len: 24 },
+    load: { concurrency: [4], requests: 16 },
+    ab: { a: 'a', b: 'b', bootstrap_resamples: 200 },
+  });
+  const { result } = await run(e);
+  const r = result.results as AbResult;
+  assert.equal(r.requests.a.failed, 0);
+  assert.equal(r.requests.a.measured, 16);
+  assert.ok(r.requests.b.failed > 0, JSON.stringify(r.requests));
+  // Only the pairs where both succeeded are compared.
+  const ttft = r.metrics.find((m) => m.metric === 'ttft_ms');
+  assert.equal(ttft?.n_a, 16 - r.requests.b.failed);
+  assert.ok(
+    result.warnings.some((w) => /side B\) failed \d+ of 16/.test(w)),
+    result.warnings.join('\n'),
+  );
 });

@@ -58,7 +58,12 @@ sweep: {stop: {ttft_p99_factor: 1000, e2e_p99_factor: 1000}}
   };
   assert.ok(expRec.targets.small);
   assert.equal(store.getExperiment(result.experiment_id as string)?.status, 'completed');
-  assert.match(formatExperimentResult(result), /knee: 4/);
+  const text = formatExperimentResult(result);
+  assert.match(text, /knee: 4/);
+  // 24 requests per level: every p99 (and no p95) is marked unreliable, with the footnote.
+  assert.match(text, /\d\/\d+\.\d\/\d+\.\d\*/);
+  assert.doesNotMatch(text, /\d\*\/\d/);
+  assert.match(text, /unreliable: a p99 from fewer than 100 samples/);
   // The result is plain JSON.
   assert.deepEqual(JSON.parse(JSON.stringify(result)).results.targets[0].knee, 4);
 });

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseSlo } from '../../src/analysis/slo.js';
+import { findKnee as expKnee } from '../../src/exp/kinds/points.js';
 import {
   cdfOption,
   cdfPoints,
@@ -56,6 +57,20 @@ describe('chart builders', () => {
     assert.equal(findKnee([1, 2, 4, 8], [100, null, 390, 400]), 2);
   });
 
+  it('knee: the chart marks the level the experiment result names (one rule for both)', () => {
+    // Still rising by ≥ 10% at every doubling: the sweep says "no knee yet", so must the chart
+    // (a chord-distance rule put a knee at 4 on this concave curve).
+    const xs = [1, 2, 4, 8, 16];
+    const ys = [100, 170, 260, 330, 370];
+    const fromExp = expKnee(
+      ys,
+      ys.map(() => null),
+      xs,
+    );
+    assert.equal(fromExp.index, null, fromExp.reason);
+    assert.equal(findKnee(xs, ys), null);
+  });
+
   it('load curve and goodput need at least two runs on one load axis; the knee is marked', () => {
     const slo = parseSlo('ttft_ms=1000');
     const runs: ReportRun[] = [1, 2, 4, 8, 16].map((c) =>
@@ -93,6 +108,35 @@ describe('chart builders', () => {
       return r;
     });
     assert.deepEqual(series(loadCurveOption(flat))[0].markLine.data, [{ xAxis: 4 }]);
+  });
+
+  it('load curve and goodput: one line per target, never one line zig-zagging between targets', () => {
+    const slo = parseSlo('ttft_ms=1000');
+    const target = (name: string, gpu: string) =>
+      [1, 2, 4].map((c) =>
+        simRun({
+          label: `${name} c${c}`,
+          engine: { model: 'qwen3-8b', gpu },
+          shapes: many(24, { input: 256, output: 64 }),
+          load: { kind: 'closed', concurrency: c },
+          level: { concurrency: c },
+          config: { target: name, model: 'qwen3-8b' },
+          ctx: { slo },
+          seriesPoints: 0,
+        }),
+      );
+    const runs = [...target('fast', 'h100'), ...target('slow', 'l40s')];
+    for (const o of [loadCurveOption(runs), goodputOption(runs)]) {
+      assert.ok(o);
+      for (const s of series(o))
+        assert.deepEqual(
+          s.data.map((p: number[]) => p[0]),
+          [1, 2, 4],
+          s.name,
+        );
+    }
+    const names = series(loadCurveOption(runs)).map((s) => s.name);
+    assert.ok(names.includes('fast: output tok/s') && names.includes('slow: output tok/s'), names.join());
   });
 
   it('TTFT vs input length: one point per successful request', () => {

@@ -68,6 +68,52 @@ describe('renderHtmlReport', () => {
     assert.ok(!renderMarkdownReport([leaky], diagnose([leaky]), { svgDir: '.' }).markdown.includes(key));
   });
 
+  it('renders a record as `servelab exp run` stores it (schema_version and target beside the fields)', () => {
+    const stored = {
+      ...runs[0],
+      record: {
+        schema_version: 1,
+        target: 'a',
+        ...runs[0].record,
+      } as unknown as (typeof runs)[0]['record'],
+    };
+    const d = diagnose([stored]);
+    const out = renderHtmlReport([stored], d);
+    assert.match(out, /<td>image<\/td><td class="src-missing">missing<\/td>/);
+    assert.doesNotMatch(out, /<td>schema_version<\/td>|<td>target<\/td>/);
+    const md = renderMarkdownReport([stored], d, { svgDir: '.' }).markdown;
+    assert.match(md, /\| image \| missing \|/);
+    assert.doesNotMatch(md, /\| schema_version \||\| target \|/);
+  });
+
+  it('never prints a secret held in a record field', () => {
+    const key = 'sk-test-record-0123456789';
+    const leaky = {
+      ...runs[0],
+      record: {
+        ...runs[0].record,
+        endpoint: {
+          value: { url: 'http://x/v1', headers: { Authorization: `Bearer ${key}` } },
+          source: 'declared',
+        },
+      } as (typeof runs)[0]['record'],
+    };
+    assert.ok(!renderHtmlReport([leaky], diagnose([leaky])).includes(key));
+    assert.ok(!renderMarkdownReport([leaky], diagnose([leaky]), { svgDir: '.' }).markdown.includes(key));
+  });
+
+  it('the write-up shows a null record part as missing, even when the field does not list it', () => {
+    const r = {
+      ...runs[0],
+      record: {
+        cache: { value: { state: 'warm', prefix_rule: null }, source: 'declared' },
+      } as (typeof runs)[0]['record'],
+    };
+    const md = renderMarkdownReport([r], diagnose([r]), { svgDir: '.' }).markdown;
+    assert.match(md, /\| cache \| declared \| state=warm \| prefix_rule \|/);
+    assert.match(renderHtmlReport([r], diagnose([r])), /prefix_rule: <span class="missing">missing<\/span>/);
+  });
+
   it('says missing for a run with no experiment record', () => {
     const bare = { ...runs[0], record: undefined };
     assert.match(renderHtmlReport([bare], diagnose([bare])), /missing: no experiment record/);

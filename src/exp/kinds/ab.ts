@@ -14,13 +14,14 @@
  * `itl_ms` = the request's mean chunk gap; `output_tokens_per_s` = completion tokens / E2E.
  */
 import { requestMetrics } from '../../analysis/index.js';
+import { UsageError } from '../../core/errors.js';
 import type { RequestRecord } from '../../record/types.js';
 import { SUCCESS_OUTCOMES } from '../../record/types.js';
 import { Rng } from '../../runtime/rng.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
 import { type SimServer, startSimServer } from '../../sim/server/index.js';
 import { compileQualityChecks, fetchQualityOutputs, judgeQuality, type QualityResult } from '../quality.js';
-import { type BootstrapDelta, bootstrapDelta, holmAdjust } from '../stats.js';
+import { type BootstrapDelta, bootstrapDelta, holmAdjust, minResamples } from '../stats.js';
 import type { ExpContext, LiveTarget } from './context.js';
 import { reindex } from './points.js';
 
@@ -53,6 +54,12 @@ export interface AbResult {
   /** Run ids per side, one per block. */
   runs: { a: (string | null)[]; b: (string | null)[] };
   metrics: AbMetricResult[];
+  /**
+   * Measured requests per side and how many failed. The metrics compare only the pairs where
+   * both sides succeeded, so a side that fails often is faster on its survivors alone: a
+   * warning says so.
+   */
+  requests: { a: { measured: number; failed: number }; b: { measured: number; failed: number } };
   /** Any metric significant. */
   significant: boolean;
   quality: QualityResult | null;
@@ -134,6 +141,17 @@ export function compareSides(
 export async function runAb(ctx: ExpContext): Promise<AbResult> {
   const ab = ctx.exp.ab;
   if (!ab) throw new Error('ab section missing (the schema requires it)');
+  // Refused before measuring: too few resamples would report "no significant difference" for
+  // any data, which reads as a finding.
+  const need = minResamples(ab.metrics.length, ab.alpha);
+  if (ab.bootstrap_resamples < need)
+    throw new UsageError([
+      {
+        path: 'ab.bootstrap_resamples',
+        message: `${ab.bootstrap_resamples} resamples cannot show any difference: the smallest bootstrap p-value is 1/${ab.bootstrap_resamples + 1}, and Holm multiplies it by the ${ab.metrics.length} metrics, which is not below alpha ${ab.alpha}`,
+        hint: `use at least ${need} (the default is 2000)`,
+      },
+    ]);
   const a = ctx.target(ab.a);
   const b = ctx.target(ab.b);
   const l = ctx.exp.load;
@@ -199,6 +217,14 @@ export async function runAb(ctx: ExpContext): Promise<AbResult> {
     },
     new Rng(ctx.exp.seed).fork('ab-bootstrap'),
   );
+  const requests = { a: failures(runs.a), b: failures(runs.b) };
+  for (const side of ['a', 'b'] as const) {
+    const f = requests[side];
+    if (f.failed > 0)
+      ctx.warnings.push(
+        `${side === 'a' ? ab.a : ab.b} (side ${side.toUpperCase()}) failed ${f.failed} of ${f.measured} measured requests: the metrics compare only the pairs where both sides succeeded`,
+      );
+  }
   let quality: QualityResult | null = null;
   if (ab.quality) {
     const checks = compileQualityChecks(ab.quality as Parameters<typeof compileQualityChecks>[0]);
@@ -222,10 +248,24 @@ export async function runAb(ctx: ExpContext): Promise<AbResult> {
     resamples: ab.bootstrap_resamples,
     runs: ids,
     metrics,
+    requests,
     significant: metrics.some((m) => m.significant),
     quality,
   };
 }
+
+/** Measured requests of one side and how many did not succeed. */
+function failures(recs: readonly RequestRecord[]): { measured: number; failed: number } {
+  const measured = recs.filter((r) => r.phase === 'measure');
+  return {
+    measured: measured.length,
+    failed: measured.filter((r) => !SUCCESS_OUTCOMES.includes(r.outcome)).length,
+  };
+}
+
+/** A sim option as the switch line shows it: unset is the simulator's default, not "undefined". */
+const showSimValue = (v: unknown): string =>
+  v === undefined ? 'default' : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
 
 function describeSwitch(a: LiveTarget, b: LiveTarget): string {
   const out: string[] = [];
@@ -233,7 +273,7 @@ function describeSwitch(a: LiveTarget, b: LiveTarget): string {
   const sb = (b.spec.sim ?? {}) as Record<string, unknown>;
   for (const k of new Set([...Object.keys(sa), ...Object.keys(sb)]))
     if (JSON.stringify(sa[k]) !== JSON.stringify(sb[k]))
-      out.push(`sim.${k}: ${String(sa[k])} → ${String(sb[k])}`);
+      out.push(`sim.${k}: ${showSimValue(sa[k])} → ${showSimValue(sb[k])}`);
   if (JSON.stringify(a.generation) !== JSON.stringify(b.generation)) out.push('generation');
   if (a.spec.url !== b.spec.url) out.push('url');
   return out.join(', ') || 'none (A/A)';

@@ -4,6 +4,7 @@
  * taken from the run's {@link Summary}, and the stop rules shared by both sweeps.
  */
 import type { Summary } from '../../analysis/index.js';
+import { MIN_SAMPLES_P95, MIN_SAMPLES_P99, UNRELIABLE_MARK } from '../../report/table.js';
 import type { RequestSpec } from '../../workload/types.js';
 import type { ExperimentFile } from '../schema.js';
 
@@ -25,7 +26,23 @@ export interface Pct {
   p50: number | null;
   p95: number | null;
   p99: number | null;
+  /** Samples behind them: a p99 from fewer than 100 or a p95 from fewer than 20 is unreliable. */
+  n: number;
 }
+
+/**
+ * `p50/p95/p99` as the experiment tables print them, each unreliable percentile marked with
+ * {@link UNRELIABLE_MARK} (the report's rule: p99 from < 100 samples, p95 from < 20).
+ */
+export function formatPct(p: Pct, digits = 1): string {
+  const f = (v: number | null, thin: boolean) =>
+    `${fmt(v, digits)}${thin && v !== null ? UNRELIABLE_MARK : ''}`;
+  return `${f(p.p50, false)}/${f(p.p95, p.n < MIN_SAMPLES_P95)}/${f(p.p99, p.n < MIN_SAMPLES_P99)}`;
+}
+
+/** Whether {@link formatPct} marks anything in `p`. */
+export const pctUnreliable = (p: Pct): boolean =>
+  (p.p95 !== null && p.n < MIN_SAMPLES_P95) || (p.p99 !== null && p.n < MIN_SAMPLES_P99);
 
 /** Headline numbers of a run. */
 export function pointOf(runId: string | null, s: Summary): LoadPoint {
@@ -33,6 +50,7 @@ export function pointOf(runId: string | null, s: Summary): LoadPoint {
     p50: s[k].p50,
     p95: s[k].p95,
     p99: s[k].p99,
+    n: s[k].n,
   });
   return {
     run_id: runId,
@@ -79,39 +97,7 @@ export function stopReason(p: LoadPoint, first: LoadPoint, rules: StopRules): st
   return null;
 }
 
-/**
- * Throughput "stops rising" when the next level adds less than this fraction (10%). Chosen
- * because run-to-run noise of a closed loop on one engine is a few percent, while a doubling
- * of concurrency below saturation adds tens of percent.
- */
-export const KNEE_MIN_GAIN = 0.1;
-
-/** The knee of a sweep: the last level before throughput stops rising or the tail blows up. */
-export interface Knee {
-  /** Index into the sweep's points; null when throughput still rose at the last level. */
-  index: number | null;
-  reason: string;
-}
-
-/**
- * Find the knee: the first level i whose successor adds < {@link KNEE_MIN_GAIN} throughput, or
- * trips a stop rule (the tail blows up). `throughput` is per point, `stopped` says which point
- * tripped a stop rule.
- */
-export function findKnee(throughput: readonly (number | null)[], stopped: readonly (string | null)[]): Knee {
-  for (let i = 0; i + 1 < throughput.length; i++) {
-    if (stopped[i + 1]) return { index: i, reason: `the next level tripped a stop rule: ${stopped[i + 1]}` };
-    const a = throughput[i];
-    const b = throughput[i + 1];
-    if (a === null || b === null) continue;
-    if (b < a * (1 + KNEE_MIN_GAIN))
-      return {
-        index: i,
-        reason: `throughput stops rising: the next level adds ${(((b - a) / a) * 100).toFixed(1)}% (< ${KNEE_MIN_GAIN * 100}%)`,
-      };
-  }
-  return { index: null, reason: 'throughput still rising at the last level: extend the levels' };
-}
+export { KNEE_MIN_GAIN, type Knee, throughputKnee as findKnee } from '../../report/knee.js';
 
 /** Specs re-indexed 0..n−1 (records are matched to specs by index). */
 export function reindex(specs: readonly RequestSpec[]): RequestSpec[] {

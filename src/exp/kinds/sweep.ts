@@ -67,6 +67,7 @@ function finish(
   const knee: Knee = findKnee(
     points.map(throughputOf),
     points.map((p) => p.stopped),
+    points.map((p) => p.level),
   );
   return {
     target,

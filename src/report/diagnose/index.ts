@@ -12,7 +12,7 @@ import {
   quantisedSlower,
   RULE_DEFAULTS,
   type RuleOptions,
-  throughputPlateau,
+  throughputPlateaus,
   truncation,
   unexplainedTail,
 } from './rules.js';
@@ -53,7 +53,7 @@ export function diagnose(runs: readonly ReportRun[], opts: DiagnoseOptions = {})
     findings.push(...pauses(run, o, unexplained));
     push(truncation(run, o));
   }
-  push(throughputPlateau(runs, o, unexplained));
+  findings.push(...throughputPlateaus(runs, o, unexplained));
   findings.push(...quantisedSlower(runs, o));
   findings.push(...multiGpuSlower(runs, o));
   for (const run of runs) unexplainedTail(run, findings, unexplained);

@@ -10,7 +10,7 @@ import { describe } from '../../analysis/stats.js';
 import { attemptEndAt, measurementWindow } from '../../analysis/window.js';
 import { type ScrapePoint, seriesSummary } from '../../monitor/scraper.js';
 import type { RequestRecord } from '../../record/types.js';
-import { loadPoints, measuredSuccesses, stallThresholdMs } from '../charts.js';
+import { curvesOf, loadPoints, measuredSuccesses, stallThresholdMs } from '../charts.js';
 import type { Diagnosis, Finding, ReportRun } from '../types.js';
 import { validityReasons } from './validity.js';
 
@@ -508,6 +508,16 @@ export function throughputPlateau(
   return null;
 }
 
+/** {@link throughputPlateau} on each target's own load curve. */
+export function throughputPlateaus(runs: readonly ReportRun[], o: Opts, unexplained: Unexplained): Finding[] {
+  const out: Finding[] = [];
+  for (const c of curvesOf(runs)) {
+    const f = throughputPlateau(c.runs, o, unexplained);
+    if (f) out.push(f);
+  }
+  return out;
+}
+
 // ---- A/B pairs: precision and tensor parallelism -----------------------------------------
 
 const FULL_PRECISION = new Set(['bf16', 'bfloat16', 'fp16', 'float16', 'half', 'auto', 'fp32', 'float32']);
@@ -524,44 +534,87 @@ export function tpOf(run: ReportRun): number | null {
   return typeof v === 'number' ? v : null;
 }
 
-const sameLevel = (a: ReportRun, b: ReportRun) =>
-  (a.level?.concurrency ?? null) === (b.level?.concurrency ?? null) &&
-  (a.level?.rate_rps ?? null) === (b.level?.rate_rps ?? null);
+/**
+ * The load level a run compares at: its level without the A/B bookkeeping (`side`, `block`), so
+ * the blocks of one A/B side pool together and meet the other side's at the same level.
+ */
+const levelKey = (r: ReportRun): string =>
+  JSON.stringify(
+    Object.entries((r.level ?? {}) as Record<string, unknown>)
+      .filter(([k, v]) => k !== 'side' && k !== 'block' && v != null)
+      .sort(([x], [y]) => (x < y ? -1 : 1)),
+  );
 
-/** Pairs (a, b) at the same level where `key` differs and both are known. */
-function pairs<T>(runs: readonly ReportRun[], key: (r: ReportRun) => T | null): [ReportRun, ReportRun][] {
-  const out: [ReportRun, ReportRun][] = [];
-  for (let i = 0; i < runs.length; i++)
-    for (let j = i + 1; j < runs.length; j++) {
-      const [a, b] = [runs[i], runs[j]];
-      const ka = key(a);
-      const kb = key(b);
-      if (ka !== null && kb !== null && ka !== kb && sameLevel(a, b)) out.push([a, b]);
-    }
+/** Runs that share a level and a value of the compared key (one A/B side, or one run). */
+interface Side<T> {
+  key: T;
+  runs: ReportRun[];
+}
+
+/**
+ * Pairs of sides at the same level where `key` differs and both are known. Runs with the same
+ * key at the same level are pooled (an A/B experiment measures each side in several blocks),
+ * so one switch gives one pair, not one per combination of blocks.
+ */
+function pairs<T>(runs: readonly ReportRun[], key: (r: ReportRun) => T | null): [Side<T>, Side<T>][] {
+  const byLevel = new Map<string, Side<T>[]>();
+  for (const r of runs) {
+    const k = key(r);
+    if (k === null) continue;
+    const lk = levelKey(r);
+    const sides = byLevel.get(lk) ?? [];
+    const side = sides.find((x) => x.key === k);
+    if (side) side.runs.push(r);
+    else sides.push({ key: k, runs: [r] });
+    byLevel.set(lk, sides);
+  }
+  const out: [Side<T>, Side<T>][] = [];
+  for (const sides of byLevel.values())
+    for (let i = 0; i < sides.length; i++)
+      for (let j = i + 1; j < sides.length; j++) out.push([sides[i], sides[j]]);
   return out;
 }
 
+/** Mean over a side's runs of a summary number (null when no run has it). */
+function sideMean(side: Side<unknown>, get: (r: ReportRun) => number | null): number | null {
+  const xs = side.runs.map(get).filter((v): v is number => v !== null);
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+}
+
+const tokS = (r: ReportRun) => r.summary.output_throughput_tok_s;
+
 /** Relative throughput loss of `slow` against `fast` (positive = slower), or null. */
-function loss(slow: ReportRun, fast: ReportRun): number | null {
-  const a = slow.summary.output_throughput_tok_s;
-  const b = fast.summary.output_throughput_tok_s;
+function loss(slow: Side<unknown>, fast: Side<unknown>): number | null {
+  const a = sideMean(slow, tokS);
+  const b = sideMean(fast, tokS);
   return a === null || b === null || b <= 0 ? null : 1 - a / b;
 }
 
-const abEvidence = (x: ReportRun, y: ReportRun, what: (r: ReportRun) => string) => [
-  `${x.label} (${what(x)}): ${fmt(x.summary.output_throughput_tok_s, 0)} tok/s, TPOT p50 ${fmt(x.summary.tpot_ms.p50, 2)} ms, TTFT p50 ${fmt(x.summary.ttft_ms.p50)} ms`,
-  `${y.label} (${what(y)}): ${fmt(y.summary.output_throughput_tok_s, 0)} tok/s, TPOT p50 ${fmt(y.summary.tpot_ms.p50, 2)} ms, TTFT p50 ${fmt(y.summary.ttft_ms.p50)} ms`,
-  `level: ${x.level?.concurrency != null ? `concurrency ${x.level.concurrency}` : x.level?.rate_rps != null ? `rate ${x.level.rate_rps} rps` : 'unspecified'}`,
-];
+const sideIds = (x: Side<unknown>) => x.runs.map((r) => r.id);
 
-/** A quantised run slower than its full-precision pair at the same level. */
+const abEvidence = (x: Side<unknown>, y: Side<unknown>, what: (r: ReportRun) => string) => {
+  const line = (s: Side<unknown>) => {
+    const name = s.runs.length === 1 ? s.runs[0].label : `${what(s.runs[0])} (${s.runs.length} runs)`;
+    const mean = s.runs.length === 1 ? '' : 'mean ';
+    return `${name} (${what(s.runs[0])}): ${mean}${fmt(sideMean(s, tokS), 0)} tok/s, ${mean}TPOT p50 ${fmt(
+      sideMean(s, (r) => r.summary.tpot_ms.p50),
+      2,
+    )} ms, ${mean}TTFT p50 ${fmt(sideMean(s, (r) => r.summary.ttft_ms.p50))} ms`;
+  };
+  const l = x.runs[0].level;
+  return [
+    line(x),
+    line(y),
+    `level: ${l?.concurrency != null ? `concurrency ${l.concurrency}` : l?.rate_rps != null ? `rate ${l.rate_rps} rps` : 'unspecified'}`,
+  ];
+};
+
+/** A quantised run (or A/B side) slower than its full-precision pair at the same level. */
 export function quantisedSlower(runs: readonly ReportRun[], o: Opts): Finding[] {
   const out: Finding[] = [];
   for (const [a, b] of pairs(runs, precisionOf)) {
-    const pa = precisionOf(a) as string;
-    const pb = precisionOf(b) as string;
-    const qa = !FULL_PRECISION.has(pa);
-    const qb = !FULL_PRECISION.has(pb);
+    const qa = !FULL_PRECISION.has(a.key);
+    const qb = !FULL_PRECISION.has(b.key);
     if (qa === qb) continue;
     const [q, full] = qa ? [a, b] : [b, a];
     const l = loss(q, full);
@@ -569,34 +622,34 @@ export function quantisedSlower(runs: readonly ReportRun[], o: Opts): Finding[] 
     out.push({
       rule: 'quantised_slower',
       severity: 'warn',
-      runs: [q.id, full.id],
-      symptom: `${precisionOf(q)} is ${fmt(100 * l, 0)}% slower than ${precisionOf(full)} in output throughput`,
+      runs: [...sideIds(q), ...sideIds(full)],
+      symptom: `${q.key} is ${fmt(100 * l, 0)}% slower than ${full.key} in output throughput`,
       evidence: abEvidence(q, full, (r) => precisionOf(r) ?? '?'),
       request_ids: [],
       mechanism:
         'quantisation cost outweighs its bandwidth saving at this batch: weight-only formats dequantise inside the GEMM, and their kernels are tuned for small batches (memory-bound decode); at a large batch the GEMMs are compute-bound, so the extra work and a less efficient kernel/shape make the step slower',
       next: {
         command: 'servelab exp init matrix',
-        change: `cells: ${precisionOf(full)} and ${precisionOf(q)}; concurrency: [1, ${q.level?.concurrency ?? 64}]: expect the quantised cell to win at 1 and lose at the high level`,
+        change: `cells: ${full.key} and ${q.key}; concurrency: [1, ${q.runs[0].level?.concurrency ?? 64}]: expect the quantised cell to win at 1 and lose at the high level`,
       },
     });
   }
   return out;
 }
 
-/** A higher tensor-parallel run slower than its lower-tp pair at the same level. */
+/** A higher tensor-parallel run (or A/B side) slower than its lower-tp pair at the same level. */
 export function multiGpuSlower(runs: readonly ReportRun[], o: Opts): Finding[] {
   const out: Finding[] = [];
   for (const [a, b] of pairs(runs, tpOf)) {
-    const [hi, lo] = (tpOf(a) as number) > (tpOf(b) as number) ? [a, b] : [b, a];
+    const [hi, lo] = a.key > b.key ? [a, b] : [b, a];
     const l = loss(hi, lo);
     if (l === null || l < o.ab_min_loss) continue;
-    const link = hi.record?.device?.value?.interconnect;
+    const link = hi.runs[0].record?.device?.value?.interconnect;
     out.push({
       rule: 'multi_gpu_slower',
       severity: 'warn',
-      runs: [hi.id, lo.id],
-      symptom: `tp=${tpOf(hi)} is ${fmt(100 * l, 0)}% slower than tp=${tpOf(lo)} in output throughput`,
+      runs: [...sideIds(hi), ...sideIds(lo)],
+      symptom: `tp=${hi.key} is ${fmt(100 * l, 0)}% slower than tp=${lo.key} in output throughput`,
       evidence: [
         ...abEvidence(hi, lo, (r) => `tp=${tpOf(r)}`),
         `interconnect: ${typeof link === 'string' ? link : 'missing from the record'}`,
@@ -606,7 +659,7 @@ export function multiGpuSlower(runs: readonly ReportRun[], o: Opts): Finding[] {
         'tensor-parallel communication: every layer ends in an all-reduce across GPUs; over a slow interconnect (PCIe) and for a small model the communication costs more than the halved per-GPU compute and bandwidth save',
       next: {
         command: 'servelab exp init ab',
-        change: `switch: tp (${tpOf(lo)} vs ${tpOf(hi)}) on a larger model or an NVLink machine; or run ${tpOf(hi)} independent replicas (data parallel) instead`,
+        change: `switch: tp (${lo.key} vs ${hi.key}) on a larger model or an NVLink machine; or run ${hi.key} independent replicas (data parallel) instead`,
       },
     });
   }
@@ -621,9 +674,10 @@ export function multiGpuSlower(runs: readonly ReportRun[], o: Opts): Finding[] {
  */
 export function truncation(run: ReportRun, o: Opts): Finding | null {
   // A fixed-length benchmark (ignore_eos, as `--output-len` sends) ends in length by design.
-  // servelab's own configs keep it under generation.ignoreEos; other reports at the top level.
-  const gen = run.config.generation as { ignoreEos?: unknown } | undefined;
-  if (run.config.ignore_eos === true || gen?.ignoreEos === true) return null;
+  // servelab run/plan keep it under generation.ignoreEos, servelab exp under generation.ignore_eos
+  // (the experiment file's own spelling); other reports at the top level.
+  const gen = run.config.generation as { ignoreEos?: unknown; ignore_eos?: unknown } | undefined;
+  if (run.config.ignore_eos === true || gen?.ignoreEos === true || gen?.ignore_eos === true) return null;
   const s = run.summary;
   const n = s.requests.measured;
   const cut = s.outcomes.length;
