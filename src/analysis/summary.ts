@@ -327,7 +327,11 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
       `client CPU at ${cpu.toFixed(0)}% (> ${CPU_WARN_PERCENT}%): the load generator may be the bottleneck`,
     );
   }
-  if (little.rel_gap !== null && little.rel_gap > LITTLE_GAP_WARN) {
+  if (
+    little.rel_gap !== null &&
+    little.rel_gap > LITTLE_GAP_WARN &&
+    measured.length >= LITTLES_LAW_MIN_REQUESTS
+  ) {
     warnings.push(
       `Little's law: measured in-flight ${little.measured_in_flight?.toFixed(2)} vs predicted ${little.predicted_in_flight?.toFixed(2)} (gap ${(100 * little.rel_gap).toFixed(0)}%): the run did not reach a steady state (too short, or a queue built up and drained)`,
     );
@@ -346,6 +350,14 @@ function sendRate(sends: readonly number[]): number | null {
   }
   return hi > lo ? ((sends.length - 1) * 1000) / (hi - lo) : null;
 }
+
+/**
+ * Little's law is only checked (warning here, validity in `diagnose`) with at least this many
+ * measured requests: a short run has no steady state to test, and the estimator of λ from the
+ * send span is biased when a closed loop starts its first `concurrency` requests at once
+ * (6 requests at concurrency 4 read as a 23% "violation").
+ */
+export const LITTLES_LAW_MIN_REQUESTS = 50;
 
 /**
  * Little's-law check. Measured: the time-average number in flight over the window (sweep line

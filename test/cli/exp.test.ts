@@ -29,6 +29,10 @@ describe('servelab exp', () => {
       assert.ok(result.experiment_id, 'stored');
       assert.ok(result.runs.length >= 1);
       assert.match(io.err(), new RegExp(`experiment ${result.experiment_id}`));
+      // A file with SLOs gets goodput in every run's summary.
+      if (/^slo:/m.test(init.out()))
+        for (const r of result.runs)
+          assert.equal(typeof r.summary.goodput?.fraction, 'number', JSON.stringify(r.summary.goodput));
     });
   }
 

@@ -90,6 +90,20 @@ describe('validity verdict', () => {
     assert.deepEqual(codes(handRun('errors', recs)), ['error_rate']);
   });
 
+  it("does not judge Little's law on fewer than 50 requests, nor client CPU over a window under 5 s", () => {
+    // The same burst shape as below, but only 12 requests: no steady state to test.
+    const burst = Array.from({ length: 12 }, (_, i) => handRecord(`s${i}`, i * 0.01, 20 + i * 100, 10, 10));
+    const short = handRun('short-burst', burst);
+    assert.ok((short.summary.littles_law.rel_gap as number) > 0.1);
+    assert.ok(!codes(short).includes('littles_law'));
+    // Four quick requests (window ~1 s) at 110% CPU: start-up, not saturation.
+    const quick = Array.from({ length: 4 }, (_, i) => handRecord(`q${i}`, i * 250, 20, 10, 10));
+    const run = handRun('quick', quick, {
+      client: { event_loop_delay_ms: { p50: 0, p99: 1, max: 2 }, cpu_percent: 110 },
+    });
+    assert.ok(!codes(run).includes('client_cpu'));
+  });
+
   it("Little's law off by more than 10%", () => {
     // A burst: 50 requests sent at once, each lasting longer than the last; nothing steady.
     const recs = Array.from({ length: 50 }, (_, i) => handRecord(`b${i}`, i * 0.01, 20 + i * 100, 10, 10));

@@ -12,7 +12,8 @@ import type { RequestRecord } from '../../record/types.js';
 import { reportRunFromRunReport } from '../../report/load.js';
 import type { RunReport } from '../../report/run/report.js';
 import type { ReportRun } from '../../report/types.js';
-import { openStore, type RunRow, type Store } from '../../store/index.js';
+import { loadReportRun } from '../../server/load.js';
+import { openStore, type Store } from '../../store/index.js';
 
 export function openStoreForReading(db: string | undefined, cwd: string): Store {
   const path = resolve(cwd, db ?? 'servelab.db');
@@ -33,30 +34,6 @@ function readJsonl(path: string): RequestRecord[] {
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as RequestRecord);
-}
-
-async function runFromRow(store: Store, row: RunRow): Promise<ReportRun> {
-  const records: RequestRecord[] = [];
-  for await (const r of store.getRecords(row.id)) records.push(r as RequestRecord);
-  const series = store
-    .getSeries(row.id)
-    .map((p) => ({ t_ms: p.t_ms, source: p.source, name: p.name, value: p.value }));
-  const config = (row.config ?? {}) as Record<string, unknown>;
-  const rec = (row.record ?? {}) as Record<string, unknown>;
-  const level = (rec.level ?? config.level ?? undefined) as ReportRun['level'];
-  return {
-    id: row.id,
-    label: row.label ?? row.id,
-    kind: row.kind,
-    config,
-    environment: (row.environment ?? {}) as Record<string, unknown>,
-    record: (rec.fields ?? undefined) as ReportRun['record'],
-    summary: row.summary as unknown as ReportRun['summary'],
-    records,
-    series,
-    window: (row.window ?? undefined) as ReportRun['window'],
-    ...(level ? { level } : {}),
-  };
 }
 
 /** Load every referenced run; every unknown reference is reported at once. */
@@ -104,7 +81,7 @@ export async function loadRuns(refs: string[], opts: { db?: string; cwd: string 
             message: `run ${row.id} has no summary yet (status ${row.status})`,
             hint: 'wait for it to finish',
           });
-        else runs.push(await runFromRow(store, row));
+        else runs.push(loadReportRun(store, row));
         continue;
       }
       const exp = store.getExperiment(ref);
@@ -116,7 +93,7 @@ export async function loadRuns(refs: string[], opts: { db?: string; cwd: string 
             message: `experiment ${exp.id} has no finished runs`,
             hint: 'run it with `servelab exp run`',
           });
-        for (const r of rows) runs.push(await runFromRow(store, r));
+        for (const r of rows) runs.push(loadReportRun(store, r));
         continue;
       }
       problems.push({

@@ -21,6 +21,7 @@ import {
   type Threshold,
   type ThresholdResult,
 } from '../../analysis/index.js';
+import type { Slo } from '../../analysis/slo.js';
 import { createHttpTarget, redactUrl } from '../../client/index.js';
 import type { Endpoint } from '../../client/types.js';
 import { UsageError } from '../../core/errors.js';
@@ -213,6 +214,19 @@ export class ExpContext {
     if (this.thresholds.length < all.length)
       this.warnings.push('relative thresholds (…%) need a baseline run: not checked in an experiment');
   }
+  /**
+   * The file's SLOs as goodput objectives for every run's summary. `itl_ms` is a chunk-gap
+   * distribution, not a per-request number, so it drives the SLO search only.
+   */
+  private goodputSlo(): Slo | null {
+    const s = this.exp.slo;
+    if (!s) return null;
+    const out: Slo = {};
+    if (s.ttft_ms !== undefined) out.ttft_ms = s.ttft_ms;
+    if (s.tpot_ms !== undefined) out.tpot_ms = s.tpot_ms;
+    if (s.e2e_ms !== undefined) out.e2e_ms = s.e2e_ms;
+    return Object.keys(out).length ? out : null;
+  }
 
   /** Start or reach every target (sims started here are stopped by {@link close}). */
   async start(): Promise<void> {
@@ -367,7 +381,7 @@ export class ExpContext {
       offset = end;
     }
     const maxConc = plan.load.kind === 'closed' ? plan.load.concurrency : (plan.load.maxConcurrency ?? null);
-    const summary = summarize(records, { max_concurrency: maxConc });
+    const summary = summarize(records, { max_concurrency: maxConc, slo: this.goodputSlo() });
     const run: RunInfo = {
       run_id: parts[0].run.run_id,
       target: t.name,
@@ -506,6 +520,7 @@ export class ExpContext {
     const summary = summarize(all, {
       window,
       client: health,
+      slo: this.goodputSlo(),
       target_rate_rps: null,
       max_concurrency:
         plan.load.kind === 'closed' ? plan.load.concurrency : (plan.load.maxConcurrency ?? null),
@@ -606,7 +621,7 @@ export class ExpContext {
       server = server.slice(nWarm);
     }
     if (this.deps.store && runId) for (const r of records) this.deps.store.appendRecord(runId, r);
-    const summary = summarize(records, { max_concurrency: maxConc });
+    const summary = summarize(records, { max_concurrency: maxConc, slo: this.goodputSlo() });
     return { records, summary, server };
   }
 

@@ -5,8 +5,8 @@
  * counts disagree, too many errors, or Little's law does not hold.
  */
 import { requestMetrics } from '../../analysis/request.js';
-import { groupAttempts } from '../../analysis/summary.js';
-import { attemptEndAt, slotWaits } from '../../analysis/window.js';
+import { groupAttempts, LITTLES_LAW_MIN_REQUESTS } from '../../analysis/summary.js';
+import { attemptEndAt, measurementWindow, slotWaits } from '../../analysis/window.js';
 import { type ScrapePoint, seriesSummary } from '../../monitor/scraper.js';
 import type { ReportRun, ValidityReason } from '../types.js';
 
@@ -25,6 +25,9 @@ export interface ValidityOptions {
   /** Client/server completion-token mismatch above this fraction is invalid (default 0.02). */
   max_token_mismatch?: number;
 }
+
+/** Client CPU is judged only over a measurement window at least this long (ms). */
+export const MIN_CPU_WINDOW_MS = 5000;
 
 export const VALIDITY_DEFAULTS: Required<ValidityOptions> = {
   max_lateness_p99_ms: 5,
@@ -110,8 +113,11 @@ export function validityReasons(run: ReportRun, opts: ValidityOptions = {}): Val
       `client event-loop delay p99 ${loop.toFixed(1)} ms > ${o.max_event_loop_p99_ms} ms: token times include the client's own lag`,
     );
   }
+  // CPU over a run of a second or two is mostly start-up (JIT, first connections), not load.
+  const w = run.window ?? measurementWindow(run.records);
+  const windowMs = w ? w.end_ms - w.start_ms : Number.POSITIVE_INFINITY;
   const cpu = s.client.cpu_percent;
-  if (cpu !== null && cpu > o.max_client_cpu_percent) {
+  if (cpu !== null && cpu > o.max_client_cpu_percent && windowMs >= MIN_CPU_WINDOW_MS) {
     add(
       'client_cpu',
       `client CPU ${cpu.toFixed(0)}% > ${o.max_client_cpu_percent}%: the load generator may be the bottleneck`,
@@ -141,7 +147,7 @@ export function validityReasons(run: ReportRun, opts: ValidityOptions = {}): Val
     );
   }
   const gap = s.littles_law.rel_gap;
-  if (gap !== null && gap > o.max_littles_gap) {
+  if (gap !== null && gap > o.max_littles_gap && s.requests.measured >= LITTLES_LAW_MIN_REQUESTS) {
     add(
       'littles_law',
       `Little's law off by ${(100 * gap).toFixed(0)}% (measured in flight ${s.littles_law.measured_in_flight?.toFixed(2)}, predicted ${s.littles_law.predicted_in_flight?.toFixed(2)}): the run never reached a steady state`,
