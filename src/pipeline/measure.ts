@@ -143,8 +143,10 @@ function tokenizeRemote(
         method: 'POST',
         headers: { ...targetHeaders(apiKey, headers), 'content-type': 'application/json' },
         body: JSON.stringify({ model, prompt: text, add_special_tokens: false }),
-        headersTimeout: 10_000,
-        bodyTimeout: 10_000,
+        // a real /tokenize answers in milliseconds; a server that stalls on unknown paths
+        // should not hold the run up for long before the approximation takes over
+        headersTimeout: 3_000,
+        bodyTimeout: 3_000,
       });
       const body = await res.body.text();
       if (res.statusCode !== 200) return null;

@@ -40,6 +40,9 @@ it('SIGINT writes a complete report with every planned request as one record, ex
         '2',
         '--requests',
         '10',
+        // a fixed prompt needs no token counting, so no /tokenize probe meets the stalling server
+        '--prompt',
+        'hello',
         '--out',
         join(dir, 'out'),
         '--no-db',
