@@ -116,6 +116,8 @@ describe('pauses mid-generation', () => {
       config: FIXED,
     });
     const d = diagnose([run]);
+    // Interference alone: the batch grows here too, but not enough outside the prefills to be
+    // named as a second mechanism.
     assert.deepEqual(rules(d), ['stall_prefill_interference']);
     const f = d.findings[0];
     // The long prompts (every 20th request from r10) are named as the cause.
@@ -125,7 +127,108 @@ describe('pauses mid-generation', () => {
     );
     assert.match(f.next.change, /max_num_batched_tokens/);
   });
+});
 
+describe('pauses from batch growth', () => {
+  /**
+   * Staggered open loop: 32 long-context requests (6000-token prompts) sent 300 ms apart, each
+   * decoding 1000 tokens, so the running batch climbs from 1 to 32 and every decode step reads
+   * more KV as it does. The long prefills' windows are left out of the evidence by the rule.
+   */
+  const growing = (ctx?: Parameters<typeof simRun>[0]['ctx']) =>
+    simRun({
+      label: 'grow',
+      engine: H100,
+      shapes: many(32, { input: 6000, output: 1000 }),
+      load: { kind: 'open', arrivalsMs: Array.from({ length: 32 }, (_, i) => i * 300) },
+      config: FIXED,
+      ctx,
+    });
+
+  it('names batch growth when decode gaps grow with the number of running requests', () => {
+    const d = diagnose([growing()]);
+    assert.deepEqual(rules(d), ['stall_batch_growth']);
+    const f = d.findings[0];
+    assert.equal(f.severity, 'warn');
+    assert.match(f.mechanism, /^batch growth/);
+    assert.match(
+      f.symptom,
+      /gap p50 [\d.]+ ms at ≤ \d+ running vs [\d.]+ ms at ≥ \d+ running \((1\.[3-9]|[2-9])\d*×\)/,
+    );
+    assert.match(f.evidence.join('\n'), /server running series/);
+    const rho = Number(
+      /Spearman rank correlation of gap vs batch size: ([\d.]+)/.exec(f.evidence.join('\n'))?.[1],
+    );
+    assert.ok(rho >= 0.5, String(rho));
+    assert.ok(
+      f.request_ids.length > 0 && f.request_ids.every((id) => /^r\d+$/.test(id)),
+      f.request_ids.join(),
+    );
+    assert.equal(f.next.command, 'servelab exp init concurrency-sweep');
+    assert.match(f.next.change, /max_num_seqs/);
+    // Without the scraped series the client's in-flight count tells the same story.
+    const bare = growing();
+    bare.series = undefined;
+    const b = diagnose([bare]).findings.find((x) => x.rule === 'stall_batch_growth');
+    assert.ok(b, 'no finding from client records alone');
+    assert.match(b.evidence.join('\n'), /requests in flight \(client records\)/);
+  });
+
+  it('does not judge the batch when the client lagged (its gaps include the client)', () => {
+    const d = diagnose([
+      growing({ client: { event_loop_delay_ms: { p50: 5, p99: 60, max: 90 }, cpu_percent: 40 } }),
+    ]);
+    assert.ok(!rules(d).includes('stall_batch_growth'), rules(d).join());
+  });
+
+  it('says nothing on a constant small batch', () => {
+    const run = simRun({
+      label: 'steady',
+      engine: H100,
+      shapes: many(80, { input: 2000, output: 200 }),
+      load: { kind: 'closed', concurrency: 4 },
+      config: FIXED,
+    });
+    const d = diagnose([run]);
+    assert.deepEqual(d.findings, []);
+    assert.deepEqual(d.unexplained, []);
+  });
+
+  /**
+   * Four long-lived streams (10 ms gaps, 40 ms while the extras run) and, every 1.5 s, four
+   * extra requests in flight for 1 s: in `prefill` they spend that second in prefill (the slow
+   * gaps are interference), in `decode` they decode all along (the slow gaps are the batch).
+   */
+  const doubled = (extras: 'prefill' | 'decode') => {
+    const cycles = 8;
+    const busy = (t: number) => t % 1500 >= 200 && t % 1500 < 1200;
+    const recs = [];
+    for (let k = 0; k < 4; k++) {
+      const gaps: number[] = [];
+      for (let t = 20 + k; t < cycles * 1500; ) {
+        const g = busy(t) ? 40 : 10;
+        gaps.push(g);
+        t += g;
+      }
+      recs.push(handRecord(`b${k}`, k, 20, gaps.length + 1, gaps));
+    }
+    for (let j = 0; j < cycles; j++)
+      for (let k = 0; k < 4; k++) {
+        const id = `x${j * 4 + k}`;
+        const at = j * 1500 + 200;
+        recs.push(extras === 'prefill' ? handRecord(id, at, 1000, 2, 5) : handRecord(id, at, 5, 25, 40));
+      }
+    return handRun(`doubled-${extras}`, recs);
+  };
+
+  it("leaves out gaps that overlap other requests' prefill, so interference is not read as batch growth", () => {
+    assert.ok(!rules(diagnose([doubled('prefill')])).includes('stall_batch_growth'));
+    // The same slow gaps with the extras decoding instead: that is the batch.
+    assert.ok(rules(diagnose([doubled('decode')])).includes('stall_batch_growth'));
+  });
+});
+
+describe('pauses mid-generation: client', () => {
   it('blames the client when every stream pauses at once and the event loop lagged as long', () => {
     // 6 concurrent streams, 10 ms/token, each with a 300 ms gap at the same instants.
     const gaps = (k: number) =>

@@ -5,6 +5,7 @@
  */
 import type { Diagnosis, Finding, ReportRun } from '../types.js';
 import {
+  batchGrowth,
   coldStart,
   highTtft,
   multiGpuSlower,
@@ -33,7 +34,7 @@ export interface DiagnoseOptions {
 }
 
 /**
- * Diagnose runs: per-run validity and rules (cold start, high TTFT, pauses, truncation), then
+ * Diagnose runs: per-run validity and rules (cold start, high TTFT, pauses, batch growth, truncation), then
  * cross-run rules (throughput vs load, quantised and multi-GPU A/B pairs).
  * @example
  * const d = diagnose([run]);
@@ -51,6 +52,7 @@ export function diagnose(runs: readonly ReportRun[], opts: DiagnoseOptions = {})
     push(coldStart(run, o));
     push(highTtft(run, o, unexplained));
     findings.push(...pauses(run, o, unexplained));
+    push(batchGrowth(run, o));
     push(truncation(run, o));
   }
   findings.push(...throughputPlateaus(runs, o, unexplained));

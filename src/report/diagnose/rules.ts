@@ -6,7 +6,7 @@
  * Thresholds live in {@link RuleOptions}; every rule has a positive and a clean-run test.
  */
 import { chunkGaps, firstOutputAt } from '../../analysis/request.js';
-import { describe } from '../../analysis/stats.js';
+import { describe, percentile } from '../../analysis/stats.js';
 import { attemptEndAt, measurementWindow } from '../../analysis/window.js';
 import { type ScrapePoint, seriesSummary } from '../../monitor/scraper.js';
 import type { RequestRecord } from '../../record/types.js';
@@ -32,6 +32,12 @@ export interface RuleOptions {
   ab_min_loss?: number;
   /** KV pressure: peak KV usage at or above this (0..1). */
   kv_high?: number;
+  /** Batch growth: gap p50 at the high-batch decile over the low-batch decile at least this. */
+  batch_gap_ratio?: number;
+  /** Batch growth: Spearman rank correlation of gap vs batch size at least this. */
+  batch_min_rho?: number;
+  /** Batch growth: the high-batch decile's batch size at least this multiple of the low one's. */
+  batch_min_spread?: number;
 }
 
 export const RULE_DEFAULTS: Required<RuleOptions> = {
@@ -43,6 +49,9 @@ export const RULE_DEFAULTS: Required<RuleOptions> = {
   max_truncated_fraction: 0.05,
   ab_min_loss: 0.05,
   kv_high: 0.9,
+  batch_gap_ratio: 1.3,
+  batch_min_rho: 0.5,
+  batch_min_spread: 2,
 };
 
 type Opts = Required<RuleOptions>;
@@ -415,6 +424,133 @@ export function pauses(run: ReportRun, o: Opts, unexplained: Unexplained): Findi
     });
   }
   return out;
+}
+
+// ---- pauses from batch growth -----------------------------------------------------------
+
+/** Spearman rank correlation (ties get their mean rank), or null when either side is constant. */
+export function spearman(xs: readonly number[], ys: readonly number[]): number | null {
+  const rank = (v: readonly number[]) => {
+    const idx = v.map((_, i) => i).sort((a, b) => v[a] - v[b]);
+    const r = new Float64Array(v.length);
+    for (let i = 0; i < idx.length; ) {
+      let j = i;
+      while (j + 1 < idx.length && v[idx[j + 1]] === v[idx[i]]) j++;
+      for (let k = i; k <= j; k++) r[idx[k]] = (i + j) / 2;
+      i = j + 1;
+    }
+    return r;
+  };
+  const n = xs.length;
+  if (n < 3) return null;
+  const rx = rank(xs);
+  const ry = rank(ys);
+  const m = (n - 1) / 2;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < n; i++) {
+    sxy += (rx[i] - m) * (ry[i] - m);
+    sxx += (rx[i] - m) ** 2;
+    syy += (ry[i] - m) ** 2;
+  }
+  return sxx === 0 || syy === 0 ? null : sxy / Math.sqrt(sxx * syy);
+}
+
+/**
+ * The batch size at an instant: the scraped `running` series (last sample at or before it) when
+ * present, since it counts only scheduled requests, not queued ones; else the number of
+ * requests in flight from the records' [sent, end] intervals.
+ */
+function batchSizeAt(run: ReportRun): { at: (t_ms: number) => number; source: string } {
+  const running = (run.series ?? []).filter((p) => p.name === 'running');
+  const src = running[0]?.source;
+  const pts = running.filter((p) => p.source === src).sort((a, b) => a.t_ms - b.t_ms);
+  if (pts.length >= 10) {
+    const ts = Float64Array.from(pts.map((p) => p.t_ms));
+    return { at: (t) => pts[Math.max(0, bound(ts, t, true) - 1)].value, source: 'server running series' };
+  }
+  const cov = new Coverage(
+    run.records
+      .filter((r) => r.sent_at_ms !== null)
+      .map((r) => [r.sent_at_ms as number, attemptEndAt(r) as number] as const),
+  );
+  return { at: (t) => cov.at(t, false), source: 'requests in flight (client records)' };
+}
+
+/**
+ * Decode gaps that grow with the batch: in continuous batching every running request gets one
+ * token per engine step, and a decode step reads more KV and pays more per-request overhead as
+ * the batch grows, so each stream's chunk gaps lengthen with the number of requests in flight.
+ * Gaps that overlap any other request's prefill window [sent, first token] are left out (that
+ * is interference, not the batch), and a run whose client lagged is not judged (its gaps
+ * include the client's own pauses), nor are gaps after the last send (the drain). Speaks when the gap p50 at the highest-batch decile is
+ * ≥ `batch_gap_ratio` × the lowest one's, the batch itself grew ≥ `batch_min_spread`×, and the
+ * rank correlation of gap and batch size is ≥ `batch_min_rho`.
+ */
+export function batchGrowth(run: ReportRun, o: Opts): Finding | null {
+  if (validityReasons(run).some((x) => x.code === 'event_loop_lag' || x.code === 'client_cpu')) return null;
+  const rs = measuredSuccesses(run.records);
+  const prefills = run.records
+    .filter((r) => r.sent_at_ms !== null && r.first_token_at_ms !== null)
+    .map((r) => [r.sent_at_ms as number, r.first_token_at_ms as number] as const);
+  // Prefill windows that began before a gap's end and ended after its start overlap it:
+  // started before `to` minus ended at or before `from`. A request's own prefill ends at its
+  // first token, before any of its gaps, so it never counts.
+  const prefillStarts = Float64Array.from(prefills.map((p) => p[0])).sort();
+  const prefillEnds = Float64Array.from(prefills.map((p) => p[1])).sort();
+  const overlapping = (from: number, to: number) =>
+    bound(prefillStarts, to, false) - bound(prefillEnds, from, true);
+  // After the last send the offered load stops and the batch only drains: every finite run
+  // ends so (a closed loop included), and the faster tail gaps are not a symptom. Judge only
+  // gaps that ended while load was still being offered.
+  let lastSent = Number.NEGATIVE_INFINITY;
+  for (const r of run.records) if (r.sent_at_ms !== null && r.sent_at_ms > lastSent) lastSent = r.sent_at_ms;
+  const batch = batchSizeAt(run);
+  const pts: { id: string; gap: number; b: number }[] = [];
+  for (const r of rs) {
+    const ts = r.chunk_times_ms;
+    for (let i = 1; i < ts.length && ts[i] <= lastSent; i++) {
+      if (overlapping(ts[i - 1], ts[i]) > 0) continue;
+      pts.push({ id: r.id, gap: ts[i] - ts[i - 1], b: batch.at((ts[i - 1] + ts[i]) / 2) });
+    }
+  }
+  if (pts.length < 100) return null;
+  const bs = Float64Array.from(pts.map((p) => p.b)).sort();
+  const loB = percentile(bs, 10) as number;
+  const hiB = percentile(bs, 90) as number;
+  if (loB <= 0 || hiB < o.batch_min_spread * loB) return null;
+  const lo = pts.filter((p) => p.b <= loB);
+  const hi = pts.filter((p) => p.b >= hiB);
+  if (lo.length < 20 || hi.length < 20) return null;
+  const loGap = median(lo.map((p) => p.gap));
+  const hiGap = median(hi.map((p) => p.gap));
+  const rho = spearman(
+    pts.map((p) => p.b),
+    pts.map((p) => p.gap),
+  );
+  if (loGap <= 0 || hiGap < o.batch_gap_ratio * loGap || rho === null || rho < o.batch_min_rho) return null;
+  // The streams with the slowest high-batch gaps.
+  const slow = [...new Set([...hi].sort((a, b) => b.gap - a.gap).map((p) => p.id))].slice(0, 5);
+  return {
+    rule: 'stall_batch_growth',
+    severity: 'warn',
+    runs: [run.id],
+    symptom: `decode gaps grow with the batch: gap p50 ${fmt(loGap, 2)} ms at ≤ ${fmt(loB, 0)} running vs ${fmt(hiGap, 2)} ms at ≥ ${fmt(hiB, 0)} running (${fmt(hiGap / loGap, 2)}×)`,
+    evidence: [
+      `${pts.length} chunk gaps that overlap no other request's prefill (batch size from the ${batch.source})`,
+      `batch size p10 ${fmt(loB, 0)}, p90 ${fmt(hiB, 0)}`,
+      `gap p50 at the low-batch decile: ${fmt(loGap, 2)} ms (${lo.length} gaps); at the high-batch decile: ${fmt(hiGap, 2)} ms (${hi.length} gaps)`,
+      `Spearman rank correlation of gap vs batch size: ${fmt(rho, 2)}`,
+    ],
+    request_ids: slow,
+    mechanism:
+      'batch growth: in continuous batching every running request gets one token per engine step, and a decode step reads more KV and pays more per-request overhead as the batch grows, so every stream slows as more requests run (no prefill overlapped these gaps)',
+    next: {
+      command: 'servelab exp init concurrency-sweep',
+      change: `sweep concurrency from ${fmt(loB, 0)} to ${fmt(hiB, 0)}: TPOT should grow with the batch size; or lower max_num_seqs to cap the batch and trade throughput for per-stream speed`,
+    },
+  };
 }
 
 // ---- throughput stops rising at high load ------------------------------------------------

@@ -698,7 +698,9 @@ class SimHttp {
     if (live.stallUntil !== undefined && now < live.stallUntil) {
       if (!live.flushScheduled) {
         live.flushScheduled = true;
-        this.clock.setTimer(() => this.flushHeld(live), live.stallUntil - now);
+        // sleepUntil, not setTimer: Node's timers can fire ~1 ms early, and a stall must last
+        // at least its length
+        void this.clock.sleepUntil(live.stallUntil).then(() => this.flushHeld(live));
       }
       live.held.push(...items);
       live.endAfterHeld ||= end;
