@@ -184,10 +184,13 @@ export class MachineMeter {
   }
 }
 
-/** Event-loop delay over a span, in ms. */
+/**
+ * Event-loop delay over a span, in ms. Node's histogram records the whole interval between its
+ * timer's callbacks, resolution included, so the resolution is subtracted (as runner/health does).
+ */
 export class LoopDelay {
   private readonly h: IntervalHistogram;
-  constructor(resolutionMs = 5) {
+  constructor(private readonly resolutionMs = 5) {
     this.h = monitorEventLoopDelay({ resolution: resolutionMs });
     this.h.enable();
   }
@@ -196,9 +199,9 @@ export class LoopDelay {
     this.h.disable();
     if (this.h.count === 0) return { p50_ms: null, p99_ms: null, max_ms: null };
     return {
-      p50_ms: this.h.percentile(50) / 1e6,
-      p99_ms: this.h.percentile(99) / 1e6,
-      max_ms: this.h.max / 1e6,
+      p50_ms: Math.max(0, this.h.percentile(50) / 1e6 - this.resolutionMs),
+      p99_ms: Math.max(0, this.h.percentile(99) / 1e6 - this.resolutionMs),
+      max_ms: Math.max(0, this.h.max / 1e6 - this.resolutionMs),
     };
   }
 }
