@@ -11,6 +11,22 @@ import { test } from 'node:test';
 
 const SRC = resolve(import.meta.dirname, '..', 'src');
 
+/** What the two orchestrating layers (experiments and the measurement pipeline) may use. */
+const ORCHESTRATION = [
+  'runtime',
+  'core',
+  'tokenizer',
+  'workload',
+  'schedule',
+  'runner',
+  'client',
+  'record',
+  'analysis',
+  'report',
+  'store',
+  'monitor',
+];
+
 /** Which top-level folders each folder may import from (besides itself). */
 const ALLOWED: Record<string, string[]> = {
   runtime: ['core'],
@@ -26,36 +42,8 @@ const ALLOWED: Record<string, string[]> = {
   sim: ['runtime', 'core', 'tokenizer', 'record', 'workload'],
   store: ['runtime', 'core', 'record', 'runner'],
   monitor: ['runtime', 'core', 'record', 'runner'],
-  exp: [
-    'runtime',
-    'core',
-    'tokenizer',
-    'workload',
-    'schedule',
-    'runner',
-    'client',
-    'record',
-    'analysis',
-    'report',
-    'sim',
-    'store',
-    'monitor',
-    'pipeline',
-  ],
-  pipeline: [
-    'runtime',
-    'core',
-    'tokenizer',
-    'workload',
-    'schedule',
-    'runner',
-    'client',
-    'record',
-    'analysis',
-    'report',
-    'store',
-    'monitor',
-  ],
+  exp: [...ORCHESTRATION, 'sim', 'pipeline'],
+  pipeline: ORCHESTRATION,
   server: ['runtime', 'core', 'record', 'analysis', 'report', 'store', 'monitor', 'runner'],
   cli: ['*'],
 };

@@ -6,13 +6,13 @@
  * under CI=true, where it fails.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { summarize } from '../../src/analysis/summary.js';
 import type { RequestRecord } from '../../src/record/types.js';
 import { type Dashboard, startDashboard } from '../../src/server/index.js';
 import type { Store } from '../../src/store/index.js';
+import { chromiumSkip, launchChromium } from '../helpers/browser.js';
 import { addFinishedRun, openWriter, serverSeries, streamed, tempStorePath } from './helpers.js';
 
 /**
@@ -41,19 +41,9 @@ async function text(page: Page, sel: string): Promise<string> {
   return (await page.locator(sel).first().textContent()) ?? '';
 }
 
-const CHROMIUM = process.env.SERVELAB_CHROMIUM ?? '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const SKIP = HAVE_CHROMIUM
-  ? false
-  : `chromium not found at ${CHROMIUM}; install it with: apt-get install chromium`;
+const SKIP = chromiumSkip();
 /** Generous: these waits guard against hangs, they do not measure anything. */
 const WAIT_MS = 15_000;
-
-if (!HAVE_CHROMIUM && process.env.CI === 'true') {
-  test('chromium is installed (required under CI)', () => {
-    assert.fail(`${SKIP}`);
-  });
-}
 
 describe('dashboard in chromium', { skip: SKIP }, () => {
   const tmp = tempStorePath();
@@ -86,19 +76,7 @@ describe('dashboard in chromium', { skip: SKIP }, () => {
     }
     writer.addSeries(runLive, serverSeries(0, 0));
     dash = await startDashboard({ dbPath: tmp.path, livePollMs: 150 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     page.setDefaultTimeout(WAIT_MS);
     page.on('console', (m) => {

@@ -6,20 +6,17 @@
  * Skips without chromium (install hint), fails under CI=true.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { type MeasureInput, measure } from '../../src/pipeline/measure.js';
 import { type CommonSettings, commonSettings, targetSettings } from '../../src/pipeline/settings.js';
 import { type Dashboard, startDashboard } from '../../src/server/index.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
 import { openStore, type Store } from '../../src/store/index.js';
+import { chromiumSkip, launchChromium } from '../helpers/browser.js';
 import { getJson, tempStorePath } from './helpers.js';
 
-const CHROMIUM = process.env.SERVELAB_CHROMIUM ?? '/usr/bin/chromium';
-const SKIP = existsSync(CHROMIUM)
-  ? false
-  : `chromium not found at ${CHROMIUM}; install it with: apt-get install chromium`;
+const SKIP = chromiumSkip();
 /** Generous: these waits guard against hangs, they do not measure anything. */
 const WAIT_MS = 30_000;
 const REQUESTS = 24;
@@ -51,19 +48,7 @@ describe('dashboard follows a run against the simulator', { skip: SKIP }, () => 
     sim = await startSimServer({ model: 'llama-3.1-8b', gpu: 'h100', port: 0 });
     writer = openStore(tmp.path);
     dash = await startDashboard({ dbPath: tmp.path, livePollMs: 150 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     page.setDefaultTimeout(WAIT_MS);
     page.on('console', (m) => {

@@ -4,24 +4,17 @@
  * SVG charts. Skips with an install hint where chromium is missing, except under CI=true.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import { diagnose } from '../../src/report/diagnose/index.js';
 import { renderHtmlReport } from '../../src/report/html.js';
+import { chromiumSkip, launchChromium } from '../helpers/browser.js';
 import { sampleRuns } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const have = existsSync(CHROMIUM);
-if (!have && process.env.CI === 'true')
-  throw new Error(`${CHROMIUM} is missing under CI=true: apt-get install chromium`);
-
-describe('HTML report in headless chromium', {
-  skip: have ? false : `${CHROMIUM} not found: apt-get install chromium`,
-}, () => {
+describe('HTML report in headless chromium', { skip: chromiumSkip() }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'servelab-report-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -29,18 +22,7 @@ describe('HTML report in headless chromium', {
     const runs = sampleRuns();
     const file = join(dir, 'report.html');
     writeFileSync(file, renderHtmlReport(runs, diagnose(runs)));
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       const errors: string[] = [];
