@@ -138,6 +138,12 @@ export class ResponseAccumulator {
   private t = 0;
   /** The body has ended; what the parser emits now is a flushed partial event. */
   private atEnd = false;
+  /**
+   * {@link ResponseAccumulator.finish} ran: the record is classified and handed back, so it must
+   * not change any more. An observer that cancels the request from its chunk callback does so
+   * in the middle of a read; the rest of that read is not part of the record.
+   */
+  private sealed = false;
 
   constructor(rec: RequestRecord, onChunk?: (rec: RequestRecord) => void) {
     this.rec = rec;
@@ -149,7 +155,7 @@ export class ResponseAccumulator {
    * events split across reads are carried over to the next call.
    */
   feedSse(buf: Uint8Array, atMs: number): void {
-    if (this.done) return;
+    if (this.done || this.sealed) return;
     if (this.parser === null) {
       this.decoder = new TextDecoder('utf-8');
       this.parser = createParser({
@@ -165,7 +171,7 @@ export class ResponseAccumulator {
 
   /** The stream ended: flush a final event that lacked its blank line (lenient, like browsers are not). */
   endSse(atMs: number): void {
-    if (this.parser === null || this.done) return;
+    if (this.parser === null || this.done || this.sealed) return;
     this.t = atMs;
     const tail = (this.decoder as TextDecoder).decode();
     // two line ends complete a pending line and then dispatch a pending event; on a clean
@@ -175,7 +181,7 @@ export class ResponseAccumulator {
   }
 
   private onEvent(ev: EventSourceMessage): void {
-    if (this.done) return;
+    if (this.done || this.sealed) return;
     const t = this.t;
     const rec = this.rec;
     this.info.data_events++;
@@ -378,6 +384,7 @@ export class ResponseAccumulator {
    */
   finish(transport: Omit<OutcomeFlags, 'streamError' | 'finishReason' | 'hasContent'>): RequestRecord {
     const rec = this.rec;
+    this.sealed = true;
     rec.done = this.done;
     rec.has_content = this.hasContentOrTool;
     if (this.info.usage_where === null && this.usageChunks > 0) {

@@ -469,6 +469,9 @@ class LoadRun {
         rec.retry_after_s !== null ? rec.retry_after_s * 1000 : backoff,
         this.cfg.retryMaxWaitMs ?? DEFAULT_RETRY_MAX_WAIT_MS,
       );
+      // A retry whose back-off ends after --duration would be a new send after the run's end
+      // (and the wait would hold the phase open into the drain): the last attempt stands.
+      if (deadlineMs !== null && this.clock.now() + wait >= deadlineMs) return;
       try {
         await this.clock.sleepUntil(this.clock.now() + wait, this.stopCtl.signal);
       } catch {

@@ -513,3 +513,28 @@ test('invalid configurations are rejected with every problem at once', async () 
   );
   assert.equal(target.sent.length, 0);
 });
+
+describe('retries and the --duration deadline', () => {
+  test('a back-off that would end after the deadline sends no further attempt', async () => {
+    const h = await harness(
+      {
+        load: { kind: 'closed', concurrency: 1, durationMs: 100 },
+        specs: specs(1),
+        retries: 3,
+        retryBackoffMs: 200,
+        drainTimeoutMs: 10_000,
+      },
+      () => ({ kind: 'ok', latencyMs: 10, outcome: 'http_error', http_status: 503 }),
+    );
+    // each attempt fails after 10 ms and its back-off would end 200 ms later, past the deadline
+    // at 100: a retry then would be a new send after the run's duration, so every request ends
+    // with its first attempt and the worker plans the next one (0, 10, …, 90)
+    assert.deepEqual(
+      h.result.records.map((r) => [r.attempt, r.sent_at_ms]),
+      Array.from({ length: 10 }, (_, i) => [1, i * 10]),
+    );
+    assert.ok(h.target.sent.every((s) => s.at_ms < 100));
+    assert.equal(h.result.reason, 'duration');
+    assert.equal(h.result.window.end_ms, 100);
+  });
+});
