@@ -16,6 +16,12 @@ import type { ClientOptions, SendArgs, Target } from './types.js';
 /** Largest non-SSE body kept (bytes): a non-stream completion, or an error body. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const MAX_ERROR_BODY_BYTES = 16 * 1024;
+/**
+ * Once the outcome is decided (a non-2xx status, or an in-band error event), how long the rest
+ * of the response may take, in ms. A server that then stalls must not hold the request (and its
+ * concurrency slot) until --timeout, or forever without one.
+ */
+export const DECIDED_GRACE_MS = 2000;
 
 /** A record plus what the wire looked like (for `check`). */
 export interface SendResult {
@@ -108,6 +114,7 @@ class RequestHandler implements Dispatcher.DispatchHandler {
   private headers: Record<string, string | string[] | undefined> | null = null;
   private cancelTtft: (() => void) | null = null;
   private cancelTotal: (() => void) | null = null;
+  private cancelGrace: (() => void) | null = null;
   private readonly acc: ResponseAccumulator;
   private readonly onAbort: () => void;
   resolve!: (r: SendResult) => void;
@@ -174,6 +181,7 @@ class RequestHandler implements Dispatcher.DispatchHandler {
       rec.retry_after_s = parseRetryAfter(headers['retry-after'], opts.clock.originUnixMs + now);
     if (statusCode < 200 || statusCode > 299) {
       this.mode = 'error';
+      this.startGrace();
       return;
     }
     const ct = headers['content-type'];
@@ -199,6 +207,7 @@ class RequestHandler implements Dispatcher.DispatchHandler {
         this.cancelTtft = null;
       }
       if (acc.done) this.complete(rec.end_at_ms ?? this.target.opts.clock.now());
+      else if (acc.streamError !== null) this.startGrace();
       return;
     }
     const limit = this.mode === 'error' ? MAX_ERROR_BODY_BYTES : MAX_BODY_BYTES;
@@ -219,19 +228,38 @@ class RequestHandler implements Dispatcher.DispatchHandler {
         rec.error = 'stream ended without finish_reason';
     } else if (this.mode === 'json') {
       acc.applyJsonBody(Buffer.concat(this.bodyParts).toString('utf8'), now);
-    } else {
-      const text = Buffer.concat(this.bodyParts).toString('utf8');
-      let msg = text;
-      try {
-        msg = errorMessageOf(JSON.parse(text));
-      } catch {
-        // plain-text error body
-      }
-      rec.error = `HTTP ${rec.http_status}: ${msg || '(empty body)'}`;
-      rec.end_at_ms = now;
-    }
+    } else this.errorBodyDone(now);
     this.bodyParts = [];
     this.complete(rec.end_at_ms ?? now);
+  }
+
+  /** The error message of a non-2xx response from the body received so far. */
+  private errorBodyDone(now: number, note = ''): void {
+    const rec = this.acc.rec;
+    const text = Buffer.concat(this.bodyParts).toString('utf8');
+    let msg = text;
+    try {
+      msg = errorMessageOf(JSON.parse(text));
+    } catch {
+      // plain-text (or cut-off) error body
+    }
+    rec.error = `HTTP ${rec.http_status}: ${msg || '(empty body)'}${note}`;
+    rec.end_at_ms = now;
+  }
+
+  /** The outcome is decided: give the rest of the response {@link DECIDED_GRACE_MS}, then end it. */
+  private startGrace(): void {
+    if (this.cancelGrace !== null || this.finished) return;
+    this.cancelGrace = this.target.opts.clock.setTimer(() => {
+      if (this.finished) return;
+      const now = this.target.opts.clock.now();
+      if (this.mode === 'error') this.errorBodyDone(now, ` (body cut after ${DECIDED_GRACE_MS} ms)`);
+      else this.acc.endSse(now);
+      const reason = new Error('response stalled after its outcome was decided');
+      this.complete(now);
+      if (this.controller) this.controller.abort(reason);
+      else this.pendingAbort = reason;
+    }, DECIDED_GRACE_MS);
   }
 
   onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
@@ -254,6 +282,7 @@ class RequestHandler implements Dispatcher.DispatchHandler {
     this.finished = true;
     this.cancelTtft?.();
     this.cancelTotal?.();
+    this.cancelGrace?.();
     this.args.signal.removeEventListener('abort', this.onAbort);
     const rec = this.acc.rec;
     rec.end_at_ms ??= atMs;

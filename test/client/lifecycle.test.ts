@@ -279,3 +279,35 @@ describe('end_at_ms: the finish chunk, else when the request ended', () => {
     assert.equal(r.first_token_at_ms, r.chunk_times_ms[0]);
   });
 });
+
+describe('a response that stalls after its outcome is decided', () => {
+  // No --timeout here: without the grace period these requests would never end.
+  it('a non-2xx status whose body never finishes ends as http_error with the body received', async () => {
+    const srv = await startSseServer({
+      status: 500,
+      headers: { 'content-type': 'application/json' },
+      steps: ['{"error":{"message":"engine overloaded"', { stall: true }],
+    });
+    closers.push(() => srv.close());
+    const r = await target(srv.baseUrl).send(args(new AbortController().signal));
+    assert.equal(r.outcome, 'http_error');
+    assert.equal(r.http_status, 500);
+    assert.match(r.error ?? '', /^HTTP 500: .*engine overloaded.*body cut after \d+ ms/);
+  });
+
+  it('an in-band error never followed by [DONE] ends as stream_error', async () => {
+    const srv = await startSseServer({
+      headers: { 'content-type': 'text/event-stream' },
+      steps: [
+        sse(chatChunk({ content: 'a' })),
+        sse({ error: { message: 'boom', code: 500 } }),
+        { stall: true },
+      ],
+    });
+    closers.push(() => srv.close());
+    const r = await target(srv.baseUrl).send(args(new AbortController().signal));
+    assert.equal(r.outcome, 'stream_error');
+    assert.equal(r.done, false);
+    assert.equal(r.chunk_times_ms.length, 1);
+  });
+});
