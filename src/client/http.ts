@@ -7,6 +7,7 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import { UsageError } from '../core/errors.js';
+import { targetHeaders } from '../core/headers.js';
 import { emptyRecord, type RequestRecord } from '../record/types.js';
 import type { RequestSpec } from '../workload/types.js';
 import { isSecretHeader, scrubSecrets } from './redact.js';
@@ -333,9 +334,8 @@ class UndiciHttpTarget implements HttpTarget {
     this.baseHeaders = {
       'content-type': 'application/json',
       accept: opts.stream ? 'text/event-stream' : 'application/json',
+      ...targetHeaders(opts.apiKey, opts.headers),
     };
-    if (opts.apiKey) this.baseHeaders.authorization = `Bearer ${opts.apiKey}`;
-    for (const [k, v] of Object.entries(opts.headers ?? {})) this.baseHeaders[k.toLowerCase()] = v;
     // one connection per stream; no undici timeouts (ours are per request and clock-driven)
     this.agent = new Agent({ connections: null, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
   }

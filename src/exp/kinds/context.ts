@@ -26,6 +26,7 @@ import { createHttpTarget, redactUrl } from '../../client/index.js';
 import type { Endpoint } from '../../client/types.js';
 import { UsageError } from '../../core/errors.js';
 import { parsePrometheusText } from '../../monitor/prom-parse.js';
+import { defaultMetricsUrl } from '../../monitor/scraper.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { RunObserver } from '../../runner/events.js';
 import { type LoadMode, runLoad } from '../../runner/load.js';
@@ -672,7 +673,7 @@ export class ExpContext {
    */
   async prefixCounters(t: LiveTarget): Promise<{ hits_tokens: number; queries_tokens: number } | null> {
     if (t.mode === 'virtual') return null;
-    const url = t.spec.metrics_url ?? `${serverRoot(t.baseUrl as string)}/metrics`;
+    const url = t.spec.metrics_url ?? defaultMetricsUrl(t.baseUrl as string);
     try {
       const res = await request(url, { method: 'GET', headersTimeout: 5000, bodyTimeout: 5000 });
       const text = await res.body.text();
