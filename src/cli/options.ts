@@ -14,6 +14,7 @@ import type {
   OutputSettings,
   WorkloadSettings,
 } from '../pipeline/settings.js';
+import { jsonOption } from './commands/common.js';
 
 /** Raw values as commander hands them over (strings until validated). */
 export interface RawCommon {
@@ -280,7 +281,7 @@ export function parseCommon(raw: RawCommon, problems: Problem[]): CommonSettings
     out: raw.out ?? null,
     formatVllm: raw.format === 'vllm',
     embedRecords: !!raw.embedRecords,
-    json: raw.json === true ? true : typeof raw.json === 'string' ? raw.json : null,
+    json: jsonOption(raw.json),
     slo: raw.slo ?? null,
     thresholds: raw.threshold ?? [],
     baseline: raw.baseline ?? null,

@@ -1,7 +1,7 @@
 /**
  * Monitoring beside a run: a failing or stalling /metrics never costs a record, and is
- * counted; servelab's exporter answers on --metrics-port; the simulator exposes every
- * metric name the shipped Grafana dashboard queries.
+ * counted; servelab's exporter answers on --metrics-port. (That the simulator exposes every
+ * metric the Grafana dashboard queries is checked in test/sim-server/mechanisms.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,8 +11,6 @@ import { after, describe, it } from 'node:test';
 import { request } from 'undici';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { SIM_METRIC_NAMES } from '../../src/monitor/sim-metric-names.js';
-import { startSimServer } from '../../src/sim/server/index.js';
 import { startFakeOpenAI, startSseServer } from '../helpers/misbehaving.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-mon-'));
@@ -104,19 +102,6 @@ describe('monitoring during runs', () => {
       assert.equal(await running, 0);
     } finally {
       await target.close();
-    }
-  });
-
-  it('the simulator exposes every metric name the Grafana dashboard relies on', async () => {
-    const sim = await startSimServer({ model: 'llama-3.1-8b', gpu: 'h100', port: 0, timeScale: 20 });
-    try {
-      const res = await request(`${sim.url}/metrics`);
-      const text = await res.body.text();
-      const families = new Set([...text.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]));
-      const missing = SIM_METRIC_NAMES.filter((n) => !families.has(n));
-      assert.deepEqual(missing, []);
-    } finally {
-      await sim.close();
     }
   });
 });

@@ -6,7 +6,7 @@ import { formatCheck, runCheck } from '../../client/check.js';
 import { ExitCode, type Problem } from '../../core/errors.js';
 import { RealClock } from '../../runtime/clock.js';
 import type { Io } from '../io.js';
-import { emitJson, humanStream, parseBaseUrl, throwIfProblems } from './common.js';
+import { emitJson, humanStream, jsonOption, parseBaseUrl, throwIfProblems } from './common.js';
 
 export interface RawCheck {
   url?: string;
@@ -20,7 +20,7 @@ export async function checkCommand(raw: RawCheck, io: Io): Promise<number> {
   const baseUrl = parseBaseUrl(raw.url, problems);
   throwIfProblems(problems);
   const apiKeyEnv = raw.apiKeyEnv ?? 'INFERENCE_API_KEY';
-  const json = raw.json === true ? true : typeof raw.json === 'string' ? raw.json : null;
+  const json = jsonOption(raw.json);
   const result = await runCheck({
     baseUrl,
     model: raw.model,

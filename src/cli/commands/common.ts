@@ -9,6 +9,11 @@ import type { ThresholdResult } from '../../analysis/thresholds.js';
 import { ExitCode, type Problem, UsageError, worstExitCode } from '../../core/errors.js';
 import type { Io } from '../io.js';
 
+/** The `--json [FILE]` flag as commander hands it over → `true` (stdout), a file, or null (off). */
+export function jsonOption(v: string | boolean | undefined): string | true | null {
+  return v === true ? true : typeof v === 'string' ? v : null;
+}
+
 /** Write `value` as JSON to stdout (`true`) or to a file (string). */
 export async function emitJson(
   json: string | true | null | undefined,

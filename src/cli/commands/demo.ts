@@ -13,7 +13,7 @@ import { startSimServer } from '../../sim/server/index.js';
 import { openStore } from '../../store/index.js';
 import type { Io } from '../io.js';
 import { VERSION } from '../version.js';
-import { emitJson, humanStream, measurementExitCode } from './common.js';
+import { emitJson, humanStream, jsonOption, measurementExitCode } from './common.js';
 
 export interface RawDemo {
   out?: string;
@@ -34,7 +34,7 @@ function settings(load: Partial<CommonSettings['load']>, out: string): CommonSet
 }
 
 export async function demoCommand(raw: RawDemo, io: Io): Promise<number> {
-  const json = raw.json === true ? true : typeof raw.json === 'string' ? raw.json : null;
+  const json = jsonOption(raw.json);
   const out = humanStream(json, io);
   const outDir = resolve(io.cwd, raw.out ?? 'servelab-out/demo');
   const log = (line: string) => io.stderr.write(`${line}\n`);

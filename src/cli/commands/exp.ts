@@ -12,7 +12,7 @@ import type { ExperimentFile } from '../../exp/schema.js';
 import { openStore, type Store } from '../../store/index.js';
 import type { Io } from '../io.js';
 import { VERSION } from '../version.js';
-import { emitJson, humanStream } from './common.js';
+import { emitJson, humanStream, jsonOption } from './common.js';
 import { openStoreForReading } from './load-runs.js';
 
 type Json = string | boolean | undefined;
@@ -24,7 +24,7 @@ async function execute(
   json: Json,
   io: Io,
 ): Promise<number> {
-  const jsonOut = json === true ? true : typeof json === 'string' ? json : null;
+  const jsonOut = jsonOption(json);
   const out = humanStream(jsonOut, io);
   const ctrl = new AbortController();
   const off = io.onInterrupt(() => ctrl.abort(new Error('interrupted')));

@@ -9,7 +9,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import type { Diagnosis, ReportRun } from '../../report/index.js';
 import type { Io } from '../io.js';
-import { emitJson, humanStream } from './common.js';
+import { emitJson, humanStream, jsonOption } from './common.js';
 import { loadRuns } from './load-runs.js';
 
 export interface RawReport {
@@ -61,7 +61,7 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   const gpuHourUsd = price(raw, runs);
   const rep = await import('../../report/index.js');
   const diagnosis = rep.diagnose(runs);
-  const json = raw.json === true ? true : typeof raw.json === 'string' ? raw.json : null;
+  const json = jsonOption(raw.json);
   const out = humanStream(json, io);
   out.write(rep.renderTableText(rep.comparisonTable(runs, { gpu_hour_usd: gpuHourUsd })));
   out.write(`\n${formatDiagnosis(diagnosis)}`);
@@ -94,7 +94,7 @@ export async function diagnoseCommand(refs: string[], raw: RawReport, io: Io): P
   const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd });
   const rep = await import('../../report/diagnose/index.js');
   const diagnosis = rep.diagnose(runs);
-  const json = raw.json === true ? true : typeof raw.json === 'string' ? raw.json : null;
+  const json = jsonOption(raw.json);
   humanStream(json, io).write(formatDiagnosis(diagnosis));
   await emitJson(json, diagnosis, io);
   return 0;

@@ -11,11 +11,10 @@ import { UsageError } from '../../core/errors.js';
 import { EXPERIMENT_KINDS, experimentTemplate } from '../../exp/index.js';
 import { EXPORT_FORMATS, type ExportFormat, exportRun, type RunRow } from '../../store/index.js';
 import type { Io } from '../io.js';
-import { emitJson, humanStream } from './common.js';
+import { emitJson, humanStream, jsonOption } from './common.js';
 import { openStoreForReading } from './load-runs.js';
 
 type Json = string | boolean | undefined;
-const jsonOpt = (j: Json) => (j === true ? true : typeof j === 'string' ? j : null);
 
 function iso(ms: number | null): string {
   return ms === null ? '-' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
@@ -47,7 +46,7 @@ export async function runsCommand(
   raw: { db?: string; json?: Json; format?: string; out?: string },
   io: Io,
 ): Promise<number> {
-  const json = jsonOpt(raw.json);
+  const json = jsonOption(raw.json);
   const out = humanStream(json, io);
   if (action === 'list') {
     const store = openStoreForReading(raw.db, io.cwd);
@@ -153,7 +152,7 @@ export async function expInitCommand(
 }
 
 export async function expListCommand(raw: { db?: string; json?: Json }, io: Io): Promise<number> {
-  const json = jsonOpt(raw.json);
+  const json = jsonOption(raw.json);
   const store = openStoreForReading(raw.db, io.cwd);
   try {
     const exps = store.listExperiments().reverse(); // newest first, as `runs list`

@@ -6,7 +6,7 @@ import { ExitCode, type Problem } from '../../core/errors.js';
 import { describeEngine } from '../../sim/engine/index.js';
 import { startSimServer } from '../../sim/server/index.js';
 import type { Io } from '../io.js';
-import { emitJson, humanStream, optNumber, throwIfProblems } from './common.js';
+import { emitJson, humanStream, jsonOption, optNumber, throwIfProblems } from './common.js';
 import { parseSimFlags, type RawSimFlags } from './sim-flags.js';
 
 export interface RawSim extends RawSimFlags {
@@ -57,7 +57,7 @@ export async function simCommand(raw: RawSim, io: Io): Promise<number> {
     { log: (line) => io.stderr.write(`${line}\n`) },
   );
   for (const line of describeEngine(server.config)) io.stderr.write(`${line}\n`);
-  const json = raw.json === true ? true : typeof raw.json === 'string' ? raw.json : null;
+  const json = jsonOption(raw.json);
   // With --json on stdout, stdout carries only the JSON; the ready line moves to stderr.
   humanStream(json, io).write(`listening on ${server.url}\n`);
   await emitJson(
