@@ -43,7 +43,7 @@ const ALLOWED: Record<string, string[]> = {
   store: ['runtime', 'core', 'record', 'runner'],
   monitor: ['runtime', 'core', 'record', 'runner'],
   exp: [...ORCHESTRATION, 'sim', 'pipeline'],
-  pipeline: ORCHESTRATION,
+  pipeline: [...ORCHESTRATION, 'sim'],
   server: ['runtime', 'core', 'record', 'analysis', 'report', 'store', 'monitor', 'runner'],
   cli: ['*'],
 };

@@ -309,7 +309,9 @@ class RequestHandler implements Dispatcher.DispatchHandler {
 class UndiciHttpTarget implements HttpTarget {
   readonly opts: ClientOptions;
   readonly secrets: string[];
-  private readonly agent: Agent;
+  /** Our own Agent, or the caller's dispatcher (not ours to close). */
+  private readonly agent: Pick<Dispatcher, 'dispatch'>;
+  private readonly ownAgent: Agent | null;
   private readonly origin: string;
   private readonly path: string;
   private readonly baseHeaders: Record<string, string>;
@@ -337,7 +339,10 @@ class UndiciHttpTarget implements HttpTarget {
       ...targetHeaders(opts.apiKey, opts.headers),
     };
     // one connection per stream; no undici timeouts (ours are per request and clock-driven)
-    this.agent = new Agent({ connections: null, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+    this.ownAgent = opts.dispatcher
+      ? null
+      : new Agent({ connections: null, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+    this.agent = opts.dispatcher ?? (this.ownAgent as Agent);
   }
 
   async send(args: SendArgs): Promise<RequestRecord> {
@@ -384,7 +389,7 @@ class UndiciHttpTarget implements HttpTarget {
 
   async close(): Promise<void> {
     // every send has resolved by now; a stream left open after [DONE] must not hold the process
-    await this.agent.destroy();
+    await this.ownAgent?.destroy();
   }
 }
 

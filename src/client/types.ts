@@ -3,6 +3,7 @@
  * The contract between the runner and whatever sends a request.
  */
 
+import type { Dispatcher } from 'undici';
 import type { RequestRecord } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RequestSpec } from '../workload/types.js';
@@ -32,6 +33,11 @@ export interface ClientOptions {
   timeoutMs?: number | null;
   timeoutTtftMs?: number | null;
   clock: Clock;
+  /**
+   * Send through this undici dispatcher instead of a connection pool of our own: the in-process
+   * simulator (`sim/server/inprocess`). It is the caller's to close.
+   */
+  dispatcher?: Pick<Dispatcher, 'dispatch'>;
 }
 
 /** One attempt to send. The client fills in the record it is given. */

@@ -11,7 +11,7 @@
  * (type, properties, required, items, enum, const, min/max, pattern, anyOf/oneOf/allOf).
  */
 import { readFileSync } from 'node:fs';
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { z } from 'zod';
 import { scrubSecrets } from '../client/index.js';
 import { UsageError } from '../core/errors.js';
@@ -30,6 +30,8 @@ export interface QualityTarget {
   extraBody?: Record<string, unknown>;
   maxTokens?: number | null;
   timeoutMs?: number;
+  /** Reach the server through this undici dispatcher (the in-process simulator). */
+  dispatcher?: Dispatcher;
 }
 
 /** One sample's answer. */
@@ -184,6 +186,7 @@ export async function fetchQualityOutputs(
         signal,
         headersTimeout: t.timeoutMs ?? 120_000,
         bodyTimeout: t.timeoutMs ?? 120_000,
+        dispatcher: t.dispatcher,
       });
       const text = await res.body.text();
       if (res.statusCode !== 200) {

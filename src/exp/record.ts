@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { arch, cpus, hostname, platform, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import { targetHeaders } from '../core/headers.js';
 import { engineFromOwnedBy, type ListedModel, parseModelList, type ServerEngine } from '../core/models.js';
 import { redactUrl, serverRoot } from '../core/url.js';
@@ -168,6 +168,8 @@ export interface ProbeOptions {
   headers?: Record<string, string>;
   /** Per-request timeout, ms. Default 3000. */
   timeoutMs?: number;
+  /** Reach the server through this undici dispatcher (the in-process simulator). */
+  dispatcher?: Dispatcher;
 }
 
 interface GetResult {
@@ -192,7 +194,8 @@ export async function probeTarget(baseUrl: string, opts: ProbeOptions = {}): Pro
   const timeout = opts.timeoutMs ?? 3000;
   const headers = { accept: 'application/json', ...targetHeaders(opts.apiKey, opts.headers) };
   // A private agent: no connection outlives the probe (and none is shared with the load run).
-  const agent = new Agent({ connect: { timeout }, headersTimeout: timeout, bodyTimeout: timeout });
+  const agent =
+    opts.dispatcher ?? new Agent({ connect: { timeout }, headersTimeout: timeout, bodyTimeout: timeout });
   const out: ProbeResult = {
     root_url: root,
     reachable: false,
@@ -286,7 +289,7 @@ export async function probeTarget(baseUrl: string, opts: ProbeOptions = {}): Pro
       out.evidence.push('guess: uvicorn server with /version {version} looks like vLLM');
     }
   } finally {
-    await agent.close();
+    if (!opts.dispatcher) await agent.close();
   }
   return out;
 }

@@ -13,7 +13,7 @@ import { type BaselineResult, runBaseline } from './kinds/baseline.js';
 import { ExpContext, type ExpDeps, type RunInfo } from './kinds/context.js';
 import { type MatrixResult, runMatrix } from './kinds/matrix.js';
 import { type MixedInputResult, runMixedInput } from './kinds/mixed-input.js';
-import { fmt, formatPct, pctUnreliable } from './kinds/points.js';
+import { fmt, formatPct, pctUnreliable, verdictOf } from './kinds/points.js';
 import { type PrefixCacheResult, runPrefixCache } from './kinds/prefix-cache.js';
 import { runConcurrencySweep, runRateSweep, type SweepResult } from './kinds/sweep.js';
 import { makeField, setRecordField } from './record.js';
@@ -42,6 +42,8 @@ export interface ExperimentResult {
   results: KindResult;
   /** False when a run failed one of the file's `thresholds` (the CLI exits 2). */
   thresholds_passed: boolean;
+  /** `fresh`: each level of a sweep or matrix got its own prompts; `reused`: the same at every level. */
+  prompts: 'fresh' | 'reused';
   warnings: string[];
 }
 
@@ -113,6 +115,7 @@ export async function runExperiment(exp: ExperimentFile, deps: RunExperimentDeps
       runs: ctx.runs,
       results,
       thresholds_passed: ctx.runs.every((x) => x.thresholds.every((t) => t.pass)),
+      prompts: exp.workload.reuse_prompts ? 'reused' : 'fresh',
       warnings: ctx.warnings,
     };
     if (store && row)
@@ -228,30 +231,54 @@ export function formatExperimentResult(r: ExperimentResult): string {
               t.factor === 'concurrency' ? 'concurrency' : 'rate req/s',
               'req/s',
               'out tok/s',
+              'server tok/s',
               'TTFT p50/p95/p99 ms',
               'E2E p50/p95/p99 ms',
               'TPOT p50',
               'errors',
+              'cache hit',
+              'verdict',
               'stop',
             ],
             t.points.map((p) => [
               String(p.level),
               fmt(p.request_throughput_rps, 2),
               fmt(p.output_throughput_tok_s),
+              fmt(p.server_tokens_per_s),
               formatPct(p.ttft_ms),
               formatPct(p.e2e_ms),
               fmt(p.tpot_ms.p50, 2),
               pct(p.error_rate),
+              pct(p.cache_hit_rate),
+              verdictOf(p),
               p.stopped ?? '',
             ]),
           ),
         );
         if (t.points.some((p) => pctUnreliable(p.ttft_ms) || pctUnreliable(p.e2e_ms)))
           out.push(UNRELIABLE_NOTE);
-        out.push(`knee: ${t.knee ?? 'not reached'} (${t.knee_reason})`);
+        for (const p of t.points)
+          for (const v of p.validity)
+            out.push(`  ${t.factor === 'concurrency' ? 'c' : 'rate'}=${p.level} ${v.code}: ${v.message}`);
+        if (r.prompts === 'reused')
+          out.push(
+            'prompts: the same at every level (workload.reuse_prompts): on an engine with a prefix cache the later levels run warm (see the cache hit column)',
+          );
+        const leftOut = t.left_out.length
+          ? `; left out: ${t.left_out.map((l) => `${l.level} (${l.reasons.join(', ')})`).join(', ')}`
+          : '';
+        out.push(
+          t.knee_determined
+            ? `knee: ${t.knee} (${t.knee_reason}${leftOut})`
+            : t.left_out.length && t.points.length - t.left_out.length < 2
+              ? `knee: undetermined (${t.knee_reason}${leftOut})`
+              : `knee: not reached (${t.knee_reason}${leftOut})`,
+        );
         if (t.max_concurrency)
           out.push(
-            `max concurrency meeting the SLO (p90): ${t.max_concurrency.concurrency}${t.max_concurrency.bounded ? '' : ' (or more: the SLO still held at the largest level tried)'}`,
+            t.max_concurrency.concurrency === null
+              ? `max concurrency meeting the SLO (p90): undetermined (${t.max_concurrency.undetermined})`
+              : `max concurrency meeting the SLO (p90): ${t.max_concurrency.concurrency}${t.max_concurrency.bounded ? '' : ' (or more: the SLO still held at the largest level tried)'}`,
           );
       }
       break;

@@ -251,6 +251,12 @@ export const workloadSchema = z.strictObject({
   /** Each synthetic prompt starts with one of `groups` shared prefixes of `tokens` tokens. */
   shared_prefix: z.strictObject({ tokens: posInt(), groups: posInt().default(1) }).optional(),
   seed: nonNegInt().optional(),
+  /**
+   * Send the same prompts at every level of a sweep or matrix. Off by default: each level gets
+   * its own prompts (seeded from the experiment seed and the level), so an engine with a prefix
+   * cache does not run the later levels warm.
+   */
+  reuse_prompts: z.boolean().default(false),
 });
 export type Workload = z.output<typeof workloadSchema>;
 
@@ -401,7 +407,7 @@ export const experimentSchema = z.strictObject({
   model: str().optional(),
   endpoint: oneOf(['chat', 'completions']).default('chat'),
   generation: section(generationSchema.default({ stream: true })),
-  workload: section(workloadSchema.default({ input_len: '512', output_len: '128' })),
+  workload: section(workloadSchema.default({ input_len: '512', output_len: '128', reuse_prompts: false })),
   load: section(loadSchema.default({ arrival: 'poisson' })),
   cache: section(cacheSchema.default({ policy: 'as-is', reset: 'auto' })),
   repeats: posInt().default(1),

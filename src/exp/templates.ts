@@ -119,6 +119,7 @@ workload:
 ${wl.map((l) => `  ${l}\n`).join('')}  # dataset: {format: sharegpt, path: ShareGPT_V3.json}   # or format: prompts (JSONL)
   # shared_prefix: {tokens: 1024, groups: 4}   # prompts share one of G prefixes of N tokens
   # seed: 1                           # workload seed (default: the top-level seed)
+  # reuse_prompts: false              # true: the same prompts at every level (a prefix cache then runs later levels warm)
 
 # How requests arrive. Closed loop: a fixed number in flight; open loop: a rate.
 load:

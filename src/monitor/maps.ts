@@ -3,7 +3,7 @@
  * Name maps from each engine's `/metrics` into one servelab vocabulary, so the report and the
  * diagnosis rules ask for `kv_usage` and never care whether it came from vLLM v1
  * (`vllm:kv_cache_usage_perc`), vLLM v0 (`vllm:gpu_cache_usage_perc`), SGLang
- * (`sglang:token_usage`) or llama.cpp. Names come from research/anchors-sim.md §d.
+ * (`sglang:token_usage`) or llama.cpp. Each map cites the engine source its names come from.
  *
  * A vocabulary key that an engine does not expose is left out, never set to 0: "no data" and
  * "zero preemptions" are different findings.
@@ -50,6 +50,11 @@ export interface Rule {
   names: readonly string[];
   /** `sum` for counts across data-parallel engines or GPUs; `mean` for fractions and percentages. */
   agg: 'sum' | 'mean';
+  /**
+   * Series added to the value (summed over their label sets): an engine that counts one thing in
+   * two counters. With `required`, the key is left out when none of them is exposed.
+   */
+  plus?: { names: readonly string[]; required: boolean };
 }
 
 export type EngineMap = Partial<Record<VocabName, Rule>>;
@@ -106,15 +111,30 @@ export const SGLANG_MAP: EngineMap = {
   ...DCGM_MAP,
 };
 
+/** llama.cpp's counter of prompt tokens taken from its prompt cache (builds that have it). */
+const LLAMACPP_CACHED = 'llamacpp:prompt_tokens_cached_total';
+
 /**
- * llama.cpp `llama-server --metrics`. It has no prefix or preemption counters, and only older
- * builds report KV usage (`kv_cache_usage_ratio`), so those keys stay absent.
+ * llama.cpp `llama-server --metrics` (ggml-org/llama.cpp:tools/server/server.cpp, `metrics`).
+ * Its `prompt_tokens_total` counts only the prompt tokens it evaluated, not those reused from
+ * the prompt cache (vLLM's counts both), so builds that expose the cached counter add it back:
+ * prompt tokens = evaluated + cached, prefix hits = cached, prefix queries = all prompt tokens.
+ * It has no preemption counter, and only older builds report KV usage (`kv_cache_usage_ratio`),
+ * so those keys stay absent.
  */
 export const LLAMACPP_MAP: EngineMap = {
   running: sum('llamacpp:requests_processing'),
   waiting: sum('llamacpp:requests_deferred'),
   kv_usage: mean('llamacpp:kv_cache_usage_ratio'),
-  prompt_tokens_total: sum('llamacpp:prompt_tokens_total'),
+  prompt_tokens_total: {
+    ...sum('llamacpp:prompt_tokens_total'),
+    plus: { names: [LLAMACPP_CACHED], required: false },
+  },
+  prefix_queries_total: {
+    ...sum('llamacpp:prompt_tokens_total'),
+    plus: { names: [LLAMACPP_CACHED], required: true },
+  },
+  prefix_hits_total: sum(LLAMACPP_CACHED),
   generation_tokens_total: sum('llamacpp:tokens_predicted_total'),
   ...DCGM_MAP,
 };
@@ -142,7 +162,9 @@ export const SIM_MARKER = 'servelab_sim_info';
  */
 export const MAPPED_NAMES: ReadonlySet<string> = new Set([
   SIM_MARKER,
-  ...Object.values(ENGINE_MAPS).flatMap((m) => Object.values(m).flatMap((r) => r?.names ?? [])),
+  ...Object.values(ENGINE_MAPS).flatMap((m) =>
+    Object.values(m).flatMap((r) => [...(r?.names ?? []), ...(r?.plus?.names ?? [])]),
+  ),
 ]);
 
 /**
@@ -200,7 +222,13 @@ export function normalize(
       const values = byName.get(name);
       if (!values || values.length === 0) continue;
       const total = values.reduce((a, b) => a + b, 0);
-      out[key] = rule.agg === 'sum' ? total : total / values.length;
+      let value = rule.agg === 'sum' ? total : total / values.length;
+      if (rule.plus) {
+        const extra = rule.plus.names.flatMap((n) => byName.get(n) ?? []);
+        if (extra.length === 0 && rule.plus.required) break;
+        value += extra.reduce((a, b) => a + b, 0);
+      }
+      out[key] = value;
       break;
     }
   }

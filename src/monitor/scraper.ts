@@ -122,6 +122,12 @@ export interface ScraperOptions {
 }
 
 export interface Scraper {
+  /**
+   * Settles when the first reading of every source has come back or failed (each is bounded by
+   * the scrape timeout). Await it before the first request, so the series opens before the run
+   * does and counter deltas cover every request.
+   */
+  first: Promise<void>;
   /** Stop the timers. With `final` (default true) run one last scrape of every source first, so
    * counter deltas include the end of the run. Resolves with the counts. */
   stop(opts?: { final?: boolean }): Promise<ScrapeStats>;
@@ -291,6 +297,7 @@ export function startScraper(opts: ScraperOptions): Scraper {
     cancelTick = clock.setTimer(onTick, at - clock.now());
   };
   onTick();
+  const first = Promise.all(states.map((st) => st.inflight)).then(() => {});
 
   const snapshot = (): ScrapeStats => {
     const srcs = states.map((s) => ({ ...s.stats }));
@@ -307,6 +314,7 @@ export function startScraper(opts: ScraperOptions): Scraper {
   };
 
   return {
+    first,
     stats: snapshot,
     async stop({ final = true } = {}) {
       if (stopped) return snapshot();

@@ -7,34 +7,38 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { parseSlo, parseThresholds, type Slo, type Summary, summarize } from '../analysis/index.js';
-import { evaluateThresholds, type ThresholdResult } from '../analysis/thresholds.js';
+import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
 import { createHttpTarget, redactHeaders, scrubSecrets } from '../client/index.js';
-import type { Endpoint } from '../client/types.js';
+import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js';
 import { type Problem, TargetError, UsageError } from '../core/errors.js';
 import { targetHeaders } from '../core/headers.js';
 import { parseModelList } from '../core/models.js';
 import { hostOf, redactUrl, serverRoot } from '../core/url.js';
+import type { ScrapePoint } from '../monitor/index.js';
 import { openRecordWriter } from '../record/writer.js';
+import { validityReasons } from '../report/diagnose/validity.js';
 import { describeEnvironment } from '../report/run/environment.js';
 import { buildRunReport, type RunReport } from '../report/run/report.js';
 import { writeRunOutputs } from '../report/run/write.js';
+import type { ReportRun, ValidityReason } from '../report/types.js';
 import type { RunObserver } from '../runner/events.js';
-import { type LoadMode, type RunResult, runLoad } from '../runner/load.js';
+import { type LoadMode, type RunLoadDeps, type RunResult, runLoad } from '../runner/load.js';
 import { createProgress } from '../runner/progress.js';
 import type { Clock } from '../runtime/clock.js';
-import { RealClock } from '../runtime/clock.js';
 import { arrivalOffsetsMs, openLoopCount, traceOffsetsMs } from '../schedule/index.js';
 import type { Store } from '../store/index.js';
 import { buildWorkload, type Workload, type WorkloadOptions } from '../workload/index.js';
-import { type MonitoringSettings, startMonitoring } from './monitoring.js';
+import type { RequestSpec } from '../workload/types.js';
+import { type Endpoint, urlEndpoint } from './endpoint.js';
+import { type MonitoringResult, type MonitoringSettings, startMonitoring } from './monitoring.js';
 import type { CommonSettings } from './settings.js';
 
 export interface TargetSettings {
   /** Base URL ending in /v1. */
   url: string;
-  endpoint: Endpoint;
+  endpoint: ApiEndpoint;
   stream: boolean;
   /** Extra request headers (may hold secrets; redacted wherever stored). */
   headers: Record<string, string>;
@@ -70,6 +74,10 @@ export interface MeasureDeps {
   experimentId?: string | null;
   /** Progress lines such as `listening on …` and the run id. */
   log?: (line: string) => void;
+  /** The line that announces a stored run (default `run ID started`). */
+  announce?: (runId: string) => string;
+  /** The run's record (the experiment's description of its target), stored with it. */
+  record?: Record<string, unknown>;
 }
 
 export interface Measurement {
@@ -77,8 +85,12 @@ export interface Measurement {
   result: RunResult;
   summary: Summary;
   thresholds: ThresholdResult[];
-  workload: Workload;
-  model: string;
+  /** Why the run's numbers cannot bear weight (empty = valid); also in `report.validity`. */
+  validity: ValidityReason[];
+  /** The server's scraped series (empty when nothing was scraped). */
+  series: ScrapePoint[];
+  /** The store's id for the run, when stored. */
+  runId: string | null;
   /** Files written under --out. */
   files: string[];
 }
@@ -89,6 +101,7 @@ export async function listModels(
   apiKey: string | undefined,
   headers: Record<string, string>,
   apiKeyEnv = 'INFERENCE_API_KEY',
+  dispatcher?: Dispatcher,
 ): Promise<string[]> {
   const url = `${baseUrl.replace(/\/+$/, '')}/models`;
   let status: number;
@@ -99,6 +112,7 @@ export async function listModels(
       headers: targetHeaders(apiKey, headers),
       headersTimeout: 10_000,
       bodyTimeout: 10_000,
+      dispatcher,
     });
     status = res.statusCode;
     text = await res.body.text();
@@ -135,6 +149,7 @@ function tokenizeRemote(
   model: string,
   apiKey: string | undefined,
   headers: Record<string, string>,
+  dispatcher?: Dispatcher,
 ) {
   const url = `${serverRoot(baseUrl)}/tokenize`;
   return async (text: string): Promise<number | null> => {
@@ -147,6 +162,7 @@ function tokenizeRemote(
         // should not hold the run up for long before the approximation takes over
         headersTimeout: 3_000,
         bodyTimeout: 3_000,
+        dispatcher,
       });
       const body = await res.body.text();
       if (res.statusCode !== 200) return null;
@@ -313,148 +329,326 @@ export function describeConfig(
   };
 }
 
-/** Run one measurement. Throws UsageError/TargetError for bad input or an unreachable target. */
-export async function measure(input: MeasureInput, deps: MeasureDeps): Promise<Measurement> {
-  const { target, common } = input;
-  const problems: Problem[] = [];
-  const { slo, thresholds } = checkMeasureInput(input, problems);
-  if (problems.length) throw new UsageError(problems);
-  const baseline = common.output.baseline ? await readBaseline(common.output.baseline) : undefined;
-  const apiKey = deps.env[target.apiKeyEnv] || undefined;
+/** What one measurement sends, and how (the workload is already built). */
+export interface MeasurePlan {
+  /** Store label and progress name, e.g. `c=4`. */
+  label: string | null;
+  /** The factor(s) of this run inside an experiment, e.g. `{concurrency: 4}`. */
+  level?: Record<string, number | string> | null;
+  /** Measured requests; request i uses `specs[i % specs.length]`. */
+  specs: readonly RequestSpec[];
+  load: LoadMode;
+  warmup?: number;
+  warmupSpecs?: readonly RequestSpec[];
+  retries?: number;
+  drainTimeoutMs?: number;
+  /**
+   * Send each measured request alone, after this hook (a cache reset, say), all on one
+   * timeline: the run is then a closed loop of one.
+   */
+  beforeEach?: () => Promise<void>;
+  /** Prefix of request ids. */
+  runPrefix?: string;
+}
 
-  let model = common.generation.model;
-  if (!model) {
-    const models = await listModels(target.url, apiKey, target.headers, target.apiKeyEnv);
-    if (!models.length)
-      throw new TargetError(`${redactUrl(target.url)}/models lists no models`, 'give --model NAME');
-    model = models[0];
-  }
+/** Generation and transport settings of the client (everything but where and when). */
+export type ClientSettings = Omit<ClientOptions, 'baseUrl' | 'clock' | 'dispatcher'>;
 
-  const workload = await buildWorkload(workloadOptions(common, model), {
-    tokenizeRemote: tokenizeRemote(target.url, model, apiKey, target.headers),
-  });
-  const { load } = loadPlan(common, workload);
+/** One measurement to make: the plan, the client, the objectives and what to store. */
+export interface MeasureRequest {
+  plan: MeasurePlan;
+  client: ClientSettings;
+  slo: Slo | null;
+  thresholds: readonly Threshold[];
+  baseline?: Summary;
+  /** The open loop's target rate, for the summary (null for closed loops). */
+  targetRateRps?: number | null;
+  /** The run's configuration as stored in report.json and the store (secrets redacted). */
+  config: Record<string, unknown>;
+  /** Files under `out` (report.json, requests.jsonl, summary.csv, vllm.json). */
+  output?: { out: string | null; formatVllm: boolean; embedRecords: boolean };
+}
 
-  const clock = deps.clock ?? new RealClock();
+/** The summary's idea of the run's concurrency cap. */
+function concurrencyOf(load: LoadMode, beforeEach: boolean): number | null {
+  if (beforeEach) return 1;
+  return load.kind === 'closed' ? load.concurrency : (load.maxConcurrency ?? null);
+}
+
+/** A client-health probe for virtual time: the client's own lag is not part of a virtual run. */
+const NO_HEALTH = () => ({
+  stop: () => ({ event_loop_delay_ms: { mean: null, p50: null, p99: null, max: null }, cpu_percent: null }),
+});
+
+/**
+ * The one measurement path. Every number servelab prints comes from here: `run`, `demo`,
+ * `plan` and every experiment kind. Against `endpoint` (a URL or the in-process simulator):
+ * open the run in the store, start monitoring (the first scrape comes back before the first
+ * request), run the load (warm-up, then the measured window), take the last scrape, summarise
+ * with the SLOs, check thresholds, judge validity, build report.json and write the files.
+ */
+export async function measureOn(
+  endpoint: Endpoint,
+  req: MeasureRequest,
+  deps: MeasureDeps,
+): Promise<Measurement> {
+  const { plan } = req;
+  const clock = deps.clock ?? endpoint.runClock();
   const client = createHttpTarget({
-    baseUrl: target.url,
-    endpoint: target.endpoint,
-    model,
-    stream: target.stream,
-    maxTokens: common.generation.maxTokens,
-    temperature: common.generation.temperature,
-    topP: common.generation.topP,
-    stop: common.generation.stop,
-    ignoreEos: common.generation.ignoreEos,
-    extraBody: target.extraBody ?? undefined,
-    headers: target.headers,
-    apiKey,
-    timeoutMs: target.timeoutS !== null ? target.timeoutS * 1000 : null,
-    timeoutTtftMs: target.timeoutTtftS !== null ? target.timeoutTtftS * 1000 : null,
+    ...req.client,
+    baseUrl: endpoint.baseUrl,
     clock,
+    ...(endpoint.dispatcher ? { dispatcher: endpoint.dispatcher } : {}),
   });
-
   const observers: RunObserver[] = [...(deps.observers ?? [])];
-  const outDir = common.output.out;
+  const outDir = req.output?.out ?? null;
   const writer = outDir ? openRecordWriter(join(outDir, 'requests.jsonl')) : null;
   if (writer) observers.push(writer);
   const progress = deps.progress
     ? createProgress({
         stream: deps.progress,
         clock,
-        durationMs: common.load.durationS !== null ? common.load.durationS * 1000 : undefined,
+        durationMs: plan.load.kind === 'closed' ? (plan.load.durationMs ?? undefined) : undefined,
       })
     : null;
   if (progress) observers.push(progress);
 
-  const config = describeConfig(input, model, workload, slo);
-  const environment = describeEnvironment(deps.version);
+  const environment = {
+    ...describeEnvironment(deps.version),
+    ...(endpoint.virtual ? { clock: 'virtual' } : {}),
+  };
   const log = deps.log ?? (() => {});
-  const storeRun = deps.store
-    ? deps.store.createRun({
+  const store = deps.store ?? null;
+  const storeRun = store
+    ? store.createRun({
         kind: deps.runKind ?? 'run',
         experimentId: deps.experimentId ?? undefined,
-        label: input.label ?? undefined,
+        label: plan.label ?? undefined,
         startedAtUnixMs: clock.originUnixMs,
-        config,
+        config: req.config,
         environment,
+        record: deps.record ?? null,
       })
     : null;
-  if (storeRun && deps.store) {
-    observers.push(deps.store.observer(storeRun.id));
-    log(`run ${storeRun.id} started`);
+  if (storeRun && store) {
+    observers.push(store.observer(storeRun.id));
+    log(deps.announce ? deps.announce(storeRun.id) : `run ${storeRun.id} started`);
   }
-  const monitoring = await startMonitoring(
-    deps.monitoring ?? { scrape: 'auto', scrapeIntervalMs: 1000, metricsPort: null },
-    {
-      targetUrl: target.url,
-      clock,
-      log,
-      onPoints: storeRun && deps.store ? (pts) => deps.store?.addSeries(storeRun.id, pts) : undefined,
-    },
-  );
-  observers.push(...monitoring.observers);
 
-  let result: RunResult;
-  let mon: Awaited<ReturnType<typeof monitoring.stop>> | null = null;
-  try {
-    result = await runLoad(
+  const work = async () => {
+    const monitoring = await startMonitoring(
+      deps.monitoring ?? { scrape: 'auto', scrapeIntervalMs: 1000, metricsPort: null },
       {
-        load,
-        specs: workload.specs,
-        warmup: common.load.warmup,
-        retries: target.retries,
-        drainTimeoutMs: common.load.drainTimeoutS * 1000,
+        targetUrl: endpoint.baseUrl,
+        clock,
+        log,
+        dispatcher: endpoint.dispatcher ?? undefined,
+        gpu: endpoint.local || !endpoint.dispatcher,
+        onPoints: storeRun && store ? (pts) => store.addSeries(storeRun.id, pts) : undefined,
       },
-      { target: client, clock, observers, signal: deps.signal },
     );
-    mon = await monitoring.stop();
-  } finally {
-    if (!mon) await monitoring.stop().catch(() => null);
-    progress?.stop();
-    await writer?.close();
-    await client.close();
+    observers.push(...monitoring.observers);
+    let result: RunResult | null = null;
+    let mon: MonitoringResult | null = null;
+    try {
+      result = await runPlan(plan, { target: client, clock, observers, signal: deps.signal, endpoint });
+      mon = await monitoring.stop();
+    } finally {
+      if (!mon) await monitoring.stop().catch(() => null);
+      progress?.stop();
+      await writer?.close();
+      await client.close();
+    }
+    return { result, mon };
+  };
+  let outcome: { result: RunResult; mon: MonitoringResult };
+  try {
+    outcome = await endpoint.settle(work());
+  } catch (err) {
+    if (storeRun && store)
+      store.finishRun(storeRun.id, null, deps.signal?.aborted ? 'interrupted' : 'failed');
+    throw err;
   }
+  const { result, mon } = outcome;
 
   const summary = summarize(result.records, {
     window: result.window,
     client: result.client_health,
-    target_rate_rps: common.load.mode === 'open' ? common.load.rateRps : null,
-    max_concurrency: common.load.mode === 'closed' ? common.load.concurrency : common.load.maxConcurrency,
-    slo,
-    expect_length: common.generation.ignoreEos,
+    target_rate_rps: req.targetRateRps ?? null,
+    max_concurrency: concurrencyOf(plan.load, !!plan.beforeEach),
+    slo: req.slo,
+    expect_length: req.client.ignoreEos ?? false,
   });
-  const thresholdResults = thresholds.length ? evaluateThresholds(summary, thresholds, baseline) : [];
+  const thresholdResults = req.thresholds.length
+    ? evaluateThresholds(summary, [...req.thresholds], req.baseline)
+    : [];
   const report = buildRunReport({
-    config,
+    config: req.config,
     environment,
     window: result.window,
     started_at_unix_ms: result.started_at_unix_ms,
     summary,
     end: result,
     records: result.records,
-    embedRecords: common.output.embedRecords,
+    embedRecords: req.output?.embedRecords ?? false,
   });
-  if (mon && (mon.server || mon.scrape || mon.exporter_url))
+  if (mon.server || mon.scrape || mon.exporter_url)
     report.monitoring = {
       server: mon.server as unknown as Record<string, number | null> | null,
       scrape: mon.scrape as unknown as Record<string, unknown> | null,
       exporter_url: mon.exporter_url,
     };
-  if (storeRun && deps.store) {
+  if (mon.points.length) report.series = mon.points;
+  const level = plan.level ?? null;
+  const validity = validityReasons({
+    id: storeRun?.id ?? plan.label ?? 'run',
+    label: plan.label ?? 'run',
+    config: req.config,
+    environment,
+    summary,
+    records: result.records,
+    series: mon.points,
+    window: result.window,
+    ...(level ? { level: level as ReportRun['level'] } : {}),
+  });
+  report.validity = { valid: validity.length === 0, reasons: validity };
+  if (storeRun && store) {
     report.run_id = storeRun.id;
-    const prev = deps.store.getRun(storeRun.id)?.record ?? {};
-    deps.store.updateRun(storeRun.id, {
-      record: { ...prev, monitoring: (report.monitoring ?? null) as never },
+    const prev = store.getRun(storeRun.id)?.record ?? {};
+    store.updateRun(storeRun.id, {
+      record: {
+        ...prev,
+        monitoring: (report.monitoring ?? null) as never,
+        validity: report.validity as never,
+      },
     });
-    deps.store.finishRun(
-      storeRun.id,
-      summary,
-      result.interrupted ? 'interrupted' : 'completed',
-      result.window,
-    );
+    store.finishRun(storeRun.id, summary, result.interrupted ? 'interrupted' : 'completed', result.window);
   }
-  const files = outDir ? await writeRunOutputs(outDir, report, { vllm: common.output.formatVllm }) : [];
+  const files = outDir
+    ? await writeRunOutputs(outDir, report, { vllm: req.output?.formatVllm ?? false })
+    : [];
   if (writer) files.push(writer.path);
-  return { report, result, summary, thresholds: thresholdResults, workload, model, files };
+  return {
+    report,
+    result,
+    summary,
+    thresholds: thresholdResults,
+    validity,
+    series: mon.points,
+    runId: storeRun?.id ?? null,
+    files,
+  };
+}
+
+/** Run the plan's load on the target: one runner call, or one per request after `beforeEach`. */
+async function runPlan(plan: MeasurePlan, deps: RunLoadDeps & { endpoint: Endpoint }): Promise<RunResult> {
+  const runDeps: RunLoadDeps = { ...deps, ...(deps.endpoint.virtual ? { health: NO_HEALTH } : {}) };
+  const base = {
+    warmup: plan.warmup ?? 0,
+    warmupSpecs: plan.warmupSpecs,
+    retries: plan.retries ?? 0,
+    drainTimeoutMs: plan.drainTimeoutMs,
+    runPrefix: plan.runPrefix,
+  };
+  if (!plan.beforeEach) return runLoad({ ...base, load: plan.load, specs: plan.specs }, runDeps);
+  // One request per runner call, each after the hook, all on the run's clock (one timeline).
+  let merged: RunResult | null = null;
+  for (let i = 0; i < plan.specs.length; i++) {
+    await plan.beforeEach();
+    const r = await runLoad(
+      {
+        ...base,
+        warmup: i === 0 ? base.warmup : 0,
+        runPrefix: `${plan.runPrefix ?? 'r'}-${i}`,
+        load: { kind: 'closed', concurrency: 1, requests: 1 },
+        specs: [plan.specs[i]],
+      },
+      runDeps,
+    );
+    for (const rec of r.records) rec.index = plan.specs[i].index;
+    merged = merged
+      ? {
+          ...r,
+          records: [...merged.records, ...r.records],
+          window: { start_ms: merged.window.start_ms, end_ms: r.window.end_ms },
+          started_at_unix_ms: merged.started_at_unix_ms,
+          observer_errors: [...merged.observer_errors, ...r.observer_errors],
+        }
+      : r;
+    if (r.interrupted) break;
+  }
+  return merged as RunResult;
+}
+
+/** Run one measurement from run-style settings. Throws UsageError/TargetError for bad input or an unreachable target. */
+export async function measure(
+  input: MeasureInput,
+  deps: MeasureDeps & { endpoint?: Endpoint; config?: Record<string, unknown> },
+): Promise<Measurement & { workload: Workload; model: string }> {
+  const { target, common } = input;
+  const problems: Problem[] = [];
+  const { slo, thresholds } = checkMeasureInput(input, problems);
+  if (problems.length) throw new UsageError(problems);
+  const baseline = common.output.baseline ? await readBaseline(common.output.baseline) : undefined;
+  const apiKey = deps.env[target.apiKeyEnv] || undefined;
+  const endpoint = deps.endpoint ?? urlEndpoint(target.url);
+  const dispatcher = endpoint.dispatcher ?? undefined;
+
+  let model = common.generation.model;
+  if (!model) {
+    const models = await endpoint.settle(
+      listModels(endpoint.baseUrl, apiKey, target.headers, target.apiKeyEnv, dispatcher),
+    );
+    if (!models.length)
+      throw new TargetError(`${redactUrl(target.url)}/models lists no models`, 'give --model NAME');
+    model = models[0];
+  }
+
+  const workload = await endpoint.settle(
+    buildWorkload(workloadOptions(common, model), {
+      tokenizeRemote: tokenizeRemote(endpoint.baseUrl, model, apiKey, target.headers, dispatcher),
+    }),
+  );
+  const { load } = loadPlan(common, workload);
+  const config = { ...describeConfig(input, model, workload, slo), ...(deps.config ?? {}) };
+  const m = await measureOn(
+    endpoint,
+    {
+      plan: {
+        label: input.label ?? null,
+        specs: workload.specs,
+        load,
+        warmup: common.load.warmup,
+        retries: target.retries,
+        drainTimeoutMs: common.load.drainTimeoutS * 1000,
+      },
+      client: {
+        endpoint: target.endpoint,
+        model,
+        stream: target.stream,
+        maxTokens: common.generation.maxTokens,
+        temperature: common.generation.temperature,
+        topP: common.generation.topP,
+        stop: common.generation.stop,
+        ignoreEos: common.generation.ignoreEos,
+        extraBody: target.extraBody ?? undefined,
+        headers: target.headers,
+        apiKey,
+        timeoutMs: target.timeoutS !== null ? target.timeoutS * 1000 : null,
+        timeoutTtftMs: target.timeoutTtftS !== null ? target.timeoutTtftS * 1000 : null,
+      },
+      slo,
+      thresholds,
+      baseline,
+      targetRateRps: common.load.mode === 'open' ? common.load.rateRps : null,
+      config,
+      output: {
+        out: common.output.out,
+        formatVllm: common.output.formatVllm,
+        embedRecords: common.output.embedRecords,
+      },
+    },
+    deps,
+  );
+  return { ...m, workload, model };
 }

@@ -4,10 +4,11 @@
  * servelab's own exporter. Scrapes never stall the load loop; their failures are counted and
  * reported with the run.
  */
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import {
   createExporter,
   defaultMetricsUrl,
+  httpGetText,
   localGpuSources,
   type ScrapePoint,
   type ScrapeStats,
@@ -40,9 +41,9 @@ export interface Monitoring {
   stop(): Promise<MonitoringResult>;
 }
 
-async function answers(url: string): Promise<boolean> {
+async function answers(url: string, dispatcher: Dispatcher | undefined): Promise<boolean> {
   try {
-    const res = await request(url, { method: 'GET', headersTimeout: 2000, bodyTimeout: 2000 });
+    const res = await request(url, { method: 'GET', headersTimeout: 2000, bodyTimeout: 2000, dispatcher });
     await res.body.dump();
     return res.statusCode === 200;
   } catch {
@@ -50,7 +51,12 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-/** Start scraping and the exporter as configured. */
+/**
+ * Start scraping and the exporter as configured. Resolves once the first scrape of every source
+ * has come back (or failed, within the scrape timeout), so the series opens before the first
+ * request is sent and the last scrape (at `stop`) closes it after the last response: the
+ * counter deltas then bracket the whole run.
+ */
 export async function startMonitoring(
   s: MonitoringSettings,
   deps: {
@@ -58,6 +64,10 @@ export async function startMonitoring(
     clock: Clock;
     log: (line: string) => void;
     onPoints?: (p: ScrapePoint[]) => void;
+    /** The in-process simulator's dispatcher, when that is the target. */
+    dispatcher?: Dispatcher;
+    /** Read this machine's GPU (nvidia-smi) when the target is local; default true. */
+    gpu?: boolean;
   },
 ): Promise<Monitoring> {
   const observers: RunObserver[] = [];
@@ -74,9 +84,10 @@ export async function startMonitoring(
   let urls: string[] = [];
   if (s.scrape === 'auto') {
     const url = defaultMetricsUrl(deps.targetUrl);
-    if (await answers(url)) urls = [url];
+    if (await answers(url, deps.dispatcher)) urls = [url];
   } else if (s.scrape !== 'off') urls = s.scrape;
-  const sources = s.scrape === 'off' ? [] : localGpuSources(deps.targetUrl);
+  const sources = s.scrape === 'off' || deps.gpu === false ? [] : localGpuSources(deps.targetUrl);
+  const dispatcher = deps.dispatcher;
   const points: ScrapePoint[] = [];
   let pending: ScrapePoint[] = [];
   const scraper =
@@ -86,6 +97,7 @@ export async function startMonitoring(
           sources,
           intervalMs: s.scrapeIntervalMs,
           clock: deps.clock,
+          get: dispatcher ? (url, signal) => httpGetText(url, signal, dispatcher) : undefined,
           onPoint: (p) => {
             points.push(p);
             if (deps.onPoints) {
@@ -98,6 +110,7 @@ export async function startMonitoring(
           },
         })
       : null;
+  await scraper?.first;
 
   return {
     observers,
@@ -106,9 +119,9 @@ export async function startMonitoring(
       if (deps.onPoints && pending.length) deps.onPoints(pending);
       pending = [];
       await exporterClose?.();
-      // The whole run, warm-up included: the scraper starts before the first request and takes
-      // a last reading after the last one, so counter deltas bracket every request the run made
-      // (what the client/server token-count check compares against the records' usage).
+      // The whole run, warm-up included: the first reading came back before the first request
+      // and the last is taken after the last response, so counter deltas bracket every request
+      // the run made (what the client/server token-count check compares with the records' usage).
       const server = points.length ? seriesSummary(points) : null;
       return { scrape: stats, server, points, exporter_url: exporterUrl };
     },

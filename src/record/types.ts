@@ -122,3 +122,22 @@ export function emptyRecord(
     output_len: null,
   };
 }
+
+/** The record moved `offsetMs` later on its timeline (every time field): runs laid end to end. */
+export function shiftRecord(r: RequestRecord, offsetMs: number): RequestRecord {
+  const sh = (v: number | null) => (v === null ? null : v + offsetMs);
+  return {
+    ...r,
+    planned_at_ms: sh(r.planned_at_ms),
+    sent_at_ms: sh(r.sent_at_ms),
+    headers_at_ms: sh(r.headers_at_ms),
+    first_chunk_at_ms: sh(r.first_chunk_at_ms),
+    first_token_at_ms: sh(r.first_token_at_ms),
+    first_reasoning_at_ms: sh(r.first_reasoning_at_ms),
+    first_content_at_ms: sh(r.first_content_at_ms),
+    last_token_at_ms: sh(r.last_token_at_ms),
+    last_content_at_ms: sh(r.last_content_at_ms),
+    end_at_ms: sh(r.end_at_ms),
+    chunk_times_ms: r.chunk_times_ms.map((t) => t + offsetMs),
+  };
+}

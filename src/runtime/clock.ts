@@ -279,3 +279,30 @@ export class VirtualClock implements Clock {
     this.t = Math.max(this.t, atMs);
   }
 }
+
+/**
+ * Settle `p` on a {@link VirtualClock}: let every pending callback run (one event-loop turn),
+ * then move the clock to its next timer, until `p` settles. Whatever `p` waits on must be driven
+ * by this clock alone (the in-process simulator, virtual-time tests): a real socket or a wall
+ * timer would be skipped past. Rejects when nothing is pending and `p` still has not settled.
+ */
+export async function driveVirtual<T>(clock: VirtualClock, p: Promise<T>): Promise<T> {
+  let settled = false;
+  const done = p.finally(() => {
+    settled = true;
+  });
+  done.catch(() => {});
+  let idle = 0;
+  while (!settled) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (settled) break;
+    const next = clock.nextTimerAt();
+    if (next === undefined) {
+      if (++idle > 100) throw new Error(`virtual time stalled at ${clock.now()} ms with nothing scheduled`);
+      continue;
+    }
+    idle = 0;
+    clock.advanceTo(next);
+  }
+  return done;
+}

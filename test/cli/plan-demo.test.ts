@@ -91,7 +91,7 @@ describe('servelab plan', () => {
       '64',
       '--find-max-concurrency',
       '--slo',
-      'ttft_ms=200',
+      'ttft_ms=600',
       '--json',
     ];
     assert.equal(await main(args, io), 0, io.err());

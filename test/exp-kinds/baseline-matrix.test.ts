@@ -18,7 +18,7 @@ targets:
   warm:
     sim: {model: qwen3-0.6b, gpu: h100, clock: virtual}
 workload: {input_len: 128, output_len: 32}
-generation: {ignore_eos: true}
+generation: {ignore_eos: true, thinking: false}
 baseline: {requests: 4}
 `),
   );
@@ -86,6 +86,7 @@ name: mx
 targets:
   t:
     sim: {model: qwen3-0.6b, gpu: l4, clock: virtual}
+generation: {thinking: false}
 load: {requests: 16}
 thresholds: ['error_rate<0.01', 'ttft_ms.p50<1']
 matrix:

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { ExitCode } from '../../core/errors.js';
 import { type MeasureInput, measure } from '../../pipeline/measure.js';
 import { type CommonSettings, commonSettings, targetSettings } from '../../pipeline/settings.js';
-import { formatSummaryTable } from '../../report/run/table.js';
+import { formatSummaryTable, formatVerdict } from '../../report/run/table.js';
 import { startSimServer } from '../../sim/server/index.js';
 import { openStore } from '../../store/index.js';
 import type { Io } from '../io.js';
@@ -79,6 +79,7 @@ export async function demoCommand(raw: RawDemo, io: Io): Promise<number> {
         monitoring: { scrape: 'auto', scrapeIntervalMs: 500, metricsPort: null },
       });
       out.write(formatSummaryTable(m.summary));
+      out.write(formatVerdict(m.validity));
       out.write(`wrote ${m.files.join(', ')}\n`);
       results[name] = {
         run_id: m.report.run_id ?? null,

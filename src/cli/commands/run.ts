@@ -7,7 +7,7 @@ import type { Endpoint } from '../../client/types.js';
 import type { Problem } from '../../core/errors.js';
 import { checkMeasureInput, type MeasureInput, measure, workloadOptions } from '../../pipeline/measure.js';
 import type { MonitoringSettings } from '../../pipeline/monitoring.js';
-import { formatSummaryTable } from '../../report/run/table.js';
+import { formatSummaryTable, formatVerdict } from '../../report/run/table.js';
 import { openStore } from '../../store/index.js';
 import { workloadProblems } from '../../workload/index.js';
 import type { Io } from '../io.js';
@@ -128,6 +128,7 @@ export async function runCommand(raw: RawRun, io: Io): Promise<number> {
       `\nservelab run: ${input.target.url} model ${m.model}${m.report.run_id ? ` (run ${m.report.run_id})` : ''}\n`,
     );
     out.write(formatSummaryTable(m.summary));
+    out.write(formatVerdict(m.validity));
     out.write(formatThresholds(m.thresholds));
     if (m.files.length) out.write(`wrote ${m.files.join(', ')}\n`);
     if (m.result.interrupted)

@@ -19,7 +19,6 @@ import type { RequestRecord } from '../../record/types.js';
 import { SUCCESS_OUTCOMES } from '../../record/types.js';
 import { Rng } from '../../runtime/rng.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
-import { type SimServer, startSimServer } from '../../sim/server/index.js';
 import { compileQualityChecks, fetchQualityOutputs, judgeQuality, type QualityResult } from '../quality.js';
 import { type BootstrapDelta, bootstrapDelta, holmAdjust, minResamples } from '../stats.js';
 import type { ExpContext, LiveTarget } from './context.js';
@@ -279,34 +278,22 @@ function describeSwitch(a: LiveTarget, b: LiveTarget): string {
   return out.join(', ') || 'none (A/A)';
 }
 
-/**
- * The quality samples' answers from one side. A virtual target produces no text, so its
- * simulator is started behind HTTP for the samples only, with the same options (fast clock).
- */
-async function qualityOutputs(ctx: ExpContext, t: LiveTarget, samples: ReturnType<typeof reindex>) {
-  let temp: SimServer | null = null;
-  let baseUrl = t.baseUrl;
-  let model = t.model;
-  if (t.mode === 'virtual' && t.simOptions) {
-    temp = await startSimServer({ ...t.simOptions, timeScale: 1000 });
-    baseUrl = `${temp.url}/v1`;
-    model = temp.modelId;
-  }
-  try {
-    return await fetchQualityOutputs(
+/** The quality samples' answers from one side, through the target's own endpoint. */
+function qualityOutputs(ctx: ExpContext, t: LiveTarget, samples: ReturnType<typeof reindex>) {
+  return t.live.settle(
+    fetchQualityOutputs(
       {
-        baseUrl: baseUrl as string,
-        model,
+        baseUrl: t.baseUrl,
+        model: t.model,
         endpoint: t.endpoint,
         headers: t.headers,
         apiKey: t.apiKey,
         extraBody: t.extraBody,
         maxTokens: t.generation.max_tokens ?? null,
+        dispatcher: t.live.dispatcher ?? undefined,
       },
       samples,
       ctx.deps.signal,
-    );
-  } finally {
-    await temp?.close();
-  }
+    ),
+  );
 }

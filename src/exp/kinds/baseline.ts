@@ -130,11 +130,7 @@ export async function runBaseline(ctx: ExpContext): Promise<BaselineResult> {
     if (errors > 0) problems.push(`${errors} of ${recs.length} requests failed`);
     const lengthN = finish.length ?? 0;
     if (lengthN > 0) problems.push(`${lengthN} answers were cut at max_tokens (finish_reason length)`);
-    if (t.mode === 'virtual' && thinking !== null)
-      problems.push(
-        'reasoning is not simulated on a virtual clock: the reasoning/content split is not checked',
-      );
-    else if (thinking === false && withReasoning > 0)
+    if (thinking === false && withReasoning > 0)
       problems.push(
         `thinking is off but ${withReasoning} answers carry reasoning (is enable_thinking honoured?)`,
       );

@@ -1,11 +1,10 @@
 /**
  * @module exp/kinds/context
  * What every experiment kind runs on: the live targets (a URL, a simulator servelab started
- * behind HTTP, or the simulator's engine on a virtual clock), one measurement on a target
- * ({@link ExpContext.measure}: the same client, runner and `summarize` as `servelab run` over
- * HTTP, or `simulateDetailed` in virtual time, both giving {@link RequestRecord}s and a
- * {@link Summary} of the same shape), recording each run into the store, and the prefix-cache
- * controls (reset, hit counters from `/metrics`).
+ * behind HTTP, or the simulator in this process on a virtual clock), one measurement on a target
+ * ({@link ExpContext.measure}, which is `pipeline/measure`'s `measureOn`: the same client, runner,
+ * scraping, summary and verdict as `servelab run`), and the prefix-cache controls (reset, the
+ * hit rate from the server's counters).
  *
  * Times: over HTTP, record times are client wall-clock ms (a sim with `time_scale: X` runs X
  * times faster, so they are engine ms / X); on a virtual clock they are engine ms. Open-loop
@@ -14,7 +13,7 @@
  */
 import { request } from 'undici';
 import {
-  evaluateThresholds,
+  mean,
   parseThresholds,
   type Summary,
   summarize,
@@ -22,32 +21,19 @@ import {
   type ThresholdResult,
 } from '../../analysis/index.js';
 import type { Slo } from '../../analysis/slo.js';
-import { createHttpTarget, redactUrl } from '../../client/index.js';
-import type { Endpoint } from '../../client/types.js';
+import { redactUrl } from '../../client/index.js';
+import type { Endpoint as ApiEndpoint } from '../../client/types.js';
 import { UsageError } from '../../core/errors.js';
-import { parsePrometheusText } from '../../monitor/prom-parse.js';
-import { defaultMetricsUrl } from '../../monitor/scraper.js';
-import type { RequestRecord } from '../../record/types.js';
-import type { RunObserver } from '../../runner/events.js';
-import { type LoadMode, runLoad } from '../../runner/load.js';
+import { type Endpoint, simEndpoint, urlEndpoint } from '../../pipeline/endpoint.js';
+import { measureOn } from '../../pipeline/measure.js';
+import { type RequestRecord, shiftRecord } from '../../record/types.js';
+import type { ValidityReason } from '../../report/types.js';
+import type { LoadMode } from '../../runner/load.js';
 import { RealClock } from '../../runtime/clock.js';
+import { hashString } from '../../runtime/rng.js';
 import { loadCatalogueFile } from '../../sim/catalogue/index.js';
-import { type EngineConfig, resolveEngineConfig } from '../../sim/engine/index.js';
-import {
-  type PlanRequest,
-  type PlanResult,
-  planRequestFromSpec,
-  type ServerTimes,
-  simulateDetailed,
-} from '../../sim/plan.js';
-import {
-  resolveServerOptions,
-  type SimServer,
-  type SimServerOptions,
-  startSimServer,
-} from '../../sim/server/index.js';
+import { type SimServer, type SimServerOptions, startSimServer } from '../../sim/server/index.js';
 import type { Store } from '../../store/index.js';
-import { type Tokenizer, tokenizerFor } from '../../tokenizer/index.js';
 import { buildWorkload } from '../../workload/index.js';
 import type { RequestSpec } from '../../workload/types.js';
 import {
@@ -80,26 +66,26 @@ export interface ExpDeps {
 export interface LiveTarget {
   name: string;
   spec: TargetSpec;
+  /** `virtual`: the simulator in this process on a virtual clock; else a server over HTTP. */
   mode: 'http' | 'virtual';
-  /** Served model id (HTTP) or the catalogue model (virtual). */
+  /** Served model id. */
   model: string;
-  endpoint: Endpoint;
+  endpoint: ApiEndpoint;
   /** Top-level generation with this target's overrides. */
   generation: Generation;
   /** Merged into each request body: target extra_body, thinking, seed. */
   extraBody: Record<string, unknown>;
-  /** Base URL ending in /v1 (HTTP only). */
-  baseUrl: string | null;
+  /** Base URL ending in /v1 (for an in-process simulator, reached only through its dispatcher). */
+  baseUrl: string;
+  /** Where measurements go: the URL, or the in-process simulator. */
+  live: Endpoint;
   headers: Record<string, string>;
   /** The API key from the environment; never logged or stored. */
   apiKey?: string;
-  /** The simulator servelab started (real-time sim targets). */
+  /** The simulator servelab started behind HTTP (real-time sim targets). */
   sim: SimServer | null;
   /** Simulator options as the server takes them (sim targets). */
   simOptions: SimServerOptions | null;
-  /** Engine configuration and tokenizer (virtual targets). */
-  engine: EngineConfig | null;
-  tokenizer: Tokenizer | null;
   record: ExperimentRecord | null;
 }
 
@@ -117,16 +103,25 @@ export interface RunPlan {
   warmup?: number;
   warmupSpecs?: RequestSpec[];
   /**
-   * Virtual targets only: requests replayed (as warm-up, one at a time) on the fresh engine
-   * before the measured ones, to rebuild the engine state (prefix cache) that earlier runs left
-   * on a long-lived server.
+   * The run is meant to meet a cold prefix cache (fresh prompts): more than 10% of its prompt
+   * tokens hitting the cache then makes it invalid (`cache_hits`).
    */
-  history?: RequestSpec[];
+  coldPrompts?: boolean;
   /**
    * Called before each measured request, which is then sent alone (one at a time): e.g. a cache
-   * reset per request. On a virtual target each request runs on a fresh engine instead.
+   * reset per request.
    */
   beforeEach?: () => Promise<void>;
+}
+
+/** The server's prefix-cache counters over one run (from the scrapes before and after it). */
+export interface RunCache {
+  /** Prompt tokens the server looked up in its prefix cache. */
+  queries_tokens: number;
+  /** Of those, tokens it found there. */
+  hits_tokens: number;
+  /** hits / queries; null when no prompt tokens were looked up. */
+  hit_rate: number | null;
 }
 
 /** One finished run, as kept in the experiment result (JSON). */
@@ -138,15 +133,20 @@ export interface RunInfo {
   summary: Summary;
   /** The file's `thresholds` checked on this run's summary (empty without thresholds). */
   thresholds: ThresholdResult[];
+  /** Why this run's numbers cannot bear weight (empty = valid). */
+  validity: ValidityReason[];
+  /** The server's prefix-cache hit rate over the run; null when the server has no such counters. */
+  cache: RunCache | null;
+  /** The server's generation rate over the run (tokens/s, from its counter); null when not scraped. */
+  server_tokens_per_s: number | null;
 }
 
 /** One measurement's data for the kind to compute with. */
 export interface Measured {
   run: RunInfo;
+  /** Measured records in request (spec) order, attempts in order. */
   records: RequestRecord[];
   summary: Summary;
-  /** Engine-side times per record (virtual targets only), parallel to `records`. */
-  server: ServerTimes[] | null;
 }
 
 /** The experiment was interrupted (its signal aborted); finished runs stay in the store. */
@@ -243,15 +243,14 @@ export class ExpContext {
       spec: t,
       mode: 'http',
       model: '',
-      endpoint: (t.endpoint ?? this.exp.endpoint) as Endpoint,
+      endpoint: (t.endpoint ?? this.exp.endpoint) as ApiEndpoint,
       generation: gen,
       extraBody: bodyExtras(gen, t),
-      baseUrl: null,
+      baseUrl: '',
+      live: urlEndpoint(''),
       headers: { ...(t.headers ?? {}) },
       sim: null,
       simOptions: null,
-      engine: null,
-      tokenizer: null,
       record: null,
     };
     const host = hostInfo();
@@ -259,47 +258,51 @@ export class ExpContext {
       const opts = simServerOptions(t.sim);
       base.simOptions = opts;
       if (t.sim.clock === 'virtual') {
-        const { engine } = resolveServerOptions(opts);
+        // The simulator in this process, on a virtual clock, reached through the same HTTP client
+        // as any server. Its engine timings ride along in each response (`timings`), as with
+        // `expose_timings` over HTTP, so kinds that need the engine's own times have them.
         base.mode = 'virtual';
-        base.engine = resolveEngineConfig(engine);
-        base.model = base.engine.model.name;
-        base.tokenizer = await tokenizerFor(base.model);
-        base.record = buildExperimentRecord({
-          spec: this.exp,
-          targetName: name,
-          host,
-          tokenizer: { name: base.model, method: 'tokenizer' },
-        });
+        base.live = await simEndpoint({ ...opts, timeScale: 1, exposeTimings: true }, { virtual: true });
+        base.baseUrl = base.live.baseUrl;
+        base.model = base.live.sim?.modelId ?? '';
         this.deps.log(`target ${name}: simulator ${t.sim.model} on ${t.sim.gpu} (virtual clock)`);
-        return base;
+      } else {
+        const sim = await startSimServer(opts);
+        base.sim = sim;
+        base.baseUrl = `${sim.url}/v1`;
+        base.live = urlEndpoint(base.baseUrl);
+        base.model = sim.modelId;
+        this.deps.log(
+          `target ${name}: simulator ${t.sim.model} on ${t.sim.gpu} at ${sim.url} (time scale ${opts.timeScale})`,
+        );
       }
-      const sim = await startSimServer(opts);
-      base.sim = sim;
-      base.baseUrl = `${sim.url}/v1`;
-      base.model = sim.modelId;
-      this.deps.log(
-        `target ${name}: simulator ${t.sim.model} on ${t.sim.gpu} at ${sim.url} (time scale ${opts.timeScale})`,
-      );
     } else {
       base.baseUrl = t.url as string;
+      const local = t.local ?? isLocalUrl(base.baseUrl);
+      base.live = urlEndpoint(base.baseUrl, { local });
       base.model = t.model ?? this.exp.model ?? '';
       if (t.api_key_env) base.apiKey = this.deps.env[t.api_key_env] || undefined;
     }
-    const probe = await probeTarget(base.baseUrl as string, { apiKey: base.apiKey, headers: base.headers });
+    const probe = await base.live.settle(
+      probeTarget(base.baseUrl, {
+        apiKey: base.apiKey,
+        headers: base.headers,
+        dispatcher: base.live.dispatcher ?? undefined,
+      }),
+    );
     if (!probe.reachable)
       throw new UsageError([
         {
           path: `targets.${name}`,
-          message: `cannot reach ${serverRoot(base.baseUrl as string)}`,
+          message: `cannot reach ${serverRoot(base.baseUrl)}`,
           hint: 'is the server running? the url should end in /v1',
         },
       ]);
-    const local = !t.sim && (t.local ?? isLocalUrl(base.baseUrl as string));
-    const gpu = local ? await probeGpu(nodeExec()) : null;
+    const gpu = base.live.local ? await probeGpu(nodeExec()) : null;
     base.record = buildExperimentRecord({ spec: this.exp, targetName: name, probe, gpu, host });
     if (!t.sim)
       this.deps.log(
-        `target ${name}: ${redactUrl(base.baseUrl as string)} (${probe.engine}${probe.engine_version ? ` ${probe.engine_version}` : ''})`,
+        `target ${name}: ${redactUrl(base.baseUrl)} (${probe.engine}${probe.engine_version ? ` ${probe.engine_version}` : ''})`,
       );
     return base;
   }
@@ -311,7 +314,7 @@ export class ExpContext {
 
   /** Stop the simulators this experiment started. */
   async close(): Promise<void> {
-    await Promise.all(this.targets.map((t) => t.sim?.close()));
+    await Promise.all(this.targets.map((t) => Promise.all([t.sim?.close(), t.live.close()])));
   }
 
   /** The target named `name`. */
@@ -354,16 +357,40 @@ export class ExpContext {
     return built.specs;
   }
 
+  /**
+   * The prompts of one level of a sweep or matrix, and its warm-up prompts: fresh for every level
+   * (seeded from the experiment seed and the level, so a rerun sends the same ones), unless the
+   * file asks for `workload.reuse_prompts`. Warm-up prompts are always distinct from the measured
+   * ones, so warming up never pre-fills the prefix cache with the prompts about to be measured;
+   * only `cache.policy: warm` warms the cache with the measured prompts themselves.
+   */
+  async levelWorkload(
+    level: Record<string, number | string>,
+    opts: { count: number; inputLen?: string; outputLen?: string; plain?: boolean },
+  ): Promise<{ specs: RequestSpec[]; warmupSpecs: RequestSpec[] | undefined; coldPrompts: boolean }> {
+    const reuse = this.exp.workload.reuse_prompts;
+    const base = this.exp.workload.seed ?? this.exp.seed;
+    const seed = reuse ? base : hashString(`${base}:${JSON.stringify(level)}`);
+    const specs = await this.workload({ ...opts, seed });
+    const warm = this.exp.cache.policy === 'warm';
+    const warmupSpecs =
+      this.exp.warmup > 0 && !warm
+        ? await this.workload({ ...opts, count: this.exp.warmup, seed: hashString(`${seed}:warmup`) })
+        : undefined;
+    return { specs, warmupSpecs, coldPrompts: !reuse && !warm };
+  }
+
   /** Measured requests for one level of a sweep: `load.requests`, else `max(16, 4 × concurrency)`. */
   requestsFor(concurrency: number): number {
     return this.exp.load.requests ?? Math.max(16, 4 * concurrency);
   }
 
   /**
-   * Run one measurement on a target and record it (store run, records, summary); prints the
-   * run id as it starts. With `repeats: N`, the measurement runs N times (N store runs, labelled
-   * `rep=k/N`) and the kind gets them pooled: records laid end to end on one timeline, so the
-   * pooled summary has every request's latency and the mean throughput over the repeats.
+   * Run one measurement on a target and record it (store run, records, series, summary,
+   * verdict); prints the run id as it starts. With `repeats: N`, the measurement runs N times (N
+   * store runs, labelled `rep=k/N`) and the kind gets them pooled: records laid end to end on one
+   * timeline, so the pooled summary has every request's latency and the mean throughput over the
+   * repeats. A pooled run is valid only when every repeat is.
    */
   async measure(t: LiveTarget, plan: RunPlan): Promise<Measured> {
     const n = this.exp.repeats;
@@ -371,110 +398,40 @@ export class ExpContext {
     const parts: Measured[] = [];
     for (let k = 1; k <= n; k++) parts.push(await this.measureOnce(t, plan, `${plan.label} rep=${k}/${n}`));
     const records: RequestRecord[] = [];
-    const server: ServerTimes[] = [];
     let offset = 0;
     for (const p of parts) {
       const recs = p.records.map((r) => shiftRecord(r, offset));
       records.push(...recs);
-      if (p.server) server.push(...p.server.map((x) => ({ ...x, arrival_ms: x.arrival_ms + offset })));
       let end = offset;
       for (const r of recs) end = Math.max(end, r.end_at_ms ?? r.last_token_at_ms ?? r.sent_at_ms ?? end);
       offset = end;
     }
     const maxConc = plan.load.kind === 'closed' ? plan.load.concurrency : (plan.load.maxConcurrency ?? null);
-    const summary = summarize(records, { max_concurrency: maxConc, slo: this.goodputSlo() });
+    const summary = summarize(records, {
+      max_concurrency: maxConc,
+      slo: this.goodputSlo(),
+      expect_length: t.generation.ignore_eos ?? false,
+    });
+    const caches = parts.map((p) => p.run.cache);
     const run: RunInfo = {
       run_id: parts[0].run.run_id,
       target: t.name,
       label: plan.label,
       level: plan.level,
       summary,
-      thresholds: this.thresholds.length ? evaluateThresholds(summary, this.thresholds) : [],
+      thresholds: [],
+      validity: parts.flatMap((p) => p.run.validity),
+      cache: caches.every((c) => c !== null) ? poolCache(caches as RunCache[]) : null,
+      server_tokens_per_s: mean(parts.flatMap((p) => p.run.server_tokens_per_s ?? [])),
     };
-    return { run, records, summary, server: parts.every((p) => p.server) ? server : null };
+    return { run, records, summary };
   }
 
   private async measureOnce(t: LiveTarget, plan: RunPlan, planLabel: string): Promise<Measured> {
     if (this.deps.signal?.aborted) throw new ExperimentInterrupted(this.runs.length);
     const store = this.deps.store;
     const label = `${t.name} ${planLabel}`;
-    const row = store?.createRun({
-      kind: 'exp',
-      experimentId: this.experimentId,
-      label,
-      config: {
-        target: t.name,
-        mode: t.mode,
-        model: t.model,
-        level: plan.level,
-        requests: plan.specs.length,
-        load:
-          plan.load.kind === 'closed' ? plan.load : { kind: 'open', requests: plan.load.arrivalsMs.length },
-        generation: t.generation,
-      },
-      record: (t.record as unknown as Record<string, unknown>) ?? null,
-    });
-    this.deps.log(`run ${row?.id ?? '-'}: ${label}`);
-    const runId = row?.id ?? null;
-    try {
-      const m =
-        t.mode === 'virtual' ? this.measureVirtual(t, plan, runId) : await this.measureHttp(t, plan, runId);
-      const interrupted = this.deps.signal?.aborted ?? false;
-      if (store && runId && t.record)
-        store.updateRun(runId, {
-          record: runRecord(t.record, m.summary, m.records) as unknown as Record<string, unknown>,
-        });
-      if (store && runId)
-        store.finishRun(
-          runId,
-          m.summary as unknown as Record<string, unknown>,
-          interrupted ? 'interrupted' : 'completed',
-        );
-      // An interrupted run's numbers are partial: they stay in the store, but the kind stops here.
-      if (interrupted) throw new ExperimentInterrupted(this.runs.length);
-      const run: RunInfo = {
-        run_id: runId,
-        target: t.name,
-        label: planLabel,
-        level: plan.level,
-        summary: m.summary,
-        thresholds: this.thresholds.length ? evaluateThresholds(m.summary, this.thresholds) : [],
-      };
-      this.runs.push(run);
-      return { ...m, run };
-    } catch (e) {
-      if (store && runId && !(e instanceof ExperimentInterrupted))
-        store.finishRun(runId, null, this.deps.signal?.aborted ? 'interrupted' : 'failed');
-      throw e;
-    }
-  }
-
-  private async measureHttp(
-    t: LiveTarget,
-    plan: RunPlan,
-    runId: string | null,
-  ): Promise<Omit<Measured, 'run'>> {
-    const clock = new RealClock();
     const gen = t.generation;
-    const client = createHttpTarget({
-      baseUrl: t.baseUrl as string,
-      endpoint: t.endpoint,
-      model: t.model,
-      stream: gen.stream,
-      maxTokens: gen.max_tokens ?? null,
-      temperature: gen.temperature,
-      topP: gen.top_p ?? null,
-      stop: gen.stop ?? null,
-      ignoreEos: gen.ignore_eos ?? false,
-      extraBody: t.extraBody,
-      headers: t.headers,
-      apiKey: t.apiKey,
-      timeoutMs: this.exp.load.timeout_s !== undefined ? this.exp.load.timeout_s * 1000 : null,
-      timeoutTtftMs: this.exp.load.timeout_ttft_s !== undefined ? this.exp.load.timeout_ttft_s * 1000 : null,
-      clock,
-    });
-    const observers: RunObserver[] = [];
-    if (this.deps.store && runId) observers.push(this.deps.store.observer(runId));
     // A simulator running X times faster than real time gets its arrivals X times closer, so
     // that the engine sees the same schedule (in simulated ms) as on a virtual clock.
     const scale = this.timeScale(t);
@@ -486,153 +443,106 @@ export class ExpContext {
             arrivalsMs: plan.load.arrivalsMs.map((x) => x / scale),
             maxConcurrency: plan.load.maxConcurrency ?? null,
           };
-    const run = (specs: RequestSpec[], l: LoadMode, warmup: number) =>
-      runLoad(
-        { load: l, specs, warmup, warmupSpecs: plan.warmupSpecs, runPrefix: `x${this.seq++}` },
-        { target: client, clock, observers, signal: this.deps.signal },
-      );
-    const all: RequestRecord[] = [];
-    let window = { start_ms: 0, end_ms: 0 };
-    let health: Awaited<ReturnType<typeof runLoad>>['client_health'] | null = null;
-    try {
-      if (plan.beforeEach) {
-        // One request per runner call, each after the hook, on one clock (one timeline).
-        for (let i = 0; i < plan.specs.length; i++) {
-          await plan.beforeEach();
-          const r = await run(
-            [plan.specs[i]],
-            { kind: 'closed', concurrency: 1, requests: 1 },
-            i === 0 ? (plan.warmup ?? 0) : 0,
-          );
-          for (const rec of r.records) all.push({ ...rec, index: plan.specs[i].index });
-          window = i === 0 ? r.window : { start_ms: window.start_ms, end_ms: r.window.end_ms };
-          health = r.client_health;
-          if (r.interrupted) break;
-        }
-      } else {
-        const r = await run(plan.specs, load, plan.warmup ?? 0);
-        all.push(...r.records);
-        window = r.window;
-        health = r.client_health;
-      }
-    } finally {
-      await client.close();
+    const l = this.exp.load;
+    const m = await measureOn(
+      t.live,
+      {
+        plan: {
+          label,
+          level: plan.level,
+          specs: plan.specs,
+          load,
+          warmup: plan.warmup ?? 0,
+          warmupSpecs: plan.warmupSpecs,
+          beforeEach: plan.beforeEach,
+          runPrefix: `x${this.seq++}`,
+        },
+        client: {
+          endpoint: t.endpoint,
+          model: t.model,
+          stream: gen.stream,
+          maxTokens: gen.max_tokens ?? null,
+          temperature: gen.temperature,
+          topP: gen.top_p ?? null,
+          stop: gen.stop ?? null,
+          ignoreEos: gen.ignore_eos ?? false,
+          extraBody: t.extraBody,
+          headers: t.headers,
+          apiKey: t.apiKey,
+          timeoutMs: l.timeout_s !== undefined ? l.timeout_s * 1000 : null,
+          timeoutTtftMs: l.timeout_ttft_s !== undefined ? l.timeout_ttft_s * 1000 : null,
+        },
+        slo: this.goodputSlo(),
+        thresholds: this.thresholds,
+        config: {
+          target: t.name,
+          mode: t.mode,
+          model: t.model,
+          level: plan.level,
+          requests: plan.specs.length,
+          load:
+            plan.load.kind === 'closed' ? plan.load : { kind: 'open', requests: plan.load.arrivalsMs.length },
+          generation: t.generation,
+          ...(plan.load.kind === 'closed' ? { concurrency: plan.load.concurrency } : {}),
+          prompts: plan.coldPrompts ? 'fresh' : this.exp.workload.reuse_prompts ? 'reused' : 'as-given',
+        },
+      },
+      {
+        env: this.deps.env,
+        version: this.deps.version,
+        signal: this.deps.signal,
+        store: store ?? null,
+        runKind: 'exp',
+        experimentId: this.experimentId,
+        record: (t.record as unknown as Record<string, unknown>) ?? undefined,
+        log: this.deps.log,
+        announce: (id) => `run ${id}: ${label}`,
+        monitoring: {
+          scrape: t.spec.metrics_url ? [t.spec.metrics_url] : 'auto',
+          scrapeIntervalMs: 1000,
+          metricsPort: null,
+        },
+      },
+    );
+    const runId = m.runId;
+    const interrupted = m.result.interrupted || (this.deps.signal?.aborted ?? false);
+    if (store && runId && t.record) {
+      const prev = store.getRun(runId)?.record ?? {};
+      store.updateRun(runId, {
+        record: {
+          ...prev,
+          ...(runRecord(t.record, m.summary, m.result.records) as unknown as Record<string, unknown>),
+        },
+      });
     }
-    const summary = summarize(all, {
-      window,
-      client: health,
-      slo: this.goodputSlo(),
-      target_rate_rps: null,
-      max_concurrency:
-        plan.load.kind === 'closed' ? plan.load.concurrency : (plan.load.maxConcurrency ?? null),
-    });
+    // An interrupted run's numbers are partial: they stay in the store, but the kind stops here.
+    if (interrupted) throw new ExperimentInterrupted(this.runs.length);
+    const server = m.report.monitoring?.server ?? null;
+    const run: RunInfo = {
+      run_id: runId,
+      target: t.name,
+      label: planLabel,
+      level: plan.level,
+      summary: m.summary,
+      thresholds: m.thresholds,
+      validity: m.validity,
+      cache: cacheOf(server),
+      server_tokens_per_s: server?.server_tokens_per_s ?? null,
+    };
+    this.runs.push(run);
     // Records in request (spec) order, so kinds can pair them with their specs.
-    const records = all
+    const records = m.result.records
       .filter((r) => r.phase === 'measure')
       .sort((a, b) => a.index - b.index || a.attempt - b.attempt);
-    return { records, summary, server: null };
-  }
-
-  /** Requests as the simulator would see them (same chat template, lengths and seeds). */
-  planRequests(
-    t: LiveTarget,
-    specs: readonly RequestSpec[],
-    prefix: string,
-    phase: 'warmup' | 'measure',
-  ): PlanRequest[] {
-    const gen = t.generation;
-    return specs.map((s, i) => {
-      try {
-        return planRequestFromSpec(
-          s,
-          t.tokenizer as Tokenizer,
-          t.engine as EngineConfig,
-          `${prefix}-${phase[0]}${i}`,
-          {
-            endpoint: t.endpoint,
-            phase,
-            defaultMaxTokens: gen.max_tokens ?? null,
-            ignoreEos: gen.ignore_eos ?? false,
-            seed: gen.seed ?? null,
-            temperature: gen.temperature ?? 0,
-            serverSeed: t.simOptions?.seed ?? 0,
-          },
-        );
-      } catch (e) {
-        throw new UsageError([
-          {
-            path: `targets.${t.name}`,
-            message: (e as Error).message,
-            hint: 'shorten the input/output lengths or raise sim.max_model_len',
-          },
-        ]);
-      }
-    });
-  }
-
-  private measureVirtual(t: LiveTarget, plan: RunPlan, runId: string | null): Omit<Measured, 'run'> {
-    const prefix = `v${this.seq++}`;
-    const cfg = t.engine as EngineConfig;
-    const maxConc = plan.load.kind === 'closed' ? plan.load.concurrency : (plan.load.maxConcurrency ?? null);
-    let records: RequestRecord[];
-    let server: ServerTimes[];
-    if (plan.beforeEach) {
-      // Each request on a fresh engine (an empty cache), laid end to end on one timeline.
-      records = [];
-      server = [];
-      let offset = 0;
-      plan.specs.forEach((spec, i) => {
-        const res = simulateDetailed(cfg, this.planRequests(t, [spec], `${prefix}-${i}`, 'measure'), {
-          kind: 'closed',
-          concurrency: 1,
-        });
-        records.push(shiftRecord(res.records[0], offset));
-        server.push({ ...res.server[0], arrival_ms: res.server[0].arrival_ms + offset });
-        offset += res.durationMs;
-      });
-    } else {
-      // A simulated engine has nothing to warm but its prefix cache (no JIT, no sockets): warm-up
-      // requests only run under `cache.policy: warm`, where they fill the cache.
-      const warmup = this.exp.cache.policy === 'warm' ? (plan.warmup ?? 0) : 0;
-      const warm = plan.history ?? (warmup ? (plan.warmupSpecs ?? plan.specs) : []);
-      const nWarm = plan.history ? plan.history.length : warmup;
-      const warmSpecs = Array.from({ length: nWarm }, (_, i) => warm[i % warm.length]);
-      const reqs = [
-        ...this.planRequests(t, warmSpecs, prefix, 'warmup'),
-        ...this.planRequests(t, plan.specs, prefix, 'measure'),
-      ];
-      // History is replayed one request at a time, as it happened; then the measured load.
-      let res: PlanResult;
-      if (plan.history && nWarm > 0 && !(plan.load.kind === 'closed' && plan.load.concurrency === 1))
-        throw new Error('history replay needs a closed loop at concurrency 1');
-      if (plan.load.kind === 'closed')
-        res = simulateDetailed(cfg, reqs, { kind: 'closed', concurrency: plan.load.concurrency });
-      else
-        res = simulateDetailed(cfg, reqs, {
-          kind: 'open',
-          // Warm-up requests go first, all at t = 0, ahead of the schedule.
-          arrivalsMs: [...new Array<number>(nWarm).fill(0), ...plan.load.arrivalsMs],
-          maxConcurrency: plan.load.maxConcurrency ?? undefined,
-        });
-      records = res.records;
-      server = res.server;
-      if (this.deps.store && runId)
-        for (const r of records.slice(0, nWarm)) this.deps.store.appendRecord(runId, r);
-      records = records.slice(nWarm);
-      server = server.slice(nWarm);
-    }
-    if (this.deps.store && runId) for (const r of records) this.deps.store.appendRecord(runId, r);
-    const summary = summarize(records, { max_concurrency: maxConc, slo: this.goodputSlo() });
-    return { records, summary, server };
+    return { run, records, summary: m.summary };
   }
 
   /**
    * Empty the target's prefix cache: vLLM's `POST /reset_prefix_cache`, then SGLang's
-   * `POST /flush_cache` (as `cache.reset` allows). Returns `virtual` for a virtual target (each
-   * run starts on a fresh engine), `unsupported` when neither endpoint exists.
+   * `POST /flush_cache` (as `cache.reset` allows); the in-process simulator answers the first,
+   * as `servelab sim` does. Returns `unsupported` when neither endpoint exists.
    */
-  async resetCache(t: LiveTarget): Promise<'reset' | 'unsupported' | 'virtual' | 'skipped'> {
-    if (t.mode === 'virtual') return 'virtual';
+  async resetCache(t: LiveTarget): Promise<'reset' | 'unsupported' | 'skipped'> {
     const how = this.exp.cache.reset;
     if (how === 'none') return 'skipped';
     const paths =
@@ -641,56 +551,36 @@ export class ExpContext {
         : how === 'sglang'
           ? ['/flush_cache']
           : ['/reset_prefix_cache', '/flush_cache'];
-    const root = serverRoot(t.baseUrl as string);
+    const root = serverRoot(t.baseUrl);
     const headers: Record<string, string> = { ...t.headers };
     if (t.apiKey) headers.authorization = `Bearer ${t.apiKey}`;
+    const dispatcher = t.live.dispatcher ?? undefined;
+    const clock = t.live.virtual ? t.live.runClock() : new RealClock();
+    const attempt = async (p: string): Promise<number | null> => {
+      try {
+        const res = await request(`${root}${p}`, {
+          method: 'POST',
+          headers,
+          headersTimeout: 10_000,
+          bodyTimeout: 10_000,
+          dispatcher,
+        });
+        await res.body.text();
+        return res.statusCode;
+      } catch {
+        return null;
+      }
+    };
     for (const p of paths) {
       // A busy engine refuses (409); requests of the previous run may still be releasing blocks.
-      for (let attempt = 0; attempt < 5; attempt++) {
-        try {
-          const res = await request(`${root}${p}`, {
-            method: 'POST',
-            headers,
-            headersTimeout: 10_000,
-            bodyTimeout: 10_000,
-          });
-          await res.body.text();
-          if (res.statusCode < 300) return 'reset';
-          if (res.statusCode !== 409) break;
-        } catch {
-          break;
-        }
-        const clock = new RealClock();
-        await clock.sleepUntil(clock.now() + 50 * (attempt + 1), this.deps.signal);
+      for (let i = 0; i < 5; i++) {
+        const status = await t.live.settle(attempt(p));
+        if (status !== null && status < 300) return 'reset';
+        if (status !== 409) break;
+        await t.live.settle(clock.sleepUntil(clock.now() + 50 * (i + 1), this.deps.signal));
       }
     }
     return 'unsupported';
-  }
-
-  /**
-   * The engine's cumulative prefix-cache counters from `/metrics` (vLLM's
-   * `vllm:prefix_cache_hits_total` / `_queries_total`, in tokens); null when not exposed.
-   */
-  async prefixCounters(t: LiveTarget): Promise<{ hits_tokens: number; queries_tokens: number } | null> {
-    if (t.mode === 'virtual') return null;
-    const url = t.spec.metrics_url ?? defaultMetricsUrl(t.baseUrl as string);
-    try {
-      const res = await request(url, { method: 'GET', headersTimeout: 5000, bodyTimeout: 5000 });
-      const text = await res.body.text();
-      if (res.statusCode !== 200) return null;
-      const parsed = parsePrometheusText(text);
-      const sum = (name: string): number | null => {
-        let total: number | null = null;
-        for (const s of parsed.samples)
-          if (s.name === name || s.name === `${name}_total`) total = (total ?? 0) + s.value;
-        return total;
-      };
-      const hits = sum('vllm:prefix_cache_hits') ?? sum('vllm:gpu_prefix_cache_hits');
-      const queries = sum('vllm:prefix_cache_queries') ?? sum('vllm:gpu_prefix_cache_queries');
-      return hits === null || queries === null ? null : { hits_tokens: hits, queries_tokens: queries };
-    } catch {
-      return null;
-    }
   }
 
   /**
@@ -716,23 +606,18 @@ export class ExpContext {
   }
 }
 
-/** A record moved `offsetMs` later on the timeline (every time field). */
-function shiftRecord(r: RequestRecord, offsetMs: number): RequestRecord {
-  const sh = (v: number | null) => (v === null ? null : v + offsetMs);
-  return {
-    ...r,
-    planned_at_ms: sh(r.planned_at_ms),
-    sent_at_ms: sh(r.sent_at_ms),
-    headers_at_ms: sh(r.headers_at_ms),
-    first_chunk_at_ms: sh(r.first_chunk_at_ms),
-    first_token_at_ms: sh(r.first_token_at_ms),
-    first_reasoning_at_ms: sh(r.first_reasoning_at_ms),
-    first_content_at_ms: sh(r.first_content_at_ms),
-    last_token_at_ms: sh(r.last_token_at_ms),
-    last_content_at_ms: sh(r.last_content_at_ms),
-    end_at_ms: sh(r.end_at_ms),
-    chunk_times_ms: r.chunk_times_ms.map((t) => t + offsetMs),
-  };
+/** The run's prefix-cache counters from the server summary, when the server exposes them. */
+function cacheOf(server: Record<string, number | null> | null): RunCache | null {
+  const q = server?.prefix_queries_delta ?? null;
+  const h = server?.prefix_hits_delta ?? null;
+  if (q === null || h === null) return null;
+  return { queries_tokens: q, hits_tokens: h, hit_rate: q > 0 ? h / q : null };
+}
+
+function poolCache(cs: readonly RunCache[]): RunCache {
+  const q = cs.reduce((a, c) => a + c.queries_tokens, 0);
+  const h = cs.reduce((a, c) => a + c.hits_tokens, 0);
+  return { queries_tokens: q, hits_tokens: h, hit_rate: q > 0 ? h / q : null };
 }
 
 const MEASURED = 'probed: measured by servelab in this run';

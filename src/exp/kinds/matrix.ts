@@ -35,24 +35,26 @@ export async function runMatrix(ctx: ExpContext): Promise<MatrixResult> {
     for (const cell of mx.cells) {
       const name = cell.name ?? `${cell.input_len}/${cell.output_len}`;
       for (const c of mx.concurrency) {
-        const specs = reindex(
-          await ctx.workload({
-            count: ctx.requestsFor(c),
-            inputLen: cell.input_len,
-            outputLen: cell.output_len,
-            plain: true,
-          }),
-        );
+        const level = { cell: name, concurrency: c };
+        const w = await ctx.levelWorkload(level, {
+          count: ctx.requestsFor(c),
+          inputLen: cell.input_len,
+          outputLen: cell.output_len,
+          plain: true,
+        });
+        const specs = reindex(w.specs);
         if (ctx.exp.cache.policy === 'cold') await ctx.ensureCold([t]);
         const m = await ctx.measure(t, {
           label: `${name} c=${c}`,
-          level: { cell: name, concurrency: c },
+          level,
           specs,
           load: { kind: 'closed', concurrency: c },
           warmup: ctx.exp.warmup,
+          warmupSpecs: w.warmupSpecs,
+          coldPrompts: w.coldPrompts,
         });
         cells.push({
-          ...pointOf(m.run.run_id, m.summary),
+          ...pointOf(m.run),
           cell: name,
           input_len: cell.input_len,
           output_len: cell.output_len,

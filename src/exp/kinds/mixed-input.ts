@@ -5,16 +5,15 @@
  * decoding: each short request's chunk gaps are split into those that overlap a long request's
  * prefill and those that do not, and the two distributions are compared.
  *
- * A long request's prefill interval is, on a virtual target, the engine's own [first scheduled,
- * first token] window; over HTTP, when the server exposes its timings (`servelab sim
- * --expose-timings`: token times and prefill time in engine ms), the same window and the short
+ * A long request's prefill interval is, when the server exposes its timings (`servelab sim
+ * --expose-timings`, and the in-process simulator of a virtual target: token times and prefill
+ * time in engine ms), the engine's own [first scheduled, first token] window, and the short
  * requests' gaps are taken on the engine's timeline; otherwise the client's [sent, first token]
  * window of that request (queueing included, so an upper bound) and the client's chunk gaps. A gap (t₍ₖ₋₁₎, tₖ] overlaps an interval [s, e]
  * when s < tₖ and e > t₍ₖ₋₁₎.
  */
 import { describe, type Stats } from '../../analysis/index.js';
 import type { RequestRecord } from '../../record/types.js';
-import type { ServerTimes } from '../../sim/plan.js';
 import type { RequestSpec } from '../../workload/types.js';
 import type { ExpContext } from './context.js';
 
@@ -142,7 +141,7 @@ export async function runMixedInput(ctx: ExpContext): Promise<MixedInputResult> 
         specs,
         load: { kind: 'open', arrivalsMs: specs.map((_, i) => i * mi.spacing_ms), maxConcurrency: null },
       });
-      orders.push(analyse(order, m.run.run_id, m.records, m.server, isLong));
+      orders.push(analyse(order, m.run.run_id, m.records, isLong));
     }
     out.push({ target: t.name, orders });
   }
@@ -159,14 +158,13 @@ function analyse(
   order: Order,
   runId: string | null,
   recs: RequestRecord[],
-  server: ServerTimes[] | null,
   isLong: boolean[],
 ): MixedOrderResult {
   const intervals: [number, number][] = [];
   const shortTimes: number[][] = [];
   const ttft = { long: [] as number[], short: [] as number[] };
-  // Over HTTP, a simulator with expose_timings gives the engine's own timeline: use it.
-  const engine = server ? null : recs.map(engineTimes);
+  // A simulator with expose_timings (and the in-process one) gives the engine's own timeline: use it.
+  const engine = recs.map(engineTimes);
   const fromEngine = engine !== null && engine.length > 0 && engine.every((e) => e !== null);
   recs.forEach((r, i) => {
     const long = isLong[r.index] ?? false;
@@ -177,9 +175,7 @@ function analyse(
       shortTimes.push(e ? e.tokens : r.chunk_times_ms);
       return;
     }
-    const s = server?.[i];
-    if (s) intervals.push([s.arrival_ms + s.queue_ms, s.arrival_ms + s.queue_ms + s.prefill_ms]);
-    else if (e?.tokens.length) intervals.push([e.tokens[0] - e.prefill_ms, e.tokens[0]]);
+    if (e?.tokens.length) intervals.push([e.tokens[0] - e.prefill_ms, e.tokens[0]]);
     else if (r.sent_at_ms !== null && first !== null) intervals.push([r.sent_at_ms, first]);
   });
   const { overlapping, clean } = splitGapTimes(shortTimes, intervals);
@@ -192,7 +188,7 @@ function analyse(
     gaps_overlapping_ms: o,
     gaps_clean_ms: c,
     stall_ratio: o.mean !== null && c.mean ? o.mean / c.mean : null,
-    intervals_from: server || fromEngine ? 'server' : 'client',
+    intervals_from: fromEngine ? 'server' : 'client',
     short_ttft_ms_p50: p50(ttft.short),
     long_ttft_ms_p50: p50(ttft.long),
   };

@@ -7,6 +7,7 @@ import type { Summary } from '../../analysis/index.js';
 import { MIN_SAMPLES_P95, MIN_SAMPLES_P99, UNRELIABLE_MARK } from '../../report/table.js';
 import type { RequestSpec } from '../../workload/types.js';
 import type { ExperimentFile } from '../schema.js';
+import type { RunInfo } from './context.js';
 
 /** One run, reduced to its headline numbers (ms, tokens/s, requests/s). */
 export interface LoadPoint {
@@ -19,6 +20,12 @@ export interface LoadPoint {
   tpot_ms: Pct;
   e2e_ms: Pct;
   itl_ms: Pct;
+  /** The run's validity verdict: empty = valid. A level with reasons is left out of the knee. */
+  validity: { code: string; message: string }[];
+  /** The server's prefix-cache hit rate over the run (0..1); null when it has no such counters. */
+  cache_hit_rate: number | null;
+  /** The server's generation rate over the run, tokens/s (from its counter); null when not scraped. */
+  server_tokens_per_s: number | null;
 }
 
 /** p50/p95/p99 of one metric (ms); null without data. */
@@ -45,7 +52,8 @@ export const pctUnreliable = (p: Pct): boolean =>
   (p.p95 !== null && p.n < MIN_SAMPLES_P95) || (p.p99 !== null && p.n < MIN_SAMPLES_P99);
 
 /** Headline numbers of a run. */
-export function pointOf(runId: string | null, s: Summary): LoadPoint {
+export function pointOf(run: RunInfo): LoadPoint {
+  const s = run.summary;
   const pct = (k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms' | 'itl_ms'): Pct => ({
     p50: s[k].p50,
     p95: s[k].p95,
@@ -53,7 +61,7 @@ export function pointOf(runId: string | null, s: Summary): LoadPoint {
     n: s[k].n,
   });
   return {
-    run_id: runId,
+    run_id: run.run_id,
     requests: s.requests.measured,
     error_rate: s.error_rate,
     request_throughput_rps: s.request_throughput_rps,
@@ -62,7 +70,15 @@ export function pointOf(runId: string | null, s: Summary): LoadPoint {
     tpot_ms: pct('tpot_ms'),
     e2e_ms: pct('e2e_ms'),
     itl_ms: pct('itl_ms'),
+    validity: run.validity.map((r) => ({ code: r.code, message: r.message })),
+    cache_hit_rate: run.cache?.hit_rate ?? null,
+    server_tokens_per_s: run.server_tokens_per_s,
   };
+}
+
+/** A level's verdict as the experiment tables print it: `valid`, or the reasons' codes. */
+export function verdictOf(p: Pick<LoadPoint, 'validity'>): string {
+  return p.validity.length ? `INVALID: ${p.validity.map((r) => r.code).join(', ')}` : 'valid';
 }
 
 /** Stop rules of a sweep (defaults in `exp/schema`: DEFAULT_STOP_*). */
@@ -102,6 +118,11 @@ export { KNEE_MIN_GAIN, type Knee, throughputKnee as findKnee } from '../../repo
 /** Specs re-indexed 0..n−1 (records are matched to specs by index). */
 export function reindex(specs: readonly RequestSpec[]): RequestSpec[] {
   return specs.map((s, i) => ({ ...s, index: i }));
+}
+
+/** A fraction as a percentage with one decimal, `-` without data. */
+export function pctOf(v: number | null | undefined): string {
+  return v === null || v === undefined ? '-' : `${(v * 100).toFixed(1)}%`;
 }
 
 export function fmt(v: number | null | undefined, digits = 1): string {

@@ -9,20 +9,18 @@
  *  - **scattered**: the document rotated (it starts at a different word each time), so
  *    consecutive requests share no prefix.
  * Per phase: cached tokens (`usage.prompt_tokens_details.cached_tokens`, or the change in
- * vLLM's prefix-cache hit counter on `/metrics`), TTFT, and a prefill estimate (server-side
- * prefill time when the engine exposes it, else TTFT as its upper bound), with whether the hits
- * are where they should be.
- *
- * On a virtual target each run starts on a fresh engine, so the requests of earlier phases are
- * replayed first (one at a time, unmeasured) to rebuild the cache a real server would hold.
+ * the server's prefix-cache hit counter on `/metrics` between the scrapes before and after the
+ * phase), TTFT, and a prefill estimate (server-side prefill time when the engine exposes it,
+ * else TTFT as its upper bound), with whether the hits are where they should be. A virtual
+ * target is a long-lived in-process simulator, so its cache carries over between phases as a
+ * server's does.
  */
 import { readFileSync } from 'node:fs';
 import { mean, percentile, requestMetrics } from '../../analysis/index.js';
 import { UsageError } from '../../core/errors.js';
 import type { RequestRecord } from '../../record/types.js';
-import type { ServerTimes } from '../../sim/plan.js';
 import type { RequestSpec } from '../../workload/types.js';
-import type { ExpContext, LiveTarget } from './context.js';
+import type { ExpContext, LiveTarget, RunCache } from './context.js';
 
 type PhaseName = 'cold' | 'exact-repeat' | 'new-question' | 'scattered';
 
@@ -50,7 +48,7 @@ export interface PrefixPhaseResult {
 
 export interface PrefixTargetResult {
   target: string;
-  /** How the cold state was reached: reset, virtual (fresh engine) or skipped (user restarted). */
+  /** How the cold state was reached: reset, or skipped (the user restarted the engine). */
   cold_state: string;
   phases: PrefixPhaseResult[];
   /** Every phase's hits are where expected. */
@@ -146,8 +144,6 @@ export async function runPrefixCache(ctx: ExpContext): Promise<PrefixCacheResult
   const out: PrefixTargetResult[] = [];
   for (const t of ctx.targets) {
     const phases: PrefixPhaseResult[] = [];
-    // What the engine has seen so far (replayed on virtual targets).
-    const history: RequestSpec[] = [];
     const coldState = states[t.name];
     for (const ph of pc.phases as PhaseName[]) {
       let specs = phaseSpecs[ph];
@@ -158,24 +154,14 @@ export async function runPrefixCache(ctx: ExpContext): Promise<PrefixCacheResult
           `${t.name}: no cache reset (cache.reset: none); the cold phase is the first request only`,
         );
       }
-      const before = await ctx.prefixCounters(t);
       const m = await ctx.measure(t, {
         label: `phase=${ph}`,
         level: { phase: ph },
         specs,
         load: { kind: 'closed', concurrency: 1 },
-        ...(ph === 'cold'
-          ? coldState === 'reset'
-            ? { beforeEach: () => resetOrFail(ctx, t) }
-            : coldState === 'virtual'
-              ? { beforeEach: async () => {} }
-              : {}
-          : { history: [...history] }),
+        ...(ph === 'cold' && coldState === 'reset' ? { beforeEach: () => resetOrFail(ctx, t) } : {}),
       });
-      const after = await ctx.prefixCounters(t);
-      if (ph === 'cold') history.splice(0, history.length, specs[specs.length - 1]);
-      else history.push(...specs);
-      phases.push(phaseResult(ph, m.run.run_id, m.records, m.server, before, after, expected[ph]));
+      phases.push(phaseResult(ph, m.run.run_id, m.records, m.run.cache, expected[ph]));
     }
     out.push({
       target: t.name,
@@ -209,9 +195,7 @@ function phaseResult(
   phase: PhaseName,
   runId: string | null,
   recs: RequestRecord[],
-  server: ServerTimes[] | null,
-  before: { hits_tokens: number } | null,
-  after: { hits_tokens: number } | null,
+  cache: RunCache | null,
   expected: PrefixPhaseResult['expected'],
 ): PrefixPhaseResult {
   const n = recs.length;
@@ -222,8 +206,8 @@ function phaseResult(
   if (usageCached.length && usageCached.every((v) => typeof v === 'number')) {
     cachedMean = mean(usageCached as number[]);
     source = 'usage';
-  } else if (before && after && n > 0) {
-    cachedMean = (after.hits_tokens - before.hits_tokens) / n;
+  } else if (cache && n > 0) {
+    cachedMean = cache.hits_tokens / n;
     source = 'metrics';
   }
   const promptMean = mean(prompts);
@@ -231,16 +215,11 @@ function phaseResult(
   const sortedTtft = [...ttft].sort((a, b) => a - b);
   let prefill: number[] = [];
   let prefillSource: PrefixPhaseResult['prefill_source'] = 'ttft';
-  if (server) {
-    prefill = server.map((s) => s.prefill_ms);
+  const t = recs.map((r) => r.timings?.prefill_ms);
+  if (t.length && t.every((v) => typeof v === 'number')) {
+    prefill = t as number[];
     prefillSource = 'server';
-  } else {
-    const t = recs.map((r) => r.timings?.prefill_ms);
-    if (t.length && t.every((v) => typeof v === 'number')) {
-      prefill = t as number[];
-      prefillSource = 'server';
-    } else prefill = ttft;
-  }
+  } else prefill = ttft;
   const prefillP50 = percentile(
     [...prefill].sort((a, b) => a - b),
     50,

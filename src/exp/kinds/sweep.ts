@@ -15,7 +15,17 @@ import type { Summary } from '../../analysis/index.js';
 import { UsageError } from '../../core/errors.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
 import type { ExpContext, LiveTarget } from './context.js';
-import { findKnee, type Knee, type LoadPoint, pointOf, reindex, stopReason, stopRules } from './points.js';
+import {
+  findKnee,
+  type Knee,
+  type LoadPoint,
+  pctOf,
+  pointOf,
+  reindex,
+  stopReason,
+  stopRules,
+  verdictOf,
+} from './points.js';
 
 /** One level of a sweep on one target. */
 export interface SweepPoint extends LoadPoint {
@@ -28,12 +38,14 @@ export interface SweepPoint extends LoadPoint {
 }
 
 export interface MaxConcurrency {
-  /** Largest concurrency that met the SLO (0 when even the first did not). */
-  concurrency: number;
+  /** Largest concurrency that met the SLO (0 when even the first did not); null when undetermined. */
+  concurrency: number | null;
+  /** Why there is no answer: a probe that decided it was not valid. */
+  undetermined: string | null;
   /** False when the SLO still held at the largest concurrency tried (the true maximum may be higher). */
   bounded: boolean;
   slo: Record<string, number>;
-  probes: { concurrency: number; ok: boolean; run_id: string | null }[];
+  probes: { concurrency: number; ok: boolean; valid: boolean; run_id: string | null }[];
 }
 
 export interface SweepTargetResult {
@@ -41,9 +53,13 @@ export interface SweepTargetResult {
   /** `concurrency` (closed loop) or `rate_rps` (open loop). */
   factor: 'concurrency' | 'rate_rps';
   points: SweepPoint[];
-  /** Level at the knee, or null when throughput still rose at the last level. */
+  /** Level at the knee (over valid levels only), or null: not reached, or undetermined. */
   knee: number | null;
+  /** False when the knee could not be found: throughput still rose, or too few levels were valid. */
+  knee_determined: boolean;
   knee_reason: string;
+  /** Levels left out of the knee and the SLO search because their runs are not valid. */
+  left_out: { level: number; reasons: string[] }[];
   stopped_at: number | null;
   /** rate-sweep without `load.rates`: the measured capacity the rates derive from (requests/s). */
   capacity_rps?: number | null;
@@ -59,37 +75,60 @@ export interface SweepResult {
 
 const throughputOf = (p: LoadPoint) => p.output_throughput_tok_s ?? p.request_throughput_rps;
 
+/** A knee needs this many valid levels: one comparison of a level with its successor. */
+export const MIN_VALID_LEVELS_FOR_KNEE = 2;
+
+/**
+ * The sweep's conclusion for one target. The knee is found over the valid levels only (a level
+ * whose numbers cannot bear weight says nothing about the engine); the levels left out are
+ * named with their reasons, and with too few valid levels the knee is undetermined, never a
+ * number.
+ */
 function finish(
   target: string,
   factor: SweepTargetResult['factor'],
   points: SweepPoint[],
 ): SweepTargetResult {
+  const valid = points.filter((p) => p.validity.length === 0);
+  const left_out = points
+    .filter((p) => p.validity.length > 0)
+    .map((p) => ({ level: p.level, reasons: p.validity.map((r) => r.code) }));
+  const base = { target, factor, points, left_out, stopped_at: points.find((p) => p.stopped)?.level ?? null };
+  if (valid.length < MIN_VALID_LEVELS_FOR_KNEE)
+    return {
+      ...base,
+      knee: null,
+      knee_determined: false,
+      knee_reason: `only ${valid.length} of ${points.length} levels are valid (a knee needs ${MIN_VALID_LEVELS_FOR_KNEE})`,
+    };
   const knee: Knee = findKnee(
-    points.map(throughputOf),
-    points.map((p) => p.stopped),
-    points.map((p) => p.level),
+    valid.map(throughputOf),
+    valid.map((p) => p.stopped),
+    valid.map((p) => p.level),
   );
   return {
-    target,
-    factor,
-    points,
-    knee: knee.index === null ? null : points[knee.index].level,
+    ...base,
+    knee: knee.index === null ? null : valid[knee.index].level,
+    knee_determined: knee.index !== null,
     knee_reason: knee.reason,
-    stopped_at: points.find((p) => p.stopped)?.level ?? null,
   };
 }
 
 async function closedLevel(ctx: ExpContext, t: LiveTarget, c: number, label: string) {
-  const specs = reindex(await ctx.workload({ count: ctx.requestsFor(c) }));
+  const level = { concurrency: c };
+  const { specs, warmupSpecs, coldPrompts } = await ctx.levelWorkload(level, { count: ctx.requestsFor(c) });
+  const measured = reindex(specs);
   if (ctx.exp.cache.policy === 'cold') await ctx.ensureCold([t]);
   return ctx.measure(t, {
     label,
-    level: { concurrency: c },
-    specs,
+    level,
+    specs: measured,
     load: { kind: 'closed', concurrency: c },
     warmup: ctx.exp.warmup,
+    warmupSpecs,
+    coldPrompts,
     ...(ctx.exp.cache.policy === 'warm'
-      ? { warmup: Math.max(ctx.exp.warmup, specs.length), warmupSpecs: specs }
+      ? { warmup: Math.max(ctx.exp.warmup, measured.length), warmupSpecs: measured }
       : {}),
   });
 }
@@ -101,15 +140,15 @@ export async function runConcurrencySweep(ctx: ExpContext): Promise<SweepResult>
   const out: SweepTargetResult[] = [];
   for (const t of ctx.targets) {
     const points: SweepPoint[] = [];
-    const summaries = new Map<number, { s: Summary; run_id: string | null }>();
+    const summaries = new Map<number, { s: Summary; run_id: string | null; validity: string[] }>();
     for (const c of levels) {
       const m = await closedLevel(ctx, t, c, `c=${c}`);
-      const p = pointOf(m.run.run_id, m.summary);
-      summaries.set(c, { s: m.summary, run_id: m.run.run_id });
+      const p = pointOf(m.run);
+      summaries.set(c, { s: m.summary, run_id: m.run.run_id, validity: m.run.validity.map((v) => v.code) });
       const stopped = points.length ? stopReason(p, points[0], rules) : null;
       points.push({ ...p, level: c, achieved_rate_rps: null, stopped });
       ctx.deps.log(
-        `  ${t.name} c=${c}: ${p.output_throughput_tok_s?.toFixed(1) ?? '-'} tok/s, p99 TTFT ${p.ttft_ms.p99?.toFixed(1) ?? '-'} ms${stopped ? ` — stop: ${stopped}` : ''}`,
+        `  ${t.name} c=${c}: ${p.output_throughput_tok_s?.toFixed(1) ?? '-'} tok/s, p99 TTFT ${p.ttft_ms.p99?.toFixed(1) ?? '-'} ms, cache hits ${pctOf(p.cache_hit_rate)}, ${verdictOf(p)}${stopped ? ` — stop: ${stopped}` : ''}`,
       );
       if (stopped) break;
     }
@@ -134,7 +173,7 @@ export function meetsSloP90(s: Summary, slo: Record<string, number>, maxErrorRat
 async function searchMax(
   ctx: ExpContext,
   t: LiveTarget,
-  measured: Map<number, { s: Summary; run_id: string | null }>,
+  measured: Map<number, { s: Summary; run_id: string | null; validity: string[] }>,
   maxErrorRate: number,
 ): Promise<MaxConcurrency> {
   const slo = Object.fromEntries(
@@ -149,15 +188,19 @@ async function searchMax(
       },
     ]);
   const probes: MaxConcurrency['probes'] = [];
+  let invalid: string | null = null;
   const judge = async (c: number): Promise<boolean> => {
     let m = measured.get(c);
     if (!m) {
       const r = await closedLevel(ctx, t, c, `search c=${c}`);
-      m = { s: r.summary, run_id: r.run.run_id };
+      m = { s: r.summary, run_id: r.run.run_id, validity: r.run.validity.map((v) => v.code) };
       measured.set(c, m);
     }
     const ok = meetsSloP90(m.s, slo, maxErrorRate);
-    probes.push({ concurrency: c, ok, run_id: m.run_id });
+    const valid = m.validity.length === 0;
+    probes.push({ concurrency: c, ok, valid, run_id: m.run_id });
+    // An invalid probe cannot decide the answer: the search stops there, undetermined.
+    if (!valid) invalid ??= `the probe at concurrency ${c} is not valid (${m.validity.join(', ')})`;
     return ok;
   };
   const levels = [...measured.keys()].sort((a, b) => a - b);
@@ -169,19 +212,21 @@ async function searchMax(
       hi = c;
       break;
     }
+    if (invalid) break;
   }
   // Every level passed: keep doubling, up to 4 × the largest level.
   const cap = (levels[levels.length - 1] ?? 1) * 4;
-  for (let c = Math.max(1, lo) * 2; !hi && lo > 0 && c <= cap; c *= 2) {
+  for (let c = Math.max(1, lo) * 2; !invalid && !hi && lo > 0 && c <= cap; c *= 2) {
     if (await judge(c)) lo = c;
     else hi = c;
   }
-  while (hi && hi - lo > 1) {
+  while (!invalid && hi && hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
     if (await judge(mid)) lo = mid;
     else hi = mid;
   }
-  return { concurrency: lo, bounded: hi > 0 || lo === 0, slo, probes };
+  if (invalid) return { concurrency: null, undetermined: invalid, bounded: false, slo, probes };
+  return { concurrency: lo, undetermined: null, bounded: hi > 0 || lo === 0, slo, probes };
 }
 
 /** Run a rate sweep (open loop) on every target. */
@@ -215,7 +260,9 @@ export async function runRateSweep(ctx: ExpContext): Promise<SweepResult> {
     for (const rate of rates) {
       const count =
         l.requests ?? (l.duration_s !== undefined ? Math.max(1, Math.ceil(rate * l.duration_s)) : 32);
-      const specs = reindex(await ctx.workload({ count }));
+      const level = { rate_rps: rate };
+      const w = await ctx.levelWorkload(level, { count });
+      const specs = reindex(w.specs);
       const arrivalsMs = arrivalOffsetsMs({
         rateRps: rate,
         arrival: l.arrival as 'constant' | 'poisson' | 'gamma',
@@ -226,16 +273,18 @@ export async function runRateSweep(ctx: ExpContext): Promise<SweepResult> {
       if (ctx.exp.cache.policy === 'cold') await ctx.ensureCold([t]);
       const m = await ctx.measure(t, {
         label: `rate=${rate}`,
-        level: { rate_rps: rate },
+        level,
         specs,
         load: { kind: 'open', arrivalsMs, maxConcurrency: l.max_concurrency ?? null },
         warmup: ctx.exp.warmup,
+        warmupSpecs: w.warmupSpecs,
+        coldPrompts: w.coldPrompts,
       });
-      const p = pointOf(m.run.run_id, m.summary);
+      const p = pointOf(m.run);
       const stopped = points.length ? stopReason(p, points[0], rules) : null;
       points.push({ ...p, level: rate, achieved_rate_rps: m.summary.achieved_rate_rps, stopped });
       ctx.deps.log(
-        `  ${t.name} rate=${rate}: ${p.request_throughput_rps?.toFixed(2) ?? '-'} req/s, p99 TTFT ${p.ttft_ms.p99?.toFixed(1) ?? '-'} ms${stopped ? ` — stop: ${stopped}` : ''}`,
+        `  ${t.name} rate=${rate}: ${p.request_throughput_rps?.toFixed(2) ?? '-'} req/s, p99 TTFT ${p.ttft_ms.p99?.toFixed(1) ?? '-'} ms, cache hits ${pctOf(p.cache_hit_rate)}, ${verdictOf(p)}${stopped ? ` — stop: ${stopped}` : ''}`,
       );
       if (stopped) break;
     }

@@ -2,7 +2,8 @@
  * @module report/diagnose/validity
  * The validity verdict: reasons why a run's numbers cannot bear weight — the load generator
  * fell behind, the client lagged or was CPU-bound, usage was missing, client and server token
- * counts disagree, too many errors, or Little's law does not hold.
+ * counts disagree, a run meant to be cold hit the prefix cache, too many errors, or Little's law
+ * does not hold.
  */
 import { requestMetrics } from '../../analysis/request.js';
 import { groupAttempts, LITTLES_LAW_MIN_REQUESTS } from '../../analysis/summary.js';
@@ -24,6 +25,11 @@ export interface ValidityOptions {
   max_littles_gap?: number;
   /** Client/server completion-token mismatch above this fraction is invalid (default 0.02). */
   max_token_mismatch?: number;
+  /**
+   * A run meant to meet a cold prefix cache (`config.prompts: fresh`, a sweep level with fresh
+   * prompts) whose prompt tokens hit the cache above this fraction is invalid (default 0.10).
+   */
+  max_cold_hit_rate?: number;
 }
 
 /** Client CPU is judged only over a measurement window at least this long (ms). */
@@ -36,6 +42,7 @@ export const VALIDITY_DEFAULTS: Required<ValidityOptions> = {
   max_error_rate: 0.05,
   max_littles_gap: 0.1,
   max_token_mismatch: 0.02,
+  max_cold_hit_rate: 0.1,
 };
 
 /** The concurrency cap a run was made with (level, else config), or null. */
@@ -139,6 +146,14 @@ export function validityReasons(run: ReportRun, opts: ValidityOptions = {}): Val
         `client usage.completion_tokens sum ${tc.client} vs server generation-token counter +${tc.server} (${(100 * gap).toFixed(1)}% apart): usage or the counter is wrong, or other traffic hit the server`,
       );
     }
+  }
+  if (run.config.prompts === 'fresh' && run.series?.length) {
+    const rate = seriesSummary(run.series as ScrapePoint[]).prefix_hit_rate;
+    if (rate !== null && rate > o.max_cold_hit_rate)
+      add(
+        'cache_hits',
+        `${(100 * rate).toFixed(1)}% of the prompt tokens were prefix-cache hits in a run meant to be cold (fresh prompts): its TTFT is a warm cache's, not a cold one's`,
+      );
   }
   if (s.error_rate !== null && s.error_rate > o.max_error_rate) {
     add(

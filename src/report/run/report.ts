@@ -5,8 +5,10 @@
  * with server logs and Grafana, the full configuration and environment, the measurement window
  * and the summary. Records stay in `requests.jsonl` (named by `records_file`) unless embedded.
  */
+
 import type { Summary } from '../../analysis/summary.js';
 import type { RequestRecord } from '../../record/types.js';
+import type { SeriesPoint, ValidityReason } from '../types.js';
 
 /** Name of the per-request record file next to `report.json`. */
 export const RECORDS_FILE = 'requests.jsonl';
@@ -55,6 +57,10 @@ export interface RunReport {
   };
   /** The run's id in the store, when recorded. */
   run_id?: string;
+  /** The server's scraped series (normalized names, run-clock ms), when it was scraped. */
+  series?: SeriesPoint[];
+  /** The validity verdict: why the run's numbers cannot bear weight (none = valid). */
+  validity?: { valid: boolean; reasons: ValidityReason[] };
 }
 
 export interface BuildRunReportInput {

@@ -144,3 +144,12 @@ export function formatSummaryTable(summary: Summary): string {
   while (out.length > 0 && out[out.length - 1] === '') out.pop();
   return `${out.join('\n')}\n`;
 }
+
+/**
+ * The validity verdict as the console shows it, right under the numbers it judges: one line
+ * when valid, else one line per reason.
+ */
+export function formatVerdict(reasons: readonly { code: string; message: string }[]): string {
+  if (reasons.length === 0) return 'verdict: valid (no reason found to doubt these numbers)\n';
+  return `verdict: NOT VALID, these numbers cannot bear weight:\n${reasons.map((r) => `  - ${r.code}: ${r.message}\n`).join('')}`;
+}

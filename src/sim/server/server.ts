@@ -137,18 +137,11 @@ interface Live {
  * await sim.close();
  */
 export async function startSimServer(opts: SimServerOptions, deps: SimServerDeps = {}): Promise<SimServer> {
-  const { server: so, engine: engineOpts } = resolveServerOptions(opts);
-  const config = resolveEngineConfig(engineOpts);
-  const engine = createEngine(config);
-  const clock = deps.clock ?? new RealClock();
-  const log = deps.log ?? (() => {});
-  const sim = new SimHttp(so, config, engine, clock, log);
-  // vLLM loads its tokenizer before it serves; so do we (Qwen3's takes ~1 s; others are instant).
-  await sim.tokenizerReady();
+  const { sim, so, config, engine } = await createSimHandler(opts, deps);
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => sim.handle(req, res));
   await new Promise<void>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
-      sim.stop();
+      sim.abortAll();
       if (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL')
         reject(
           new UsageError([
@@ -192,7 +185,41 @@ export async function startSimServer(opts: SimServerOptions, deps: SimServerDeps
   };
 }
 
-class SimHttp {
+/** The simulator's request handler without a listening socket (what `startSimServer` serves). */
+export interface SimHandler {
+  /** Handle one HTTP exchange; `req`/`res` may be node:http's or anything with their surface. */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  readonly modelId: string;
+  driverStats(): DriverStats;
+  /** Stop the driver and drop every open response. */
+  abortAll(): void;
+}
+
+/**
+ * Build the simulator (options, engine, driver, tokenizer) behind a request handler, without
+ * listening: the HTTP server and the in-process dispatcher (`sim/server/inprocess`) both serve it.
+ */
+export async function createSimHandler(
+  opts: SimServerOptions,
+  deps: SimServerDeps = {},
+): Promise<{
+  sim: SimHandler & { shutdown(server: Server): Promise<void> };
+  so: ResolvedServerOptions;
+  config: EngineConfig;
+  engine: SimEngine;
+}> {
+  const { server: so, engine: engineOpts } = resolveServerOptions(opts);
+  const config = resolveEngineConfig(engineOpts);
+  const engine = createEngine(config);
+  const clock = deps.clock ?? new RealClock();
+  const log = deps.log ?? (() => {});
+  const sim = new SimHttp(so, config, engine, clock, log);
+  // vLLM loads its tokenizer before it serves; so do we (Qwen3's takes ~1 s; others are instant).
+  await sim.tokenizerReady();
+  return { sim, so, config, engine };
+}
+
+class SimHttp implements SimHandler {
   readonly modelId: string;
   private readonly driver: RealTimeDriver;
   private readonly metrics: SimMetrics;
@@ -242,12 +269,7 @@ class SimHttp {
     await this.getTokenizer();
   }
 
-  /** Stop the driver (used when the server never started listening). */
-  stop(): void {
-    this.driver.close();
-  }
-
-  async shutdown(server: Server): Promise<void> {
+  abortAll(): void {
     this.driver.close();
     for (const live of this.lives.values()) {
       live.done = true;
@@ -255,6 +277,10 @@ class SimHttp {
       live.res.destroy();
     }
     this.lives.clear();
+  }
+
+  async shutdown(server: Server): Promise<void> {
+    this.abortAll();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     await closed;
