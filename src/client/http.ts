@@ -1,7 +1,8 @@
 /**
  * @module client/http
  * The OpenAI-compatible HTTP target: one undici `Agent` and, per request, one handler object
- * on `dispatch` (no `fetch`, no body stream, no per-chunk closures; ecosystem.md §1). It builds
+ * on `dispatch` (no `fetch`, no body stream, no per-chunk closures; `bench/naive-fetch.ts` measures
+ * what `fetch` would cost). It builds
  * the request body and headers, times the response from `opts.clock`, applies the TTFT and
  * whole-request timeouts and the abort signal, and always resolves with exactly one record.
  */

@@ -4,8 +4,9 @@
  * runs, per-request records and scraped server metric series. `servelab run`, `plan` and
  * `exp run` write it; `report`, `diagnose` and the dashboard read it.
  *
- * Why SQLite in WAL mode: a dashboard process can read while a run writes (DuckDB takes an
- * exclusive file lock, measured in docs/research), and a writer killed with SIGKILL leaves every
+ * Why SQLite in WAL mode: a dashboard process can read while a run writes (DuckDB lets a single
+ * process hold a file read-write and no other process open it meanwhile: DuckDB documentation,
+ * "Concurrency"), and a writer killed with SIGKILL leaves every
  * committed transaction readable. Per-request records are buffered and committed in batches
  * (every {@link StoreOptions.flushEvery} records or {@link StoreOptions.flushIntervalMs} ms,
  * whichever comes first), so the hot path only pushes to an array, yet a finished request
