@@ -1,6 +1,6 @@
 /**
  * @module bench/client
- * Scenario 1 (issue 2, Performance): servelab's streaming client against a fast loopback SSE
+ * Scenario 1 (performance): servelab's streaming client against a fast loopback SSE
  * server in a child process, side by side with a naive `fetch` client.
  *
  * For each stream count N, all N streams are opened at once and each receives one chunk every
@@ -239,7 +239,7 @@ async function idleCpu(): Promise<number> {
 
 /**
  * Scenario 1: servelab's client (and the naive fetch baseline) at each stream count.
- * Targets (issue 2): ≥ 2,000 streams without errors; ≤ 20 µs client CPU per chunk; received-time
+ * servelab's targets: ≥ 2,000 streams without errors; ≤ 20 µs client CPU per chunk; received-time
  * error p99 ≤ 1 ms at 100 streams.
  */
 export async function benchClient(o: ClientBenchOptions): Promise<ScenarioResult> {

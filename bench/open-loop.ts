@@ -1,6 +1,6 @@
 /**
  * @module bench/open-loop
- * Scenario 2 (issue 2, Performance): open-loop lateness. The real runner (`runLoad`) and client
+ * Scenario 2 (performance): open-loop lateness. The real runner (`runLoad`) and client
  * send a Poisson (or constant) schedule at 200 requests/s for ~10 s to the fast SSE server in a
  * child process; each request streams a few chunks, so ~40 streams are in flight. Lateness =
  * `sent_at_ms − planned_at_ms` per request (both on the run clock), p50/p99/max; target p99 ≤ 2 ms.

@@ -1,6 +1,6 @@
 /**
  * @module bench/sim-real
- * Scenario 3 (issue 3, Performance, real time): the simulated server (`startSimServer` with
+ * Scenario 3 (performance, real time): the simulated server (`startSimServer` with
  * `exposeTimings`, in a child process) with N concurrent streams. With `--expose-timings` every
  * chunk carries `servelab: { step, planned_ms, emit_ms }` on the server's clock: `planned_ms` is
  * the step's planned end, `emit_ms` the moment the chunk was written. The figure is the token

@@ -2,7 +2,7 @@
  * @module bench/sim-virtual
  * Throughput of the virtual-time planner: simulated requests per wall-clock second for
  * Llama-3.1-8B on one H100, closed loop at concurrency 64, 512 prompt tokens / 256 output
- * tokens (ignore_eos). Target ≥ 5,000 req/s (issue 3). Run:
+ * tokens (ignore_eos). servelab's target: ≥ 5,000 req/s. Run:
  * `node --import tsx bench/sim-virtual.ts [numRequests]`.
  */
 import { RealClock } from '../src/runtime/clock.js';

@@ -1,5 +1,5 @@
 /**
- * Layout rules from DEVELOPERS.md, enforced: imports run one way along the data flow
+ * The source layout rules, enforced: imports run one way along the data flow
  * (workload → schedule → runner → client → record → analysis → report), `sim/` is an engine
  * that knows nothing of the load generator, `cli/` is imported by nobody, and the clock and
  * randomness are only touched in `src/runtime/`.

@@ -11,11 +11,11 @@ import { Agent, request } from 'undici';
 import type { Problem } from '../core/errors.js';
 import { targetHeaders } from '../core/headers.js';
 import { engineFromOwnedBy, type ListedModel, parseModelList } from '../core/models.js';
+import { scrubSecrets } from '../core/redact.js';
 import { hostOf, redactUrl, serverRoot } from '../core/url.js';
 import type { RequestRecord, Usage } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
 import { createHttpTarget, type SendResult } from './http.js';
-import { scrubSecrets } from './redact.js';
 import type { StreamInfo } from './stream.js';
 import type { ClientOptions } from './types.js';
 

@@ -1,16 +1,17 @@
 /**
  * @module client/http
  * The OpenAI-compatible HTTP target: one undici `Agent` and, per request, one handler object
- * on `dispatch` (no `fetch`, no body stream, no per-chunk closures; ecosystem.md §1). It builds
+ * on `dispatch` (no `fetch`, no body stream, no per-chunk closures; `bench/naive-fetch.ts` measures
+ * what `fetch` would cost). It builds
  * the request body and headers, times the response from `opts.clock`, applies the TTFT and
  * whole-request timeouts and the abort signal, and always resolves with exactly one record.
  */
 import { Agent, type Dispatcher } from 'undici';
 import { UsageError } from '../core/errors.js';
 import { targetHeaders } from '../core/headers.js';
+import { isSecretName, scrubSecrets } from '../core/redact.js';
 import { emptyRecord, type RequestRecord } from '../record/types.js';
 import type { RequestSpec } from '../workload/types.js';
-import { isSecretHeader, scrubSecrets } from './redact.js';
 import { clip, errorMessageOf, ResponseAccumulator, type StreamInfo } from './stream.js';
 import type { ClientOptions, SendArgs, Target } from './types.js';
 
@@ -321,7 +322,7 @@ class UndiciHttpTarget implements HttpTarget {
     this.secrets = opts.apiKey ? [opts.apiKey] : [];
     // a credential passed as a plain --header must not leak through an echoed error either
     for (const [k, v] of Object.entries(opts.headers ?? {}))
-      if (isSecretHeader(k)) this.secrets.push(v, v.replace(/^\s*bearer\s+/i, ''));
+      if (isSecretName(k)) this.secrets.push(v, v.replace(/^\s*bearer\s+/i, ''));
     let url: URL;
     try {
       url = new URL(opts.baseUrl);

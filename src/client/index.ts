@@ -3,6 +3,9 @@
  * The measurement client: the OpenAI-compatible HTTP target, the SSE/record accumulator,
  * secret redaction, and `check`.
  */
+
+export { isSecretName, REDACTED, redactHeaders, scrubSecrets } from '../core/redact.js';
+export { redactUrl } from '../core/url.js';
 export {
   type CheckOptions,
   type CheckResult,
@@ -18,7 +21,6 @@ export {
   parseRetryAfter,
   type SendResult,
 } from './http.js';
-export { isSecretHeader, REDACTED, redactHeaders, redactUrl, scrubSecrets } from './redact.js';
 export {
   classifyOutcome,
   type OutcomeFlags,

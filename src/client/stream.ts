@@ -2,7 +2,7 @@
  * @module client/stream
  * Turns a response body into a {@link RequestRecord}: the incremental SSE parse of an
  * OpenAI-compatible stream (vLLM, SGLang, llama.cpp shapes), the parse of a non-stream JSON
- * body, and the outcome classification of issue 2 §2. No I/O and no clock here: the transport
+ * body, and the outcome classification ({@link classifyOutcome}). No I/O and no clock here: the transport
  * (`client/http`) hands in bytes with their arrival time, so this is testable on its own.
  *
  * Hot path: one `feed()` per network read. Per read: one streaming UTF-8 decode and one parser
@@ -27,7 +27,7 @@ export interface StreamInfo {
   timings_seen: boolean;
 }
 
-/** Inputs to the outcome precedence (issue 2 §2). */
+/** Inputs to the outcome precedence of {@link classifyOutcome}. */
 export interface OutcomeFlags {
   cancelled: boolean;
   connectError: boolean;

@@ -7,6 +7,7 @@
  * machine (so its GPU can be read here).
  */
 import { hostname, networkInterfaces } from 'node:os';
+import { isSecretName, REDACTED } from './redact.js';
 
 /**
  * `url` without `user:password@`, for printing and storing. The trailing slash is kept as
@@ -27,14 +28,9 @@ export function redactUrl(url: string): string {
   u.username = '';
   u.password = '';
   // Keys passed in the query string (`?api_key=…`, `&token=…`) are secrets too.
-  for (const name of [...u.searchParams.keys()])
-    if (SECRET_PARAM.test(name)) u.searchParams.set(name, '<redacted>');
+  for (const name of [...u.searchParams.keys()]) if (isSecretName(name)) u.searchParams.set(name, REDACTED);
   return u.toString().replace(/\/$/, url.endsWith('/') ? '/' : '');
 }
-
-/** Query parameter names that carry credentials. */
-const SECRET_PARAM =
-  /(^|[-_])(key|token|secret|password|passwd|auth|signature|sig)$|^(apikey|access_token|api-key)$/i;
 
 /**
  * The server root for an OpenAI base URL: trailing slashes and a final `/v1` removed, and no

@@ -27,7 +27,7 @@ export const CHUNK_GAP_BUCKETS_S = [
   0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5,
   10, 20, 40, 80,
 ];
-/** Generator-lateness buckets, s: the 2 ms p99 target (issue 2) sits in the middle. */
+/** Generator-lateness buckets, s: the 2 ms p99 target (docs/bench.md) sits in the middle. */
 export const LATENESS_BUCKETS_S = [
   0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1,
 ];
@@ -41,7 +41,7 @@ export interface Exporter {
 /**
  * Create the exporter's registry and the run observer that fills it.
  *
- * TTFT is measured to the first content delta (issue 2), E2E to `end_at_ms`, both from
+ * TTFT is measured to the first content delta (`ttft_ms`, docs/metrics.md), E2E to `end_at_ms`, both from
  * `sent_at_ms` (the client-side view; the from-planned variants are in the report). Token
  * counters use the server's `usage` only and skip records without it, never estimating.
  */

@@ -3,7 +3,9 @@
  * Name maps from each engine's `/metrics` into one servelab vocabulary, so the report and the
  * diagnosis rules ask for `kv_usage` and never care whether it came from vLLM v1
  * (`vllm:kv_cache_usage_perc`), vLLM v0 (`vllm:gpu_cache_usage_perc`), SGLang
- * (`sglang:token_usage`) or llama.cpp. Each map cites the engine source its names come from.
+ * (`sglang:token_usage`) or llama.cpp. Names come from
+ * `vllm-project/vllm:vllm/v1/metrics/loggers.py`, `sgl-project/sglang:python/sglang/srt/metrics/collector.py`
+ * and `ggml-org/llama.cpp:tools/server/README.md`.
  *
  * A vocabulary key that an engine does not expose is left out, never set to 0: "no data" and
  * "zero preemptions" are different findings.

@@ -3,8 +3,8 @@
  * Parser for the Prometheus text exposition format (0.0.4, plus the OpenMetrics bits that
  * engines actually send: `# EOF`, `_created`, `info`/`stateset` types). Written here because
  * `parse-prometheus-text-format` was measured dropping every non-`le` histogram label and the
- * `_count`/`_sum` series (research/ecosystem.md §9), and those labels (`model_name`, `engine`)
- * are exactly what we need to sum across vLLM's data-parallel engines.
+ * `_count`/`_sum` series (version 1.1.1, on a vLLM-style TTFT histogram), and those labels
+ * (`model_name`, `engine`) are exactly what we need to sum across vLLM's data-parallel engines.
  *
  * The parser never throws on a bad line: a scrape of a half-broken exporter still yields every
  * good sample, and the bad lines come back in `errors` so the caller can count them.

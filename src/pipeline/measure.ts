@@ -15,7 +15,7 @@ import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js'
 import { type Problem, TargetError, UsageError } from '../core/errors.js';
 import { targetHeaders } from '../core/headers.js';
 import { parseModelList } from '../core/models.js';
-import { hostOf, redactUrl, serverRoot } from '../core/url.js';
+import { hostOf, redactUrl } from '../core/url.js';
 import type { ScrapePoint } from '../monitor/index.js';
 import { openRecordWriter } from '../record/writer.js';
 import { validityReasons } from '../report/diagnose/validity.js';
@@ -29,7 +29,7 @@ import { createProgress } from '../runner/progress.js';
 import type { Clock } from '../runtime/clock.js';
 import { arrivalOffsetsMs, openLoopCount, traceOffsetsMs } from '../schedule/index.js';
 import type { Store } from '../store/index.js';
-import { buildWorkload, type Workload, type WorkloadOptions } from '../workload/index.js';
+import { buildWorkload, tokenizeRemote, type Workload, type WorkloadOptions } from '../workload/index.js';
 import type { RequestSpec } from '../workload/types.js';
 import { type Endpoint, urlEndpoint } from './endpoint.js';
 import { type MonitoringResult, type MonitoringSettings, startMonitoring } from './monitoring.js';
@@ -142,37 +142,6 @@ export async function listModels(
     throw new TargetError(`${redactUrl(url)} did not return JSON`, 'check --url (it should end in /v1)');
   }
   return parseModelList(body).map((m) => m.id);
-}
-
-function tokenizeRemote(
-  baseUrl: string,
-  model: string,
-  apiKey: string | undefined,
-  headers: Record<string, string>,
-  dispatcher?: Dispatcher,
-) {
-  const url = `${serverRoot(baseUrl)}/tokenize`;
-  return async (text: string): Promise<number | null> => {
-    try {
-      const res = await request(url, {
-        method: 'POST',
-        headers: { ...targetHeaders(apiKey, headers), 'content-type': 'application/json' },
-        body: JSON.stringify({ model, prompt: text, add_special_tokens: false }),
-        // a real /tokenize answers in milliseconds; a server that stalls on unknown paths
-        // should not hold the run up for long before the approximation takes over
-        headersTimeout: 3_000,
-        bodyTimeout: 3_000,
-        dispatcher,
-      });
-      const body = await res.body.text();
-      if (res.statusCode !== 200) return null;
-      const parsed = JSON.parse(body) as { count?: unknown; tokens?: unknown[] };
-      if (typeof parsed.count === 'number') return parsed.count;
-      return Array.isArray(parsed.tokens) ? parsed.tokens.length : null;
-    } catch {
-      return null;
-    }
-  };
 }
 
 /** Read a baseline report.json's summary for relative thresholds. */

@@ -2,7 +2,7 @@
  * @module report/charts
  * The report's charts as echarts options (pure builders, reusable by a browser dashboard that
  * runs echarts in the page) and their server-side rendering to inline SVG with echarts 6 SSR
- * (`init(null, null, {renderer: 'svg', ssr: true})` → `renderToSVGString()`; ecosystem.md §7).
+ * (`init(null, null, {renderer: 'svg', ssr: true})` → `renderToSVGString()`; ECharts handbook: SSR).
  * Each builder returns `null` when the data does not allow the chart.
  */
 

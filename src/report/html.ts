@@ -4,6 +4,7 @@
  * charts (echarts SSR, inline SVG), the diagnosis and the full record of each run with missing
  * fields shown as missing. No scripts, no external URLs: it opens offline from a file.
  */
+import { redactSecrets } from '../core/redact.js';
 import { renderSvg, reportCharts } from './charts.js';
 import { comparisonTable, escapeHtml, renderTableHtml, type TableOptions } from './table.js';
 import type { Diagnosis, ReportRecordField, ReportRun } from './types.js';
@@ -57,26 +58,6 @@ ${x.request_ids.length ? `<p>requests: ${x.request_ids.map((id) => `<code>${esca
     f.length ? f.join('\n') : '<p>No rule matched.</p>',
     u.length ? `<h3>Unexplained</h3><ul>${u.join('')}</ul>` : '',
   ].join('\n');
-}
-
-/** Keys whose values never reach a report, whatever the caller passed (defence in depth). */
-const SECRET_KEY = /(api[-_]?key|token|secret|password|authorization|cookie|credential)/i;
-
-/**
- * A deep copy of `v` with the value of every secret-looking key replaced by `[redacted]`, so a
- * config that still carries an API key or an Authorization header cannot leak into the report.
- */
-export function redactSecrets(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(redactSecrets);
-  if (v !== null && typeof v === 'object') {
-    return Object.fromEntries(
-      Object.entries(v).map(([k, x]) => [
-        k,
-        SECRET_KEY.test(k) && x != null ? '[redacted]' : redactSecrets(x),
-      ]),
-    );
-  }
-  return v;
 }
 
 const show = (v: unknown): string =>

@@ -5,8 +5,9 @@
  * as the explanation, and source-reading placeholders naming the vLLM and SGLang files to trace.
  * Pure: it returns the text and the SVG files; the caller writes them.
  */
+import { redactSecrets } from '../core/redact.js';
 import { renderSvg, reportCharts } from './charts.js';
-import { recordFields, redactSecrets } from './html.js';
+import { recordFields } from './html.js';
 import { comparisonTable, renderTableMarkdown, type TableOptions } from './table.js';
 import type { Diagnosis, ReportRun } from './types.js';
 

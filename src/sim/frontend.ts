@@ -10,7 +10,8 @@ import type { Tokenizer } from '../tokenizer/index.js';
 /**
  * Front-end overhead, ms: HTTP parsing, chat templating and tokenisation in vLLM's API server
  * before the request reaches the engine core. Measured vLLM TTFT for Llama-3.1-8B on H100 at
- * concurrency 1 is 14.0 ms for short prompts (anchors-sim.md §c) while the cost model puts the
+ * concurrency 1 is 14.0 ms for short prompts (yobitelcomm.github.io/bench "concurrency sweep",
+ * vLLM 0.21) while the cost model puts the
  * prefill step at ~7 ms; we attribute 5 ms of the rest to the server front-end and leave the
  * remainder to client and network time.
  */

@@ -23,4 +23,4 @@ export type {
   SeriesPoint,
   StoreOptions,
 } from './store.js';
-export { openStore, redactSecrets, Store } from './store.js';
+export { openStore, Store } from './store.js';

@@ -4,8 +4,9 @@
  * runs, per-request records and scraped server metric series. `servelab run`, `plan` and
  * `exp run` write it; `report`, `diagnose` and the dashboard read it.
  *
- * Why SQLite in WAL mode: a dashboard process can read while a run writes (DuckDB takes an
- * exclusive file lock, measured in docs/research), and a writer killed with SIGKILL leaves every
+ * Why SQLite in WAL mode: a dashboard process can read while a run writes (DuckDB lets a single
+ * process hold a file read-write and no other process open it meanwhile: DuckDB documentation,
+ * "Concurrency"), and a writer killed with SIGKILL leaves every
  * committed transaction readable. Per-request records are buffered and committed in batches
  * (every {@link StoreOptions.flushEvery} records or {@link StoreOptions.flushIntervalMs} ms,
  * whichever comes first), so the hot path only pushes to an array, yet a finished request
@@ -14,6 +15,7 @@
 import { hostname } from 'node:os';
 import Database from 'better-sqlite3';
 import { UsageError } from '../core/errors.js';
+import { redactSecrets } from '../core/redact.js';
 import type { RequestRecord } from '../record/types.js';
 import type { RunObserver } from '../runner/events.js';
 import { type Clock, RealClock } from '../runtime/clock.js';
@@ -148,27 +150,7 @@ interface RequestRow {
   record: string;
 }
 
-const SECRET_KEY =
-  /^(authorization|proxy-authorization|cookie|set-cookie|api[-_]?key|.*-key|.*-token|.*_token)$/i;
-const REDACTED = '[redacted]';
-
-/**
- * Copy of `v` with every string under a secret-looking key (`Authorization`, `Cookie`, `*-Key`,
- * `*-Token`, `api_key`) replaced by `[redacted]`. A safety net: callers should never hand a key
- * to the store, but a header map copied into `config` must not leak one. `api_key_env` (a
- * variable *name*) is kept.
- */
-export function redactSecrets(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(redactSecrets);
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v))
-      out[k] = SECRET_KEY.test(k) && typeof x === 'string' ? REDACTED : redactSecrets(x);
-    return out;
-  }
-  return v;
-}
-
+/** JSON for a column, passed through the redaction net (a header map in `config` must not leak a key). */
 function toJson(v: unknown): string | null {
   return v === undefined || v === null ? null : JSON.stringify(redactSecrets(v));
 }

@@ -40,7 +40,8 @@ describe('servelab exp', () => {
     const list = memoryIo({}, dir);
     assert.equal(await main(['exp', 'list', '--json'], list), 0);
     const exps = JSON.parse(list.out()) as { id: string; kind: string }[];
-    assert.ok(exps.length >= EXPERIMENT_KINDS.length);
+    // exactly the experiments the kind tests above stored, one per kind
+    assert.deepEqual(exps.map((e) => e.kind).sort(), [...EXPERIMENT_KINDS].sort());
     const baseline = exps.find((e) => e.kind === 'baseline');
     assert.ok(baseline);
     const rerun = memoryIo({}, dir);

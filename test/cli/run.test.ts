@@ -178,7 +178,7 @@ describe('servelab run', () => {
       const everything = io.out() + io.err() + allText(dir);
       assert.ok(!everything.includes(key), 'key leaked');
       const report = JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8'));
-      assert.equal(report.config.target.headers['X-Api-Key'], '<redacted>');
+      assert.equal(report.config.target.headers['X-Api-Key'], '[redacted]');
       assert.equal(report.config.target.headers['X-Team'], 'infra');
       // The wrong key is rejected and the hint names the variable, still without echoing it.
       const io2 = memoryIo({ INFERENCE_API_KEY: `${key}-wrong` }, dir);

@@ -11,8 +11,8 @@ import { hostOf, isLocalUrl, redactUrl, serverRoot } from '../../src/core/url.js
 
 describe('core/url', () => {
   it('redactUrl hides keys passed in the query string', () => {
-    assert.equal(redactUrl('http://h:1/v1?api_key=sk-1&x=2'), 'http://h:1/v1?api_key=%3Credacted%3E&x=2');
-    assert.equal(redactUrl('https://h/metrics?token=abc'), 'https://h/metrics?token=%3Credacted%3E');
+    assert.equal(redactUrl('http://h:1/v1?api_key=sk-1&x=2'), 'http://h:1/v1?api_key=%5Bredacted%5D&x=2');
+    assert.equal(redactUrl('https://h/metrics?token=abc'), 'https://h/metrics?token=%5Bredacted%5D');
     assert.equal(redactUrl('http://h/v1?model=m'), 'http://h/v1?model=m');
   });
 

@@ -46,7 +46,11 @@ test('virtual clock: hits only in exact-repeat and new-question, and prefill shr
   // Engine-side prefill (virtual ms) is shorter with the document cached.
   assert.ok((p['new-question'].prefill_ms_p50 as number) < (p.cold.prefill_ms_p50 as number));
   assert.equal(r.targets[0].hits_as_expected, true);
-  assert.equal(r.targets[0].cold_state, 'reset', 'the in-process simulator resets its cache as the HTTP one does');
+  assert.equal(
+    r.targets[0].cold_state,
+    'reset',
+    'the in-process simulator resets its cache as the HTTP one does',
+  );
 });
 
 // A server with /v1/models but no cache reset endpoint (neither vLLM's nor SGLang's).

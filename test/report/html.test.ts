@@ -68,6 +68,24 @@ describe('renderHtmlReport', () => {
     assert.ok(!renderMarkdownReport([leaky], diagnose([leaky]), { svgDir: '.' }).markdown.includes(key));
   });
 
+  it('shows token counts and the tokenization method while hiding an authorization header', () => {
+    const key = 'sk-test-auth-0123456789';
+    const r = {
+      ...runs[0],
+      config: {
+        target: { url: 'http://x/v1', headers: { authorization: `Bearer ${key}` } },
+        generation: { max_tokens: 64 },
+        workload: { tokenization: 'remote', tokenizer: 'Qwen/Qwen3-8B' },
+      },
+    };
+    const out = renderHtmlReport([r], diagnose([r]));
+    assert.ok(!out.includes(key));
+    assert.match(out, /&quot;authorization&quot;: &quot;\[redacted\]&quot;/);
+    assert.match(out, /&quot;tokenization&quot;: &quot;remote&quot;/);
+    assert.match(out, /&quot;tokenizer&quot;: &quot;Qwen\/Qwen3-8B&quot;/);
+    assert.match(out, /&quot;max_tokens&quot;: 64/);
+  });
+
   it('renders a record as `servelab exp run` stores it (schema_version and target beside the fields)', () => {
     const stored = {
       ...runs[0],

@@ -1,5 +1,6 @@
 /**
- * Calibration targets of the cost model, measured through `plan` (anchors-sim.md §c).
+ * Calibration targets of the cost model, measured through `plan` (measured vLLM figures:
+ * yobitelcomm.github.io/bench "concurrency sweep", vLLM 0.21; johnmusgrave.com, vLLM 0.23).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -30,7 +31,7 @@ describe('cost-model calibration (Llama-3.1-8B bf16, concurrency 1)', () => {
     const tokens = res.stats.totalBlocks * res.stats.blockSize;
     assert.equal(tokens, cfg.memory.kvCapacityTokens);
     assert.ok(tokens > 430_000 * 0.9 && tokens < 430_000 * 1.1, `kv tokens ${tokens}`);
-    // 16-token blocks of 128 KiB/token = 2 MiB each (anchors-sim.md §b3).
+    // 16-token blocks of 128 KiB/token = 2 MiB each (vLLM's default block_size 16 on CUDA).
     assert.equal(cfg.memory.kvBytesPerTokenPerGpu * cfg.blockSize, 2 * 1024 * 1024);
   });
 

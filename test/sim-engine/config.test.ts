@@ -52,7 +52,7 @@ describe('catalogue', () => {
     assert.ok(Math.abs(billions('qwen3-0.6b') - 0.6) < 0.02);
     assert.ok(Math.abs(billions('qwen3-8b') - 8.19) < 0.02);
     assert.ok(Math.abs(billions('qwen3-32b') - 32.8) < 0.2);
-    // KV per token: Llama-3.1-8B 128 KiB, Qwen3-0.6B 112 KiB (anchors-sim.md §c).
+    // KV per token, 2·L·nkv·d·2 B from the HF config.json: Llama-3.1-8B 128 KiB, Qwen3-0.6B 112 KiB.
     assert.equal(modelAccounting(cat.models['llama-3.1-8b'], 'bf16', 'auto').kvBytesPerToken, 128 * 1024);
     assert.equal(modelAccounting(cat.models['qwen3-0.6b'], 'bf16', 'auto').kvBytesPerToken, 112 * 1024);
   });

@@ -1,5 +1,6 @@
 /**
- * The mechanisms the simulated engine must reproduce (issue 3 §2), asserted on virtual times
+ * The mechanisms the simulated engine must reproduce (continuous batching, prefix caching, KV
+ * exhaustion and preemption, the planner, parallelism and precision), asserted on virtual times
  * and engine counters, through `createEngine` and `simulate`.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,6 @@
 /**
- * servelab's own client streams from the simulator (the issue's compatibility requirement), and
+ * servelab's own client streams from the simulator (the simulator must serve servelab as a real
+ * server would), and
  * `servelab check` recognises it as servelab-sim with a clean bill of health.
  */
 import assert from 'node:assert/strict';

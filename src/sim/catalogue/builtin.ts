@@ -11,7 +11,8 @@ const MIB_PER_GIB = 1024;
 
 /**
  * All-reduce latency per call over NVLink / Infinity Fabric, µs. Vidur's execution-time
- * predictor adds 0.02 ms to every all-reduce (microsoft/vidur, anchors-sim.md §a).
+ * predictor adds 0.02 ms to every all-reduce
+ * (`microsoft/vidur:vidur/execution_time_predictor/sklearn_execution_time_predictor.py`).
  */
 export const NVLINK_ALLREDUCE_LATENCY_US = 20;
 /**
@@ -128,7 +129,7 @@ export const BUILTIN_GPUS: Record<string, GpuSpec> = {
 };
 
 /**
- * Models from their Hugging Face config.json (anchors-sim.md §c, which cites
+ * Models from their Hugging Face config.json (as collected in
  * inference-sim/inference-sim:model_configs/*; Qwen3-32B from Qwen/Qwen3-32B config.json).
  */
 export const BUILTIN_MODELS: Record<string, ModelSpec> = {

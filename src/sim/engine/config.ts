@@ -2,7 +2,7 @@
  * @module sim/engine/config
  * Engine configuration: vLLM's flags (camelCase) resolved against the catalogue into a
  * validated {@link EngineConfig}, including vLLM's memory sizing of the KV cache
- * (anchors-sim.md §b3, `vllm/v1/core/kv_cache_utils.py`):
+ * (`vllm-project/vllm:vllm/v1/core/kv_cache_utils.py`):
  *
  * ```
  * kv_GiB     = memory_GiB × gpu_memory_utilization − weights_GiB/tp − activation/tp − non_torch
@@ -18,7 +18,7 @@ const GIB = 1024 ** 3;
 
 /**
  * Peak activation memory reserved outside the KV cache at tp=1, GiB. vLLM measures it with a
- * profiling run; BLIS uses 5.5 GiB for dense models (llm-d-benchmark constants, anchors-sim.md §b3).
+ * profiling run; BLIS uses 5.5 GiB for dense models (llm-d-benchmark constants; inference-sim/inference-sim).
  * Under tensor parallelism each GPU holds a 1/tp shard of the MLP/attention activations and of
  * the logits, so we reserve 5.5/tp GiB per GPU (our assumption; it lets Llama-3.1-70B bf16 fit
  * on 2× H100 with a small KV cache, as it does with vLLM).

@@ -2,7 +2,7 @@
  * @module sim/engine/cost
  * The executor's cost model: how long one engine iteration (one forward pass over a flat
  * batch of prefill chunks and decodes) takes on the simulated GPU. A roofline per step
- * (anchors-sim.md §b2, after BLIS `sim/latency/roofline.go` and Vidur):
+ * (after BLIS `inference-sim/inference-sim:sim/latency/roofline.go` and Vidur, arXiv 2405.05465):
  *
  * ```
  * T_mem     = [W/tp + (Σ ctx_i + T_tok)·KV_tok/tp] / (BW·η_bw)
@@ -23,12 +23,15 @@ export type KvCacheDtype = 'auto' | 'fp8';
 
 /**
  * Achieved fraction of peak memory bandwidth. 0.8 reproduces measured vLLM decode (Llama-3.1-8B:
- * 6.48 ms/token on H100, ~13.3 ms on A100-40GB) once the overheads below are added (anchors-sim.md §c).
+ * 6.48 ms/token on H100, ~13.3 ms on A100-40GB) once the overheads below are added (public vLLM
+ * sweeps: yobitelcomm.github.io/bench "concurrency sweep", vLLM 0.21; johnmusgrave.com "vLLM
+ * throughput-latency sweep on NVIDIA A100", vLLM 0.23).
  */
 export const ETA_BW = 0.8;
 /**
  * Achieved fraction of peak tensor throughput for large GEMMs: Vidur's profiles give 0.67 (A100,
- * Llama-3-8B linears at 8192 tokens) and 0.64 (H100, Llama-2-7B at 4096) (anchors-sim.md §b2).
+ * Llama-3-8B linears at 8192 tokens) and 0.64 (H100, Llama-2-7B at 4096)
+ * (`microsoft/vidur:data/profiling/compute/{a100,h100}/<model>/mlp.csv`).
  */
 export const ETA_COMPUTE = 0.6;
 /** Fixed cost per step (launch, sampling, scheduling), ms: BLIS trained default ≈ 126 µs. */
@@ -73,7 +76,7 @@ export interface ModelAccounting {
   kvBytesPerToken: number;
 }
 
-/** Count parameters and bytes (anchors-sim.md §b1). */
+/** Count parameters and bytes from the model's Hugging Face config.json fields. */
 export function modelAccounting(
   model: ModelSpec,
   dtype: WeightDtype,

@@ -1,6 +1,7 @@
 /**
  * @module sim/engine/kv-cache
- * The KV cache manager (vLLM v1 `KVCacheManager` + `BlockPool`, anchors-sim.md §b3/§b6):
+ * The KV cache manager (vLLM v1 `KVCacheManager` + `BlockPool`:
+ * `vllm-project/vllm:vllm/v1/core/kv_cache_manager.py` and `vllm/v1/core/block_pool.py`):
  * - memory is a pool of fixed-size blocks (`blockSize` tokens each);
  * - a request holds the blocks its computed tokens live in; a block may be shared (ref count);
  * - prefix caching: every *full* block gets a chained hash H(parent hash, its token ids), and a

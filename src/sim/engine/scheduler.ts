@@ -1,6 +1,6 @@
 /**
  * @module sim/engine/scheduler
- * vLLM v1's scheduler (`vllm/v1/core/sched/scheduler.py`, anchors-sim.md §b4). There is no
+ * vLLM v1's scheduler (`vllm-project/vllm:vllm/v1/core/sched/scheduler.py`). There is no
  * prefill or decode phase: each step shares one token budget (`max_num_batched_tokens`):
  *
  * 1. running requests first, in order: each gets what it still lacks (one token when decoding,

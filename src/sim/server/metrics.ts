@@ -1,7 +1,7 @@
 /**
  * @module sim/server/metrics
  * The simulator's `/metrics`: vLLM's metric names, types and histogram buckets
- * (`anchors-sim.md` §d, from `vllm/v1/metrics/loggers.py`) with the `model_name` label, plus
+ * (`vllm-project/vllm:vllm/v1/metrics/loggers.py`) with the `model_name` label, plus
  * simulated GPU gauges under DCGM exporter names. A private prom-client Registry without Node's
  * default process metrics, so `promtool check metrics` only flags the `:` in vLLM's names.
  *

@@ -1,6 +1,7 @@
 /**
  * @module sim/server/wire
- * The simulator's wire format, shaped as vLLM sends it (see `anchors-sim.md` §e): OpenAI error
+ * The simulator's wire format, shaped as vLLM sends it
+ * (`vllm-project/vllm:vllm/entrypoints/openai/protocol.py`): OpenAI error
  * bodies, chat and text-completion chunks, the usage object and SSE framing. Pure builders, no I/O.
  */
 
