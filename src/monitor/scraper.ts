@@ -417,6 +417,12 @@ function errorMessage(err: unknown): string {
 }
 
 /** Time window over which to summarise, run-clock ms (inclusive). */
+/**
+ * The span to summarise, run-clock ms. Each series keeps its readings inside the span plus the
+ * last one before it and the first one after it, so a window shorter than the scrape interval
+ * still has a counter delta (and a gauge reading) around it, over the smallest span that
+ * contains it.
+ */
 export interface SummaryWindow {
   from_ms?: number;
   to_ms?: number;
@@ -456,7 +462,21 @@ export interface SeriesSummary {
 export function seriesSummary(points: readonly ScrapePoint[], window: SummaryWindow = {}): SeriesSummary {
   const from = window.from_ms ?? Number.NEGATIVE_INFINITY;
   const to = window.to_ms ?? Number.POSITIVE_INFINITY;
-  const inWin = points.filter((p) => p.t_ms >= from && p.t_ms <= to);
+  // Per series: the readings inside the window and the nearest one on either side of it.
+  const before = new Map<string, ScrapePoint>();
+  const after = new Map<string, ScrapePoint>();
+  const inside: ScrapePoint[] = [];
+  for (const p of points) {
+    const key = `${p.source}\u0000${p.name}`;
+    if (p.t_ms < from) {
+      const b = before.get(key);
+      if (!b || p.t_ms > b.t_ms) before.set(key, p);
+    } else if (p.t_ms > to) {
+      const a = after.get(key);
+      if (!a || p.t_ms < a.t_ms) after.set(key, p);
+    } else inside.push(p);
+  }
+  const inWin = [...before.values(), ...inside, ...after.values()];
   const values = (name: VocabName) => inWin.filter((p) => p.name === name).map((p) => p.value);
   const max = (xs: number[]) => (xs.length ? xs.reduce((a, b) => Math.max(a, b)) : null);
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);

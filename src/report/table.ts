@@ -11,6 +11,7 @@ import { groupAttempts } from '../analysis/summary.js';
 import { measurementWindow } from '../analysis/window.js';
 import { type ScrapePoint, seriesSummary } from '../monitor/scraper.js';
 import { OUTCOMES, type Outcome, SUCCESS_OUTCOMES } from '../record/types.js';
+import { validityReasons } from './diagnose/validity.js';
 import type { ReportRun } from './types.js';
 
 /** Fewest samples for which a p99 is shown as reliable. */
@@ -51,6 +52,10 @@ export interface ComparisonRow {
   output_tok_s: Cell;
   /** Server's generation-token rate from the scraped counter, when scraped. */
   server_tok_s: Cell;
+  /** Share of prompt tokens the server found in its prefix cache (%), from its counters. */
+  prefix_hit_pct: Cell;
+  /** The validity verdict: `valid`, or the codes of the reasons the run cannot bear weight. */
+  verdict: string;
   goodput_rps: Cell;
   peak_gpu_memory_gib: Cell;
   usd_per_1m_output_tokens: Cell;
@@ -59,6 +64,11 @@ export interface ComparisonRow {
   measured: Cell;
   warmup: Cell;
   window_s: Cell;
+}
+
+/** A run's verdict as one table cell. */
+function verdictText(reasons: readonly { code: string }[]): string {
+  return reasons.length ? `INVALID: ${[...new Set(reasons.map((r) => r.code))].join(', ')}` : 'valid';
 }
 
 /** Options for {@link comparisonTable}. */
@@ -143,6 +153,8 @@ export function comparisonTable(runs: readonly ReportRun[], opts: TableOptions =
       tpot_ms_p99: pct(s.tpot_ms, 'p99'),
       output_tok_s: cell(tok),
       server_tok_s: cell(series?.server_tokens_per_s),
+      prefix_hit_pct: cell(series?.prefix_hit_rate != null ? series.prefix_hit_rate * 100 : null),
+      verdict: verdictText(validityReasons(run)),
       goodput_rps: cell(s.goodput.rps),
       peak_gpu_memory_gib: cell(series?.peak_gpu_memory_gib),
       usd_per_1m_output_tokens: cell(usdPerS !== null && tok ? (usdPerS / tok) * 1e6 : null),
@@ -198,6 +210,7 @@ export const COLUMNS: readonly Column[] = [
   num('tpot_ms_p99', 'TPOT p99 ms', 2),
   num('output_tok_s', 'out tok/s'),
   num('server_tok_s', 'server tok/s'),
+  num('prefix_hit_pct', 'cache hit %'),
   num('goodput_rps', 'goodput rps', 2),
   num('peak_gpu_memory_gib', 'peak GPU GiB', 1),
   num('usd_per_1m_output_tokens', '$/1M out tok', 3),
@@ -205,6 +218,7 @@ export const COLUMNS: readonly Column[] = [
   num('measured', 'n', 0),
   num('warmup', 'warm-up', 0),
   num('window_s', 'window s', 1),
+  { header: 'verdict', get: (r) => r.verdict, digits: 0, text: true },
 ];
 
 /** Marker appended to an unreliable percentile. */

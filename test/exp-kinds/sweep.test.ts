@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import type { SweepResult } from '../../src/exp/kinds/sweep.js';
+import { concludeSweep, type SweepPoint, type SweepResult } from '../../src/exp/kinds/sweep.js';
 import { ExperimentInterrupted, formatExperimentResult, runExperiment } from '../../src/exp/run.js';
 import { exp, run, tempStore } from './helpers.js';
 
@@ -204,4 +204,106 @@ load: {concurrency: [1, 2], requests: 8}
     Math.abs((pts[1].output_throughput_tok_s as number) / (one[1].output_throughput_tok_s as number) - 1) <
       0.02,
   );
+});
+
+/** A sweep point with the given throughput and verdict (the rest does not enter the conclusion). */
+function point(level: number, tokS: number, validity: string[] = []): SweepPoint {
+  const pct = { p50: 1, p95: 1, p99: 1, n: 32 };
+  return {
+    run_id: null,
+    requests: 32,
+    error_rate: 0,
+    request_throughput_rps: tokS / 100,
+    output_throughput_tok_s: tokS,
+    ttft_ms: pct,
+    tpot_ms: pct,
+    e2e_ms: pct,
+    itl_ms: pct,
+    validity: validity.map((code) => ({ code, message: code })),
+    cache_hit_rate: 0,
+    server_tokens_per_s: null,
+    level,
+    achieved_rate_rps: null,
+    stopped: null,
+  };
+}
+
+test('the knee comes from valid levels only; the levels left out are named', () => {
+  // c=4 is invalid (client lag) and looks like a plateau; over the valid levels throughput
+  // keeps rising until 16 → 32 (+5% on a doubling).
+  const r = concludeSweep('t', 'concurrency', [
+    point(1, 100),
+    point(2, 200),
+    point(4, 210, ['event_loop_lag']),
+    point(8, 800),
+    point(16, 1500),
+    point(32, 1575),
+  ]);
+  assert.equal(r.knee, 16);
+  assert.equal(r.knee_determined, true);
+  assert.deepEqual(r.left_out, [{ level: 4, reasons: ['event_loop_lag'] }]);
+  // The same curve judged on every level would have put the knee at 2.
+});
+
+test('with too few valid levels the knee is undetermined, never a number', () => {
+  const r = concludeSweep('t', 'concurrency', [
+    point(1, 100, ['event_loop_lag']),
+    point(2, 200),
+    point(4, 210, ['event_loop_lag', 'lateness']),
+  ]);
+  assert.equal(r.knee, null);
+  assert.equal(r.knee_determined, false);
+  assert.match(r.knee_reason, /only 1 of 3 levels are valid/);
+  assert.equal(r.left_out.length, 2);
+});
+
+test('sweep levels get fresh prompts: a prefix-caching engine shows hit rates near zero', async () => {
+  const e = exp(`
+kind: concurrency-sweep
+name: fresh
+targets:
+  small:
+    sim: {model: qwen3-0.6b, gpu: h100, clock: virtual, enable_prefix_caching: true}
+generation: {thinking: false}
+workload: {input_len: 512, output_len: 16}
+load: {concurrency: [1, 2, 4], requests: 16}
+warmup: 2
+`);
+  const { result } = await run(e, store);
+  const t = (result.results as SweepResult).targets[0];
+  assert.equal(result.prompts, 'fresh');
+  for (const p of t.points) {
+    assert.ok(p.cache_hit_rate !== null, 'the in-process simulator exposes prefix-cache counters');
+    assert.ok((p.cache_hit_rate as number) < 0.05, `c=${p.level}: hit rate ${p.cache_hit_rate}`);
+    assert.deepEqual(p.validity, []);
+  }
+  // Every level's run has its server series in the store.
+  for (const run of result.runs) {
+    const series = store.getSeries(run.run_id as string);
+    assert.ok(
+      series.some((s) => s.name === 'generation_tokens_total'),
+      `series of ${run.label}`,
+    );
+  }
+});
+
+test('reuse_prompts sends the same prompts at every level: later levels hit the cache, and the output says so', async () => {
+  const e = exp(`
+kind: concurrency-sweep
+name: reused
+targets:
+  small:
+    sim: {model: qwen3-0.6b, gpu: h100, clock: virtual, enable_prefix_caching: true}
+generation: {thinking: false}
+workload: {input_len: 512, output_len: 16, reuse_prompts: true}
+load: {concurrency: [1, 2, 4], requests: 16}
+warmup: 0
+`);
+  const { result } = await run(e);
+  const t = (result.results as SweepResult).targets[0];
+  assert.equal(result.prompts, 'reused');
+  assert.ok((t.points[0].cache_hit_rate as number) < 0.05, 'the first level runs cold');
+  for (const p of t.points.slice(1))
+    assert.ok((p.cache_hit_rate as number) > 0.8, `c=${p.level}: hit rate ${p.cache_hit_rate}`);
+  assert.match(formatExperimentResult(result), /prompts: the same at every level/);
 });

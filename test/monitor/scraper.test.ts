@@ -309,7 +309,12 @@ describe('helpers', () => {
     assert.equal(s.prefix_hit_rate, 0.25);
     assert.equal(s.prompt_tokens_delta, null);
     assert.equal(s.max_running, null);
-    assert.equal(seriesSummary(points, { from_ms: 1000 }).generation_tokens_delta, 200);
+    // A window keeps the nearest reading on either side of it: from 1500, source a counts
+    // 1000 → 2000 (+200) and source b, read only at 0 and 2000, counts its restart (+40).
+    assert.equal(seriesSummary(points, { from_ms: 1500 }).generation_tokens_delta, 200 + 40);
+    // A window between two readings still has the delta of the readings around it.
+    assert.equal(seriesSummary(points, { from_ms: 1200, to_ms: 1300 }).generation_tokens_delta, 200 + 40);
+    assert.equal(seriesSummary(points, { from_ms: 1200, to_ms: 1300 }).peak_gpu_memory_mib, 3072);
     assert.equal(seriesSummary([]).peak_gpu_memory_mib, null);
   });
 });

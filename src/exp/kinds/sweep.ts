@@ -84,7 +84,7 @@ export const MIN_VALID_LEVELS_FOR_KNEE = 2;
  * named with their reasons, and with too few valid levels the knee is undetermined, never a
  * number.
  */
-function finish(
+export function concludeSweep(
   target: string,
   factor: SweepTargetResult['factor'],
   points: SweepPoint[],
@@ -152,7 +152,7 @@ export async function runConcurrencySweep(ctx: ExpContext): Promise<SweepResult>
       );
       if (stopped) break;
     }
-    const res = finish(t.name, 'concurrency', points);
+    const res = concludeSweep(t.name, 'concurrency', points);
     if (ctx.exp.sweep?.find_max_concurrency)
       res.max_concurrency = await searchMax(ctx, t, summaries, rules.error_rate);
     out.push(res);
@@ -288,7 +288,7 @@ export async function runRateSweep(ctx: ExpContext): Promise<SweepResult> {
       );
       if (stopped) break;
     }
-    out.push({ ...finish(t.name, 'rate_rps', points), capacity_rps: capacity });
+    out.push({ ...concludeSweep(t.name, 'rate_rps', points), capacity_rps: capacity });
   }
   return { kind: 'rate-sweep', stop: rules, knee_min_gain: 0.1, targets: out };
 }
