@@ -10,34 +10,10 @@
  * A vocabulary key that an engine does not expose is left out, never set to 0: "no data" and
  * "zero preemptions" are different findings.
  */
+import { VOCAB, type VocabName } from '../record/series.js';
 import type { Sample } from './prom-parse.js';
 
-/** The shared vocabulary. Counters end in `_total`; `kv_usage` is a 0..1 fraction. */
-export const VOCAB = [
-  'running',
-  'waiting',
-  'kv_usage',
-  'prefix_queries_total',
-  'prefix_hits_total',
-  'preemptions_total',
-  'prompt_tokens_total',
-  'generation_tokens_total',
-  'gpu_memory_used_mib',
-  'gpu_util_pct',
-] as const;
-export type VocabName = (typeof VOCAB)[number];
-
-/** The derived series: generation tokens/s from consecutive `generation_tokens_total` readings. */
-export const SERVER_TOKEN_RATE = 'server_tokens_per_s' as const;
-
-/** Vocabulary keys that are monotonic counters (reset-aware deltas apply). */
-export const COUNTER_VOCAB: ReadonlySet<VocabName> = new Set<VocabName>([
-  'prefix_queries_total',
-  'prefix_hits_total',
-  'preemptions_total',
-  'prompt_tokens_total',
-  'generation_tokens_total',
-]);
+export { COUNTER_VOCAB, SERVER_TOKEN_RATE, VOCAB, type VocabName } from '../record/series.js';
 
 export type Normalized = Partial<Record<VocabName, number>>;
 
@@ -237,31 +213,4 @@ export function normalize(
   return out;
 }
 
-/**
- * Server token rate in tokens/s between two readings of `generation_tokens_total`.
- * Returns null when time did not advance; a counter reset (value went down) counts the new
- * value as the increase, as Prometheus's `rate()` does.
- *
- * @param prev earlier reading: `t_ms` on the run clock, `value` in tokens.
- * @param cur later reading.
- */
-export function tokenRate(
-  prev: { t_ms: number; value: number },
-  cur: { t_ms: number; value: number },
-): number | null {
-  const dt_s = (cur.t_ms - prev.t_ms) / 1000;
-  if (!(dt_s > 0)) return null;
-  const inc = cur.value >= prev.value ? cur.value - prev.value : cur.value;
-  return inc / dt_s;
-}
-
-/** Increase of a counter over a series of readings, reset-aware (a drop restarts from 0). */
-export function counterIncrease(values: readonly number[]): number | null {
-  if (values.length < 2) return null;
-  let inc = 0;
-  for (let i = 1; i < values.length; i++) {
-    const d = values[i] - values[i - 1];
-    inc += d >= 0 ? d : values[i];
-  }
-  return inc;
-}
+export { counterIncrease, tokenRate } from '../analysis/series.js';

@@ -6,10 +6,11 @@
  * A p99 from fewer than 100 samples or a p95 from fewer than 20 is marked unreliable.
  */
 
+import { seriesSummary } from '../analysis/series.js';
 import { describe, type Stats } from '../analysis/stats.js';
 import { groupAttempts } from '../analysis/summary.js';
 import { measurementWindow } from '../analysis/window.js';
-import { type ScrapePoint, seriesSummary } from '../monitor/scraper.js';
+import type { ScrapePoint } from '../record/series.js';
 import { OUTCOMES, type Outcome, SUCCESS_OUTCOMES } from '../record/types.js';
 import { validityReasons } from './diagnose/validity.js';
 import type { ReportRun } from './types.js';

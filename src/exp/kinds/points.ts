@@ -1,9 +1,8 @@
 /**
  * @module exp/kinds/points
  * The numbers every load-shaped kind tabulates for one run (a sweep level, a matrix cell),
- * taken from the run's {@link Summary}, and the stop rules shared by both sweeps.
+ * taken from the run's summary and verdict, and the stop rules shared by both sweeps.
  */
-import type { Summary } from '../../analysis/index.js';
 import { MIN_SAMPLES_P95, MIN_SAMPLES_P99, UNRELIABLE_MARK } from '../../report/table.js';
 import type { RequestSpec } from '../../workload/types.js';
 import type { ExperimentFile } from '../schema.js';

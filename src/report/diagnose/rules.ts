@@ -6,9 +6,10 @@
  * Thresholds live in {@link RuleOptions}; every rule has a positive and a clean-run test.
  */
 import { chunkGaps, firstOutputAt } from '../../analysis/request.js';
+import { seriesSummary } from '../../analysis/series.js';
 import { describe, percentile } from '../../analysis/stats.js';
 import { attemptEndAt, measurementWindow } from '../../analysis/window.js';
-import { type ScrapePoint, seriesSummary } from '../../monitor/scraper.js';
+import type { ScrapePoint } from '../../record/series.js';
 import type { RequestRecord } from '../../record/types.js';
 import { curvesOf, loadPoints, measuredSuccesses, stallThresholdMs } from '../charts.js';
 import type { Diagnosis, Finding, ReportRun } from '../types.js';

@@ -6,9 +6,10 @@
  * does not hold.
  */
 import { requestMetrics } from '../../analysis/request.js';
+import { seriesSummary } from '../../analysis/series.js';
 import { groupAttempts, LITTLES_LAW_MIN_REQUESTS } from '../../analysis/summary.js';
 import { attemptEndAt, measurementWindow, slotWaits } from '../../analysis/window.js';
-import { type ScrapePoint, seriesSummary } from '../../monitor/scraper.js';
+import type { ScrapePoint } from '../../record/series.js';
 import type { ReportRun, ValidityReason } from '../types.js';
 
 /** Thresholds of the verdict; every one can be overridden. */
