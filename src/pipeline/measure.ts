@@ -28,7 +28,7 @@ import { type LoadMode, type RunLoadDeps, type RunResult, runLoad } from '../run
 import { createProgress } from '../runner/progress.js';
 import type { Clock } from '../runtime/clock.js';
 import { arrivalOffsetsMs, openLoopCount, traceOffsetsMs } from '../schedule/index.js';
-import type { Store } from '../store/index.js';
+import type { RunKind, Store } from '../store/index.js';
 import { buildWorkload, tokenizeRemote, type Workload, type WorkloadOptions } from '../workload/index.js';
 import type { RequestSpec } from '../workload/types.js';
 import { type Endpoint, urlEndpoint } from './endpoint.js';
@@ -70,7 +70,7 @@ export interface MeasureDeps {
   /** Record the run (config, records, series, summary) into this store. */
   store?: Store | null;
   /** Store bookkeeping: the run's kind and experiment. */
-  runKind?: 'run' | 'exp';
+  runKind?: RunKind;
   experimentId?: string | null;
   /** Progress lines such as `listening on …` and the run id. */
   log?: (line: string) => void;

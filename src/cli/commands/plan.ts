@@ -14,7 +14,7 @@ import { checkMeasureInput, type Measurement, measure, workloadOptions } from '.
 import { targetSettings } from '../../pipeline/settings.js';
 import { formatSummaryTable, formatVerdict } from '../../report/run/table.js';
 import { describeEngine, resolveEngineConfig } from '../../sim/engine/index.js';
-import { openStore } from '../../store/index.js';
+import { openStore, type Store } from '../../store/index.js';
 import { workloadProblems } from '../../workload/index.js';
 import type { Io } from '../io.js';
 import { parseCommon, type RawCommon, resolvePaths } from '../options.js';
@@ -73,7 +73,11 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
     description: describeEngine(engine),
   };
   /** One measurement on a fresh simulated engine (an empty cache), as `run` would make it. */
-  const measureOnce = async (c: typeof common, extra: Record<string, unknown>): Promise<Measurement> => {
+  const measureOnce = async (
+    c: typeof common,
+    extra: Record<string, unknown>,
+    store: Store | null = null,
+  ): Promise<Measurement> => {
     const endpoint = await simEndpoint(simOpts, { virtual: true });
     try {
       return await measure(
@@ -84,6 +88,8 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
           endpoint,
           monitoring: { scrape: 'auto', scrapeIntervalMs: 1000, metricsPort: null },
           config: { mode: 'plan', engine: engineConfig, ...extra },
+          store,
+          runKind: 'plan',
         },
       );
     } finally {
@@ -120,27 +126,15 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
       c = { ...common, load: { ...common.load, mode: 'closed', concurrency: found.concurrency, requests } };
   }
 
-  const m = await measureOnce(c, { find_max_concurrency: search });
-  const report = m.report;
-
-  if (raw.db !== false) {
-    const store = openStore(resolve(io.cwd, typeof raw.db === 'string' ? raw.db : 'servelab.db'));
-    try {
-      const run = store.createRun({
-        kind: 'plan',
-        startedAtUnixMs: 0,
-        config: report.config,
-        environment: report.environment,
-      });
-      for (const r of m.result.records) store.appendRecord(run.id, r);
-      if (m.series.length) store.addSeries(run.id, m.series);
-      store.updateRun(run.id, { record: { validity: report.validity as never } });
-      store.finishRun(run.id, m.summary, 'completed', { ...m.result.window });
-      report.run_id = run.id;
-    } finally {
-      store.close();
-    }
+  const store =
+    raw.db !== false ? openStore(resolve(io.cwd, typeof raw.db === 'string' ? raw.db : 'servelab.db')) : null;
+  let m: Measurement;
+  try {
+    m = await measureOnce(c, { find_max_concurrency: search }, store);
+  } finally {
+    store?.close();
   }
+  const report = m.report;
   out.write(
     `\nservelab plan: ${model} on ${engine.tp > 1 ? `${engine.tp}× ` : ''}${engine.gpu.name} (virtual time, ${((m.result.window.end_ms - m.result.window.start_ms) / 1000).toFixed(2)} s simulated)${report.run_id ? ` (run ${report.run_id})` : ''}\n`,
   );
