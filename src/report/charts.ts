@@ -451,14 +451,8 @@ export function renderSvg(option: EChartsOption, width = CHART_WIDTH, height = C
 
 const svgOrNull = (o: EChartsOption | null) => (o === null ? null : renderSvg(o));
 
-/** CDFs of TTFT and E2E per run as SVG (null when the data does not allow it). */
-export const ttftCdfSvg = (runs: readonly ReportRun[]) => svgOrNull(cdfOption(runs, 'ttft_ms'));
-export const e2eCdfSvg = (runs: readonly ReportRun[]) => svgOrNull(cdfOption(runs, 'e2e_ms'));
-export const loadCurveSvg = (runs: readonly ReportRun[]) => svgOrNull(loadCurveOption(runs));
-export const goodputSvg = (runs: readonly ReportRun[]) => svgOrNull(goodputOption(runs));
-export const ttftVsInputSvg = (runs: readonly ReportRun[]) => svgOrNull(ttftVsInputOption(runs));
+/** The timeline of one run as SVG (null when nothing was sent). */
 export const timelineSvg = (run: ReportRun) => svgOrNull(timelineOption(run));
-export const chunkGapSvg = (run: ReportRun) => svgOrNull(chunkGapOption(run));
 
 /** One chart of a report: a file-safe id, a title and its echarts option. */
 export interface ChartSpec {
