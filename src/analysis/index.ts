@@ -5,21 +5,26 @@
  */
 export {
   chunkGaps,
+  e2eMs,
   firstOutputAt,
   type RequestMetricOptions,
   type RequestMetrics,
   requestMetrics,
+  ttftMs,
 } from './request.js';
 export { formatSlo, meetsSlo, parseSlo, SLO_METRICS, type Slo, type SloMetric } from './slo.js';
 export {
   describe,
   describeWeighted,
   emptyStats,
+  insertSorted,
+  lowerBound,
   mean,
   percentile,
   STAT_KEYS,
   type StatKey,
   type Stats,
+  upperBound,
 } from './stats.js';
 export {
   type ClientHealth,

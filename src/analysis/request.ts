@@ -86,6 +86,16 @@ export function chunkGaps(rec: RequestRecord): number[] {
   return out;
 }
 
+/** Time to first token (ms): first content or tool-call chunk − sent; `undefined` without either. */
+export function ttftMs(rec: RequestRecord): number | undefined {
+  return diff(firstOutputAt(rec), rec.sent_at_ms);
+}
+
+/** End-to-end latency (ms): end (the finish_reason chunk) − sent; `undefined` without either. */
+export function e2eMs(rec: RequestRecord): number | undefined {
+  return diff(rec.end_at_ms, rec.sent_at_ms);
+}
+
 /**
  * Compute every per-request metric of one attempt's record.
  * @param rec the record (times in ms since the run started)
@@ -109,9 +119,9 @@ export function requestMetrics(rec: RequestRecord, opts: RequestMetricOptions = 
   const lateness = diff(sent, rec.planned_at_ms);
 
   return {
-    ttft_ms: diff(out, sent),
+    ttft_ms: ttftMs(rec),
     ttfr_ms: diff(rec.first_reasoning_at_ms, sent),
-    e2e_ms: diff(rec.end_at_ms, sent),
+    e2e_ms: e2eMs(rec),
     tpot_ms: tpot,
     itl_ms: gaps,
     max_gap_ms: largest(gaps),
