@@ -8,6 +8,7 @@
  * `stop()` awaits anything, and that happens after the load has finished.
  */
 import { Agent, type Dispatcher, request } from 'undici';
+import { mean } from '../analysis/stats.js';
 import { UsageError } from '../core/errors.js';
 import { redactUrl, serverRoot } from '../core/url.js';
 import type { Clock } from '../runtime/clock.js';
@@ -451,7 +452,6 @@ export function seriesSummary(points: readonly ScrapePoint[], window: SummaryWin
   const inWin = points.filter((p) => p.t_ms >= from && p.t_ms <= to);
   const values = (name: VocabName) => inWin.filter((p) => p.name === name).map((p) => p.value);
   const max = (xs: number[]) => (xs.length ? xs.reduce((a, b) => Math.max(a, b)) : null);
-  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 
   const perSource = (name: VocabName) => {
     const bySrc = new Map<string, ScrapePoint[]>();

@@ -5,7 +5,7 @@
  * from the warm ones, and correctness: finish reasons, EOS (`stop` before max_tokens) vs
  * `length`, and the reasoning/content split against what `thinking` asked for.
  */
-import { requestMetrics } from '../../analysis/index.js';
+import { mean, requestMetrics } from '../../analysis/index.js';
 import { UsageError } from '../../core/errors.js';
 import { SUCCESS_OUTCOMES } from '../../record/types.js';
 import type { ExpContext } from './context.js';
@@ -63,8 +63,6 @@ export interface BaselineResult {
   targets: BaselineTargetResult[];
 }
 
-const avg = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-
 /** Run the baseline on every target. */
 export async function runBaseline(ctx: ExpContext): Promise<BaselineResult> {
   // Same generation settings everywhere (the schema refuses per-target ones; callers that build
@@ -112,10 +110,10 @@ export async function runBaseline(ctx: ExpContext): Promise<BaselineResult> {
     const warmTtft = pick('ttft_ms');
     const warm: WarmRequests = {
       n: warmIdx.length,
-      ttft_ms_mean: avg(warmTtft),
+      ttft_ms_mean: mean(warmTtft),
       ttft_ms_max: warmTtft.length ? Math.max(...warmTtft) : null,
-      e2e_ms_mean: avg(pick('e2e_ms')),
-      tpot_ms_mean: avg(pick('tpot_ms')),
+      e2e_ms_mean: mean(pick('e2e_ms')),
+      tpot_ms_mean: mean(pick('tpot_ms')),
     };
     const finish: Record<string, number> = {};
     for (const r of recs) finish[r.finish_reason ?? 'none'] = (finish[r.finish_reason ?? 'none'] ?? 0) + 1;
@@ -159,7 +157,7 @@ export async function runBaseline(ctx: ExpContext): Promise<BaselineResult> {
         thinking,
         requests_with_reasoning: withReasoning,
         requests_with_content: withContent,
-        reasoning_tokens_mean: avg(rt),
+        reasoning_tokens_mean: mean(rt),
         problems,
       },
     });

@@ -12,7 +12,7 @@
  * window of that request (queueing included, so an upper bound) and the client's chunk gaps. A gap (t₍ₖ₋₁₎, tₖ] overlaps an interval [s, e]
  * when s < tₖ and e > t₍ₖ₋₁₎.
  */
-import { describe, type Stats } from '../../analysis/index.js';
+import { describe, type Stats, ttftMs } from '../../analysis/index.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { ServerTimes } from '../../sim/plan.js';
 import type { RequestSpec } from '../../workload/types.js';
@@ -171,7 +171,8 @@ function analyse(
   recs.forEach((r, i) => {
     const long = isLong[r.index] ?? false;
     const first = r.first_token_at_ms;
-    if (r.sent_at_ms !== null && first !== null) (long ? ttft.long : ttft.short).push(first - r.sent_at_ms);
+    const t = ttftMs(r);
+    if (t !== undefined) (long ? ttft.long : ttft.short).push(t);
     const e = fromEngine ? engine?.[i] : null;
     if (!long) {
       shortTimes.push(e ? e.tokens : r.chunk_times_ms);

@@ -5,8 +5,8 @@
  * A symptom that no cause explains goes to `unexplained` instead of being forced into a rule.
  * Thresholds live in {@link RuleOptions}; every rule has a positive and a clean-run test.
  */
-import { chunkGaps, firstOutputAt } from '../../analysis/request.js';
-import { describe, percentile } from '../../analysis/stats.js';
+import { chunkGaps, e2eMs, ttftMs } from '../../analysis/request.js';
+import { describe, lowerBound, mean, percentile, upperBound } from '../../analysis/stats.js';
 import { attemptEndAt, measurementWindow } from '../../analysis/window.js';
 import { type ScrapePoint, seriesSummary } from '../../monitor/scraper.js';
 import type { RequestRecord } from '../../record/types.js';
@@ -58,10 +58,7 @@ type Opts = Required<RuleOptions>;
 type Unexplained = Diagnosis['unexplained'];
 
 const fmt = (v: number | null | undefined, d = 1) => (v == null ? '—' : v.toFixed(d));
-const ttftOf = (r: RequestRecord): number | null => {
-  const f = firstOutputAt(r);
-  return f === null || r.sent_at_ms === null ? null : f - r.sent_at_ms;
-};
+const ttftOf = (r: RequestRecord): number | null => ttftMs(r) ?? null;
 const median = (xs: readonly number[]) => describe(xs).p50 ?? 0;
 const topIds = (pairs: [string, number][], k = 5) =>
   pairs
@@ -125,8 +122,8 @@ export function coldStart(run: ReportRun, o: Opts): Finding | null {
 function fit(xs: readonly number[], ys: readonly number[]): { a: number; b: number; r2: number } | null {
   const n = xs.length;
   if (n < 3) return null;
-  const mx = xs.reduce((s, v) => s + v, 0) / n;
-  const my = ys.reduce((s, v) => s + v, 0) / n;
+  const mx = mean(xs) as number;
+  const my = mean(ys) as number;
   let sxx = 0;
   let sxy = 0;
   let syy = 0;
@@ -173,8 +170,7 @@ export function highTtft(run: ReportRun, o: Opts, unexplained: Unexplained): Fin
     next,
   });
   if (ser && ser.max_waiting !== null && ser.max_waiting >= 1) {
-    const meanWaiting = (run.series ?? []).filter((p) => p.name === 'waiting');
-    const mw = meanWaiting.reduce((a, p) => a + p.value, 0) / Math.max(1, meanWaiting.length);
+    const mw = mean((run.series ?? []).filter((p) => p.name === 'waiting').map((p) => p.value)) ?? 0;
     return mk(
       'high_ttft_queueing',
       'queueing: requests waited in the engine for a running slot or KV blocks before their prefill started (max_num_seqs or KV capacity reached)',
@@ -257,16 +253,8 @@ class Coverage {
 }
 
 /** Number of values ≤ x (`inclusive`) or < x in ascending `a`. */
-function bound(a: Float64Array, x: number, inclusive: boolean): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const m = (lo + hi) >>> 1;
-    if (inclusive ? a[m] <= x : a[m] < x) lo = m + 1;
-    else hi = m;
-  }
-  return lo;
-}
+const bound = (a: Float64Array, x: number, inclusive: boolean): number =>
+  inclusive ? upperBound(a, x) : lowerBound(a, x);
 
 /** Mean number of requests in flight (itself included) at each request's send. */
 function meanInFlightAtSend(records: readonly RequestRecord[]): number {
@@ -713,8 +701,7 @@ function pairs<T>(runs: readonly ReportRun[], key: (r: ReportRun) => T | null): 
 
 /** Mean over a side's runs of a summary number (null when no run has it). */
 function sideMean(side: Side<unknown>, get: (r: ReportRun) => number | null): number | null {
-  const xs = side.runs.map(get).filter((v): v is number => v !== null);
-  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+  return mean(side.runs.map(get).filter((v): v is number => v !== null));
 }
 
 const tokS = (r: ReportRun) => r.summary.output_throughput_tok_s;
@@ -870,9 +857,7 @@ export function unexplainedTail(
   const e = run.summary.e2e_ms;
   if (e.n < 100 || e.p50 === null || e.p99 === null || e.p99 <= 3 * e.p50) return;
   if (findings.some((f) => f.runs.includes(run.id))) return;
-  const worst = topIds(
-    measuredSuccesses(run.records).map((r) => [r.id, (r.end_at_ms ?? 0) - (r.sent_at_ms ?? 0)]),
-  );
+  const worst = topIds(measuredSuccesses(run.records).map((r) => [r.id, e2eMs(r) ?? 0]));
   unexplained.push({
     run: run.id,
     observation: `E2E p99 ${fmt(e.p99, 0)} ms is ${fmt(e.p99 / e.p50, 1)}× the p50 (${fmt(e.p50, 0)} ms) and no rule explains it`,
