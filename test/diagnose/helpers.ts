@@ -7,6 +7,7 @@
  * does not time-stamp preemptions, so `preemptions_total` steps from 0 to the engine's final
  * count at the end of the run.
  */
+import { upperBound } from '../../src/analysis/stats.js';
 import { type SummaryContext, summarize } from '../../src/analysis/summary.js';
 import { emptyRecord, type RequestRecord } from '../../src/record/types.js';
 import type { ReportRun, SeriesPoint } from '../../src/report/types.js';
@@ -54,18 +55,6 @@ export interface SimRunOpts {
   seriesPoints?: number;
 }
 
-/** Count of ascending `ts` ≤ t. */
-function countUpTo(ts: readonly number[], t: number): number {
-  let lo = 0;
-  let hi = ts.length;
-  while (lo < hi) {
-    const m = (lo + hi) >>> 1;
-    if (ts[m] <= t) lo = m + 1;
-    else hi = m;
-  }
-  return lo;
-}
-
 /** Simulate a run in virtual time and wrap it as a ReportRun. */
 export function simRun(o: SimRunOpts): ReportRun {
   const cfg = resolveEngineConfig(o.engine);
@@ -89,7 +78,7 @@ export function simRun(o: SimRunOpts): ReportRun {
       let usedBlocks = 0;
       let gen = 0;
       records.forEach((r, i) => {
-        const emitted = countUpTo(r.chunk_times_ms, t);
+        const emitted = upperBound(r.chunk_times_ms, t);
         gen += emitted;
         const end = r.end_at_ms ?? Number.POSITIVE_INFINITY;
         if (res.server[i].arrival_ms <= t && t < sched[i]) waiting++;

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { describe as describeStats } from '../../src/analysis/stats.js';
 import { Rng } from '../../src/runtime/rng.js';
 import { type EngineOptions, resolveEngineConfig } from '../../src/sim/engine/config.js';
 import { createEngine } from '../../src/sim/engine/engine.js';
@@ -335,7 +336,7 @@ describe('parallelism and precision', () => {
 describe('findMaxConcurrency', () => {
   const cfg = resolveEngineConfig({ model: 'llama-3.1-8b', gpu: 'h100' });
   const make = (c: number) => makeRequests(3 * c, 1024, 64);
-  const p90 = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(0.9 * (xs.length - 1))];
+  const p90 = (xs: number[]) => describeStats(xs).p90 as number;
 
   it('finds the largest concurrency that meets a TTFT SLO, and the next one fails it', () => {
     const slo = (res: PlanResult) => p90(res.records.map(ttftMs)) <= 300;
