@@ -355,7 +355,10 @@ class UndiciHttpTarget implements HttpTarget {
     rec.planned_at_ms = args.planned_at_ms;
     rec.input_len = args.spec.input_len;
     const body = buildRequestBody(this.opts, args.spec);
-    rec.output_len = (body.max_tokens as number | undefined) ?? null;
+    // The expected length is the workload's, when it went out as max_tokens (a generic
+    // --max-tokens cap, or an extra_body override, is a limit, not a length the run asked for).
+    const asked = args.spec.output_len;
+    rec.output_len = asked !== null && body.max_tokens === asked ? asked : null;
     const handler = new RequestHandler(this, args, rec);
     return new Promise<SendResult>((resolve) => {
       handler.resolve = resolve;

@@ -19,7 +19,10 @@ export const OUTCOMES = [
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-/** Successes are `ok` and `length` (a `length` is flagged as truncated). */
+/**
+ * Successes are `ok` and `length`. A `length` is flagged as truncated: it stopped at a token
+ * limit before the length it asked for, or had none (`isTruncated` in `record/outcome`).
+ */
 export const SUCCESS_OUTCOMES: readonly Outcome[] = ['ok', 'length'];
 
 /** Kind of a token-carrying chunk: r = reasoning, c = content, t = tool call. */
@@ -80,8 +83,13 @@ export interface RequestRecord {
   /** llama.cpp-style `timings` object, when the server sends one. */
   timings: Record<string, unknown> | null;
 
-  /** Requested lengths (tokens). */
+  /** Requested input length (tokens), when the workload set one. */
   input_len: number | null;
+  /**
+   * Expected output length (tokens): the workload's `output_len`, sent as `max_tokens`. Null
+   * when the request asked for none (a `max_tokens` it carried was a generic cap such as
+   * `--max-tokens`). A `length` stop that reached it is complete, `ok` (`record/outcome`).
+   */
   output_len: number | null;
 }
 
