@@ -55,11 +55,6 @@ export interface SummaryContext {
   /** Goodput objectives (`--slo`). */
   slo?: Slo | null;
   client?: ClientHealth | null;
-  /**
-   * The run asked for fixed output lengths (ignore_eos), so `length` is the expected finish:
-   * no truncation warning then (the count stays under `outcomes.length`).
-   */
-  expect_length?: boolean;
 }
 
 /** The run summary. Keys are fixed (snake_case) because scripts and thresholds address them. */
@@ -297,8 +292,10 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
       `${usageMissing} successful request(s) carried no usage.completion_tokens: tpot_ms, token throughput and token means leave them out (does the server honour stream_options.include_usage?)`,
     );
   }
-  if (outcomes.length > 0 && !ctx.expect_length)
-    warnings.push(`${outcomes.length} request(s) were truncated by the token limit (outcome length)`);
+  if (outcomes.length > 0)
+    warnings.push(
+      `${outcomes.length} request(s) were truncated: they stopped at a token limit (finish_reason length) before the output length they asked for, or asked for none (outcome length)`,
+    );
   if (retries > 0)
     warnings.push(`${retries} retry attempt(s): each request counts once, by its final attempt`);
   if (cancelledUnsent > 0) {

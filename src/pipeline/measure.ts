@@ -422,7 +422,6 @@ export async function measure(input: MeasureInput, deps: MeasureDeps): Promise<M
     target_rate_rps: common.load.mode === 'open' ? common.load.rateRps : null,
     max_concurrency: common.load.mode === 'closed' ? common.load.concurrency : common.load.maxConcurrency,
     slo,
-    expect_length: common.generation.ignoreEos,
   });
   const thresholdResults = thresholds.length ? evaluateThresholds(summary, thresholds, baseline) : [];
   const report = buildRunReport({

@@ -141,6 +141,49 @@ describe('servelab run', () => {
     }
   });
 
+  it('counts as truncated only the length stops below the asked length, or with no length asked', async () => {
+    // The server answers `tokens(max_tokens)` one-token chunks and stops with finish_reason length.
+    const serve = (tokens: (maxTokens: number) => number) =>
+      startSseServer((req) => {
+        if (req.path.startsWith('/v1/models'))
+          return { headers: { 'content-type': 'application/json' }, steps: ['{"data":[{"id":"m"}]}'] };
+        return misbehaviours.finishLengthAfter(tokens(Number(req.body?.max_tokens)));
+      });
+    const runAgainst = async (url: string, flags: string[]) => {
+      const dir = tmp();
+      const io = memoryIo({}, dir);
+      const args = ['run', '--url', url, '--prompt', 'hi', '--requests', '4', '--out', 'out'];
+      const code = await main([...args, '--no-db', '--no-scrape', ...flags], io);
+      assert.equal(code, 0, io.err());
+      const path = join(dir, 'out', 'report.json');
+      const table = memoryIo({}, dir);
+      assert.equal(await main(['report', path], table), 0, table.err());
+      return { summary: JSON.parse(readFileSync(path, 'utf8')).summary, table: table.out() };
+    };
+    const exact = await serve((n) => n);
+    const early = await serve((n) => n / 2);
+    try {
+      // Asked for 8 (--output-len), got 8: complete, although finish_reason is length.
+      const ok = await runAgainst(exact.baseUrl, ['--output-len', '8']);
+      assert.equal(ok.summary.outcomes.length, 0);
+      assert.equal(ok.summary.outcomes.ok, 4);
+      assert.equal(ok.summary.finish_reasons.length, 4);
+      assert.ok(!ok.summary.warnings.some((w: string) => /truncated/.test(w)), ok.summary.warnings.join());
+      assert.match(ok.table, /^truncated\s+0$/m);
+      // Asked for 8, the server stopped at 4 with finish_reason length: truncated.
+      const cut = await runAgainst(early.baseUrl, ['--output-len', '8']);
+      assert.equal(cut.summary.outcomes.length, 4);
+      assert.ok(cut.summary.warnings.some((w: string) => /^4 request\(s\) were truncated/.test(w)));
+      assert.match(cut.table, /^truncated\s+4$/m);
+      // --max-tokens is a cap, not a length the run asked for: stopping there is a truncation.
+      const capped = await runAgainst(exact.baseUrl, ['--max-tokens', '8']);
+      assert.equal(capped.summary.outcomes.length, 4);
+    } finally {
+      await exact.close();
+      await early.close();
+    }
+  });
+
   it('never writes the API key to output, files, records or the store', async () => {
     const key = 'sk-test-SECRET-4242-abcdef';
     const server = await startFakeOpenAI({ apiKey: key, extras: true });

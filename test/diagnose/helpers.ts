@@ -20,6 +20,11 @@ export interface ReqShape {
   output: number;
   /** Natural length; default = output (ignore_eos, finishes with `length`). */
   eos?: number;
+  /**
+   * `output` is a generic max_tokens cap (`--max-tokens`), not a length the workload asked for:
+   * the spec has no `output_len`, so a stop at the cap is a truncation.
+   */
+  cap?: boolean;
 }
 
 /** Planner requests with distinct random prompts. */
@@ -32,7 +37,7 @@ export function planRequests(shapes: readonly ReqShape[], seed = 1, idPrefix = '
       planned_id: id,
       phase: 'measure',
       index: i,
-      spec: { index: i, input_len: s.input, output_len: s.output },
+      spec: { index: i, input_len: s.input, output_len: s.cap ? null : s.output },
       promptIds: Array.from({ length: s.input }, () => rng.int(0, 150_000)),
       maxTokens: s.output,
       // eos beyond max_tokens → `length`; below → `stop`.

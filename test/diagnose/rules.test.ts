@@ -10,7 +10,7 @@ import type { Diagnosis, ReportRun } from '../../src/report/types.js';
 import { handRecord, handRun, many, simRun } from './helpers.js';
 
 const H100 = { model: 'llama-3.1-8b', gpu: 'h100' } as const;
-/** Fixed-length benchmark (ignore_eos): `length` outcomes are by design. */
+/** A fixed-length benchmark's config (ignore_eos); its requests reach their asked length: `ok`. */
 const FIXED = { ignore_eos: true };
 const rules = (d: Diagnosis) => d.findings.map((f) => f.rule).sort();
 
@@ -426,11 +426,12 @@ describe('A/B pairs', () => {
 });
 
 describe('structured output: truncation', () => {
-  const run = (eos: number, config: Record<string, unknown>) =>
+  /** 40 requests under a max_tokens cap of 64 (`cap`), or asking for 64 tokens; natural length `eos`. */
+  const run = (eos: number, config: Record<string, unknown>, cap = true) =>
     simRun({
       label: 'json',
       engine: H100,
-      shapes: many(40, { input: 128, output: 64, eos }),
+      shapes: many(40, { input: 128, output: 64, eos, cap }),
       load: { kind: 'closed', concurrency: 4 },
       config,
       seriesPoints: 0,
@@ -444,13 +445,14 @@ describe('structured output: truncation', () => {
     assert.equal(d.findings[0].request_ids.length, 5);
   });
 
-  it('says nothing when answers end on their own, or when the length is forced (ignore_eos)', () => {
+  it('says nothing when answers end on their own, or reach the length they asked for', () => {
     assert.deepEqual(rules(diagnose([run(30, {})])), []);
-    assert.deepEqual(rules(diagnose([run(500, { ignore_eos: true })])), []);
-    // As servelab run/plan store it (--output-len sets generation.ignoreEos).
-    assert.deepEqual(rules(diagnose([run(500, { generation: { ignoreEos: true } })])), []);
-    // As `servelab exp run` stores it: the experiment file's generation section, snake_case.
-    assert.deepEqual(rules(diagnose([run(500, { generation: { stream: true, ignore_eos: true } })])), []);
+    // A fixed-length benchmark: every request asked for 64 tokens and got them (finish_reason
+    // length), whatever the config says; even under structured output nothing was cut.
+    const fixed = run(500, { response_format: { type: 'json_schema' } }, false);
+    assert.equal(fixed.summary.finish_reasons.length, 40);
+    assert.equal(fixed.summary.outcomes.length, 0);
+    assert.deepEqual(rules(diagnose([fixed])), []);
   });
 
   it('sees structured output requested through the target extra_body', () => {

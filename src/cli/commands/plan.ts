@@ -121,7 +121,6 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
     max_concurrency: concurrency,
     slo,
     client: null,
-    expect_length: common.generation.ignoreEos,
   });
   const out = humanStream(common.output.json, io);
 

@@ -33,7 +33,11 @@ export interface BaselineCorrectness {
   finish_reasons: Record<string, number>;
   /** Ended by the model (finish_reason `stop`). */
   eos: number;
-  /** Cut at max_tokens (finish_reason `length`). */
+  /**
+   * Truncated: cut at a token limit before the output length asked for, or with none asked
+   * (outcome `length`). An answer that reached its asked length ends in finish_reason `length`
+   * (see `finish_reasons`) without counting here.
+   */
   length: number;
   errors: number;
   /** `generation.thinking` as sent (null = the engine's default). */
@@ -126,8 +130,9 @@ export async function runBaseline(ctx: ExpContext): Promise<BaselineResult> {
     const errors = ok.filter((x) => !x).length;
     const problems: string[] = [];
     if (errors > 0) problems.push(`${errors} of ${recs.length} requests failed`);
-    const lengthN = finish.length ?? 0;
-    if (lengthN > 0) problems.push(`${lengthN} answers were cut at max_tokens (finish_reason length)`);
+    const lengthN = recs.filter((r) => r.outcome === 'length').length;
+    if (lengthN > 0)
+      problems.push(`${lengthN} answers were cut at a token limit before the length they asked for`);
     if (t.mode === 'virtual' && thinking !== null)
       problems.push(
         'reasoning is not simulated on a virtual clock: the reasoning/content split is not checked',

@@ -792,15 +792,12 @@ export function multiGpuSlower(runs: readonly ReportRun[], o: Opts): Finding[] {
 // ---- structured output / truncation ------------------------------------------------------
 
 /**
- * Requests cut by the token limit (`length`) in a run that did not force the length
- * (`ignore_eos`). With structured output configured, a cut answer is also invalid JSON.
+ * Requests cut by a token limit (outcome `length`: they stopped at a limit before the output
+ * length they asked for, or asked for none; `isTruncated` in `record/outcome`). A fixed-length
+ * benchmark whose requests reached their length is not truncated, so it never shows here. With
+ * structured output configured, a cut answer is also invalid JSON.
  */
 export function truncation(run: ReportRun, o: Opts): Finding | null {
-  // A fixed-length benchmark (ignore_eos, as `--output-len` sends) ends in length by design.
-  // servelab run/plan keep it under generation.ignoreEos, servelab exp under generation.ignore_eos
-  // (the experiment file's own spelling); other reports at the top level.
-  const gen = run.config.generation as { ignoreEos?: unknown; ignore_eos?: unknown } | undefined;
-  if (run.config.ignore_eos === true || gen?.ignoreEos === true || gen?.ignore_eos === true) return null;
   const s = run.summary;
   const n = s.requests.measured;
   const cut = s.outcomes.length;
