@@ -7,12 +7,22 @@ export {
   chunkGaps,
   e2eMs,
   firstOutputAt,
+  isStreamed,
   type RequestMetricOptions,
   type RequestMetrics,
   requestMetrics,
   ttftMs,
 } from './request.js';
-export { formatSlo, meetsSlo, parseSlo, SLO_METRICS, type Slo, type SloMetric } from './slo.js';
+export {
+  formatSlo,
+  meetsSlo,
+  parseSlo,
+  SLO_METRICS,
+  type Slo,
+  type SloMetric,
+  STREAM_SLO_METRICS,
+  sloProblemsWithoutStream,
+} from './slo.js';
 export {
   describe,
   describeWeighted,

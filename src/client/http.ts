@@ -195,6 +195,7 @@ class RequestHandler implements Dispatcher.DispatchHandler {
         : opts.stream
           ? 'sse'
           : 'json';
+    rec.stream = this.mode === 'sse';
   }
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -353,6 +354,8 @@ class UndiciHttpTarget implements HttpTarget {
       index: args.spec.index,
     });
     rec.planned_at_ms = args.planned_at_ms;
+    // What was asked for; the response's content type settles it once it arrives.
+    rec.stream = this.opts.stream;
     rec.input_len = args.spec.input_len;
     const body = buildRequestBody(this.opts, args.spec);
     // The expected length is the workload's, when it went out as max_tokens (a generic

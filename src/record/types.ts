@@ -69,6 +69,13 @@ export interface RequestRecord {
   /** Kind of each token-carrying chunk, parallel to `chunk_times_ms`. */
   chunk_kinds: ChunkKind[];
 
+  /**
+   * The response came as an SSE stream, so `chunk_times_ms` are per-token arrival times. False
+   * for a non-stream JSON body (`--no-stream`, or a server that ignored `stream: true`): all of
+   * it arrived at its end, so it has no TTFT, TPOT or chunk gaps. Absent in records written
+   * before this field existed, which were streamed.
+   */
+  stream: boolean;
   finish_reason: string | null;
   outcome: Outcome;
   /** True when `data: [DONE]` (or a normal end of a non-stream response) was seen. */
@@ -117,6 +124,7 @@ export function emptyRecord(
     end_at_ms: null,
     chunk_times_ms: [],
     chunk_kinds: [],
+    stream: true,
     finish_reason: null,
     outcome: 'cancelled',
     done: false,

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
+import { startSimServer } from '../../src/sim/server/index.js';
 import {
   chatChunk,
   DONE,
@@ -181,6 +182,61 @@ describe('servelab run', () => {
     } finally {
       await exact.close();
       await early.close();
+    }
+  });
+
+  it('--no-stream: per-token metrics are null with a warning, and an SLO on them is a usage error', async () => {
+    const sim = await startSimServer({ model: 'llama-3.1-8b', gpu: 'h100', port: 0, timeScale: 50 });
+    try {
+      const dir = tmp();
+      const base = [
+        'run',
+        '--url',
+        `${sim.url}/v1`,
+        '--prompt',
+        'hi',
+        '--output-len',
+        '16',
+        '--no-db',
+        '--no-scrape',
+      ];
+      const io = memoryIo({}, dir);
+      const code = await main(
+        [...base, '--no-stream', '--requests', '3', '--slo', 'e2e_ms=60000', '--out', 'out'],
+        io,
+      );
+      assert.equal(code, 0, io.err());
+      const report = JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8'));
+      const s = report.summary;
+      assert.equal(s.requests.succeeded, 3);
+      for (const k of ['ttft_ms', 'tpot_ms', 'itl_ms', 'max_gap_ms']) {
+        assert.equal(s[k].n, 0, k);
+        assert.equal(s[k].p50, null, k);
+      }
+      assert.equal(s.e2e_ms.n, 3);
+      assert.ok(
+        s.warnings.some((w: string) => /were not streamed/.test(w)),
+        s.warnings.join('\n'),
+      );
+      const recs = readFileSync(join(dir, 'out', 'requests.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      assert.ok(recs.every((r) => r.stream === false));
+      // An objective on per-token times cannot be judged without a stream: exit 1, why and a hint.
+      const bad = memoryIo({}, dir);
+      assert.equal(
+        await main([...base, '--no-stream', '--requests', '1', '--slo', 'ttft_ms=500,tpot_ms=50'], bad),
+        1,
+      );
+      assert.match(
+        bad.err(),
+        /tpot_ms needs per-token times, and a non-streaming run \(--no-stream\) has none/,
+      );
+      assert.match(bad.err(), /ttft_ms needs per-token times/);
+      assert.match(bad.err(), /hint: drop --no-stream/);
+    } finally {
+      await sim.close();
     }
   });
 

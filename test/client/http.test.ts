@@ -507,6 +507,16 @@ describe('wire shapes', () => {
     assert.equal(r.first_reasoning_at_ms, r.end_at_ms);
     assert.deepEqual(r.chunk_kinds, ['c']);
     assert.equal(r.usage?.completion_tokens, 2);
+    // Marked as not streamed, so analysis/ gives it no TTFT or TPOT.
+    assert.equal(r.stream, false);
+  });
+
+  it('a JSON answer to a streaming request is recorded as not streamed; an SSE one as streamed', async () => {
+    const { record: json } = await sendTo(misbehaviours.jsonBody(), { stream: true });
+    assert.equal(json.outcome, 'ok');
+    assert.equal(json.stream, false);
+    const { record: sse } = await sendTo(misbehaviours.wellBehaved(), { stream: true });
+    assert.equal(sse.stream, true);
   });
 
   it('onChunk sees every token-carrying chunk as it arrives', async () => {
