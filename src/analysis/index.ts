@@ -3,6 +3,16 @@
  * Public surface of the metric math: per-request metrics, the run summary, SLOs and
  * thresholds. Everything here is pure (no I/O, no clock); definitions are in `docs/metrics.md`.
  */
+
+export {
+  clientPrefillWindow,
+  engineTimes,
+  type InterferenceTimeline,
+  type PrefillInterference,
+  prefillInterference,
+  recordsInterference,
+  splitGapsByOverlap,
+} from './interference.js';
 export {
   chunkGaps,
   e2eMs,

@@ -129,6 +129,54 @@ describe('pauses mid-generation', () => {
   });
 });
 
+describe('long-prefill interference without stalls', () => {
+  /**
+   * 12 short requests decode side by side (128-token prompts, 10 ms a token) while three long
+   * prompts (4096 tokens) arrive at 500, 1500 and 2500 ms and prefill for 300 ms each. With
+   * `slowed`, the shorts' gaps stretch to 18 ms while a long prefill runs: far below the 50 ms
+   * stall threshold, so no single gap is a stall, but decoding is ~1.8× slower meanwhile.
+   */
+  const mixed = (slowed: boolean) => {
+    const longAt = [500, 1500, 2500];
+    const inPrefill = (t: number) => longAt.some((s) => t >= s && t < s + 300);
+    const recs = [];
+    for (let k = 0; k < 12; k++) {
+      const gaps: number[] = [];
+      for (let t = 20 + k; gaps.length < 299; ) {
+        const g = slowed && inPrefill(t) ? 18 : 10;
+        gaps.push(g);
+        t += g;
+      }
+      recs.push(handRecord(`s${k}`, k, 20, 300, gaps, 128));
+    }
+    longAt.forEach((at, j) => {
+      recs.push(handRecord(`L${j}`, at, 300, 2, 10, 4096));
+    });
+    return handRun(`mixed-${slowed ? 'slowed' : 'steady'}`, recs);
+  };
+
+  it('names the interference and its stall ratio when decoding slows during long prefills', () => {
+    const d = diagnose([mixed(true)]);
+    assert.deepEqual(rules(d), ['stall_prefill_interference']);
+    const f = d.findings[0];
+    const ratio = Number(/stall ratio ([\d.]+)\)$/.exec(f.symptom)?.[1]);
+    assert.ok(ratio > 1.5 && ratio < 2, f.symptom);
+    assert.match(
+      f.evidence[0],
+      /^stall ratio 1\.\d\d: mean chunk gap [\d.]+ ms over \d+ gaps overlapping a long prefill vs 10\.00 ms over \d+ clean gaps, from the client's records/,
+    );
+    // The long prompts are named as the cause.
+    assert.deepEqual(f.request_ids, ['L0', 'L1', 'L2']);
+    assert.match(f.next.change, /max_num_batched_tokens/);
+  });
+
+  it('says nothing when the long prefills leave decoding as fast as before', () => {
+    const d = diagnose([mixed(false)]);
+    assert.deepEqual(d.findings, []);
+    assert.deepEqual(d.unexplained, []);
+  });
+});
+
 describe('pauses from batch growth', () => {
   /**
    * Staggered open loop: 32 long-context requests (6000-token prompts) sent 300 ms apart, each

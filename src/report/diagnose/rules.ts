@@ -5,6 +5,8 @@
  * A symptom that no cause explains goes to `unexplained` instead of being forced into a rule.
  * Thresholds live in {@link RuleOptions}; every rule has a positive and a clean-run test.
  */
+
+import { clientPrefillWindow, recordsInterference } from '../../analysis/interference.js';
 import { chunkGaps, e2eMs, ttftMs } from '../../analysis/request.js';
 import { describe, lowerBound, mean, percentile, upperBound } from '../../analysis/stats.js';
 import { attemptEndAt, measurementWindow } from '../../analysis/window.js';
@@ -26,6 +28,13 @@ export interface RuleOptions {
   ttft_over_tpot?: number;
   /** Pauses: at least this many stalls before the rule speaks. */
   min_stalls?: number;
+  /**
+   * Prefill interference without stalls: the stall ratio (mean chunk gap while a long prefill
+   * overlaps / mean clean gap, `analysis/interference`) at or above this…
+   */
+  interference_ratio?: number;
+  /** …over at least this many overlapping gaps. */
+  min_overlap_gaps?: number;
   /** Truncation: fraction of measured requests cut by `length` that is worth a finding. */
   max_truncated_fraction?: number;
   /** A/B: relative throughput loss that counts as "slower". */
@@ -46,6 +55,8 @@ export const RULE_DEFAULTS: Required<RuleOptions> = {
   high_ttft_ms: 500,
   ttft_over_tpot: 20,
   min_stalls: 3,
+  interference_ratio: 1.2,
+  min_overlap_gaps: 20,
   max_truncated_fraction: 0.05,
   ab_min_loss: 0.05,
   kv_high: 0.9,
@@ -276,11 +287,31 @@ interface Stall {
   to: number;
 }
 
+/** A prompt's length: the server's count, else the requested one (0 when neither is known). */
+const promptLen = (r: RequestRecord) => r.usage?.prompt_tokens ?? r.input_len ?? 0;
+
+/**
+ * The run's long prompts: at least 512 tokens and twice the median prompt, so a run of equal
+ * lengths has none and a mixed one has its long class.
+ */
+function longPrompts(records: readonly RequestRecord[]): {
+  cut: number;
+  isLong: (r: RequestRecord) => boolean;
+} {
+  const cut = Math.max(512, 2 * median(records.map(promptLen)));
+  return { cut, isLong: (r) => promptLen(r) >= cut };
+}
+
 /**
  * Pauses in the middle of generation (chunk gaps above the stall threshold), attributed to
  * long-prefill interference (the gap overlaps another request's long prefill window
  * [sent, first token]) or to the client (the gap is shared by most requests in flight and the
  * client's event loop lagged as long). Stalls matching neither go to `unexplained`.
+ *
+ * Long-prefill interference is also named without stalls when decoding is measurably slower
+ * while long prompts prefill: the stall ratio of `analysis/interference` (the number the
+ * `mixed-input` experiment reports, from the records alone) is at least `interference_ratio`
+ * over at least `min_overlap_gaps` overlapping gaps.
  */
 export function pauses(run: ReportRun, o: Opts, unexplained: Unexplained): Finding[] {
   const rs = measuredSuccesses(run.records);
@@ -293,29 +324,27 @@ export function pauses(run: ReportRun, o: Opts, unexplained: Unexplained): Findi
     for (let i = 1; i < ts.length; i++)
       if (ts[i] - ts[i - 1] > thr) stalls.push({ id: r.id, from: ts[i - 1], to: ts[i] });
   }
-  if (stalls.length < o.min_stalls) return [];
-  const prompts = run.records.map((r) => r.usage?.prompt_tokens ?? r.input_len ?? 0);
-  const longCut = Math.max(512, 2 * median(prompts));
+  const { cut: longCut, isLong } = longPrompts(run.records);
+  const inter = recordsInterference(run.records, isLong);
+  const slowed =
+    inter.stall_ratio !== null &&
+    inter.stall_ratio >= o.interference_ratio &&
+    inter.gaps_overlapping_ms.n >= o.min_overlap_gaps;
+  if (stalls.length < o.min_stalls && !slowed) return [];
+  // Too few stalls to judge one by one: only the stall ratio can speak.
+  const judged = stalls.length >= o.min_stalls ? stalls : [];
   const prefills = run.records
-    .filter(
-      (r) =>
-        r.sent_at_ms !== null &&
-        r.first_token_at_ms !== null &&
-        (r.usage?.prompt_tokens ?? r.input_len ?? 0) >= longCut,
-    )
-    .map((r) => ({
-      id: r.id,
-      from: r.sent_at_ms as number,
-      to: r.first_token_at_ms as number,
-      len: r.usage?.prompt_tokens ?? r.input_len ?? 0,
-    }));
+    .filter(isLong)
+    .map((r) => ({ id: r.id, w: clientPrefillWindow(r) }))
+    .filter((p): p is { id: string; w: [number, number] } => p.w !== null)
+    .map((p) => ({ id: p.id, from: p.w[0], to: p.w[1] }));
   const loopMax = run.summary.client.event_loop_delay_ms?.max ?? 0;
   const live = new Coverage(rs.map((r) => [r.first_token_at_ms ?? 0, r.last_token_at_ms ?? 0] as const));
   const stalled = new Coverage(stalls.map((x) => [x.from, x.to] as const));
   const byPrefill: { s: Stall; by: string[] }[] = [];
   const byClient: Stall[] = [];
   const other: Stall[] = [];
-  for (const s of stalls) {
+  for (const s of judged) {
     const by = prefills.filter((p) => p.id !== s.id && p.from < s.to && p.to > s.from).map((p) => p.id);
     if (by.length) {
       byPrefill.push({ s, by });
@@ -334,21 +363,39 @@ export function pauses(run: ReportRun, o: Opts, unexplained: Unexplained): Findi
   const ids = (xs: Stall[]) => [...new Set(xs.map((x) => x.id))].slice(0, 5);
   const symptom = (xs: Stall[]) =>
     `${xs.length} pause(s) mid-generation longer than ${fmt(thr, 0)} ms (max ${fmt(gapText(xs).max, 0)} ms)`;
-  if (byPrefill.length >= o.min_stalls) {
+  if (byPrefill.length >= o.min_stalls || slowed) {
     const culprits = [...new Set(byPrefill.flatMap((x) => x.by))];
     const st = byPrefill.map((x) => x.s);
+    const ov = inter.gaps_overlapping_ms;
+    const cl = inter.gaps_clean_ms;
+    const timeline =
+      inter.intervals_from === 'server'
+        ? "on the engine's timeline (the server's exposed timings)"
+        : "from the client's records: each long prompt's [sent, first token] window, queueing included";
+    const longIds = prefills.map((p) => p.id);
+    const stallLines =
+      st.length >= o.min_stalls
+        ? [
+            `stall threshold ${fmt(thr, 0)} ms (${stalls.length} stalls in ${gaps.length} gaps; median gap ${fmt(median(gaps), 1)} ms)`,
+            `${byPrefill.length} of ${stalls.length} stalls overlap the prefill of a long prompt (≥ ${fmt(longCut, 0)} tokens)`,
+            `stall p50 ${fmt(gapText(st).p50, 0)} ms, max ${fmt(gapText(st).max, 0)} ms`,
+            `long prompts overlapping: ${culprits.slice(0, 5).join(', ')}`,
+          ]
+        : [`long prompts (≥ ${fmt(longCut, 0)} tokens): ${longIds.slice(0, 5).join(', ')}`];
     out.push({
       rule: 'stall_prefill_interference',
       severity: 'warn',
       runs: [run.id],
-      symptom: symptom(st),
+      symptom:
+        st.length >= o.min_stalls
+          ? symptom(st)
+          : `decoding slows while long prompts prefill: chunk gaps average ${fmt(ov.mean, 2)} ms while a long prefill overlaps them vs ${fmt(cl.mean, 2)} ms otherwise (stall ratio ${fmt(inter.stall_ratio, 2)})`,
       evidence: [
-        `stall threshold ${fmt(thr, 0)} ms (${stalls.length} stalls in ${gaps.length} gaps; median gap ${fmt(median(gaps), 1)} ms)`,
-        `${byPrefill.length} of ${stalls.length} stalls overlap the prefill of a long prompt (≥ ${fmt(longCut, 0)} tokens)`,
-        `stall p50 ${fmt(gapText(st).p50, 0)} ms, max ${fmt(gapText(st).max, 0)} ms`,
-        `long prompts overlapping: ${culprits.slice(0, 5).join(', ')}`,
+        `stall ratio ${fmt(inter.stall_ratio, 2)}: mean chunk gap ${fmt(ov.mean, 2)} ms over ${ov.n} gaps overlapping a long prefill vs ${fmt(cl.mean, 2)} ms over ${cl.n} clean gaps, ${timeline}`,
+        `chunk gap p99 ${fmt(ov.p99, 1)} ms while a long prefill overlaps vs ${fmt(cl.p99, 1)} ms otherwise`,
+        ...stallLines,
       ],
-      request_ids: [...ids(st), ...culprits.slice(0, 3)],
+      request_ids: st.length >= o.min_stalls ? [...ids(st), ...culprits.slice(0, 3)] : longIds.slice(0, 5),
       mechanism:
         "long-prefill interference: a long prompt's prefill chunk shares the engine step with the running decodes, so every decode waits for the whole chunk (chunked prefill bounds it by max_num_batched_tokens)",
       next: {
