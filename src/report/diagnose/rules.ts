@@ -526,9 +526,7 @@ function batchSizeAt(run: ReportRun): { at: (t_ms: number) => number; source: st
 export function batchGrowth(run: ReportRun, o: Opts): Finding | null {
   if (validityReasons(run).some((x) => x.code === 'event_loop_lag' || x.code === 'client_cpu')) return null;
   const rs = measuredSuccesses(run.records);
-  const prefills = run.records
-    .filter((r) => r.sent_at_ms !== null && r.first_token_at_ms !== null)
-    .map((r) => [r.sent_at_ms as number, r.first_token_at_ms as number] as const);
+  const prefills = run.records.map(clientPrefillWindow).filter((w): w is [number, number] => w !== null);
   // Prefill windows that began before a gap's end and ended after its start overlap it:
   // started before `to` minus ended at or before `from`. A request's own prefill ends at its
   // first token, before any of its gaps, so it never counts.
