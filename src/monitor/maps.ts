@@ -8,6 +8,7 @@
  * A vocabulary key that an engine does not expose is left out, never set to 0: "no data" and
  * "zero preemptions" are different findings.
  */
+import { mean as meanOf } from '../analysis/stats.js';
 import type { Sample } from './prom-parse.js';
 
 /** The shared vocabulary. Counters end in `_total`; `kv_usage` is a 0..1 fraction. */
@@ -199,8 +200,7 @@ export function normalize(
     for (const name of rule.names) {
       const values = byName.get(name);
       if (!values || values.length === 0) continue;
-      const total = values.reduce((a, b) => a + b, 0);
-      out[key] = rule.agg === 'sum' ? total : total / values.length;
+      out[key] = rule.agg === 'sum' ? values.reduce((a, b) => a + b, 0) : (meanOf(values) as number);
       break;
     }
   }
