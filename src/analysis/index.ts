@@ -3,23 +3,48 @@
  * Public surface of the metric math: per-request metrics, the run summary, SLOs and
  * thresholds. Everything here is pure (no I/O, no clock); definitions are in `docs/metrics.md`.
  */
+
+export {
+  clientPrefillWindow,
+  engineTimes,
+  type InterferenceTimeline,
+  type PrefillInterference,
+  prefillInterference,
+  recordsInterference,
+  splitGapsByOverlap,
+} from './interference.js';
 export {
   chunkGaps,
+  e2eMs,
   firstOutputAt,
+  isStreamed,
   type RequestMetricOptions,
   type RequestMetrics,
   requestMetrics,
+  ttftMs,
 } from './request.js';
-export { formatSlo, meetsSlo, parseSlo, SLO_METRICS, type Slo, type SloMetric } from './slo.js';
+export {
+  formatSlo,
+  meetsSlo,
+  parseSlo,
+  SLO_METRICS,
+  type Slo,
+  type SloMetric,
+  STREAM_SLO_METRICS,
+  sloProblemsWithoutStream,
+} from './slo.js';
 export {
   describe,
   describeWeighted,
   emptyStats,
+  insertSorted,
+  lowerBound,
   mean,
   percentile,
   STAT_KEYS,
   type StatKey,
   type Stats,
+  upperBound,
 } from './stats.js';
 export {
   type ClientHealth,

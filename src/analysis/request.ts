@@ -2,7 +2,8 @@
  * @module analysis/request
  * Per-request metrics derived from one {@link RequestRecord}'s raw timestamps. The exact
  * definitions live in `docs/metrics.md`; this file is their only implementation.
- * Pure: a metric that cannot be computed (the event never happened, no usage) is `undefined`.
+ * Pure: a metric that cannot be computed (the event never happened, no usage, or a
+ * non-streaming response, which has no per-token times) is `undefined`.
  */
 import type { RequestRecord } from '../record/types.js';
 
@@ -78,12 +79,35 @@ export function firstOutputAt(rec: RequestRecord): number | null {
   return t;
 }
 
-/** Gaps (ms) between consecutive token-carrying chunks, in arrival order. */
+/**
+ * Whether the record has per-token times: its response was streamed. A non-stream body
+ * arrives whole at its end, so its "first token" is its end and TTFT, TPOT and chunk gaps do
+ * not exist. Records from before the `stream` field lack it; they were streamed.
+ */
+export function isStreamed(rec: RequestRecord): boolean {
+  return rec.stream !== false;
+}
+
+/** Gaps (ms) between consecutive token-carrying chunks, in arrival order (none unless streamed). */
 export function chunkGaps(rec: RequestRecord): number[] {
+  if (!isStreamed(rec)) return [];
   const ts = rec.chunk_times_ms;
   const out: number[] = [];
   for (let i = 1; i < ts.length; i++) out.push(ts[i] - ts[i - 1]);
   return out;
+}
+
+/**
+ * Time to first token (ms): first content or tool-call chunk − sent; `undefined` without
+ * either, and for a non-streamed response (see {@link isStreamed}).
+ */
+export function ttftMs(rec: RequestRecord): number | undefined {
+  return isStreamed(rec) ? diff(firstOutputAt(rec), rec.sent_at_ms) : undefined;
+}
+
+/** End-to-end latency (ms): end (the finish_reason chunk) − sent; `undefined` without either. */
+export function e2eMs(rec: RequestRecord): number | undefined {
+  return diff(rec.end_at_ms, rec.sent_at_ms);
 }
 
 /**
@@ -97,10 +121,12 @@ export function chunkGaps(rec: RequestRecord): number[] {
 export function requestMetrics(rec: RequestRecord, opts: RequestMetricOptions = {}): RequestMetrics {
   const sent = rec.sent_at_ms;
   const planned = opts.planned_at_ms === undefined ? rec.planned_at_ms : opts.planned_at_ms;
-  const out = firstOutputAt(rec);
+  // Without a stream every per-token time is the body's end: no first-token metric exists.
+  const streamed = isStreamed(rec);
+  const out = streamed ? firstOutputAt(rec) : null;
   const n = rec.usage?.completion_tokens ?? null;
-  const firstTok = rec.first_token_at_ms;
-  const lastTok = rec.last_token_at_ms;
+  const firstTok = streamed ? rec.first_token_at_ms : null;
+  const lastTok = streamed ? rec.last_token_at_ms : null;
 
   const decode = diff(lastTok, firstTok);
   const tpot = n !== null && n > 1 && decode !== undefined ? decode / (n - 1) : undefined;
@@ -109,9 +135,9 @@ export function requestMetrics(rec: RequestRecord, opts: RequestMetricOptions = 
   const lateness = diff(sent, rec.planned_at_ms);
 
   return {
-    ttft_ms: diff(out, sent),
-    ttfr_ms: diff(rec.first_reasoning_at_ms, sent),
-    e2e_ms: diff(rec.end_at_ms, sent),
+    ttft_ms: ttftMs(rec),
+    ttfr_ms: streamed ? diff(rec.first_reasoning_at_ms, sent) : undefined,
+    e2e_ms: e2eMs(rec),
     tpot_ms: tpot,
     itl_ms: gaps,
     max_gap_ms: largest(gaps),
@@ -119,7 +145,7 @@ export function requestMetrics(rec: RequestRecord, opts: RequestMetricOptions = 
     e2e_from_planned_ms: diff(rec.end_at_ms, planned),
     lateness_ms: lateness,
     queue_ms: lateness === undefined ? undefined : opts.waited_for_slot ? lateness : 0,
-    vllm_ttft_ms: diff(rec.first_chunk_at_ms, sent),
+    vllm_ttft_ms: streamed ? diff(rec.first_chunk_at_ms, sent) : undefined,
     guidellm_tpot_ms: n !== null && n >= 1 && sinceSent !== undefined ? sinceSent / n : undefined,
     guidellm_itl_ms: tpot,
     guidellm_itl_weight: tpot === undefined ? 0 : (n as number) - 1,

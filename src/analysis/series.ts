@@ -5,6 +5,7 @@
  * memory, KV usage, counter deltas, prefix-cache hit rate, server tokens/s).
  */
 import { COUNTER_VOCAB, type ScrapePoint, type VocabName } from '../record/series.js';
+import { mean } from './stats.js';
 
 /**
  * Server token rate in tokens/s between two readings of `generation_tokens_total`.
@@ -97,7 +98,6 @@ export function seriesSummary(points: readonly ScrapePoint[], window: SummaryWin
   const inWin = [...before.values(), ...inside, ...after.values()];
   const values = (name: VocabName) => inWin.filter((p) => p.name === name).map((p) => p.value);
   const max = (xs: number[]) => (xs.length ? xs.reduce((a, b) => Math.max(a, b)) : null);
-  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 
   const perSource = (name: VocabName) => {
     const bySrc = new Map<string, ScrapePoint[]>();

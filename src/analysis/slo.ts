@@ -20,6 +20,18 @@ export const SLO_METRICS = [
 ] as const;
 export type SloMetric = (typeof SLO_METRICS)[number];
 
+/**
+ * SLO metrics that need per-token times, which only a streamed response has: on a
+ * non-streaming run they are never computable, so an objective on them could never be judged.
+ */
+export const STREAM_SLO_METRICS: readonly SloMetric[] = [
+  'ttft_ms',
+  'ttfr_ms',
+  'tpot_ms',
+  'max_gap_ms',
+  'ttft_from_planned_ms',
+];
+
 /** Upper limits per metric (ms). A request meets the SLO when every listed metric is ≤ its limit. */
 export type Slo = Partial<Record<SloMetric, number>>;
 
@@ -74,6 +86,19 @@ export function parseSlo(text: string, path = '--slo'): Slo {
   }
   if (problems.length > 0) throw new UsageError(problems);
   return slo;
+}
+
+/**
+ * Problems with an SLO for a run whose responses are not streamed (`--no-stream`): one per
+ * objective on a metric in {@link STREAM_SLO_METRICS}, which such a run cannot measure.
+ * @param path where the SLO came from, for the message (default `--slo`)
+ */
+export function sloProblemsWithoutStream(slo: Slo, path = '--slo'): Problem[] {
+  return STREAM_SLO_METRICS.filter((k) => slo[k] !== undefined).map((k) => ({
+    path,
+    message: `${k} needs per-token times, and a non-streaming run (--no-stream) has none: its responses arrive whole, so ${k} is never measured`,
+    hint: 'drop --no-stream to measure it, or bound the whole request instead, e.g. --slo e2e_ms=10000',
+  }));
 }
 
 /** Render an SLO back to its flag form (`ttft_ms=500,tpot_ms=50`), in {@link SLO_METRICS} order. */

@@ -131,6 +131,38 @@ export function describeWeighted(samples: readonly (readonly [number, number])[]
   };
 }
 
+/**
+ * Number of values ≤ x in ascending `sorted` (binary search): the index where a value just
+ * above x would go. `sorted` is not checked, for speed.
+ */
+export function upperBound(sorted: ArrayLike<number>, x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Number of values < x in ascending `sorted` (binary search). */
+export function lowerBound(sorted: ArrayLike<number>, x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Insert `v` into ascending `xs` in place, after any equal values, keeping it sorted. */
+export function insertSorted(xs: number[], v: number): void {
+  xs.splice(upperBound(xs, v), 0, v);
+}
+
 /** Arithmetic mean, or `null` for an empty list. */
 export function mean(values: readonly number[]): number | null {
   if (values.length === 0) return null;

@@ -5,7 +5,7 @@
  * Definitions are in `docs/metrics.md`. "No data" is `null`, never 0.
  */
 import { OUTCOMES, type Outcome, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
-import { type RequestMetrics, requestMetrics } from './request.js';
+import { isStreamed, type RequestMetrics, requestMetrics } from './request.js';
 import { meetsSlo, type Slo } from './slo.js';
 import { describe, describeWeighted, mean, type Stats } from './stats.js';
 import {
@@ -55,11 +55,6 @@ export interface SummaryContext {
   /** Goodput objectives (`--slo`). */
   slo?: Slo | null;
   client?: ClientHealth | null;
-  /**
-   * The run asked for fixed output lengths (ignore_eos), so `length` is the expected finish:
-   * no truncation warning then (the count stays under `outcomes.length`).
-   */
-  expect_length?: boolean;
 }
 
 /** The run summary. Keys are fixed (snake_case) because scripts and thresholds address them. */
@@ -177,6 +172,7 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
   const firstSends: number[] = [];
   let retries = 0;
   let cancelledUnsent = 0;
+  let notStreamed = 0;
 
   for (const g of measured) {
     const { first, final } = g;
@@ -196,6 +192,7 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
 
     if (!SUCCESS_OUTCOMES.includes(final.outcome)) continue;
     succeeded += 1;
+    if (!isStreamed(final)) notStreamed += 1;
     const m: RequestMetrics = requestMetrics(final, { planned_at_ms: first.planned_at_ms });
     for (const k of [
       'ttft_ms',
@@ -297,8 +294,15 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
       `${usageMissing} successful request(s) carried no usage.completion_tokens: tpot_ms, token throughput and token means leave them out (does the server honour stream_options.include_usage?)`,
     );
   }
-  if (outcomes.length > 0 && !ctx.expect_length)
-    warnings.push(`${outcomes.length} request(s) were truncated by the token limit (outcome length)`);
+  if (notStreamed > 0) {
+    warnings.push(
+      `${notStreamed} successful request(s) were not streamed: a non-streaming response arrives whole, with no per-token times, so ttft_ms, ttfr_ms, tpot_ms, itl_ms, max_gap_ms and ttft_from_planned_ms leave them out (null when no request streamed); e2e_ms is their latency`,
+    );
+  }
+  if (outcomes.length > 0)
+    warnings.push(
+      `${outcomes.length} request(s) were truncated: they stopped at a token limit (finish_reason length) before the output length they asked for, or asked for none (outcome length)`,
+    );
   if (retries > 0)
     warnings.push(`${retries} retry attempt(s): each request counts once, by its final attempt`);
   if (cancelledUnsent > 0) {

@@ -6,6 +6,7 @@
  * Pure; times are milliseconds since the run started.
  */
 import type { RequestRecord } from '../record/types.js';
+import { upperBound } from './stats.js';
 
 /** A closed time interval [start_ms, end_ms] on the run clock. */
 export interface MeasurementWindow {
@@ -82,18 +83,6 @@ export function inFlightProfile(
     if (count > peak) peak = count;
   }
   return { mean: area / span, peak };
-}
-
-/** First index in ascending `a` whose value is > x. */
-function upperBound(a: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid] <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**

@@ -8,6 +8,7 @@
  * exactly what `run` will see.
  */
 import { Agent, request } from 'undici';
+import { requestMetrics } from '../analysis/request.js';
 import type { Problem } from '../core/errors.js';
 import { targetHeaders } from '../core/headers.js';
 import { engineFromOwnedBy, type ListedModel, parseModelList } from '../core/models.js';
@@ -113,7 +114,8 @@ interface Got {
 
 function probeOf(res: SendResult): ProbeResult {
   const r = res.record;
-  const from = (t: number | null) => (t !== null && r.sent_at_ms !== null ? round(t - r.sent_at_ms) : null);
+  const m = requestMetrics(r);
+  const rounded = (ms: number | undefined) => (ms === undefined ? null : round(ms));
   return {
     outcome: r.outcome,
     http_status: r.http_status,
@@ -123,9 +125,9 @@ function probeOf(res: SendResult): ProbeResult {
     usage_where: res.info.usage_where,
     reasoning_field: res.info.reasoning_field,
     reached_content: r.first_content_at_ms !== null,
-    ttft_ms: from(r.first_content_at_ms),
-    ttfr_ms: from(r.first_reasoning_at_ms),
-    e2e_ms: from(r.end_at_ms),
+    ttft_ms: rounded(m.ttft_ms),
+    ttfr_ms: rounded(m.ttfr_ms),
+    e2e_ms: rounded(m.e2e_ms),
     chunks: r.chunk_times_ms.length,
     error: r.error,
   };

@@ -196,6 +196,7 @@ class RequestHandler implements Dispatcher.DispatchHandler {
         : opts.stream
           ? 'sse'
           : 'json';
+    rec.stream = this.mode === 'sse';
   }
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -359,9 +360,15 @@ class UndiciHttpTarget implements HttpTarget {
       index: args.spec.index,
     });
     rec.planned_at_ms = args.planned_at_ms;
+    // What was asked for; the response's content type settles it once it arrives.
+    rec.stream = this.opts.stream;
     rec.input_len = args.spec.input_len;
     const body = buildRequestBody(this.opts, args.spec);
-    rec.output_len = (body.max_tokens as number | undefined) ?? null;
+    // The expected length is the workload's, when it went out as max_tokens; with ignore_eos the
+    // request is told to run to max_tokens, so that is its length too. A plain --max-tokens cap
+    // (or an extra_body override) is a limit, not a length the run asked for.
+    const asked = args.spec.output_len ?? (body.ignore_eos === true ? (this.opts.maxTokens ?? null) : null);
+    rec.output_len = asked !== null && body.max_tokens === asked ? asked : null;
     const handler = new RequestHandler(this, args, rec);
     return new Promise<SendResult>((resolve) => {
       handler.resolve = resolve;

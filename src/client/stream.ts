@@ -11,6 +11,7 @@
  */
 import { TextDecoder } from 'node:util';
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+import { isTruncated } from '../record/outcome.js';
 import type { ChunkKind, Outcome, RequestRecord, Usage } from '../record/types.js';
 
 /** What the stream looked like on the wire, beyond the record (used by `check`). */
@@ -37,11 +38,17 @@ export interface OutcomeFlags {
   finishReason: string | null;
   /** A content or tool-call delta was seen. */
   hasContent: boolean;
+  /** The request's expected output length (the record's `output_len`); null or absent = none. */
+  expectedLen?: number | null;
+  /** `usage.completion_tokens`; null or absent = no usage. */
+  completionTokens?: number | null;
 }
 
 /**
  * The outcome class: the first match of cancelled > connect_error / http_error / timeout >
- * stream_error > incomplete > length > no_content > ok.
+ * stream_error > incomplete > length > no_content > ok. A `finish_reason: "length"` stop is
+ * `length` only when it is a truncation ({@link isTruncated}); one that reached the expected
+ * length is complete, `ok`, even when all of it was reasoning.
  */
 export function classifyOutcome(f: OutcomeFlags): Outcome {
   if (f.cancelled) return 'cancelled';
@@ -51,7 +58,14 @@ export function classifyOutcome(f: OutcomeFlags): Outcome {
   if (f.streamError) return 'stream_error';
   if (f.finishReason === null) return 'incomplete';
   if (f.finishReason === 'error' || f.finishReason === 'abort') return 'stream_error';
-  if (f.finishReason === 'length') return 'length';
+  if (f.finishReason === 'length') {
+    const cut = isTruncated({
+      finish_reason: f.finishReason,
+      output_len: f.expectedLen ?? null,
+      completion_tokens: f.completionTokens ?? null,
+    });
+    return cut ? 'length' : 'ok';
+  }
   if (!f.hasContent) return 'no_content';
   return 'ok';
 }
@@ -382,7 +396,12 @@ export class ResponseAccumulator {
    * Close the record: set `done`, `has_content`, usage placement, and the outcome from the
    * transport flags plus what the body said.
    */
-  finish(transport: Omit<OutcomeFlags, 'streamError' | 'finishReason' | 'hasContent'>): RequestRecord {
+  finish(
+    transport: Omit<
+      OutcomeFlags,
+      'streamError' | 'finishReason' | 'hasContent' | 'expectedLen' | 'completionTokens'
+    >,
+  ): RequestRecord {
     const rec = this.rec;
     this.sealed = true;
     rec.done = this.done;
@@ -404,6 +423,8 @@ export class ResponseAccumulator {
       streamError: this.streamError !== null,
       finishReason: rec.finish_reason,
       hasContent: this.hasContentOrTool,
+      expectedLen: rec.output_len,
+      completionTokens: rec.usage?.completion_tokens ?? null,
     });
     if (rec.error === null && this.streamError !== null) rec.error = this.streamError;
     return rec;

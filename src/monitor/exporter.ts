@@ -9,7 +9,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { OUTCOMES, type RequestRecord } from '../record/types.js';
+import { chunkGaps, e2eMs, ttftMs } from '../analysis/request.js';
+import { OUTCOMES, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
 import type { RunObserver } from '../runner/events.js';
 
 /** TTFT buckets, s: vLLM's `time_to_first_token_seconds` buckets, so the two line up in Grafana. */
@@ -27,7 +28,7 @@ export const CHUNK_GAP_BUCKETS_S = [
   0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5,
   10, 20, 40, 80,
 ];
-/** Generator-lateness buckets, s: the 2 ms p99 target (docs/bench.md) sits in the middle. */
+/** Generator-lateness buckets, s: a 2 ms p99 lateness budget sits in the middle. */
 export const LATENESS_BUCKETS_S = [
   0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1,
 ];
@@ -39,18 +40,36 @@ export interface Exporter {
 }
 
 /**
+ * Whether a finished attempt counts in the latency histograms and token counters: exactly the
+ * requests the run summary's latency distributions use, i.e. successful (`ok`, `length`)
+ * attempts of the measurement phase. A success is always a request's final attempt, so retried
+ * requests count once, as in the summary.
+ */
+export function countsInSummary(rec: RequestRecord): boolean {
+  return rec.phase === 'measure' && SUCCESS_OUTCOMES.includes(rec.outcome);
+}
+
+/** What every latency histogram and token counter observes (their HELP text ends with it). */
+const COUNTED =
+  'successful measured requests only (warm-up and failures excluded), as the run summary counts them';
+
+/**
  * Create the exporter's registry and the run observer that fills it.
  *
- * TTFT is measured to the first content delta (`ttft_ms`, docs/metrics.md), E2E to `end_at_ms`, both from
- * `sent_at_ms` (the client-side view; the from-planned variants are in the report). Token
- * counters use the server's `usage` only and skip records without it, never estimating.
+ * The latency histograms and token counters observe a request when its record is final, with
+ * `analysis/`'s per-request definitions (TTFT to the first content or tool-call chunk, E2E to
+ * the finish chunk, both from the send; chunk gaps), and only for the requests that
+ * {@link countsInSummary}: a Grafana panel and `report.json` then describe the same requests.
+ * Token counters use the server's `usage` only and skip records without it, never estimating.
+ * `servelab_requests_total` counts every finished attempt (warm-up and retries included) by
+ * outcome.
  */
 export function createExporter(): Exporter {
   const registry = new Registry();
   const registers = [registry];
   const requests = new Counter({
     name: 'servelab_requests_total',
-    help: 'Finished request attempts by outcome class.',
+    help: 'Finished request attempts by outcome class, warm-up and retried attempts included.',
     labelNames: ['outcome'] as const,
     registers,
   });
@@ -61,19 +80,19 @@ export function createExporter(): Exporter {
   });
   const ttft = new Histogram({
     name: 'servelab_time_to_first_token_seconds',
-    help: 'Client-side time from sending a request to its first content delta, in seconds.',
+    help: `Client-side time from sending a request to its first content or tool-call delta, in seconds; ${COUNTED}.`,
     buckets: TTFT_BUCKETS_S,
     registers,
   });
   const e2e = new Histogram({
     name: 'servelab_e2e_latency_seconds',
-    help: 'Client-side time from sending a request to its end, in seconds.',
+    help: `Client-side time from sending a request to its finish chunk, in seconds; ${COUNTED}.`,
     buckets: E2E_BUCKETS_S,
     registers,
   });
   const chunkGap = new Histogram({
     name: 'servelab_chunk_gap_seconds',
-    help: 'Time between consecutive token-carrying chunks of one stream, in seconds.',
+    help: `Time between consecutive token-carrying chunks of one stream, in seconds; ${COUNTED}.`,
     buckets: CHUNK_GAP_BUCKETS_S,
     registers,
   });
@@ -85,12 +104,12 @@ export function createExporter(): Exporter {
   });
   const outputTokens = new Counter({
     name: 'servelab_output_tokens_total',
-    help: 'Output tokens reported by the server in usage.completion_tokens.',
+    help: `Output tokens reported by the server in usage.completion_tokens; ${COUNTED}.`,
     registers,
   });
   const promptTokens = new Counter({
     name: 'servelab_prompt_tokens_total',
-    help: 'Prompt tokens reported by the server in usage.prompt_tokens.',
+    help: `Prompt tokens reported by the server in usage.prompt_tokens; ${COUNTED}.`,
     registers,
   });
   // Start every outcome at 0 so rate() and "no errors yet" queries see a series from the start.
@@ -106,17 +125,15 @@ export function createExporter(): Exporter {
       if (lateness_ms !== null && Number.isFinite(lateness_ms))
         lateness.observe(Math.max(0, lateness_ms) / 1000);
     },
-    onChunk(rec) {
-      const n = rec.chunk_times_ms.length;
-      if (n >= 2) chunkGap.observe(Math.max(0, rec.chunk_times_ms[n - 1] - rec.chunk_times_ms[n - 2]) / 1000);
-    },
     onRecord(rec: RequestRecord) {
       if (sent.delete(rec.id)) inFlight.dec();
       requests.inc({ outcome: rec.outcome });
-      if (rec.sent_at_ms !== null) {
-        if (rec.first_content_at_ms !== null) ttft.observe((rec.first_content_at_ms - rec.sent_at_ms) / 1000);
-        if (rec.end_at_ms !== null) e2e.observe((rec.end_at_ms - rec.sent_at_ms) / 1000);
-      }
+      if (!countsInSummary(rec)) return;
+      const t = ttftMs(rec);
+      const e = e2eMs(rec);
+      if (t !== undefined) ttft.observe(t / 1000);
+      if (e !== undefined) e2e.observe(e / 1000);
+      for (const g of chunkGaps(rec)) chunkGap.observe(g / 1000);
       const u = rec.usage;
       if (u?.completion_tokens != null) outputTokens.inc(u.completion_tokens);
       if (u?.prompt_tokens != null) promptTokens.inc(u.prompt_tokens);

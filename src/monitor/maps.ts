@@ -10,6 +10,7 @@
  * A vocabulary key that an engine does not expose is left out, never set to 0: "no data" and
  * "zero preemptions" are different findings.
  */
+import { mean as meanOf } from '../analysis/stats.js';
 import { VOCAB, type VocabName } from '../record/series.js';
 import type { Sample } from './prom-parse.js';
 
@@ -199,8 +200,7 @@ export function normalize(
     for (const name of rule.names) {
       const values = byName.get(name);
       if (!values || values.length === 0) continue;
-      const total = values.reduce((a, b) => a + b, 0);
-      let value = rule.agg === 'sum' ? total : total / values.length;
+      let value = rule.agg === 'sum' ? values.reduce((a, b) => a + b, 0) : (meanOf(values) as number);
       if (rule.plus) {
         const extra = rule.plus.names.flatMap((n) => byName.get(n) ?? []);
         if (extra.length === 0 && rule.plus.required) break;

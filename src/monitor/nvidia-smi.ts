@@ -9,6 +9,7 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { mean } from '../analysis/stats.js';
 import { isLocalUrl } from '../core/url.js';
 import type { Normalized } from './maps.js';
 import type { ScrapeSource } from './scraper.js';
@@ -123,7 +124,8 @@ export function gpuVocab(readings: readonly GpuReading[]): Normalized {
   const mem = readings.map((r) => r.memory_used_mib).filter((v): v is number => v !== null);
   const util = readings.map((r) => r.utilization_gpu_pct).filter((v): v is number => v !== null);
   if (mem.length > 0) out.gpu_memory_used_mib = mem.reduce((a, b) => a + b, 0);
-  if (util.length > 0) out.gpu_util_pct = util.reduce((a, b) => a + b, 0) / util.length;
+  const utilMean = mean(util);
+  if (utilMean !== null) out.gpu_util_pct = utilMean;
   return out;
 }
 

@@ -8,7 +8,14 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Dispatcher, request } from 'undici';
-import { parseSlo, parseThresholds, type Slo, type Summary, summarize } from '../analysis/index.js';
+import {
+  parseSlo,
+  parseThresholds,
+  type Slo,
+  type Summary,
+  sloProblemsWithoutStream,
+  summarize,
+} from '../analysis/index.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
 import { createHttpTarget, redactHeaders, scrubSecrets } from '../client/index.js';
 import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js';
@@ -173,8 +180,15 @@ export async function readBaseline(path: string): Promise<Summary> {
   }
 }
 
-/** Validate what measure() needs beyond flag syntax; returns parsed SLO and thresholds. */
-export function checkMeasureInput(input: MeasureInput, problems: Problem[]) {
+/**
+ * Validate what measure() needs beyond flag syntax; returns parsed SLO and thresholds. `target`
+ * is null where there is no HTTP target (`plan`, whose simulated responses stream); a target
+ * that does not stream cannot be held to an objective on per-token times.
+ */
+export function checkMeasureInput(
+  input: { common: CommonSettings; target: Pick<TargetSettings, 'stream'> | null },
+  problems: Problem[],
+) {
   const out = input.common.output;
   let slo: Slo | null = null;
   let thresholds: ReturnType<typeof parseThresholds> = [];
@@ -186,6 +200,7 @@ export function checkMeasureInput(input: MeasureInput, problems: Problem[]) {
       else throw err;
     }
   }
+  if (slo && input.target?.stream === false) problems.push(...sloProblemsWithoutStream(slo));
   try {
     thresholds = parseThresholds(out.thresholds);
   } catch (err) {
@@ -446,7 +461,6 @@ export async function measureOn(
     target_rate_rps: req.targetRateRps ?? null,
     max_concurrency: concurrencyOf(plan.load, !!plan.beforeEach),
     slo: req.slo,
-    expect_length: req.client.ignoreEos ?? false,
   });
   const thresholdResults = req.thresholds.length
     ? evaluateThresholds(summary, [...req.thresholds], req.baseline)

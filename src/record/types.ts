@@ -19,7 +19,10 @@ export const OUTCOMES = [
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-/** Successes are `ok` and `length` (a `length` is flagged as truncated). */
+/**
+ * Successes are `ok` and `length`. A `length` is flagged as truncated: it stopped at a token
+ * limit before the length it asked for, or had none (`isTruncated` in `record/outcome`).
+ */
 export const SUCCESS_OUTCOMES: readonly Outcome[] = ['ok', 'length'];
 
 /** Kind of a token-carrying chunk: r = reasoning, c = content, t = tool call. */
@@ -66,6 +69,13 @@ export interface RequestRecord {
   /** Kind of each token-carrying chunk, parallel to `chunk_times_ms`. */
   chunk_kinds: ChunkKind[];
 
+  /**
+   * The response came as an SSE stream, so `chunk_times_ms` are per-token arrival times. False
+   * for a non-stream JSON body (`--no-stream`, or a server that ignored `stream: true`): all of
+   * it arrived at its end, so it has no TTFT, TPOT or chunk gaps. Absent in records written
+   * before this field existed, which were streamed.
+   */
+  stream: boolean;
   finish_reason: string | null;
   outcome: Outcome;
   /** True when `data: [DONE]` (or a normal end of a non-stream response) was seen. */
@@ -80,8 +90,13 @@ export interface RequestRecord {
   /** llama.cpp-style `timings` object, when the server sends one. */
   timings: Record<string, unknown> | null;
 
-  /** Requested lengths (tokens). */
+  /** Requested input length (tokens), when the workload set one. */
   input_len: number | null;
+  /**
+   * Expected output length (tokens): the workload's `output_len`, sent as `max_tokens`. Null
+   * when the request asked for none (a `max_tokens` it carried was a generic cap such as
+   * `--max-tokens`). A `length` stop that reached it is complete, `ok` (`record/outcome`).
+   */
   output_len: number | null;
 }
 
@@ -109,6 +124,7 @@ export function emptyRecord(
     end_at_ms: null,
     chunk_times_ms: [],
     chunk_kinds: [],
+    stream: true,
     finish_reason: null,
     outcome: 'cancelled',
     done: false,

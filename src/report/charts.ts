@@ -8,7 +8,7 @@
 
 import type { EChartsOption } from 'echarts';
 import * as echarts from 'echarts';
-import { chunkGaps, firstOutputAt } from '../analysis/request.js';
+import { chunkGaps, e2eMs, ttftMs } from '../analysis/request.js';
 import { percentile } from '../analysis/stats.js';
 import { groupAttempts } from '../analysis/summary.js';
 import { attemptEndAt } from '../analysis/window.js';
@@ -79,10 +79,10 @@ export function cdfOption(runs: readonly ReportRun[], metric: 'ttft_ms' | 'e2e_m
   const series = runs
     .map((run) => {
       const vals: number[] = [];
+      const of = metric === 'ttft_ms' ? ttftMs : e2eMs;
       for (const r of measuredSuccesses(run.records)) {
-        // Same definitions as the summary: TTFT to the first content (not reasoning) output.
-        const end = metric === 'ttft_ms' ? firstOutputAt(r) : r.end_at_ms;
-        if (end !== null && r.sent_at_ms !== null) vals.push(end - r.sent_at_ms);
+        const v = of(r);
+        if (v !== undefined) vals.push(v);
       }
       return { run, vals };
     })
@@ -302,8 +302,8 @@ export function ttftVsInputOption(runs: readonly ReportRun[]): EChartsOption | n
       data: measuredSuccesses(run.records)
         .map((r) => {
           const len = r.usage?.prompt_tokens ?? r.input_len;
-          const first = firstOutputAt(r);
-          return len != null && first !== null && r.sent_at_ms !== null ? [len, first - r.sent_at_ms] : null;
+          const ttft = ttftMs(r);
+          return len != null && ttft !== undefined ? [len, ttft] : null;
         })
         .filter((p): p is number[] => p !== null),
     }))
@@ -451,14 +451,8 @@ export function renderSvg(option: EChartsOption, width = CHART_WIDTH, height = C
 
 const svgOrNull = (o: EChartsOption | null) => (o === null ? null : renderSvg(o));
 
-/** CDFs of TTFT and E2E per run as SVG (null when the data does not allow it). */
-export const ttftCdfSvg = (runs: readonly ReportRun[]) => svgOrNull(cdfOption(runs, 'ttft_ms'));
-export const e2eCdfSvg = (runs: readonly ReportRun[]) => svgOrNull(cdfOption(runs, 'e2e_ms'));
-export const loadCurveSvg = (runs: readonly ReportRun[]) => svgOrNull(loadCurveOption(runs));
-export const goodputSvg = (runs: readonly ReportRun[]) => svgOrNull(goodputOption(runs));
-export const ttftVsInputSvg = (runs: readonly ReportRun[]) => svgOrNull(ttftVsInputOption(runs));
+/** The timeline of one run as SVG (null when nothing was sent). */
 export const timelineSvg = (run: ReportRun) => svgOrNull(timelineOption(run));
-export const chunkGapSvg = (run: ReportRun) => svgOrNull(chunkGapOption(run));
 
 /** One chart of a report: a file-safe id, a title and its echarts option. */
 export interface ChartSpec {

@@ -37,7 +37,7 @@ export interface ComparisonRow {
   output_tokens_mean: Cell;
   output_tokens_p50: Cell;
   succeeded: Cell;
-  /** Successful but cut by the token limit (outcome `length`). */
+  /** Successful but cut by a token limit before the length asked for, or with none asked (outcome `length`). */
   truncated: Cell;
   failed: Cell;
   /** Failed requests by outcome class (only classes that occurred). */

@@ -12,8 +12,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { EChartsOption } from 'echarts';
-import { firstOutputAt } from '../analysis/request.js';
-import { percentile } from '../analysis/stats.js';
+import { e2eMs, ttftMs } from '../analysis/request.js';
+import { insertSorted, percentile } from '../analysis/stats.js';
 import { summarize } from '../analysis/summary.js';
 import { attemptEndAt } from '../analysis/window.js';
 import { OUTCOMES, type Outcome, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
@@ -106,18 +106,6 @@ interface SeriesRow {
   value: number;
 }
 
-/** Insert `v` into ascending `xs` (binary search), keeping it sorted. */
-function insertSorted(xs: number[], v: number): void {
-  let lo = 0;
-  let hi = xs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (xs[mid] <= v) lo = mid + 1;
-    else hi = mid;
-  }
-  xs.splice(lo, 0, v);
-}
-
 const pcts = (sorted: readonly number[]): LivePercentiles => ({
   n: sorted.length,
   p50: percentile(sorted, 50),
@@ -170,11 +158,11 @@ export class LiveTracker {
     }
     this.succeeded += 1;
     this.outputTokens += r.usage?.completion_tokens ?? 0;
-    if (r.sent_at_ms === null) return;
-    // Same definitions as the summary: TTFT to the first content/tool output, E2E to the end.
-    const first = firstOutputAt(r);
-    if (first !== null) insertSorted(this.ttft, first - r.sent_at_ms);
-    if (r.end_at_ms !== null) insertSorted(this.e2e, r.end_at_ms - r.sent_at_ms);
+    // The summary's own per-request definitions.
+    const ttft = ttftMs(r);
+    const e2e = e2eMs(r);
+    if (ttft !== undefined) insertSorted(this.ttft, ttft);
+    if (e2e !== undefined) insertSorted(this.e2e, e2e);
   }
 
   /** Fold scraped points in (they keep their run-clock times). */

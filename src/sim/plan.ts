@@ -7,6 +7,7 @@
  * (t = 0 is the start of the run). Requests that reach the engine during a step join at the next
  * step, as they do in vLLM's engine loop.
  */
+import { isTruncated } from '../record/outcome.js';
 import { emptyRecord, type Phase, type RequestRecord } from '../record/types.js';
 import type { Tokenizer } from '../tokenizer/index.js';
 import type { RequestSpec } from '../workload/types.js';
@@ -127,7 +128,8 @@ function newRecord(q: PlanRequest, plannedMs: number, sentMs: number): RequestRe
   rec.planned_at_ms = plannedMs;
   rec.sent_at_ms = sentMs;
   rec.input_len = q.spec.input_len ?? q.promptIds.length;
-  rec.output_len = q.spec.output_len ?? q.maxTokens;
+  // The expected length is the workload's; a default max_tokens is a cap, not an expectation.
+  rec.output_len = q.spec.output_len;
   return rec;
 }
 
@@ -238,7 +240,13 @@ export function simulateDetailed(cfg: EngineConfig, reqs: PlanRequest[], load: P
       const rec = records[r.tag];
       rec.end_at_ms = end;
       rec.finish_reason = r.finishReason;
-      rec.outcome = r.finishReason === 'length' ? 'length' : 'ok';
+      rec.outcome = isTruncated({
+        finish_reason: r.finishReason,
+        output_len: rec.output_len,
+        completion_tokens: r.numOutput,
+      })
+        ? 'length'
+        : 'ok';
       rec.done = true;
       rec.http_status = 200;
       rec.usage = {

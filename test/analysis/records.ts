@@ -30,6 +30,8 @@ export interface RecSpec {
   tokens?: number | null;
   prompt?: number | null;
   noUsage?: boolean;
+  /** false = a non-stream JSON body (the client records its one chunk at the body's end). */
+  stream?: boolean;
 }
 
 export function rec(s: RecSpec): RequestRecord {
@@ -61,6 +63,7 @@ export function rec(s: RecSpec): RequestRecord {
     s.finish_reason === undefined ? (r.outcome === 'length' ? 'length' : 'stop') : s.finish_reason;
   r.has_content = r.first_content_at_ms !== null;
   r.done = true;
+  if (s.stream !== undefined) r.stream = s.stream;
   if (!s.noUsage && s.tokens !== undefined) {
     const usage: Usage = {
       prompt_tokens: s.prompt ?? null,

@@ -168,6 +168,40 @@ const cases: {
     want: { ttft_from_planned_ms: 145, e2e_from_planned_ms: 155, lateness_ms: 0, ttft_ms: 50 },
   },
   {
+    name: 'not streamed: the body arrives whole, so only the end is known',
+    // The client records a non-stream body as one chunk at its end (300 ms), 50 tokens.
+    r: rec({ id: 'n', planned: 0, sent: 0, chunks: [[300, 'c']], end: 300, tokens: 50, stream: false }),
+    want: {
+      ttft_ms: undefined,
+      ttfr_ms: undefined,
+      e2e_ms: 300,
+      tpot_ms: undefined,
+      itl_ms: [],
+      max_gap_ms: undefined,
+      ttft_from_planned_ms: undefined,
+      e2e_from_planned_ms: 300,
+      vllm_ttft_ms: undefined,
+      guidellm_tpot_ms: undefined,
+      guidellm_itl_ms: undefined,
+      guidellm_itl_weight: 0,
+    },
+  },
+  {
+    name: 'not streamed, reasoning and content in one body: still no first-token time',
+    r: rec({
+      id: 'n2',
+      sent: 0,
+      chunks: [
+        [200, 'r'],
+        [200, 'c'],
+      ],
+      end: 200,
+      tokens: 40,
+      stream: false,
+    }),
+    want: { ttft_ms: undefined, ttfr_ms: undefined, e2e_ms: 200, tpot_ms: undefined, itl_ms: [] },
+  },
+  {
     name: 'never sent: nothing computable',
     r: rec({ id: 'j', planned: 10, sent: null, end: null, outcome: 'cancelled' }),
     want: {

@@ -1,11 +1,19 @@
 /**
  * @module test/analysis/stats
- * Percentile, describe and weighted-describe: hand values plus fast-check properties.
+ * Percentile, describe, weighted-describe and the sorted-list searches: hand values plus
+ * fast-check properties.
  */
 import assert from 'node:assert/strict';
 import { it, describe as suite } from 'node:test';
 import fc from 'fast-check';
-import { describe, describeWeighted, percentile } from '../../src/analysis/stats.js';
+import {
+  describe,
+  describeWeighted,
+  insertSorted,
+  lowerBound,
+  percentile,
+  upperBound,
+} from '../../src/analysis/stats.js';
 
 const close = (a: number | null, b: number) => assert.ok(a !== null && Math.abs(a - b) < 1e-9, `${a} ≠ ${b}`);
 const finite = fc.double({ min: -1e6, max: 1e6, noNaN: true, noDefaultInfinity: true });
@@ -105,5 +113,43 @@ suite('describeWeighted', () => {
     assert.equal(s.n, 10);
     close(s.mean, 46); // (10 + 450) / 10
     assert.equal(s.p50, 50);
+  });
+});
+
+suite('sorted-list searches', () => {
+  it('count values ≤ x (upperBound) and < x (lowerBound), ties included', () => {
+    const a = [1, 2, 2, 2, 5];
+    assert.deepEqual(
+      [0, 1, 2, 3, 5, 9].map((x) => upperBound(a, x)),
+      [0, 1, 4, 4, 5, 5],
+    );
+    assert.deepEqual(
+      [0, 1, 2, 3, 5, 9].map((x) => lowerBound(a, x)),
+      [0, 0, 1, 4, 4, 5],
+    );
+    assert.equal(upperBound(new Float64Array(), 3), 0);
+  });
+
+  it('agree with a linear count on any sorted list', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -20, max: 20 })), fc.integer({ min: -25, max: 25 }), (xs, x) => {
+        const a = [...xs].sort((p, q) => p - q);
+        assert.equal(upperBound(a, x), a.filter((v) => v <= x).length);
+        assert.equal(lowerBound(a, x), a.filter((v) => v < x).length);
+      }),
+    );
+  });
+
+  it('insertSorted keeps the list sorted and loses nothing', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -50, max: 50 })), (xs) => {
+        const a: number[] = [];
+        for (const v of xs) insertSorted(a, v);
+        assert.deepEqual(
+          a,
+          [...xs].sort((p, q) => p - q),
+        );
+      }),
+    );
   });
 });

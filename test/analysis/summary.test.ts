@@ -53,6 +53,48 @@ describe('summarize', () => {
     assert.equal(s.usage_missing, 0);
   });
 
+  it('leaves per-token metrics null, never 0, for a non-streaming run, and says why', () => {
+    const recs = [0, 1, 2].map((i) =>
+      rec({
+        id: `n${i}`,
+        sent: i * 100,
+        chunks: [[i * 100 + 80, 'c']],
+        end: i * 100 + 80,
+        tokens: 20,
+        stream: false,
+      }),
+    );
+    const s = summarize(recs, { slo: parseSlo('tpot_ms=50') });
+    for (const k of [
+      'ttft_ms',
+      'ttfr_ms',
+      'tpot_ms',
+      'itl_ms',
+      'max_gap_ms',
+      'ttft_from_planned_ms',
+    ] as const) {
+      assert.equal(s[k].n, 0, k);
+      assert.equal(s[k].p50, null, k);
+    }
+    assert.equal(s.metric_dialects.vllm_ttft_ms.n, 0);
+    assert.equal(s.metric_dialects.guidellm_tpot_ms.n, 0);
+    assert.equal(s.e2e_ms.n, 3);
+    close(s.e2e_ms.p50, 80);
+    assert.ok(
+      s.warnings.some((w) => /^3 successful request\(s\) were not streamed: .*tpot_ms/.test(w)),
+      s.warnings.join('\n'),
+    );
+    // A TPOT objective cannot be met without per-token times (it used to be met at 0).
+    assert.equal(s.goodput.fraction, 0);
+    // One streamed request among them: only it has a TTFT.
+    const mixed = summarize([
+      ...recs,
+      rec({ id: 's', sent: 400, chunks: [[450, 'c']], end: 450, tokens: 1 }),
+    ]);
+    assert.equal(mixed.ttft_ms.n, 1);
+    assert.ok(mixed.warnings.some((w) => /^3 successful request\(s\) were not streamed/.test(w)));
+  });
+
   it('computes latency stats over successful measured requests only', () => {
     const s = summarize(run());
     assert.equal(s.ttft_ms.n, 2); // r1 100, r2 200; warm-up's 50 is left out

@@ -46,7 +46,10 @@ describe('servelab plan', () => {
     const report = JSON.parse(a.out());
     assert.equal(report.schema_version, 1);
     assert.equal(report.summary.requests.measured, 60);
-    assert.equal(report.summary.outcomes.length, 60);
+    // --output-len: each request asked for its length and got it (finish_reason length): complete.
+    assert.equal(report.summary.finish_reasons.length, 60);
+    assert.equal(report.summary.outcomes.length, 0);
+    assert.equal(report.summary.outcomes.ok, 60);
   });
 
   it('matches the calibrated decode time at concurrency 1 (Llama-3.1-8B on H100, ~6.5 ms/token)', async () => {
@@ -126,6 +129,8 @@ describe('servelab demo', () => {
       const r = result[name];
       assert.ok(r.summary.requests.succeeded > 0);
       assert.equal(r.summary.requests.failed, 0);
+      // Fixed output lengths (ignore_eos): every request reached its length, none was cut.
+      assert.equal(r.summary.outcomes.length, 0);
       assert.ok(existsSync(join(r.out, 'report.json')));
       assert.ok(existsSync(join(r.out, 'vllm.json')));
       const lines = readFileSync(join(r.out, 'requests.jsonl'), 'utf8').trim().split('\n');

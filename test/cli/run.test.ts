@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
+import { startSimServer } from '../../src/sim/server/index.js';
 import {
   chatChunk,
   DONE,
@@ -138,6 +139,104 @@ describe('servelab run', () => {
       );
     } finally {
       await server.close();
+    }
+  });
+
+  it('counts as truncated only the length stops below the asked length, or with no length asked', async () => {
+    // The server answers `tokens(max_tokens)` one-token chunks and stops with finish_reason length.
+    const serve = (tokens: (maxTokens: number) => number) =>
+      startSseServer((req) => {
+        if (req.path.startsWith('/v1/models'))
+          return { headers: { 'content-type': 'application/json' }, steps: ['{"data":[{"id":"m"}]}'] };
+        return misbehaviours.finishLengthAfter(tokens(Number(req.body?.max_tokens)));
+      });
+    const runAgainst = async (url: string, flags: string[]) => {
+      const dir = tmp();
+      const io = memoryIo({}, dir);
+      const args = ['run', '--url', url, '--prompt', 'hi', '--requests', '4', '--out', 'out'];
+      const code = await main([...args, '--no-db', '--no-scrape', ...flags], io);
+      assert.equal(code, 0, io.err());
+      const path = join(dir, 'out', 'report.json');
+      const table = memoryIo({}, dir);
+      assert.equal(await main(['report', path], table), 0, table.err());
+      return { summary: JSON.parse(readFileSync(path, 'utf8')).summary, table: table.out() };
+    };
+    const exact = await serve((n) => n);
+    const early = await serve((n) => n / 2);
+    try {
+      // Asked for 8 (--output-len), got 8: complete, although finish_reason is length.
+      const ok = await runAgainst(exact.baseUrl, ['--output-len', '8']);
+      assert.equal(ok.summary.outcomes.length, 0);
+      assert.equal(ok.summary.outcomes.ok, 4);
+      assert.equal(ok.summary.finish_reasons.length, 4);
+      assert.ok(!ok.summary.warnings.some((w: string) => /truncated/.test(w)), ok.summary.warnings.join());
+      assert.match(ok.table, /^truncated\s+0$/m);
+      // Asked for 8, the server stopped at 4 with finish_reason length: truncated.
+      const cut = await runAgainst(early.baseUrl, ['--output-len', '8']);
+      assert.equal(cut.summary.outcomes.length, 4);
+      assert.ok(cut.summary.warnings.some((w: string) => /^4 request\(s\) were truncated/.test(w)));
+      assert.match(cut.table, /^truncated\s+4$/m);
+      // --max-tokens is a cap, not a length the run asked for: stopping there is a truncation.
+      const capped = await runAgainst(exact.baseUrl, ['--max-tokens', '8']);
+      assert.equal(capped.summary.outcomes.length, 4);
+    } finally {
+      await exact.close();
+      await early.close();
+    }
+  });
+
+  it('--no-stream: per-token metrics are null with a warning, and an SLO on them is a usage error', async () => {
+    const sim = await startSimServer({ model: 'llama-3.1-8b', gpu: 'h100', port: 0, timeScale: 50 });
+    try {
+      const dir = tmp();
+      const base = [
+        'run',
+        '--url',
+        `${sim.url}/v1`,
+        '--prompt',
+        'hi',
+        '--output-len',
+        '16',
+        '--no-db',
+        '--no-scrape',
+      ];
+      const io = memoryIo({}, dir);
+      const code = await main(
+        [...base, '--no-stream', '--requests', '3', '--slo', 'e2e_ms=60000', '--out', 'out'],
+        io,
+      );
+      assert.equal(code, 0, io.err());
+      const report = JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8'));
+      const s = report.summary;
+      assert.equal(s.requests.succeeded, 3);
+      for (const k of ['ttft_ms', 'tpot_ms', 'itl_ms', 'max_gap_ms']) {
+        assert.equal(s[k].n, 0, k);
+        assert.equal(s[k].p50, null, k);
+      }
+      assert.equal(s.e2e_ms.n, 3);
+      assert.ok(
+        s.warnings.some((w: string) => /were not streamed/.test(w)),
+        s.warnings.join('\n'),
+      );
+      const recs = readFileSync(join(dir, 'out', 'requests.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      assert.ok(recs.every((r) => r.stream === false));
+      // An objective on per-token times cannot be judged without a stream: exit 1, why and a hint.
+      const bad = memoryIo({}, dir);
+      assert.equal(
+        await main([...base, '--no-stream', '--requests', '1', '--slo', 'ttft_ms=500,tpot_ms=50'], bad),
+        1,
+      );
+      assert.match(
+        bad.err(),
+        /tpot_ms needs per-token times, and a non-streaming run \(--no-stream\) has none/,
+      );
+      assert.match(bad.err(), /ttft_ms needs per-token times/);
+      assert.match(bad.err(), /hint: drop --no-stream/);
+    } finally {
+      await sim.close();
     }
   });
 

@@ -106,7 +106,8 @@ describe('request sent', () => {
       stream_options: { include_usage: true },
       chat_template_kwargs: { enable_thinking: false },
     });
-    assert.equal(record.output_len, 16);
+    // max_tokens 16 came from the generic cap (maxTokens), not the spec: no expected length.
+    assert.equal(record.output_len, null);
     assert.equal(record.input_len, 2);
     assert.equal(record.index, 3);
   });
@@ -135,6 +136,25 @@ describe('request sent', () => {
       stream: false,
     });
     assert.equal(r.phase, 'warmup');
+    // The spec's length went out as max_tokens: it is the record's expected length.
+    assert.equal(r.output_len, 5);
+  });
+
+  it('an extra_body max_tokens override leaves the record without an expected length', async () => {
+    const srv = await serve(misbehaviours.wellBehaved());
+    const record = await target(srv, { extraBody: { max_tokens: 3 } }).send({
+      id: 'x1',
+      planned_id: 'x1',
+      attempt: 1,
+      phase: 'measure',
+      spec: { ...spec, output_len: 5 },
+      planned_at_ms: null,
+      signal: new AbortController().signal,
+    });
+    produced.push(record);
+    // 5 was asked for but 3 went out: a stop at 3 must not read as "reached its length".
+    assert.equal(srv.requests[0].body?.max_tokens, 3);
+    assert.equal(record.output_len, null);
   });
 });
 
@@ -487,6 +507,16 @@ describe('wire shapes', () => {
     assert.equal(r.first_reasoning_at_ms, r.end_at_ms);
     assert.deepEqual(r.chunk_kinds, ['c']);
     assert.equal(r.usage?.completion_tokens, 2);
+    // Marked as not streamed, so analysis/ gives it no TTFT or TPOT.
+    assert.equal(r.stream, false);
+  });
+
+  it('a JSON answer to a streaming request is recorded as not streamed; an SSE one as streamed', async () => {
+    const { record: json } = await sendTo(misbehaviours.jsonBody(), { stream: true });
+    assert.equal(json.outcome, 'ok');
+    assert.equal(json.stream, false);
+    const { record: sse } = await sendTo(misbehaviours.wellBehaved(), { stream: true });
+    assert.equal(sse.stream, true);
   });
 
   it('onChunk sees every token-carrying chunk as it arrives', async () => {

@@ -7,6 +7,7 @@
  * does not time-stamp preemptions, so `preemptions_total` steps from 0 to the engine's final
  * count at the end of the run.
  */
+import { upperBound } from '../../src/analysis/stats.js';
 import { type SummaryContext, summarize } from '../../src/analysis/summary.js';
 import { emptyRecord, type RequestRecord } from '../../src/record/types.js';
 import type { ReportRun, SeriesPoint } from '../../src/report/types.js';
@@ -19,6 +20,11 @@ export interface ReqShape {
   output: number;
   /** Natural length; default = output (ignore_eos, finishes with `length`). */
   eos?: number;
+  /**
+   * `output` is a generic max_tokens cap (`--max-tokens`), not a length the workload asked for:
+   * the spec has no `output_len`, so a stop at the cap is a truncation.
+   */
+  cap?: boolean;
 }
 
 /** Planner requests with distinct random prompts. */
@@ -31,7 +37,7 @@ export function planRequests(shapes: readonly ReqShape[], seed = 1, idPrefix = '
       planned_id: id,
       phase: 'measure',
       index: i,
-      spec: { index: i, input_len: s.input, output_len: s.output },
+      spec: { index: i, input_len: s.input, output_len: s.cap ? null : s.output },
       promptIds: Array.from({ length: s.input }, () => rng.int(0, 150_000)),
       maxTokens: s.output,
       // eos beyond max_tokens → `length`; below → `stop`.
@@ -52,18 +58,6 @@ export interface SimRunOpts {
   seed?: number;
   /** Grid points for the derived server series (0 = no series). */
   seriesPoints?: number;
-}
-
-/** Count of ascending `ts` ≤ t. */
-function countUpTo(ts: readonly number[], t: number): number {
-  let lo = 0;
-  let hi = ts.length;
-  while (lo < hi) {
-    const m = (lo + hi) >>> 1;
-    if (ts[m] <= t) lo = m + 1;
-    else hi = m;
-  }
-  return lo;
 }
 
 /** Simulate a run in virtual time and wrap it as a ReportRun. */
@@ -89,7 +83,7 @@ export function simRun(o: SimRunOpts): ReportRun {
       let usedBlocks = 0;
       let gen = 0;
       records.forEach((r, i) => {
-        const emitted = countUpTo(r.chunk_times_ms, t);
+        const emitted = upperBound(r.chunk_times_ms, t);
         gen += emitted;
         const end = r.end_at_ms ?? Number.POSITIVE_INFINITY;
         if (res.server[i].arrival_ms <= t && t < sched[i]) waiting++;

@@ -10,7 +10,7 @@ import type { Diagnosis, ReportRun } from '../../src/report/types.js';
 import { handRecord, handRun, many, simRun } from './helpers.js';
 
 const H100 = { model: 'llama-3.1-8b', gpu: 'h100' } as const;
-/** Fixed-length benchmark (ignore_eos): `length` outcomes are by design. */
+/** A fixed-length benchmark's config (ignore_eos); its requests reach their asked length: `ok`. */
 const FIXED = { ignore_eos: true };
 const rules = (d: Diagnosis) => d.findings.map((f) => f.rule).sort();
 
@@ -126,6 +126,54 @@ describe('pauses mid-generation', () => {
       f.request_ids.join(),
     );
     assert.match(f.next.change, /max_num_batched_tokens/);
+  });
+});
+
+describe('long-prefill interference without stalls', () => {
+  /**
+   * 12 short requests decode side by side (128-token prompts, 10 ms a token) while three long
+   * prompts (4096 tokens) arrive at 500, 1500 and 2500 ms and prefill for 300 ms each. With
+   * `slowed`, the shorts' gaps stretch to 18 ms while a long prefill runs: far below the 50 ms
+   * stall threshold, so no single gap is a stall, but decoding is ~1.8× slower meanwhile.
+   */
+  const mixed = (slowed: boolean) => {
+    const longAt = [500, 1500, 2500];
+    const inPrefill = (t: number) => longAt.some((s) => t >= s && t < s + 300);
+    const recs = [];
+    for (let k = 0; k < 12; k++) {
+      const gaps: number[] = [];
+      for (let t = 20 + k; gaps.length < 299; ) {
+        const g = slowed && inPrefill(t) ? 18 : 10;
+        gaps.push(g);
+        t += g;
+      }
+      recs.push(handRecord(`s${k}`, k, 20, 300, gaps, 128));
+    }
+    longAt.forEach((at, j) => {
+      recs.push(handRecord(`L${j}`, at, 300, 2, 10, 4096));
+    });
+    return handRun(`mixed-${slowed ? 'slowed' : 'steady'}`, recs);
+  };
+
+  it('names the interference and its stall ratio when decoding slows during long prefills', () => {
+    const d = diagnose([mixed(true)]);
+    assert.deepEqual(rules(d), ['stall_prefill_interference']);
+    const f = d.findings[0];
+    const ratio = Number(/stall ratio ([\d.]+)\)$/.exec(f.symptom)?.[1]);
+    assert.ok(ratio > 1.5 && ratio < 2, f.symptom);
+    assert.match(
+      f.evidence[0],
+      /^stall ratio 1\.\d\d: mean chunk gap [\d.]+ ms over \d+ gaps overlapping a long prefill vs 10\.00 ms over \d+ clean gaps, from the client's records/,
+    );
+    // The long prompts are named as the cause.
+    assert.deepEqual(f.request_ids, ['L0', 'L1', 'L2']);
+    assert.match(f.next.change, /max_num_batched_tokens/);
+  });
+
+  it('says nothing when the long prefills leave decoding as fast as before', () => {
+    const d = diagnose([mixed(false)]);
+    assert.deepEqual(d.findings, []);
+    assert.deepEqual(d.unexplained, []);
   });
 });
 
@@ -426,11 +474,12 @@ describe('A/B pairs', () => {
 });
 
 describe('structured output: truncation', () => {
-  const run = (eos: number, config: Record<string, unknown>) =>
+  /** 40 requests under a max_tokens cap of 64 (`cap`), or asking for 64 tokens; natural length `eos`. */
+  const run = (eos: number, config: Record<string, unknown>, cap = true) =>
     simRun({
       label: 'json',
       engine: H100,
-      shapes: many(40, { input: 128, output: 64, eos }),
+      shapes: many(40, { input: 128, output: 64, eos, cap }),
       load: { kind: 'closed', concurrency: 4 },
       config,
       seriesPoints: 0,
@@ -444,13 +493,14 @@ describe('structured output: truncation', () => {
     assert.equal(d.findings[0].request_ids.length, 5);
   });
 
-  it('says nothing when answers end on their own, or when the length is forced (ignore_eos)', () => {
+  it('says nothing when answers end on their own, or reach the length they asked for', () => {
     assert.deepEqual(rules(diagnose([run(30, {})])), []);
-    assert.deepEqual(rules(diagnose([run(500, { ignore_eos: true })])), []);
-    // As servelab run/plan store it (--output-len sets generation.ignoreEos).
-    assert.deepEqual(rules(diagnose([run(500, { generation: { ignoreEos: true } })])), []);
-    // As `servelab exp run` stores it: the experiment file's generation section, snake_case.
-    assert.deepEqual(rules(diagnose([run(500, { generation: { stream: true, ignore_eos: true } })])), []);
+    // A fixed-length benchmark: every request asked for 64 tokens and got them (finish_reason
+    // length), whatever the config says; even under structured output nothing was cut.
+    const fixed = run(500, { response_format: { type: 'json_schema' } }, false);
+    assert.equal(fixed.summary.finish_reasons.length, 40);
+    assert.equal(fixed.summary.outcomes.length, 0);
+    assert.deepEqual(rules(diagnose([fixed])), []);
   });
 
   it('sees structured output requested through the target extra_body', () => {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { arrange, type MixedInputResult, splitGaps } from '../../src/exp/kinds/mixed-input.js';
-import { emptyRecord } from '../../src/record/types.js';
-import { exp, run } from './helpers.js';
+import { arrange, type MixedInputResult } from '../../src/exp/kinds/mixed-input.js';
+import { diagnose } from '../../src/report/diagnose/index.js';
+import { loadReportRun } from '../../src/server/load.js';
+import { exp, run, tempStore } from './helpers.js';
 
 test('arrange puts longs first, last or spread evenly', () => {
   const L = ['L1', 'L2'];
@@ -11,16 +12,6 @@ test('arrange puts longs first, last or spread evenly', () => {
   assert.deepEqual(names('short-first'), ['s1', 's2', 's3', 's4', 'L1', 'L2']);
   assert.deepEqual(names('long-first'), ['L1', 'L2', 's1', 's2', 's3', 's4']);
   assert.deepEqual(names('interleaved'), ['L1', 's1', 's2', 'L2', 's3', 's4']);
-});
-
-test('splitGaps files a gap under overlap only when a prefill interval intersects it', () => {
-  const r = {
-    ...emptyRecord({ id: 'a', planned_id: 'a', attempt: 1, phase: 'measure', index: 0 }),
-    chunk_times_ms: [0, 10, 20, 50, 60],
-  };
-  const { overlapping, clean } = splitGaps([r], [[25, 45]]);
-  assert.deepEqual(overlapping, [30]);
-  assert.deepEqual(clean, [10, 10, 10]);
 });
 
 test('virtual clock: decoding requests stall while long prefills overlap them', async () => {
@@ -50,24 +41,43 @@ mixed_input:
   assert.equal(result.runs.length, 3);
 });
 
-test('over HTTP with exposed timings: the stall shows on the engine timeline', async () => {
-  const { result } = await run(
-    exp(`
+test('over HTTP with exposed timings: the stall shows on the engine timeline, and diagnose names the same stall ratio', async () => {
+  const { store, cleanup } = tempStore();
+  try {
+    const { result } = await run(
+      exp(`
 kind: mixed-input
 name: mixed-http
 targets:
   t:
     sim: {model: qwen3-0.6b, gpu: h100, time_scale: 20, expose_timings: true}
 mixed_input:
-  long: {input_len: 4096, output_len: 8, count: 2}
-  short: {input_len: 128, output_len: 64, count: 4}
+  long: {input_len: 4096, output_len: 8, count: 4}
+  short: {input_len: 128, output_len: 64, count: 8}
   orders: [short-first]
   spacing_ms: 20
 `),
-  );
-  const o = (result.results as MixedInputResult).targets[0].orders[0];
-  // Engine ms from the server's timings, not the client's clock.
-  assert.equal(o.intervals_from, 'server');
-  assert.ok(o.gaps_overlapping_ms.n > 0);
-  assert.ok((o.stall_ratio as number) > 2, `stall ratio ${o.stall_ratio}`);
+      store,
+    );
+    const o = (result.results as MixedInputResult).targets[0].orders[0];
+    // Engine ms from the server's timings, not the client's clock.
+    assert.equal(o.intervals_from, 'server');
+    assert.ok(o.gaps_overlapping_ms.n > 0);
+    assert.ok((o.stall_ratio as number) > 2, `stall ratio ${o.stall_ratio}`);
+    // The stored run, diagnosed from its records alone (no server series), names the table's number.
+    const row = store.getRun(o.run_id as string);
+    assert.ok(row);
+    const d = diagnose([loadReportRun(store, row)]);
+    const f = d.findings.find((x) => x.rule === 'stall_prefill_interference');
+    assert.ok(f, JSON.stringify(d.findings.map((x) => x.rule)));
+    assert.match(
+      f.evidence[0],
+      new RegExp(
+        `^stall ratio ${(o.stall_ratio as number).toFixed(2)}: .* over ${o.gaps_overlapping_ms.n} gaps overlapping`,
+      ),
+    );
+    assert.ok(!d.findings.some((x) => x.rule === 'truncation'), 'the asked output lengths were reached');
+  } finally {
+    cleanup();
+  }
 });

@@ -355,6 +355,14 @@ export const misbehaviours = {
   }),
   /** Ended by the token limit. */
   finishLength: (): Script => ({ headers: SSE_HEADERS, steps: vllmStream(['a', 'b'], 'length') }),
+  /** `n` one-token content chunks, the last with finish_reason `length`; usage says `n`. */
+  finishLengthAfter: (n: number): Script => ({
+    headers: SSE_HEADERS,
+    steps: vllmStream(
+      Array.from({ length: n }, () => 'x'),
+      'length',
+    ),
+  }),
   /** Ended by the token limit with no content at all (a reasoning model's budget ran out). */
   finishLengthNoContent: (): Script => ({
     headers: SSE_HEADERS,

@@ -149,7 +149,20 @@ describe('renderMarkdownReport', () => {
       heads.map((h) => h.replace(/^## (\d)\..*/, '$1')),
       ['1', '2', '3', '4', '5', '6', '7', '8', '9'],
     );
-    assert.match(markdown, /^\*\*valid: (true|false)\*\*$/m);
+    // The sample runs pass every validity check: the verdict says so and lists no reason.
+    assert.deepEqual([d.valid, d.reasons], [true, []]);
+    assert.match(markdown, /^# .*\n\n\*\*valid: true\*\*\n\n## 1\. /);
+  });
+
+  it('puts an invalid verdict first, with each reason under it', () => {
+    const bad = { ...runs[0], summary: { ...runs[0].summary, error_rate: 0.5 } };
+    const dd = diagnose([bad]);
+    const md = renderMarkdownReport([bad], dd, { svgDir: '.' }).markdown;
+    assert.equal(dd.valid, false);
+    assert.match(
+      md,
+      new RegExp(`^\\*\\*valid: false\\*\\*\n\n- \`error_rate\` \\[${bad.id}\\] error rate`, 'm'),
+    );
   });
 
   it('links every chart file it returns, under svgDir', () => {

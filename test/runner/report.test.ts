@@ -151,9 +151,30 @@ test('console table: outcomes, latency percentiles, throughput, goodput, Little,
   assert.match(t, /\n {2}ttft_ms +8 +80\.00 +80\.00 +80\.00 +80\.00 +80\.00 +80\.00\n/);
   assert.match(t, /\n {2}e2e_ms +8 +400\.00 /);
   assert.doesNotMatch(t, /ttfr_ms/, 'metrics without samples are left out');
-  assert.match(t, /Goodput \(ttft_ms≤100\)\n {2}good requests\/s +\d+\.\d{3}\n {2}good fraction +80\.0%/);
-  assert.match(t, /Little's law\n {2}measured in flight +\d/);
-  assert.match(t, /Throughput\n {2}output tokens\/s +\d+\.\d\n/);
+  // The table prints the summary's own numbers. Every success met the SLO (TTFT 80 ms), so
+  // goodput equals the request rate; each success carried 4 output tokens.
+  const shown = (v: number | null, digits: number) => (v as number).toFixed(digits).replace('.', '\\.');
+  assert.equal(summary.goodput.rps, summary.request_throughput_rps);
+  assert.ok(
+    Math.abs((summary.output_throughput_tok_s as number) - 4 * (summary.request_throughput_rps as number)) <
+      1e-9,
+  );
+  assert.match(
+    t,
+    new RegExp(
+      `Goodput \\(ttft_ms≤100\\)\\n {2}good requests/s +${shown(summary.goodput.rps, 3)}\\n {2}good fraction +80\\.0%`,
+    ),
+  );
+  assert.match(
+    t,
+    new RegExp(
+      `Little's law\\n {2}measured in flight +${shown(summary.littles_law.measured_in_flight, 2)}\\n`,
+    ),
+  );
+  assert.match(
+    t,
+    new RegExp(`Throughput\\n {2}output tokens/s +${shown(summary.output_throughput_tok_s, 1)}\\n`),
+  );
   assert.match(t, /Warnings\n {2}! p99 rests on fewer than 100 samples/);
   assert.ok(t.endsWith('\n') && !t.endsWith('\n\n'));
 });

@@ -27,7 +27,14 @@ describe('frontend', () => {
     assert.ok(bySeed.size > 10, 'the seed changes the length');
     const byPrompt = new Set(prompts(20).map((x) => eosLength(x, 1, 4096)));
     assert.ok(byPrompt.size > 10, 'the prompt changes the length');
-    assert.notEqual(eosLength(p, 'abc', 4096), undefined);
+    // A string seed is hashed: the same string gives the same length, different ones vary.
+    const byString = (seed: string) => eosLength(p, seed, 4096);
+    assert.equal(byString('abc'), byString('abc'));
+    assert.ok(Number.isInteger(byString('abc')) && byString('abc') >= 1 && byString('abc') <= 4096);
+    assert.ok(
+      new Set(Array.from({ length: 20 }, (_, i) => byString(`s${i}`))).size > 10,
+      'the string seed matters',
+    );
     assert.equal(eosLength(q, null, 4096), eosLength(q, 0, 4096));
   });
 

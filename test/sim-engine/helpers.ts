@@ -1,7 +1,10 @@
 /**
  * @module test/sim-engine/helpers
- * Builders for planner requests and small statistics used by the engine tests.
+ * Builders for planner requests, and the per-request metrics the engine tests read, taken
+ * from `src/analysis/` (the engine is judged by the same definitions as a real server).
  */
+import { requestMetrics } from '../../src/analysis/request.js';
+import { mean as meanOrNull } from '../../src/analysis/stats.js';
 import type { RequestRecord } from '../../src/record/types.js';
 import { Rng } from '../../src/runtime/rng.js';
 import type { PlanRequest } from '../../src/sim/plan.js';
@@ -46,15 +49,23 @@ export function makeRequests(
   return out;
 }
 
+/** A metric the test needs to exist: fails the test when analysis/ cannot compute it. */
+function defined(v: number | null | undefined, what: string): number {
+  if (v == null) throw new Error(`${what} is not computable`);
+  return v;
+}
+
+/** `ttft_ms` of a planner record (ms); planned = sent in the closed loops these tests run. */
 export function ttftMs(r: RequestRecord): number {
-  return r.first_token_at_ms! - r.planned_at_ms!;
+  return defined(requestMetrics(r).ttft_ms, `ttft_ms of ${r.id}`);
 }
 
-/** (last − first token) / (n − 1), ms. */
+/** `tpot_ms` of a planner record (ms/token). */
 export function tpotMs(r: RequestRecord): number {
-  return (r.last_token_at_ms! - r.first_token_at_ms!) / (r.chunk_times_ms.length - 1);
+  return defined(requestMetrics(r).tpot_ms, `tpot_ms of ${r.id}`);
 }
 
+/** Mean of a non-empty list. */
 export function mean(xs: number[]): number {
-  return xs.reduce((a, b) => a + b, 0) / xs.length;
+  return defined(meanOrNull(xs), 'the mean of an empty list');
 }

@@ -85,23 +85,24 @@ export function parseRunFlags(
     });
   const common = parseCommon(raw, problems);
   const monitoring = parseMonitoringFlags(raw, problems);
-  checkMeasureInput({ target: null as never, common }, problems);
+  const target = {
+    url,
+    endpoint,
+    stream: raw.stream !== false,
+    headers,
+    apiKeyEnv,
+    extraBody,
+    timeoutS,
+    timeoutTtftS,
+    retries,
+  };
+  checkMeasureInput({ target, common }, problems);
   problems.push(...workloadProblems(workloadOptions(common, common.generation.model ?? '')));
   throwIfProblems(problems);
   return {
     monitoring,
     db: raw.db === false ? null : typeof raw.db === 'string' ? raw.db : 'servelab.db',
-    target: {
-      url,
-      endpoint,
-      stream: raw.stream !== false,
-      headers,
-      apiKeyEnv,
-      extraBody,
-      timeoutS,
-      timeoutTtftS,
-      retries,
-    },
+    target,
     common,
     label: raw.label ?? null,
   };

@@ -5,7 +5,7 @@
  * from the warm ones, and correctness: finish reasons, EOS (`stop` before max_tokens) vs
  * `length`, and the reasoning/content split against what `thinking` asked for.
  */
-import { requestMetrics } from '../../analysis/index.js';
+import { mean, requestMetrics } from '../../analysis/index.js';
 import { UsageError } from '../../core/errors.js';
 import { SUCCESS_OUTCOMES } from '../../record/types.js';
 import type { ExpContext } from './context.js';
@@ -33,7 +33,11 @@ export interface BaselineCorrectness {
   finish_reasons: Record<string, number>;
   /** Ended by the model (finish_reason `stop`). */
   eos: number;
-  /** Cut at max_tokens (finish_reason `length`). */
+  /**
+   * Truncated: cut at a token limit before the output length asked for, or with none asked
+   * (outcome `length`). An answer that reached its asked length ends in finish_reason `length`
+   * (see `finish_reasons`) without counting here.
+   */
   length: number;
   errors: number;
   /** `generation.thinking` as sent (null = the engine's default). */
@@ -62,8 +66,6 @@ export interface BaselineResult {
   generation: Record<string, unknown>;
   targets: BaselineTargetResult[];
 }
-
-const avg = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 
 /** Run the baseline on every target. */
 export async function runBaseline(ctx: ExpContext): Promise<BaselineResult> {
@@ -112,10 +114,10 @@ export async function runBaseline(ctx: ExpContext): Promise<BaselineResult> {
     const warmTtft = pick('ttft_ms');
     const warm: WarmRequests = {
       n: warmIdx.length,
-      ttft_ms_mean: avg(warmTtft),
+      ttft_ms_mean: mean(warmTtft),
       ttft_ms_max: warmTtft.length ? Math.max(...warmTtft) : null,
-      e2e_ms_mean: avg(pick('e2e_ms')),
-      tpot_ms_mean: avg(pick('tpot_ms')),
+      e2e_ms_mean: mean(pick('e2e_ms')),
+      tpot_ms_mean: mean(pick('tpot_ms')),
     };
     const finish: Record<string, number> = {};
     for (const r of recs) finish[r.finish_reason ?? 'none'] = (finish[r.finish_reason ?? 'none'] ?? 0) + 1;
@@ -128,8 +130,9 @@ export async function runBaseline(ctx: ExpContext): Promise<BaselineResult> {
     const errors = ok.filter((x) => !x).length;
     const problems: string[] = [];
     if (errors > 0) problems.push(`${errors} of ${recs.length} requests failed`);
-    const lengthN = finish.length ?? 0;
-    if (lengthN > 0) problems.push(`${lengthN} answers were cut at max_tokens (finish_reason length)`);
+    const lengthN = recs.filter((r) => r.outcome === 'length').length;
+    if (lengthN > 0)
+      problems.push(`${lengthN} answers were cut at a token limit before the length they asked for`);
     if (thinking === false && withReasoning > 0)
       problems.push(
         `thinking is off but ${withReasoning} answers carry reasoning (is enable_thinking honoured?)`,
@@ -155,7 +158,7 @@ export async function runBaseline(ctx: ExpContext): Promise<BaselineResult> {
         thinking,
         requests_with_reasoning: withReasoning,
         requests_with_content: withContent,
-        reasoning_tokens_mean: avg(rt),
+        reasoning_tokens_mean: mean(rt),
         problems,
       },
     });

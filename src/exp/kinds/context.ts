@@ -410,7 +410,6 @@ export class ExpContext {
     const summary = summarize(records, {
       max_concurrency: maxConc,
       slo: this.goodputSlo(),
-      expect_length: t.generation.ignore_eos ?? false,
     });
     const caches = parts.map((p) => p.run.cache);
     const run: RunInfo = {
@@ -633,10 +632,8 @@ export function runRecord(
   s: Summary,
   recs: readonly RequestRecord[],
 ): ExperimentRecord {
-  const mean = (xs: (number | null | undefined)[]) => {
-    const v = xs.filter((x): x is number => typeof x === 'number');
-    return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
-  };
+  const meanOf = (xs: (number | null | undefined)[]) =>
+    mean(xs.filter((x): x is number => typeof x === 'number'));
   const pick = (k: 'ttft_ms' | 'e2e_ms' | 'tpot_ms' | 'itl_ms' | 'max_gap_ms') => ({
     p50: s[k].p50,
     p90: s[k].p90,
@@ -653,9 +650,9 @@ export function runRecord(
       itl_ms: [pick('itl_ms'), MEASURED],
       max_gap_ms: [pick('max_gap_ms'), MEASURED],
       output_throughput_tok_s: [s.output_throughput_tok_s, MEASURED],
-      server_prompt_tokens_mean: [mean(recs.map((r) => r.usage?.prompt_tokens)), 'probed: usage'],
-      server_completion_tokens_mean: [mean(recs.map((r) => r.usage?.completion_tokens)), 'probed: usage'],
-      server_cached_tokens_mean: [mean(recs.map((r) => r.usage?.cached_tokens)), 'probed: usage'],
+      server_prompt_tokens_mean: [meanOf(recs.map((r) => r.usage?.prompt_tokens)), 'probed: usage'],
+      server_completion_tokens_mean: [meanOf(recs.map((r) => r.usage?.completion_tokens)), 'probed: usage'],
+      server_cached_tokens_mean: [meanOf(recs.map((r) => r.usage?.cached_tokens)), 'probed: usage'],
     }),
   );
   return setRecordField(

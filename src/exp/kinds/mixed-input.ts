@@ -9,27 +9,24 @@
  * --expose-timings`, and the in-process simulator of a virtual target: token times and prefill
  * time in engine ms), the engine's own [first scheduled, first token] window, and the short
  * requests' gaps are taken on the engine's timeline; otherwise the client's [sent, first token]
- * window of that request (queueing included, so an upper bound) and the client's chunk gaps. A gap (t₍ₖ₋₁₎, tₖ] overlaps an interval [s, e]
- * when s < tₖ and e > t₍ₖ₋₁₎.
+ * window of that request (queueing included, so an upper bound) and the client's chunk gaps. A
+ * gap (t₍ₖ₋₁₎, tₖ] overlaps an interval [s, e] when s < tₖ and e > t₍ₖ₋₁₎. The split and the stall
+ * ratio are `analysis/interference`'s, the same functions the diagnosis rule uses.
  */
-import { describe, type Stats } from '../../analysis/index.js';
+import { describe, type PrefillInterference, recordsInterference, ttftMs } from '../../analysis/index.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { RequestSpec } from '../../workload/types.js';
 import type { ExpContext } from './context.js';
 
 type Order = 'short-first' | 'long-first' | 'interleaved';
 
-export interface MixedOrderResult {
+/**
+ * One order's result: the short requests' gaps with and without a long prefill overlapping
+ * (`analysis/interference`, the numbers `servelab diagnose` names), and TTFT by class.
+ */
+export interface MixedOrderResult extends PrefillInterference {
   order: Order;
   run_id: string | null;
-  /** Gaps of short requests while a long prefill overlapped them, ms. */
-  gaps_overlapping_ms: Stats;
-  /** Gaps of short requests while no long prefill ran, ms. */
-  gaps_clean_ms: Stats;
-  /** Mean overlapping gap / mean clean gap (> 1: long prefills stall decoding). */
-  stall_ratio: number | null;
-  /** Prefill intervals taken from the engine (`server`) or the client (`client`). */
-  intervals_from: 'server' | 'client';
   short_ttft_ms_p50: number | null;
   long_ttft_ms_p50: number | null;
 }
@@ -63,47 +60,6 @@ export function arrange<T>(order: Order, longs: T[], shorts: T[]): { item: T; lo
   });
   while (li < L.length) out.push(L[li++]);
   return out;
-}
-
-/**
- * Split the chunk gaps of the short requests by whether a long prefill overlapped them.
- * @param intervals long prefills as [start, end] ms on the records' clock
- */
-export function splitGaps(
-  shorts: readonly RequestRecord[],
-  intervals: readonly (readonly [number, number])[],
-): { overlapping: number[]; clean: number[] } {
-  return splitGapTimes(
-    shorts.map((r) => r.chunk_times_ms),
-    intervals,
-  );
-}
-
-/** {@link splitGaps} on bare token-time lists (ms, one list per short request). */
-export function splitGapTimes(
-  times: readonly (readonly number[])[],
-  intervals: readonly (readonly [number, number])[],
-): { overlapping: number[]; clean: number[] } {
-  const overlapping: number[] = [];
-  const clean: number[] = [];
-  for (const ts of times) {
-    for (let k = 1; k < ts.length; k++) {
-      const a = ts[k - 1];
-      const b = ts[k];
-      const hit = intervals.some(([s, e]) => s < b && e > a);
-      (hit ? overlapping : clean).push(b - a);
-    }
-  }
-  return { overlapping, clean };
-}
-
-/** The engine's token times and prefill time of a record, when the server exposed them (`timings`). */
-function engineTimes(r: RequestRecord): { tokens: number[]; prefill_ms: number } | null {
-  const t = r.timings;
-  const tokens = t?.token_ms;
-  if (!Array.isArray(tokens) || typeof t?.prefill_ms !== 'number') return null;
-  if (!tokens.every((x) => typeof x === 'number')) return null;
-  return { tokens: tokens as number[], prefill_ms: t.prefill_ms };
 }
 
 /** Run the mixed-input experiment on every target. */
@@ -160,35 +116,20 @@ function analyse(
   recs: RequestRecord[],
   isLong: boolean[],
 ): MixedOrderResult {
-  const intervals: [number, number][] = [];
-  const shortTimes: number[][] = [];
+  const long = (r: RequestRecord) => isLong[r.index] ?? false;
   const ttft = { long: [] as number[], short: [] as number[] };
-  // A simulator with expose_timings (and the in-process one) gives the engine's own timeline: use it.
-  const engine = recs.map(engineTimes);
-  const fromEngine = engine !== null && engine.length > 0 && engine.every((e) => e !== null);
-  recs.forEach((r, i) => {
-    const long = isLong[r.index] ?? false;
-    const first = r.first_token_at_ms;
-    if (r.sent_at_ms !== null && first !== null) (long ? ttft.long : ttft.short).push(first - r.sent_at_ms);
-    const e = fromEngine ? engine?.[i] : null;
-    if (!long) {
-      shortTimes.push(e ? e.tokens : r.chunk_times_ms);
-      return;
-    }
-    if (e?.tokens.length) intervals.push([e.tokens[0] - e.prefill_ms, e.tokens[0]]);
-    else if (r.sent_at_ms !== null && first !== null) intervals.push([r.sent_at_ms, first]);
-  });
-  const { overlapping, clean } = splitGapTimes(shortTimes, intervals);
-  const o = describe(overlapping);
-  const c = describe(clean);
+  for (const r of recs) {
+    const t = ttftMs(r);
+    if (t !== undefined) (long(r) ? ttft.long : ttft.short).push(t);
+  }
+  // The records alone (the engine timeline when the server exposes it, as the in-process
+  // simulator of a virtual target does), exactly as the diagnosis rule reads them.
+  const interference: PrefillInterference = recordsInterference(recs, long);
   const p50 = (xs: number[]) => describe(xs).p50;
   return {
     order,
     run_id: runId,
-    gaps_overlapping_ms: o,
-    gaps_clean_ms: c,
-    stall_ratio: o.mean !== null && c.mean ? o.mean / c.mean : null,
-    intervals_from: fromEngine ? 'server' : 'client',
+    ...interference,
     short_ttft_ms_p50: p50(ttft.short),
     long_ttft_ms_p50: p50(ttft.long),
   };

@@ -5,9 +5,10 @@
  * A symptom that no cause explains goes to `unexplained` instead of being forced into a rule.
  * Thresholds live in {@link RuleOptions}; every rule has a positive and a clean-run test.
  */
-import { chunkGaps, firstOutputAt } from '../../analysis/request.js';
+import { clientPrefillWindow, recordsInterference } from '../../analysis/interference.js';
+import { chunkGaps, e2eMs, ttftMs } from '../../analysis/request.js';
 import { seriesSummary } from '../../analysis/series.js';
-import { describe, percentile } from '../../analysis/stats.js';
+import { describe, lowerBound, mean, percentile, upperBound } from '../../analysis/stats.js';
 import { attemptEndAt, measurementWindow } from '../../analysis/window.js';
 import type { ScrapePoint } from '../../record/series.js';
 import type { RequestRecord } from '../../record/types.js';
@@ -27,6 +28,13 @@ export interface RuleOptions {
   ttft_over_tpot?: number;
   /** Pauses: at least this many stalls before the rule speaks. */
   min_stalls?: number;
+  /**
+   * Prefill interference without stalls: the stall ratio (mean chunk gap while a long prefill
+   * overlaps / mean clean gap, `analysis/interference`) at or above this…
+   */
+  interference_ratio?: number;
+  /** …over at least this many overlapping gaps. */
+  min_overlap_gaps?: number;
   /** Truncation: fraction of measured requests cut by `length` that is worth a finding. */
   max_truncated_fraction?: number;
   /** A/B: relative throughput loss that counts as "slower". */
@@ -47,6 +55,8 @@ export const RULE_DEFAULTS: Required<RuleOptions> = {
   high_ttft_ms: 500,
   ttft_over_tpot: 20,
   min_stalls: 3,
+  interference_ratio: 1.2,
+  min_overlap_gaps: 20,
   max_truncated_fraction: 0.05,
   ab_min_loss: 0.05,
   kv_high: 0.9,
@@ -59,10 +69,7 @@ type Opts = Required<RuleOptions>;
 type Unexplained = Diagnosis['unexplained'];
 
 const fmt = (v: number | null | undefined, d = 1) => (v == null ? '—' : v.toFixed(d));
-const ttftOf = (r: RequestRecord): number | null => {
-  const f = firstOutputAt(r);
-  return f === null || r.sent_at_ms === null ? null : f - r.sent_at_ms;
-};
+const ttftOf = (r: RequestRecord): number | null => ttftMs(r) ?? null;
 const median = (xs: readonly number[]) => describe(xs).p50 ?? 0;
 const topIds = (pairs: [string, number][], k = 5) =>
   pairs
@@ -126,8 +133,8 @@ export function coldStart(run: ReportRun, o: Opts): Finding | null {
 function fit(xs: readonly number[], ys: readonly number[]): { a: number; b: number; r2: number } | null {
   const n = xs.length;
   if (n < 3) return null;
-  const mx = xs.reduce((s, v) => s + v, 0) / n;
-  const my = ys.reduce((s, v) => s + v, 0) / n;
+  const mx = mean(xs) as number;
+  const my = mean(ys) as number;
   let sxx = 0;
   let sxy = 0;
   let syy = 0;
@@ -174,8 +181,7 @@ export function highTtft(run: ReportRun, o: Opts, unexplained: Unexplained): Fin
     next,
   });
   if (ser && ser.max_waiting !== null && ser.max_waiting >= 1) {
-    const meanWaiting = (run.series ?? []).filter((p) => p.name === 'waiting');
-    const mw = meanWaiting.reduce((a, p) => a + p.value, 0) / Math.max(1, meanWaiting.length);
+    const mw = mean((run.series ?? []).filter((p) => p.name === 'waiting').map((p) => p.value)) ?? 0;
     return mk(
       'high_ttft_queueing',
       'queueing: requests waited in the engine for a running slot or KV blocks before their prefill started (max_num_seqs or KV capacity reached)',
@@ -258,16 +264,8 @@ class Coverage {
 }
 
 /** Number of values ≤ x (`inclusive`) or < x in ascending `a`. */
-function bound(a: Float64Array, x: number, inclusive: boolean): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const m = (lo + hi) >>> 1;
-    if (inclusive ? a[m] <= x : a[m] < x) lo = m + 1;
-    else hi = m;
-  }
-  return lo;
-}
+const bound = (a: Float64Array, x: number, inclusive: boolean): number =>
+  inclusive ? upperBound(a, x) : lowerBound(a, x);
 
 /** Mean number of requests in flight (itself included) at each request's send. */
 function meanInFlightAtSend(records: readonly RequestRecord[]): number {
@@ -289,11 +287,31 @@ interface Stall {
   to: number;
 }
 
+/** A prompt's length: the server's count, else the requested one (0 when neither is known). */
+const promptLen = (r: RequestRecord) => r.usage?.prompt_tokens ?? r.input_len ?? 0;
+
+/**
+ * The run's long prompts: at least 512 tokens and twice the median prompt, so a run of equal
+ * lengths has none and a mixed one has its long class.
+ */
+function longPrompts(records: readonly RequestRecord[]): {
+  cut: number;
+  isLong: (r: RequestRecord) => boolean;
+} {
+  const cut = Math.max(512, 2 * median(records.map(promptLen)));
+  return { cut, isLong: (r) => promptLen(r) >= cut };
+}
+
 /**
  * Pauses in the middle of generation (chunk gaps above the stall threshold), attributed to
  * long-prefill interference (the gap overlaps another request's long prefill window
  * [sent, first token]) or to the client (the gap is shared by most requests in flight and the
  * client's event loop lagged as long). Stalls matching neither go to `unexplained`.
+ *
+ * Long-prefill interference is also named without stalls when decoding is measurably slower
+ * while long prompts prefill: the stall ratio of `analysis/interference` (the number the
+ * `mixed-input` experiment reports, from the records alone) is at least `interference_ratio`
+ * over at least `min_overlap_gaps` overlapping gaps.
  */
 export function pauses(run: ReportRun, o: Opts, unexplained: Unexplained): Finding[] {
   const rs = measuredSuccesses(run.records);
@@ -306,29 +324,27 @@ export function pauses(run: ReportRun, o: Opts, unexplained: Unexplained): Findi
     for (let i = 1; i < ts.length; i++)
       if (ts[i] - ts[i - 1] > thr) stalls.push({ id: r.id, from: ts[i - 1], to: ts[i] });
   }
-  if (stalls.length < o.min_stalls) return [];
-  const prompts = run.records.map((r) => r.usage?.prompt_tokens ?? r.input_len ?? 0);
-  const longCut = Math.max(512, 2 * median(prompts));
+  const { cut: longCut, isLong } = longPrompts(run.records);
+  const inter = recordsInterference(run.records, isLong);
+  const slowed =
+    inter.stall_ratio !== null &&
+    inter.stall_ratio >= o.interference_ratio &&
+    inter.gaps_overlapping_ms.n >= o.min_overlap_gaps;
+  if (stalls.length < o.min_stalls && !slowed) return [];
+  // Too few stalls to judge one by one: only the stall ratio can speak.
+  const judged = stalls.length >= o.min_stalls ? stalls : [];
   const prefills = run.records
-    .filter(
-      (r) =>
-        r.sent_at_ms !== null &&
-        r.first_token_at_ms !== null &&
-        (r.usage?.prompt_tokens ?? r.input_len ?? 0) >= longCut,
-    )
-    .map((r) => ({
-      id: r.id,
-      from: r.sent_at_ms as number,
-      to: r.first_token_at_ms as number,
-      len: r.usage?.prompt_tokens ?? r.input_len ?? 0,
-    }));
+    .filter(isLong)
+    .map((r) => ({ id: r.id, w: clientPrefillWindow(r) }))
+    .filter((p): p is { id: string; w: [number, number] } => p.w !== null)
+    .map((p) => ({ id: p.id, from: p.w[0], to: p.w[1] }));
   const loopMax = run.summary.client.event_loop_delay_ms?.max ?? 0;
   const live = new Coverage(rs.map((r) => [r.first_token_at_ms ?? 0, r.last_token_at_ms ?? 0] as const));
   const stalled = new Coverage(stalls.map((x) => [x.from, x.to] as const));
   const byPrefill: { s: Stall; by: string[] }[] = [];
   const byClient: Stall[] = [];
   const other: Stall[] = [];
-  for (const s of stalls) {
+  for (const s of judged) {
     const by = prefills.filter((p) => p.id !== s.id && p.from < s.to && p.to > s.from).map((p) => p.id);
     if (by.length) {
       byPrefill.push({ s, by });
@@ -347,21 +363,39 @@ export function pauses(run: ReportRun, o: Opts, unexplained: Unexplained): Findi
   const ids = (xs: Stall[]) => [...new Set(xs.map((x) => x.id))].slice(0, 5);
   const symptom = (xs: Stall[]) =>
     `${xs.length} pause(s) mid-generation longer than ${fmt(thr, 0)} ms (max ${fmt(gapText(xs).max, 0)} ms)`;
-  if (byPrefill.length >= o.min_stalls) {
+  if (byPrefill.length >= o.min_stalls || slowed) {
     const culprits = [...new Set(byPrefill.flatMap((x) => x.by))];
     const st = byPrefill.map((x) => x.s);
+    const ov = inter.gaps_overlapping_ms;
+    const cl = inter.gaps_clean_ms;
+    const timeline =
+      inter.intervals_from === 'server'
+        ? "on the engine's timeline (the server's exposed timings)"
+        : "from the client's records: each long prompt's [sent, first token] window, queueing included";
+    const longIds = prefills.map((p) => p.id);
+    const stallLines =
+      st.length >= o.min_stalls
+        ? [
+            `stall threshold ${fmt(thr, 0)} ms (${stalls.length} stalls in ${gaps.length} gaps; median gap ${fmt(median(gaps), 1)} ms)`,
+            `${byPrefill.length} of ${stalls.length} stalls overlap the prefill of a long prompt (≥ ${fmt(longCut, 0)} tokens)`,
+            `stall p50 ${fmt(gapText(st).p50, 0)} ms, max ${fmt(gapText(st).max, 0)} ms`,
+            `long prompts overlapping: ${culprits.slice(0, 5).join(', ')}`,
+          ]
+        : [`long prompts (≥ ${fmt(longCut, 0)} tokens): ${longIds.slice(0, 5).join(', ')}`];
     out.push({
       rule: 'stall_prefill_interference',
       severity: 'warn',
       runs: [run.id],
-      symptom: symptom(st),
+      symptom:
+        st.length >= o.min_stalls
+          ? symptom(st)
+          : `decoding slows while long prompts prefill: chunk gaps average ${fmt(ov.mean, 2)} ms while a long prefill overlaps them vs ${fmt(cl.mean, 2)} ms otherwise (stall ratio ${fmt(inter.stall_ratio, 2)})`,
       evidence: [
-        `stall threshold ${fmt(thr, 0)} ms (${stalls.length} stalls in ${gaps.length} gaps; median gap ${fmt(median(gaps), 1)} ms)`,
-        `${byPrefill.length} of ${stalls.length} stalls overlap the prefill of a long prompt (≥ ${fmt(longCut, 0)} tokens)`,
-        `stall p50 ${fmt(gapText(st).p50, 0)} ms, max ${fmt(gapText(st).max, 0)} ms`,
-        `long prompts overlapping: ${culprits.slice(0, 5).join(', ')}`,
+        `stall ratio ${fmt(inter.stall_ratio, 2)}: mean chunk gap ${fmt(ov.mean, 2)} ms over ${ov.n} gaps overlapping a long prefill vs ${fmt(cl.mean, 2)} ms over ${cl.n} clean gaps, ${timeline}`,
+        `chunk gap p99 ${fmt(ov.p99, 1)} ms while a long prefill overlaps vs ${fmt(cl.p99, 1)} ms otherwise`,
+        ...stallLines,
       ],
-      request_ids: [...ids(st), ...culprits.slice(0, 3)],
+      request_ids: st.length >= o.min_stalls ? [...ids(st), ...culprits.slice(0, 3)] : longIds.slice(0, 5),
       mechanism:
         "long-prefill interference: a long prompt's prefill chunk shares the engine step with the running decodes, so every decode waits for the whole chunk (chunked prefill bounds it by max_num_batched_tokens)",
       next: {
@@ -492,9 +526,7 @@ function batchSizeAt(run: ReportRun): { at: (t_ms: number) => number; source: st
 export function batchGrowth(run: ReportRun, o: Opts): Finding | null {
   if (validityReasons(run).some((x) => x.code === 'event_loop_lag' || x.code === 'client_cpu')) return null;
   const rs = measuredSuccesses(run.records);
-  const prefills = run.records
-    .filter((r) => r.sent_at_ms !== null && r.first_token_at_ms !== null)
-    .map((r) => [r.sent_at_ms as number, r.first_token_at_ms as number] as const);
+  const prefills = run.records.map(clientPrefillWindow).filter((w): w is [number, number] => w !== null);
   // Prefill windows that began before a gap's end and ended after its start overlap it:
   // started before `to` minus ended at or before `from`. A request's own prefill ends at its
   // first token, before any of its gaps, so it never counts.
@@ -714,8 +746,7 @@ function pairs<T>(runs: readonly ReportRun[], key: (r: ReportRun) => T | null): 
 
 /** Mean over a side's runs of a summary number (null when no run has it). */
 function sideMean(side: Side<unknown>, get: (r: ReportRun) => number | null): number | null {
-  const xs = side.runs.map(get).filter((v): v is number => v !== null);
-  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+  return mean(side.runs.map(get).filter((v): v is number => v !== null));
 }
 
 const tokS = (r: ReportRun) => r.summary.output_throughput_tok_s;
@@ -806,15 +837,12 @@ export function multiGpuSlower(runs: readonly ReportRun[], o: Opts): Finding[] {
 // ---- structured output / truncation ------------------------------------------------------
 
 /**
- * Requests cut by the token limit (`length`) in a run that did not force the length
- * (`ignore_eos`). With structured output configured, a cut answer is also invalid JSON.
+ * Requests cut by a token limit (outcome `length`: they stopped at a limit before the output
+ * length they asked for, or asked for none; `isTruncated` in `record/outcome`). A fixed-length
+ * benchmark whose requests reached their length is not truncated, so it never shows here. With
+ * structured output configured, a cut answer is also invalid JSON.
  */
 export function truncation(run: ReportRun, o: Opts): Finding | null {
-  // A fixed-length benchmark (ignore_eos, as `--output-len` sends) ends in length by design.
-  // servelab run/plan keep it under generation.ignoreEos, servelab exp under generation.ignore_eos
-  // (the experiment file's own spelling); other reports at the top level.
-  const gen = run.config.generation as { ignoreEos?: unknown; ignore_eos?: unknown } | undefined;
-  if (run.config.ignore_eos === true || gen?.ignoreEos === true || gen?.ignore_eos === true) return null;
   const s = run.summary;
   const n = s.requests.measured;
   const cut = s.outcomes.length;
@@ -871,9 +899,7 @@ export function unexplainedTail(
   const e = run.summary.e2e_ms;
   if (e.n < 100 || e.p50 === null || e.p99 === null || e.p99 <= 3 * e.p50) return;
   if (findings.some((f) => f.runs.includes(run.id))) return;
-  const worst = topIds(
-    measuredSuccesses(run.records).map((r) => [r.id, (r.end_at_ms ?? 0) - (r.sent_at_ms ?? 0)]),
-  );
+  const worst = topIds(measuredSuccesses(run.records).map((r) => [r.id, e2eMs(r) ?? 0]));
   unexplained.push({
     run: run.id,
     observation: `E2E p99 ${fmt(e.p99, 0)} ms is ${fmt(e.p99 / e.p50, 1)}× the p50 (${fmt(e.p50, 0)} ms) and no rule explains it`,

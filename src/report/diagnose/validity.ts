@@ -7,6 +7,7 @@
  */
 import { requestMetrics } from '../../analysis/request.js';
 import { seriesSummary } from '../../analysis/series.js';
+import { describe } from '../../analysis/stats.js';
 import { groupAttempts, LITTLES_LAW_MIN_REQUESTS } from '../../analysis/summary.js';
 import { attemptEndAt, measurementWindow, slotWaits } from '../../analysis/window.js';
 import type { ScrapePoint } from '../../record/series.js';
@@ -65,11 +66,7 @@ export function generatorLatenessP99(run: ReportRun): number | null {
     const l = requestMetrics(g.first).lateness_ms;
     if (l !== undefined) xs.push(l);
   }
-  if (xs.length === 0) return null;
-  xs.sort((a, b) => a - b);
-  const h = (xs.length - 1) * 0.99;
-  const lo = Math.floor(h);
-  return xs[lo] + (h - lo) * (xs[Math.min(lo + 1, xs.length - 1)] - xs[lo]);
+  return describe(xs).p99;
 }
 
 /**
