@@ -8,7 +8,7 @@
  */
 import { cpus } from 'node:os';
 import { createHttpTarget } from '../src/client/http.js';
-import { runLoad } from '../src/runner/load.js';
+import { runLoad } from '../src/runner/loops.js';
 import { RealClock } from '../src/runtime/clock.js';
 import { type ArrivalKind, arrivalOffsetsMs } from '../src/schedule/arrivals.js';
 import { infoRow, MachineMeter, pcts, type ScenarioResult, startChild, targetRow } from './lib.js';

@@ -10,7 +10,7 @@ export { ExitCode, UsageError } from './core/errors.js';
 export { experimentTemplate, loadExperimentFile } from './exp/index.js';
 export { measure } from './pipeline/measure.js';
 export type { Outcome, RequestRecord, Usage } from './record/types.js';
-export { runLoad } from './runner/load.js';
+export { runLoad } from './runner/loops.js';
 export type { Clock } from './runtime/clock.js';
 export { RealClock, VirtualClock } from './runtime/clock.js';
 export { Rng } from './runtime/rng.js';

@@ -43,7 +43,7 @@ const TIER: Record<string, number> = {
   store: 7,
   pipeline: 8,
   exp: 9,
-  server: 9,
+  dashboard: 9,
   cli: 10,
 };
 

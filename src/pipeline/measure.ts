@@ -29,9 +29,9 @@ import { validityReasons } from '../report/diagnose/validity.js';
 import { describeEnvironment } from '../report/run/environment.js';
 import { buildRunReport, type RunReport } from '../report/run/report.js';
 import { writeRunOutputs } from '../report/run/write.js';
-import type { ReportRun, ValidityReason } from '../report/types.js';
+import type { LoadedRun, ValidityReason } from '../report/types.js';
 import type { RunObserver } from '../runner/events.js';
-import { type LoadMode, type RunLoadDeps, type RunResult, runLoad } from '../runner/load.js';
+import { type LoadMode, type RunLoadDeps, type RunResult, runLoad } from '../runner/loops.js';
 import { createProgress } from '../runner/progress.js';
 import type { Clock } from '../runtime/clock.js';
 import { arrivalOffsetsMs, openLoopCount, traceOffsetsMs } from '../schedule/index.js';
@@ -492,7 +492,7 @@ export async function measureOn(
     records: result.records,
     series: mon.points,
     window: result.window,
-    ...(level ? { level: level as ReportRun['level'] } : {}),
+    ...(level ? { level: level as LoadedRun['level'] } : {}),
   });
   report.validity = { valid: validity.length === 0, reasons: validity };
   if (storeRun && store) {

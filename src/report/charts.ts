@@ -14,7 +14,7 @@ import { groupAttempts } from '../analysis/summary.js';
 import { attemptEndAt } from '../analysis/window.js';
 import { type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
 import { throughputKnee } from './knee.js';
-import type { ReportRun } from './types.js';
+import type { LoadedRun } from './types.js';
 
 /** Default rendered size, px. */
 export const CHART_WIDTH = 720;
@@ -75,7 +75,7 @@ export function cdfPoints(values: readonly number[]): [number, number][] {
  * CDF of TTFT or E2E per run (successful measured requests), ms on x.
  * @returns null when no run has 2 or more samples
  */
-export function cdfOption(runs: readonly ReportRun[], metric: 'ttft_ms' | 'e2e_ms'): EChartsOption | null {
+export function cdfOption(runs: readonly LoadedRun[], metric: 'ttft_ms' | 'e2e_ms'): EChartsOption | null {
   const series = runs
     .map((run) => {
       const vals: number[] = [];
@@ -117,7 +117,7 @@ export interface LoadPoint {
 }
 
 /** Which load axis the runs share: concurrency if every run has one, else rate, else null. */
-export function loadAxis(runs: readonly ReportRun[]): 'concurrency' | 'rate_rps' | null {
+export function loadAxis(runs: readonly LoadedRun[]): 'concurrency' | 'rate_rps' | null {
   if (runs.length >= 2 && runs.every((r) => r.level?.concurrency != null)) return 'concurrency';
   if (runs.length >= 2 && runs.every((r) => r.level?.rate_rps != null)) return 'rate_rps';
   return null;
@@ -128,11 +128,11 @@ export function loadAxis(runs: readonly ReportRun[]): 'concurrency' | 'rate_rps'
  * URL) and model. Runs of different targets are different curves: drawn or judged as one, a
  * slow target's levels interleave with a fast one's and the curve zig-zags.
  */
-export function curveKey(run: ReportRun): string {
+export function curveKey(run: LoadedRun): string {
   return JSON.stringify([curveTarget(run), run.config.model ?? null]);
 }
 
-function curveTarget(run: ReportRun): string | null {
+function curveTarget(run: LoadedRun): string | null {
   const t = run.config.target;
   if (typeof t === 'string') return t;
   if (t !== null && typeof t === 'object') return String((t as { url?: unknown }).url ?? JSON.stringify(t));
@@ -140,8 +140,8 @@ function curveTarget(run: ReportRun): string | null {
 }
 
 /** Runs grouped by {@link curveKey}, in first-seen order, each with a display name. */
-export function curvesOf(runs: readonly ReportRun[]): { name: string; runs: ReportRun[] }[] {
-  const m = new Map<string, { name: string; runs: ReportRun[] }>();
+export function curvesOf(runs: readonly LoadedRun[]): { name: string; runs: LoadedRun[] }[] {
+  const m = new Map<string, { name: string; runs: LoadedRun[] }>();
   for (const r of runs) {
     const k = curveKey(r);
     const c = m.get(k);
@@ -153,7 +153,7 @@ export function curvesOf(runs: readonly ReportRun[]): { name: string; runs: Repo
 
 /** One load curve per target (see {@link curvesOf}); null without ≥ 2 runs that share a load axis. */
 export function loadCurves(
-  runs: readonly ReportRun[],
+  runs: readonly LoadedRun[],
 ): { axis: 'concurrency' | 'rate_rps'; curves: { name: string; points: LoadPoint[] }[] } | null {
   const axis = loadAxis(runs);
   if (!axis) return null;
@@ -165,14 +165,14 @@ export function loadCurves(
 
 /** Load-curve points sorted by level; null without ≥ 2 runs that share a load axis. */
 export function loadPoints(
-  runs: readonly ReportRun[],
+  runs: readonly LoadedRun[],
 ): { axis: 'concurrency' | 'rate_rps'; points: LoadPoint[] } | null {
   const axis = loadAxis(runs);
   if (!axis) return null;
   return { axis, points: pointsOn(runs, axis) };
 }
 
-function pointsOn(runs: readonly ReportRun[], axis: 'concurrency' | 'rate_rps'): LoadPoint[] {
+function pointsOn(runs: readonly LoadedRun[], axis: 'concurrency' | 'rate_rps'): LoadPoint[] {
   return runs
     .map((r) => ({
       run: r.label,
@@ -208,7 +208,7 @@ export function findKnee(xs: readonly number[], ys: readonly (number | null)[]):
  * with the throughput knee marked.
  * @returns null without ≥ 2 runs sharing a load axis
  */
-export function loadCurveOption(runs: readonly ReportRun[]): EChartsOption | null {
+export function loadCurveOption(runs: readonly LoadedRun[]): EChartsOption | null {
   const lc = loadCurves(runs);
   if (!lc) return null;
   const { axis, curves } = lc;
@@ -267,7 +267,7 @@ export function loadCurveOption(runs: readonly ReportRun[]): EChartsOption | nul
  * per target.
  * @returns null without ≥ 2 runs sharing a load axis, or with no goodput (no SLO)
  */
-export function goodputOption(runs: readonly ReportRun[]): EChartsOption | null {
+export function goodputOption(runs: readonly LoadedRun[]): EChartsOption | null {
   const lc = loadCurves(runs);
   if (!lc || lc.curves.every((c) => c.points.every((p) => p.goodput_rps === null))) return null;
   const named = (c: { name: string }, what: string) => (lc.curves.length > 1 ? `${c.name}: ${what}` : what);
@@ -295,7 +295,7 @@ export function goodputOption(runs: readonly ReportRun[]): EChartsOption | null 
  * TTFT against actual input length (usage.prompt_tokens, else the requested length), a scatter per run.
  * @returns null when no request has both
  */
-export function ttftVsInputOption(runs: readonly ReportRun[]): EChartsOption | null {
+export function ttftVsInputOption(runs: readonly LoadedRun[]): EChartsOption | null {
   const series = runs
     .map((run) => ({
       run,
@@ -352,7 +352,7 @@ export function inFlightSeries(
  * (same axis) and KV usage in % (right axis) overlaid when scraped. Time in seconds.
  * @returns null when nothing was sent
  */
-export function timelineOption(run: ReportRun): EChartsOption | null {
+export function timelineOption(run: LoadedRun): EChartsOption | null {
   const inflight = inFlightSeries(run.records);
   if (inflight.length === 0) return null;
   const pick = (name: string, scale = 1) =>
@@ -400,7 +400,7 @@ export function timelineOption(run: ReportRun): EChartsOption | null {
  * with the stall threshold ({@link stallThresholdMs}) marked.
  * @returns null with fewer than 2 gaps
  */
-export function chunkGapOption(run: ReportRun, bins = 40): EChartsOption | null {
+export function chunkGapOption(run: LoadedRun, bins = 40): EChartsOption | null {
   const gaps = measuredSuccesses(run.records).flatMap(chunkGaps);
   if (gaps.length < 2) return null;
   const threshold = stallThresholdMs(gaps) as number;
@@ -452,7 +452,7 @@ export function renderSvg(option: EChartsOption, width = CHART_WIDTH, height = C
 const svgOrNull = (o: EChartsOption | null) => (o === null ? null : renderSvg(o));
 
 /** The timeline of one run as SVG (null when nothing was sent). */
-export const timelineSvg = (run: ReportRun) => svgOrNull(timelineOption(run));
+export const timelineSvg = (run: LoadedRun) => svgOrNull(timelineOption(run));
 
 /** One chart of a report: a file-safe id, a title and its echarts option. */
 export interface ChartSpec {
@@ -467,7 +467,7 @@ const safeId = (s: string) => s.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 60);
  * Every chart the data allows, in report order: CDFs, load curve, goodput, TTFT vs input,
  * then per run the timeline and the chunk-gap distribution.
  */
-export function reportCharts(runs: readonly ReportRun[]): ChartSpec[] {
+export function reportCharts(runs: readonly LoadedRun[]): ChartSpec[] {
   const out: ChartSpec[] = [];
   const add = (id: string, title: string, option: EChartsOption | null) => {
     if (option) out.push({ id, title, option });

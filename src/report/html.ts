@@ -7,7 +7,7 @@
 import { redactSecrets } from '../core/redact.js';
 import { renderSvg, reportCharts } from './charts.js';
 import { comparisonTable, escapeHtml, renderTableHtml, type TableOptions } from './table.js';
-import type { Diagnosis, ReportRecordField, ReportRun } from './types.js';
+import type { Diagnosis, LoadedRun, ReportRecordField } from './types.js';
 
 const CSS = `
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;max-width:1560px}
@@ -70,7 +70,7 @@ const show = (v: unknown): string =>
  * (`schema_version`, `target`); only entries shaped as a field (an object with a `source`) are
  * fields.
  */
-export function recordFields(run: ReportRun): [string, ReportRecordField][] {
+export function recordFields(run: LoadedRun): [string, ReportRecordField][] {
   return Object.entries(run.record ?? {}).filter(
     (e): e is [string, ReportRecordField] =>
       typeof e[1] === 'object' && e[1] !== null && typeof (e[1] as { source?: unknown }).source === 'string',
@@ -78,7 +78,7 @@ export function recordFields(run: ReportRun): [string, ReportRecordField][] {
 }
 
 /** One run's full record (every field, missing parts marked), config and environment. */
-export function runRecordHtml(run: ReportRun): string {
+export function runRecordHtml(run: LoadedRun): string {
   const rows = run.record
     ? recordFields(run).map(([name, f]) => {
         const missing = new Set(f.missing ?? []);
@@ -111,7 +111,7 @@ export interface HtmlReportOptions extends TableOptions {
  * @param diagnosis from `diagnose(runs)`
  */
 export function renderHtmlReport(
-  runs: readonly ReportRun[],
+  runs: readonly LoadedRun[],
   diagnosis: Diagnosis,
   opts: HtmlReportOptions = {},
 ): string {

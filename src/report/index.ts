@@ -2,12 +2,12 @@
  * @module report
  * Public surface of `servelab report` and `servelab diagnose` as a library: the comparison
  * table and its renderers, the chart option builders and their SVG rendering, the HTML report,
- * the Markdown write-up, and the diagnosis. Everything takes already-loaded {@link ReportRun}s.
+ * the Markdown write-up, and the diagnosis. Everything takes already-loaded {@link LoadedRun}s.
  */
 export * from './charts.js';
 export * from './diagnose/index.js';
 export * from './html.js';
-export * from './load.js';
 export * from './markdown.js';
+export * from './report-json.js';
 export * from './table.js';
 export type * from './types.js';

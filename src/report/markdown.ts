@@ -9,7 +9,7 @@ import { redactSecrets } from '../core/redact.js';
 import { renderSvg, reportCharts } from './charts.js';
 import { recordFields } from './html.js';
 import { comparisonTable, renderTableMarkdown, type TableOptions } from './table.js';
-import type { Diagnosis, ReportRun } from './types.js';
+import type { Diagnosis, LoadedRun } from './types.js';
 
 /** The four objects to trace through an engine's source, with where each lives. */
 export const SOURCE_MAP: readonly { object: string; question: string; vllm: string[]; sglang: string[] }[] = [
@@ -72,7 +72,7 @@ const TODO = (what: string) => `> _To write: ${what}_`;
 /** Escape a table cell's pipes. */
 const cellMd = (s: string) => s.replaceAll('|', '\\|');
 
-function recordValue(run: ReportRun, field: string, key: string): string {
+function recordValue(run: LoadedRun, field: string, key: string): string {
   const f = run.record?.[field];
   const v = f?.value?.[key];
   return v === null || v === undefined ? 'missing' : cellMd(String(v));
@@ -85,7 +85,7 @@ function recordValue(run: ReportRun, field: string, key: string): string {
  * @param opts `svgDir` for the chart files, price fallback, title
  */
 export function renderMarkdownReport(
-  runs: readonly ReportRun[],
+  runs: readonly LoadedRun[],
   diagnosis: Diagnosis,
   opts: MarkdownReportOptions,
 ): MarkdownReport {

@@ -13,7 +13,7 @@ import { measurementWindow } from '../analysis/window.js';
 import type { ScrapePoint } from '../record/series.js';
 import { OUTCOMES, type Outcome, SUCCESS_OUTCOMES } from '../record/types.js';
 import { validityReasons } from './diagnose/validity.js';
-import type { ReportRun } from './types.js';
+import type { LoadedRun } from './types.js';
 
 /** Fewest samples for which a p99 is shown as reliable. */
 export const MIN_SAMPLES_P99 = 100;
@@ -87,7 +87,7 @@ function pct(s: Stats, p: 'p50' | 'p95' | 'p99'): Cell {
   return cell(s[p], thin);
 }
 
-function levelText(run: ReportRun): string | null {
+function levelText(run: LoadedRun): string | null {
   const l = run.level;
   if (!l) return null;
   if (l.concurrency != null) return `c=${l.concurrency}`;
@@ -96,7 +96,7 @@ function levelText(run: ReportRun): string | null {
 }
 
 /** GPUs the price applies to: explicit, else the record's device count, else 1. */
-function gpuCount(run: ReportRun): number {
+function gpuCount(run: LoadedRun): number {
   if (run.gpu_count != null && run.gpu_count > 0) return run.gpu_count;
   const c = run.record?.device?.value?.count;
   return typeof c === 'number' && c > 0 ? c : 1;
@@ -108,7 +108,7 @@ function gpuCount(run: ReportRun): number {
  * @param runs loaded runs, in display order
  * @param opts fallback GPU-hour price
  */
-export function comparisonTable(runs: readonly ReportRun[], opts: TableOptions = {}): ComparisonRow[] {
+export function comparisonTable(runs: readonly LoadedRun[], opts: TableOptions = {}): ComparisonRow[] {
   return runs.map((run) => {
     const s = run.summary;
     const groups = [...groupAttempts(run.records).values()];

@@ -1,6 +1,6 @@
 /**
  * @module report/types
- * What the report and the diagnosis read: a {@link ReportRun} is one already-loaded run (its
+ * What the report and the diagnosis read: a {@link LoadedRun} is one already-loaded run (its
  * summary, its per-request records, optionally its scraped server series and the experiment
  * record). Loading from the store or from `report.json` files is the CLI's job; everything in
  * `report/` is a pure function of these objects.
@@ -46,7 +46,7 @@ export interface RunLevel {
 }
 
 /** One loaded run, as every function in `report/` takes it. */
-export interface ReportRun {
+export interface LoadedRun {
   /** Store id or file name. */
   id: string;
   /** Short human label for tables and legends. */

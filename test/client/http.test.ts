@@ -106,8 +106,9 @@ describe('request sent', () => {
       stream_options: { include_usage: true },
       chat_template_kwargs: { enable_thinking: false },
     });
-    // max_tokens 16 came from the generic cap (maxTokens), not the spec: no expected length.
-    assert.equal(record.output_len, null);
+    // max_tokens 16 came from the generic cap (maxTokens), but with ignore_eos the request is
+    // told to run to it: 16 is its expected length.
+    assert.equal(record.output_len, 16);
     assert.equal(record.input_len, 2);
     assert.equal(record.index, 3);
   });

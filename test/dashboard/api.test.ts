@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
+import { type Dashboard, serveDashboard, startDashboard } from '../../src/dashboard/index.js';
 import type { RequestRecord } from '../../src/record/types.js';
-import { type Dashboard, serveDashboard, startDashboard } from '../../src/server/index.js';
 import type { Store } from '../../src/store/index.js';
 import { addFinishedRun, get, getJson, openWriter, streamed, tempStorePath } from './helpers.js';
 

@@ -9,9 +9,9 @@ import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { createParser } from 'eventsource-parser';
 import { summarize } from '../../src/analysis/summary.js';
+import { type Dashboard, LiveTracker, type LiveUpdate, startDashboard } from '../../src/dashboard/index.js';
 import type { RequestRecord } from '../../src/record/types.js';
 import { VirtualClock } from '../../src/runtime/clock.js';
-import { type Dashboard, LiveTracker, type LiveUpdate, startDashboard } from '../../src/server/index.js';
 import type { Store } from '../../src/store/index.js';
 import { failed, openWriter, serverSeries, streamed, tempStorePath } from './helpers.js';
 

@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { type Dashboard, startDashboard } from '../../src/dashboard/index.js';
 import { type MeasureInput, measure } from '../../src/pipeline/measure.js';
 import { type CommonSettings, commonSettings, targetSettings } from '../../src/pipeline/settings.js';
-import { type Dashboard, startDashboard } from '../../src/server/index.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { chromiumSkip, launchChromium } from '../helpers/browser.js';

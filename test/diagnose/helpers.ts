@@ -1,6 +1,6 @@
 /**
  * @module test/diagnose/helpers
- * Builds {@link ReportRun}s from the simulator's virtual-time planner (no HTTP, milliseconds of
+ * Builds {@link LoadedRun}s from the simulator's virtual-time planner (no HTTP, milliseconds of
  * CPU), plus hand-made records for cases the simulator cannot produce (client lag, template
  * overhead). Server series are derived from the planner's per-request server times: `running`,
  * `waiting`, `kv_usage` and `generation_tokens_total` are exact at each grid time; the planner
@@ -10,7 +10,7 @@
 import { upperBound } from '../../src/analysis/stats.js';
 import { type SummaryContext, summarize } from '../../src/analysis/summary.js';
 import { emptyRecord, type RequestRecord } from '../../src/record/types.js';
-import type { ReportRun, SeriesPoint } from '../../src/report/types.js';
+import type { LoadedRun, SeriesPoint } from '../../src/report/types.js';
 import { Rng } from '../../src/runtime/rng.js';
 import { type EngineOptions, resolveEngineConfig } from '../../src/sim/engine/config.js';
 import { type PlanLoad, type PlanRequest, simulateDetailed } from '../../src/sim/plan.js';
@@ -51,17 +51,17 @@ export interface SimRunOpts {
   engine: EngineOptions;
   shapes: readonly ReqShape[];
   load: PlanLoad;
-  level?: ReportRun['level'];
+  level?: LoadedRun['level'];
   config?: Record<string, unknown>;
-  record?: ReportRun['record'];
+  record?: LoadedRun['record'];
   ctx?: SummaryContext;
   seed?: number;
   /** Grid points for the derived server series (0 = no series). */
   seriesPoints?: number;
 }
 
-/** Simulate a run in virtual time and wrap it as a ReportRun. */
-export function simRun(o: SimRunOpts): ReportRun {
+/** Simulate a run in virtual time and wrap it as a LoadedRun. */
+export function simRun(o: SimRunOpts): LoadedRun {
   const cfg = resolveEngineConfig(o.engine);
   const res = simulateDetailed(cfg, planRequests(o.shapes, o.seed), o.load);
   const records = res.records;
@@ -175,8 +175,8 @@ export function handRun(
   label: string,
   records: RequestRecord[],
   ctx: SummaryContext = {},
-  extra: Partial<ReportRun> = {},
-): ReportRun {
+  extra: Partial<LoadedRun> = {},
+): LoadedRun {
   return {
     id: label,
     label,

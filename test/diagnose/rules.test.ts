@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { diagnose } from '../../src/report/diagnose/index.js';
-import type { Diagnosis, ReportRun } from '../../src/report/types.js';
+import type { Diagnosis, LoadedRun } from '../../src/report/types.js';
 import { handRecord, handRun, many, simRun } from './helpers.js';
 
 const H100 = { model: 'llama-3.1-8b', gpu: 'h100' } as const;
@@ -392,7 +392,7 @@ describe('A/B pairs', () => {
     n: number,
     input: number,
     output: number,
-  ): ReportRun =>
+  ): LoadedRun =>
     simRun({
       label: dtype,
       engine: { model: 'llama-3.1-8b', gpu, dtype },
@@ -423,7 +423,7 @@ describe('A/B pairs', () => {
       [1, 2, 3, 4].map((block) => {
         const r = prec(side === 'a' ? 'bf16' : 'int4', 'a100-80gb', 128, 128, 1024, 32);
         r.id = `${side}${block}`;
-        r.level = { side, block } as unknown as ReportRun['level'];
+        r.level = { side, block } as unknown as LoadedRun['level'];
         return r;
       }),
     );

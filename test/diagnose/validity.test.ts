@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { diagnose } from '../../src/report/diagnose/index.js';
 import { generatorLatenessP99, tokenCounts, validityReasons } from '../../src/report/diagnose/validity.js';
-import type { ReportRun, SeriesPoint } from '../../src/report/types.js';
+import type { LoadedRun, SeriesPoint } from '../../src/report/types.js';
 import { handRecord, handRun, many, simRun } from './helpers.js';
 
 /** 200 sequential requests, 1 s apart, each 20 ms TTFT + 9 × 10 ms. */
 const base = () => Array.from({ length: 200 }, (_, i) => handRecord(`v${i}`, i * 1000, 20, 10, 10));
-const codes = (run: ReportRun) => validityReasons(run).map((r) => r.code);
+const codes = (run: LoadedRun) => validityReasons(run).map((r) => r.code);
 
 describe('validity verdict', () => {
   it('a clean run has no reason', () => {

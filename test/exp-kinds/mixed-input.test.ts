@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { loadedRunFromStore } from '../../src/dashboard/store-runs.js';
 import { arrange, type MixedInputResult } from '../../src/exp/kinds/mixed-input.js';
 import { diagnose } from '../../src/report/diagnose/index.js';
-import { loadReportRun } from '../../src/server/load.js';
 import { exp, run, tempStore } from './helpers.js';
 
 test('arrange puts longs first, last or spread evenly', () => {
@@ -67,7 +67,7 @@ mixed_input:
     // The stored run, diagnosed from its records alone (no server series), names the table's number.
     const row = store.getRun(o.run_id as string);
     assert.ok(row);
-    const d = diagnose([loadReportRun(store, row)]);
+    const d = diagnose([loadedRunFromStore(store, row)]);
     const f = d.findings.find((x) => x.rule === 'stall_prefill_interference');
     assert.ok(f, JSON.stringify(d.findings.map((x) => x.rule)));
     assert.match(

@@ -21,7 +21,7 @@ import {
   timelineSvg,
   ttftVsInputOption,
 } from '../../src/report/charts.js';
-import type { ReportRun } from '../../src/report/types.js';
+import type { LoadedRun } from '../../src/report/types.js';
 import { handRecord, handRun, many, simRun } from '../diagnose/helpers.js';
 
 const recs = (n: number) =>
@@ -73,7 +73,7 @@ describe('chart builders', () => {
 
   it('load curve and goodput need at least two runs on one load axis; the knee is marked', () => {
     const slo = parseSlo('ttft_ms=1000');
-    const runs: ReportRun[] = [1, 2, 4, 8, 16].map((c) =>
+    const runs: LoadedRun[] = [1, 2, 4, 8, 16].map((c) =>
       simRun({
         label: `c${c}`,
         engine: { model: 'qwen3-8b', gpu: 'h100', gpuMemoryUtilization: 0.5 },

@@ -2,11 +2,11 @@
  * @module test/report/helpers
  * Sample runs for the report tests, made on the simulator in virtual time.
  */
-import type { ReportRun } from '../../src/report/types.js';
+import type { LoadedRun } from '../../src/report/types.js';
 import { many, simRun } from '../diagnose/helpers.js';
 
 /** A two-level sweep with a cold start in the first run and an experiment record on each. */
-export function sampleRuns(): ReportRun[] {
+export function sampleRuns(): LoadedRun[] {
   return [1, 4].map((c) =>
     simRun({
       label: `c${c} <&>`,

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { diagnose } from '../../src/report/diagnose/index.js';
 import { renderHtmlReport } from '../../src/report/html.js';
-import { buildReportJson, reportRunFromRunReport } from '../../src/report/load.js';
 import { renderMarkdownReport, SOURCE_MAP } from '../../src/report/markdown.js';
+import { buildReportJson, loadedRunFromReport } from '../../src/report/report-json.js';
 import { buildRunReport } from '../../src/report/run/report.js';
 import { sampleRuns } from './helpers.js';
 
@@ -216,7 +216,7 @@ describe('report JSON and loading', () => {
       records: src.records,
       embedRecords: true,
     });
-    const run = reportRunFromRunReport('runs/1', rr, undefined, { label: 'one', level: { concurrency: 1 } });
+    const run = loadedRunFromReport('runs/1', rr, undefined, { label: 'one', level: { concurrency: 1 } });
     assert.equal(run.records.length, src.records.length);
     assert.deepEqual(run.window, { start_ms: 0, end_ms: 1000 });
     const json = buildReportJson([run], diagnose([run]));

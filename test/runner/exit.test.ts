@@ -46,7 +46,7 @@ function runChild(
 ): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
   const code = `
     import { createHttpTarget } from ${src('client/http.ts')};
-    import { runLoad } from ${src('runner/load.ts')};
+    import { runLoad } from ${src('runner/loops.ts')};
     import { RealClock } from ${src('runtime/clock.ts')};
     const clock = new RealClock();
     const target = createHttpTarget({ baseUrl: ${JSON.stringify(baseUrl)}, endpoint: 'chat', model: 'm', stream: true, clock });

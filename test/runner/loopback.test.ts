@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 import { createHttpTarget } from '../../src/client/http.js';
 import type { Target } from '../../src/client/types.js';
 import { openRecordWriter } from '../../src/record/writer.js';
-import { runLoad } from '../../src/runner/load.js';
+import { runLoad } from '../../src/runner/loops.js';
 import { RealClock } from '../../src/runtime/clock.js';
 import type { RequestSpec } from '../../src/workload/types.js';
 

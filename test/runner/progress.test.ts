@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runLoad } from '../../src/runner/load.js';
+import { runLoad } from '../../src/runner/loops.js';
 import { createProgress, formatProgress } from '../../src/runner/progress.js';
 import { VirtualClock } from '../../src/runtime/clock.js';
 import { drive, VirtualTarget } from './virtual-target.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { openRecordWriter } from '../../src/record/writer.js';
-import { runLoad } from '../../src/runner/load.js';
+import { runLoad } from '../../src/runner/loops.js';
 import { VirtualClock } from '../../src/runtime/clock.js';
 import { drive, VirtualTarget } from './virtual-target.js';
 

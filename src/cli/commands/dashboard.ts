@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import type { Problem } from '../../core/errors.js';
 import { ExitCode } from '../../core/errors.js';
-import { serveDashboard } from '../../server/index.js';
+import { serveDashboard } from '../../dashboard/index.js';
 import type { Io } from '../io.js';
 import { optNumber, throwIfProblems } from './common.js';
 

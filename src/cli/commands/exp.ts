@@ -13,7 +13,7 @@ import { openStore, type Store } from '../../store/index.js';
 import type { Io } from '../io.js';
 import { VERSION } from '../version.js';
 import { emitJson, humanStream, jsonOption } from './common.js';
-import { openStoreForReading } from './load-runs.js';
+import { openStoreForReading } from './resolve-refs.js';
 
 type Json = string | boolean | undefined;
 

@@ -7,10 +7,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
-import type { Diagnosis, ReportRun } from '../../report/index.js';
+import type { Diagnosis, LoadedRun } from '../../report/index.js';
 import type { Io } from '../io.js';
 import { emitJson, humanStream, jsonOption } from './common.js';
-import { loadRuns } from './load-runs.js';
+import { loadRuns } from './resolve-refs.js';
 
 export interface RawReport {
   html?: string;
@@ -41,7 +41,7 @@ function formatDiagnosis(d: Diagnosis): string {
   return `${L.join('\n')}\n`;
 }
 
-function price(raw: RawReport, runs: ReportRun[]): number | undefined {
+function price(raw: RawReport, runs: LoadedRun[]): number | undefined {
   if (raw.gpuHourUsd === undefined) return undefined;
   const v = Number(raw.gpuHourUsd);
   if (!Number.isFinite(v) || v < 0)

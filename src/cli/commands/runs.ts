@@ -12,7 +12,7 @@ import { EXPERIMENT_KINDS, experimentTemplate } from '../../exp/index.js';
 import { EXPORT_FORMATS, type ExportFormat, exportRun, type RunRow } from '../../store/index.js';
 import type { Io } from '../io.js';
 import { emitJson, humanStream, jsonOption } from './common.js';
-import { openStoreForReading } from './load-runs.js';
+import { openStoreForReading } from './resolve-refs.js';
 
 type Json = string | boolean | undefined;
 

@@ -28,7 +28,7 @@ import { type Endpoint, simEndpoint, urlEndpoint } from '../../pipeline/endpoint
 import { measureOn } from '../../pipeline/measure.js';
 import { type RequestRecord, shiftRecord } from '../../record/types.js';
 import type { ValidityReason } from '../../report/types.js';
-import type { LoadMode } from '../../runner/load.js';
+import type { LoadMode } from '../../runner/loops.js';
 import { RealClock } from '../../runtime/clock.js';
 import { hashString } from '../../runtime/rng.js';
 import { loadCatalogueFile } from '../../sim/catalogue/index.js';

@@ -3,7 +3,7 @@
  * `servelab diagnose` as a library: the validity verdict plus the symptom rules over one or
  * several loaded runs. Pure; the CLI loads runs and prints or writes the {@link Diagnosis}.
  */
-import type { Diagnosis, Finding, ReportRun } from '../types.js';
+import type { Diagnosis, Finding, LoadedRun } from '../types.js';
 import {
   batchGrowth,
   coldStart,
@@ -40,7 +40,7 @@ export interface DiagnoseOptions {
  * const d = diagnose([run]);
  * if (!d.valid) for (const r of d.reasons) console.error(r.message);
  */
-export function diagnose(runs: readonly ReportRun[], opts: DiagnoseOptions = {}): Diagnosis {
+export function diagnose(runs: readonly LoadedRun[], opts: DiagnoseOptions = {}): Diagnosis {
   const o = { ...RULE_DEFAULTS, ...opts.rules };
   const reasons = runs.flatMap((r) => validityReasons(r, opts.validity));
   const findings: Finding[] = [];

@@ -13,7 +13,7 @@ import { attemptEndAt, measurementWindow } from '../../analysis/window.js';
 import type { ScrapePoint } from '../../record/series.js';
 import type { RequestRecord } from '../../record/types.js';
 import { curvesOf, loadPoints, measuredSuccesses, stallThresholdMs } from '../charts.js';
-import type { Diagnosis, Finding, ReportRun } from '../types.js';
+import type { Diagnosis, Finding, LoadedRun } from '../types.js';
 import { validityReasons } from './validity.js';
 
 /** Rule thresholds (all overridable). */
@@ -77,7 +77,7 @@ const topIds = (pairs: [string, number][], k = 5) =>
     .slice(0, k)
     .map(([id]) => id);
 
-function runSeries(run: ReportRun) {
+function runSeries(run: LoadedRun) {
   if (!run.series?.length) return null;
   const w = run.window ?? measurementWindow(run.records);
   return seriesSummary(run.series as ScrapePoint[], w ? { from_ms: w.start_ms, to_ms: w.end_ms } : {});
@@ -89,7 +89,7 @@ function runSeries(run: ReportRun) {
  * First request(s) slow, then normal: the leading requests (by send time) whose TTFT exceeds
  * `cold_factor` × the median of the run's second half, when everything after them is normal.
  */
-export function coldStart(run: ReportRun, o: Opts): Finding | null {
+export function coldStart(run: LoadedRun, o: Opts): Finding | null {
   const rs = measuredSuccesses(run.records)
     .map((r) => ({ r, t: ttftOf(r) }))
     .filter((x): x is { r: RequestRecord; t: number } => x.t !== null)
@@ -153,7 +153,7 @@ function fit(xs: readonly number[], ys: readonly number[]): { a: number; b: numb
  * non-zero), prefill (TTFT grows with input length), or a fixed front-end cost such as chat
  * template and tokenisation (TTFT high but flat in input length, nothing waiting).
  */
-export function highTtft(run: ReportRun, o: Opts, unexplained: Unexplained): Finding | null {
+export function highTtft(run: LoadedRun, o: Opts, unexplained: Unexplained): Finding | null {
   const s = run.summary;
   const p50 = s.ttft_ms.p50;
   const p90 = s.ttft_ms.p90;
@@ -313,7 +313,7 @@ function longPrompts(records: readonly RequestRecord[]): {
  * `mixed-input` experiment reports, from the records alone) is at least `interference_ratio`
  * over at least `min_overlap_gaps` overlapping gaps.
  */
-export function pauses(run: ReportRun, o: Opts, unexplained: Unexplained): Finding[] {
+export function pauses(run: LoadedRun, o: Opts, unexplained: Unexplained): Finding[] {
   const rs = measuredSuccesses(run.records);
   const gaps = rs.flatMap(chunkGaps);
   const thr = stallThresholdMs(gaps);
@@ -497,7 +497,7 @@ export function spearman(xs: readonly number[], ys: readonly number[]): number |
  * present, since it counts only scheduled requests, not queued ones; else the number of
  * requests in flight from the records' [sent, end] intervals.
  */
-function batchSizeAt(run: ReportRun): { at: (t_ms: number) => number; source: string } {
+function batchSizeAt(run: LoadedRun): { at: (t_ms: number) => number; source: string } {
   const running = (run.series ?? []).filter((p) => p.name === 'running');
   const src = running[0]?.source;
   const pts = running.filter((p) => p.source === src).sort((a, b) => a.t_ms - b.t_ms);
@@ -523,7 +523,7 @@ function batchSizeAt(run: ReportRun): { at: (t_ms: number) => number; source: st
  * ≥ `batch_gap_ratio` × the lowest one's, the batch itself grew ≥ `batch_min_spread`×, and the
  * rank correlation of gap and batch size is ≥ `batch_min_rho`.
  */
-export function batchGrowth(run: ReportRun, o: Opts): Finding | null {
+export function batchGrowth(run: LoadedRun, o: Opts): Finding | null {
   if (validityReasons(run).some((x) => x.code === 'event_loop_lag' || x.code === 'client_cpu')) return null;
   const rs = measuredSuccesses(run.records);
   const prefills = run.records.map(clientPrefillWindow).filter((w): w is [number, number] => w !== null);
@@ -594,7 +594,7 @@ export function batchGrowth(run: ReportRun, o: Opts): Finding | null {
  * high-load runs fail the client checks) explain it; otherwise it goes to `unexplained`.
  */
 export function throughputPlateau(
-  runs: readonly ReportRun[],
+  runs: readonly LoadedRun[],
   o: Opts,
   unexplained: Unexplained,
 ): Finding | null {
@@ -678,7 +678,7 @@ export function throughputPlateau(
 }
 
 /** {@link throughputPlateau} on each target's own load curve. */
-export function throughputPlateaus(runs: readonly ReportRun[], o: Opts, unexplained: Unexplained): Finding[] {
+export function throughputPlateaus(runs: readonly LoadedRun[], o: Opts, unexplained: Unexplained): Finding[] {
   const out: Finding[] = [];
   for (const c of curvesOf(runs)) {
     const f = throughputPlateau(c.runs, o, unexplained);
@@ -692,13 +692,13 @@ export function throughputPlateaus(runs: readonly ReportRun[], o: Opts, unexplai
 const FULL_PRECISION = new Set(['bf16', 'bfloat16', 'fp16', 'float16', 'half', 'auto', 'fp32', 'float32']);
 
 /** Weight precision of a run: record precision.weights, else config dtype/quantization. */
-export function precisionOf(run: ReportRun): string | null {
+export function precisionOf(run: LoadedRun): string | null {
   const v = run.record?.precision?.value?.weights ?? run.config.dtype ?? run.config.quantization;
   return typeof v === 'string' ? v.toLowerCase() : null;
 }
 
 /** Tensor-parallel size: config tp, else the record's device count. */
-export function tpOf(run: ReportRun): number | null {
+export function tpOf(run: LoadedRun): number | null {
   const v = run.config.tp ?? run.config.tensor_parallel_size ?? run.record?.device?.value?.count;
   return typeof v === 'number' ? v : null;
 }
@@ -707,7 +707,7 @@ export function tpOf(run: ReportRun): number | null {
  * The load level a run compares at: its level without the A/B bookkeeping (`side`, `block`), so
  * the blocks of one A/B side pool together and meet the other side's at the same level.
  */
-const levelKey = (r: ReportRun): string =>
+const levelKey = (r: LoadedRun): string =>
   JSON.stringify(
     Object.entries((r.level ?? {}) as Record<string, unknown>)
       .filter(([k, v]) => k !== 'side' && k !== 'block' && v != null)
@@ -717,7 +717,7 @@ const levelKey = (r: ReportRun): string =>
 /** Runs that share a level and a value of the compared key (one A/B side, or one run). */
 interface Side<T> {
   key: T;
-  runs: ReportRun[];
+  runs: LoadedRun[];
 }
 
 /**
@@ -725,7 +725,7 @@ interface Side<T> {
  * key at the same level are pooled (an A/B experiment measures each side in several blocks),
  * so one switch gives one pair, not one per combination of blocks.
  */
-function pairs<T>(runs: readonly ReportRun[], key: (r: ReportRun) => T | null): [Side<T>, Side<T>][] {
+function pairs<T>(runs: readonly LoadedRun[], key: (r: LoadedRun) => T | null): [Side<T>, Side<T>][] {
   const byLevel = new Map<string, Side<T>[]>();
   for (const r of runs) {
     const k = key(r);
@@ -745,11 +745,11 @@ function pairs<T>(runs: readonly ReportRun[], key: (r: ReportRun) => T | null): 
 }
 
 /** Mean over a side's runs of a summary number (null when no run has it). */
-function sideMean(side: Side<unknown>, get: (r: ReportRun) => number | null): number | null {
+function sideMean(side: Side<unknown>, get: (r: LoadedRun) => number | null): number | null {
   return mean(side.runs.map(get).filter((v): v is number => v !== null));
 }
 
-const tokS = (r: ReportRun) => r.summary.output_throughput_tok_s;
+const tokS = (r: LoadedRun) => r.summary.output_throughput_tok_s;
 
 /** Relative throughput loss of `slow` against `fast` (positive = slower), or null. */
 function loss(slow: Side<unknown>, fast: Side<unknown>): number | null {
@@ -760,7 +760,7 @@ function loss(slow: Side<unknown>, fast: Side<unknown>): number | null {
 
 const sideIds = (x: Side<unknown>) => x.runs.map((r) => r.id);
 
-const abEvidence = (x: Side<unknown>, y: Side<unknown>, what: (r: ReportRun) => string) => {
+const abEvidence = (x: Side<unknown>, y: Side<unknown>, what: (r: LoadedRun) => string) => {
   const line = (s: Side<unknown>) => {
     const name = s.runs.length === 1 ? s.runs[0].label : `${what(s.runs[0])} (${s.runs.length} runs)`;
     const mean = s.runs.length === 1 ? '' : 'mean ';
@@ -778,7 +778,7 @@ const abEvidence = (x: Side<unknown>, y: Side<unknown>, what: (r: ReportRun) => 
 };
 
 /** A quantised run (or A/B side) slower than its full-precision pair at the same level. */
-export function quantisedSlower(runs: readonly ReportRun[], o: Opts): Finding[] {
+export function quantisedSlower(runs: readonly LoadedRun[], o: Opts): Finding[] {
   const out: Finding[] = [];
   for (const [a, b] of pairs(runs, precisionOf)) {
     const qa = !FULL_PRECISION.has(a.key);
@@ -806,7 +806,7 @@ export function quantisedSlower(runs: readonly ReportRun[], o: Opts): Finding[] 
 }
 
 /** A higher tensor-parallel run (or A/B side) slower than its lower-tp pair at the same level. */
-export function multiGpuSlower(runs: readonly ReportRun[], o: Opts): Finding[] {
+export function multiGpuSlower(runs: readonly LoadedRun[], o: Opts): Finding[] {
   const out: Finding[] = [];
   for (const [a, b] of pairs(runs, tpOf)) {
     const [hi, lo] = a.key > b.key ? [a, b] : [b, a];
@@ -842,7 +842,7 @@ export function multiGpuSlower(runs: readonly ReportRun[], o: Opts): Finding[] {
  * benchmark whose requests reached their length is not truncated, so it never shows here. With
  * structured output configured, a cut answer is also invalid JSON.
  */
-export function truncation(run: ReportRun, o: Opts): Finding | null {
+export function truncation(run: LoadedRun, o: Opts): Finding | null {
   const s = run.summary;
   const n = s.requests.measured;
   const cut = s.outcomes.length;
@@ -892,7 +892,7 @@ export function truncation(run: ReportRun, o: Opts): Finding | null {
 
 /** A large E2E tail (p99 > 3 × p50, n ≥ 100) in a run with no finding. */
 export function unexplainedTail(
-  run: ReportRun,
+  run: LoadedRun,
   findings: readonly Finding[],
   unexplained: Unexplained,
 ): void {

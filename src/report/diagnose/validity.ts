@@ -11,7 +11,7 @@ import { describe } from '../../analysis/stats.js';
 import { groupAttempts, LITTLES_LAW_MIN_REQUESTS } from '../../analysis/summary.js';
 import { attemptEndAt, measurementWindow, slotWaits } from '../../analysis/window.js';
 import type { ScrapePoint } from '../../record/series.js';
-import type { ReportRun, ValidityReason } from '../types.js';
+import type { LoadedRun, ValidityReason } from '../types.js';
 
 /** Thresholds of the verdict; every one can be overridden. */
 export interface ValidityOptions {
@@ -48,7 +48,7 @@ export const VALIDITY_DEFAULTS: Required<ValidityOptions> = {
 };
 
 /** The concurrency cap a run was made with (level, else config), or null. */
-export function concurrencyCap(run: ReportRun): number | null {
+export function concurrencyCap(run: LoadedRun): number | null {
   const c = run.level?.concurrency ?? run.config.max_concurrency ?? run.config.concurrency;
   return typeof c === 'number' && c > 0 ? c : null;
 }
@@ -58,7 +58,7 @@ export function concurrencyCap(run: ReportRun): number | null {
  * a concurrency slot: a slot wait is the cap doing its job (it is `queue_ms`), not the generator
  * falling behind. Null when nothing was sent.
  */
-export function generatorLatenessP99(run: ReportRun): number | null {
+export function generatorLatenessP99(run: LoadedRun): number | null {
   const waited = slotWaits(run.records, concurrencyCap(run));
   const xs: number[] = [];
   for (const g of groupAttempts(run.records).values()) {
@@ -75,7 +75,7 @@ export function generatorLatenessP99(run: ReportRun): number | null {
  * series does not bracket the run (first scrape after the first send, or last before the last
  * end): then the counter cannot be compared.
  */
-export function tokenCounts(run: ReportRun): { client: number; server: number } | null {
+export function tokenCounts(run: LoadedRun): { client: number; server: number } | null {
   const pts = (run.series ?? []).filter((p) => p.name === 'generation_tokens_total');
   if (pts.length < 2) return null;
   let first = Number.POSITIVE_INFINITY;
@@ -98,7 +98,7 @@ export function tokenCounts(run: ReportRun): { client: number; server: number } 
  * Validity reasons for one run (empty = valid).
  * @param opts thresholds (see {@link VALIDITY_DEFAULTS})
  */
-export function validityReasons(run: ReportRun, opts: ValidityOptions = {}): ValidityReason[] {
+export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}): ValidityReason[] {
   const o = { ...VALIDITY_DEFAULTS, ...opts };
   const s = run.summary;
   const out: ValidityReason[] = [];

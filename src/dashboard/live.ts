@@ -1,5 +1,5 @@
 /**
- * @module server/live
+ * @module dashboard/live
  * The live view of a run in progress: {@link LiveTracker} folds the records and series points
  * that appear in the store into running statistics (no re-read of what it has seen), and
  * {@link streamLive} polls the store (WAL: it reads while the run writes) every
@@ -18,10 +18,10 @@ import { summarize } from '../analysis/summary.js';
 import { attemptEndAt } from '../analysis/window.js';
 import { OUTCOMES, type Outcome, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
 import { cdfOption, timelineOption } from '../report/charts.js';
-import type { ReportRun } from '../report/types.js';
+import type { LoadedRun } from '../report/types.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RunRow, SeriesPoint, Store } from '../store/index.js';
-import { isSummary, runLabel, runSummary } from './load.js';
+import { isSummary, runLabel, runSummary } from './store-runs.js';
 
 /** How often a live stream polls the store, ms. */
 export const LIVE_POLL_MS = 500;
@@ -215,7 +215,7 @@ export class LiveTracker {
 
   /** The report's timeline and TTFT CDF over what has arrived, as echarts options (null when not drawable yet). */
   charts(label: string, runId: string): LiveCharts {
-    const run: ReportRun = {
+    const run: LoadedRun = {
       id: runId,
       label,
       config: {},

@@ -1,5 +1,5 @@
 /**
- * @module runner/load
+ * @module runner/loops
  * The load loops: closed loop (N workers, each finished request starts the next) and open loop
  * (an absolute, precomputed arrival schedule with an optional concurrency cap), plus warm-up,
  * retries, the duration drain and interruption. The runner owns the invariant that **every

@@ -1,27 +1,27 @@
 /**
- * @module report/load
- * Glue from what a run leaves behind (`report.json` plus its records) to a {@link ReportRun},
+ * @module report/report-json
+ * Glue from what a run leaves behind (`report.json` plus its records) to a {@link LoadedRun},
  * and the JSON form of a report (`servelab report --json`). Pure: the caller reads the files.
  */
 
 import type { RequestRecord } from '../record/types.js';
 import type { RunReport } from './run/report.js';
 import { type ComparisonRow, comparisonTable, type TableOptions } from './table.js';
-import type { Diagnosis, ReportRun } from './types.js';
+import type { Diagnosis, LoadedRun } from './types.js';
 
 /**
- * Wrap a loaded `report.json` as a {@link ReportRun}.
+ * Wrap a loaded `report.json` as a {@link LoadedRun}.
  * @param id store id or file path
  * @param report the parsed `report.json`
  * @param records the run's records (`requests.jsonl`), or the embedded ones when omitted
  * @param extra label, level, series, experiment record, price…
  */
-export function reportRunFromRunReport(
+export function loadedRunFromReport(
   id: string,
   report: RunReport,
   records: RequestRecord[] | undefined,
-  extra: Partial<Omit<ReportRun, 'id' | 'summary' | 'records'>> = {},
-): ReportRun {
+  extra: Partial<Omit<LoadedRun, 'id' | 'summary' | 'records'>> = {},
+): LoadedRun {
   return {
     id,
     label: extra.label ?? id,
@@ -40,7 +40,7 @@ export interface ReportJson {
   kind: 'report';
   valid: boolean;
   reasons: Diagnosis['reasons'];
-  runs: { id: string; label: string; kind: string | null; level: ReportRun['level'] | null }[];
+  runs: { id: string; label: string; kind: string | null; level: LoadedRun['level'] | null }[];
   table: ComparisonRow[];
   findings: Diagnosis['findings'];
   unexplained: Diagnosis['unexplained'];
@@ -48,7 +48,7 @@ export interface ReportJson {
 
 /** Build the JSON report (plain data, stable keys). */
 export function buildReportJson(
-  runs: readonly ReportRun[],
+  runs: readonly LoadedRun[],
   diagnosis: Diagnosis,
   opts: TableOptions = {},
 ): ReportJson {

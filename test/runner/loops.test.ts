@@ -9,7 +9,7 @@ import type { SendArgs } from '../../src/client/types.js';
 import { UsageError } from '../../src/core/errors.js';
 import type { RequestRecord } from '../../src/record/types.js';
 import type { RunObserver } from '../../src/runner/events.js';
-import { type RunLoadConfig, type RunResult, runLoad } from '../../src/runner/load.js';
+import { type RunLoadConfig, type RunResult, runLoad } from '../../src/runner/loops.js';
 import { VirtualClock } from '../../src/runtime/clock.js';
 import type { RequestSpec } from '../../src/workload/types.js';
 import { type Behaviour, drive, VirtualTarget } from './virtual-target.js';

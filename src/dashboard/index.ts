@@ -25,17 +25,17 @@ export {
 } from './app.js';
 export type { LiveCharts, LivePercentiles, LiveStats, LiveUpdate } from './live.js';
 export { LIVE_POLL_MS, LiveTracker, sseFrame, streamLive } from './live.js';
-export type { ExperimentListItem, RunListItem } from './load.js';
+export type { ExperimentListItem, RunListItem } from './store-runs.js';
 export {
   experimentListItem,
   isSummary,
-  loadReportRun,
+  loadedRunFromStore,
   runLabel,
   runLevel,
   runListItem,
   runSummary,
   runWindow,
-} from './load.js';
+} from './store-runs.js';
 
 /** Options of {@link startDashboard}. */
 export interface DashboardOptions {

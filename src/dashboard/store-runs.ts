@@ -1,14 +1,14 @@
 /**
- * @module server/load
+ * @module dashboard/store-runs
  * Turns store rows into what the dashboard's API returns and what `report/` takes: a
- * {@link ReportRun} per run (records, series, summary, level), and small JSON views of runs and
+ * {@link LoadedRun} per run (records, series, summary, level), and small JSON views of runs and
  * experiments for the lists. A run still `running` has no stored summary yet; its summary is
  * computed from the records committed so far, with the same `summarize` the run itself uses.
  */
 import { type Summary, summarize } from '../analysis/summary.js';
 import type { MeasurementWindow } from '../analysis/window.js';
 import type { RequestRecord } from '../record/types.js';
-import type { ReportRecordField, ReportRun, RunLevel } from '../report/types.js';
+import type { LoadedRun, ReportRecordField, RunLevel } from '../report/types.js';
 import type { ExperimentRow, JsonObject, RunRow, Store } from '../store/index.js';
 
 /** Whether a stored summary has the fixed keys of {@link Summary} (older or foreign rows may not). */
@@ -95,11 +95,11 @@ export function readRecords(store: Store, runId: string): RequestRecord[] {
 }
 
 /** Load one run fully (records and series) as the report's functions take it. */
-export function loadReportRun(store: Store, row: RunRow): ReportRun {
+export function loadedRunFromStore(store: Store, row: RunRow): LoadedRun {
   const records = readRecords(store, row.id);
   const series = store.getSeries(row.id);
   const { summary } = runSummary(row, records);
-  const run: ReportRun = {
+  const run: LoadedRun = {
     id: row.id,
     label: runLabel(row),
     config: row.config ?? {},

@@ -1,5 +1,5 @@
 /**
- * @module cli/commands/load-runs
+ * @module cli/commands/resolve-refs
  * Resolve what `report`, `diagnose` and `runs` are pointed at: run ids or experiment ids from
  * the store (unique prefixes are fine), or `report.json` files (with `requests.jsonl` next to
  * them), into loaded runs.
@@ -8,11 +8,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Problem } from '../../core/errors.js';
 import { UsageError } from '../../core/errors.js';
+import { loadedRunFromStore } from '../../dashboard/store-runs.js';
 import type { RequestRecord } from '../../record/types.js';
-import { reportRunFromRunReport } from '../../report/load.js';
+import { loadedRunFromReport } from '../../report/report-json.js';
 import type { RunReport } from '../../report/run/report.js';
-import type { ReportRun } from '../../report/types.js';
-import { loadReportRun } from '../../server/load.js';
+import type { LoadedRun } from '../../report/types.js';
 import { openStore, type Store } from '../../store/index.js';
 
 export function openStoreForReading(db: string | undefined, cwd: string): Store {
@@ -37,7 +37,7 @@ function readJsonl(path: string): RequestRecord[] {
 }
 
 /** Load every referenced run; every unknown reference is reported at once. */
-export async function loadRuns(refs: string[], opts: { db?: string; cwd: string }): Promise<ReportRun[]> {
+export async function loadRuns(refs: string[], opts: { db?: string; cwd: string }): Promise<LoadedRun[]> {
   if (!refs.length)
     throw new UsageError([
       {
@@ -46,7 +46,7 @@ export async function loadRuns(refs: string[], opts: { db?: string; cwd: string 
       },
     ]);
   const problems: Problem[] = [];
-  const runs: ReportRun[] = [];
+  const runs: LoadedRun[] = [];
   let store: Store | null = null;
   try {
     for (const ref of refs) {
@@ -57,7 +57,7 @@ export async function loadRuns(refs: string[], opts: { db?: string; cwd: string 
           const report = JSON.parse(readFileSync(file, 'utf8')) as RunReport;
           if (!report.summary) throw new Error('no summary');
           runs.push(
-            reportRunFromRunReport(
+            loadedRunFromReport(
               ref,
               report,
               report.records ?? readJsonl(join(dirname(file), 'requests.jsonl')),
@@ -81,7 +81,7 @@ export async function loadRuns(refs: string[], opts: { db?: string; cwd: string 
             message: `run ${row.id} has no summary yet (status ${row.status})`,
             hint: 'wait for it to finish',
           });
-        else runs.push(loadReportRun(store, row));
+        else runs.push(loadedRunFromStore(store, row));
         continue;
       }
       const exp = store.getExperiment(ref);
@@ -93,7 +93,7 @@ export async function loadRuns(refs: string[], opts: { db?: string; cwd: string 
             message: `experiment ${exp.id} has no finished runs`,
             hint: 'run it with `servelab exp run`',
           });
-        for (const r of rows) runs.push(loadReportRun(store, r));
+        for (const r of rows) runs.push(loadedRunFromStore(store, r));
         continue;
       }
       problems.push({

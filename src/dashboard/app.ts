@@ -1,5 +1,5 @@
 /**
- * @module server/app
+ * @module dashboard/app
  * The dashboard's HTTP routes on plain `node:http`: the static page (bundled from
  * `assets/dashboard/`, with echarts served from `node_modules`, so the page needs no network),
  * the JSON API over the store, and the live stream of a running run.
@@ -21,11 +21,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { UsageError } from '../core/errors.js';
 import { comparisonTable, renderTableHtml, reportCharts } from '../report/index.js';
-import type { ReportRun } from '../report/types.js';
+import type { LoadedRun } from '../report/types.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RunRow, Store } from '../store/index.js';
 import { streamLive } from './live.js';
-import { experimentListItem, loadReportRun, runListItem, runSummary } from './load.js';
+import { experimentListItem, loadedRunFromStore, runListItem, runSummary } from './store-runs.js';
 
 /** Records per page of `/api/runs/:id/records` unless `limit` says otherwise, and the most allowed. */
 export const RECORDS_PAGE = 500;
@@ -71,19 +71,19 @@ export interface AppDeps {
 interface CachedRun {
   records: number;
   status: string;
-  run: ReportRun;
+  run: LoadedRun;
 }
 
 /** Finished runs kept loaded: the page asks for a run's detail and its charts back to back. */
 const CACHE_RUNS = 4;
 
 /**
- * {@link loadReportRun} with a small cache of finished runs: parsing every record of a large run
+ * {@link loadedRunFromStore} with a small cache of finished runs: parsing every record of a large run
  * takes seconds (20 000 records of 128 chunks: ~1.3 s), and a finished run no longer changes.
  * A running run is always read afresh.
  */
-function loadRunCached(deps: AppDeps, row: RunRow): ReportRun {
-  if (row.status === 'running') return loadReportRun(deps.store, row);
+function loadRunCached(deps: AppDeps, row: RunRow): LoadedRun {
+  if (row.status === 'running') return loadedRunFromStore(deps.store, row);
   deps.cache ??= new Map();
   const hit = deps.cache.get(row.id);
   if (hit && hit.records === row.records && hit.status === row.status) {
@@ -91,7 +91,7 @@ function loadRunCached(deps: AppDeps, row: RunRow): ReportRun {
     deps.cache.set(row.id, hit);
     return hit.run;
   }
-  const run = loadReportRun(deps.store, row);
+  const run = loadedRunFromStore(deps.store, row);
   deps.cache.set(row.id, { records: row.records, status: row.status, run });
   while (deps.cache.size > CACHE_RUNS) deps.cache.delete(deps.cache.keys().next().value as string);
   return run;
