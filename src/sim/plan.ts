@@ -126,7 +126,8 @@ function newRecord(q: PlanRequest, plannedMs: number, sentMs: number): RequestRe
   const rec = emptyRecord({ id: q.id, planned_id: q.planned_id, attempt: 1, phase: q.phase, index: q.index });
   rec.planned_at_ms = plannedMs;
   rec.sent_at_ms = sentMs;
-  rec.input_len = q.spec.input_len ?? q.promptIds.length;
+  // What the HTTP client records: the requested length (the counted one is usage.prompt_tokens).
+  rec.input_len = q.spec.input_len;
   rec.output_len = q.spec.output_len ?? q.maxTokens;
   return rec;
 }
