@@ -4,9 +4,8 @@
  * streams OpenAI chat chunks and exposes vLLM's Prometheus counters
  * (`vllm:generation_tokens_total`, `vllm:prompt_tokens_total`; names from
  * vllm-project/vllm:vllm/v1/metrics/loggers.py). One variant's generation counter rises by
- * more than the `usage.completion_tokens` it reports (1.6×, the ratio seen from llama.cpp at
- * temperature 1, where the counter rose 2,560 while usage summed 1,600); the other's matches
- * usage exactly. `measure()` must scrape a series that brackets the run, and flag the first as
+ * more than the `usage.completion_tokens` it reports (1.6×: a counter that also counts tokens
+ * the usage leaves out); the other's matches usage exactly. `measure()` must scrape a series that brackets the run, and flag the first as
  * `token_mismatch` and not the second; `servelab run` must print that verdict.
  */
 import assert from 'node:assert/strict';
