@@ -127,8 +127,9 @@ function newRecord(q: PlanRequest, plannedMs: number, sentMs: number): RequestRe
   const rec = emptyRecord({ id: q.id, planned_id: q.planned_id, attempt: 1, phase: q.phase, index: q.index });
   rec.planned_at_ms = plannedMs;
   rec.sent_at_ms = sentMs;
-  rec.input_len = q.spec.input_len ?? q.promptIds.length;
-  // The expected length is the workload's; a default max_tokens is a cap, not an expectation.
+  // What the HTTP client records: the requested lengths (the counted prompt is
+  // usage.prompt_tokens); the expected length is the workload's, a default max_tokens a cap.
+  rec.input_len = q.spec.input_len;
   rec.output_len = q.spec.output_len;
   return rec;
 }

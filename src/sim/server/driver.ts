@@ -16,7 +16,10 @@
  *
  * Arrivals are stamped on the engine timeline ({@link RealTimeDriver.timelineNow}): when the
  * driver lags behind the wall clock, "now" for the engine is the end of the step in flight.
- * Idle when the engine has no work; an arrival wakes it and the first step starts at once.
+ * Idle when the engine has no work; an arrival wakes it and the first step starts at once,
+ * with every request that arrived at that same instant: vLLM's engine core, woken by a request,
+ * drains its whole input queue before it schedules (`vllm-project/vllm:vllm/v1/engine/core.py`,
+ * `_process_input_queue`), and `plan`'s fast path (`sim/plan`) batches them the same way.
  */
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import type { Clock } from '../../runtime/clock.js';
@@ -110,7 +113,10 @@ export class RealTimeDriver {
     this.engine.add({ ...req, arrivalMs: now }, now);
     if (!this.running && !this.closed) {
       this.running = true;
-      void this.loop(now);
+      this.cursorMs = now;
+      // Start after the current task, not inside it: on a VirtualClock the other timers due at
+      // this instant (arrivals sent at the same moment) fire first and join the first step.
+      queueMicrotask(() => void this.loop(now));
     }
     return now;
   }
