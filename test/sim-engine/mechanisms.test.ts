@@ -6,12 +6,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { describe as describeStats } from '../../src/analysis/stats.js';
+import { searchMaxConcurrency } from '../../src/pipeline/capacity.js';
 import { Rng } from '../../src/runtime/rng.js';
 import { type EngineOptions, resolveEngineConfig } from '../../src/sim/engine/config.js';
 import { createEngine } from '../../src/sim/engine/engine.js';
 import type { SimEngine, StepResult } from '../../src/sim/engine/types.js';
 import { FRONTEND_OVERHEAD_MS } from '../../src/sim/frontend.js';
-import { findMaxConcurrency, type PlanResult, simulate, simulateDetailed } from '../../src/sim/plan.js';
+import { simulate, simulateDetailed } from '../../src/sim/plan.js';
 import { makeRequests, mean, tpotMs, ttftMs } from './helpers.js';
 
 const SMALL: EngineOptions = { model: 'qwen3-0.6b', gpu: 'h100' };
@@ -336,27 +337,24 @@ describe('parallelism and precision', () => {
   });
 });
 
-describe('findMaxConcurrency', () => {
+describe('searchMaxConcurrency (the capacity search plan runs, over engine runs)', () => {
   const cfg = resolveEngineConfig({ model: 'llama-3.1-8b', gpu: 'h100' });
   const make = (c: number) => makeRequests(3 * c, 1024, 64);
   const p90 = (xs: number[]) => describeStats(xs).p90 as number;
+  const meets = (c: number) =>
+    p90(simulateDetailed(cfg, make(c), { kind: 'closed', concurrency: c }).records.map(ttftMs)) <= 300;
 
-  it('finds the largest concurrency that meets a TTFT SLO, and the next one fails it', () => {
-    const slo = (res: PlanResult) => p90(res.records.map(ttftMs)) <= 300;
-    const found = findMaxConcurrency(cfg, make, slo, { max: 256 });
+  it('finds the largest concurrency that meets a TTFT SLO, and the next one fails it', async () => {
+    const found = await searchMaxConcurrency(async (c) => ({ ok: meets(c), attainment: null }), { max: 256 });
     assert.ok(found.concurrency > 1 && found.concurrency < 256, `${found.concurrency}`);
-    assert.ok(
-      slo(simulateDetailed(cfg, make(found.concurrency), { kind: 'closed', concurrency: found.concurrency })),
-    );
-    const next = found.concurrency + 1;
-    assert.equal(slo(simulateDetailed(cfg, make(next), { kind: 'closed', concurrency: next })), false);
+    assert.ok(meets(found.concurrency));
+    assert.equal(meets(found.concurrency + 1), false);
     assert.ok(found.probes.length < 20);
   });
 
-  it('returns 0 when even one user misses the SLO', () => {
-    const found = findMaxConcurrency(cfg, make, () => false);
+  it('returns 0 when even one user misses the SLO', async () => {
+    const found = await searchMaxConcurrency(async () => ({ ok: false, attainment: 0 }), { max: 256 });
     assert.equal(found.concurrency, 0);
-    assert.equal(found.result, null);
-    assert.deepEqual(found.probes, [{ concurrency: 1, ok: false }]);
+    assert.deepEqual(found.probes, [{ concurrency: 1, ok: false, attainment: 0 }]);
   });
 });

@@ -61,6 +61,7 @@ export async function loadRuns(refs: string[], opts: { db?: string; cwd: string 
               ref,
               report,
               report.records ?? readJsonl(join(dirname(file), 'requests.jsonl')),
+              report.series ? { series: report.series } : {},
             ),
           );
         } catch (err) {
