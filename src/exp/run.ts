@@ -257,9 +257,6 @@ export function formatExperimentResult(r: ExperimentResult): string {
         );
         if (t.points.some((p) => pctUnreliable(p.ttft_ms) || pctUnreliable(p.e2e_ms)))
           out.push(UNRELIABLE_NOTE);
-        for (const p of t.points)
-          for (const v of p.validity)
-            out.push(`  ${t.factor === 'concurrency' ? 'c' : 'rate'}=${p.level} ${v.code}: ${v.message}`);
         if (r.prompts === 'reused')
           out.push(
             'prompts: the same at every level (workload.reuse_prompts): on an engine with a prefix cache the later levels run warm (see the cache hit column)',
@@ -387,6 +384,12 @@ export function formatExperimentResult(r: ExperimentResult): string {
         `note: ${t.name} is a simulator at time scale ${t.time_scale}: its ms and req/s are wall-clock (engine ms / ${t.time_scale}); schedules (rates, spacing) are in simulated time`,
       );
   for (const w of r.warnings) out.push(`warning: ${w}`);
-  out.push(`runs: ${r.runs.map((x) => `${x.run_id ?? '-'} (${x.target} ${x.label})`).join(', ')}`);
+  // Every run's verdict, whatever the kind: a conclusion drawn from an invalid run says so here.
+  out.push(
+    `runs: ${r.runs.map((x) => `${x.run_id ?? '-'} (${x.target} ${x.label}: ${verdictOf(x)})`).join(', ')}`,
+  );
+  const invalid = r.runs.filter((x) => x.validity.length > 0);
+  for (const x of invalid)
+    for (const v of x.validity) out.push(`  ${x.target} ${x.label} ${v.code}: ${v.message}`);
   return out.join('\n');
 }
