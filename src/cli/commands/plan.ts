@@ -86,7 +86,7 @@ function planRequests(
 
 export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   const problems: Problem[] = [];
-  const engineOpts = await parseSimFlags(raw, problems);
+  const engineOpts = parseSimFlags(raw, problems, 'plan');
   const common = resolvePaths(parseCommon({ ...raw, model: engineOpts.model }, problems), io.cwd);
   if (common.load.mode === 'closed' && common.load.durationS !== null)
     problems.push({
@@ -101,10 +101,10 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
       message: 'needs the SLOs to meet',
       hint: 'add --slo ttft_ms=1000,tpot_ms=50',
     });
-  problems.push(...workloadProblems(workloadOptions(common, engineOpts.model ?? 'qwen3-8b')));
+  problems.push(...workloadProblems(workloadOptions(common, engineOpts.model)));
   throwIfProblems(problems);
   const cfg = resolveEngineConfig(engineOpts);
-  const model = engineOpts.model ?? 'qwen3-8b';
+  const model = engineOpts.model;
   const tok = await tokenizerFor(model);
   const baseline = common.output.baseline ? await readBaseline(common.output.baseline) : undefined;
   const warmup = common.load.warmup;
