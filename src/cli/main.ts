@@ -110,7 +110,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   exp
     .command('init')
     .description('print a commented, runnable template for an experiment kind (or write it to FILE)')
-    .argument('[kind]', 'baseline, prefix-cache, concurrency-sweep, rate-sweep, mixed-input, ab or matrix')
+    .argument('[kind]', 'the experiment kind (without one, the error lists the kinds)')
     .argument('[file]', 'write the template here instead of stdout')
     .action((kind, file) => {
       action = async (io) => (await import('./commands/runs.js')).expInitCommand(kind, file, io);

@@ -65,7 +65,7 @@ export function pointOf(runId: string | null, s: Summary): LoadPoint {
   };
 }
 
-/** Stop rules of a sweep (defaults in `exp/schema`: DEFAULT_STOP_*). */
+/** Stop rules of a sweep (defaults in `exp/kinds/sweep`: DEFAULT_STOP_*). */
 export interface StopRules {
   error_rate: number;
   ttft_p99_factor: number;
