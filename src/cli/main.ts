@@ -4,8 +4,9 @@
  * (every problem at once, each with a hint) and hands over to the stages. Command bodies are
  * imported lazily so `servelab --help` stays fast.
  */
-import { Command, CommanderError } from '@commander-js/extra-typings';
+import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { ExitCode, formatProblem, TargetError, UsageError } from '../core/errors.js';
+import { addSimOptions } from './commands/sim-flags.js';
 import { type Io, processIo } from './io.js';
 import { addGenerationOptions, addLoadOptions, addOutputOptions, addWorkloadOptions } from './options.js';
 import { VERSION } from './version.js';
@@ -79,27 +80,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     });
 
   const sim = program.command('sim').description('serve the simulated OpenAI-compatible inference engine');
-  addSimOptions(sim)
-    .option('--time-scale <x>', 'run the simulated clock x times faster than real time (demos/tests)', '1')
-    .option('--host <addr>', 'listen address', '127.0.0.1')
-    .option('--port <p>', 'listen port (0 = any free port)', '8000')
-    .option('--served-model-name <name>', 'model id to serve (default: the short catalogue name)')
-    .option('--api-key <key>', 'require this bearer token')
-    .option('--max-waiting <n>', 'answer 429 when more requests than this are waiting')
-    .option(
-      '--reasoning-field <name>',
-      'reasoning_content (default) or reasoning (newer vLLM)',
-      'reasoning_content',
-    )
-    .option('--no-enable-prompt-tokens-details', 'leave usage.prompt_tokens_details out')
-    .option('--expose-timings', "send the server's emit time in every chunk and a timings object at the end")
-    .option('--fault-rate <p>', 'probability that a request gets one of --faults', '0')
-    .option(
-      '--faults <list>',
-      'fault kinds for --fault-rate, comma-separated: http500, http429, inband_error, disconnect, stall:MS, truncate, garble',
-    )
-    .option('--catalogue <file>', 'YAML/JSON file with extra GPUs and models (Hugging Face config terms)')
-    .option('--seed <n>', 'seed for simulated output lengths, text and faults (same as --sim-seed)')
+  addSimOptions(sim, 'sim')
+    .addOption(new Option('--seed <n>', 'deprecated: the name of --sim-seed until now').hideHelp())
     .option('--json [file]', 'write {url, base_url, port, model} as JSON to file, or stdout, once listening')
     .action((opts) => {
       action = async (io) => (await import('./commands/sim.js')).simCommand(opts, io);
@@ -108,13 +90,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   const plan = program
     .command('plan')
     .description('push a workload through the simulated engine in virtual time (no HTTP)');
-  addSimOptions(plan);
+  addSimOptions(plan, 'plan');
   addGenerationOptions(plan, false);
   addWorkloadOptions(plan);
   addLoadOptions(plan);
   addOutputOptions(plan);
   plan
-    .option('--catalogue <file>', 'YAML/JSON file with extra GPUs and models (Hugging Face config terms)')
     .option(
       '--find-max-concurrency',
       'search for the largest closed-loop concurrency at which 99% of requests meet --slo',
@@ -129,7 +110,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   exp
     .command('init')
     .description('print a commented, runnable template for an experiment kind (or write it to FILE)')
-    .argument('[kind]', 'baseline, prefix-cache, concurrency-sweep, rate-sweep, mixed-input, ab or matrix')
+    .argument('[kind]', 'the experiment kind (without one, the error lists the kinds)')
     .argument('[file]', 'write the template here instead of stdout')
     .action((kind, file) => {
       action = async (io) => (await import('./commands/runs.js')).expInitCommand(kind, file, io);
@@ -268,21 +249,4 @@ export async function runAction(action: Action, io: Io): Promise<number> {
     );
     return ExitCode.usage;
   }
-}
-
-function addSimOptions<C extends Command<[], Record<string, unknown>>>(cmd: C) {
-  return cmd
-    .option('--model <name>', 'qwen3-0.6b, qwen3-8b, qwen3-32b, llama-3.1-8b or llama-3.1-70b', 'qwen3-8b')
-    .option('--gpu <name>', 'h100, h200, a100-80gb, a100-40gb, l40s, l4, rtx4090 or mi300x', 'h100')
-    .option('--tp <n>', 'tensor-parallel size', '1')
-    .option('--dtype <t>', 'weights: bf16, fp16, fp8 or int4', 'bf16')
-    .option('--kv-cache-dtype <t>', 'auto or fp8', 'auto')
-    .option('--max-num-seqs <n>', 'max running requests (vLLM default by GPU)')
-    .option('--max-num-batched-tokens <n>', 'token budget per step (vLLM default by GPU)')
-    .option('--block-size <n>', 'KV block size in tokens', '16')
-    .option('--gpu-memory-utilization <f>', 'fraction of GPU memory for the engine', '0.9')
-    .option('--max-model-len <n>', 'context length (default: the model maximum)')
-    .option('--no-enable-prefix-caching', 'disable prefix caching')
-    .option('--cold-start-ms <ms>', 'extra time on the first engine steps, as a cold engine has', '0')
-    .option('--sim-seed <n>', 'seed for simulated output lengths, text and faults', '0');
 }

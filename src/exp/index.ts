@@ -4,6 +4,24 @@
  * (Running the experiment kinds lives with their executors.)
  */
 
+export {
+  AB_METRICS,
+  DEFAULT_AB_ALPHA,
+  DEFAULT_AB_MIN_EFFECT_PCT,
+  DEFAULT_AB_RESAMPLES,
+  switchesBetween,
+} from './kinds/ab.js';
+export { EXPERIMENT_KINDS, type ExperimentKindModule, KINDS } from './kinds/index.js';
+export { DEFAULT_MATRIX_CELLS, DEFAULT_MATRIX_CONCURRENCY } from './kinds/matrix.js';
+export { MIXED_INPUT_ORDERS } from './kinds/mixed-input.js';
+export { PREFIX_CACHE_PHASES } from './kinds/prefix-cache.js';
+export {
+  DEFAULT_CAPACITY_FRACTIONS,
+  DEFAULT_STOP_E2E_P99_FACTOR,
+  DEFAULT_STOP_ERROR_RATE,
+  DEFAULT_STOP_TTFT_P99_FACTOR,
+  DEFAULT_SWEEP_CONCURRENCY,
+} from './kinds/sweep.js';
 export type {
   EngineName,
   Exec,
@@ -50,31 +68,13 @@ export type {
   Workload,
 } from './schema.js';
 export {
-  AB_METRICS,
   applyKindDefaults,
-  DEFAULT_AB_ALPHA,
-  DEFAULT_AB_MIN_EFFECT_PCT,
-  DEFAULT_AB_RESAMPLES,
-  DEFAULT_CAPACITY_FRACTIONS,
-  DEFAULT_MATRIX_CELLS,
-  DEFAULT_MATRIX_CONCURRENCY,
-  DEFAULT_STOP_E2E_P99_FACTOR,
-  DEFAULT_STOP_ERROR_RATE,
-  DEFAULT_STOP_TTFT_P99_FACTOR,
-  DEFAULT_SWEEP_CONCURRENCY,
-  EXPERIMENT_KINDS,
   experimentSchema,
   formatPath,
   KIND_SECTIONS,
   loadExperimentFile,
-  MIXED_INPUT_ORDERS,
-  PREFIX_CACHE_PHASES,
   parseExperiment,
   readExperimentFile,
-  SIM_FAULTS,
-  SIM_GPUS,
-  SIM_MODELS,
-  switchesBetween,
   targetNames,
 } from './schema.js';
 export { experimentTemplate } from './templates.js';

@@ -19,6 +19,7 @@ import { Agent, type Dispatcher, request } from 'undici';
 import { targetHeaders } from '../core/headers.js';
 import { engineFromOwnedBy, type ListedModel, parseModelList, type ServerEngine } from '../core/models.js';
 import { redactUrl, serverRoot } from '../core/url.js';
+import { withSimDefaults } from '../sim/settings.js';
 import type { ExperimentFile, TargetSpec } from './schema.js';
 
 export type FieldSource = 'probed' | 'declared' | 'missing';
@@ -440,7 +441,8 @@ export function buildExperimentRecord(input: RecordInput): ExperimentRecord {
   const { spec, targetName, probe, gpu, host } = input;
   const t: TargetSpec | undefined = spec.targets[targetName];
   if (!t) throw new Error(`no target ${targetName} in the experiment`);
-  const sim = t.sim;
+  // What the simulator runs with: the file's settings and the defaults of those it leaves out.
+  const sim = t.sim && withSimDefaults(t.sim);
   const d = t.declared ?? {};
   const p = probe ?? null;
   const P = (what: string) => `probed: ${what}`;
@@ -494,9 +496,9 @@ export function buildExperimentRecord(input: RecordInput): ExperimentRecord {
       kernel_backend: [d.kernel_backend],
     }),
     precision: makeField({
-      weights: [d.weights_dtype ?? sim?.dtype ?? (sim ? 'bf16' : null)],
+      weights: [d.weights_dtype ?? sim?.dtype ?? null],
       activations: [d.activations_dtype],
-      kv_cache: [d.kv_cache_dtype ?? sim?.kv_cache_dtype ?? (sim ? 'auto' : null)],
+      kv_cache: [d.kv_cache_dtype ?? sim?.kv_cache_dtype ?? null],
     }),
     limits: makeField({
       max_model_len:
@@ -514,7 +516,7 @@ export function buildExperimentRecord(input: RecordInput): ExperimentRecord {
     cache: makeField({
       policy: [spec.cache.policy],
       reset: [spec.cache.reset],
-      prefix_caching: [sim ? (sim.enable_prefix_caching ?? true) : null],
+      prefix_caching: [sim ? sim.enable_prefix_caching : null],
       routing: [spec.cache.routing ?? d.routing],
     }),
     load: makeField({

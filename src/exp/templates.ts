@@ -1,15 +1,22 @@
 /**
  * @module exp/templates
- * `servelab exp init KIND`: one commented YAML template per experiment kind. Each runs as-is
- * against the built-in simulator (Qwen3-0.6B on a simulated H100, small request counts, so a
- * whole experiment takes well under a minute) and documents every field it may use, with the
- * optional ones commented out at their defaults. Every template passes `loadExperimentFile`
- * (tested).
+ * `servelab exp init KIND`: one commented YAML template per experiment kind, each kind's own
+ * (`exp/kinds/`), built from the shared parts here. Each runs as-is against the built-in
+ * simulator (Qwen3-0.6B on a simulated H100, small request counts, so a whole experiment takes
+ * well under a minute) and documents every field it may use, with the optional ones commented
+ * out at their defaults. Every template passes `loadExperimentFile` (tested).
  */
 import { UsageError } from '../core/errors.js';
-import { EXPERIMENT_KINDS, type ExperimentKind, SIM_FAULTS, SIM_GPUS, SIM_MODELS } from './schema.js';
+import { BUILTIN_GPUS, BUILTIN_MODELS } from '../sim/catalogue/index.js';
+import {
+  simSettingDescription,
+  simSettingExample,
+  simSettingKeys,
+  simSettingRequiredInFile,
+} from '../sim/settings.js';
+import { EXPERIMENT_KINDS, KINDS } from './kinds/index.js';
 
-interface SimTarget {
+export interface SimTarget {
   name: string;
   /** Extra `key: value` lines inside `sim:` that this kind needs (set, not commented). */
   set?: string[];
@@ -18,41 +25,34 @@ interface SimTarget {
   gpu?: string;
 }
 
-const SIM_OPTION_DOCS = [
-  `# tp: 1                              # tensor-parallel GPUs (interconnect from the catalogue)`,
-  `# dtype: bf16                        # weights: bf16 | fp16 | fp8 | int4`,
-  `# kv_cache_dtype: auto               # auto (16-bit) | fp8`,
-  `# max_num_seqs: 256                  # vLLM --max-num-seqs: requests in a batch`,
-  `# max_num_batched_tokens: 8192       # vLLM --max-num-batched-tokens: token budget per step (chunked prefill)`,
-  `# max_model_len: 40960               # context length; default: the model's`,
-  `# block_size: 16                     # KV block size, tokens`,
-  `# gpu_memory_utilization: 0.9        # fraction of GPU memory the engine may use`,
-  `# enable_prefix_caching: true`,
-  `# max_waiting: 1000                  # waiting-queue length above which requests get 429`,
-  `# time_scale: 1                      # run X times faster than real time (demos, tests)`,
-  `# seed: 0                            # simulator seed (output lengths, text, faults)`,
-  `# fault_rate: 0.0                    # fraction of requests that get a fault…`,
-  `# faults: [garble]                   # …of these kinds: ${SIM_FAULTS.join(', ')}`,
-  `# cold_start_ms: 0                   # extra delay on the first requests, as a cold engine`,
-  `# expose_timings: false              # server-side timings on every chunk (ground truth)`,
-  `# reasoning_field: reasoning_content # or reasoning (newer vLLM)`,
-  `# served_model_name: qwen3-0.6b      # model id on /v1/models`,
-  `# catalog: my-gpus.yaml              # extra GPUs/models in Hugging Face config terms`,
-  `# clock: real                        # real: HTTP server in real time; virtual: in-process, no HTTP (as plan)`,
+/**
+ * A sim target's optional settings, commented out at their defaults (or an example), each with
+ * its description: from the settings schema, so that every setting is documented.
+ */
+const SIM_OPTION_DOCS: [key: string, line: string][] = [
+  ...simSettingKeys('file')
+    .filter((k) => !simSettingRequiredInFile(k))
+    .map((k): [string, string] => [
+      k,
+      `${`# ${k}: ${simSettingExample(k) ?? ''}`.padEnd(36)} # ${simSettingDescription(k)}`,
+    ]),
+  [
+    'clock',
+    `${'# clock: real'.padEnd(36)} # real: HTTP server in real time; virtual: in-process, no HTTP (as plan)`,
+  ],
 ];
 
 function simTarget(t: SimTarget): string {
   const lines = [
     `  ${t.name}:`,
     '    sim:',
-    `      ${'model: qwen3-0.6b'.padEnd(34)} # ${SIM_MODELS.join(' | ')}`,
-    `      ${`gpu: ${t.gpu ?? 'h100'}`.padEnd(34)} # ${SIM_GPUS.join(' | ')}`,
+    `      ${'model: qwen3-0.6b'.padEnd(34)} # ${Object.keys(BUILTIN_MODELS).join(' | ')}`,
+    `      ${`gpu: ${t.gpu ?? 'h100'}`.padEnd(34)} # ${Object.keys(BUILTIN_GPUS).join(' | ')}`,
   ];
   const setKeys = new Set((t.set ?? []).map((s) => s.split(':')[0]));
   for (const s of t.set ?? []) lines.push(`      ${s}`);
   // The commented list documents every option; those set above are not repeated.
-  if (t.full)
-    for (const d of SIM_OPTION_DOCS) if (!setKeys.has(d.slice(2).split(':')[0])) lines.push(`      ${d}`);
+  if (t.full) for (const [k, d] of SIM_OPTION_DOCS) if (!setKeys.has(k)) lines.push(`      ${d}`);
   return lines.join('\n');
 }
 
@@ -81,7 +81,7 @@ const URL_TARGET_DOCS = `  # A running server instead of the simulator:
   #                                    # activations_dtype, max_model_len, max_num_seqs,
   #                                    # max_num_batched_tokens, chat_template, routing`;
 
-interface Common {
+export interface Common {
   generation?: string[];
   workload?: string[];
   load: string[];
@@ -152,7 +152,7 @@ warmup: ${c.warmup ?? 2}                             # warm-up requests per leve
   return out.join('\n');
 }
 
-function head(kind: ExperimentKind, name: string, about: string): string {
+function head(kind: string, name: string, about: string): string {
   return `# servelab experiment: ${kind}
 # ${about.split('\n').join('\n# ')}
 # Run it:  servelab exp run ${name}.yaml      (docs/experiments.md documents every field)
@@ -162,159 +162,33 @@ name: ${name}
 `;
 }
 
-const TEMPLATES: Record<ExperimentKind, () => string> = {
-  baseline: () => `${head(
-    'baseline',
-    'baseline',
-    'One request at a time against each target: correctness (finish_reason, EOS vs length,\nreasoning/content split), the cold first request apart from the warm ones. Every target\ngets the same generation settings; per-target overrides are refused.',
-  )}
-targets:
-${simTarget({ name: 'h100', full: true })}
-${simTarget({ name: 'a100', gpu: 'a100-80gb' })}
-${URL_TARGET_DOCS}
+/** The shared parts a kind's template is made of. */
+export interface TemplateParts {
+  /** The opening comment, `kind:` and `name:`. */
+  head(kind: string, name: string, about: string): string;
+  /** One sim target; `full` documents every simulator setting. */
+  simTarget(t: SimTarget): string;
+  /** The commented url target, documenting its fields. */
+  urlTargets: string;
+  /** The shared sections (generation, workload, load, cache, repeats, warmup, slo, thresholds). */
+  common(c: Common): string;
+}
 
-baseline:
-  requests: 5                         # sequential requests per target; the first is the cold one
-
-${commonBlocks({ load: ['# (one request at a time; baseline.requests sets how many)'], workload: ['input_len: 256', 'output_len: 128'], warmup: 0 })}
-`,
-
-  'prefix-cache': () => `${head(
-    'prefix-cache',
-    'prefix-cache',
-    'A long shared document with the question last, in four phases: cold (after a cache\nreset), exact repeat, same document with a new question, and scattered (documents rotated\nso consecutive requests share no prefix). Reports cached tokens, TTFT and the prefill\nestimate per phase.',
-  )}
-targets:
-${simTarget({ name: 'sim', full: true, set: ['enable_prefix_caching: true'] })}
-${URL_TARGET_DOCS}
-
-prefix_cache:
-  document_tokens: 2048               # length of the shared document
-  documents: 4                        # documents rotated in the scattered phase
-  question_tokens: 32
-  requests_per_phase: 4
-  phases: [cold, exact-repeat, new-question, scattered]
-  # document_file: contract.txt       # use this text as the document instead of generated text
-
-${commonBlocks({ load: ['# (one request at a time; prefix_cache sets the counts)'], workload: ['input_len: 2048', 'output_len: 32'], cache: ['policy: cold'], warmup: 0 })}
-`,
-
-  'concurrency-sweep': () => `${head(
-    'concurrency-sweep',
-    'concurrency-sweep',
-    'Closed loop at rising concurrency with the same length distribution. Reports throughput and\np50/p95/p99 per level and the knee: the last level before throughput stops rising or the\ntail blows up. max_num_seqs 8 puts the knee near 8 on this small simulated setup.',
-  )}
-targets:
-${simTarget({ name: 'sim', full: true, set: ['max_num_seqs: 8'] })}
-${URL_TARGET_DOCS}
-
-sweep:
-  stop:                               # stop the sweep once any rule trips:
-    error_rate: 0.05                  #   error rate above this fraction
-    ttft_p99_factor: 10               #   p99 TTFT above K × the first level's
-    e2e_p99_factor: 10                #   p99 E2E above K × the first level's
-  find_max_concurrency: false         # search the largest concurrency meeting slo (as servelab plan)
-
-${commonBlocks({ load: ['concurrency: [1, 2, 4, 8, 16, 32]', 'requests: 32                      # measured requests per level'], slo: ['ttft_ms: 1000', 'tpot_ms: 50', 'e2e_ms: 20000'] })}
-`,
-
-  'rate-sweep': () => `${head(
-    'rate-sweep',
-    'rate-sweep',
-    'Open loop over a list of rates (requests/s), with the same stop rules as the concurrency\nsweep. Leave load.rates out to derive the rates from the measured capacity\n(sweep.capacity_fractions).',
-  )}
-targets:
-${simTarget({ name: 'sim', full: true, set: ['max_num_seqs: 8'] })}
-${URL_TARGET_DOCS}
-
-sweep:
-  stop:
-    error_rate: 0.05
-    ttft_p99_factor: 10
-    e2e_p99_factor: 10
-  # capacity_fractions: [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25]   # used when load.rates is absent
-
-${commonBlocks({ load: ['rates: [5, 10, 20, 40, 80]        # requests per second', 'arrival: poisson', 'requests: 40                      # per rate'] })}
-`,
-
-  'mixed-input': () => `${head(
-    'mixed-input',
-    'mixed-input',
-    'Long and short requests in a controlled arrival order. Reports the stalls of requests\nalready decoding: their chunk gaps while a long prefill overlaps them, against the gaps\nwhile none does. A small token budget (max_num_batched_tokens) makes long prefills chunk.',
-  )}
-targets:
-${simTarget({ name: 'sim', full: true, set: ['max_num_batched_tokens: 512', 'max_num_seqs: 256'] })}
-${URL_TARGET_DOCS}
-
-mixed_input:
-  long: {input_len: 4096, output_len: 32, count: 4}
-  short: {input_len: 128, output_len: 128, count: 16}
-  orders: [short-first, long-first, interleaved]
-  spacing_ms: 50                      # gap between arrivals
-
-${commonBlocks({ load: ['# (arrivals come from mixed_input; requests, concurrency and rates do not apply)'], warmup: 0 })}
-`,
-
-  ab: () => `${head(
-    'ab',
-    'ab',
-    "Exactly one switch between two targets, same workload and seed. Reports each metric's delta\nwith a bootstrap 95% CI; significant only after a Holm correction and above\nmin_effect_pct. A quality check on fixed samples flags a faster config with broken output.",
-  )}
-targets:
-${simTarget({ name: 'bf16-kv', full: true })}
-${simTarget({ name: 'fp8-kv', set: ['kv_cache_dtype: fp8                # the one switch'] })}
-${URL_TARGET_DOCS}
-
-ab:
-  a: bf16-kv
-  b: fp8-kv
-  switch: kv_cache_dtype              # what differs (recorded)
-  metrics: [ttft_ms, tpot_ms, e2e_ms, itl_ms, output_tokens_per_s]
-  alpha: 0.05                         # family-wise error rate (Holm)
-  min_effect_pct: 5                   # smaller deltas are never called significant
-  bootstrap_resamples: 2000
-  quality:
-    samples: 8                        # fixed prompts sent to both sides
-    expected: side-a                  # exact match with side A's output, or {file: answers.jsonl}
-    # regex: '^\\S'                   # every output must match
-    # json_schema: {type: object}     # every output must be valid JSON for this schema (or a .json path)
-
-${commonBlocks({ load: ['concurrency: 4', 'requests: 32'], generation: ['temperature: 0'] })}
-`,
-
-  matrix: () => `${head(
-    'matrix',
-    'matrix',
-    'The load matrix: input/output length cells × concurrency levels, the same workload seed\nin every cell.',
-  )}
-targets:
-${simTarget({ name: 'sim', full: true })}
-${URL_TARGET_DOCS}
-
-matrix:
-  cells:                              # at least three
-    - {name: short-in-short-out, input_len: 128, output_len: 32}
-    - {name: long-in-short-out, input_len: 2048, output_len: 32}
-    - {name: long-in-long-out, input_len: 2048, output_len: 256}
-  concurrency: [1, 8]                 # at least two levels
-
-${commonBlocks({ load: ['requests: 16                      # per cell and level'] })}
-`,
-};
+const PARTS: TemplateParts = { head, simTarget, urlTargets: URL_TARGET_DOCS, common: commonBlocks };
 
 /**
  * The commented YAML template for `kind`.
  * @throws UsageError for an unknown kind, listing the valid ones.
  * @example
- * process.stdout.write(experimentTemplate('concurrency-sweep'));
+ * for (const kind of EXPERIMENT_KINDS) process.stdout.write(experimentTemplate(kind));
  */
 export function experimentTemplate(kind: string): string {
-  if (!(EXPERIMENT_KINDS as readonly string[]).includes(kind))
+  if (!Object.hasOwn(KINDS, kind))
     throw new UsageError([
       {
         message: `unknown experiment kind ${JSON.stringify(kind)}`,
         hint: `valid kinds: ${EXPERIMENT_KINDS.join(', ')}`,
       },
     ]);
-  return TEMPLATES[kind as ExperimentKind]();
+  return KINDS[kind as keyof typeof KINDS].template(PARTS);
 }

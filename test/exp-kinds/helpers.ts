@@ -6,13 +6,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { z } from 'zod';
+import { KINDS } from '../../src/exp/kinds/index.js';
 import { type ExperimentResult, runExperiment } from '../../src/exp/run.js';
-import {
-  applyKindDefaults,
-  type ExperimentFile,
-  experimentSchema,
-  parseExperiment,
-} from '../../src/exp/schema.js';
+import { applyKindDefaults, type ExperimentFile, parseExperiment } from '../../src/exp/schema.js';
 import { openStore, type Store } from '../../src/store/index.js';
 
 /** Parse YAML through the real validator. */
@@ -22,7 +19,8 @@ export function exp(yaml: string): ExperimentFile {
 
 /** Build an experiment from an object, skipping the cross-field rules (for what they refuse on purpose). */
 export function rawExp(obj: unknown): ExperimentFile {
-  return applyKindDefaults(experimentSchema.parse(obj));
+  const kinds = Object.values(KINDS).map((k) => k.file) as unknown as [z.ZodObject, ...z.ZodObject[]];
+  return applyKindDefaults(z.discriminatedUnion('kind', kinds).parse(obj) as ExperimentFile);
 }
 
 /** Run with a collecting logger; returns the result and the log lines. */

@@ -271,7 +271,7 @@ warmup: 2
 `);
   const { result } = await run(e, store);
   const t = (result.results as SweepResult).targets[0];
-  assert.equal(result.prompts, 'fresh');
+  assert.equal((result.results as SweepResult).prompts, 'fresh');
   for (const p of t.points) {
     assert.ok(p.cache_hit_rate !== null, 'the in-process simulator exposes prefix-cache counters');
     assert.ok((p.cache_hit_rate as number) < 0.05, `c=${p.level}: hit rate ${p.cache_hit_rate}`);
@@ -301,7 +301,7 @@ warmup: 0
 `);
   const { result } = await run(e);
   const t = (result.results as SweepResult).targets[0];
-  assert.equal(result.prompts, 'reused');
+  assert.equal((result.results as SweepResult).prompts, 'reused');
   assert.ok((t.points[0].cache_hit_rate as number) < 0.05, 'the first level runs cold');
   for (const p of t.points.slice(1))
     assert.ok((p.cache_hit_rate as number) > 0.8, `c=${p.level}: hit rate ${p.cache_hit_rate}`);

@@ -8,17 +8,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
+import { switchesBetween } from '../../src/exp/kinds/ab.js';
+import { KINDS } from '../../src/exp/kinds/index.js';
+import { DEFAULT_SWEEP_CONCURRENCY } from '../../src/exp/kinds/sweep.js';
 import {
-  DEFAULT_SWEEP_CONCURRENCY,
   EXPERIMENT_KINDS,
-  experimentSchema,
   KIND_SECTIONS,
   loadExperimentFile,
   parseExperiment,
   parseLengthDist,
   readExperimentFile,
   simSchema,
-  switchesBetween,
   targetSchema,
 } from '../../src/exp/schema.js';
 import { experimentTemplate } from '../../src/exp/templates.js';
@@ -55,7 +55,7 @@ describe('templates', () => {
       const own = KIND_SECTIONS[kind];
       const others = new Set<string>(Object.values(KIND_SECTIONS).filter((s) => s !== own));
       const keys = [
-        ...Object.keys(experimentSchema.shape).filter((k) => !others.has(k)),
+        ...Object.keys(KINDS[kind].schema.shape).filter((k) => !others.has(k)),
         ...sectionKeys(simSchema),
         ...sectionKeys(targetSchema),
       ];

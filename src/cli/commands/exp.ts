@@ -17,6 +17,9 @@ import { openStoreForReading } from './resolve-refs.js';
 
 type Json = string | boolean | undefined;
 
+/** Notes on a file that still reads as meant (an alias for a setting's key), on stderr. */
+const warnTo = (io: Io) => (message: string) => io.stderr.write(`warning: ${message}\n`);
+
 async function execute(
   exp: ExperimentFile,
   file: { path: string; text: string },
@@ -67,7 +70,7 @@ export async function expRunCommand(
   raw: { db?: string | boolean; json?: Json },
   io: Io,
 ): Promise<number> {
-  const read = readExperimentFile(resolve(io.cwd, file));
+  const read = readExperimentFile(resolve(io.cwd, file), warnTo(io));
   const store =
     raw.db === false ? null : openStore(resolve(io.cwd, typeof raw.db === 'string' ? raw.db : 'servelab.db'));
   return execute(read.spec, { path: read.path, text: read.text }, store, raw.json, io);
@@ -98,7 +101,7 @@ export async function expRerunCommand(
         hint: 'run the original file again with `servelab exp run`',
       },
     ]);
-  const spec = parseExperiment(text, path);
+  const spec = parseExperiment(text, path, warnTo(io));
   const store = openStore(resolve(io.cwd, raw.db ?? 'servelab.db'));
   return execute(spec, { path, text }, store, raw.json, io);
 }

@@ -32,7 +32,7 @@ export const PLAN_SLO_ATTAINMENT = 0.99;
 
 export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   const problems: Problem[] = [];
-  const engineOpts = await parseSimFlags(raw, problems);
+  const engineOpts = parseSimFlags(raw, problems, 'plan');
   const common = resolvePaths(parseCommon({ ...raw, model: engineOpts.model }, problems), io.cwd);
   if (common.load.mode === 'closed' && common.load.durationS !== null)
     problems.push({

@@ -1,85 +1,44 @@
 /**
  * @module cli/commands/sim-flags
- * Engine flags shared by `servelab sim` and `servelab plan` (vLLM's names), validated into
- * the engine's options. Range checks beyond flag syntax happen in `resolveEngineConfig`.
+ * The simulator flags of `servelab sim` and `servelab plan`: declared from the settings schema
+ * (`sim/settings`: each flag's name, help and default come from there) and read back into the
+ * simulator's options, every problem at once.
  */
-import type { Problem } from '../../core/errors.js';
-import { type Catalogue, loadCatalogueFile } from '../../sim/catalogue/index.js';
-import type { EngineOptions } from '../../sim/engine/index.js';
-import { optNumber } from './common.js';
+import type { Command } from '@commander-js/extra-typings';
+import { type Problem, UsageError } from '../../core/errors.js';
+import type { SimServerOptions } from '../../sim/server/index.js';
+import { parseSimSettings, simFlags, toSimServerOptions } from '../../sim/settings.js';
 
-export interface RawSimFlags {
-  model?: string;
-  gpu?: string;
-  tp?: string;
-  dtype?: string;
-  kvCacheDtype?: string;
-  maxNumSeqs?: string;
-  maxNumBatchedTokens?: string;
-  blockSize?: string;
-  gpuMemoryUtilization?: string;
-  maxModelLen?: string;
-  enablePrefixCaching?: boolean;
-  coldStartMs?: string;
-  timeScale?: string;
-  simSeed?: string;
-  catalogue?: string;
+/** Commander's values of the simulator flags, by attribute (`maxNumSeqs`, `simSeed`). */
+export type RawSimFlags = Record<string, unknown>;
+
+/** Declare the simulator flags of `surface` on `cmd`. */
+export function addSimOptions<C extends Command<[], Record<string, unknown>>>(
+  cmd: C,
+  surface: 'sim' | 'plan',
+): C {
+  for (const f of simFlags(surface)) cmd.option(f.flags, f.help);
+  return cmd;
 }
 
-const DTYPES = ['bf16', 'fp16', 'fp8', 'int4'];
-const KV_DTYPES = ['auto', 'fp8'];
-
-export async function parseSimFlags(
+/**
+ * The simulator flags of `surface` as the simulator's options (the catalogue file loaded);
+ * problems are added to `problems`, and the options are complete once there are none.
+ */
+export function parseSimFlags(
   raw: RawSimFlags,
   problems: Problem[],
-): Promise<EngineOptions & { timeScale: number; seed: number }> {
-  const dtype = raw.dtype ?? 'bf16';
-  if (!DTYPES.includes(dtype))
-    problems.push({
-      path: '--dtype',
-      message: `unknown dtype "${dtype}"`,
-      hint: `use one of ${DTYPES.join(', ')}`,
-    });
-  const kv = raw.kvCacheDtype ?? 'auto';
-  if (!KV_DTYPES.includes(kv))
-    problems.push({
-      path: '--kv-cache-dtype',
-      message: `unknown KV cache dtype "${kv}"`,
-      hint: 'use auto or fp8',
-    });
-  let catalogue: Catalogue | undefined;
-  if (raw.catalogue) {
-    try {
-      catalogue = await loadCatalogueFile(raw.catalogue);
-    } catch (err) {
-      const e = err as { problems?: Problem[]; message?: string };
-      if (e.problems) problems.push(...e.problems);
-      else
-        problems.push({
-          path: '--catalogue',
-          message: String(e.message ?? err),
-          hint: 'a YAML/JSON file with gpus: and models:',
-        });
-    }
+  surface: 'sim' | 'plan',
+): SimServerOptions & { model: string; seed: number } {
+  const { values, problems: found } = parseSimSettings(raw, surface);
+  problems.push(...found);
+  let opts: SimServerOptions;
+  try {
+    opts = toSimServerOptions(values);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    problems.push(...err.problems);
+    opts = toSimServerOptions({ ...values, catalogue: undefined });
   }
-  const n = (v: string | undefined, flag: string, int = true, min = 1) =>
-    optNumber(v, flag, problems, { int, min }) ?? undefined;
-  const timeScale = optNumber(raw.timeScale, '--time-scale', problems, { min: 0.001 }) ?? 1;
-  return {
-    model: raw.model ?? 'qwen3-8b',
-    gpu: raw.gpu ?? 'h100',
-    tp: n(raw.tp, '--tp'),
-    dtype: dtype as EngineOptions['dtype'],
-    kvCacheDtype: kv as EngineOptions['kvCacheDtype'],
-    maxNumSeqs: n(raw.maxNumSeqs, '--max-num-seqs'),
-    maxNumBatchedTokens: n(raw.maxNumBatchedTokens, '--max-num-batched-tokens'),
-    blockSize: n(raw.blockSize, '--block-size'),
-    gpuMemoryUtilization: n(raw.gpuMemoryUtilization, '--gpu-memory-utilization', false, 0.01),
-    maxModelLen: n(raw.maxModelLen, '--max-model-len'),
-    enablePrefixCaching: raw.enablePrefixCaching !== false,
-    coldStartMs: n(raw.coldStartMs, '--cold-start-ms', false, 0),
-    catalogue,
-    timeScale,
-    seed: n(raw.simSeed, '--sim-seed', true, 0) ?? 0,
-  };
+  return opts as SimServerOptions & { model: string; seed: number };
 }

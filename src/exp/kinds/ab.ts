@@ -13,16 +13,23 @@
  * Per-request metric values: `ttft_ms`, `e2e_ms`, `tpot_ms` as `analysis/request` defines them;
  * `itl_ms` = the request's mean chunk gap; `output_tokens_per_s` = completion tokens / E2E.
  */
+
+import { z } from 'zod';
 import { requestMetrics } from '../../analysis/index.js';
 import { UsageError } from '../../core/errors.js';
+import { err, FRACTION, listOf, nonNegNum, oneOf, posInt, section, str } from '../../core/fields.js';
 import type { RequestRecord } from '../../record/types.js';
 import { SUCCESS_OUTCOMES } from '../../record/types.js';
 import { Rng } from '../../runtime/rng.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
+import { isObj, targetsOf } from '../fields.js';
 import { compileQualityChecks, fetchQualityOutputs, judgeQuality, type QualityResult } from '../quality.js';
+import { type ExperimentRecord, makeField, setRecordField } from '../record.js';
 import { type BootstrapDelta, bootstrapDelta, holmAdjust, minResamples } from '../stats.js';
 import type { ExpContext, LiveTarget } from './context.js';
-import { reindex } from './points.js';
+import { table } from './format.js';
+import { defineKind } from './kind.js';
+import { fmt, reindex } from './points.js';
 
 /** Measured requests are split into this many counterbalanced blocks per side (fewer when short). */
 export const AB_BLOCKS = 4;
@@ -297,3 +304,201 @@ function qualityOutputs(ctx: ExpContext, t: LiveTarget, samples: ReturnType<type
     ),
   );
 }
+
+// ---- the kind module: file section and rules, defaults, template, console output ----------
+
+/** Metrics an A/B compares (per-request values; see docs/metrics.md). */
+export const AB_METRICS = ['ttft_ms', 'tpot_ms', 'e2e_ms', 'itl_ms', 'output_tokens_per_s'] as const;
+/** A/B: a difference is significant only when Holm-adjusted p < alpha and |delta| ≥ this percentage. */
+export const DEFAULT_AB_MIN_EFFECT_PCT = 5;
+export const DEFAULT_AB_ALPHA = 0.05;
+export const DEFAULT_AB_RESAMPLES = 2000;
+
+export const qualitySchema = z.strictObject({
+  /** Size of the fixed sample set sent to both sides. */
+  samples: posInt().default(8),
+  /** Exact match against side A's output, or against an expected-answers JSONL file (`{"answer": …}` per line). */
+  expected: z
+    .union([z.literal('side-a'), z.strictObject({ file: str() })], err('expected side-a or {file: PATH}'))
+    .optional(),
+  /** Every output must match this regular expression. */
+  regex: str().optional(),
+  /** Every output must be JSON valid against this schema (inline object, or a path to a .json file). */
+  json_schema: z
+    .union([str(), z.record(z.string(), z.unknown())], err('expected a JSON schema object or a file path'))
+    .optional(),
+});
+
+export const abSchema = z.strictObject({
+  a: str(),
+  b: str(),
+  /** The one factor that differs between a and b (free text, recorded). */
+  switch: str().optional(),
+  metrics: listOf(oneOf(AB_METRICS)).default([...AB_METRICS]),
+  alpha: z
+    .number(err(FRACTION))
+    .gt(0, err('expected a number in (0, 1)'))
+    .lt(1, err('expected a number in (0, 1)'))
+    .default(DEFAULT_AB_ALPHA),
+  min_effect_pct: nonNegNum().default(DEFAULT_AB_MIN_EFFECT_PCT),
+  bootstrap_resamples: posInt().default(DEFAULT_AB_RESAMPLES),
+  quality: section(qualitySchema.optional()),
+});
+
+/** Fields in which two target definitions differ (sim options, model, endpoint, generation). */
+export function switchesBetween(a: unknown, b: unknown): string[] {
+  const out: string[] = [];
+  if (!isObj(a) || !isObj(b)) return out;
+  const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
+  // Two servers always differ in `url`; that is where they run, not a switch.
+  for (const k of ['model', 'endpoint', 'extra_body']) if (!same(a[k], b[k])) out.push(k);
+  for (const group of ['sim', 'generation'] as const) {
+    const ga = isObj(a[group]) ? a[group] : {};
+    const gb = isObj(b[group]) ? b[group] : {};
+    for (const k of new Set([...Object.keys(ga), ...Object.keys(gb)]))
+      if (!same(ga[k], gb[k])) out.push(`${group}.${k}`);
+  }
+  // Fault injection is one switch, whichever of its knobs (rate, kinds) differ.
+  const faults: string[] = out.filter((k) => k === 'sim.fault_rate' || k === 'sim.faults');
+  if (faults.length > 1) return [...out.filter((k) => !faults.includes(k)), 'sim.faults'];
+  return out;
+}
+
+export const abKind = defineKind({
+  kind: 'ab',
+  section: 'ab',
+  sectionSchema: abSchema,
+  rules(f, report) {
+    const ab = f.ab;
+    if (ab === undefined) {
+      report(['ab'], 'an A/B needs an `ab` section naming its two sides', 'ab: {a: TARGET, b: TARGET}');
+      return;
+    }
+    if (!isObj(ab)) return;
+    const targets = isObj(f.targets) ? f.targets : undefined;
+    const names = Object.keys(targetsOf(f));
+    for (const side of ['a', 'b'] as const)
+      if (typeof ab[side] === 'string' && targets && !names.includes(ab[side]))
+        report(['ab', side], `no target named ${ab[side]}`, `targets here: ${names.join(', ') || '(none)'}`);
+    if (typeof ab.a === 'string' && ab.a === ab.b)
+      report(
+        ['ab', 'b'],
+        'a and b are the same target',
+        'define two targets, even if identical (an A/A check)',
+      );
+    if (
+      typeof ab.a === 'string' &&
+      typeof ab.b === 'string' &&
+      targets &&
+      names.includes(ab.a) &&
+      names.includes(ab.b)
+    ) {
+      const diff = switchesBetween(targets[ab.a], targets[ab.b]);
+      if (diff.length > 1)
+        report(
+          ['ab'],
+          `an A/B changes exactly one factor; ${ab.a} and ${ab.b} differ in ${diff.join(', ')}`,
+          'make the targets identical except for the one switch under test',
+        );
+    }
+    const q = ab.quality;
+    if (isObj(q) && q.expected === undefined && q.regex === undefined && q.json_schema === undefined)
+      report(
+        ['ab', 'quality'],
+        'a quality check needs expected, regex or json_schema',
+        'e.g. expected: side-a',
+      );
+    if (isObj(q) && typeof q.regex === 'string') {
+      try {
+        new RegExp(q.regex);
+      } catch (e) {
+        report(
+          ['ab', 'quality', 'regex'],
+          `invalid regular expression: ${(e as Error).message}`,
+          'JavaScript RegExp syntax',
+        );
+      }
+    }
+  },
+  defaults: (f) => f,
+  template: (t) => `${t.head(
+    'ab',
+    'ab',
+    "Exactly one switch between two targets, same workload and seed. Reports each metric's delta\nwith a bootstrap 95% CI; significant only after a Holm correction and above\nmin_effect_pct. A quality check on fixed samples flags a faster config with broken output.",
+  )}
+targets:
+${t.simTarget({ name: 'bf16-kv', full: true })}
+${t.simTarget({ name: 'fp8-kv', set: ['kv_cache_dtype: fp8                # the one switch'] })}
+${t.urlTargets}
+
+ab:
+  a: bf16-kv
+  b: fp8-kv
+  switch: kv_cache_dtype              # what differs (recorded)
+  metrics: [ttft_ms, tpot_ms, e2e_ms, itl_ms, output_tokens_per_s]
+  alpha: 0.05                         # family-wise error rate (Holm)
+  min_effect_pct: 5                   # smaller deltas are never called significant
+  bootstrap_resamples: 2000
+  quality:
+    samples: 8                        # fixed prompts sent to both sides
+    expected: side-a                  # exact match with side A's output, or {file: answers.jsonl}
+    # regex: '^\\S'                   # every output must match
+    # json_schema: {type: object}     # every output must be valid JSON for this schema (or a .json path)
+
+${t.common({ load: ['concurrency: 4', 'requests: 32'], generation: ['temperature: 0'] })}
+`,
+  run: runAb,
+  format: (res) => {
+    const out: string[] = [
+      `A = ${res.a}, B = ${res.b}, switch: ${res.switch}; significant = Holm-adjusted p < ${res.alpha} and |Δ| ≥ ${res.min_effect_pct}%`,
+      table(
+        ['metric', 'A mean', 'B mean', 'Δ', 'Δ%', '95% CI', 'p (Holm)', 'verdict'],
+        res.metrics.map((m) => [
+          m.metric,
+          fmt(m.mean_a, 2),
+          fmt(m.mean_b, 2),
+          fmt(m.delta, 2),
+          fmt(m.delta_pct),
+          `[${fmt(m.ci_low, 2)}, ${fmt(m.ci_high, 2)}]`,
+          m.p_holm.toFixed(4),
+          m.significant ? `${m.better === 'b' ? 'B' : 'A'} better` : 'no significant difference',
+        ]),
+      ),
+    ];
+    if (res.quality) {
+      const q = res.quality;
+      const side = (name: string, s: typeof q.a) =>
+        `${name}: ${s.successes}/${s.samples} answered, ${s.truncations} truncated, ${s.errors} errors, ${s.exact_mismatches} exact mismatches, ${s.regex_failures} regex, ${s.schema_failures} schema failures`;
+      out.push(`quality (${q.checks.join(', ')}): ${q.passed ? 'passed' : 'FAILED'}`);
+      out.push(`  ${side(`A ${res.a}`, q.a)}`);
+      out.push(`  ${side(`B ${res.b}`, q.b)}`);
+    }
+    return out;
+  },
+  // The fixed quality samples are the record's `quality` for the two sides.
+  targetRecords: (targets, res) => {
+    const q = res.quality;
+    if (!q) return null;
+    const sides: Record<string, typeof q.a> = { [res.a]: q.a, [res.b]: q.b };
+    return Object.fromEntries(
+      targets.map((t): [string, ExperimentRecord | null] => {
+        const qs = sides[t.name];
+        if (!qs || !t.record) return [t.name, t.record];
+        const note = `probed: ${q.checks.join(', ') || 'quality'} on fixed samples`;
+        return [
+          t.name,
+          setRecordField(
+            t.record,
+            'quality',
+            makeField({
+              samples: [qs.samples, note],
+              successes: [qs.successes, note],
+              truncations: [qs.truncations, note],
+              errors: [qs.errors, note],
+            }),
+          ),
+        ];
+      }),
+    );
+  },
+});

@@ -5,11 +5,16 @@
  * from the warm ones, and correctness: finish reasons, EOS (`stop` before max_tokens) vs
  * `length`, and the reasoning/content split against what `thinking` asked for.
  */
+import { z } from 'zod';
 import { mean, requestMetrics } from '../../analysis/index.js';
 import { UsageError } from '../../core/errors.js';
+import { posInt } from '../../core/fields.js';
 import { SUCCESS_OUTCOMES } from '../../record/types.js';
+import { loadLevels, targetsOf } from '../fields.js';
 import type { ExpContext } from './context.js';
-import { reindex } from './points.js';
+import { table } from './format.js';
+import { defineKind } from './kind.js';
+import { fmt, reindex } from './points.js';
 
 /** The cold (first) request's numbers, ms. */
 export interface ColdRequest {
@@ -165,3 +170,70 @@ export async function runBaseline(ctx: ExpContext): Promise<BaselineResult> {
   }
   return { kind: 'baseline', generation: { ...first.generation }, targets: out };
 }
+
+// ---- the kind module: file section and rules, defaults, template, console output ----------
+
+export const baselineSchema = z.strictObject({
+  /** Sequential requests per target; the first is reported apart as the cold one. */
+  requests: posInt().default(5),
+});
+
+export const baselineKind = defineKind({
+  kind: 'baseline',
+  section: 'baseline',
+  sectionSchema: baselineSchema,
+  rules(f, report) {
+    const { conc, rates } = loadLevels(f);
+    if (rates || conc?.some((c) => c !== 1))
+      report(
+        ['load'],
+        'a baseline sends one request at a time',
+        'remove load.concurrency/rates; use kind concurrency-sweep for load',
+      );
+    // Same generation settings for every target, thinking included: a mismatch is refused.
+    for (const [n, t] of Object.entries(targetsOf(f)))
+      if (t.generation !== undefined)
+        report(
+          ['targets', n, 'generation'],
+          'a baseline uses the same generation settings for every target',
+          'move the settings to the top-level `generation:`',
+        );
+  },
+  defaults: (f) => ({
+    ...f,
+    baseline: f.baseline ?? baselineSchema.parse({}),
+    load: { ...f.load, concurrency: f.load.concurrency ?? [1] },
+  }),
+  template: (t) => `${t.head(
+    'baseline',
+    'baseline',
+    'One request at a time against each target: correctness (finish_reason, EOS vs length,\nreasoning/content split), the cold first request apart from the warm ones. Every target\ngets the same generation settings; per-target overrides are refused.',
+  )}
+targets:
+${t.simTarget({ name: 'h100', full: true })}
+${t.simTarget({ name: 'a100', gpu: 'a100-80gb' })}
+${t.urlTargets}
+
+baseline:
+  requests: 5                         # sequential requests per target; the first is the cold one
+
+${t.common({ load: ['# (one request at a time; baseline.requests sets how many)'], workload: ['input_len: 256', 'output_len: 128'], warmup: 0 })}
+`,
+  run: runBaseline,
+  format: (res) => [
+    table(
+      ['target', 'cold TTFT ms', 'warm TTFT ms', 'warm E2E ms', 'TPOT ms', 'finish', 'problems'],
+      res.targets.map((t) => [
+        t.target,
+        fmt(t.cold?.ttft_ms),
+        fmt(t.warm.ttft_ms_mean),
+        fmt(t.warm.e2e_ms_mean),
+        fmt(t.warm.tpot_ms_mean, 2),
+        Object.entries(t.correctness.finish_reasons)
+          .map(([k, v]) => `${k}:${v}`)
+          .join(' '),
+        t.correctness.problems.join('; ') || 'none',
+      ]),
+    ),
+  ],
+});

@@ -31,8 +31,8 @@ import type { ValidityReason } from '../../report/types.js';
 import type { LoadMode } from '../../runner/loops.js';
 import { RealClock } from '../../runtime/clock.js';
 import { hashString } from '../../runtime/rng.js';
-import { loadCatalogueFile } from '../../sim/catalogue/index.js';
 import { type SimServer, type SimServerOptions, startSimServer } from '../../sim/server/index.js';
+import { toSimServerOptions, withSimDefaults } from '../../sim/settings.js';
 import type { Store } from '../../store/index.js';
 import { buildWorkload } from '../../workload/index.js';
 import type { RequestSpec } from '../../workload/types.js';
@@ -157,28 +157,13 @@ export class ExperimentInterrupted extends Error {
   }
 }
 
-/** Simulator options (file, snake_case) → server options (camelCase). */
+/**
+ * Simulator options (file, snake_case) → server options (camelCase), by the settings schema
+ * (`sim/settings`): unset settings at their defaults, every setting converted the same way,
+ * the catalogue file loaded.
+ */
 export function simServerOptions(s: SimOptions): SimServerOptions {
-  const o: SimServerOptions = { model: s.model, gpu: s.gpu, tp: s.tp, timeScale: s.time_scale };
-  if (s.dtype !== undefined) o.dtype = s.dtype as SimServerOptions['dtype'];
-  if (s.kv_cache_dtype !== undefined) o.kvCacheDtype = s.kv_cache_dtype as SimServerOptions['kvCacheDtype'];
-  if (s.max_num_seqs !== undefined) o.maxNumSeqs = s.max_num_seqs;
-  if (s.max_num_batched_tokens !== undefined) o.maxNumBatchedTokens = s.max_num_batched_tokens;
-  if (s.max_model_len !== undefined) o.maxModelLen = s.max_model_len;
-  if (s.block_size !== undefined) o.blockSize = s.block_size;
-  if (s.gpu_memory_utilization !== undefined) o.gpuMemoryUtilization = s.gpu_memory_utilization;
-  if (s.enable_prefix_caching !== undefined) o.enablePrefixCaching = s.enable_prefix_caching;
-  if (s.max_waiting !== undefined) o.maxWaiting = s.max_waiting;
-  if (s.seed !== undefined) o.seed = s.seed;
-  if (s.fault_rate !== undefined) o.faultRate = s.fault_rate;
-  if (s.faults !== undefined) o.faults = s.faults;
-  if (s.cold_start_ms !== undefined) o.coldStartMs = s.cold_start_ms;
-  if (s.expose_timings !== undefined) o.exposeTimings = s.expose_timings;
-  if (s.reasoning_field !== undefined)
-    o.reasoningField = s.reasoning_field as SimServerOptions['reasoningField'];
-  if (s.served_model_name !== undefined) o.servedModelName = s.served_model_name;
-  if (s.catalog !== undefined) o.catalogue = loadCatalogueFile(s.catalog);
-  return o;
+  return toSimServerOptions(withSimDefaults(s));
 }
 
 /** Generation of a target: the top-level settings with the target's overrides. */

@@ -4,8 +4,14 @@
  * concurrency levels, closed loop, one run per cell, level and target; a table of TTFT, TPOT,
  * E2E and throughput per cell.
  */
+import { z } from 'zod';
+import { err, listOf, posInt, str } from '../../core/fields.js';
+import { MIN_SAMPLES_P99, UNRELIABLE_MARK, UNRELIABLE_NOTE } from '../../report/table.js';
+import { isObj, lengthDist, listAt, loadLevels } from '../fields.js';
 import type { ExpContext } from './context.js';
-import { type LoadPoint, pointOf, reindex } from './points.js';
+import { pct, table } from './format.js';
+import { defineKind } from './kind.js';
+import { fmt, type LoadPoint, pointOf, reindex } from './points.js';
 
 export interface MatrixCell extends LoadPoint {
   cell: string;
@@ -66,3 +72,105 @@ export async function runMatrix(ctx: ExpContext): Promise<MatrixResult> {
   }
   return { kind: 'matrix', targets: out };
 }
+
+// ---- the kind module: file section and rules, defaults, template, console output ----------
+
+export const DEFAULT_MATRIX_CELLS = [
+  { name: 'short-in-short-out', input_len: '128', output_len: '32' },
+  { name: 'long-in-short-out', input_len: '2048', output_len: '32' },
+  { name: 'long-in-long-out', input_len: '2048', output_len: '256' },
+];
+export const DEFAULT_MATRIX_CONCURRENCY = [1, 8];
+
+export const matrixSchema = z.strictObject({
+  cells: z
+    .array(
+      z.strictObject({ name: str().optional(), input_len: lengthDist(), output_len: lengthDist() }),
+      err('expected a list'),
+    )
+    .default(DEFAULT_MATRIX_CELLS.map((c) => ({ ...c }))),
+  concurrency: listOf(posInt()).default([...DEFAULT_MATRIX_CONCURRENCY]),
+});
+
+export const matrixKind = defineKind({
+  kind: 'matrix',
+  section: 'matrix',
+  sectionSchema: matrixSchema,
+  rules(f, report) {
+    const { conc, rates } = loadLevels(f);
+    if (conc)
+      report(
+        ['load', 'concurrency'],
+        'the matrix takes its levels from matrix.concurrency',
+        'move them there',
+      );
+    if (rates) report(['load', 'rates'], 'the matrix is closed loop', 'remove load.rates');
+    const mx: Record<string, unknown> = isObj(f.matrix) ? f.matrix : {};
+    if (Array.isArray(mx.cells) && mx.cells.length < 3)
+      report(
+        ['matrix', 'cells'],
+        'the matrix needs at least three input/output cells',
+        'e.g. short/short, long/short, long/long (the default)',
+      );
+    const mc = listAt(mx.concurrency);
+    if (mc && mc.length < 2)
+      report(['matrix', 'concurrency'], 'the matrix needs at least two concurrency levels', 'e.g. [1, 8]');
+  },
+  defaults: (f) => ({ ...f, matrix: f.matrix ?? matrixSchema.parse({}) }),
+  template: (t) => `${t.head(
+    'matrix',
+    'matrix',
+    'The load matrix: input/output length cells × concurrency levels, the same workload seed\nin every cell.',
+  )}
+targets:
+${t.simTarget({ name: 'sim', full: true })}
+${t.urlTargets}
+
+matrix:
+  cells:                              # at least three
+    - {name: short-in-short-out, input_len: 128, output_len: 32}
+    - {name: long-in-short-out, input_len: 2048, output_len: 32}
+    - {name: long-in-long-out, input_len: 2048, output_len: 256}
+  concurrency: [1, 8]                 # at least two levels
+
+${t.common({ load: ['requests: 16                      # per cell and level'] })}
+`,
+  run: runMatrix,
+  format: (res) => {
+    const out: string[] = [];
+    for (const t of res.targets) {
+      out.push(t.target);
+      out.push(
+        table(
+          [
+            'cell',
+            'in',
+            'out',
+            'conc',
+            'TTFT p50 ms',
+            'TTFT p99 ms',
+            'TPOT p50 ms',
+            'E2E p50 ms',
+            'out tok/s',
+            'errors',
+          ],
+          t.cells.map((c) => [
+            c.cell,
+            c.input_len,
+            c.output_len,
+            String(c.concurrency),
+            fmt(c.ttft_ms.p50),
+            `${fmt(c.ttft_ms.p99)}${c.ttft_ms.p99 !== null && c.ttft_ms.n < MIN_SAMPLES_P99 ? UNRELIABLE_MARK : ''}`,
+            fmt(c.tpot_ms.p50, 2),
+            fmt(c.e2e_ms.p50),
+            fmt(c.output_throughput_tok_s),
+            pct(c.error_rate),
+          ]),
+        ),
+      );
+      if (t.cells.some((c) => c.ttft_ms.p99 !== null && c.ttft_ms.n < MIN_SAMPLES_P99))
+        out.push(UNRELIABLE_NOTE);
+    }
+    return out;
+  },
+});

@@ -13,10 +13,16 @@
  * gap (t₍ₖ₋₁₎, tₖ] overlaps an interval [s, e] when s < tₖ and e > t₍ₖ₋₁₎. The split and the stall
  * ratio are `analysis/interference`'s, the same functions the diagnosis rule uses.
  */
+import { z } from 'zod';
 import { describe, type PrefillInterference, recordsInterference, ttftMs } from '../../analysis/index.js';
+import { listOf, nonNegNum, oneOf, posInt } from '../../core/fields.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { RequestSpec } from '../../workload/types.js';
+import { lengthDist, loadLevels } from '../fields.js';
 import type { ExpContext } from './context.js';
+import { table } from './format.js';
+import { defineKind } from './kind.js';
+import { fmt } from './points.js';
 
 type Order = 'short-first' | 'long-first' | 'interleaved';
 
@@ -134,3 +140,70 @@ function analyse(
     long_ttft_ms_p50: p50(ttft.long),
   };
 }
+
+// ---- the kind module: file section and rules, defaults, template, console output ----------
+
+export const MIXED_INPUT_ORDERS = ['short-first', 'long-first', 'interleaved'] as const;
+
+const mixedClassSchema = z.strictObject({
+  input_len: lengthDist(),
+  output_len: lengthDist(),
+  count: posInt(),
+});
+export const mixedInputSchema = z.strictObject({
+  long: mixedClassSchema.default({ input_len: '4096', output_len: '32', count: 4 }),
+  short: mixedClassSchema.default({ input_len: '128', output_len: '128', count: 16 }),
+  orders: listOf(oneOf(MIXED_INPUT_ORDERS)).default([...MIXED_INPUT_ORDERS]),
+  /** Gap between consecutive arrivals, ms. */
+  spacing_ms: nonNegNum().default(50),
+});
+
+export const mixedInputKind = defineKind({
+  kind: 'mixed-input',
+  section: 'mixed_input',
+  sectionSchema: mixedInputSchema,
+  rules(f, report) {
+    if (loadLevels(f).rates)
+      report(
+        ['load', 'rates'],
+        'mixed-input sets its own arrivals',
+        'configure the mixed_input section instead',
+      );
+  },
+  defaults: (f) => ({ ...f, mixed_input: f.mixed_input ?? mixedInputSchema.parse({}) }),
+  template: (t) => `${t.head(
+    'mixed-input',
+    'mixed-input',
+    'Long and short requests in a controlled arrival order. Reports the stalls of requests\nalready decoding: their chunk gaps while a long prefill overlaps them, against the gaps\nwhile none does. A small token budget (max_num_batched_tokens) makes long prefills chunk.',
+  )}
+targets:
+${t.simTarget({ name: 'sim', full: true, set: ['max_num_batched_tokens: 512', 'max_num_seqs: 256'] })}
+${t.urlTargets}
+
+mixed_input:
+  long: {input_len: 4096, output_len: 32, count: 4}
+  short: {input_len: 128, output_len: 128, count: 16}
+  orders: [short-first, long-first, interleaved]
+  spacing_ms: 50                      # gap between arrivals
+
+${t.common({ load: ['# (arrivals come from mixed_input; requests, concurrency and rates do not apply)'], warmup: 0 })}
+`,
+  run: runMixedInput,
+  format: (res) =>
+    res.targets.flatMap((t) => [
+      t.target,
+      table(
+        ['order', 'overlap gaps n', 'mean ms', 'p99 ms', 'clean gaps n', 'mean ms', 'p99 ms', 'stall ratio'],
+        t.orders.map((o) => [
+          o.order,
+          String(o.gaps_overlapping_ms.n),
+          fmt(o.gaps_overlapping_ms.mean, 2),
+          fmt(o.gaps_overlapping_ms.p99, 2),
+          String(o.gaps_clean_ms.n),
+          fmt(o.gaps_clean_ms.mean, 2),
+          fmt(o.gaps_clean_ms.p99, 2),
+          fmt(o.stall_ratio, 2),
+        ]),
+      ),
+    ]),
+});

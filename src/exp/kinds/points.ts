@@ -80,7 +80,7 @@ export function verdictOf(p: Pick<LoadPoint, 'validity'>): string {
   return p.validity.length ? `INVALID: ${p.validity.map((r) => r.code).join(', ')}` : 'valid';
 }
 
-/** Stop rules of a sweep (defaults in `exp/schema`: DEFAULT_STOP_*). */
+/** Stop rules of a sweep (defaults in `exp/kinds/sweep`: DEFAULT_STOP_*). */
 export interface StopRules {
   error_rate: number;
   ttft_p99_factor: number;

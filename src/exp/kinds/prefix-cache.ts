@@ -16,11 +16,17 @@
  * server's does.
  */
 import { readFileSync } from 'node:fs';
+import { z } from 'zod';
 import { mean, percentile, requestMetrics } from '../../analysis/index.js';
 import { UsageError } from '../../core/errors.js';
+import { listOf, oneOf, posInt, str } from '../../core/fields.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { RequestSpec } from '../../workload/types.js';
+import { loadLevels } from '../fields.js';
 import type { ExpContext, LiveTarget, RunCache } from './context.js';
+import { pct, table } from './format.js';
+import { defineKind } from './kind.js';
+import { fmt } from './points.js';
 
 type PhaseName = 'cold' | 'exact-repeat' | 'new-question' | 'scattered';
 
@@ -254,3 +260,86 @@ function phaseResult(
     as_expected: ok,
   };
 }
+
+// ---- the kind module: file section and rules, defaults, template, console output ----------
+
+/** Phases of the prefix-cache experiment, in the order they run. */
+export const PREFIX_CACHE_PHASES = ['cold', 'exact-repeat', 'new-question', 'scattered'] as const;
+
+export const prefixCacheSchema = z.strictObject({
+  document_tokens: posInt().default(2048),
+  /** Documents rotated in the scattered phase (consecutive requests share no prefix). */
+  documents: posInt().default(4),
+  question_tokens: posInt().default(32),
+  requests_per_phase: posInt().default(4),
+  phases: listOf(oneOf(PREFIX_CACHE_PHASES)).default([...PREFIX_CACHE_PHASES]),
+  /** A text file used as the shared document instead of generated text. */
+  document_file: str().optional(),
+});
+
+export const prefixCacheKind = defineKind({
+  kind: 'prefix-cache',
+  section: 'prefix_cache',
+  sectionSchema: prefixCacheSchema,
+  rules(f, report) {
+    if (loadLevels(f).rates)
+      report(
+        ['load', 'rates'],
+        'prefix-cache sets its own arrivals',
+        'configure the prefix_cache section instead',
+      );
+  },
+  defaults: (f) => ({
+    ...f,
+    prefix_cache: f.prefix_cache ?? prefixCacheSchema.parse({}),
+    load: { ...f.load, concurrency: f.load.concurrency ?? [1] },
+  }),
+  template: (t) => `${t.head(
+    'prefix-cache',
+    'prefix-cache',
+    'A long shared document with the question last, in four phases: cold (after a cache\nreset), exact repeat, same document with a new question, and scattered (documents rotated\nso consecutive requests share no prefix). Reports cached tokens, TTFT and the prefill\nestimate per phase.',
+  )}
+targets:
+${t.simTarget({ name: 'sim', full: true, set: ['enable_prefix_caching: true'] })}
+${t.urlTargets}
+
+prefix_cache:
+  document_tokens: 2048               # length of the shared document
+  documents: 4                        # documents rotated in the scattered phase
+  question_tokens: 32
+  requests_per_phase: 4
+  phases: [cold, exact-repeat, new-question, scattered]
+  # document_file: contract.txt       # use this text as the document instead of generated text
+
+${t.common({ load: ['# (one request at a time; prefix_cache sets the counts)'], workload: ['input_len: 2048', 'output_len: 32'], cache: ['policy: cold'], warmup: 0 })}
+`,
+  run: runPrefixCache,
+  format: (res) =>
+    res.targets.flatMap((t) => [
+      `${t.target} (cold state: ${t.cold_state}; hits as expected: ${t.hits_as_expected ? 'yes' : 'NO'})`,
+      table(
+        [
+          'phase',
+          'prompt tok',
+          'cached tok',
+          'hit',
+          'TTFT p50 ms',
+          'prefill p50 ms',
+          'prefill tok/s',
+          'expected',
+          'ok',
+        ],
+        t.phases.map((p) => [
+          p.phase,
+          fmt(p.prompt_tokens_mean, 0),
+          fmt(p.cached_tokens_mean, 0),
+          pct(p.hit_ratio),
+          fmt(p.ttft_ms_p50),
+          `${fmt(p.prefill_ms_p50)} (${p.prefill_source})`,
+          fmt(p.prefill_tok_s, 0),
+          p.expected,
+          p.as_expected === null ? '-' : p.as_expected ? 'yes' : 'NO',
+        ]),
+      ),
+    ]),
+});

@@ -11,15 +11,24 @@
  * holds (up to 4 × the last level), then bisects between the last pass and the first failure.
  */
 
+import { z } from 'zod';
 import type { Summary } from '../../analysis/index.js';
 import { UsageError } from '../../core/errors.js';
+import { bool, fraction, listOf, posNum } from '../../core/fields.js';
+import { UNRELIABLE_NOTE } from '../../report/table.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
+import { increasing, loadLevels } from '../fields.js';
 import type { ExpContext, LiveTarget } from './context.js';
+import { pct, table } from './format.js';
+import { defineKind, type KindFile } from './kind.js';
 import {
   findKnee,
+  fmt,
+  formatPct,
   type Knee,
   type LoadPoint,
   pctOf,
+  pctUnreliable,
   pointOf,
   reindex,
   stopReason,
@@ -68,6 +77,8 @@ export interface SweepTargetResult {
 
 export interface SweepResult {
   kind: 'concurrency-sweep' | 'rate-sweep';
+  /** `fresh`: each level got its own prompts; `reused`: the same at every level (`workload.reuse_prompts`). */
+  prompts: 'fresh' | 'reused';
   stop: { error_rate: number; ttft_p99_factor: number; e2e_p99_factor: number };
   knee_min_gain: number;
   targets: SweepTargetResult[];
@@ -157,7 +168,13 @@ export async function runConcurrencySweep(ctx: ExpContext): Promise<SweepResult>
       res.max_concurrency = await searchMax(ctx, t, summaries, rules.error_rate);
     out.push(res);
   }
-  return { kind: 'concurrency-sweep', stop: rules, knee_min_gain: 0.1, targets: out };
+  return {
+    kind: 'concurrency-sweep',
+    prompts: ctx.exp.workload.reuse_prompts ? 'reused' : 'fresh',
+    stop: rules,
+    knee_min_gain: 0.1,
+    targets: out,
+  };
 }
 
 /** Whether a run meets the experiment's SLO (p90 of each metric, and the error-rate rule). */
@@ -290,5 +307,228 @@ export async function runRateSweep(ctx: ExpContext): Promise<SweepResult> {
     }
     out.push({ ...concludeSweep(t.name, 'rate_rps', points), capacity_rps: capacity });
   }
-  return { kind: 'rate-sweep', stop: rules, knee_min_gain: 0.1, targets: out };
+  return {
+    kind: 'rate-sweep',
+    prompts: ctx.exp.workload.reuse_prompts ? 'reused' : 'fresh',
+    stop: rules,
+    knee_min_gain: 0.1,
+    targets: out,
+  };
 }
+
+// ---- the kind module: file section and rules, defaults, template, console output ----------
+
+/** Sweep stop rules: stop once the error rate passes this fraction… */
+export const DEFAULT_STOP_ERROR_RATE = 0.05;
+/** …or p99 TTFT exceeds this multiple of the first level's p99 TTFT… */
+export const DEFAULT_STOP_TTFT_P99_FACTOR = 10;
+/** …or p99 E2E exceeds this multiple of the first level's p99 E2E. */
+export const DEFAULT_STOP_E2E_P99_FACTOR = 10;
+export const DEFAULT_SWEEP_CONCURRENCY = [1, 2, 4, 8, 16, 32, 64];
+export const DEFAULT_CAPACITY_FRACTIONS = [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25];
+
+const stopSchema = z.strictObject({
+  error_rate: fraction().default(DEFAULT_STOP_ERROR_RATE),
+  ttft_p99_factor: posNum().default(DEFAULT_STOP_TTFT_P99_FACTOR),
+  e2e_p99_factor: posNum().default(DEFAULT_STOP_E2E_P99_FACTOR),
+});
+
+/** The `sweep` section, read by both sweeps. */
+export const sweepSchema = z.strictObject({
+  stop: stopSchema.default({
+    error_rate: DEFAULT_STOP_ERROR_RATE,
+    ttft_p99_factor: DEFAULT_STOP_TTFT_P99_FACTOR,
+    e2e_p99_factor: DEFAULT_STOP_E2E_P99_FACTOR,
+  }),
+  /** concurrency-sweep: search for the largest concurrency meeting `slo` (as `servelab plan --find-max-concurrency`). */
+  find_max_concurrency: bool().default(false),
+  /** rate-sweep without `load.rates`: rates as fractions of the measured capacity. */
+  capacity_fractions: listOf(posNum()).optional(),
+});
+
+/** The `sweep` section as a rule reads it (a map, or nothing). */
+const sweepAt = (f: { sweep?: unknown }): Record<string, unknown> =>
+  f.sweep && typeof f.sweep === 'object' ? (f.sweep as Record<string, unknown>) : {};
+
+/** A sweep's table per target: throughput and latency percentiles per level, the knee. */
+function formatSweep(res: SweepResult): string[] {
+  const out: string[] = [];
+  for (const t of res.targets) {
+    out.push(`${t.target}${t.capacity_rps ? ` (capacity ${fmt(t.capacity_rps, 2)} req/s)` : ''}`);
+    out.push(
+      table(
+        [
+          t.factor === 'concurrency' ? 'concurrency' : 'rate req/s',
+          'req/s',
+          'out tok/s',
+          'server tok/s',
+          'TTFT p50/p95/p99 ms',
+          'E2E p50/p95/p99 ms',
+          'TPOT p50',
+          'errors',
+          'cache hit',
+          'verdict',
+          'stop',
+        ],
+        t.points.map((p) => [
+          String(p.level),
+          fmt(p.request_throughput_rps, 2),
+          fmt(p.output_throughput_tok_s),
+          fmt(p.server_tokens_per_s),
+          formatPct(p.ttft_ms),
+          formatPct(p.e2e_ms),
+          fmt(p.tpot_ms.p50, 2),
+          pct(p.error_rate),
+          pct(p.cache_hit_rate),
+          verdictOf(p),
+          p.stopped ?? '',
+        ]),
+      ),
+    );
+    if (t.points.some((p) => pctUnreliable(p.ttft_ms) || pctUnreliable(p.e2e_ms))) out.push(UNRELIABLE_NOTE);
+    if (res.prompts === 'reused')
+      out.push(
+        'prompts: the same at every level (workload.reuse_prompts): on an engine with a prefix cache the later levels run warm (see the cache hit column)',
+      );
+    const leftOut = t.left_out.length
+      ? `; left out: ${t.left_out.map((l) => `${l.level} (${l.reasons.join(', ')})`).join(', ')}`
+      : '';
+    out.push(
+      t.knee_determined
+        ? `knee: ${t.knee} (${t.knee_reason}${leftOut})`
+        : t.points.length - t.left_out.length < MIN_VALID_LEVELS_FOR_KNEE
+          ? `knee: undetermined (${t.knee_reason}${leftOut})`
+          : `knee: not reached (${t.knee_reason}${leftOut})`,
+    );
+    if (t.max_concurrency)
+      out.push(
+        t.max_concurrency.concurrency === null
+          ? `max concurrency meeting the SLO (p90): undetermined (${t.max_concurrency.undetermined})`
+          : `max concurrency meeting the SLO (p90): ${t.max_concurrency.concurrency}${t.max_concurrency.bounded ? '' : ' (or more: the SLO still held at the largest level tried)'}`,
+      );
+  }
+  return out;
+}
+
+/** The `sweep` section's defaults. */
+const withSweep = <F extends KindFile<string, 'sweep', typeof sweepSchema>>(f: F): F => ({
+  ...f,
+  sweep: f.sweep ?? sweepSchema.parse({}),
+});
+
+export const concurrencySweepKind = defineKind({
+  kind: 'concurrency-sweep',
+  section: 'sweep',
+  sectionSchema: sweepSchema,
+  rules(f, report) {
+    const { conc, rates } = loadLevels(f);
+    if (rates)
+      report(['load', 'rates'], 'a concurrency sweep is closed loop', 'use kind rate-sweep for rates');
+    if (conc && conc.length < 2)
+      report(['load', 'concurrency'], 'a sweep needs at least two levels', 'e.g. [1, 2, 4, 8, 16]');
+    else if (conc && !increasing(conc))
+      report(['load', 'concurrency'], 'levels must increase', 'e.g. [1, 2, 4, 8, 16]');
+    const sweep = sweepAt(f);
+    if (sweep.find_max_concurrency === true && f.slo === undefined)
+      report(
+        ['sweep', 'find_max_concurrency'],
+        'needs an `slo` to meet',
+        'add e.g. slo: {ttft_ms: 1000, tpot_ms: 50}',
+      );
+    if (sweep.capacity_fractions !== undefined)
+      report(['sweep', 'capacity_fractions'], 'capacity_fractions applies to rate-sweep', 'remove it');
+  },
+  defaults: (f) => {
+    const s = withSweep(f);
+    return { ...s, load: { ...s.load, concurrency: s.load.concurrency ?? [...DEFAULT_SWEEP_CONCURRENCY] } };
+  },
+  template: (t) => `${t.head(
+    'concurrency-sweep',
+    'concurrency-sweep',
+    'Closed loop at rising concurrency with the same length distribution. Reports throughput and\np50/p95/p99 per level and the knee: the last level before throughput stops rising or the\ntail blows up. max_num_seqs 8 puts the knee near 8 on this small simulated setup.',
+  )}
+targets:
+${t.simTarget({ name: 'sim', full: true, set: ['max_num_seqs: 8'] })}
+${t.urlTargets}
+
+sweep:
+  stop:                               # stop the sweep once any rule trips:
+    error_rate: 0.05                  #   error rate above this fraction
+    ttft_p99_factor: 10               #   p99 TTFT above K × the first level's
+    e2e_p99_factor: 10                #   p99 E2E above K × the first level's
+  find_max_concurrency: false         # search the largest concurrency meeting slo (as servelab plan)
+
+${t.common({ load: ['concurrency: [1, 2, 4, 8, 16, 32]', 'requests: 32                      # measured requests per level'], slo: ['ttft_ms: 1000', 'tpot_ms: 50', 'e2e_ms: 20000'] })}
+`,
+  run: runConcurrencySweep,
+  format: formatSweep,
+});
+
+export const rateSweepKind = defineKind({
+  kind: 'rate-sweep',
+  section: 'sweep',
+  sectionSchema: sweepSchema,
+  rules(f, report) {
+    const { conc, rates } = loadLevels(f);
+    if (conc)
+      report(
+        ['load', 'concurrency'],
+        'a rate sweep is open loop',
+        'use load.rates (and max_concurrency to cap in-flight requests)',
+      );
+    if (rates && rates.length < 2)
+      report(
+        ['load', 'rates'],
+        'a sweep needs at least two rates',
+        'or leave rates out to derive them from the measured capacity',
+      );
+    else if (rates && !increasing(rates))
+      report(['load', 'rates'], 'rates must increase', 'e.g. [1, 2, 4, 8]');
+    const sweep = sweepAt(f);
+    if (rates && sweep.capacity_fractions !== undefined)
+      report(
+        ['sweep', 'capacity_fractions'],
+        'both load.rates and capacity_fractions are set',
+        'keep one of them',
+      );
+    if (sweep.find_max_concurrency === true)
+      report(
+        ['sweep', 'find_max_concurrency'],
+        'find_max_concurrency applies to concurrency-sweep',
+        'remove it',
+      );
+  },
+  defaults: (f) => {
+    const s = withSweep(f);
+    return !s.load.rates && !s.sweep?.capacity_fractions
+      ? {
+          ...s,
+          sweep: {
+            ...sweepSchema.parse({}),
+            ...s.sweep,
+            capacity_fractions: [...DEFAULT_CAPACITY_FRACTIONS],
+          },
+        }
+      : s;
+  },
+  template: (t) => `${t.head(
+    'rate-sweep',
+    'rate-sweep',
+    'Open loop over a list of rates (requests/s), with the same stop rules as the concurrency\nsweep. Leave load.rates out to derive the rates from the measured capacity\n(sweep.capacity_fractions).',
+  )}
+targets:
+${t.simTarget({ name: 'sim', full: true, set: ['max_num_seqs: 8'] })}
+${t.urlTargets}
+
+sweep:
+  stop:
+    error_rate: 0.05
+    ttft_p99_factor: 10
+    e2e_p99_factor: 10
+  # capacity_fractions: [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25]   # used when load.rates is absent
+
+${t.common({ load: ['rates: [5, 10, 20, 40, 80]        # requests per second', 'arrival: poisson', 'requests: 40                      # per rate'] })}
+`,
+  run: runRateSweep,
+  format: formatSweep,
+});

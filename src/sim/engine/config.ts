@@ -9,9 +9,10 @@
  * num_blocks = ⌊kv_GiB·2³⁰ / (block_size × KV bytes per token per GPU)⌋
  * ```
  */
-import { type Problem, UsageError } from '../../core/errors.js';
+import { UsageError } from '../../core/errors.js';
 import { type Catalogue, defaultCatalogue } from '../catalogue/index.js';
 import type { GpuSpec, ModelSpec } from '../catalogue/types.js';
+import { checkSimOptions, type SimLayerOptions } from '../settings.js';
 import { BYTES_PER_WEIGHT, type KvCacheDtype, modelAccounting, type WeightDtype } from './cost.js';
 
 const GIB = 1024 ** 3;
@@ -28,38 +29,20 @@ export const ACTIVATION_RESERVE_GIB = 5.5;
 export const NON_TORCH_GIB_TP1 = 0.15;
 export const NON_TORCH_GIB_TP = 0.6;
 
-const BLOCK_SIZES = [1, 8, 16, 32, 64, 128];
-
-/** Engine flags with vLLM's names in camelCase. Unset fields take vLLM's defaults. */
-export interface EngineOptions {
+/**
+ * Engine flags with vLLM's names in camelCase. Each is a setting of `sim/settings`, which
+ * declares its type, range, default and meaning once (docs/sim.md lists them); unset fields
+ * take their defaults there.
+ */
+export interface EngineOptions extends Omit<SimLayerOptions<'engine'>, 'model' | 'gpu' | 'catalogue'> {
   /** Catalogue model name, e.g. `llama-3.1-8b`. */
   model: string;
   /** Catalogue GPU name, e.g. `h100`. */
   gpu: string;
-  /** Tensor-parallel size (`--tensor-parallel-size`), default 1. */
-  tp?: number;
-  /** Weight precision (`--dtype` / `--quantization`), default bf16. */
-  dtype?: WeightDtype;
-  /** `--kv-cache-dtype`, default auto (= 16-bit). */
-  kvCacheDtype?: KvCacheDtype;
-  /** `--max-num-seqs`; default 1024 on ≥70 GiB non-A100 GPUs, else 256 (vLLM `get_batch_defaults`). */
-  maxNumSeqs?: number;
-  /** `--max-num-batched-tokens`; default 8192 on ≥70 GiB non-A100 GPUs, else 2048. */
-  maxNumBatchedTokens?: number;
-  /** `--block-size`, tokens per KV block, default 16. */
-  blockSize?: number;
-  /** `--gpu-memory-utilization`, 0..1, default 0.9. */
-  gpuMemoryUtilization?: number;
-  /** `--max-model-len`; default the model's max_position_embeddings, lowered to the KV capacity. */
-  maxModelLen?: number;
-  /** `--enable-prefix-caching`, default true. */
-  enablePrefixCaching?: boolean;
-  /** `--num-gpu-blocks-override`: fix the KV block count instead of sizing it from memory. */
-  numGpuBlocksOverride?: number;
-  /** Extra ms added to the engine's first step, so the first requests see a cold engine. Default 0. */
-  coldStartMs?: number;
   /** Catalogue to resolve names in (default: built-in). */
   catalogue?: Catalogue;
+  /** `--num-gpu-blocks-override`: fix the KV block count instead of sizing it from memory (engine API only). */
+  numGpuBlocksOverride?: number;
 }
 
 /** How the simulated GPU memory is split (per GPU, GiB). */
@@ -103,97 +86,48 @@ export function vllmBatchDefaults(gpu: GpuSpec): { maxNumSeqs: number; maxNumBat
     : { maxNumSeqs: 256, maxNumBatchedTokens: 2048 };
 }
 
-function isPosInt(v: unknown): v is number {
-  return typeof v === 'number' && Number.isInteger(v) && v > 0;
-}
-
 /**
  * Validate engine flags and resolve them into an {@link EngineConfig}. Throws a
  * {@link UsageError} listing every problem, each with a hint (unknown names list the valid ones;
- * a model that does not fit suggests `--tp` or `--dtype fp8`).
+ * a model that does not fit suggests `--tp` or `--dtype fp8`). Each flag's own range is the
+ * setting's (`sim/settings`); what depends on the model and GPU is checked here.
  */
 export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
   const cat = opts.catalogue ?? defaultCatalogue();
-  const problems: Problem[] = [];
-  const model = cat.models[opts.model?.toLowerCase?.() ?? ''];
-  const gpu = cat.gpus[opts.gpu?.toLowerCase?.() ?? ''];
-  if (!model) {
+  const { values: v, problems } = checkSimOptions(opts, 'engine');
+  const model = cat.models[v.model?.toLowerCase() ?? ''];
+  const gpu = cat.gpus[v.gpu?.toLowerCase() ?? ''];
+  if (!model && v.model !== undefined) {
     problems.push({
       path: '--model',
-      message: `unknown model "${opts.model}"`,
+      message: `unknown model "${v.model}"`,
       hint: `one of: ${Object.keys(cat.models).join(', ')} (or add it with a catalogue file)`,
     });
   }
-  if (!gpu) {
+  if (!gpu && v.gpu !== undefined) {
     problems.push({
       path: '--gpu',
-      message: `unknown GPU "${opts.gpu}"`,
+      message: `unknown GPU "${v.gpu}"`,
       hint: `one of: ${Object.keys(cat.gpus).join(', ')} (or add it with a catalogue file)`,
     });
   }
-  const tp = opts.tp ?? 1;
-  if (!isPosInt(tp) || tp > 8) {
-    problems.push({
-      path: '--tp',
-      message: `must be an integer from 1 to 8, got ${tp}`,
-      hint: 'e.g. --tp 2',
-    });
-  } else if (model && model.num_attention_heads % tp !== 0) {
+  const tp = v.tp;
+  if (tp !== undefined && model && model.num_attention_heads % tp !== 0) {
     problems.push({
       path: '--tp',
       message: `${model.num_attention_heads} attention heads are not divisible by ${tp}`,
       hint: 'use a tensor-parallel size that divides the number of heads (1, 2, 4, 8)',
     });
   }
-  const dtype = opts.dtype ?? 'bf16';
-  if (!['bf16', 'fp16', 'fp8', 'int4'].includes(dtype)) {
-    problems.push({
-      path: '--dtype',
-      message: `unknown dtype "${dtype}"`,
-      hint: 'one of: bf16, fp16, fp8, int4',
-    });
-  }
-  const kvCacheDtype = opts.kvCacheDtype ?? 'auto';
-  if (!['auto', 'fp8'].includes(kvCacheDtype)) {
-    problems.push({
-      path: '--kv-cache-dtype',
-      message: `unknown "${kvCacheDtype}"`,
-      hint: 'one of: auto, fp8',
-    });
-  }
-  const blockSize = opts.blockSize ?? 16;
-  if (!BLOCK_SIZES.includes(blockSize)) {
-    problems.push({
-      path: '--block-size',
-      message: `got ${blockSize}`,
-      hint: `one of: ${BLOCK_SIZES.join(', ')}`,
-    });
-  }
-  const util = opts.gpuMemoryUtilization ?? 0.9;
-  if (typeof util !== 'number' || !(util > 0 && util <= 1)) {
-    problems.push({
-      path: '--gpu-memory-utilization',
-      message: `must be in (0, 1], got ${util}`,
-      hint: 'e.g. 0.9',
-    });
-  }
   const defaults = gpu ? vllmBatchDefaults(gpu) : { maxNumSeqs: 256, maxNumBatchedTokens: 2048 };
-  const maxNumSeqs = opts.maxNumSeqs ?? defaults.maxNumSeqs;
-  const maxNumBatchedTokens = opts.maxNumBatchedTokens ?? defaults.maxNumBatchedTokens;
-  if (!isPosInt(maxNumSeqs)) {
-    problems.push({
-      path: '--max-num-seqs',
-      message: `must be a positive integer, got ${maxNumSeqs}`,
-      hint: 'e.g. 256',
-    });
-  }
-  if (!isPosInt(maxNumBatchedTokens)) {
-    problems.push({
-      path: '--max-num-batched-tokens',
-      message: `must be a positive integer, got ${maxNumBatchedTokens}`,
-      hint: 'e.g. 8192',
-    });
-  } else if (isPosInt(maxNumSeqs) && maxNumBatchedTokens < maxNumSeqs) {
+  const maxNumSeqs = v.max_num_seqs ?? defaults.maxNumSeqs;
+  const maxNumBatchedTokens = v.max_num_batched_tokens ?? defaults.maxNumBatchedTokens;
+  const badFlags = new Set(problems.map((p) => p.path));
+  if (
+    !badFlags.has('--max-num-seqs') &&
+    !badFlags.has('--max-num-batched-tokens') &&
+    maxNumBatchedTokens < maxNumSeqs
+  ) {
     // vLLM's SchedulerConfig rejects this too: a step could not give every running sequence a token.
     problems.push({
       path: '--max-num-batched-tokens',
@@ -201,31 +135,38 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
       hint: `raise it to at least ${maxNumSeqs} or lower --max-num-seqs`,
     });
   }
-  const coldStartMs = opts.coldStartMs ?? 0;
-  if (typeof coldStartMs !== 'number' || !(coldStartMs >= 0) || !Number.isFinite(coldStartMs)) {
-    problems.push({ path: '--cold-start-ms', message: `must be ≥ 0, got ${coldStartMs}`, hint: 'e.g. 2000' });
-  }
-  if (opts.numGpuBlocksOverride !== undefined && !isPosInt(opts.numGpuBlocksOverride)) {
+  if (
+    opts.numGpuBlocksOverride !== undefined &&
+    !(Number.isInteger(opts.numGpuBlocksOverride) && opts.numGpuBlocksOverride > 0)
+  ) {
     problems.push({
       path: '--num-gpu-blocks-override',
       message: `must be a positive integer, got ${opts.numGpuBlocksOverride}`,
       hint: 'e.g. 1000',
     });
   }
-  if (opts.maxModelLen !== undefined && !isPosInt(opts.maxModelLen)) {
+  if (model && v.max_model_len !== undefined && v.max_model_len > model.max_position_embeddings) {
     problems.push({
       path: '--max-model-len',
-      message: `must be a positive integer, got ${opts.maxModelLen}`,
-      hint: 'e.g. 8192',
-    });
-  } else if (model && opts.maxModelLen !== undefined && opts.maxModelLen > model.max_position_embeddings) {
-    problems.push({
-      path: '--max-model-len',
-      message: `${opts.maxModelLen} exceeds the model's max_position_embeddings (${model.max_position_embeddings})`,
+      message: `${v.max_model_len} exceeds the model's max_position_embeddings (${model.max_position_embeddings})`,
       hint: `use at most ${model.max_position_embeddings}`,
     });
   }
-  if (problems.length || !model || !gpu) throw new UsageError(problems);
+  const { dtype, kv_cache_dtype: kvCacheDtype, block_size: blockSize, gpu_memory_utilization: util } = v;
+  const { cold_start_ms: coldStartMs, enable_prefix_caching: enablePrefixCaching } = v;
+  if (
+    problems.length ||
+    !model ||
+    !gpu ||
+    tp === undefined ||
+    dtype === undefined ||
+    kvCacheDtype === undefined ||
+    blockSize === undefined ||
+    util === undefined ||
+    coldStartMs === undefined ||
+    enablePrefixCaching === undefined
+  )
+    throw new UsageError(problems);
 
   const memory = planMemory(model, gpu, tp, dtype, kvCacheDtype, util, blockSize, opts.numGpuBlocksOverride);
   if (memory.numGpuBlocks < 1) {
@@ -255,12 +196,12 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
       },
     ]);
   }
-  let maxModelLen = opts.maxModelLen ?? Math.min(model.max_position_embeddings, memory.kvCapacityTokens);
-  if (opts.maxModelLen !== undefined && opts.maxModelLen > memory.kvCapacityTokens) {
+  let maxModelLen = v.max_model_len ?? Math.min(model.max_position_embeddings, memory.kvCapacityTokens);
+  if (v.max_model_len !== undefined && v.max_model_len > memory.kvCapacityTokens) {
     throw new UsageError([
       {
         path: '--max-model-len',
-        message: `${opts.maxModelLen} tokens need more KV cache than the ${memory.kvCapacityTokens} tokens available`,
+        message: `${v.max_model_len} tokens need more KV cache than the ${memory.kvCapacityTokens} tokens available`,
         hint: `use --max-model-len ${memory.kvCapacityTokens} or less, or raise --gpu-memory-utilization / --tp`,
       },
     ]);
@@ -277,7 +218,7 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
     blockSize,
     gpuMemoryUtilization: util,
     maxModelLen,
-    enablePrefixCaching: opts.enablePrefixCaching ?? true,
+    enablePrefixCaching,
     coldStartMs,
     memory,
   };

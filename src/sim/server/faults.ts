@@ -27,6 +27,9 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'garble',
 ];
 
+/** The fault kinds as a list names them (`stall` takes its pause: `stall:MS`). */
+export const FAULT_FORMS: readonly string[] = FAULT_KINDS.map((k) => (k === 'stall' ? 'stall:MS' : k));
+
 /** One configured fault. `stallMs` (engine ms, so it shrinks with --time-scale) only for `stall`. */
 export interface FaultSpec {
   kind: FaultKind;
@@ -53,7 +56,7 @@ export function parseFaults(list: string | readonly string[]): FaultSpec[] {
       problems.push({
         path: '--faults',
         message: `unknown fault "${item}"`,
-        hint: `use a comma-separated list of ${FAULT_KINDS.map((k) => (k === 'stall' ? 'stall:MS' : k)).join(', ')}`,
+        hint: `use a comma-separated list of ${FAULT_FORMS.join(', ')}`,
       });
       continue;
     }

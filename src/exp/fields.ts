@@ -1,0 +1,363 @@
+/**
+ * @module exp/fields
+ * The fields every experiment kind shares (targets, load, generation, workload, slo,
+ * thresholds, cache, seed, repeats …), the cross-field rules on them, and the builders a kind
+ * module makes its file format with ({@link kindFile}, {@link withRules}). The kinds' own
+ * sections live with the kinds (`exp/kinds/`); `exp/schema` joins them into the file format.
+ *
+ * Units are in the names: `*_ms` milliseconds, `*_s` seconds, `*_tokens`/`*_len` tokens, rates
+ * in requests per second.
+ */
+import { z } from 'zod';
+import {
+  bool,
+  err,
+  FRACTION,
+  listOf,
+  nonNegInt,
+  oneOf,
+  posInt,
+  posNum,
+  section,
+  str,
+} from '../core/fields.js';
+import { canonicalSimKeys, simSettingsSchema } from '../sim/settings.js';
+import { parseLengthDist } from '../workload/index.js';
+
+/**
+ * A length distribution, kept as its canonical string (what `--input-len` takes). The grammar
+ * is workload's ({@link parseLengthDist}), so a file accepts what `run` accepts; spaces
+ * around `:`, `-` and `,` are forgiven first, since YAML writers put them there
+ * (`normal:512, 64`).
+ */
+export const lengthDist = () =>
+  z.union([z.number(), z.string()], err('expected a length')).transform((v, ctx) => {
+    const r = parseLengthDist(
+      String(v)
+        .trim()
+        .replace(/\s*([:,-])\s*/g, '$1'),
+    );
+    if (!r.ok) {
+      ctx.addIssue({ code: 'custom', message: r.problem.message, params: { hint: r.problem.hint } });
+      return z.NEVER;
+    }
+    return r.dist.toString();
+  });
+
+const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const THRESHOLD_RE = /^[A-Za-z0-9_.]+\s*(<=|>=|<|>|==)\s*[+-]?\d+(\.\d+)?%?$/;
+const TARGET_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+// ---- sections -------------------------------------------------------------------------------
+
+/**
+ * A sim target's options: the simulator's settings as a file writes them (`sim/settings`, the
+ * one declaration of every setting), plus the clock it runs on.
+ */
+export const simSchema = simSettingsSchema('file').safeExtend({
+  /** real: an HTTP server in real time; virtual: the engine in-process, no HTTP (as `servelab plan`). */
+  clock: oneOf(['real', 'virtual']).default('real'),
+});
+export type SimOptions = z.output<typeof simSchema>;
+
+export const generationSchema = z.strictObject({
+  /** Reasoning phase on or off (`chat_template_kwargs.enable_thinking`); unset = the engine's default. */
+  thinking: bool().optional(),
+  temperature: z
+    .number(err('expected a number between 0 and 2'))
+    .min(0, err('expected a number between 0 and 2'))
+    .max(2, err('expected a number between 0 and 2'))
+    .optional(),
+  top_p: z
+    .number(err(FRACTION))
+    .gt(0, err('expected a number in (0, 1]'))
+    .max(1, err('expected a number in (0, 1]'))
+    .optional(),
+  max_tokens: posInt().optional(),
+  stop: listOf(str()).optional(),
+  ignore_eos: bool().optional(),
+  stream: bool().default(true),
+  seed: nonNegInt().optional(),
+});
+export type Generation = z.output<typeof generationSchema>;
+
+/** Facts about a target that cannot be probed, declared by the user (recorded as `declared`). */
+export const declaredSchema = z.strictObject({
+  engine: str().optional(),
+  engine_version: str().optional(),
+  image: str().optional(),
+  model_revision: str().optional(),
+  gpu: str().optional(),
+  gpu_count: posInt().optional(),
+  gpu_memory_gib: posNum().optional(),
+  interconnect: str().optional(),
+  driver: str().optional(),
+  cuda: str().optional(),
+  rocm: str().optional(),
+  kernel_backend: str().optional(),
+  weights_dtype: str().optional(),
+  activations_dtype: str().optional(),
+  kv_cache_dtype: str().optional(),
+  max_model_len: posInt().optional(),
+  max_num_seqs: posInt().optional(),
+  max_num_batched_tokens: posInt().optional(),
+  chat_template: str().optional(),
+  routing: str().optional(),
+});
+export type Declared = z.output<typeof declaredSchema>;
+
+export const targetSchema = z.strictObject({
+  /** Base URL ending in /v1. */
+  url: str()
+    .regex(/^https?:\/\/[^\s/]+/, 'expected an http:// or https:// URL')
+    .optional(),
+  /** Name of the environment variable holding this target's API key (never the key itself). */
+  api_key_env: str().regex(ENV_NAME_RE, 'expected an environment variable name like MY_API_KEY').optional(),
+  headers: section(z.record(str(), str(), err('expected a map of header names to values')).optional()),
+  /** The settings' aliases (`catalog`) are read as their keys; `exp/schema` notes each use. */
+  sim: z.preprocess((v) => canonicalSimKeys(v === null ? undefined : v), simSchema.optional()),
+  /** Served model id for this target (defaults to the top-level `model`, or the sim model). */
+  model: str().optional(),
+  endpoint: oneOf(['chat', 'completions']).optional(),
+  /** The server runs on this machine (GPU probed with nvidia-smi); default: the URL's host is loopback. */
+  local: bool().optional(),
+  /** Prometheus endpoint to scrape; default `<server root>/metrics`. */
+  metrics_url: str()
+    .regex(/^https?:\/\//, 'expected an http:// or https:// URL')
+    .optional(),
+  /** Per-target generation overrides (an A/B switch such as thinking on/off). */
+  generation: section(generationSchema.partial().optional()),
+  /** Merged into every request body (engine-specific fields). */
+  extra_body: section(z.record(z.string(), z.unknown(), err('expected a map')).optional()),
+  declared: section(declaredSchema.optional()),
+});
+export type TargetSpec = z.output<typeof targetSchema>;
+
+export const workloadSchema = z.strictObject({
+  input_len: lengthDist().default('512'),
+  output_len: lengthDist().default('128'),
+  /** A file of prompts instead of synthetic ones. */
+  dataset: z
+    .strictObject({
+      format: oneOf(['sharegpt', 'prompts']),
+      path: str(),
+    })
+    .optional(),
+  /** Each synthetic prompt starts with one of `groups` shared prefixes of `tokens` tokens. */
+  shared_prefix: z.strictObject({ tokens: posInt(), groups: posInt().default(1) }).optional(),
+  seed: nonNegInt().optional(),
+  /**
+   * Send the same prompts at every level of a sweep or matrix. Off by default: each level gets
+   * its own prompts (seeded from the experiment seed and the level), so an engine with a prefix
+   * cache does not run the later levels warm.
+   */
+  reuse_prompts: z.boolean().default(false),
+});
+export type Workload = z.output<typeof workloadSchema>;
+
+export const loadSchema = z.strictObject({
+  /** closed: a fixed number of requests in flight; open: arrivals at a rate. Default: from the fields given. */
+  mode: oneOf(['closed', 'open']).optional(),
+  concurrency: listOf(posInt()).optional(),
+  /** Arrival rates, requests per second. */
+  rates: listOf(posNum()).optional(),
+  arrival: oneOf(['constant', 'poisson', 'gamma']).default('poisson'),
+  /** Gamma shape for `arrival: gamma` (1 = Poisson, < 1 burstier). */
+  burstiness: posNum().optional(),
+  /** Cap on requests in flight in open loop. */
+  max_concurrency: posInt().optional(),
+  /** Measured requests per level. */
+  requests: posInt().optional(),
+  duration_s: posNum().optional(),
+  timeout_s: posNum().optional(),
+  timeout_ttft_s: posNum().optional(),
+});
+export type Load = z.output<typeof loadSchema>;
+
+export const cacheSchema = z.strictObject({
+  /** cold: reset the prefix cache before measuring; warm: warm it with the workload first; as-is: touch nothing. */
+  policy: oneOf(['cold', 'warm', 'as-is']).default('as-is'),
+  /** How to reset: auto tries vLLM's /reset_prefix_cache then SGLang's /flush_cache. */
+  reset: oneOf(['auto', 'vllm', 'sglang', 'none']).default('auto'),
+  /** Free-text description of how requests are routed to replicas (recorded as declared). */
+  routing: str().optional(),
+});
+
+export const sloSchema = z.strictObject({
+  ttft_ms: posNum().optional(),
+  tpot_ms: posNum().optional(),
+  e2e_ms: posNum().optional(),
+  itl_ms: posNum().optional(),
+});
+
+/** The top-level fields of every kind's file, in the order problems are reported. */
+export const SHARED_FIELDS = {
+  name: str().min(1, err('expected a non-empty name')),
+  description: str().optional(),
+  /** Seed for synthetic prompts, lengths and arrivals: the same seed gives the same requests. */
+  seed: nonNegInt().default(1),
+  targets: z.record(str(), targetSchema, err('expected a map of target names to targets')),
+  model: str().optional(),
+  endpoint: oneOf(['chat', 'completions']).default('chat'),
+  generation: section(generationSchema.default({ stream: true })),
+  workload: section(workloadSchema.default({ input_len: '512', output_len: '128', reuse_prompts: false })),
+  load: section(loadSchema.default({ arrival: 'poisson' })),
+  cache: section(cacheSchema.default({ policy: 'as-is', reset: 'auto' })),
+  repeats: posInt().default(1),
+  /** Warm-up requests before each measured level (recorded, left out of metrics). */
+  warmup: nonNegInt().default(0),
+  slo: section(sloSchema.optional()),
+  /** Checks on the summary, e.g. `ttft_ms.p99<500` or `error_rate<0.01`; exit code 2 when one fails. */
+  thresholds: listOf(
+    str().regex(THRESHOLD_RE, 'expected PATH<NUMBER, e.g. ttft_ms.p99<500 or error_rate<0.01'),
+  ).default([]),
+};
+/** The shared fields of a validated file. */
+export type SharedFile = z.output<z.ZodObject<typeof SHARED_FIELDS>>;
+
+// ---- a kind's file format -------------------------------------------------------------------
+
+type Section<S extends z.ZodType> = z.ZodPipe<z.ZodTransform<unknown, unknown>, z.ZodOptional<S>>;
+
+/** One kind's file: `kind`, the shared fields and the kind's own section (optional; its defaults fill it). */
+export function kindFile<K extends string, N extends string, S extends z.ZodType>(
+  kind: K,
+  name: N,
+  sectionSchema: S,
+) {
+  const own = { [name]: section(sectionSchema.optional()) } as { [P in N]: Section<S> };
+  return z.strictObject({ kind: z.literal(kind), ...SHARED_FIELDS, ...own });
+}
+
+/** Where a rule reports: a path in the file, what is wrong, what to do. */
+export type RuleReport = (path: (string | number)[], message: string, hint: string) => void;
+
+/**
+ * `schema` with cross-field rules as a zod `superRefine` on the parsed file. The rules run even
+ * when a field failed, so that they are reported together with every other problem; a field
+ * that failed keeps the value written, so each rule checks the type of what it reads.
+ */
+export function withRules<T extends z.ZodObject>(
+  schema: T,
+  ...rules: ((file: z.output<T>, report: RuleReport) => void)[]
+): T {
+  return schema.superRefine(
+    (file, ctx) => {
+      const report: RuleReport = (path, message, hint) =>
+        ctx.addIssue({ code: 'custom', path, message, params: { hint } });
+      for (const rule of rules) rule(file, report);
+    },
+    { when: () => true },
+  );
+}
+
+// ---- shared cross-field rules ---------------------------------------------------------------
+
+/** A map, as rules read values that may have failed their type. */
+export const isObj = (v: unknown): v is Record<string, unknown> =>
+  !!v && typeof v === 'object' && !Array.isArray(v);
+/** A list value (`listOf` has made a single value one), or undefined. */
+export const listAt = (v: unknown): unknown[] | undefined => (Array.isArray(v) ? v : undefined);
+
+/** The load levels as written: `concurrency` and `rates`, each a list or undefined. */
+export function loadLevels(f: { load?: unknown }): { conc?: unknown[]; rates?: unknown[] } {
+  const load: Record<string, unknown> = isObj(f.load) ? f.load : {};
+  return { conc: listAt(load.concurrency), rates: listAt(load.rates) };
+}
+
+/** The targets as written, by name (only those that are maps). */
+export function targetsOf(f: { targets?: unknown }): Record<string, Record<string, unknown>> {
+  return isObj(f.targets)
+    ? Object.fromEntries(
+        Object.entries(f.targets).filter((e): e is [string, Record<string, unknown>] => isObj(e[1])),
+      )
+    : {};
+}
+
+/** The rules on the shared fields (targets, load shapes, workload sources), on the file as parsed. */
+export function sharedRules(f: { [field: string]: unknown }, report: RuleReport): void {
+  const all = isObj(f.targets) ? f.targets : undefined;
+  const names = all ? Object.keys(all) : [];
+  if (all && names.length === 0)
+    report(['targets'], 'no targets', 'add at least one, e.g. `sim: {model: qwen3-0.6b, gpu: h100}`');
+  for (const name of names) {
+    const t = all?.[name];
+    if (!TARGET_NAME_RE.test(name))
+      report(
+        ['targets', name],
+        'target names may hold letters, digits, `_`, `.` and `-`',
+        'rename it, e.g. vllm-a',
+      );
+    if (!isObj(t)) continue;
+    const hasUrl = t.url !== undefined;
+    const hasSim = t.sim !== undefined;
+    if (hasUrl === hasSim)
+      report(
+        ['targets', name],
+        hasUrl ? 'a target is either `url` or `sim`, not both' : 'a target needs `url` or `sim`',
+        'url: http://HOST:PORT/v1 for a running server; sim: {model, gpu} for the built-in simulator',
+      );
+    if (hasSim)
+      for (const k of ['api_key_env', 'headers', 'metrics_url'] as const)
+        if (t[k] !== undefined)
+          report(
+            ['targets', name, k],
+            `\`${k}\` applies to url targets only`,
+            'servelab starts the simulator itself',
+          );
+    if (hasUrl && t.model === undefined && f.model === undefined)
+      report(
+        ['targets', name, 'model'],
+        'no model for this url target',
+        'set the top-level `model:` (or `model:` on the target) to the served model id',
+      );
+    if (isObj(t.headers))
+      for (const h of Object.keys(t.headers))
+        if (/^authorization$/i.test(h))
+          report(
+            ['targets', name, 'headers', h],
+            'do not put credentials in the file',
+            'use api_key_env: NAME and export NAME=… in the environment',
+          );
+  }
+
+  const load: Record<string, unknown> = isObj(f.load) ? f.load : {};
+  const { conc, rates } = loadLevels(f);
+  if (conc && rates && load.mode === undefined)
+    report(
+      ['load'],
+      'both `concurrency` and `rates` are set',
+      'closed loop takes concurrency, open loop takes rates (cap in-flight requests with max_concurrency)',
+    );
+  if (load.mode === 'closed' && rates)
+    report(['load', 'rates'], 'rates are for open loop', 'remove them, or set mode: open');
+  if (load.mode === 'open' && conc)
+    report(
+      ['load', 'concurrency'],
+      'concurrency levels are for closed loop',
+      'use max_concurrency to cap an open loop',
+    );
+  if (load.requests !== undefined && load.duration_s !== undefined)
+    report(['load'], 'both `requests` and `duration_s` are set', 'keep one of them');
+  if (load.burstiness !== undefined && load.arrival !== 'gamma')
+    report(
+      ['load', 'burstiness'],
+      'burstiness applies to arrival: gamma only',
+      'set arrival: gamma, or remove burstiness',
+    );
+  if (load.max_concurrency !== undefined && (load.mode === 'closed' || (conc && !rates)))
+    report(
+      ['load', 'max_concurrency'],
+      'max_concurrency caps an open loop',
+      'a closed loop is capped by its concurrency levels',
+    );
+
+  const workload: Record<string, unknown> = isObj(f.workload) ? f.workload : {};
+  if (workload.dataset !== undefined && workload.shared_prefix !== undefined)
+    report(['workload'], 'a dataset and a shared-prefix generator cannot be combined', 'keep one of them');
+}
+
+/** Only judged when every level is a number; a non-number is zod's problem to report. */
+export const increasing = (xs: unknown[]): boolean =>
+  !xs.every((x) => typeof x === 'number') ||
+  xs.every((x, i) => i === 0 || (x as number) > (xs[i - 1] as number));

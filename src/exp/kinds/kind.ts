@@ -1,0 +1,72 @@
+/**
+ * @module exp/kinds/kind
+ * What an experiment kind is: one module object holding its file format (its section, with its
+ * cross-field rules), its defaults, its `exp init` template, its runner and its console output.
+ * {@link defineKind} builds one; `exp/kinds/index` registers them. Adding a kind is adding a
+ * module here and a line in the registry.
+ */
+import type { z } from 'zod';
+import { kindFile, type RuleReport, sharedRules, withRules } from '../fields.js';
+import type { ExperimentRecord } from '../record.js';
+import type { TemplateParts } from '../templates.js';
+import type { ExpContext, LiveTarget } from './context.js';
+
+/** The parsed file of one kind: the shared fields, `kind` and its (optional) section. */
+export type KindFile<K extends string, N extends string, S extends z.ZodType> = z.output<
+  ReturnType<typeof kindFile<K, N, S>>
+>;
+
+/** What a kind module declares. */
+export interface KindSpec<
+  K extends string,
+  N extends string,
+  S extends z.ZodType,
+  R extends { kind: string },
+> {
+  /** The `kind:` of a file. */
+  kind: K;
+  /** The key of its section in the file (two kinds may read the same section). */
+  section: N;
+  /** The section's fields and their defaults. */
+  sectionSchema: S;
+  /** Rules between fields that the field types cannot express (see `withRules`). */
+  rules?: (file: KindFile<K, N, S>, report: RuleReport) => void;
+  /** What the kind implies when the file leaves it out (its section's defaults, load levels). */
+  defaults: (file: KindFile<K, N, S>) => KindFile<K, N, S>;
+  /** The commented, runnable `exp init` template. */
+  template: (parts: TemplateParts) => string;
+  /** Run the experiment (targets started) and compute the kind's result. */
+  run: (ctx: ExpContext) => Promise<R>;
+  /** The result as console lines (tables, verdicts). */
+  format: (result: R) => string[];
+  /** Target records with what the kind measured beyond its runs, to store with the experiment (or null). */
+  targetRecords?: (
+    targets: readonly LiveTarget[],
+    result: R,
+  ) => Record<string, ExperimentRecord | null> | null;
+}
+
+/** A kind module: its declaration, and its file format without and with the cross-field rules. */
+export type ExperimentKindModule<
+  K extends string = string,
+  N extends string = string,
+  S extends z.ZodType = z.ZodType,
+  R extends { kind: string } = { kind: string },
+> = KindSpec<K, N, S, R> & {
+  /** The kind's file without cross-field rules (for building what the rules refuse on purpose). */
+  file: ReturnType<typeof kindFile<K, N, S>>;
+  /** The kind's file format: the shared rules and the kind's own. */
+  schema: ReturnType<typeof kindFile<K, N, S>>;
+};
+
+/** Build a kind module from its declaration. */
+export function defineKind<
+  K extends string,
+  N extends string,
+  S extends z.ZodType,
+  R extends { kind: string },
+>(spec: KindSpec<K, N, S, R>): ExperimentKindModule<K, N, S, R> {
+  const file = kindFile(spec.kind, spec.section, spec.sectionSchema);
+  const schema = withRules(file, sharedRules, spec.rules ?? (() => {}));
+  return { ...spec, file, schema };
+}

@@ -1,0 +1,712 @@
+/**
+ * @module sim/settings
+ * Every setting of the simulator, declared once: its key (snake_case, as an experiment file's
+ * `sim:` section writes it), type and range (a zod schema), default, unit and a one-sentence
+ * description. Derived from it:
+ *
+ * - the `servelab sim` and `servelab plan` flags (the key in kebab-case: `--max-num-seqs`) and
+ *   their `--help` ({@link simFlags}), and their validation ({@link parseSimSettings});
+ * - the `sim:` section of an experiment file ({@link simSettingsSchema}`('file')`);
+ * - the camelCase options of `startSimServer` / `resolveEngineConfig` ({@link SimLayerOptions},
+ *   {@link toSimServerOptions}) and their validation ({@link checkSimOptions});
+ * - the settings table of docs/sim.md ({@link simSettingsTable}).
+ *
+ * Names follow vLLM's engine arguments where vLLM has the setting
+ * (https://docs.vllm.ai/en/latest/configuration/engine_args.html).
+ */
+import { z } from 'zod';
+import { type Problem, UsageError } from '../core/errors.js';
+import { bool, err, fraction, nonNegInt, nonNegNum, oneOf, posInt, posNum, str } from '../core/fields.js';
+import { BUILTIN_GPUS, BUILTIN_MODELS } from './catalogue/builtin.js';
+import { loadCatalogueFile } from './catalogue/index.js';
+import { KV_CACHE_DTYPES, WEIGHT_DTYPES } from './engine/cost.js';
+import { FAULT_FORMS, parseFaults } from './server/faults.js';
+import type { SimServerOptions } from './server/options.js';
+
+/** Where a setting is written: the `servelab sim` flags, the `servelab plan` flags, an experiment file's `sim:`. */
+export type SimSurface = 'sim' | 'plan' | 'file';
+/** Which part of the simulator reads a setting: the engine (`resolveEngineConfig`) or the HTTP server around it. */
+export type SimLayer = 'engine' | 'server';
+/** A set of settings: those of a surface, or of a layer (the programmatic options). */
+export type SimScope = SimSurface | SimLayer;
+
+interface SettingInfo<S extends readonly SimSurface[], L extends SimLayer> {
+  surfaces: S;
+  layer: L;
+  /** One sentence, for `--help`, the docs table and the templates. */
+  description: string;
+  unit?: string;
+  /** The default in words, where it is not one fixed value. */
+  defaultText?: string;
+  /** A value for templates, where there is no fixed default. */
+  example?: string;
+  /** The flag's argument, `--tp <n>`; switches (booleans) have none. */
+  arg?: string;
+  /** The flag when it is not the key in kebab-case. */
+  flag?: string;
+  /** Another key an experiment file accepts for it (with a warning). */
+  alias?: string;
+  /** Required in an experiment file, which records what it simulates (the flags have a default). */
+  fileRequired?: boolean;
+  /** The values in words, where the type does not say them. */
+  valueText?: string;
+  /** The programmatic option made from the value, where it is not the value itself. */
+  toOption?: (value: never) => unknown;
+}
+
+function setting<T extends z.ZodType, const I extends SettingInfo<readonly SimSurface[], SimLayer>>(
+  schema: T,
+  info: I,
+): I & { schema: T } {
+  return { ...info, schema };
+}
+
+const EVERYWHERE = ['sim', 'plan', 'file'] as const;
+/** The HTTP server's settings: `servelab plan` has no server. */
+const SERVED = ['sim', 'file'] as const;
+
+/** vLLM's block sizes (`--block-size`). */
+export const BLOCK_SIZES: readonly number[] = [1, 8, 16, 32, 64, 128];
+/** Names of the reasoning delta field: SGLang's and older vLLM's, and newer vLLM's. */
+export const REASONING_FIELDS = ['reasoning_content', 'reasoning'] as const;
+
+const MODELS = Object.keys(BUILTIN_MODELS);
+const GPUS = Object.keys(BUILTIN_GPUS);
+const UTILIZATION = 'expected a number in (0, 1]';
+const PORT = 'expected an integer from 0 to 65535';
+
+/** A fault list: a YAML list, one fault, or comma-separated (the flag); the grammar is `parseFaults`'. */
+const faultList = () =>
+  z.preprocess(
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : v === undefined || v === null || Array.isArray(v)
+          ? v
+          : [v],
+    z.array(str(), err('expected a list')).superRefine((items, ctx) => {
+      items.forEach((item, i) => {
+        try {
+          parseFaults([item]);
+        } catch (e) {
+          if (!(e instanceof UsageError)) throw e;
+          for (const p of e.problems)
+            ctx.addIssue({ code: 'custom', path: [i], message: p.message, params: { hint: p.hint } });
+        }
+      });
+    }),
+  );
+
+/** The settings, in the order `--help` and the docs list them. */
+export const SIM_SETTINGS = {
+  model: setting(str().default('qwen3-8b'), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'name',
+    fileRequired: true,
+    valueText: 'a catalogue model name',
+    description: `Model to simulate: one of the built-in catalogue (${MODELS.join(', ')}) or of the catalogue file.`,
+  }),
+  gpu: setting(str().default('h100'), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'name',
+    fileRequired: true,
+    valueText: 'a catalogue GPU name',
+    description: `GPU to simulate: one of the built-in catalogue (${GPUS.join(', ')}) or of the catalogue file.`,
+  }),
+  tp: setting(posInt().max(8, err('expected at most 8')).default(1), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'n',
+    unit: 'GPUs',
+    description: 'Tensor-parallel size: the number of GPUs the model is split across.',
+  }),
+  dtype: setting(oneOf(WEIGHT_DTYPES).default('bf16'), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 't',
+    description: 'Weight precision; int4 is AWQ/GPTQ-style weight-only quantisation.',
+  }),
+  kv_cache_dtype: setting(oneOf(KV_CACHE_DTYPES).default('auto'), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 't',
+    description: 'KV cache precision; auto is 16-bit.',
+  }),
+  max_num_seqs: setting(posInt().optional(), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'n',
+    unit: 'requests',
+    example: '256',
+    defaultText: "vLLM's default for the GPU: 1024 on GPUs of 70 GiB or more other than the A100s, else 256",
+    description: 'Most requests running in one batch.',
+  }),
+  max_num_batched_tokens: setting(posInt().optional(), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'n',
+    unit: 'tokens',
+    example: '8192',
+    defaultText: "vLLM's default for the GPU: 8192 where max_num_seqs defaults to 1024, else 2048",
+    description: 'Token budget of one engine step; longer prefills are split into chunks.',
+  }),
+  block_size: setting(
+    posInt()
+      .refine((v) => BLOCK_SIZES.includes(v), err(`expected one of ${BLOCK_SIZES.join(', ')}`))
+      .default(16),
+    {
+      surfaces: EVERYWHERE,
+      layer: 'engine',
+      arg: 'n',
+      unit: 'tokens',
+      valueText: `one of ${BLOCK_SIZES.join(', ')}`,
+      description: 'Tokens per KV cache block.',
+    },
+  ),
+  gpu_memory_utilization: setting(
+    z.number(err(UTILIZATION)).gt(0, err(UTILIZATION)).max(1, err(UTILIZATION)).default(0.9),
+    {
+      surfaces: EVERYWHERE,
+      layer: 'engine',
+      arg: 'f',
+      description: 'Fraction of GPU memory the engine may take for weights, activations and the KV cache.',
+    },
+  ),
+  max_model_len: setting(posInt().optional(), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'n',
+    unit: 'tokens',
+    example: '8192',
+    defaultText: "the model's max_position_embeddings, lowered to what the KV cache holds",
+    description: 'Context length: the most prompt and output tokens of one request.',
+  }),
+  enable_prefix_caching: setting(bool().default(true), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    description: 'Reuse the KV cache blocks of a prompt prefix computed before (automatic prefix caching).',
+  }),
+  cold_start_ms: setting(nonNegNum().default(0), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'ms',
+    unit: 'ms',
+    description: 'Extra time on the first engine step, as a cold engine takes.',
+  }),
+  catalogue: setting(str().optional(), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'file',
+    alias: 'catalog',
+    example: 'my-gpus.yaml',
+    valueText: 'a file path',
+    toOption: (path: string) => loadCatalogueFile(path),
+    description: 'YAML/JSON file with extra GPUs and models, in Hugging Face config.json terms.',
+  }),
+  seed: setting(nonNegInt().default(0), {
+    surfaces: EVERYWHERE,
+    layer: 'server',
+    arg: 'n',
+    // `--seed` seeds the workload (prompts, lengths, arrivals) on the same command lines.
+    flag: 'sim-seed',
+    description: 'Seed of the simulated output lengths, text, ids and faults.',
+  }),
+  time_scale: setting(posNum().default(1), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 'x',
+    description:
+      'Run the clock this many times faster than real time (demos, tests); engine times stay simulated ms.',
+  }),
+  host: setting(str().default('127.0.0.1'), {
+    surfaces: ['sim'],
+    layer: 'server',
+    arg: 'addr',
+    valueText: 'an address',
+    description: 'Address to listen on.',
+  }),
+  port: setting(z.number(err(PORT)).int(err(PORT)).min(0, err(PORT)).max(65535, err(PORT)).default(8000), {
+    surfaces: ['sim'],
+    layer: 'server',
+    arg: 'p',
+    description: 'TCP port to listen on; 0 picks a free one.',
+  }),
+  served_model_name: setting(str().regex(/\S/, err('expected a non-empty name')).optional(), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 'name',
+    example: 'my-model',
+    valueText: 'a name',
+    defaultText: 'the catalogue model name',
+    description: 'Model id served on /v1/models and accepted in requests.',
+  }),
+  api_key: setting(str().optional(), {
+    surfaces: ['sim'],
+    layer: 'server',
+    arg: 'key',
+    valueText: 'a token',
+    description: 'Bearer token that requests to /v1/* must carry; it is never logged.',
+  }),
+  max_waiting: setting(posInt().optional(), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 'n',
+    unit: 'requests',
+    example: '64',
+    defaultText: 'unbounded',
+    description:
+      'Answer 429 to a request arriving while this many already wait (each waits for its first step, so ≥ 1).',
+  }),
+  reasoning_field: setting(oneOf(REASONING_FIELDS).default('reasoning_content'), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 'name',
+    description:
+      'Name of the reasoning delta field: reasoning_content (SGLang, older vLLM) or reasoning (newer vLLM).',
+  }),
+  enable_prompt_tokens_details: setting(bool().default(true), {
+    surfaces: SERVED,
+    layer: 'server',
+    description: 'Report the cached prompt tokens in usage.prompt_tokens_details.',
+  }),
+  expose_timings: setting(bool().default(false), {
+    surfaces: SERVED,
+    layer: 'server',
+    description: "Stamp every chunk with the server's emit time and step, and end with a timings object.",
+  }),
+  fault_rate: setting(fraction().default(0), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 'p',
+    description: 'Probability that a request gets one of the faults.',
+  }),
+  faults: setting(faultList().optional(), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 'list',
+    example: '[garble]',
+    valueText: `a list of ${FAULT_FORMS.join(', ')} (comma-separated on the command line)`,
+    description: 'Faults to draw from; stall:MS pauses the stream for MS ms of engine time.',
+  }),
+};
+
+type Defs = typeof SIM_SETTINGS;
+export type SimSettingKey = keyof Defs;
+type AnyDef = SettingInfo<readonly SimSurface[], SimLayer> & { schema: z.ZodType };
+const DEFS = SIM_SETTINGS as Record<SimSettingKey, AnyDef>;
+const KEYS = Object.keys(SIM_SETTINGS) as SimSettingKey[];
+
+type InScope<K extends SimSettingKey, Sc extends SimScope> = Sc extends SimLayer
+  ? Defs[K]['layer'] extends Sc
+    ? K
+    : never
+  : Sc extends Defs[K]['surfaces'][number]
+    ? K
+    : never;
+/** The keys of the settings of a surface or layer. */
+export type SimSettingKeys<Sc extends SimScope> = { [K in SimSettingKey]: InScope<K, Sc> }[SimSettingKey];
+type Undefaulted<S> = S extends z.ZodDefault<infer I> ? z.ZodOptional<I> : S;
+/** A file keeps what it writes (defaults are filled in when the simulator starts); it must name what it simulates. */
+type FieldOf<K extends SimSettingKey, Sc extends SimScope> = Sc extends 'file'
+  ? Defs[K] extends { fileRequired: true }
+    ? Defs[K]['schema']
+    : Undefaulted<Defs[K]['schema']>
+  : Defs[K]['schema'];
+type ShapeOf<Sc extends SimScope> = { [K in SimSettingKeys<Sc>]: FieldOf<K, Sc> };
+/** Validated settings of a surface or layer (snake_case, defaults filled in). */
+export type SimSettings<Sc extends SimScope> = { [K in SimSettingKeys<Sc>]: z.output<Defs[K]['schema']> };
+
+type CamelCase<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S;
+/** The programmatic options of a layer: each setting in camelCase, optional (unset: its default). */
+export type SimLayerOptions<L extends SimLayer> = {
+  [K in SimSettingKeys<L> as CamelCase<K>]?: z.output<Defs[K]['schema']>;
+};
+
+const camelCase = (s: string) => s.replace(/[_-]([a-z])/g, (_, c: string) => c.toUpperCase());
+const inScope = (d: AnyDef, scope: SimScope) =>
+  scope === 'engine' || scope === 'server' ? d.layer === scope : d.surfaces.includes(scope);
+const keysIn = (scope: SimScope) => KEYS.filter((k) => inScope(DEFS[k], scope));
+
+/** The flag of a setting, without its dashes: the key in kebab-case unless the setting names another. */
+export function simFlagName(key: SimSettingKey): string {
+  return DEFS[key].flag ?? key.replace(/_/g, '-');
+}
+
+/** How a problem names a setting: `` `key` `` in a file, its flag elsewhere (programmatic options too). */
+function ref(key: SimSettingKey, scope: SimScope): string {
+  return scope === 'file' ? `\`${key}\`` : `--${simFlagName(key)}`;
+}
+
+/** A setting with a value, as `scope` writes it: `fault_rate: 0.1` or `--fault-rate 0.1`. */
+function written(key: SimSettingKey, value: string, scope: SimScope): string {
+  return scope === 'file' ? `${key}: ${value}` : `--${simFlagName(key)} ${value}`;
+}
+
+/**
+ * The schema of one setting in `scope`. A file keeps what it writes, so that a record (and an
+ * A/B's switch) shows what was set; its defaults are filled in when the simulator starts
+ * ({@link withSimDefaults}). It must name what it simulates.
+ */
+function fieldSchema(key: SimSettingKey, scope: SimScope): z.ZodType {
+  const d = DEFS[key];
+  if (scope !== 'file' || !(d.schema instanceof z.ZodDefault)) return d.schema;
+  const inner = d.schema.unwrap() as z.ZodType;
+  return d.fileRequired ? inner : inner.optional();
+}
+
+/**
+ * The rules between settings. They run on whatever parsed, so they are reported together with
+ * the problems of other fields; each reads only values of the right type.
+ */
+function crossRules(s: Record<string, unknown>, scope: SimScope, add: (p: RuleIssue) => void): void {
+  const keys = keysIn(scope);
+  if (keys.includes('fault_rate') && keys.includes('faults')) {
+    const rate = s.fault_rate;
+    const faults = Array.isArray(s.faults) ? s.faults : [];
+    if (typeof rate === 'number' && rate > 0 && faults.length === 0)
+      add({
+        key: 'fault_rate',
+        message: 'a fault rate needs a list of faults',
+        hint: `add e.g. ${written('faults', scope === 'file' ? '[http500, disconnect, garble]' : 'http500,disconnect,garble', scope)}`,
+      });
+    // Unset (a file keeps what it writes) or 0: no request would get a fault.
+    if (faults.length > 0 && (rate === undefined || rate === 0))
+      add({
+        key: 'fault_rate',
+        message: `${ref('faults', scope)} is set but ${ref('fault_rate', scope)} is ${rate === undefined ? 'not' : '0, so no request gets a fault'}`,
+        hint: `set the fraction of requests to fault, e.g. ${written('fault_rate', '0.1', scope)}`,
+      });
+  }
+  // A file is checked before anything starts; elsewhere the engine checks the names against the
+  // catalogue it is given.
+  if (scope === 'file' && s.catalogue === undefined) {
+    if (typeof s.model === 'string' && !Object.hasOwn(BUILTIN_MODELS, s.model))
+      add({
+        key: 'model',
+        message: `unknown simulator model ${s.model}`,
+        hint: `built-in models: ${MODELS.join(', ')}; or add one with ${written('catalogue', 'FILE', scope)}`,
+      });
+    if (typeof s.gpu === 'string' && !Object.hasOwn(BUILTIN_GPUS, s.gpu))
+      add({
+        key: 'gpu',
+        message: `unknown simulator GPU ${s.gpu}`,
+        hint: `built-in GPUs: ${GPUS.join(', ')}; or add one with ${written('catalogue', 'FILE', scope)}`,
+      });
+  }
+}
+interface RuleIssue {
+  key: SimSettingKey;
+  message: string;
+  hint: string;
+}
+
+const schemas = new Map<SimScope, z.ZodType>();
+
+/**
+ * The settings of a surface or layer as one strict zod object (defaults filled in), with the
+ * rules between them. `simSettingsSchema('file')` is an experiment file's `sim:` section.
+ */
+export function simSettingsSchema<Sc extends SimScope>(scope: Sc): z.ZodObject<ShapeOf<Sc>, z.core.$strict> {
+  let s = schemas.get(scope);
+  if (!s) {
+    const shape = Object.fromEntries(keysIn(scope).map((k) => [k, fieldSchema(k, scope)]));
+    s = z.strictObject(shape).superRefine(
+      (v, ctx) =>
+        crossRules(v, scope, (p) =>
+          ctx.addIssue({ code: 'custom', path: [p.key], message: p.message, params: { hint: p.hint } }),
+        ),
+      // Run even when a field failed, so that every problem is reported at once.
+      { when: () => true },
+    );
+    schemas.set(scope, s);
+  }
+  return s as z.ZodObject<ShapeOf<Sc>, z.core.$strict>;
+}
+
+// ---- describing a setting ------------------------------------------------------------------
+
+interface JsonSchema {
+  type?: string;
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  default?: unknown;
+}
+
+const jsonSchema = (key: SimSettingKey) =>
+  z.toJSONSchema(DEFS[key].schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+
+/** The values a setting takes, in words: `an integer from 1 to 8`, `one of auto, fp8`. */
+export function simSettingValues(key: SimSettingKey): string {
+  const d = DEFS[key];
+  if (d.valueText) return d.valueText;
+  const j = jsonSchema(key);
+  if (j.enum) return `one of ${j.enum.join(', ')}`;
+  if (j.type === 'boolean') return 'true or false';
+  if (j.type === 'integer' || j.type === 'number') {
+    const int = j.type === 'integer';
+    // zod bounds every integer to the safe range; that is no range worth naming.
+    const safe = (x: number | undefined) =>
+      x !== undefined && Math.abs(x) < Number.MAX_SAFE_INTEGER ? x : undefined;
+    const lo =
+      safe(j.minimum) ?? (int && j.exclusiveMinimum !== undefined ? j.exclusiveMinimum + 1 : undefined);
+    const hi = safe(j.maximum);
+    if (int)
+      return lo !== undefined && hi !== undefined
+        ? `an integer from ${lo} to ${hi}`
+        : lo !== undefined
+          ? `an integer ≥ ${lo}`
+          : 'an integer';
+    const open = j.exclusiveMinimum !== undefined;
+    const from = open ? j.exclusiveMinimum : lo;
+    if (from !== undefined && hi !== undefined) return `a number in ${open ? '(' : '['}${from}, ${hi}]`;
+    if (from !== undefined) return `a number ${open ? '>' : '≥'} ${from}`;
+    return 'a number';
+  }
+  return 'text';
+}
+
+/** `settings` (a file's `sim:`, which keeps what it writes) with every unset setting at its fixed default. */
+export function withSimDefaults<T extends object>(settings: T): T & SimSettings<'file'> {
+  const out: Record<string, unknown> = {};
+  for (const key of keysIn('file')) {
+    const d = fixedDefault(key);
+    if (d !== undefined) out[key] = d;
+  }
+  for (const [k, v] of Object.entries(settings)) if (v !== undefined) out[k] = v;
+  return out as T & SimSettings<'file'>;
+}
+
+/** The fixed default of a setting, or undefined. */
+function fixedDefault(key: SimSettingKey): unknown {
+  return jsonSchema(key).default;
+}
+
+/** The default of a setting in words (`1`, `vLLM's default for the GPU…`), or null when there is none. */
+export function simSettingDefault(key: SimSettingKey): string | null {
+  const d = fixedDefault(key);
+  if (d !== undefined) return String(d);
+  return DEFS[key].defaultText ?? null;
+}
+
+/** The hint for a bad value: what the setting takes, and its default. */
+export function simSettingHint(key: SimSettingKey): string {
+  const unit = DEFS[key].unit;
+  const dflt = simSettingDefault(key);
+  return `${simSettingValues(key)}${unit ? ` (${unit})` : ''}${dflt !== null ? `; default ${dflt}` : ''}`;
+}
+
+/** Whether an experiment file must write the setting (it names what it simulates). */
+export function simSettingRequiredInFile(key: SimSettingKey): boolean {
+  return DEFS[key].fileRequired === true;
+}
+
+/** The description of a setting. */
+export function simSettingDescription(key: SimSettingKey): string {
+  return DEFS[key].description;
+}
+
+/** A value for a template line: the default, else the setting's example. */
+export function simSettingExample(key: SimSettingKey): string | undefined {
+  const d = fixedDefault(key);
+  return d !== undefined ? String(d) : DEFS[key].example;
+}
+
+/** The settings of a surface or layer, in order. */
+export function simSettingKeys<Sc extends SimScope>(scope: Sc): SimSettingKeys<Sc>[] {
+  return keysIn(scope) as SimSettingKeys<Sc>[];
+}
+
+// ---- flags ---------------------------------------------------------------------------------
+
+/** One command-line flag of a setting, for commander. */
+export interface SimFlag {
+  key: SimSettingKey;
+  /** `--tp <n>`, `--no-enable-prefix-caching`, `--expose-timings`. */
+  flags: string;
+  help: string;
+  /** The property commander puts the value in (`maxNumSeqs`). */
+  attribute: string;
+}
+
+/** The flags of `servelab sim` or `servelab plan`, in order. */
+export function simFlags(surface: 'sim' | 'plan'): SimFlag[] {
+  return keysIn(surface).map((key) => {
+    const d = DEFS[key];
+    const name = simFlagName(key);
+    const dflt = fixedDefault(key);
+    if (d.arg === undefined) {
+      // A switch: `--no-NAME` turns off one that is on by default.
+      const on = dflt === true;
+      return {
+        key,
+        flags: on ? `--no-${name}` : `--${name}`,
+        help: `${d.description}${on ? ' (on by default; this flag turns it off)' : ''}`,
+        attribute: camelCase(name),
+      };
+    }
+    const dtext = simSettingDefault(key);
+    return {
+      key,
+      flags: `--${name} <${d.arg}>`,
+      help: `${d.description}${dtext !== null ? ` (default: ${dtext})` : ''}`,
+      attribute: camelCase(name),
+    };
+  });
+}
+
+// ---- validating values given outside a file ------------------------------------------------
+
+/**
+ * Validate each setting of `scope` in `input` (snake_case keys), then the rules between them.
+ * Returns the values that are valid (defaults filled in) and a problem on the flag of each one
+ * that is not (`--tp: expected at most 8, got 9`), with a hint.
+ */
+function checkFields<Sc extends SimScope>(
+  input: Record<string, unknown>,
+  scope: Sc,
+): { values: Partial<SimSettings<Sc>>; problems: Problem[] } {
+  const values: Record<string, unknown> = {};
+  const problems: Problem[] = [];
+  for (const key of keysIn(scope)) {
+    const r = fieldSchema(key, scope).safeParse(input[key]);
+    if (r.success) {
+      if (r.data !== undefined) values[key] = r.data;
+      continue;
+    }
+    for (const issue of r.error.issues) {
+      const given = input[key];
+      const message = issue.message.replace(/^Invalid input: /, '');
+      problems.push({
+        path: `--${simFlagName(key)}`,
+        // An issue inside the value (a list item) names what it is about.
+        message:
+          issue.path.length || given === undefined ? message : `${message}, got ${JSON.stringify(given)}`,
+        hint: (issue as { params?: { hint?: string } }).params?.hint ?? simSettingHint(key),
+      });
+    }
+  }
+  crossRules({ ...input, ...values }, scope, (p) =>
+    problems.push({ path: `--${simFlagName(p.key)}`, message: p.message, hint: p.hint }),
+  );
+  return { values: values as Partial<SimSettings<Sc>>, problems };
+}
+
+/**
+ * Command-line values (commander's, by {@link SimFlag.attribute}: strings, switches as booleans)
+ * → the valid settings of `surface` (defaults filled in) and a problem on each bad flag.
+ * Numbers are read from their text.
+ */
+export function parseSimSettings<S extends 'sim' | 'plan'>(
+  raw: Record<string, unknown>,
+  surface: S,
+): { values: Partial<SimSettings<S>>; problems: Problem[] } {
+  const input: Record<string, unknown> = {};
+  for (const f of simFlags(surface)) {
+    let v = raw[f.attribute];
+    const type = jsonSchema(f.key).type;
+    if (typeof v === 'string' && (type === 'integer' || type === 'number') && v.trim() !== '') {
+      const n = Number(v);
+      if (Number.isFinite(n)) v = n;
+    }
+    input[f.key] = v;
+  }
+  return checkFields(input, surface);
+}
+
+/**
+ * Validate the programmatic options of a layer (camelCase, as `startSimServer` takes them):
+ * the valid values with defaults filled in, and a problem on the flag of each bad one.
+ * Settings whose option is not their value (`catalogue`: a loaded catalogue, not a path) are the
+ * caller's to check.
+ */
+export function checkSimOptions<L extends SimLayer>(
+  opts: object,
+  layer: L,
+): { values: Partial<SimSettings<L>>; problems: Problem[] } {
+  const o = opts as Record<string, unknown>;
+  const input: Record<string, unknown> = {};
+  for (const key of keysIn(layer)) if (!DEFS[key].toOption) input[key] = o[camelCase(key)];
+  const { values, problems } = checkFields(input, layer);
+  for (const key of keysIn(layer)) if (DEFS[key].toOption) delete (values as Record<string, unknown>)[key];
+  return { values, problems };
+}
+
+/** The camelCase option names of a layer's settings. */
+export function simOptionNames(layer: SimLayer): string[] {
+  return keysIn(layer).map(camelCase);
+}
+
+/**
+ * Settings (snake_case, from a file or the flags) → the options of `startSimServer` (camelCase),
+ * generically: each key in camelCase, and the catalogue file loaded. Keys that are not settings
+ * (an experiment's `clock`) are left out.
+ * @throws UsageError when the catalogue file cannot be read or is invalid.
+ */
+export function toSimServerOptions(settings: object): SimServerOptions {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(settings)) {
+    if (value === undefined || !Object.hasOwn(DEFS, key)) continue;
+    const d = DEFS[key as SimSettingKey];
+    out[camelCase(key)] = d.toOption ? (d.toOption as (v: unknown) => unknown)(value) : value;
+  }
+  return out as unknown as SimServerOptions;
+}
+
+// ---- aliases -------------------------------------------------------------------------------
+
+const ALIASES = new Map(KEYS.flatMap((k) => (DEFS[k].alias ? [[DEFS[k].alias as string, k] as const] : [])));
+
+/** The aliases a file's `sim:` map uses, as `[alias, key]`. */
+export function simAliasesIn(sim: unknown): [string, SimSettingKey][] {
+  if (!sim || typeof sim !== 'object' || Array.isArray(sim)) return [];
+  return Object.keys(sim).flatMap((k) => {
+    const key = ALIASES.get(k);
+    return key ? [[k, key] as [string, SimSettingKey]] : [];
+  });
+}
+
+/** A file's `sim:` map with each alias renamed to its key (left as is when both are written). */
+export function canonicalSimKeys(sim: unknown): unknown {
+  const used = simAliasesIn(sim);
+  if (!used.length) return sim;
+  const out: Record<string, unknown> = { ...(sim as Record<string, unknown>) };
+  for (const [alias, key] of used) {
+    if (key in out) continue;
+    out[key] = out[alias];
+    delete out[alias];
+  }
+  return out;
+}
+
+// ---- docs ----------------------------------------------------------------------------------
+
+/** The settings table of docs/sim.md (Markdown), generated from the schema. */
+export function simSettingsTable(): string {
+  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  const flags = new Map([...simFlags('plan'), ...simFlags('sim')].map((f) => [f.key, f.flags]));
+  const rows = KEYS.map((key) => {
+    const d = DEFS[key];
+    const flag = flags.get(key);
+    const where = (['sim', 'plan', 'file'] as const).filter((s) => d.surfaces.includes(s)).join(', ');
+    const fixed = fixedDefault(key);
+    const dflt =
+      fixed !== undefined
+        ? `\`${fixed}\`${d.fileRequired ? ' (required in a file)' : ''}`
+        : (d.defaultText ?? '—');
+    const name = d.alias ? `\`${key}\` (alias \`${d.alias}\`)` : `\`${key}\``;
+    const values = `${simSettingValues(key)}${d.unit ? ` (${d.unit})` : ''}`;
+    return `| ${name} | ${flag ? `\`${flag}\`` : '—'} | ${where} | ${cell(values)} | ${cell(dflt)} | ${cell(d.description)} |`;
+  });
+  return [
+    '| setting (file `sim:` key) | flag | in | value | default | meaning |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
