@@ -587,11 +587,18 @@ export async function measure(
     model = models[0];
   }
 
-  const workload = await endpoint.settle(
-    buildWorkload(workloadOptions(common, model), {
+  // Warm-up gets prompts of its own, drawn after the measured ones from the same source: warming
+  // up with the measured prompts would fill the prefix cache with exactly what is measured next.
+  const wopts = workloadOptions(common, model);
+  const warm = common.load.warmup;
+  const split = warm > 0 && wopts.count !== undefined && !common.load.traceFile;
+  const built = await endpoint.settle(
+    buildWorkload(split ? { ...wopts, count: (wopts.count as number) + warm } : wopts, {
       tokenizeRemote: tokenizeRemote(endpoint.baseUrl, model, apiKey, target.headers, dispatcher),
     }),
   );
+  const workload = split ? { ...built, specs: built.specs.slice(0, built.specs.length - warm) } : built;
+  const warmupSpecs = split ? built.specs.slice(built.specs.length - warm) : undefined;
   const { load } = loadPlan(common, workload);
   const config = { ...describeConfig(input, model, workload, slo), ...(deps.config ?? {}) };
   const m = await measureOn(
@@ -602,6 +609,7 @@ export async function measure(
         specs: workload.specs,
         load,
         warmup: common.load.warmup,
+        warmupSpecs,
         retries: target.retries,
         drainTimeoutMs: common.load.drainTimeoutS * 1000,
       },
