@@ -121,6 +121,11 @@ export interface Scraper {
   /** Stop the timers. With `final` (default true) run one last scrape of every source first, so
    * counter deltas include the end of the run. Resolves with the counts. */
   stop(opts?: { final?: boolean }): Promise<ScrapeStats>;
+  /**
+   * Read every source now, off schedule, and settle when the readings are back (or failed,
+   * within the scrape timeout); a source still being read is waited for instead.
+   */
+  scrapeNow(): Promise<void>;
   /** Counts so far. */
   stats(): ScrapeStats;
 }
@@ -306,6 +311,10 @@ export function startScraper(opts: ScraperOptions): Scraper {
   return {
     first,
     stats: snapshot,
+    async scrapeNow() {
+      if (stopped) return;
+      await Promise.all(states.map((st) => st.inflight ?? scrape(st)));
+    },
     async stop({ final = true } = {}) {
       if (stopped) return snapshot();
       stopped = true;

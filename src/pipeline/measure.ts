@@ -16,6 +16,7 @@ import {
   sloProblemsWithoutStream,
   summarize,
 } from '../analysis/index.js';
+import { seriesSummary } from '../analysis/series.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
 import { createHttpTarget, redactHeaders, scrubSecrets } from '../client/index.js';
 import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js';
@@ -435,7 +436,13 @@ export async function measureOn(
     let result: RunResult | null = null;
     let mon: MonitoringResult | null = null;
     try {
-      result = await runPlan(plan, { target: client, clock, observers, signal: deps.signal, endpoint });
+      result = await runPlan(plan, monitoring.mark, {
+        target: client,
+        clock,
+        observers,
+        signal: deps.signal,
+        endpoint,
+      });
       mon = await monitoring.stop();
     } finally {
       if (!mon) await monitoring.stop().catch(() => null);
@@ -478,6 +485,12 @@ export async function measureOn(
   if (mon.server || mon.scrape || mon.exporter_url)
     report.monitoring = {
       server: mon.server as unknown as Record<string, number | null> | null,
+      server_window: mon.points.length
+        ? (seriesSummary(mon.points, {
+            from_ms: result.window.start_ms,
+            to_ms: result.window.end_ms,
+          }) as unknown as Record<string, number | null>)
+        : null,
       scrape: mon.scrape as unknown as Record<string, unknown> | null,
       exporter_url: mon.exporter_url,
     };
@@ -524,7 +537,11 @@ export async function measureOn(
 }
 
 /** Run the plan's load on the target: one runner call, or one per request after `beforeEach`. */
-async function runPlan(plan: MeasurePlan, deps: RunLoadDeps & { endpoint: Endpoint }): Promise<RunResult> {
+async function runPlan(
+  plan: MeasurePlan,
+  mark: () => Promise<void>,
+  deps: RunLoadDeps & { endpoint: Endpoint },
+): Promise<RunResult> {
   const runDeps: RunLoadDeps = { ...deps, ...(deps.endpoint.virtual ? { health: NO_HEALTH } : {}) };
   const base = {
     warmup: plan.warmup ?? 0,
@@ -532,6 +549,8 @@ async function runPlan(plan: MeasurePlan, deps: RunLoadDeps & { endpoint: Endpoi
     retries: plan.retries ?? 0,
     drainTimeoutMs: plan.drainTimeoutMs,
     runPrefix: plan.runPrefix,
+    // After a warm-up, a reading before the window opens: the window's counters start there.
+    ...((plan.warmup ?? 0) > 0 ? { beforeMeasure: mark } : {}),
   };
   if (!plan.beforeEach) return runLoad({ ...base, load: plan.load, specs: plan.specs }, runDeps);
   // One request per runner call, each after the hook, all on the run's clock (one timeline).
@@ -542,6 +561,7 @@ async function runPlan(plan: MeasurePlan, deps: RunLoadDeps & { endpoint: Endpoi
       {
         ...base,
         warmup: i === 0 ? base.warmup : 0,
+        beforeMeasure: i === 0 ? base.beforeMeasure : undefined,
         runPrefix: `${plan.runPrefix ?? 'r'}-${i}`,
         load: { kind: 'closed', concurrency: 1, requests: 1 },
         specs: [plan.specs[i]],

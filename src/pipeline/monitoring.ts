@@ -37,6 +37,11 @@ export interface MonitoringResult {
 
 export interface Monitoring {
   observers: RunObserver[];
+  /**
+   * Take a reading of every source now and wait for it: called when the warm-up is over, so the
+   * measurement window's counter deltas start at a reading taken before its first request.
+   */
+  mark(): Promise<void>;
   /** Stop everything; summarise the series over the window. */
   stop(): Promise<MonitoringResult>;
 }
@@ -114,6 +119,9 @@ export async function startMonitoring(
 
   return {
     observers,
+    mark: async () => {
+      await scraper?.scrapeNow();
+    },
     async stop() {
       const stats = scraper ? await scraper.stop() : null;
       if (deps.onPoints && pending.length) deps.onPoints(pending);

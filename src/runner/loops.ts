@@ -85,6 +85,11 @@ export interface RunLoadConfig {
   abortGraceMs?: number;
   /** Prefix of request ids (`${runPrefix}-${n}`); default: derived from the clock's origin. */
   runPrefix?: string;
+  /**
+   * Awaited after the warm-up and before the measurement window opens (monitoring takes a
+   * reading there, so the window's counter deltas start at it). Must settle on its own.
+   */
+  beforeMeasure?: () => Promise<void>;
 }
 
 export interface RunLoadDeps {
@@ -311,6 +316,7 @@ class LoadRun {
           cfg.warmupConcurrency ?? (load.kind === 'closed' ? load.concurrency : (load.maxConcurrency ?? 1));
         await this.closedPhase('warmup', cfg.warmupSpecs ?? cfg.specs, wc, warmup, null);
       }
+      if (cfg.beforeMeasure && !this.stopped) await cfg.beforeMeasure();
       windowStart = clock.now();
       if (load.kind === 'closed') {
         const deadline = load.durationMs != null ? windowStart + load.durationMs : null;

@@ -127,6 +127,36 @@ describe('closed loop', () => {
     assert.equal(h.result.window.end_ms, 500);
   });
 
+  test('beforeMeasure is awaited after the warm-up, and the window opens when it settles', async () => {
+    const clock = new VirtualClock();
+    const target = new VirtualTarget(clock, () => ok(100));
+    const calls: number[] = [];
+    const result = await drive(
+      clock,
+      runLoad(
+        {
+          load: { kind: 'closed', concurrency: 2, requests: 4 },
+          specs: specs(4),
+          warmup: 2,
+          // A reading that takes 30 ms (the scrape monitoring takes there).
+          beforeMeasure: async () => {
+            calls.push(clock.now());
+            await clock.sleepUntil(clock.now() + 30);
+          },
+        },
+        { target, clock, health: fixedHealth },
+      ),
+    );
+    assert.deepEqual(calls, [100], 'once, when the warm-up (2 at concurrency 2, 100 ms each) ended');
+    assert.equal(result.window.start_ms, 130);
+    const measured = result.records.filter((r) => r.phase === 'measure');
+    assert.equal(measured.length, 4);
+    assert.ok(
+      measured.every((r) => (r.sent_at_ms ?? -1) >= 130),
+      'no measured request before it settled',
+    );
+  });
+
   test('--duration: no new request after the deadline; in-flight ones finish', async () => {
     const starts: (number | null)[] = [];
     const h = await harness(

@@ -503,7 +503,8 @@ export class ExpContext {
     }
     // An interrupted run's numbers are partial: they stay in the store, but the kind stops here.
     if (interrupted) throw new ExperimentInterrupted(this.runs.length);
-    const server = m.report.monitoring?.server ?? null;
+    // The measurement window's counters: warm-up and the idle time around the run left out.
+    const server = m.report.monitoring?.server_window ?? null;
     const run: RunInfo = {
       run_id: runId,
       target: t.name,

@@ -51,7 +51,10 @@ export interface RunReport {
   records?: RequestRecord[];
   /** Server-side view scraped during the run (engine /metrics, GPU), when monitored. */
   monitoring?: {
+    /** The server's series summarised over the whole run, warm-up included (what the token-count check compares). */
     server: Record<string, number | null> | null;
+    /** The same over the measurement window only (rates, hit rate and peaks of what was measured). */
+    server_window?: Record<string, number | null> | null;
     scrape: Record<string, unknown> | null;
     exporter_url: string | null;
   };
