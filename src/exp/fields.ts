@@ -9,6 +9,7 @@
  * in requests per second.
  */
 import { z } from 'zod';
+import { STREAM_SLO_METRICS } from '../analysis/index.js';
 import {
   bool,
   err,
@@ -355,6 +356,18 @@ export function sharedRules(f: { [field: string]: unknown }, report: RuleReport)
   const workload: Record<string, unknown> = isObj(f.workload) ? f.workload : {};
   if (workload.dataset !== undefined && workload.shared_prefix !== undefined)
     report(['workload'], 'a dataset and a shared-prefix generator cannot be combined', 'keep one of them');
+
+  // Per-token objectives cannot be met or missed without a stream (`run --no-stream` refuses them too).
+  const generation: Record<string, unknown> = isObj(f.generation) ? f.generation : {};
+  const slo: Record<string, unknown> = isObj(f.slo) ? f.slo : {};
+  if (generation.stream === false)
+    for (const k of [...STREAM_SLO_METRICS, 'itl_ms'])
+      if (slo[k] !== undefined)
+        report(
+          ['slo', k],
+          `${k} needs per-token times, and generation.stream: false gives none: the responses arrive whole`,
+          'set generation.stream: true, or bound the whole request with slo.e2e_ms',
+        );
 }
 
 /** Only judged when every level is a number; a non-number is zod's problem to report. */

@@ -195,6 +195,22 @@ thresholds: ["p99 ttft<"]
     );
   });
 
+  it('refuses per-token objectives without a stream, and keeps whole-request ones', () => {
+    const p = problemsOf(
+      `kind: baseline\nname: x\n${SIM}generation: {stream: false}\nslo: {ttft_ms: 500, tpot_ms: 50, e2e_ms: 2000}\n`,
+    );
+    assert.deepEqual(
+      p.map((x) => x.path),
+      ['s.yaml: slo.ttft_ms', 's.yaml: slo.tpot_ms'],
+    );
+    assert.match(p[1].message, /generation.stream: false/);
+    // A whole-request objective is fine without a stream.
+    parseExperiment(
+      `kind: baseline\nname: x\n${SIM}generation: {stream: false}\nslo: {e2e_ms: 2000}\n`,
+      's.yaml',
+    );
+  });
+
   it('checks load shapes: closed vs open, requests vs duration, sweeps need two increasing levels', () => {
     const p = problemsOf(
       `kind: rate-sweep\nname: x\n${SIM}load: {rates: [4, 2], requests: 5, duration_s: 3, burstiness: 0.5}\n`,
