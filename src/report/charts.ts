@@ -13,6 +13,7 @@ import { percentile } from '../analysis/stats.js';
 import { groupAttempts } from '../analysis/summary.js';
 import { attemptEndAt } from '../analysis/window.js';
 import { type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
+import { validityReasons } from './diagnose/validity.js';
 import { throughputKnee } from './knee.js';
 import type { LoadedRun } from './types.js';
 
@@ -114,6 +115,8 @@ export interface LoadPoint {
   ttft_p99_ms: number | null;
   e2e_p95_ms: number | null;
   e2e_p99_ms: number | null;
+  /** The run's verdict: an invalid level is drawn but left out of the knee, as the experiment does. */
+  valid: boolean;
 }
 
 /** Which load axis the runs share: concurrency if every run has one, else rate, else null. */
@@ -184,6 +187,7 @@ function pointsOn(runs: readonly LoadedRun[], axis: 'concurrency' | 'rate_rps'):
       ttft_p99_ms: r.summary.ttft_ms.p99,
       e2e_p95_ms: r.summary.e2e_ms.p95,
       e2e_p99_ms: r.summary.e2e_ms.p99,
+      valid: validityReasons(r).length === 0,
     }))
     .sort((a, b) => a.x - b.x);
 }
@@ -219,7 +223,7 @@ export function loadCurveOption(runs: readonly LoadedRun[]): EChartsOption | nul
     const xs = points.map((p) => p.x);
     const knee = findKnee(
       xs,
-      points.map((p) => p.output_tok_s),
+      points.map((p) => (p.valid ? p.output_tok_s : null)),
     );
     const line = (name: string, key: keyof LoadPoint, yAxisIndex: number, dashed = false) => ({
       type: 'line' as const,

@@ -108,6 +108,23 @@ describe('chart builders', () => {
       return r;
     });
     assert.deepEqual(series(loadCurveOption(flat))[0].markLine.data, [{ xAxis: 4 }]);
+    // An invalid level is drawn but left out of the knee, as the sweep's conclusion leaves it
+    // out: c=4 (client lag) looks like a plateau; over the valid levels throughput rises until
+    // 8 → 16 adds 2.5% on a doubling, so the knee is 8.
+    const lagged = [1, 2, 4, 8, 16].map((c, i) => {
+      const r = handRun(`l${c}`, recs(20), {}, { level: { concurrency: c } });
+      r.summary = {
+        ...r.summary,
+        output_throughput_tok_s: [100, 200, 205, 800, 820][i],
+        client: {
+          event_loop_delay_ms: { mean: 1, p50: 1, p99: c === 4 ? 40 : 1, max: 50 },
+          cpu_percent: 10,
+        },
+      };
+      return r;
+    });
+    assert.deepEqual(series(loadCurveOption(lagged))[0].data.length, 5, 'every level is drawn');
+    assert.deepEqual(series(loadCurveOption(lagged))[0].markLine.data, [{ xAxis: 8 }]);
   });
 
   it('load curve and goodput: one line per target, never one line zig-zagging between targets', () => {
