@@ -68,7 +68,21 @@ describe('detectEngine + normalize', () => {
     });
   });
 
-  it('llama.cpp: no prefix or preemption keys at all', () => {
+  it('llama.cpp with its cached-prompt counter: cached tokens are added back and are the prefix hits', () => {
+    // llamacpp:prompt_tokens_total counts only the prompt tokens it evaluated; the cached ones
+    // are counted apart, so all prompt tokens = evaluated + cached, as vLLM's counter means.
+    const text = `${readFileSync(new URL('../fixtures/metrics/llamacpp.prom', import.meta.url), 'utf8')}
+# HELP llamacpp:prompt_tokens_cached_total Number of prompt tokens taken from the prompt cache.
+# TYPE llamacpp:prompt_tokens_cached_total counter
+llamacpp:prompt_tokens_cached_total 120000
+`;
+    const n = normalize(parsePrometheusText(text).samples);
+    assert.equal(n.prompt_tokens_total, 40213 + 120000);
+    assert.equal(n.prefix_queries_total, 40213 + 120000);
+    assert.equal(n.prefix_hits_total, 120000);
+  });
+
+  it('llama.cpp without the cached counter: no prefix or preemption keys at all', () => {
     const s = samplesOf('llamacpp.prom');
     assert.equal(detectEngine(s), 'llamacpp');
     const n = normalize(s);
