@@ -117,7 +117,7 @@ describe('chart builders', () => {
         ...r.summary,
         output_throughput_tok_s: [100, 200, 205, 800, 820][i],
         client: {
-          event_loop_delay_ms: { mean: 1, p50: 1, p99: c === 4 ? 40 : 1, max: 50 },
+          event_loop_delay_ms: { p50: 1, p99: c === 4 ? 40 : 1, max: 50 },
           cpu_percent: 10,
         },
       };
