@@ -89,7 +89,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
 
   const plan = program
     .command('plan')
-    .description('push a workload through the simulated engine in virtual time (no HTTP)');
+    .description('servelab run against the simulated engine in this process, in virtual time (no socket)');
   addSimOptions(plan, 'plan');
   addGenerationOptions(plan, false);
   addWorkloadOptions(plan);

@@ -56,7 +56,7 @@ const TARGET_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
  * one declaration of every setting), plus the clock it runs on.
  */
 export const simSchema = simSettingsSchema('file').safeExtend({
-  /** real: an HTTP server in real time; virtual: the engine in-process, no HTTP (as `servelab plan`). */
+  /** real: an HTTP server in real time; virtual: the same server in this process, in virtual time (as `servelab plan`). */
   clock: oneOf(['real', 'virtual']).default('real'),
 });
 export type SimOptions = z.output<typeof simSchema>;

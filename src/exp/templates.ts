@@ -38,7 +38,7 @@ const SIM_OPTION_DOCS: [key: string, line: string][] = [
     ]),
   [
     'clock',
-    `${'# clock: real'.padEnd(36)} # real: HTTP server in real time; virtual: in-process, no HTTP (as plan)`,
+    `${'# clock: real'.padEnd(36)} # real: HTTP server in real time; virtual: in-process, virtual time (as plan)`,
   ],
 ];
 

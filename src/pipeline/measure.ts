@@ -182,9 +182,9 @@ export async function readBaseline(path: string): Promise<Summary> {
 }
 
 /**
- * Validate what measure() needs beyond flag syntax; returns parsed SLO and thresholds. `target`
- * is null where there is no HTTP target (`plan`, whose simulated responses stream); a target
- * that does not stream cannot be held to an objective on per-token times.
+ * Validate what measure() needs beyond flag syntax; returns parsed SLO and thresholds. A target
+ * that does not stream cannot be held to an objective on per-token times (`target` null: it
+ * streams).
  */
 export function checkMeasureInput(
   input: { common: CommonSettings; target: Pick<TargetSettings, 'stream'> | null },

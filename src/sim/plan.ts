@@ -1,7 +1,9 @@
 /**
  * @module sim/plan
- * `servelab plan`'s engine driver: the same engine core as the HTTP server, on a virtual clock,
- * with no HTTP and no timers. A discrete-event loop alternates two kinds of events — a request
+ * A fast batch driver of the engine for engine tests and benchmarks: the same engine core as the
+ * HTTP server, on a virtual clock, with no HTTP and no timers. No command measures with it:
+ * `servelab plan` runs the real client against the in-process server (`sim/server/inprocess`),
+ * and `test/sim-engine/runner-parity.test.ts` holds this driver to that path's records. A discrete-event loop alternates two kinds of events — a request
  * reaching the engine (its send time + {@link FRONTEND_OVERHEAD_MS}) and an engine step ending —
  * and turns the engine's token stream into full {@link RequestRecord}s in virtual milliseconds
  * (t = 0 is the start of the run). Requests that reach the engine during a step join at the next
