@@ -521,7 +521,10 @@ export async function measureOn(
     store.finishRun(storeRun.id, summary, result.interrupted ? 'interrupted' : 'completed', result.window);
   }
   const files = outDir
-    ? await writeRunOutputs(outDir, report, { vllm: req.output?.formatVllm ?? false })
+    ? await writeRunOutputs(outDir, report, {
+        vllm: req.output?.formatVllm ?? false,
+        records: result.records,
+      })
     : [];
   if (writer) files.push(writer.path);
   return {

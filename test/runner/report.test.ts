@@ -110,37 +110,122 @@ test('summary.csv: one row per metric × stat, plus scalar keys; null is an empt
   assert.equal(summaryToCsv({ w: ['a,"b"'] }), 'metric,stat,value\nw,0,"a,""b"""\n');
 });
 
-test('vllm.json: vllm bench serve field names and units', async () => {
+/**
+ * The keys `vllm bench serve --save-result` writes for a generation run with a tokenizer and
+ * the default `--percentile-metrics ttft,tpot,itl --metric-percentiles 99`, no
+ * `--save-detailed`, no ramp-up, probes or speculative decoding: `main`'s `result_json` merged
+ * with `benchmark`'s `result`, read from vllm-project/vllm@009e6d4a1cd6ba3fb2a9fc00f4ec06f5297232a1
+ * `vllm/benchmarks/serve.py` (its `--save-detailed` switch drops input_lens, output_lens,
+ * start_times, ttfts, itls, generated_texts and errors, but keeps latencies and queue_times).
+ */
+const VLLM_KEYS = [
+  'date',
+  'endpoint_type',
+  'backend',
+  'label',
+  'model_id',
+  'tokenizer_id',
+  'num_prompts',
+  'request_rate',
+  'burstiness',
+  'max_concurrency',
+  'duration',
+  'completed',
+  'failed',
+  'total_input_tokens',
+  'total_output_tokens',
+  'request_throughput',
+  'request_goodput',
+  'output_throughput',
+  'total_token_throughput',
+  'latencies',
+  'queue_times',
+  'max_output_tokens_per_s',
+  'max_concurrent_requests',
+  'rtfx',
+  'mean_ttft_ms',
+  'median_ttft_ms',
+  'std_ttft_ms',
+  'p99_ttft_ms',
+  'mean_tpot_ms',
+  'median_tpot_ms',
+  'std_tpot_ms',
+  'p99_tpot_ms',
+  'mean_itl_ms',
+  'median_itl_ms',
+  'std_itl_ms',
+  'p99_itl_ms',
+];
+
+test('vllm.json: the key set and definitions of vllm bench serve --save-result', async () => {
   const out = join(dir, 'v');
-  await writeRunOutputs(out, report, { vllm: true });
+  await writeRunOutputs(out, report, { vllm: true, records: res.records });
   const v = JSON.parse(readFileSync(join(out, 'vllm.json'), 'utf8'));
-  assert.deepEqual(v, toVllmResult(report));
+  assert.deepEqual(v, JSON.parse(JSON.stringify(toVllmResult(report, res.records))));
+  assert.deepEqual(
+    Object.keys(v)
+      .filter((k) => k !== 'servelab')
+      .sort(),
+    [...VLLM_KEYS].sort(),
+    "exactly vLLM's keys, plus one of servelab's own",
+  );
   const windowS = (res.window.end_ms - res.window.start_ms) / 1000;
   assert.equal(v.date, '20260101-000000');
   assert.equal(v.duration, windowS);
+  assert.equal(v.num_prompts, 10);
   assert.equal(v.completed, 8);
   assert.equal(v.failed, 2);
   assert.equal(v.total_output_tokens, 8 * 4);
-  assert.equal(v.total_input_tokens, 8 * 20);
+  assert.equal(v.request_rate, 'inf');
+  assert.equal(v.max_concurrency, 2);
   assert.equal(v.request_throughput, summary.request_throughput_rps);
-  assert.equal(v.output_throughput, summary.output_throughput_tok_s);
-  assert.equal(v.total_token_throughput, summary.total_throughput_tok_s);
   assert.equal(v.request_goodput, summary.goodput.rps);
-  for (const [name, key] of [
-    ['ttft', 'ttft_ms'],
-    ['tpot', 'tpot_ms'],
-    ['itl', 'itl_ms'],
-    ['e2el', 'e2e_ms'],
-  ] as const) {
-    assert.equal(v[`mean_${name}_ms`], summary[key].mean);
-    assert.equal(v[`median_${name}_ms`], summary[key].p50);
-    assert.equal(v[`std_${name}_ms`], summary[key].std);
-    assert.equal(v[`p99_${name}_ms`], summary[key].p99);
-  }
-  // 400 ms requests with chunks at 80, 160, 240, 320 ms after sending.
+  // 400 ms requests with chunks at 80, 160, 240, 320 ms after sending: vLLM's TTFT is the
+  // first chunk of any kind, its E2EL the finish, its ITL the chunk gaps.
   assert.equal(v.mean_ttft_ms, 80);
-  assert.equal(v.mean_e2el_ms, 400);
+  assert.equal(v.p99_ttft_ms, 80);
   assert.equal(v.mean_itl_ms, 80);
+  assert.equal(v.std_itl_ms, 0);
+  // Per request, in request order: E2E in seconds (null for the two that failed).
+  assert.equal(v.latencies.length, 10);
+  assert.deepEqual(
+    v.latencies.filter((x: number | null) => x !== null),
+    Array(8).fill(0.4),
+  );
+  assert.equal(v.latencies.filter((x: number | null) => x === null).length, 2);
+  // At most two in flight (concurrency 2); the bucketing itself is table-tested in
+  // test/analysis/peak.test.ts.
+  assert.equal(v.max_concurrent_requests, 2);
+  assert.ok(v.max_output_tokens_per_s > 0);
+  // "No data" is null with its reason, where vLLM writes 0.
+  assert.equal(v.rtfx, null);
+  assert.ok(v.servelab.notes.some((n: string) => n.startsWith('rtfx')));
+});
+
+test('vllm.json: --percentile-metrics, --metric-percentiles and --save-detailed as vLLM reads them', () => {
+  const v = toVllmResult(report, res.records, {
+    percentileMetrics: ['ttft', 'e2el'],
+    metricPercentiles: [50, 99.9],
+    detailed: true,
+  });
+  for (const k of [
+    'mean_ttft_ms',
+    'median_ttft_ms',
+    'std_ttft_ms',
+    'p50_ttft_ms',
+    'p99.9_ttft_ms',
+    'p99.9_e2el_ms',
+  ])
+    assert.ok(k in v, k);
+  assert.equal('mean_tpot_ms' in v, false);
+  assert.equal('p99_ttft_ms' in v, false);
+  assert.equal(v['p50_e2el_ms'], 400);
+  for (const k of ['input_lens', 'output_lens', 'ttfts', 'itls', 'start_times', 'generated_texts', 'errors'])
+    assert.equal((v[k] as unknown[]).length, 10, k);
+  assert.deepEqual(
+    (v.ttfts as (number | null)[]).filter((x) => x !== null),
+    Array(8).fill(0.08),
+  );
 });
 
 test('console table: outcomes, latency percentiles, throughput, goodput, Little, warnings', () => {

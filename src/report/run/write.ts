@@ -6,13 +6,18 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { RequestRecord } from '../../record/types.js';
 import { summaryToCsv } from './csv.js';
 import type { RunReport } from './report.js';
-import { toVllmResult } from './vllm.js';
+import { toVllmResult, type VllmResultOptions } from './vllm.js';
 
 export interface WriteRunOutputsOptions {
-  /** Also write `vllm.json` (`--format vllm`). */
+  /** Also write `vllm.json` (`--format vllm`), from these records. */
   vllm?: boolean;
+  /** The run's records (needed by `vllm.json`; default the report's embedded ones). */
+  records?: readonly RequestRecord[];
+  /** `vllm.json`'s percentile metrics, percentiles and per-request arrays. */
+  vllmOptions?: VllmResultOptions;
 }
 
 /**
@@ -30,7 +35,10 @@ export async function writeRunOutputs(
     ['report.json', `${JSON.stringify(report, null, 2)}\n`],
     ['summary.csv', summaryToCsv(report.summary)],
   ];
-  if (opts.vllm) files.push(['vllm.json', `${JSON.stringify(toVllmResult(report), null, 2)}\n`]);
+  if (opts.vllm) {
+    const v = toVllmResult(report, opts.records ?? report.records ?? [], opts.vllmOptions);
+    files.push(['vllm.json', `${JSON.stringify(v, null, 2)}\n`]);
+  }
   const written: string[] = [];
   for (const [name, text] of files) {
     const path = join(dir, name);
