@@ -6,7 +6,7 @@
  * Pure; times are milliseconds since the run started.
  */
 import type { RequestRecord } from '../record/types.js';
-import { upperBound } from './stats.js';
+import { lowerBound, upperBound } from './stats.js';
 
 /** A closed time interval [start_ms, end_ms] on the run clock. */
 export interface MeasurementWindow {
@@ -87,8 +87,12 @@ export function inFlightProfile(
 
 /**
  * Ids of the attempts that found every concurrency slot busy at their planned time, i.e. at
- * least `maxConcurrency` other attempts (any phase) had been sent and not yet ended: those
- * waited for a slot, and their whole `sent − planned` is queueing (`queue_ms`).
+ * least `maxConcurrency` other attempts (any phase) were ahead of them and not yet ended then:
+ * sent before it (by its planned time, or after it but still ahead of it in the queue) and
+ * ended after its planned time. Those waited for a slot, and their whole `sent − planned` is
+ * queueing (`queue_ms`). Counting the ones sent ahead after the planned time matters for a
+ * burst (`--rate inf`): every request is planned at t = 0, none is sent by then, and the ninth
+ * under a cap of eight still waits for the first to end.
  * With no cap (`null`) nothing waits. O(n log n).
  * @param records every attempt of the run (warm-up included: it occupies slots too)
  * @param maxConcurrency the run's `--max-concurrency`, or null
@@ -111,10 +115,14 @@ export function slotWaits(
   for (const r of records) {
     const t = r.planned_at_ms;
     if (t === null || r.sent_at_ms === null) continue;
-    // In flight at t: sent ≤ t and end > t.
-    let busy = upperBound(S, t) - upperBound(E, t);
-    const selfEnd = attemptEndAt(r) as number;
-    if (r.sent_at_ms <= t && selfEnd > t) busy -= 1;
+    // Ahead of r and in flight at t: sent before r (every one sent after t ends after t).
+    let busy: number;
+    if (r.sent_at_ms > t) busy = lowerBound(S, r.sent_at_ms) - upperBound(E, t);
+    else {
+      // Sent on time: in flight at t, itself left out.
+      busy = upperBound(S, t) - upperBound(E, t);
+      if ((attemptEndAt(r) as number) > t) busy -= 1;
+    }
     if (busy >= maxConcurrency) waited.add(r.id);
   }
   return waited;

@@ -26,7 +26,11 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   const run = program.command('run').description('run a load test against an OpenAI-compatible endpoint');
   run
     .option('--url <base>', 'base URL ending in /v1, e.g. http://127.0.0.1:8000/v1')
-    .option('--endpoint <kind>', 'chat or completions', 'chat')
+    .option(
+      '--endpoint <kind>',
+      'chat or completions (vLLM path forms /v1/chat/completions, /v1/completions too)',
+      'chat',
+    )
     .option('--no-stream', 'use non-streaming requests')
     .option('--extra-body <json>', 'extra JSON fields merged into every request body')
     .option('--header <k:v>', 'extra request header (repeatable)', (v: string, p: string[] | undefined) => [

@@ -50,7 +50,31 @@ export interface RawCommon {
   format?: string;
   embedRecords?: boolean;
   json?: string | boolean;
+  // `vllm bench serve` names, read as servelab's (see VLLM_ALIASES)
+  numPrompts?: string;
+  requestRate?: string;
+  randomInputLen?: string;
+  randomOutputLen?: string;
+  randomRangeRatio?: string;
+  saveResult?: boolean;
+  saveDetailed?: boolean;
+  resultDir?: string;
+  percentileMetrics?: string;
+  metricPercentiles?: string;
 }
+
+/**
+ * `vllm bench serve` flags accepted under their vLLM names (vllm-project/vllm:
+ * vllm/benchmarks/serve.py and vllm/benchmarks/datasets.py), each read as the servelab flag
+ * named here; the command prints the servelab name once, as a note.
+ */
+export const VLLM_ALIASES = {
+  numPrompts: ['--num-prompts <n>', '--requests'],
+  requestRate: ['--request-rate <r>', '--rate'],
+  randomInputLen: ['--random-input-len <n>', '--input-len'],
+  randomOutputLen: ['--random-output-len <n>', '--output-len'],
+  resultDir: ['--result-dir <dir>', '--out'],
+} as const;
 
 const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
 
@@ -136,7 +160,20 @@ export function addOutputOptions<C extends Command<[], Record<string, unknown>>>
     .option('--out <dir>', 'write report.json, requests.jsonl and summary.csv to this directory')
     .option('--format <fmt>', 'also write vllm.json with `vllm bench serve` field names (fmt: vllm)')
     .option('--embed-records', 'embed the per-request records in report.json')
-    .option('--json [file]', 'write the machine-readable result to file, or stdout');
+    .option('--json [file]', 'write the machine-readable result to file, or stdout')
+    .option(
+      '--percentile-metrics <list>',
+      'vllm.json: metrics with percentiles (vLLM names: ttft,tpot,itl,e2el)',
+    )
+    .option('--metric-percentiles <list>', 'vllm.json: which percentiles, e.g. 50,90,99 (default 99)')
+    .option('--save-detailed', 'vllm.json: add the per-request arrays, as vLLM does')
+    .option('--save-result', 'vLLM name: write vllm.json (as --format vllm; into --result-dir, default .)')
+    .option('--num-prompts <n>', 'vLLM name of --requests')
+    .option('--request-rate <r>', 'vLLM name of --rate (inf: every request at once)')
+    .option('--random-input-len <n>', 'vLLM name of --input-len')
+    .option('--random-output-len <n>', 'vLLM name of --output-len')
+    .option('--random-range-ratio <r>', 'vLLM: lengths uniform in [N·(1−r), N·(1+r)]')
+    .option('--result-dir <dir>', 'vLLM name of --out');
 }
 
 function num(
@@ -168,11 +205,15 @@ function num(
 }
 
 /** Validate the shared flags. Pushes every problem found; returns settings (meaningful only if none). */
-export function parseCommon(raw: RawCommon, problems: Problem[]): CommonSettings {
+export function parseCommon(input: RawCommon, problems: Problem[], notes: string[] = []): CommonSettings {
+  const raw = applyVllmAliases(input, problems, notes);
   const concurrency = num(problems, '--concurrency', raw.concurrency, { int: true, min: 1 });
   const requests = num(problems, '--requests', raw.requests, { int: true, min: 1 });
   const durationS = num(problems, '--duration', raw.duration, { gt: 0 });
-  const rate = num(problems, '--rate', raw.rate, { gt: 0 });
+  const rate =
+    raw.rate?.trim().toLowerCase() === 'inf'
+      ? Number.POSITIVE_INFINITY
+      : num(problems, '--rate', raw.rate, { gt: 0 });
   const maxConcurrency = num(problems, '--max-concurrency', raw.maxConcurrency, { int: true, min: 1 });
   const arrival = (raw.arrival ?? 'poisson') as LoadSettings['arrival'];
   if (!['constant', 'poisson', 'gamma'].includes(arrival))
@@ -201,24 +242,32 @@ export function parseCommon(raw: RawCommon, problems: Problem[]): CommonSettings
       message: 'give a request count or a duration, not both',
       hint: 'e.g. --requests 200 or --duration 60',
     });
-  if (maxConcurrency !== null && rate === null && !trace)
+  // vLLM's reading: --max-concurrency N without a rate is a closed loop of N users.
+  const closedAt = maxConcurrency !== null && rate === null && !trace ? maxConcurrency : null;
+  if (closedAt !== null && concurrency !== null && concurrency !== closedAt)
     problems.push({
-      path: '--max-concurrency',
-      message: 'only applies to open-loop runs',
-      hint: 'use it with --rate R or --trace FILE',
+      path: '--concurrency/--max-concurrency',
+      message: `without --rate both mean users in flight, and they differ (${concurrency} vs ${closedAt})`,
+      hint: 'give one of them',
+    });
+  if (rate === Number.POSITIVE_INFINITY && durationS !== null)
+    problems.push({
+      path: '--rate',
+      message: 'an unbounded rate (inf) sends a number of requests at once, not a duration',
+      hint: 'give --requests N with --rate inf',
     });
 
   const mode: LoadSettings['mode'] = trace ? 'trace' : rate !== null ? 'open' : 'closed';
   const load: LoadSettings = {
     mode,
-    concurrency: mode === 'closed' ? (concurrency ?? 1) : null,
+    concurrency: mode === 'closed' ? (concurrency ?? closedAt ?? 1) : null,
     requests: requests ?? (durationS === null && mode !== 'trace' ? 100 : null),
     durationS,
     drainTimeoutS: num(problems, '--drain-timeout', raw.drainTimeout, { min: 0 }) ?? 30,
     rateRps: rate,
     arrival,
     burstiness: num(problems, '--burstiness', raw.burstiness, { gt: 0 }) ?? 1,
-    maxConcurrency,
+    maxConcurrency: closedAt !== null ? null : maxConcurrency,
     traceFile: trace,
     traceSpeedup: num(problems, '--trace-speedup', raw.traceSpeedup, { gt: 0 }) ?? 1,
     warmup: num(problems, '--warmup', raw.warmup, { int: true, min: 0 }) ?? 0,
@@ -277,9 +326,11 @@ export function parseCommon(raw: RawCommon, problems: Problem[]): CommonSettings
       message: `unknown format "${raw.format}"`,
       hint: 'the only extra format is vllm',
     });
+  const vllm = vllmOptions(raw, problems);
   const output: OutputSettings = {
-    out: raw.out ?? null,
-    formatVllm: raw.format === 'vllm',
+    out: raw.out ?? (raw.saveResult ? '.' : null),
+    formatVllm: raw.format === 'vllm' || !!raw.saveResult,
+    vllm,
     embedRecords: !!raw.embedRecords,
     json: jsonOption(raw.json),
     slo: raw.slo ?? null,
@@ -289,6 +340,87 @@ export function parseCommon(raw: RawCommon, problems: Problem[]): CommonSettings
   if (output.formatVllm && !output.out)
     problems.push({ path: '--format', message: 'vllm.json is written into --out', hint: 'add --out DIR' });
   return { load, workload, generation, output };
+}
+
+/** The vLLM names given: each one's value moves to servelab's flag, with a note (both given: a problem). */
+function applyVllmAliases(raw: RawCommon, problems: Problem[], notes: string[]): RawCommon {
+  const out: RawCommon = { ...raw };
+  const target: Record<keyof typeof VLLM_ALIASES, keyof RawCommon> = {
+    numPrompts: 'requests',
+    requestRate: 'rate',
+    randomInputLen: 'inputLen',
+    randomOutputLen: 'outputLen',
+    resultDir: 'out',
+  };
+  for (const [alias, [flag, ours]] of Object.entries(VLLM_ALIASES) as [
+    keyof typeof VLLM_ALIASES,
+    readonly [string, string],
+  ][]) {
+    const v = raw[alias];
+    if (v === undefined) continue;
+    const key = target[alias];
+    const name = flag.split(' ')[0];
+    if (raw[key] !== undefined) {
+      problems.push({
+        path: name,
+        message: `${name} is vLLM's name of ${ours}, and both are given`,
+        hint: `keep one of ${name} and ${ours}`,
+      });
+      continue;
+    }
+    (out as Record<string, unknown>)[key] = v;
+    notes.push(`${name} is read as servelab's ${ours}`);
+  }
+  if (raw.randomRangeRatio !== undefined) {
+    const r = num(problems, '--random-range-ratio', raw.randomRangeRatio, { min: 0 });
+    if (r !== null && r >= 1)
+      problems.push({ path: '--random-range-ratio', message: `must be below 1, got ${r}`, hint: 'e.g. 0.1' });
+    else if (r !== null && r > 0)
+      for (const key of ['inputLen', 'outputLen'] as const) {
+        const n = Number(out[key]);
+        if (out[key] !== undefined && Number.isInteger(n) && n > 0) {
+          out[key] = `uniform:${Math.max(1, Math.floor(n * (1 - r)))}-${Math.ceil(n * (1 + r))}`;
+          notes.push(
+            `--random-range-ratio ${r}: ${key === 'inputLen' ? '--input-len' : '--output-len'} ${out[key]}`,
+          );
+        }
+      }
+  }
+  if (raw.saveResult) notes.push("--save-result is read as servelab's --format vllm (into --out, else .)");
+  return out;
+}
+
+const VLLM_METRIC_NAMES = ['ttft', 'tpot', 'itl', 'e2el'] as const;
+
+/** `vllm.json`'s `--percentile-metrics`, `--metric-percentiles` and `--save-detailed`. */
+function vllmOptions(raw: RawCommon, problems: Problem[]): OutputSettings['vllm'] {
+  let metrics: (typeof VLLM_METRIC_NAMES)[number][] | null = null;
+  if (raw.percentileMetrics !== undefined) {
+    const names = raw.percentileMetrics
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
+    const bad = names.filter((x) => !(VLLM_METRIC_NAMES as readonly string[]).includes(x));
+    if (bad.length || !names.length)
+      problems.push({
+        path: '--percentile-metrics',
+        message: `unknown metric(s) ${bad.join(', ') || '(none given)'}`,
+        hint: `use vLLM's names: ${VLLM_METRIC_NAMES.join(',')}`,
+      });
+    else metrics = names as (typeof VLLM_METRIC_NAMES)[number][];
+  }
+  let percentiles: number[] | null = null;
+  if (raw.metricPercentiles !== undefined) {
+    const ps = raw.metricPercentiles.split(',').map((x) => Number(x.trim()));
+    if (!ps.length || ps.some((p) => !Number.isFinite(p) || p <= 0 || p > 100))
+      problems.push({
+        path: '--metric-percentiles',
+        message: `expected percentiles in (0, 100], got "${raw.metricPercentiles}"`,
+        hint: 'e.g. --metric-percentiles 50,90,99',
+      });
+    else percentiles = ps;
+  }
+  return { percentileMetrics: metrics, metricPercentiles: percentiles, detailed: !!raw.saveDetailed };
 }
 
 /** Make every file path in the settings absolute against the command's working directory. */

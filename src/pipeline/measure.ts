@@ -351,7 +351,12 @@ export interface MeasureRequest {
   /** The run's configuration as stored in report.json and the store (secrets redacted). */
   config: Record<string, unknown>;
   /** Files under `out` (report.json, requests.jsonl, summary.csv, vllm.json). */
-  output?: { out: string | null; formatVllm: boolean; embedRecords: boolean };
+  output?: {
+    out: string | null;
+    formatVllm: boolean;
+    embedRecords: boolean;
+    vllm?: CommonSettings['output']['vllm'];
+  };
 }
 
 /** The summary's idea of the run's concurrency cap. */
@@ -524,6 +529,11 @@ export async function measureOn(
     ? await writeRunOutputs(outDir, report, {
         vllm: req.output?.formatVllm ?? false,
         records: result.records,
+        vllmOptions: {
+          percentileMetrics: req.output?.vllm?.percentileMetrics ?? undefined,
+          metricPercentiles: req.output?.vllm?.metricPercentiles ?? undefined,
+          detailed: req.output?.vllm?.detailed ?? false,
+        },
       })
     : [];
   if (writer) files.push(writer.path);
@@ -660,6 +670,7 @@ export async function measure(
         out: common.output.out,
         formatVllm: common.output.formatVllm,
         embedRecords: common.output.embedRecords,
+        vllm: common.output.vllm,
       },
     },
     deps,

@@ -42,6 +42,12 @@ export interface GenerationSettings {
 export interface OutputSettings {
   out: string | null;
   formatVllm: boolean;
+  /** `vllm.json`'s percentile metrics and percentiles (null: vLLM's defaults) and per-request arrays. */
+  vllm: {
+    percentileMetrics: ('ttft' | 'tpot' | 'itl' | 'e2el')[] | null;
+    metricPercentiles: number[] | null;
+    detailed: boolean;
+  };
   embedRecords: boolean;
   /** `true` = stdout, a string = file, null = off. */
   json: string | true | null;
@@ -106,6 +112,7 @@ export function commonSettings(
     output: {
       out: null,
       formatVllm: false,
+      vllm: { percentileMetrics: null, metricPercentiles: null, detailed: false },
       embedRecords: false,
       json: null,
       slo: null,

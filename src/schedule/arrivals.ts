@@ -29,7 +29,7 @@ export type ArrivalKind = (typeof ARRIVAL_KINDS)[number];
 
 /** Open-loop schedule options. Give exactly one of `count` and `durationS`. */
 export interface ArrivalOptions {
-  /** Target mean send rate (requests/s), > 0. */
+  /** Target mean send rate (requests/s), > 0; `Infinity` sends every request at t = 0 (needs `count`). */
   rateRps: number;
   arrival: ArrivalKind;
   /** Gamma shape k (> 0; 1 = Poisson). Only `gamma` uses it; other kinds accept only 1 or undefined. */
@@ -49,10 +49,18 @@ export interface ArrivalOptions {
 export function arrivalProblems(opts: ArrivalOptions): Problem[] {
   const problems: Problem[] = [];
   const { rateRps, arrival, burstiness, count, durationS, seed } = opts;
-  if (!(typeof rateRps === 'number' && Number.isFinite(rateRps) && rateRps > 0))
+  if (rateRps === Number.POSITIVE_INFINITY) {
+    // vLLM bench's `--request-rate inf`: every request at t = 0 (a cap still holds them back).
+    if (count === undefined)
+      problems.push({
+        path: '--rate',
+        message: 'an unbounded rate (inf) sends a number of requests at once, not a duration',
+        hint: 'give --requests N with --rate inf',
+      });
+  } else if (!(typeof rateRps === 'number' && Number.isFinite(rateRps) && rateRps > 0))
     problems.push({
       path: '--rate',
-      message: `rate must be a number > 0 requests/s (got ${rateRps})`,
+      message: `rate must be a number > 0 requests/s, or inf (got ${rateRps})`,
       hint: 'e.g. --rate 10',
     });
   if (!(ARRIVAL_KINDS as readonly string[]).includes(arrival))
@@ -117,6 +125,7 @@ export function arrivalOffsetsMs(opts: ArrivalOptions): number[] {
   const problems = arrivalProblems(opts);
   if (problems.length > 0) throw new UsageError(problems);
   const { rateRps, arrival } = opts;
+  if (rateRps === Number.POSITIVE_INFINITY) return new Array<number>(opts.count as number).fill(0);
   const count = opts.count ?? openLoopCount(rateRps, opts.durationS!);
   const gapMs = 1000 / rateRps;
   // i·1000/rate rather than i·gap: exact for every i instead of accumulating the gap's rounding.

@@ -67,4 +67,17 @@ describe('slotWaits', () => {
     assert.deepEqual([...slotWaits(recs, 1)].sort(), ['b', 'c', 'd']);
     assert.equal(slotWaits(recs, null).size, 0);
   });
+
+  it('a burst (every request planned at 0, --rate inf) under a cap: the ones queued behind it wait', () => {
+    // Cap 2: a and b leave a moment after t = 0 (none was sent *at* 0), c and d queue behind them.
+    const recs = [
+      rec({ id: 'a', planned: 0, sent: 0.02, end: 100 }),
+      rec({ id: 'b', planned: 0, sent: 0.03, end: 100 }),
+      rec({ id: 'c', planned: 0, sent: 100.1, end: 200 }),
+      rec({ id: 'd', planned: 0, sent: 100.2, end: 200 }),
+    ];
+    assert.deepEqual([...slotWaits(recs, 2)].sort(), ['c', 'd']);
+    // Late but not held back: with room under the cap, the delay is the generator's, not a wait.
+    assert.deepEqual([...slotWaits(recs, 4)], []);
+  });
 });

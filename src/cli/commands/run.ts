@@ -61,10 +61,21 @@ export function parseMonitoringFlags(raw: RawRun, problems: Problem[]): Monitori
 /** Validate `run` flags into a measurement input (every problem at once). */
 export function parseRunFlags(
   raw: RawRun,
-): MeasureInput & { monitoring: MonitoringSettings; db: string | null } {
+): MeasureInput & { monitoring: MonitoringSettings; db: string | null; notes: string[] } {
   const problems: Problem[] = [];
+  const notes: string[] = [];
   const url = parseBaseUrl(raw.url, problems);
-  const endpoint = (raw.endpoint ?? 'chat') as Endpoint;
+  // vLLM's --endpoint is the path (`/v1/chat/completions`, `/v1/completions`).
+  const path = raw.endpoint?.replace(/\/+$/, '');
+  const endpoint = (
+    path?.endsWith('/chat/completions')
+      ? 'chat'
+      : path?.endsWith('/completions')
+        ? 'completions'
+        : (raw.endpoint ?? 'chat')
+  ) as Endpoint;
+  if (raw.endpoint !== undefined && raw.endpoint !== endpoint)
+    notes.push(`--endpoint ${raw.endpoint} is read as ${endpoint}`);
   if (endpoint !== 'chat' && endpoint !== 'completions')
     problems.push({
       path: '--endpoint',
@@ -83,7 +94,7 @@ export function parseRunFlags(
       message: `"${apiKeyEnv}" is not an environment variable name`,
       hint: 'give the variable’s name, not the key itself',
     });
-  const common = parseCommon(raw, problems);
+  const common = parseCommon(raw, problems, notes);
   const monitoring = parseMonitoringFlags(raw, problems);
   const target = {
     url,
@@ -105,11 +116,13 @@ export function parseRunFlags(
     target,
     common,
     label: raw.label ?? null,
+    notes,
   };
 }
 
 export async function runCommand(raw: RawRun, io: Io): Promise<number> {
   const parsed = parseRunFlags(raw);
+  for (const n of parsed.notes) io.stderr.write(`note: ${n}\n`);
   const input = { ...parsed, common: resolvePaths(parsed.common, io.cwd) };
   const out = humanStream(input.common.output.json, io);
   const ctrl = new AbortController();

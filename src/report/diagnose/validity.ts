@@ -49,7 +49,15 @@ export const VALIDITY_DEFAULTS: Required<ValidityOptions> = {
 
 /** The concurrency cap a run was made with (level, else config), or null. */
 export function concurrencyCap(run: LoadedRun): number | null {
-  const c = run.level?.concurrency ?? run.config.max_concurrency ?? run.config.concurrency;
+  // `run`/`plan` keep their load settings under config.load (camelCase); experiments put the
+  // level's concurrency at the top of config.
+  const load = (run.config.load ?? {}) as Record<string, unknown>;
+  const c =
+    run.level?.concurrency ??
+    run.config.max_concurrency ??
+    run.config.concurrency ??
+    load.maxConcurrency ??
+    load.concurrency;
   return typeof c === 'number' && c > 0 ? c : null;
 }
 

@@ -116,7 +116,7 @@ export function toVllmResult(
     tokenizer_id:
       tokenization === 'tokenizer' ? ((cfg(report, ['model']) as string | undefined) ?? null) : null,
     num_prompts: finals.length,
-    request_rate: typeof rate === 'number' ? rate : 'inf',
+    request_rate: typeof rate === 'number' && Number.isFinite(rate) ? rate : 'inf',
     burstiness: (cfg(report, ['load', 'burstiness']) as number | undefined) ?? 1,
     max_concurrency:
       ((cfg(report, ['load', 'maxConcurrency']) ?? cfg(report, ['load', 'concurrency'])) as number | null) ??
