@@ -111,9 +111,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .command('init')
     .description('print a commented, runnable template for an experiment kind (or write it to FILE)')
     .argument('[kind]', 'the experiment kind (without one, the error lists the kinds)')
-    .argument('[file]', 'write the template here instead of stdout')
-    .action((kind, file) => {
-      action = async (io) => (await import('./commands/runs.js')).expInitCommand(kind, file, io);
+    .argument('[file]', 'write the template here instead of stdout (refused if it exists)')
+    .option('--force', 'overwrite FILE if it exists')
+    .action((kind, file, opts) => {
+      action = async (io) => (await import('./commands/runs.js')).expInitCommand(kind, file, io, opts);
     });
   exp
     .command('run')
