@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import type { Endpoint } from '../../client/types.js';
 import type { Problem } from '../../core/errors.js';
+import { redactUrl } from '../../core/url.js';
 import { checkMeasureInput, type MeasureInput, measure, workloadOptions } from '../../pipeline/measure.js';
 import type { MonitoringSettings } from '../../pipeline/monitoring.js';
 import { formatSummaryTable, formatVerdict } from '../../report/run/table.js';
@@ -61,9 +62,11 @@ export function parseMonitoringFlags(raw: RawRun, problems: Problem[]): Monitori
 /** Validate `run` flags into a measurement input (every problem at once). */
 export function parseRunFlags(
   raw: RawRun,
-): MeasureInput & { monitoring: MonitoringSettings; db: string | null } {
+): MeasureInput & { monitoring: MonitoringSettings; db: string | null; notes: string[] } {
   const problems: Problem[] = [];
-  const url = parseBaseUrl(raw.url, problems);
+  /** Lines for stderr before the run starts (`base URL: … (added /v1)`). */
+  const notes: string[] = [];
+  const url = parseBaseUrl(raw.url, problems, '--url', notes);
   const endpoint = (raw.endpoint ?? 'chat') as Endpoint;
   if (endpoint !== 'chat' && endpoint !== 'completions')
     problems.push({
@@ -105,11 +108,13 @@ export function parseRunFlags(
     target,
     common,
     label: raw.label ?? null,
+    notes,
   };
 }
 
 export async function runCommand(raw: RawRun, io: Io): Promise<number> {
-  const parsed = parseRunFlags(raw);
+  const { notes, ...parsed } = parseRunFlags(raw);
+  for (const line of notes) io.stderr.write(`${line}\n`);
   const input = { ...parsed, common: resolvePaths(parsed.common, io.cwd) };
   const out = humanStream(input.common.output.json, io);
   const ctrl = new AbortController();
@@ -126,7 +131,7 @@ export async function runCommand(raw: RawRun, io: Io): Promise<number> {
       log: (line) => io.stderr.write(`${line}\n`),
     });
     out.write(
-      `\nservelab run: ${input.target.url} model ${m.model}${m.report.run_id ? ` (run ${m.report.run_id})` : ''}\n`,
+      `\nservelab run: ${redactUrl(input.target.url)} model ${m.model}${m.report.run_id ? ` (run ${m.report.run_id})` : ''}\n`,
     );
     out.write(formatSummaryTable(m.summary));
     out.write(formatVerdict(m.validity));
