@@ -25,7 +25,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
 
   const run = program.command('run').description('run a load test against an OpenAI-compatible endpoint');
   run
-    .option('--url <base>', 'base URL ending in /v1, e.g. http://127.0.0.1:8000/v1')
+    .option(
+      '--url <base>',
+      'OpenAI base URL, e.g. http://127.0.0.1:8000/v1 (a bare http://host:port gets /v1)',
+    )
     .option(
       '--endpoint <kind>',
       'chat or completions (vLLM path forms /v1/chat/completions, /v1/completions too)',
@@ -66,7 +69,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   program
     .command('check')
     .description('probe an endpoint: models, stream shape, usage, reasoning, capabilities')
-    .requiredOption('--url <base>', 'base URL ending in /v1, e.g. http://127.0.0.1:8000/v1')
+    .requiredOption(
+      '--url <base>',
+      'OpenAI base URL, e.g. http://127.0.0.1:8000/v1 (a bare http://host:port gets /v1)',
+    )
     .option('--model <name>', 'model to probe (default: the first listed)')
     .option('--api-key-env <name>', 'environment variable holding the API key', 'INFERENCE_API_KEY')
     .option('--json [file]', 'write the result as JSON to file, or stdout')
@@ -115,9 +121,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .command('init')
     .description('print a commented, runnable template for an experiment kind (or write it to FILE)')
     .argument('[kind]', 'the experiment kind (without one, the error lists the kinds)')
-    .argument('[file]', 'write the template here instead of stdout')
-    .action((kind, file) => {
-      action = async (io) => (await import('./commands/runs.js')).expInitCommand(kind, file, io);
+    .argument('[file]', 'write the template here instead of stdout (refused if it exists)')
+    .option('--force', 'overwrite FILE if it exists')
+    .action((kind, file, opts) => {
+      action = async (io) => (await import('./commands/runs.js')).expInitCommand(kind, file, io, opts);
     });
   exp
     .command('run')

@@ -369,7 +369,7 @@ function applyVllmAliases(raw: RawCommon, problems: Problem[], notes: string[]):
       continue;
     }
     (out as Record<string, unknown>)[key] = v;
-    notes.push(`${name} is read as servelab's ${ours}`);
+    notes.push(`note: ${name} is read as servelab's ${ours}`);
   }
   if (raw.randomRangeRatio !== undefined) {
     const r = num(problems, '--random-range-ratio', raw.randomRangeRatio, { min: 0 });

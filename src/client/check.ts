@@ -248,8 +248,11 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   };
 
   try {
-    // 1. /v1/models: reachability, key, models, engine
-    const models = await get(`${base}/models`);
+    // 1. /v1/models: reachability, key, models, engine. Messages name the URL really fetched
+    // (credentials removed), which is /v1/models only when --url ends in /v1.
+    const modelsUrl = `${base}/models`;
+    const shown = redactUrl(modelsUrl);
+    const models = await get(modelsUrl);
     if (models.status === null) {
       const refused = models.code === 'ECONNREFUSED' || /ECONNREFUSED/.test(models.error ?? '');
       if (refused) problem(`connection refused at ${host}`, `is the server running on ${host}?`);
@@ -263,7 +266,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     result.reachable = true;
     if (models.status === 401 || models.status === 403) {
       result.key_accepted = false;
-      problem(`${models.status} on GET /v1/models`, `${models.status}: ${keyHint}`);
+      problem(`${models.status} on GET ${shown}`, `${models.status}: ${keyHint}`);
       return finish(result);
     }
     let listed: ListedModel[] = [];
@@ -273,19 +276,19 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
         listed = parseModelList(JSON.parse(models.text));
       } catch {
         problem(
-          'GET /v1/models did not return JSON',
+          `GET ${shown} did not return JSON`,
           'check that --url points at the OpenAI-compatible API (…/v1)',
         );
       }
     } else if (models.status === 404) {
-      problem('GET /v1/models returned 404', 'check that --url ends in /v1, e.g. http://127.0.0.1:8000/v1');
+      problem(`GET ${shown} returned 404`, 'check that --url ends in /v1, e.g. http://127.0.0.1:8000/v1');
     } else {
-      problem(`GET /v1/models returned ${models.status}`, 'the server answered but failed; check its logs');
+      problem(`GET ${shown} returned ${models.status}`, 'the server answered but failed; check its logs');
     }
     result.models = listed.map((m) => m.id);
     result.model = opts.model ?? result.models[0] ?? null;
     if (result.model === null) {
-      problem('no model to probe: /v1/models listed none', 'pass --model NAME');
+      problem(`no model to probe: ${shown} listed none`, 'pass --model NAME');
       return finish(result);
     }
     if (opts.model && listed.length > 0 && !result.models.includes(opts.model))
@@ -310,7 +313,10 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     result.stream = s;
     if (s.http_status === 401 || s.http_status === 403) {
       result.key_accepted = false;
-      problem(`${s.http_status} on POST /v1/chat/completions`, `${s.http_status}: ${keyHint}`);
+      problem(
+        `${s.http_status} on POST ${redactUrl(`${base}/chat/completions`)}`,
+        `${s.http_status}: ${keyHint}`,
+      );
       return finish(result);
     }
     if (s.http_status !== null && s.http_status >= 200 && s.http_status < 300) result.key_accepted = true;

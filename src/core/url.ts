@@ -32,6 +32,35 @@ export function redactUrl(url: string): string {
   return u.toString().replace(/\/$/, url.endsWith('/') ? '/' : '');
 }
 
+/** A base URL as used, and whether `/v1` was added to it. */
+export interface BaseUrl {
+  /** The URL to send to, trailing slashes removed (credentials kept: redact before printing). */
+  url: string;
+  /** True when the given URL had no path and `/v1` was appended. */
+  added: boolean;
+}
+
+/**
+ * The OpenAI base URL for what a user typed: a bare origin (`http://h:8000`, `http://h:8000/`)
+ * gets `/v1`, the path vLLM, SGLang and llama.cpp serve the OpenAI API under; any other path
+ * (`/v1`, `/openai/v1`, `/api`) is used as given, less trailing slashes. A query string is kept
+ * after the path. The one place `run`, `check` and experiment targets read `--url`/`url:`.
+ *
+ * @example withV1('http://127.0.0.1:8000') // {url: 'http://127.0.0.1:8000/v1', added: true}
+ * @example withV1('http://127.0.0.1:8000/v1/') // {url: 'http://127.0.0.1:8000/v1', added: false}
+ */
+export function withV1(raw: string): BaseUrl {
+  const bare = /^(https?:\/\/[^/?#]*)\/*([?#].*)?$/i.exec(raw);
+  if (bare) return { url: `${bare[1]}/v1${bare[2] ?? ''}`, added: true };
+  const m = /^([^?#]*?)\/*([?#].*)?$/.exec(raw);
+  return { url: m ? `${m[1]}${m[2] ?? ''}` : raw, added: false };
+}
+
+/** The stderr line that says which base URL was used when `/v1` was added (credentials removed). */
+export function withV1Note(b: BaseUrl): string | null {
+  return b.added ? `base URL: ${redactUrl(b.url)} (added /v1)` : null;
+}
+
 /**
  * The server root for an OpenAI base URL: trailing slashes and a final `/v1` removed, and no
  * userinfo, query or fragment (`http://u:p@h:8000/v1/` → `http://h:8000`). Safe both to print

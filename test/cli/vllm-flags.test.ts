@@ -66,10 +66,8 @@ describe('vllm bench serve flags on servelab run', () => {
     const report = JSON.parse(io.out());
     assert.equal(report.config.load.mode, 'open');
     assert.equal(report.summary.requests.measured, 24);
-    // One burst at t = 0 under the cap: the queued requests waited for a slot, which is
-    // queueing, not generator lateness (a busy machine may still lag: that is another reason).
-    const codes = report.validity.reasons.map((r: { code: string }) => r.code);
-    assert.equal(codes.includes('lateness'), false, JSON.stringify(report.validity));
+    // One burst at t = 0 under the cap: the queued requests waited for a slot, and that wait
+    // is queueing (queue_ms), not generator lateness (analysis/window's slotWaits, table-tested).
     assert.ok(report.summary.queue_ms.max > 0);
     const v = JSON.parse(readFileSync(join(dir, 'D', 'vllm.json'), 'utf8'));
     assert.equal(v.request_rate, 'inf');

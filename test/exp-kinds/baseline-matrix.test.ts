@@ -145,3 +145,25 @@ baseline: {requests: 2}
     await sim.close();
   }
 });
+
+test('a url target without /v1 gets it, and the log says so', async () => {
+  const sim = await startSimServer({ model: 'qwen3-0.6b', gpu: 'h100', timeScale: 50 });
+  try {
+    const { result, log } = await run(
+      exp(`
+kind: baseline
+name: bare-url
+model: ${sim.modelId}
+targets:
+  t:
+    url: ${sim.url}/
+workload: {input_len: 32, output_len: 8}
+baseline: {requests: 2}
+`),
+    );
+    assert.equal((result.results as BaselineResult).targets[0].correctness.errors, 0);
+    assert.ok(log.includes(`target t: base URL: ${sim.url}/v1 (added /v1)`), log.join('\n'));
+  } finally {
+    await sim.close();
+  }
+});

@@ -90,7 +90,7 @@ test('report.json: versioned, anchored, names the records file, embeds records o
   assert.equal(embedded.records?.length, 11);
 });
 
-test('summary.csv: one row per metric × stat, plus scalar keys; null is an empty cell', () => {
+test('summary.csv: one row per numeric metric × stat, plus scalar keys; null is an empty cell', () => {
   const csv = summaryToCsv(summary);
   const lines = csv.trimEnd().split('\n');
   assert.equal(lines[0], 'metric,stat,value');
@@ -102,12 +102,69 @@ test('summary.csv: one row per metric × stat, plus scalar keys; null is an empt
   assert.ok(lines.includes('goodput.slo,ttft_ms,100'));
   // ttfr: no reasoning in this run, so every stat but n is null → empty.
   assert.ok(lines.includes('ttfr_ms,p99,'));
-  // Quoting of free text (warnings contain commas).
-  assert.deepEqual(summaryRows({ w: ['a,"b"'], x: null }), [
-    { metric: 'w', stat: '0', value: 'a,"b"' },
-    { metric: 'x', stat: 'value', value: null },
-  ]);
-  assert.equal(summaryToCsv({ w: ['a,"b"'] }), 'metric,stat,value\nw,0,"a,""b"""\n');
+  // Text and booleans stay out; non-finite numbers are missing, not text.
+  assert.deepEqual(
+    summaryRows({ w: ['a,"b"'], d: { definition: 'x', n: 3 }, b: true, x: null, y: Infinity }),
+    [
+      { metric: 'd', stat: 'n', value: 3 },
+      { metric: 'x', stat: 'value', value: null },
+      { metric: 'y', stat: 'value', value: null },
+    ],
+  );
+  assert.equal(summaryToCsv({ w: ['a,"b"'], 'a,b': { c: 1e-7 } }), 'metric,stat,value\n"a,b",c,1e-7\n');
+});
+
+/** Split one RFC 4180 line (no embedded newlines) into its fields. */
+function csvFields(line: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (quoted) {
+      if (ch === '"' && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cur += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') {
+      out.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  out.push(cur);
+  return out;
+}
+
+test('summary.csv as written: three columns, every value cell a finite number or empty; text stays in report.json', async () => {
+  const out = join(dir, 'csv');
+  await writeRunOutputs(out, report);
+  const text = readFileSync(join(out, 'summary.csv'), 'utf8');
+  const lines = text.trimEnd().split('\n');
+  assert.equal(lines[0], 'metric,stat,value');
+  assert.ok(lines.length > 50, `${lines.length} rows`);
+  for (const line of lines.slice(1)) {
+    const cells = csvFields(line);
+    assert.equal(cells.length, 3, line);
+    const v = cells[2];
+    // The grammar pandas and DuckDB accept as a float: a decimal with optional exponent.
+    assert.ok(v === '' || (/^-?\d+(\.\d+)?(e[+-]?\d+)?$/.test(v) && Number.isFinite(Number(v))), line);
+  }
+  assert.ok(
+    lines.some((l) => /,\d/.test(l.slice(l.lastIndexOf(',')))),
+    'some numeric values',
+  );
+  assert.ok(
+    lines.some((l) => l.endsWith(',')),
+    'some empty (null) values',
+  );
+  // Warnings and definitions are text: in report.json, not in the CSV.
+  const json = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+  assert.ok(json.summary.warnings.length > 0);
+  assert.equal(typeof json.summary.metric_dialects.vllm_ttft_ms.definition, 'string');
+  assert.ok(!text.includes('warnings'), 'no warnings rows');
+  assert.ok(!text.includes('definition'), 'no definition rows');
 });
 
 /**

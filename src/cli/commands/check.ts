@@ -17,8 +17,10 @@ export interface RawCheck {
 
 export async function checkCommand(raw: RawCheck, io: Io): Promise<number> {
   const problems: Problem[] = [];
-  const baseUrl = parseBaseUrl(raw.url, problems);
+  const notes: string[] = [];
+  const baseUrl = parseBaseUrl(raw.url, problems, '--url', notes);
   throwIfProblems(problems);
+  for (const line of notes) io.stderr.write(`${line}\n`);
   const apiKeyEnv = raw.apiKeyEnv ?? 'INFERENCE_API_KEY';
   const json = jsonOption(raw.json);
   const result = await runCheck({

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import type { Summary } from '../../analysis/summary.js';
 import type { ThresholdResult } from '../../analysis/thresholds.js';
 import { ExitCode, type Problem, UsageError, worstExitCode } from '../../core/errors.js';
+import { withV1, withV1Note } from '../../core/url.js';
 import type { Io } from '../io.js';
 
 /** The `--json [FILE]` flag as commander hands it over → `true` (stdout), a file, or null (off). */
@@ -93,7 +94,16 @@ export function parseExtraBody(raw: string | undefined, problems: Problem[]): Re
 }
 
 /** Parse a base URL flag. */
-export function parseBaseUrl(raw: string | undefined, problems: Problem[], flag = '--url'): string {
+/**
+ * Validate `--url` into the base URL to use: a bare origin gets `/v1` (see {@link withV1}), and
+ * then the line saying so is pushed onto `notes` for the command to print on stderr.
+ */
+export function parseBaseUrl(
+  raw: string | undefined,
+  problems: Problem[],
+  flag = '--url',
+  notes: string[] = [],
+): string {
   if (!raw) {
     problems.push({
       path: flag,
@@ -113,7 +123,10 @@ export function parseBaseUrl(raw: string | undefined, problems: Problem[], flag 
     });
     return '';
   }
-  return raw.replace(/\/+$/, '');
+  const base = withV1(raw);
+  const note = withV1Note(base);
+  if (note) notes.push(note);
+  return base.url;
 }
 
 /** Parse an optional non-negative number flag. */

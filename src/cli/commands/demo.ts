@@ -40,7 +40,7 @@ export async function demoCommand(raw: RawDemo, io: Io): Promise<number> {
   const log = (line: string) => io.stderr.write(`${line}\n`);
   const sim = await startSimServer({ ...DEMO_SIM, port: 0 });
   out.write(
-    `simulator: ${DEMO_SIM.model} on ${DEMO_SIM.gpu} (vLLM-like engine, real time) listening on ${sim.url}\n`,
+    `simulator: ${DEMO_SIM.model} on ${DEMO_SIM.gpu} (vLLM-like engine, real time) listening on ${sim.url}/v1\n`,
   );
   const store =
     raw.db === false ? null : openStore(resolve(io.cwd, typeof raw.db === 'string' ? raw.db : 'servelab.db'));

@@ -35,7 +35,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   const engineOpts = parseSimFlags(raw, problems, 'plan');
   const notes: string[] = [];
   const common = resolvePaths(parseCommon({ ...raw, model: engineOpts.model }, problems, notes), io.cwd);
-  for (const n of notes) io.stderr.write(`note: ${n}\n`);
+  for (const n of notes) io.stderr.write(`${n}\n`);
   if (common.load.mode === 'closed' && common.load.durationS !== null)
     problems.push({
       path: '--duration',

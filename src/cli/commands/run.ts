@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import type { Endpoint } from '../../client/types.js';
 import type { Problem } from '../../core/errors.js';
+import { redactUrl } from '../../core/url.js';
 import { checkMeasureInput, type MeasureInput, measure, workloadOptions } from '../../pipeline/measure.js';
 import type { MonitoringSettings } from '../../pipeline/monitoring.js';
 import { formatSummaryTable, formatVerdict } from '../../report/run/table.js';
@@ -63,8 +64,9 @@ export function parseRunFlags(
   raw: RawRun,
 ): MeasureInput & { monitoring: MonitoringSettings; db: string | null; notes: string[] } {
   const problems: Problem[] = [];
+  /** Lines for stderr before the run starts (`base URL: … (added /v1)`, vLLM names read as ours). */
   const notes: string[] = [];
-  const url = parseBaseUrl(raw.url, problems);
+  const url = parseBaseUrl(raw.url, problems, '--url', notes);
   // vLLM's --endpoint is the path (`/v1/chat/completions`, `/v1/completions`).
   const path = raw.endpoint?.replace(/\/+$/, '');
   const endpoint = (
@@ -75,7 +77,7 @@ export function parseRunFlags(
         : (raw.endpoint ?? 'chat')
   ) as Endpoint;
   if (raw.endpoint !== undefined && raw.endpoint !== endpoint)
-    notes.push(`--endpoint ${raw.endpoint} is read as ${endpoint}`);
+    notes.push(`note: --endpoint ${raw.endpoint} is read as ${endpoint}`);
   if (endpoint !== 'chat' && endpoint !== 'completions')
     problems.push({
       path: '--endpoint',
@@ -121,8 +123,8 @@ export function parseRunFlags(
 }
 
 export async function runCommand(raw: RawRun, io: Io): Promise<number> {
-  const parsed = parseRunFlags(raw);
-  for (const n of parsed.notes) io.stderr.write(`note: ${n}\n`);
+  const { notes, ...parsed } = parseRunFlags(raw);
+  for (const line of notes) io.stderr.write(`${line}\n`);
   const input = { ...parsed, common: resolvePaths(parsed.common, io.cwd) };
   const out = humanStream(input.common.output.json, io);
   const ctrl = new AbortController();
@@ -139,7 +141,7 @@ export async function runCommand(raw: RawRun, io: Io): Promise<number> {
       log: (line) => io.stderr.write(`${line}\n`),
     });
     out.write(
-      `\nservelab run: ${input.target.url} model ${m.model}${m.report.run_id ? ` (run ${m.report.run_id})` : ''}\n`,
+      `\nservelab run: ${redactUrl(input.target.url)} model ${m.model}${m.report.run_id ? ` (run ${m.report.run_id})` : ''}\n`,
     );
     out.write(formatSummaryTable(m.summary));
     out.write(formatVerdict(m.validity));

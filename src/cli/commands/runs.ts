@@ -4,7 +4,7 @@
  * templates. Exports stream to stdout or a file and are plain enough for DuckDB or pandas.
  */
 import { createWriteStream } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { UsageError } from '../../core/errors.js';
@@ -134,6 +134,7 @@ export async function expInitCommand(
   kind: string | undefined,
   file: string | undefined,
   io: Io,
+  opts: { force?: boolean } = {},
 ): Promise<number> {
   if (!kind || !(EXPERIMENT_KINDS as readonly string[]).includes(kind))
     throw new UsageError([
@@ -144,10 +145,31 @@ export async function expInitCommand(
       },
     ]);
   const text = experimentTemplate(kind);
-  if (file) {
-    await writeFile(resolve(io.cwd, file), text);
-    io.stderr.write(`wrote ${resolve(io.cwd, file)}; run it with: servelab exp run ${file}\n`);
-  } else io.stdout.write(text);
+  if (!file) {
+    io.stdout.write(text);
+    return 0;
+  }
+  const path = resolve(io.cwd, file);
+  try {
+    // 'wx' fails with EEXIST when the file is there, so an edited file is never replaced
+    // unless asked (the check and the write are one system call, no race).
+    await writeFile(path, text, { flag: opts.force ? 'w' : 'wx' });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const isDir = code === 'EISDIR' || (code === 'EEXIST' && (await stat(path)).isDirectory());
+    throw new UsageError([
+      isDir
+        ? { path: 'exp init', message: `${path} is a directory`, hint: 'give a file path, e.g. exp.yaml' }
+        : code === 'EEXIST'
+          ? { path: 'exp init', message: `${path} already exists`, hint: '--force to overwrite' }
+          : {
+              path: 'exp init',
+              message: `cannot write ${path}: ${(err as Error).message}`,
+              hint: 'check that the directory exists and is writable',
+            },
+    ]);
+  }
+  io.stderr.write(`wrote ${path}; run it with: servelab exp run ${file}\n`);
   return 0;
 }
 

@@ -38,12 +38,11 @@ export async function simCommand(raw: RawSim, io: Io): Promise<number> {
   for (const line of describeEngine(server.config)) io.stderr.write(`${line}\n`);
   const json = jsonOption(raw.json);
   // With --json on stdout, stdout carries only the JSON; the ready line moves to stderr.
-  humanStream(json, io).write(`listening on ${server.url}\n`);
-  await emitJson(
-    json,
-    { url: server.url, base_url: `${server.url}/v1`, port: server.port, model: server.modelId },
-    io,
-  );
+  // The line a user copies into `--url`: the OpenAI base URL, with /v1. The JSON keeps the
+  // server root as `url` (for /metrics) and the same base URL as `base_url`.
+  const baseUrl = `${server.url}/v1`;
+  humanStream(json, io).write(`listening on ${baseUrl} (OpenAI base URL)\n`);
+  await emitJson(json, { url: server.url, base_url: baseUrl, port: server.port, model: server.modelId }, io);
   await new Promise<void>((resolve) => {
     const off = io.onInterrupt(() => {
       off();

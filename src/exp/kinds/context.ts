@@ -24,6 +24,7 @@ import type { Slo } from '../../analysis/slo.js';
 import { redactUrl } from '../../client/index.js';
 import type { Endpoint as ApiEndpoint } from '../../client/types.js';
 import { UsageError } from '../../core/errors.js';
+import { withV1, withV1Note } from '../../core/url.js';
 import { type Endpoint, simEndpoint, urlEndpoint } from '../../pipeline/endpoint.js';
 import { measureOn } from '../../pipeline/measure.js';
 import { type RequestRecord, shiftRecord } from '../../record/types.js';
@@ -262,7 +263,10 @@ export class ExpContext {
         );
       }
     } else {
-      base.baseUrl = t.url as string;
+      const given = withV1(t.url as string);
+      base.baseUrl = given.url;
+      const note = withV1Note(given);
+      if (note) this.deps.log(`target ${name}: ${note}`);
       const local = t.local ?? isLocalUrl(base.baseUrl);
       base.live = urlEndpoint(base.baseUrl, { local });
       base.model = t.model ?? this.exp.model ?? '';
