@@ -5,6 +5,21 @@
  */
 
 export {
+  contextLimitOf,
+  type ErrorGroup,
+  errorGroups,
+  errorHint,
+  FAIL_FAST_AFTER,
+  FAIL_FAST_UNSENT,
+  failFastClass,
+  failFastReason,
+  formatErrorGroup,
+  isContextLengthError,
+  isModelError,
+  normalizeErrorMessage,
+  TOP_ERRORS,
+} from './errors.js';
+export {
   clientPrefillWindow,
   engineTimes,
   type InterferenceTimeline,

@@ -5,6 +5,7 @@
  * Definitions are in `docs/metrics.md`. "No data" is `null`, never 0.
  */
 import { OUTCOMES, type Outcome, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
+import { type ErrorGroup, errorGroups } from './errors.js';
 import { isStreamed, type RequestMetrics, requestMetrics } from './request.js';
 import { meetsSlo, type Slo } from './slo.js';
 import { describe, describeWeighted, mean, type Stats } from './stats.js';
@@ -89,6 +90,12 @@ export type Summary = {
     guidellm_tpot_ms: DialectStats;
     guidellm_itl_ms: DialectStats;
   };
+  /**
+   * The top error messages of the failed measured requests (final attempts), grouped by
+   * outcome, HTTP status and normalised message, each with a hint (`analysis/errors`); at most
+   * 5, by count then message. Empty when nothing failed.
+   */
+  errors: ErrorGroup[];
   warnings: string[];
 } & Record<SummaryMetric, Stats>;
 
@@ -271,6 +278,7 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
       },
       guidellm_itl_ms: { definition: DIALECT_DEFINITIONS.guidellm_itl_ms, ...describeWeighted(guidellmItl) },
     },
+    errors: errorGroups(measured.map((g) => g.final)),
     warnings,
   };
 
@@ -307,7 +315,7 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
     warnings.push(`${retries} retry attempt(s): each request counts once, by its final attempt`);
   if (cancelledUnsent > 0) {
     warnings.push(
-      `${cancelledUnsent} request(s) were cancelled before being sent (interrupted run); they count as failed`,
+      `${cancelledUnsent} request(s) were cancelled before being sent (interrupted run, or a fail-fast stop); they count as failed`,
     );
   }
   if (window && windowMs !== null && windowMs <= 0) {

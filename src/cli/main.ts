@@ -45,6 +45,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .option('--timeout-ttft <s>', 'time-to-first-token timeout in seconds (default: none)')
     .option('--retries <n>', 'retry failed attempts up to n times (each attempt is its own record)', '0')
     .option(
+      '--no-fail-fast',
+      'keep sending when the first 20 requests all fail with the same 401/403/404 or context-length 400',
+    )
+    .option(
       '--scrape <url>',
       "Prometheus /metrics URL to scrape during the run (repeatable; default: the target's /metrics if it answers)",
       (v: string, p: string[] | undefined) => [...(p ?? []), v],

@@ -56,6 +56,8 @@ export interface TargetSettings {
   timeoutS: number | null;
   timeoutTtftS: number | null;
   retries: number;
+  /** Stop early when the first requests all fail the same unfixable way (default true; `--no-fail-fast`). */
+  failFast?: boolean;
 }
 
 export interface MeasureInput {
@@ -295,6 +297,7 @@ export function describeConfig(
       timeout_s: target.timeoutS,
       timeout_ttft_s: target.timeoutTtftS,
       retries: target.retries,
+      fail_fast: target.failFast !== false,
     },
     model,
     generation: { ...common.generation, model },
@@ -334,6 +337,13 @@ export interface MeasurePlan {
   beforeEach?: () => Promise<void>;
   /** Prefix of request ids. */
   runPrefix?: string;
+  /**
+   * Stop early when the first 20 finished measured requests all failed with the same
+   * non-retryable class (401, 403, 404, a 400 about the model or the context length; see
+   * `failFastReason` in `analysis/errors`). Default on; `false` sends every request
+   * (`--no-fail-fast`). Not applied with `beforeEach`, whose requests are runs of one.
+   */
+  failFast?: boolean;
 }
 
 /** Generation and transport settings of the client (everything but where and when). */
@@ -562,6 +572,7 @@ async function runPlan(
     retries: plan.retries ?? 0,
     drainTimeoutMs: plan.drainTimeoutMs,
     runPrefix: plan.runPrefix,
+    failFast: plan.failFast === false ? null : {},
     // After a warm-up, a reading before the window opens: the window's counters start there.
     ...((plan.warmup ?? 0) > 0 ? { beforeMeasure: mark } : {}),
   };
@@ -576,6 +587,7 @@ async function runPlan(
         warmup: i === 0 ? base.warmup : 0,
         beforeMeasure: i === 0 ? base.beforeMeasure : undefined,
         runPrefix: `${plan.runPrefix ?? 'r'}-${i}`,
+        failFast: null,
         load: { kind: 'closed', concurrency: 1, requests: 1 },
         specs: [plan.specs[i]],
       },
@@ -645,6 +657,7 @@ export async function measure(
         warmupSpecs,
         retries: target.retries,
         drainTimeoutMs: common.load.drainTimeoutS * 1000,
+        failFast: target.failFast !== false,
       },
       client: {
         endpoint: target.endpoint,

@@ -4,6 +4,7 @@
  * charts (echarts SSR, inline SVG), the diagnosis and the full record of each run with missing
  * fields shown as missing. No scripts, no external URLs: it opens offline from a file.
  */
+import { formatErrorGroup } from '../analysis/errors.js';
 import { redactSecrets } from '../core/redact.js';
 import { renderSvg, reportCharts } from './charts.js';
 import { comparisonTable, escapeHtml, renderTableHtml, type TableOptions } from './table.js';
@@ -96,6 +97,7 @@ export function runRecordHtml(run: LoadedRun): string {
 ${table}
 <p>configuration</p><pre>${escapeHtml(JSON.stringify(redactSecrets(run.config), null, 2))}</pre>
 <p>environment</p><pre>${escapeHtml(JSON.stringify(redactSecrets(run.environment), null, 2))}</pre>
+${(run.summary.errors ?? []).length ? `<p>top errors</p><ul>${run.summary.errors.map((g) => `<li>${escapeHtml(formatErrorGroup(g))}${g.hint ? ` <small>(hint: ${escapeHtml(g.hint)})</small>` : ''}</li>`).join('')}</ul>` : ''}
 ${run.summary.warnings.length ? `<p>summary warnings</p><ul>${run.summary.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : ''}
 </details>`;
 }

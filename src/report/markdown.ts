@@ -5,6 +5,7 @@
  * as the explanation, and source-reading placeholders naming the vLLM and SGLang files to trace.
  * Pure: it returns the text and the SVG files; the caller writes them.
  */
+import { formatErrorGroup } from '../analysis/errors.js';
 import { redactSecrets } from '../core/redact.js';
 import { renderSvg, reportCharts } from './charts.js';
 import { recordFields } from './html.js';
@@ -148,6 +149,18 @@ export function renderMarkdownReport(
   L.push('', TODO('why these levels, arrival process and request shapes'), '');
 
   L.push('## 5. Results', '', renderTableMarkdown(rows));
+  // The top errors of each run that had failures, with the hint for each (summary.errors; a
+  // report.json from before it existed has none).
+  const erring = runs.filter((r) => (r.summary.errors ?? []).length > 0);
+  if (erring.length) {
+    L.push('Top errors:', '');
+    for (const r of erring)
+      for (const g of r.summary.errors)
+        L.push(
+          `- ${cellMd(r.label)}: ${cellMd(formatErrorGroup(g))}${g.hint ? ` (hint: ${cellMd(g.hint)})` : ''}`,
+        );
+    L.push('');
+  }
   for (let i = 0; i < charts.length; i++) L.push(`![${charts[i].title}](${files[i].path})`, '');
 
   L.push('## 6. Explanation', '');

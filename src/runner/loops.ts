@@ -2,12 +2,13 @@
  * @module runner/loops
  * The load loops: closed loop (N workers, each finished request starts the next) and open loop
  * (an absolute, precomputed arrival schedule with an optional concurrency cap), plus warm-up,
- * retries, the duration drain and interruption. The runner owns the invariant that **every
+ * retries, the duration drain, interruption and the fail-fast stop. The runner owns the invariant that **every
  * planned request ends as exactly one record per attempt**, whatever the target or the user does:
- * a throwing target becomes an error record, an interrupted run records every unsent request as
- * `cancelled` with `sent_at_ms: null`, and a target that ignores an abort is given up on after a
+ * a throwing target becomes an error record, an interrupted (or failed-fast) run records every
+ * unsent request as `cancelled` with `sent_at_ms: null`, and a target that ignores an abort is given up on after a
  * grace period. All timing goes through the injected {@link Clock}, so tests run in virtual time.
  */
+import { FAIL_FAST_AFTER, FAIL_FAST_UNSENT, failFastReason } from '../analysis/errors.js';
 import type { SendArgs, Target } from '../client/types.js';
 import { type Problem, UsageError } from '../core/errors.js';
 import { emptyRecord, type Phase, type RequestRecord } from '../record/types.js';
@@ -90,6 +91,13 @@ export interface RunLoadConfig {
    * reading there, so the window's counter deltas start at it). Must settle on its own.
    */
   beforeMeasure?: () => Promise<void>;
+  /**
+   * Stop the run when the first `after` finished measured requests (all of them, when fewer
+   * were planned) failed with the same non-retryable class (`failFastReason` in
+   * `analysis/errors`): no more sends, in-flight requests end on their own, and every unsent
+   * request is recorded as `cancelled` with the reason. null or absent: off.
+   */
+  failFast?: { after?: number } | null;
 }
 
 export interface RunLoadDeps {
@@ -103,7 +111,7 @@ export interface RunLoadDeps {
   health?: () => HealthProbe;
 }
 
-export type RunEndReason = 'completed' | 'duration' | 'interrupted' | 'error';
+export type RunEndReason = 'completed' | 'duration' | 'interrupted' | 'error' | 'failed_fast';
 
 export interface RunResult {
   /** Every record, warm-up included, in the order they ended. */
@@ -117,6 +125,8 @@ export interface RunResult {
   started_at_unix_ms: number;
   interrupted: boolean;
   reason: RunEndReason;
+  /** With reason `failed_fast`: why, e.g. `20 × HTTP 401: Invalid or missing API key`; else null. */
+  failed_fast: string | null;
   client_health: ClientHealth;
   /**
    * Messages of observer hooks that threw (first 20; an observer failure never stops the run),
@@ -148,6 +158,7 @@ export function validateRunLoadConfig(cfg: RunLoadConfig): Problem[] {
   posInt(cfg.warmup, '--warmup', 0, 'e.g. --warmup 5');
   posInt(cfg.retries, '--retries', 0, 'e.g. --retries 2');
   posInt(cfg.warmupConcurrency, 'warmup concurrency', 1, 'at least one worker');
+  posInt(cfg.failFast?.after, 'fail fast', 1, 'look at one request at least');
   if (cfg.warmupSpecs !== undefined && cfg.warmupSpecs.length === 0 && (cfg.warmup ?? 0) > 0)
     problems.push({
       path: '--warmup',
@@ -259,6 +270,10 @@ class LoadRun {
   private readonly inFlight = new Set<Flight>();
   private nextN = 0;
   private interrupted = false;
+  /** Fail fast: the measured requests to wait for, those finished so far, and the verdict. */
+  private failFastAfter = 0;
+  private readonly failFastSeen: RequestRecord[] = [];
+  private failedFast: string | null = null;
   /** Run-clock time the latest measured record was written (the window's end). */
   private lastMeasureRecordAt: number | null = null;
   /**
@@ -298,6 +313,10 @@ class LoadRun {
     const warmup = cfg.warmup ?? 0;
     const load = cfg.load;
     const measuredPlanned = load.kind === 'open' ? load.arrivalsMs.length : (load.requests ?? null);
+    if (cfg.failFast) {
+      const after = cfg.failFast.after ?? FAIL_FAST_AFTER;
+      this.failFastAfter = measuredPlanned === null ? after : Math.min(after, measuredPlanned);
+    }
     this.emit('onRunStart', {
       started_at_unix_ms: clock.originUnixMs,
       planned: measuredPlanned === null ? null : warmup + measuredPlanned,
@@ -332,6 +351,7 @@ class LoadRun {
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
+    if (this.failedFast !== null && reason !== 'error') reason = 'failed_fast';
     if (this.interrupted) reason = 'interrupted';
     const windowEnd = this.lastMeasureRecordAt ?? clock.now();
     this.emit('onRunEnd', reason);
@@ -341,6 +361,7 @@ class LoadRun {
       started_at_unix_ms: clock.originUnixMs,
       interrupted: this.interrupted,
       reason,
+      failed_fast: this.failedFast,
       client_health: health.stop(),
       observer_errors: this.observerErrors,
     };
@@ -463,13 +484,34 @@ class LoadRun {
    * as a user who retries would.
    */
   private async attempts(p: Planned, deadlineMs: number | null): Promise<void> {
+    const last = await this.attemptsOf(p, deadlineMs);
+    if (p.phase === 'measure') this.noteFinished(last);
+  }
+
+  /**
+   * A measured request finished (its final attempt is `rec`): feed the fail-fast rule until it
+   * has seen its first `failFastAfter` requests; when it says stop, stop sending (requests in
+   * flight end on their own and are recorded as usual).
+   */
+  private noteFinished(rec: RequestRecord): void {
+    if (this.failFastSeen.length >= this.failFastAfter || this.stopped) return;
+    this.failFastSeen.push(rec);
+    if (this.failFastSeen.length < this.failFastAfter) return;
+    const why = failFastReason(this.failFastSeen, this.failFastAfter);
+    if (why === null) return;
+    this.failedFast = why;
+    if (!this.stopCtl.signal.aborted) this.stopCtl.abort(new Error(`fail fast: ${why}`));
+  }
+
+  /** Every attempt of one planned request; resolves to the final attempt's record. */
+  private async attemptsOf(p: Planned, deadlineMs: number | null): Promise<RequestRecord> {
     const retries = this.cfg.retries ?? 0;
     let planned_at_ms = p.planned_at_ms;
     for (let attempt = 1; ; attempt++) {
       const rec = await this.sendOnce(p, attempt, planned_at_ms);
       this.record(rec);
-      if (attempt > retries || !isRetryable(rec) || this.stopped) return;
-      if (deadlineMs !== null && this.clock.now() >= deadlineMs) return;
+      if (attempt > retries || !isRetryable(rec) || this.stopped) return rec;
+      if (deadlineMs !== null && this.clock.now() >= deadlineMs) return rec;
       const backoff = (this.cfg.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS) * 2 ** (attempt - 1);
       const wait = Math.min(
         rec.retry_after_s !== null ? rec.retry_after_s * 1000 : backoff,
@@ -477,13 +519,13 @@ class LoadRun {
       );
       // A retry whose back-off ends after --duration would be a new send after the run's end
       // (and the wait would hold the phase open into the drain): the last attempt stands.
-      if (deadlineMs !== null && this.clock.now() + wait >= deadlineMs) return;
+      if (deadlineMs !== null && this.clock.now() + wait >= deadlineMs) return rec;
       try {
         await this.clock.sleepUntil(this.clock.now() + wait, this.stopCtl.signal);
       } catch {
-        return; // interrupted during the back-off: the last attempt's record stands
+        return rec; // interrupted during the back-off: the last attempt's record stands
       }
-      if (this.stopped) return;
+      if (this.stopped) return rec;
       // A retry is planned for the moment its back-off ends, so each record's
       // "from planned" latencies describe that attempt alone.
       planned_at_ms = this.clock.now();
@@ -590,7 +632,7 @@ class LoadRun {
     });
   }
 
-  /** A planned request that was never sent (interrupted run). */
+  /** A planned request that was never sent (interrupted run, or a fail-fast stop). */
   private unsent(p: Planned): void {
     const rec = this.skeleton(
       { id: p.planned_id, planned_id: p.planned_id, attempt: 1, phase: p.phase, index: p.spec.index },
@@ -598,7 +640,10 @@ class LoadRun {
       p.planned_at_ms,
     );
     rec.outcome = 'cancelled';
-    rec.error = 'not sent: the run was interrupted';
+    rec.error =
+      this.failedFast !== null && !this.interrupted
+        ? `${FAIL_FAST_UNSENT}: ${this.failedFast}`
+        : 'not sent: the run was interrupted';
     this.record(rec);
   }
 

@@ -124,6 +124,47 @@ describe('summarize', () => {
     close(wide.output_throughput_tok_s, 15);
   });
 
+  it('errors: the failed measured requests by final attempt, grouped, with hints (warm-up and retried-away failures left out)', () => {
+    const fail = (
+      id: string,
+      status: number,
+      message: string,
+      extra: Partial<Parameters<typeof rec>[0]> = {},
+    ) => {
+      const r = rec({ id, sent: 1000, end: 1010, outcome: 'http_error', finish_reason: null, ...extra });
+      r.http_status = status;
+      r.error = `HTTP ${status}: ${message}`;
+      return r;
+    };
+    const s = summarize([
+      ...run().filter((r) => r.id !== 'r3'),
+      fail('a', 401, 'Invalid or missing API key'),
+      fail('b', 401, 'Invalid or missing API key'),
+      fail('w', 404, 'no such model', { phase: 'warmup' }),
+      // Failed with 429, then succeeded on the retry: not an error of the run.
+      fail('c', 429, 'slow down', { planned_id: 'c' }),
+      rec({
+        id: 'c.2',
+        planned_id: 'c',
+        attempt: 2,
+        sent: 1100,
+        chunks: [[1150, 'c']],
+        end: 1150,
+        tokens: 1,
+      }),
+    ]);
+    assert.deepEqual(s.errors, [
+      {
+        count: 2,
+        outcome: 'http_error',
+        http_status: 401,
+        message: 'HTTP 401: Invalid or missing API key',
+        hint: 'set INFERENCE_API_KEY (or name the variable with --api-key-env)',
+      },
+    ]);
+    assert.deepEqual(summarize(run().filter((r) => r.id !== 'r3')).errors, []);
+  });
+
   it('goodput counts errors as misses', () => {
     const s = summarize(run(), { slo: parseSlo('ttft_ms=150') });
     // r1 (ttft 100) is good; r2 (ttft 200) misses; r3 failed.

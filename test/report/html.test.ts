@@ -225,3 +225,40 @@ describe('report JSON and loading', () => {
     assert.deepEqual(JSON.parse(JSON.stringify(json)), json);
   });
 });
+
+describe('top errors in the write-up', () => {
+  it('lists each run’s top errors with counts and hints in the Markdown and the HTML; none when nothing failed', () => {
+    const runs = sampleRuns();
+    const clean = renderMarkdownReport(runs, diagnose(runs), { svgDir: '.' }).markdown;
+    assert.doesNotMatch(clean, /Top errors/);
+    const failing = {
+      ...runs[0],
+      summary: {
+        ...runs[0].summary,
+        errors: [
+          {
+            count: 23,
+            outcome: 'http_error' as const,
+            http_status: 401,
+            message: 'HTTP 401: Invalid or missing API key',
+            hint: 'set INFERENCE_API_KEY (or name the variable with --api-key-env)',
+          },
+        ],
+      },
+    };
+    const md = renderMarkdownReport([failing], diagnose([failing]), { svgDir: '.' }).markdown;
+    assert.match(
+      md,
+      /Top errors:\n\n- c1 <&>: 23 × HTTP 401: Invalid or missing API key \(hint: set INFERENCE_API_KEY \(or name the variable with --api-key-env\)\)/,
+    );
+    const html = renderHtmlReport([failing], diagnose([failing]));
+    assert.match(
+      html,
+      /<p>top errors<\/p><ul><li>23 × HTTP 401: Invalid or missing API key <small>\(hint: set INFERENCE_API_KEY/,
+    );
+    // A summary from before `errors` existed renders as before.
+    const old = { ...runs[0], summary: { ...runs[0].summary, errors: undefined as never } };
+    assert.doesNotMatch(renderMarkdownReport([old], diagnose([old]), { svgDir: '.' }).markdown, /Top errors/);
+    assert.doesNotMatch(renderHtmlReport([old], diagnose([old])), /top errors/);
+  });
+});

@@ -568,3 +568,93 @@ describe('retries and the --duration deadline', () => {
     assert.equal(h.result.window.end_ms, 100);
   });
 });
+
+describe('fail fast', () => {
+  const unauthorized: Behaviour = { kind: 'ok', latencyMs: 10, outcome: 'http_error', http_status: 401 };
+
+  test('closed loop: the first 20 requests all 401 → stop; ≤ 20 + c − 1 sent; the rest recorded as cancelled', async () => {
+    const c = 4;
+    const h = await harness(
+      { load: { kind: 'closed', concurrency: c, requests: 300 }, specs: specs(5), failFast: {} },
+      () => unauthorized,
+    );
+    assertOneRecordPerPlannedAttempt(h, 300);
+    assert.equal(h.result.reason, 'failed_fast');
+    assert.deepEqual(h.events.ends, ['failed_fast']);
+    assert.match(h.result.failed_fast ?? '', /^20 × HTTP 401/);
+    assert.equal(h.result.interrupted, false);
+    assert.ok(h.target.sent.length <= 20 + c - 1, `sent ${h.target.sent.length}`);
+    assert.ok(h.target.sent.length >= 20);
+    const unsent = h.result.records.filter((r) => r.sent_at_ms === null);
+    assert.equal(unsent.length, 300 - h.target.sent.length);
+    for (const r of unsent) {
+      assert.equal(r.outcome, 'cancelled');
+      assert.match(r.error ?? '', /^not sent: the run stopped early \(fail fast\): 20 × HTTP 401/);
+    }
+  });
+
+  test('never retried under --retries (401 is not retryable), and still stops', async () => {
+    const h = await harness(
+      { load: { kind: 'closed', concurrency: 2, requests: 50 }, specs: specs(1), retries: 3, failFast: {} },
+      () => unauthorized,
+    );
+    assertOneRecordPerPlannedAttempt(h, 50);
+    assert.equal(h.result.records.filter((r) => r.attempt > 1).length, 0);
+    assert.equal(h.result.reason, 'failed_fast');
+    assert.ok(h.target.sent.length <= 21);
+  });
+
+  test('open loop: stops sending at the verdict; the schedule’s remainder is cancelled', async () => {
+    const arrivalsMs = Array.from({ length: 100 }, (_, i) => i * 5);
+    const h = await harness(
+      { load: { kind: 'open', arrivalsMs, maxConcurrency: null }, specs: specs(3), failFast: {} },
+      () => ({ kind: 'ok', latencyMs: 12, outcome: 'http_error', http_status: 404 }),
+    );
+    assertOneRecordPerPlannedAttempt(h, 100);
+    assert.equal(h.result.reason, 'failed_fast');
+    // The 20th ends at 19·5 + 12 = 107 ms; sends due by then: 0..105 ms → 22.
+    assert.equal(h.target.sent.length, 22);
+    assert.equal(h.result.records.filter((r) => r.sent_at_ms === null).length, 78);
+  });
+
+  test('fewer planned than 20: all of them decide (and nothing is left to cancel)', async () => {
+    const h = await harness(
+      { load: { kind: 'closed', concurrency: 1, requests: 3 }, specs: specs(3), failFast: {} },
+      () => unauthorized,
+    );
+    assert.equal(h.result.reason, 'failed_fast');
+    assert.match(h.result.failed_fast ?? '', /^3 × HTTP 401/);
+    assert.equal(h.target.sent.length, 3);
+  });
+
+  test('goes on when one of the first 20 succeeded, for retryable classes, and when off', async () => {
+    const mostly401 = await harness(
+      { load: { kind: 'closed', concurrency: 1, requests: 40 }, specs: specs(40), failFast: {} },
+      (a) => (a.spec.index === 7 ? ok(5) : unauthorized),
+    );
+    assert.equal(mostly401.result.reason, 'completed');
+    assert.equal(mostly401.target.sent.length, 40);
+    const busy = await harness(
+      { load: { kind: 'closed', concurrency: 2, requests: 40 }, specs: specs(1), failFast: {} },
+      () => ({ kind: 'ok', latencyMs: 5, outcome: 'http_error', http_status: 503 }),
+    );
+    assert.equal(busy.result.reason, 'completed');
+    assert.equal(busy.target.sent.length, 40);
+    const off = await harness(
+      { load: { kind: 'closed', concurrency: 4, requests: 60 }, specs: specs(1) },
+      () => unauthorized,
+    );
+    assert.equal(off.result.reason, 'completed');
+    assert.equal(off.result.failed_fast, null);
+    assert.equal(off.target.sent.length, 60);
+  });
+
+  test('warm-up failures do not count: the rule looks at measured requests only', async () => {
+    const h = await harness(
+      { load: { kind: 'closed', concurrency: 1, requests: 30 }, specs: specs(1), warmup: 25, failFast: {} },
+      (a) => (a.phase === 'warmup' ? unauthorized : ok(5)),
+    );
+    assert.equal(h.result.reason, 'completed');
+    assert.equal(h.target.sent.length, 55);
+  });
+});

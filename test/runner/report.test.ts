@@ -320,3 +320,26 @@ test('console table: outcomes, latency percentiles, throughput, goodput, Little,
   assert.match(t, /Warnings\n {2}! p99 rests on fewer than 100 samples/);
   assert.ok(t.endsWith('\n') && !t.endsWith('\n\n'));
 });
+
+test('console table: the top errors, each with its hint, under the numbers', () => {
+  const withErrors: Summary = {
+    ...summary,
+    errors: [
+      {
+        count: 300,
+        outcome: 'http_error',
+        http_status: 401,
+        message: 'HTTP 401: Invalid or missing API key',
+        hint: 'set INFERENCE_API_KEY (or name the variable with --api-key-env)',
+      },
+      { count: 2, outcome: 'stream_error', http_status: null, message: 'stream broken', hint: null },
+    ],
+  };
+  const t = formatSummaryTable(withErrors);
+  assert.match(
+    t,
+    /\nTop errors\n {2}300 × HTTP 401: Invalid or missing API key\n {4}hint: set INFERENCE_API_KEY \(or name the variable with --api-key-env\)\n {2}2 × stream broken\n\n/,
+  );
+  assert.ok(t.indexOf('Top errors') > t.indexOf('Client'));
+  assert.doesNotMatch(formatSummaryTable({ ...summary, errors: [] }), /Top errors/);
+});

@@ -3,6 +3,7 @@
  * `servelab run`: flags → settings → pipeline/measure → printed summary, files, exit code.
  */
 import { resolve } from 'node:path';
+import { type ErrorGroup, FAIL_FAST_UNSENT } from '../../analysis/errors.js';
 import type { Endpoint } from '../../client/types.js';
 import type { Problem } from '../../core/errors.js';
 import { redactUrl } from '../../core/url.js';
@@ -36,6 +37,8 @@ export interface RawRun extends RawCommon {
   timeout?: string;
   timeoutTtft?: string;
   retries?: string;
+  /** `--no-fail-fast` sets it to false. */
+  failFast?: boolean;
   scrape?: string[] | boolean;
   scrapeInterval?: string;
   metricsPort?: string;
@@ -108,6 +111,7 @@ export function parseRunFlags(
     timeoutS,
     timeoutTtftS,
     retries,
+    failFast: raw.failFast !== false,
   };
   checkMeasureInput({ target, common }, problems);
   problems.push(...workloadProblems(workloadOptions(common, common.generation.model ?? '')));
@@ -120,6 +124,17 @@ export function parseRunFlags(
     label: raw.label ?? null,
     notes,
   };
+}
+
+/** What the console says when a run stopped early: the cause, its hint, and the way out. */
+export function failFastNotice(reason: string | null, errors: readonly ErrorGroup[]): string {
+  const hint = errors.find((g) => g.outcome !== 'cancelled' && g.hint)?.hint ?? null;
+  const unsent = errors.find((g) => g.message.startsWith(FAIL_FAST_UNSENT))?.count ?? 0;
+  return (
+    `stopped early (fail fast): ${reason ?? 'the first requests all failed the same way'}\n` +
+    (hint ? `  hint: ${hint}\n` : '') +
+    `  ${unsent} unsent request(s) were recorded as cancelled; --no-fail-fast sends every request anyway\n`
+  );
 }
 
 export async function runCommand(raw: RawRun, io: Io): Promise<number> {
@@ -149,8 +164,10 @@ export async function runCommand(raw: RawRun, io: Io): Promise<number> {
     if (m.files.length) out.write(`wrote ${m.files.join(', ')}\n`);
     if (m.result.interrupted)
       io.stderr.write('interrupted: in-flight and unsent requests were recorded as cancelled\n');
+    const failedFast = m.result.reason === 'failed_fast';
+    if (failedFast) io.stderr.write(failFastNotice(m.result.failed_fast, m.summary.errors));
     await emitJson(input.common.output.json, { ...m.report, thresholds: m.thresholds }, io);
-    return measurementExitCode(m.summary, m.thresholds, m.result.interrupted);
+    return measurementExitCode(m.summary, m.thresholds, m.result.interrupted, failedFast);
   } finally {
     off();
     store?.close();

@@ -26,8 +26,10 @@ export interface RunEnvironment {
 
 /** How the run ended (from the runner's result). */
 export interface RunEnd {
-  reason: 'completed' | 'duration' | 'interrupted' | 'error';
+  reason: 'completed' | 'duration' | 'interrupted' | 'error' | 'failed_fast';
   interrupted: boolean;
+  /** With reason `failed_fast`: why the run stopped early (`20 × HTTP 401: …`). */
+  failed_fast?: string | null;
 }
 
 export interface RunReport {
@@ -93,7 +95,15 @@ export function buildRunReport(input: BuildRunReportInput): RunReport {
     config: input.config,
     environment: input.environment,
     window: { start_ms: input.window.start_ms, end_ms: input.window.end_ms },
-    ...(input.end ? { end: { reason: input.end.reason, interrupted: input.end.interrupted } } : {}),
+    ...(input.end
+      ? {
+          end: {
+            reason: input.end.reason,
+            interrupted: input.end.interrupted,
+            ...(input.end.failed_fast ? { failed_fast: input.end.failed_fast } : {}),
+          },
+        }
+      : {}),
     summary: input.summary,
     records_file: RECORDS_FILE,
   };

@@ -2,9 +2,11 @@
  * @module report/run/table
  * The console summary printed at the end of a run: requests and outcomes, latency rows
  * (n, mean, p50, p90, p95, p99, max), throughput, goodput, the Little's-law check, token means,
- * the client's own health and the warnings. Pure: summary in, text out; "no data" prints `-`.
+ * the client's own health, the top errors with their hints and the warnings. Pure: summary
+ * in, text out; "no data" prints `-`.
  */
 
+import { type ErrorGroup, formatErrorGroup } from '../../analysis/errors.js';
 import type { Stats } from '../../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary } from '../../analysis/summary.js';
 import { OUTCOMES } from '../../record/types.js';
@@ -135,6 +137,7 @@ export function formatSummaryTable(summary: Summary): string {
     ),
   );
 
+  out.push(...section('Top errors', errorLines(s.errors)));
   out.push(
     ...section(
       'Warnings',
@@ -143,6 +146,19 @@ export function formatSummaryTable(summary: Summary): string {
   );
   while (out.length > 0 && out[out.length - 1] === '') out.pop();
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * The top error groups as lines: `300 × HTTP 401: Invalid or missing API key`, and the hint
+ * under it. A summary from before `errors` existed has none.
+ */
+export function errorLines(errors: readonly ErrorGroup[] | undefined): string[] {
+  const lines: string[] = [];
+  for (const g of errors ?? []) {
+    lines.push(formatErrorGroup(g));
+    if (g.hint) lines.push(`  hint: ${g.hint}`);
+  }
+  return lines;
 }
 
 /**
