@@ -9,6 +9,7 @@ import { ExitCode, formatProblem, TargetError, UsageError } from '../core/errors
 import { addSimOptions } from './commands/sim-flags.js';
 import { type Io, processIo } from './io.js';
 import { addGenerationOptions, addLoadOptions, addOutputOptions, addWorkloadOptions } from './options.js';
+import { unknownFlags } from './unknown-flags.js';
 import { VERSION } from './version.js';
 
 type Action = (io: Io) => Promise<number>;
@@ -221,6 +222,18 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       action = async (io) => (await import('./commands/dashboard.js')).dashboardCommand(opts, io);
     });
 
+  // Every unknown flag at once, each with the nearest known one (commander stops at the first).
+  const unknown = unknownFlags(program as unknown as Command, argv);
+  if (unknown.flags.length) {
+    io.stderr.write(
+      `error: unknown option${unknown.flags.length > 1 ? 's' : ''}\n${unknown.flags
+        .map((u) => `  - ${u.flag}${u.suggestion ? ` (did you mean ${u.suggestion}?)` : ''}`)
+        .join(
+          '\n',
+        )}\n  hint: see 'servelab ${unknown.command} --help'; docs/cli.md maps vLLM's bench flags to servelab's\n`,
+    );
+    return ExitCode.usage;
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
