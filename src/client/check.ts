@@ -291,11 +291,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
       problem(`no model to probe: ${shown} listed none`, 'pass --model NAME');
       return finish(result);
     }
-    if (opts.model && listed.length > 0 && !result.models.includes(opts.model))
-      problem(
-        `model ${opts.model} is not served here`,
-        `served: ${result.models.join(', ')}; pass one with --model`,
-      );
+    // Judged after the probe: some servers (llama.cpp) serve whatever name a request carries.
+    const unlisted = !!opts.model && listed.length > 0 && !result.models.includes(opts.model);
     const entry = listed.find((m) => m.id === result.model) ?? listed[0];
     result.owned_by = entry?.owned_by ?? null;
     result.engine = guessEngine(result.owned_by);
@@ -320,6 +317,18 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
       return finish(result);
     }
     if (s.http_status !== null && s.http_status >= 200 && s.http_status < 300) result.key_accepted = true;
+    if (unlisted) {
+      if (s.outcome === 'ok' || s.outcome === 'length')
+        note(
+          `the server ignores the model name and serves ${result.models.join(', ')} (${opts.model} is not listed, yet the probe streamed)`,
+          `send one of the listed names to label results by what answered: --model ${result.models[0]}`,
+        );
+      else
+        problem(
+          `model ${opts.model} is not served here`,
+          `served: ${result.models.join(', ')}; pass one with --model`,
+        );
+    }
     result.finish_reason_seen = s.finish_reason !== null;
     result.done_seen = s.done;
     result.usage_present = s.usage !== null;

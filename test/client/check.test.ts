@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { formatCheck, guessEngine, runCheck } from '../../src/client/check.js';
 import { RealClock } from '../../src/runtime/clock.js';
+import { startSimServer } from '../../src/sim/server/index.js';
 import { refusedPort, startFakeOpenAI, type TestServer } from '../helpers/misbehaving.js';
 
 const KEY = 'sk-check-SECRET-9876543210';
@@ -78,6 +79,24 @@ describe('runCheck', () => {
     const thinkReq = srv.requests.find((q) => q.body?.max_tokens === 1024);
     assert.deepEqual(thinkReq?.body?.chat_template_kwargs, { enable_thinking: true });
     assert.match(formatCheck(r), /thinking probe/);
+  });
+
+  it('a server that ignores the model name (as llama.cpp does) passes, with a note naming what it serves', async () => {
+    const srv = await fake({ models: ['real-model'], timings: true });
+    const r = await runCheck({ baseUrl: srv.baseUrl, model: 'm', clock: new RealClock() });
+    assert.equal(r.ok, true, JSON.stringify(r.problems));
+    assert.ok(r.notes.some((n) => /ignores the model name and serves real-model/.test(n.message)));
+  });
+
+  it('a server that refuses an unlisted model name still fails the check', async () => {
+    const sim = await startSimServer({ model: 'qwen3-0.6b', gpu: 'h100', timeScale: 50 });
+    try {
+      const r = await runCheck({ baseUrl: `${sim.url}/v1`, model: 'nope', clock: new RealClock() });
+      assert.equal(r.ok, false);
+      assert.ok(r.problems.some((p) => /model nope is not served here/.test(p.message)));
+    } finally {
+      await sim.close();
+    }
   });
 
   it('ignore_eos rejected is reported', async () => {
