@@ -272,21 +272,32 @@ async function mapLimit<T, R>(
   return out;
 }
 
-async function chooseCounter(opts: WorkloadOptions, deps: WorkloadDeps): Promise<TokenCounter> {
+/** The counter to make prompts exact with, and why it fell back to the approximation (null: it did not). */
+async function chooseCounter(
+  opts: WorkloadOptions,
+  deps: WorkloadDeps,
+): Promise<{ counter: TokenCounter; fallback: string | null }> {
   if (opts.model) {
     const tok = await (deps.tokenizerFor ?? shippedTokenizerFor)(opts.model);
-    if (tok.method === 'tokenizer') return tokenizerCounter(tok);
+    if (tok.method === 'tokenizer') return { counter: tokenizerCounter(tok), fallback: null };
   }
-  if (deps.tokenizeRemote) {
-    // Trust /tokenize only if it counts: a longer text must give more tokens (a stub that
-    // answers a constant would otherwise make the prompt search grow without end).
-    const probeText = 'servelab tokenize probe';
-    const probe = await deps.tokenizeRemote(probeText).catch(() => null);
-    const longer = await deps.tokenizeRemote(`${probeText} ${probeText} ${probeText}`).catch(() => null);
-    if (probe !== null && longer !== null && Number.isFinite(probe) && probe > 0 && longer > probe)
-      return remoteCounter(deps.tokenizeRemote);
-  }
-  return approximateCounter;
+  const noLocal = `no offline tokenizer for ${opts.model ? `model ${opts.model}` : 'an unnamed model'}`;
+  if (!deps.tokenizeRemote)
+    return { counter: approximateCounter, fallback: `${noLocal}, and no server /tokenize to ask` };
+  // Trust /tokenize only if it counts: a longer text must give more tokens (a stub that
+  // answers a constant would otherwise make the prompt search grow without end).
+  const probeText = 'servelab tokenize probe';
+  const probe = await deps.tokenizeRemote(probeText).catch(() => null);
+  const longer = await deps.tokenizeRemote(`${probeText} ${probeText} ${probeText}`).catch(() => null);
+  if (probe !== null && longer !== null && Number.isFinite(probe) && probe > 0 && longer > probe)
+    return { counter: remoteCounter(deps.tokenizeRemote), fallback: null };
+  return {
+    counter: approximateCounter,
+    fallback:
+      probe === null || longer === null
+        ? `${noLocal}, and the server's /tokenize did not answer`
+        : `${noLocal}, and the server's /tokenize did not count (${probe} then ${longer} tokens for a text and its triple)`,
+  };
 }
 
 async function readSource(
@@ -373,9 +384,11 @@ export async function buildWorkload(opts: WorkloadOptions, deps: WorkloadDeps = 
     (loaded.source === 'trace' && loaded.entries.some((e) => e.input_len !== undefined));
   if (!needsCounter) return { ...uncounted(opts, checked, loaded), method: 'none', inexact: 0, skipped: 0 };
 
-  const counter = await chooseCounter(opts, deps);
+  const { counter, fallback } = await chooseCounter(opts, deps);
   try {
-    return await counted(opts, checked, loaded, counter);
+    const w = await counted(opts, checked, loaded, counter);
+    if (fallback) w.notes.unshift(`prompt lengths are approximate: ${fallback}`);
+    return w;
   } catch (e) {
     if (!(e instanceof RemoteTokenizeFailed)) throw e;
     const w = await counted(opts, checked, loaded, approximateCounter);

@@ -155,6 +155,15 @@ describe('buildWorkload: prompt sources', () => {
     assert.equal(w.method, 'approximate');
     assert.equal(w.source, 'synthetic');
     assert.equal(w.inexact, 0);
+    // The fallback says why, where the run prints its tokenization.
+    assert.match(
+      w.notes[0],
+      /prompt lengths are approximate: no offline tokenizer for model .*no server \/tokenize to ask/,
+    );
+    const silent = await buildWorkload(opts, { tokenizeRemote: async () => null });
+    assert.match(silent.notes[0], /the server's \/tokenize did not answer/);
+    const constant = await buildWorkload(opts, { tokenizeRemote: async () => 3 });
+    assert.match(constant.notes[0], /did not count \(3 then 3 tokens/);
     for (const s of w.specs) {
       assert.equal(approxCount(s.prompt!), s.input_len, s.prompt);
       assert.equal(approximateTokenizer.encode(s.prompt!).length, s.input_len);

@@ -158,6 +158,10 @@ export async function runCommand(raw: RawRun, io: Io): Promise<number> {
     out.write(
       `\nservelab run: ${redactUrl(input.target.url)} model ${m.model}${m.report.run_id ? ` (run ${m.report.run_id})` : ''}\n`,
     );
+    // How prompt lengths were made exact: the offline tokenizer, the server's, or the approximation (and why).
+    out.write(
+      `tokenization: ${m.workload.method}${m.workload.notes.length ? ` (${m.workload.notes.join('; ')})` : ''}\n`,
+    );
     out.write(formatSummaryTable(m.summary));
     out.write(formatVerdict(m.validity));
     out.write(formatThresholds(m.thresholds));
