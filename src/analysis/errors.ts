@@ -159,7 +159,16 @@ export function errorGroups(
       hint: errorHint({ outcome: g.outcome, http_status: g.http_status, error: message }),
     });
   }
-  out.sort((a, b) => b.count - a.count || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
+  // The requests a fail-fast stop left unsent come last: they are the consequence, and the
+  // errors that caused the stop are what a reader needs first.
+  const unsent = (g: ErrorGroup) =>
+    g.outcome === 'cancelled' && g.message.startsWith(FAIL_FAST_UNSENT) ? 1 : 0;
+  out.sort(
+    (a, b) =>
+      unsent(a) - unsent(b) ||
+      b.count - a.count ||
+      (a.message < b.message ? -1 : a.message > b.message ? 1 : 0),
+  );
   return out.slice(0, Math.max(0, top));
 }
 

@@ -81,6 +81,20 @@ describe('errorHint', () => {
 });
 
 describe('errorGroups', () => {
+  test('after a fail-fast stop, the errors that caused it come before the unsent requests', () => {
+    const g = errorGroups([
+      ...times(277, other('cancelled', `${FAIL_FAST_UNSENT}: 20 × HTTP 401: Invalid or missing API key`)),
+      ...times(23, http(401, 'Invalid or missing API key')),
+    ]);
+    assert.deepEqual(
+      g.map((x) => [x.count, x.outcome]),
+      [
+        [23, 'http_error'],
+        [277, 'cancelled'],
+      ],
+    );
+  });
+
   test('groups by class, status and normalised message; counts; top 5 by count then text', () => {
     const finals: R[] = [
       ...times(300, http(401, 'Invalid or missing API key')),
