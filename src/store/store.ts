@@ -169,7 +169,21 @@ function fromJson(s: unknown): JsonObject | null {
  * store.close();
  */
 export function openStore(path = './servelab.db', opts: StoreOptions = {}): Store {
-  return new Store(path, opts);
+  try {
+    return new Store(path, opts);
+  } catch (err) {
+    // A file that is not a servelab store is the user's mistake, not a bug: say so with a hint.
+    const code = (err as { code?: unknown }).code;
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || code === 'SQLITE_CANTOPEN')
+      throw new UsageError([
+        {
+          path: '--db',
+          message: `${path} is not a servelab store (${code === 'SQLITE_CANTOPEN' ? 'it cannot be opened' : 'not an SQLite database'})`,
+          hint: 'point --db at the servelab.db that run, plan or exp run wrote, or at a new file name to start one',
+        },
+      ]);
+    throw err;
+  }
 }
 
 /** A handle on one store file. Not safe to share across worker threads; open one per thread. */
