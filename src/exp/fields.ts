@@ -266,6 +266,12 @@ export function loadLevels(f: { load?: unknown }): { conc?: unknown[]; rates?: u
   return { conc: listAt(load.concurrency), rates: listAt(load.rates) };
 }
 
+/** The rule of kinds that schedule their own arrivals: `load.rates` has no place in their file. */
+export function refuseRates(f: { load?: unknown }, report: RuleReport, kind: string, section: string): void {
+  if (loadLevels(f).rates)
+    report(['load', 'rates'], `${kind} sets its own arrivals`, `configure the ${section} section instead`);
+}
+
 /** The targets as written, by name (only those that are maps). */
 export function targetsOf(f: { targets?: unknown }): Record<string, Record<string, unknown>> {
   return isObj(f.targets)

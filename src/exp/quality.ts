@@ -15,6 +15,7 @@ import { type Dispatcher, request } from 'undici';
 import { z } from 'zod';
 import { scrubSecrets } from '../client/index.js';
 import { UsageError } from '../core/errors.js';
+import { targetHeaders } from '../core/headers.js';
 import type { RequestSpec } from '../workload/types.js';
 
 /** What the quality client needs to reach one side. */
@@ -165,8 +166,7 @@ export async function fetchQualityOutputs(
   signal?: AbortSignal,
 ): Promise<QualityOutput[]> {
   const url = `${t.baseUrl.replace(/\/+$/, '')}/${t.endpoint === 'chat' ? 'chat/completions' : 'completions'}`;
-  const headers: Record<string, string> = { ...t.headers, 'content-type': 'application/json' };
-  if (t.apiKey) headers.authorization = `Bearer ${t.apiKey}`;
+  const headers = { ...targetHeaders(t.apiKey, t.headers), 'content-type': 'application/json' };
   const out: QualityOutput[] = [];
   for (const s of samples) {
     const body: Record<string, unknown> = { model: t.model, temperature: 0, stream: false };

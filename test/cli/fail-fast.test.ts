@@ -42,32 +42,33 @@ function records(dir: string): { outcome: string; error: string | null; sent_at_
     .map((l) => JSON.parse(l));
 }
 
+/** `servelab run` of 300 requests at concurrency 4 against `url`, records under out/. */
+const runArgs = (url: string, ...extra: string[]) => [
+  'run',
+  '--url',
+  url,
+  '--model',
+  'm',
+  '--prompt',
+  'hi',
+  '--requests',
+  '300',
+  '--concurrency',
+  '4',
+  ...extra,
+  '--out',
+  'out',
+  '--no-db',
+  '--no-scrape',
+];
+
 describe('fail fast', () => {
   it('every request 401: stops after 20 answers at c=4 (≤ 23 sent), exits 3, names the cause and the fix', async () => {
     const server = await unauthorizedServer();
     try {
       const dir = tmp();
       const io = memoryIo({}, dir);
-      const code = await main(
-        [
-          'run',
-          '--url',
-          server.baseUrl,
-          '--model',
-          'm',
-          '--prompt',
-          'hi',
-          '--requests',
-          '300',
-          '--concurrency',
-          '4',
-          '--out',
-          'out',
-          '--no-db',
-          '--no-scrape',
-        ],
-        io,
-      );
+      const code = await main(runArgs(server.baseUrl), io);
       const text = io.out() + io.err();
       assert.equal(code, 3, text);
       assert.match(text, /HTTP 401/);
@@ -104,27 +105,7 @@ describe('fail fast', () => {
     try {
       const dir = tmp();
       const io = memoryIo({}, dir);
-      const code = await main(
-        [
-          'run',
-          '--url',
-          server.baseUrl,
-          '--model',
-          'm',
-          '--prompt',
-          'hi',
-          '--requests',
-          '300',
-          '--concurrency',
-          '4',
-          '--no-fail-fast',
-          '--out',
-          'out',
-          '--no-db',
-          '--no-scrape',
-        ],
-        io,
-      );
+      const code = await main(runArgs(server.baseUrl, '--no-fail-fast'), io);
       assert.equal(code, 3, io.err());
       assert.equal(completions(server), 300);
       assert.match(io.out(), /300 × HTTP 401: Invalid or missing API key\n {4}hint: set INFERENCE_API_KEY/);

@@ -24,6 +24,7 @@ import type { Slo } from '../../analysis/slo.js';
 import { redactUrl } from '../../client/index.js';
 import type { Endpoint as ApiEndpoint } from '../../client/types.js';
 import { UsageError } from '../../core/errors.js';
+import { targetHeaders } from '../../core/headers.js';
 import { withV1, withV1Note } from '../../core/url.js';
 import { type Endpoint, simEndpoint, urlEndpoint } from '../../pipeline/endpoint.js';
 import { measureOn } from '../../pipeline/measure.js';
@@ -543,8 +544,7 @@ export class ExpContext {
           ? ['/flush_cache']
           : ['/reset_prefix_cache', '/flush_cache'];
     const root = serverRoot(t.baseUrl);
-    const headers: Record<string, string> = { ...t.headers };
-    if (t.apiKey) headers.authorization = `Bearer ${t.apiKey}`;
+    const headers = targetHeaders(t.apiKey, t.headers);
     const dispatcher = t.live.dispatcher ?? undefined;
     const clock = t.live.virtual ? t.live.runClock() : new RealClock();
     const attempt = async (p: string): Promise<number | null> => {

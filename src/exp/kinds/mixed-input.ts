@@ -18,7 +18,7 @@ import { describe, type PrefillInterference, recordsInterference, ttftMs } from 
 import { listOf, nonNegNum, oneOf, posInt } from '../../core/fields.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { RequestSpec } from '../../workload/types.js';
-import { lengthDist, loadLevels } from '../fields.js';
+import { lengthDist, refuseRates } from '../fields.js';
 import type { ExpContext } from './context.js';
 import { table } from './format.js';
 import { defineKind } from './kind.js';
@@ -163,12 +163,7 @@ export const mixedInputKind = defineKind({
   section: 'mixed_input',
   sectionSchema: mixedInputSchema,
   rules(f, report) {
-    if (loadLevels(f).rates)
-      report(
-        ['load', 'rates'],
-        'mixed-input sets its own arrivals',
-        'configure the mixed_input section instead',
-      );
+    refuseRates(f, report, 'mixed-input', 'mixed_input');
   },
   defaults: (f) => ({ ...f, mixed_input: f.mixed_input ?? mixedInputSchema.parse({}) }),
   template: (t) => `${t.head(

@@ -22,7 +22,7 @@ import { UsageError } from '../../core/errors.js';
 import { listOf, oneOf, posInt, str } from '../../core/fields.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { RequestSpec } from '../../workload/types.js';
-import { loadLevels } from '../fields.js';
+import { refuseRates } from '../fields.js';
 import type { ExpContext, LiveTarget, RunCache } from './context.js';
 import { pct, table } from './format.js';
 import { defineKind } from './kind.js';
@@ -282,12 +282,7 @@ export const prefixCacheKind = defineKind({
   section: 'prefix_cache',
   sectionSchema: prefixCacheSchema,
   rules(f, report) {
-    if (loadLevels(f).rates)
-      report(
-        ['load', 'rates'],
-        'prefix-cache sets its own arrivals',
-        'configure the prefix_cache section instead',
-      );
+    refuseRates(f, report, 'prefix-cache', 'prefix_cache');
   },
   defaults: (f) => ({
     ...f,
