@@ -67,8 +67,8 @@ export interface ComparisonRow {
   window_s: Cell;
 }
 
-/** A run's verdict as one table cell. */
-function verdictText(reasons: readonly { code: string }[]): string {
+/** A run's verdict as one table cell: `valid`, or `INVALID:` and its reasons' codes (each once). */
+export function verdictText(reasons: readonly { code: string }[]): string {
   return reasons.length ? `INVALID: ${[...new Set(reasons.map((r) => r.code))].join(', ')}` : 'valid';
 }
 

@@ -3,7 +3,7 @@
  * The numbers every load-shaped kind tabulates for one run (a sweep level, a matrix cell),
  * taken from the run's summary and verdict, and the stop rules shared by both sweeps.
  */
-import { MIN_SAMPLES_P95, MIN_SAMPLES_P99, UNRELIABLE_MARK } from '../../report/table.js';
+import { MIN_SAMPLES_P95, MIN_SAMPLES_P99, UNRELIABLE_MARK, verdictText } from '../../report/table.js';
 import type { RequestSpec } from '../../workload/types.js';
 import type { ExperimentFile } from '../schema.js';
 import type { RunInfo } from './context.js';
@@ -77,7 +77,7 @@ export function pointOf(run: RunInfo): LoadPoint {
 
 /** A level's verdict as the experiment tables print it: `valid`, or the reasons' codes. */
 export function verdictOf(p: Pick<LoadPoint, 'validity'>): string {
-  return p.validity.length ? `INVALID: ${p.validity.map((r) => r.code).join(', ')}` : 'valid';
+  return verdictText(p.validity);
 }
 
 /** Stop rules of a sweep (defaults in `exp/kinds/sweep`: DEFAULT_STOP_*). */

@@ -26,7 +26,7 @@
  */
 import { peakFigures } from '../../analysis/peak.js';
 import { requestMetrics } from '../../analysis/request.js';
-import { percentile } from '../../analysis/stats.js';
+import { describe, percentile } from '../../analysis/stats.js';
 import { groupAttempts } from '../../analysis/summary.js';
 import { type RequestRecord, SUCCESS_OUTCOMES } from '../../record/types.js';
 import type { RunReport } from './report.js';
@@ -56,17 +56,15 @@ function vllmDate(unixMs: number): string {
   return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}-${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
 }
 
-/** numpy's mean, median, population std and linear percentiles, over ms values; null when empty. */
+/** numpy's mean, median, population std and linear percentiles (analysis/stats), over ms values. */
 function stats(values: readonly number[], percentiles: readonly number[]) {
-  const xs = [...values].sort((a, b) => a - b);
-  const n = xs.length;
-  const mean = n ? xs.reduce((a, b) => a + b, 0) / n : null;
-  const std = n && mean !== null ? Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / n) : null;
+  const d = describe(values);
+  const sorted = [...values].sort((a, b) => a - b);
   return {
-    mean,
-    median: percentile(xs, 50),
-    std,
-    pcts: percentiles.map((p) => [p, percentile(xs, p)] as const),
+    mean: d.mean,
+    median: d.p50,
+    std: d.std,
+    pcts: percentiles.map((p) => [p, percentile(sorted, p)] as const),
   };
 }
 
