@@ -11,6 +11,7 @@ import type { RequestMetrics } from './request.js';
 /** Per-request metrics an SLO may bound (each an upper limit, in the metric's unit). */
 export const SLO_METRICS = [
   'ttft_ms',
+  'vllm_ttft_ms',
   'ttfr_ms',
   'tpot_ms',
   'e2e_ms',
@@ -26,6 +27,7 @@ export type SloMetric = (typeof SLO_METRICS)[number];
  */
 export const STREAM_SLO_METRICS: readonly SloMetric[] = [
   'ttft_ms',
+  'vllm_ttft_ms',
   'ttfr_ms',
   'tpot_ms',
   'max_gap_ms',

@@ -322,7 +322,14 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
     warnings.push('the measurement window has zero length: throughputs are null');
   }
   const target = ctx.target_rate_rps;
-  if (target != null && target > 0 && achieved !== null && achieved < 0.95 * target) {
+  // An unbounded rate (`--rate inf`) has no target to fall short of.
+  if (
+    target != null &&
+    target > 0 &&
+    Number.isFinite(target) &&
+    achieved !== null &&
+    achieved < 0.95 * target
+  ) {
     warnings.push(
       `achieved send rate ${achieved.toFixed(2)} rps is below the target ${target} rps: the generator fell behind or the concurrency cap held requests back (see lateness_ms, queue_ms)`,
     );

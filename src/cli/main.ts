@@ -8,7 +8,13 @@ import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { ExitCode, formatProblem, TargetError, UsageError } from '../core/errors.js';
 import { addSimOptions } from './commands/sim-flags.js';
 import { type Io, processIo } from './io.js';
-import { addGenerationOptions, addLoadOptions, addOutputOptions, addWorkloadOptions } from './options.js';
+import {
+  addCompatOptions,
+  addGenerationOptions,
+  addLoadOptions,
+  addOutputOptions,
+  addWorkloadOptions,
+} from './options.js';
 import { unknownFlags } from './unknown-flags.js';
 import { VERSION } from './version.js';
 
@@ -32,8 +38,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     )
     .option(
       '--endpoint <kind>',
-      'chat or completions (vLLM path forms /v1/chat/completions, /v1/completions too)',
-      'chat',
+      'chat or completions (vLLM path forms /v1/chat/completions, /v1/completions too; default chat)',
     )
     .option('--no-stream', 'use non-streaming requests')
     .option('--extra-body <json>', 'extra JSON fields merged into every request body')
@@ -67,6 +72,13 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   addWorkloadOptions(run);
   addLoadOptions(run);
   addOutputOptions(run);
+  addCompatOptions(run)
+    .option('--base-url <url>', 'vLLM: --url (the server root; /v1 is added)')
+    .option('--host <host>', 'vLLM: --url http://HOST:PORT/v1 (default host 127.0.0.1)')
+    .option('--port <port>', 'vLLM: --url http://HOST:PORT/v1 (default port 8000)')
+    .option('--backend <name>', 'vLLM: openai-chat is --endpoint chat; vllm, openai: completions')
+    .option('--disable-stream', 'SGLang: --no-stream')
+    .option('--extra-request-body <json>', 'SGLang: --extra-body');
   run.action((opts) => {
     action = async (io) => (await import('./commands/run.js')).runCommand(opts, io);
   });
@@ -110,6 +122,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   addWorkloadOptions(plan);
   addLoadOptions(plan);
   addOutputOptions(plan);
+  addCompatOptions(plan);
   plan
     .option(
       '--find-max-concurrency',

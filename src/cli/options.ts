@@ -4,7 +4,7 @@
  * and their validation into typed settings. Validation collects every problem before failing,
  * each with a hint, so a user fixes a command line in one go.
  */
-import { resolve as resolvePath } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import type { Command } from '@commander-js/extra-typings';
 import type { Problem } from '../core/errors.js';
 import type {
@@ -61,20 +61,40 @@ export interface RawCommon {
   resultDir?: string;
   percentileMetrics?: string;
   metricPercentiles?: string;
+  randomPrefixLen?: string;
+  datasetName?: string;
+  datasetPath?: string;
+  tokenizer?: string;
+  goodput?: string[];
+  resultFilename?: string;
+  // SGLang `bench_serving` names
+  outputFile?: string;
+  disableIgnoreEos?: boolean;
 }
 
 /**
- * `vllm bench serve` flags accepted under their vLLM names (vllm-project/vllm:
- * vllm/benchmarks/serve.py and vllm/benchmarks/datasets.py), each read as the servelab flag
- * named here; the command prints the servelab name once, as a note.
+ * Flags of `vllm bench serve` (vllm-project/vllm: vllm/benchmarks/serve.py,
+ * vllm/benchmarks/datasets.py) and SGLang's `bench_serving` (sgl-project/sglang:
+ * python/sglang/bench_serving.py) that are plain renames of a servelab flag: the value moves to
+ * the servelab flag named here, and the command prints that name once, as a note. `run`-only
+ * entries (the target) are declared by `run`; the rest by {@link addCompatOptions}.
  */
-export const VLLM_ALIASES = {
-  numPrompts: ['--num-prompts <n>', '--requests'],
-  requestRate: ['--request-rate <r>', '--rate'],
-  randomInputLen: ['--random-input-len <n>', '--input-len'],
-  randomOutputLen: ['--random-output-len <n>', '--output-len'],
-  resultDir: ['--result-dir <dir>', '--out'],
+export const FLAG_ALIASES = {
+  numPrompts: { flag: '--num-prompts', ours: '--requests', key: 'requests', from: 'vLLM' },
+  requestRate: { flag: '--request-rate', ours: '--rate', key: 'rate', from: 'vLLM' },
+  randomInputLen: { flag: '--random-input-len', ours: '--input-len', key: 'inputLen', from: 'vLLM' },
+  randomOutputLen: { flag: '--random-output-len', ours: '--output-len', key: 'outputLen', from: 'vLLM' },
+  resultDir: { flag: '--result-dir', ours: '--out', key: 'out', from: 'vLLM' },
+  baseUrl: { flag: '--base-url', ours: '--url', key: 'url', from: 'vLLM' },
+  extraRequestBody: { flag: '--extra-request-body', ours: '--extra-body', key: 'extraBody', from: 'SGLang' },
 } as const;
+export type AliasKey = keyof typeof FLAG_ALIASES;
+
+/** vLLM's defaults for `--dataset-name random` (vllm/benchmarks/datasets.py, RandomDataset). */
+const VLLM_RANDOM_DEFAULTS = { inputLen: 1024, outputLen: 128 } as const;
+
+/** vLLM's `--goodput` names → servelab's SLO metrics (vLLM's TTFT is the first chunk of any kind). */
+const VLLM_GOODPUT = { ttft: 'vllm_ttft_ms', tpot: 'tpot_ms', e2el: 'e2e_ms' } as const;
 
 const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
 
@@ -166,14 +186,28 @@ export function addOutputOptions<C extends Command<[], Record<string, unknown>>>
       'vllm.json: metrics with percentiles (vLLM names: ttft,tpot,itl,e2el)',
     )
     .option('--metric-percentiles <list>', 'vllm.json: which percentiles, e.g. 50,90,99 (default 99)')
-    .option('--save-detailed', 'vllm.json: add the per-request arrays, as vLLM does')
-    .option('--save-result', 'vLLM name: write vllm.json (as --format vllm; into --result-dir, default .)')
-    .option('--num-prompts <n>', 'vLLM name of --requests')
-    .option('--request-rate <r>', 'vLLM name of --rate (inf: every request at once)')
-    .option('--random-input-len <n>', 'vLLM name of --input-len')
-    .option('--random-output-len <n>', 'vLLM name of --output-len')
+    .option('--save-detailed', 'vllm.json: add the per-request arrays, as vLLM does');
+}
+
+/** Declare the `vllm bench serve` and SGLang `bench_serving` names `run` and `plan` read (docs/cli.md). */
+export function addCompatOptions<C extends Command<[], Record<string, unknown>>>(cmd: C) {
+  return cmd
+    .optionsGroup('vLLM and SGLang names (each read as a servelab flag, with a note):')
+    .option('--num-prompts <n>', 'vLLM: --requests')
+    .option('--request-rate <r>', 'vLLM: --rate (inf: every request at once)')
+    .option('--random-input-len <n>', 'vLLM: --input-len')
+    .option('--random-output-len <n>', 'vLLM: --output-len')
     .option('--random-range-ratio <r>', 'vLLM: lengths uniform in [N·(1−r), N·(1+r)]')
-    .option('--result-dir <dir>', 'vLLM name of --out');
+    .option('--random-prefix-len <n>', 'vLLM: one shared prefix of n tokens before the random input')
+    .option('--dataset-name <name>', 'vLLM: random (synthetic, vLLM defaults 1024/128) or sharegpt')
+    .option('--dataset-path <file>', 'vLLM: the file of --dataset-name sharegpt')
+    .option('--tokenizer <name>', 'vLLM: the tokenizer to count prompt tokens with (default: the model)')
+    .option('--goodput <kv...>', 'vLLM: SLOs as ttft:MS tpot:MS e2el:MS (--slo)')
+    .option('--save-result', 'vLLM: write vllm.json (into --result-dir, default .)')
+    .option('--result-dir <dir>', 'vLLM: --out')
+    .option('--result-filename <name>', 'vLLM: the file name of --save-result (default vllm.json)')
+    .option('--output-file <file>', 'SGLang: append the result, one JSON line in vllm.json format')
+    .option('--disable-ignore-eos', 'SGLang: no ignore_eos, even with --output-len');
 }
 
 function num(
@@ -206,7 +240,7 @@ function num(
 
 /** Validate the shared flags. Pushes every problem found; returns settings (meaningful only if none). */
 export function parseCommon(input: RawCommon, problems: Problem[], notes: string[] = []): CommonSettings {
-  const raw = applyVllmAliases(input, problems, notes);
+  const raw = applyCompatFlags(applyAliases(input, COMMON_ALIASES, problems, notes), problems, notes);
   const concurrency = num(problems, '--concurrency', raw.concurrency, { int: true, min: 1 });
   const requests = num(problems, '--requests', raw.requests, { int: true, min: 1 });
   const durationS = num(problems, '--duration', raw.duration, { gt: 0 });
@@ -309,6 +343,7 @@ export function parseCommon(input: RawCommon, problems: Problem[], notes: string
     outputLen: raw.outputLen ?? null,
     sharedPrefixLen,
     numPrefixGroups: sharedPrefixLen !== null ? (numPrefixGroups ?? 1) : null,
+    tokenizer: raw.tokenizer ?? null,
   };
 
   const generation: GenerationSettings = {
@@ -317,8 +352,15 @@ export function parseCommon(input: RawCommon, problems: Problem[], notes: string
     temperature: num(problems, '--temperature', raw.temperature, { min: 0 }) ?? 0,
     topP: num(problems, '--top-p', raw.topP, { gt: 0 }),
     stop: raw.stop ?? null,
-    ignoreEos: !!raw.ignoreEos || raw.outputLen !== undefined,
+    // SGLang's --disable-ignore-eos turns off the ignore_eos that --output-len implies.
+    ignoreEos: !raw.disableIgnoreEos && (!!raw.ignoreEos || raw.outputLen !== undefined),
   };
+  if (raw.disableIgnoreEos && raw.ignoreEos)
+    problems.push({
+      path: '--disable-ignore-eos',
+      message: 'contradicts --ignore-eos',
+      hint: 'keep one',
+    });
 
   if (raw.format !== undefined && raw.format !== 'vllm')
     problems.push({
@@ -327,9 +369,24 @@ export function parseCommon(input: RawCommon, problems: Problem[], notes: string
       hint: 'the only extra format is vllm',
     });
   const vllm = vllmOptions(raw, problems);
+  const out = raw.out ?? (raw.saveResult ? '.' : null);
+  if (raw.outputFile !== undefined && (raw.resultFilename !== undefined || raw.saveResult))
+    problems.push({
+      path: '--output-file',
+      message: "SGLang's --output-file and vLLM's --save-result both name the result file",
+      hint: 'keep one',
+    });
+  // --result-filename names the file in --out; SGLang's --output-file is a path, appended to.
+  if (raw.outputFile !== undefined) {
+    vllm.file = raw.outputFile;
+    vllm.append = true;
+    notes.push(
+      `note: --output-file appends one JSON line to ${raw.outputFile}, in vllm.json's format (SGLang's own keys differ)`,
+    );
+  } else if (raw.resultFilename !== undefined && out) vllm.file = join(out, raw.resultFilename);
   const output: OutputSettings = {
-    out: raw.out ?? (raw.saveResult ? '.' : null),
-    formatVllm: raw.format === 'vllm' || !!raw.saveResult,
+    out,
+    formatVllm: raw.format === 'vllm' || !!raw.saveResult || raw.outputFile !== undefined,
     vllm,
     embedRecords: !!raw.embedRecords,
     json: jsonOption(raw.json),
@@ -337,56 +394,191 @@ export function parseCommon(input: RawCommon, problems: Problem[], notes: string
     thresholds: raw.threshold ?? [],
     baseline: raw.baseline ?? null,
   };
-  if (output.formatVllm && !output.out)
+  if (output.formatVllm && !output.out && !vllm.file)
     problems.push({ path: '--format', message: 'vllm.json is written into --out', hint: 'add --out DIR' });
   return { load, workload, generation, output };
 }
 
-/** The vLLM names given: each one's value moves to servelab's flag, with a note (both given: a problem). */
-function applyVllmAliases(raw: RawCommon, problems: Problem[], notes: string[]): RawCommon {
-  const out: RawCommon = { ...raw };
-  const target: Record<keyof typeof VLLM_ALIASES, keyof RawCommon> = {
-    numPrompts: 'requests',
-    requestRate: 'rate',
-    randomInputLen: 'inputLen',
-    randomOutputLen: 'outputLen',
-    resultDir: 'out',
-  };
-  for (const [alias, [flag, ours]] of Object.entries(VLLM_ALIASES) as [
-    keyof typeof VLLM_ALIASES,
-    readonly [string, string],
-  ][]) {
+/** The renames `run` and `plan` share; `run` applies the target ones ({@link TARGET_ALIASES}) itself. */
+const COMMON_ALIASES: readonly AliasKey[] = [
+  'numPrompts',
+  'requestRate',
+  'randomInputLen',
+  'randomOutputLen',
+  'resultDir',
+];
+export const TARGET_ALIASES: readonly AliasKey[] = ['baseUrl', 'extraRequestBody'];
+
+/**
+ * Move each given alias's value to servelab's flag, with a note; an alias given together with
+ * the flag it renames is a problem.
+ */
+export function applyAliases<R extends object>(
+  input: R,
+  keys: readonly AliasKey[],
+  problems: Problem[],
+  notes: string[],
+): R {
+  const raw = input as Record<string, unknown>;
+  const out: Record<string, unknown> = { ...raw };
+  for (const alias of keys) {
     const v = raw[alias];
     if (v === undefined) continue;
-    const key = target[alias];
-    const name = flag.split(' ')[0];
+    const { flag, ours, key, from } = FLAG_ALIASES[alias];
     if (raw[key] !== undefined) {
       problems.push({
-        path: name,
-        message: `${name} is vLLM's name of ${ours}, and both are given`,
-        hint: `keep one of ${name} and ${ours}`,
+        path: flag,
+        message: `${flag} is ${from}'s name of ${ours}, and both are given`,
+        hint: `keep one of ${flag} and ${ours}`,
       });
       continue;
     }
-    (out as Record<string, unknown>)[key] = v;
-    notes.push(`note: ${name} is read as servelab's ${ours}`);
+    out[key] = v;
+    notes.push(`note: ${flag} is read as servelab's ${ours}`);
   }
-  if (raw.randomRangeRatio !== undefined) {
-    const r = num(problems, '--random-range-ratio', raw.randomRangeRatio, { min: 0 });
-    if (r !== null && r >= 1)
-      problems.push({ path: '--random-range-ratio', message: `must be below 1, got ${r}`, hint: 'e.g. 0.1' });
-    else if (r !== null && r > 0)
-      for (const key of ['inputLen', 'outputLen'] as const) {
-        const n = Number(out[key]);
-        if (out[key] !== undefined && Number.isInteger(n) && n > 0) {
-          out[key] = `uniform:${Math.max(1, Math.floor(n * (1 - r)))}-${Math.ceil(n * (1 + r))}`;
-          notes.push(
-            `--random-range-ratio ${r}: ${key === 'inputLen' ? '--input-len' : '--output-len'} ${out[key]}`,
-          );
-        }
+  return out as R;
+}
+
+/** The vLLM/SGLang flags that are more than a rename: datasets, prefix, range ratio, goodput, result files. */
+function applyCompatFlags(raw: RawCommon, problems: Problem[], notes: string[]): RawCommon {
+  const out: RawCommon = { ...raw };
+  if (raw.datasetName !== undefined) {
+    const name = raw.datasetName;
+    if (name === 'random') {
+      if (raw.inputLen === undefined) out.inputLen = String(VLLM_RANDOM_DEFAULTS.inputLen);
+      if (raw.outputLen === undefined) out.outputLen = String(VLLM_RANDOM_DEFAULTS.outputLen);
+      if (raw.datasetPath !== undefined)
+        problems.push({
+          path: '--dataset-path',
+          message: 'the random dataset has no file',
+          hint: 'drop --dataset-path, or use --dataset-name sharegpt',
+        });
+      notes.push(
+        `note: --dataset-name random is read as servelab's --input-len ${out.inputLen} --output-len ${out.outputLen}` +
+          (raw.inputLen === undefined || raw.outputLen === undefined ? " (vLLM's defaults)" : ''),
+      );
+    } else if (name === 'sharegpt') {
+      if (raw.datasetPath === undefined)
+        problems.push({
+          path: '--dataset-name',
+          message: 'sharegpt needs its file',
+          hint: 'add --dataset-path ShareGPT_V3_unfiltered_cleaned_split.json',
+        });
+      else if (raw.dataset !== undefined)
+        problems.push({
+          path: '--dataset-name',
+          message: '--dataset-name/--dataset-path and --dataset are the same thing, both given',
+          hint: 'keep one',
+        });
+      else {
+        out.dataset = ['sharegpt', raw.datasetPath];
+        notes.push(
+          `note: --dataset-name sharegpt --dataset-path is read as servelab's --dataset sharegpt FILE`,
+        );
       }
+    } else
+      problems.push({
+        path: '--dataset-name',
+        message: `servelab does not read vLLM's "${name}" dataset`,
+        hint: 'use random or sharegpt; or --prompts FILE.jsonl, --trace FILE.jsonl',
+      });
+  } else if (raw.datasetPath !== undefined)
+    problems.push({
+      path: '--dataset-path',
+      message: 'needs --dataset-name',
+      hint: 'e.g. --dataset-name sharegpt --dataset-path FILE.json',
+    });
+
+  const ratio =
+    raw.randomRangeRatio === undefined
+      ? null
+      : num(problems, '--random-range-ratio', raw.randomRangeRatio, { min: 0 });
+  if (ratio !== null && ratio >= 1)
+    problems.push({
+      path: '--random-range-ratio',
+      message: `must be below 1, got ${ratio}`,
+      hint: 'e.g. 0.1',
+    });
+  const prefix = num(problems, '--random-prefix-len', raw.randomPrefixLen, { int: true, min: 0 });
+  // vLLM's random dataset: lengths uniform in [⌊N·(1−r)⌋, ⌈N·(1+r)⌉], and the prefix comes on
+  // top of the input (vllm/benchmarks/datasets.py RandomDataset); servelab's --input-len counts
+  // the prefix, so it is added here.
+  const r = ratio !== null && ratio > 0 && ratio < 1 ? ratio : 0;
+  for (const key of ['inputLen', 'outputLen'] as const) {
+    const add = key === 'inputLen' && prefix ? prefix : 0;
+    const n = Number(out[key]);
+    if (out[key] === undefined || !Number.isInteger(n) || n <= 0) {
+      if (add)
+        problems.push({
+          path: '--random-prefix-len',
+          message: 'a prefix goes before random inputs of a plain length',
+          hint: 'add --random-input-len N (or --dataset-name random)',
+        });
+      continue;
+    }
+    const lo = Math.max(1, Math.floor(n * (1 - r))) + add;
+    const hi = Math.ceil(n * (1 + r)) + add;
+    if (lo === n && hi === n) continue;
+    out[key] = lo === hi ? String(lo) : `uniform:${lo}-${hi}`;
+    const why = [r ? `--random-range-ratio ${r}` : '', add ? `--random-prefix-len ${add}` : ''];
+    notes.push(
+      `note: ${why.filter(Boolean).join(' and ')}: ${key === 'inputLen' ? '--input-len' : '--output-len'} ${out[key]}`,
+    );
   }
-  if (raw.saveResult) notes.push("--save-result is read as servelab's --format vllm (into --out, else .)");
+  if (prefix) {
+    if (raw.sharedPrefixLen !== undefined)
+      problems.push({
+        path: '--random-prefix-len',
+        message: "is vLLM's one-group --shared-prefix-len, and both are given",
+        hint: 'keep one',
+      });
+    else {
+      out.sharedPrefixLen = String(prefix);
+      out.numPrefixGroups ??= '1';
+      notes.push(`note: --random-prefix-len ${prefix} is read as servelab's --shared-prefix-len ${prefix}`);
+    }
+  }
+
+  if (raw.goodput !== undefined) {
+    const pairs: string[] = [];
+    for (const kv of raw.goodput.flatMap((x) => x.split(/[\s,]+/)).filter(Boolean)) {
+      const m = /^([a-z0-9]+):(.+)$/.exec(kv);
+      const metric = m ? VLLM_GOODPUT[m[1] as keyof typeof VLLM_GOODPUT] : undefined;
+      if (!m || !metric)
+        problems.push({
+          path: '--goodput',
+          message: `cannot read "${kv}"`,
+          hint: `use vLLM's KEY:MS pairs with KEY one of ${Object.keys(VLLM_GOODPUT).join(', ')}, e.g. --goodput ttft:500 tpot:50`,
+        });
+      else pairs.push(`${metric}=${m[2]}`);
+    }
+    if (raw.slo !== undefined)
+      problems.push({
+        path: '--goodput',
+        message: "is vLLM's name of --slo, and both are given",
+        hint: 'keep one',
+      });
+    else if (pairs.length) {
+      out.slo = pairs.join(',');
+      notes.push(
+        `note: --goodput is read as servelab's --slo ${out.slo} (vLLM's TTFT: first chunk of any kind)`,
+      );
+    }
+  }
+  if (raw.saveResult)
+    notes.push("note: --save-result is read as servelab's --format vllm (into --out, else .)");
+  if (raw.resultFilename !== undefined && !raw.saveResult)
+    problems.push({
+      path: '--result-filename',
+      message: 'names the file of --save-result',
+      hint: 'add --save-result',
+    });
+  if (raw.resultFilename !== undefined && /[\\/]/.test(raw.resultFilename))
+    problems.push({
+      path: '--result-filename',
+      message: 'is a file name, not a path',
+      hint: 'give the directory with --result-dir',
+    });
   return out;
 }
 
@@ -420,7 +612,13 @@ function vllmOptions(raw: RawCommon, problems: Problem[]): OutputSettings['vllm'
       });
     else percentiles = ps;
   }
-  return { percentileMetrics: metrics, metricPercentiles: percentiles, detailed: !!raw.saveDetailed };
+  return {
+    percentileMetrics: metrics,
+    metricPercentiles: percentiles,
+    detailed: !!raw.saveDetailed,
+    file: null,
+    append: false,
+  };
 }
 
 /** Make every file path in the settings absolute against the command's working directory. */
@@ -439,6 +637,7 @@ export function resolvePaths(c: CommonSettings, cwd: string): CommonSettings {
     output: {
       ...c.output,
       out: abs(c.output.out),
+      vllm: { ...c.output.vllm, file: abs(c.output.vllm.file) },
       baseline: abs(c.output.baseline),
       json: typeof c.output.json === 'string' ? resolvePath(cwd, c.output.json) : c.output.json,
     },

@@ -58,6 +58,8 @@ export interface TargetSettings {
   retries: number;
   /** Stop early when the first requests all fail the same unfixable way (default true; `--no-fail-fast`). */
   failFast?: boolean;
+  /** vLLM's `--backend` name, when given (vllm.json's `backend`); null: derived from `endpoint`. */
+  backend?: string | null;
 }
 
 export interface MeasureInput {
@@ -275,6 +277,7 @@ export function workloadOptions(common: CommonSettings, model: string): Workload
     outputLen: w.outputLen ?? undefined,
     sharedPrefixLen: w.sharedPrefixLen ?? undefined,
     numPrefixGroups: w.numPrefixGroups ?? undefined,
+    tokenizer: w.tokenizer ?? undefined,
   };
 }
 
@@ -298,6 +301,7 @@ export function describeConfig(
       timeout_ttft_s: target.timeoutTtftS,
       retries: target.retries,
       fail_fast: target.failFast !== false,
+      backend: target.backend ?? null,
     },
     model,
     generation: { ...common.generation, model },
@@ -535,17 +539,22 @@ export async function measureOn(
     });
     store.finishRun(storeRun.id, summary, result.interrupted ? 'interrupted' : 'completed', result.window);
   }
-  const files = outDir
-    ? await writeRunOutputs(outDir, report, {
-        vllm: req.output?.formatVllm ?? false,
-        records: result.records,
-        vllmOptions: {
-          percentileMetrics: req.output?.vllm?.percentileMetrics ?? undefined,
-          metricPercentiles: req.output?.vllm?.metricPercentiles ?? undefined,
-          detailed: req.output?.vllm?.detailed ?? false,
-        },
-      })
-    : [];
+  const vllmFile = req.output?.vllm?.file
+    ? { path: req.output.vllm.file, append: req.output.vllm.append }
+    : null;
+  const files =
+    outDir || (req.output?.formatVllm && vllmFile)
+      ? await writeRunOutputs(outDir, report, {
+          vllm: req.output?.formatVllm ?? false,
+          records: result.records,
+          vllmOptions: {
+            percentileMetrics: req.output?.vllm?.percentileMetrics ?? undefined,
+            metricPercentiles: req.output?.vllm?.metricPercentiles ?? undefined,
+            detailed: req.output?.vllm?.detailed ?? false,
+          },
+          vllmFile,
+        })
+      : [];
   if (writer) files.push(writer.path);
   return {
     report,

@@ -28,6 +28,8 @@ export interface WorkloadSettings {
   outputLen: string | null;
   sharedPrefixLen: number | null;
   numPrefixGroups: number | null;
+  /** The tokenizer to count prompts with, when it is not the model's (vLLM's --tokenizer). */
+  tokenizer: string | null;
 }
 
 export interface GenerationSettings {
@@ -47,6 +49,9 @@ export interface OutputSettings {
     percentileMetrics: ('ttft' | 'tpot' | 'itl' | 'e2el')[] | null;
     metricPercentiles: number[] | null;
     detailed: boolean;
+    /** Where to write it (null: `vllm.json` in `out`); `append`: add one JSON line (SGLang's --output-file). */
+    file: string | null;
+    append: boolean;
   };
   embedRecords: boolean;
   /** `true` = stdout, a string = file, null = off. */
@@ -98,6 +103,7 @@ export function commonSettings(
       outputLen: null,
       sharedPrefixLen: null,
       numPrefixGroups: null,
+      tokenizer: null,
       ...o.workload,
     },
     generation: {
@@ -112,7 +118,7 @@ export function commonSettings(
     output: {
       out: null,
       formatVllm: false,
-      vllm: { percentileMetrics: null, metricPercentiles: null, detailed: false },
+      vllm: { percentileMetrics: null, metricPercentiles: null, detailed: false, file: null, append: false },
       embedRecords: false,
       json: null,
       slo: null,

@@ -65,6 +65,8 @@ export interface WorkloadOptions {
   sharedPrefixLen?: number;
   /** `--num-prefix-groups G` (default 1 with a shared prefix). */
   numPrefixGroups?: number;
+  /** The tokenizer's name when it is not the model's (vLLM's `--tokenizer`); default `model`. */
+  tokenizer?: string;
 }
 
 /** I/O the workload needs, injected. */
@@ -276,12 +278,13 @@ async function mapLimit<T, R>(
 async function chooseCounter(
   opts: WorkloadOptions,
   deps: WorkloadDeps,
-): Promise<{ counter: TokenCounter; fallback: string | null }> {
-  if (opts.model) {
-    const tok = await (deps.tokenizerFor ?? shippedTokenizerFor)(opts.model);
+): Promise<{ counter: TokenCounter; fallback: string | null; note?: string }> {
+  const name = opts.tokenizer ?? opts.model;
+  if (name) {
+    const tok = await (deps.tokenizerFor ?? shippedTokenizerFor)(name);
     if (tok.method === 'tokenizer') return { counter: tokenizerCounter(tok), fallback: null };
   }
-  const noLocal = `no offline tokenizer for ${opts.model ? `model ${opts.model}` : 'an unnamed model'}`;
+  const noLocal = `no offline tokenizer for ${opts.tokenizer ? `tokenizer ${name}` : opts.model ? `model ${name}` : 'an unnamed model'}`;
   if (!deps.tokenizeRemote)
     return { counter: approximateCounter, fallback: `${noLocal}, and no server /tokenize to ask` };
   // Trust /tokenize only if it counts: a longer text must give more tokens (a stub that
@@ -290,7 +293,12 @@ async function chooseCounter(
   const probe = await deps.tokenizeRemote(probeText).catch(() => null);
   const longer = await deps.tokenizeRemote(`${probeText} ${probeText} ${probeText}`).catch(() => null);
   if (probe !== null && longer !== null && Number.isFinite(probe) && probe > 0 && longer > probe)
-    return { counter: remoteCounter(deps.tokenizeRemote), fallback: null };
+    return {
+      counter: remoteCounter(deps.tokenizeRemote),
+      fallback: null,
+      // The server counts with the served model's tokenizer, which may not be the one asked for.
+      ...(opts.tokenizer ? { note: `${noLocal}: counted by the server's /tokenize (the served model's tokenizer)` } : {}),
+    };
   return {
     counter: approximateCounter,
     fallback:
@@ -384,10 +392,11 @@ export async function buildWorkload(opts: WorkloadOptions, deps: WorkloadDeps = 
     (loaded.source === 'trace' && loaded.entries.some((e) => e.input_len !== undefined));
   if (!needsCounter) return { ...uncounted(opts, checked, loaded), method: 'none', inexact: 0, skipped: 0 };
 
-  const { counter, fallback } = await chooseCounter(opts, deps);
+  const { counter, fallback, note } = await chooseCounter(opts, deps);
   try {
     const w = await counted(opts, checked, loaded, counter);
     if (fallback) w.notes.unshift(`prompt lengths are approximate: ${fallback}`);
+    if (note) w.notes.unshift(note);
     return w;
   } catch (e) {
     if (!(e instanceof RemoteTokenizeFailed)) throw e;

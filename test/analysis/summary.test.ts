@@ -266,6 +266,13 @@ describe('summarize', () => {
     );
     close(slow.achieved_rate_rps, 10);
     assert.match(slow.warnings.join('\n'), /achieved send rate 10\.00 rps is below the target 20 rps/);
+    const burst = summarize(
+      [0, 100, 200].map((t, i) =>
+        rec({ id: `b${i}`, sent: t, chunks: [[t + 5, 'c']], end: t + 5, tokens: 1 }),
+      ),
+      { target_rate_rps: Number.POSITIVE_INFINITY },
+    );
+    assert.doesNotMatch(burst.warnings.join('\n'), /achieved send rate/, '--rate inf has no target to miss');
   });
 
   it('is empty, with nulls, for no records; interrupted unsent requests count as failed', () => {

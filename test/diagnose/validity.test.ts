@@ -28,6 +28,17 @@ describe('validity verdict', () => {
     assert.deepEqual(codes(handRun('late', recs)), ['lateness']);
   });
 
+  it('a burst at an unbounded rate (--rate inf) has no rate for lateness to miss', () => {
+    const recs = base();
+    for (const r of recs.slice(0, 6)) r.planned_at_ms = (r.sent_at_ms as number) - 12;
+    // JSON writes Infinity as null, so a stored inf run reads rateRps null; in memory it is Infinity.
+    for (const rateRps of [null, Number.POSITIVE_INFINITY])
+      assert.deepEqual(codes(handRun('inf', recs, {}, { config: { load: { mode: 'open', rateRps } } })), []);
+    assert.deepEqual(codes(handRun('r', recs, {}, { config: { load: { mode: 'open', rateRps: 5 } } })), [
+      'lateness',
+    ]);
+  });
+
   it('slot waits at a concurrency cap are not generator lateness', () => {
     // Closed-loop sim run: planned = sent for every request.
     const run = simRun({

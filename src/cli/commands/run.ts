@@ -13,7 +13,7 @@ import { formatSummaryTable, formatVerdict } from '../../report/run/table.js';
 import { openStore } from '../../store/index.js';
 import { workloadProblems } from '../../workload/index.js';
 import type { Io } from '../io.js';
-import { parseCommon, type RawCommon, resolvePaths } from '../options.js';
+import { applyAliases, parseCommon, type RawCommon, resolvePaths, TARGET_ALIASES } from '../options.js';
 import { VERSION } from '../version.js';
 import {
   emitJson,
@@ -39,6 +39,13 @@ export interface RawRun extends RawCommon {
   retries?: string;
   /** `--no-fail-fast` sets it to false. */
   failFast?: boolean;
+  // vLLM and SGLang names of the target flags (docs/cli.md)
+  baseUrl?: string;
+  host?: string;
+  port?: string;
+  backend?: string;
+  disableStream?: boolean;
+  extraRequestBody?: string;
   scrape?: string[] | boolean;
   scrapeInterval?: string;
   metricsPort?: string;
@@ -63,30 +70,86 @@ export function parseMonitoringFlags(raw: RawRun, problems: Problem[]): Monitori
 }
 
 /** Validate `run` flags into a measurement input (every problem at once). */
-export function parseRunFlags(
-  raw: RawRun,
-): MeasureInput & { monitoring: MonitoringSettings; db: string | null; notes: string[] } {
-  const problems: Problem[] = [];
-  /** Lines for stderr before the run starts (`base URL: … (added /v1)`, vLLM names read as ours). */
-  const notes: string[] = [];
-  const url = parseBaseUrl(raw.url, problems, '--url', notes);
+/**
+ * vLLM's `--backend` names (vllm/benchmarks/lib/endpoint_request_func.py, ASYNC_REQUEST_FUNCS)
+ * that speak an OpenAI API servelab sends, and which one.
+ */
+const VLLM_BACKENDS: Record<string, Endpoint> = {
+  'openai-chat': 'chat',
+  openai: 'completions',
+  vllm: 'completions',
+  sglang: 'completions',
+  lmdeploy: 'completions',
+  'llama.cpp': 'completions',
+  scalellm: 'completions',
+};
+
+/** vLLM's `--host`/`--port` (defaults 127.0.0.1 and 8000) as a `--url`; `--base-url`/`--url` win. */
+function hostPortUrl(raw: RawRun, problems: Problem[], notes: string[]): string | undefined {
+  if (raw.host === undefined && raw.port === undefined) return raw.url;
+  if (raw.url !== undefined) {
+    notes.push(
+      `note: --host/--port are ignored: ${raw.baseUrl !== undefined ? '--base-url' : '--url'} is given (as vLLM does)`,
+    );
+    return raw.url;
+  }
+  const port = optNumber(raw.port, '--port', problems, { int: true, min: 1 }) ?? 8000;
+  const url = `http://${raw.host ?? '127.0.0.1'}:${port}`;
+  notes.push(`note: --host/--port are read as servelab's --url ${url}`);
+  return url;
+}
+
+/** `--endpoint` (also vLLM's path form) and vLLM's `--backend`, as the API to send. */
+function parseEndpoint(raw: RawRun, problems: Problem[], notes: string[]): Endpoint {
   // vLLM's --endpoint is the path (`/v1/chat/completions`, `/v1/completions`).
   const path = raw.endpoint?.replace(/\/+$/, '');
-  const endpoint = (
-    path?.endsWith('/chat/completions')
-      ? 'chat'
-      : path?.endsWith('/completions')
-        ? 'completions'
-        : (raw.endpoint ?? 'chat')
-  ) as Endpoint;
-  if (raw.endpoint !== undefined && raw.endpoint !== endpoint)
-    notes.push(`note: --endpoint ${raw.endpoint} is read as ${endpoint}`);
+  const fromPath = path?.endsWith('/chat/completions')
+    ? 'chat'
+    : path?.endsWith('/completions')
+      ? 'completions'
+      : raw.endpoint;
+  if (raw.endpoint !== undefined && raw.endpoint !== fromPath)
+    notes.push(`note: --endpoint ${raw.endpoint} is read as ${fromPath}`);
+  let fromBackend: Endpoint | undefined;
+  if (raw.backend !== undefined) {
+    fromBackend = VLLM_BACKENDS[raw.backend];
+    if (!fromBackend)
+      problems.push({
+        path: '--backend',
+        message: `servelab does not send vLLM's "${raw.backend}" backend`,
+        hint: `use one of ${Object.keys(VLLM_BACKENDS).join(', ')} (OpenAI-compatible APIs)`,
+      });
+    else if (fromPath !== undefined && fromPath !== fromBackend)
+      problems.push({
+        path: '--backend',
+        message: `--backend ${raw.backend} sends ${fromBackend}, and --endpoint says ${fromPath}`,
+        hint: 'keep one of them',
+      });
+    else notes.push(`note: --backend ${raw.backend} is read as servelab's --endpoint ${fromBackend}`);
+  }
+  const endpoint = (fromPath ?? fromBackend ?? 'chat') as Endpoint;
   if (endpoint !== 'chat' && endpoint !== 'completions')
     problems.push({
       path: '--endpoint',
       message: `unknown endpoint "${raw.endpoint}"`,
       hint: 'use chat (/v1/chat/completions) or completions (/v1/completions)',
     });
+  return endpoint;
+}
+
+export function parseRunFlags(
+  input: RawRun,
+): MeasureInput & { monitoring: MonitoringSettings; db: string | null; notes: string[] } {
+  const problems: Problem[] = [];
+  /** Lines for stderr before the run starts (`base URL: … (added /v1)`, vLLM names read as ours). */
+  const notes: string[] = [];
+  const raw = applyAliases(input, TARGET_ALIASES, problems, notes);
+  if (raw.disableStream) {
+    if (raw.stream === false) notes.push('note: --disable-stream and --no-stream say the same');
+    else notes.push("note: --disable-stream is read as servelab's --no-stream");
+  }
+  const url = parseBaseUrl(hostPortUrl(raw, problems, notes), problems, '--url', notes);
+  const endpoint = parseEndpoint(raw, problems, notes);
   const headers = parseHeaders(raw.header, problems);
   const extraBody = parseExtraBody(raw.extraBody, problems);
   const timeoutS = optNumber(raw.timeout, '--timeout', problems, { min: 0 });
@@ -104,7 +167,7 @@ export function parseRunFlags(
   const target = {
     url,
     endpoint,
-    stream: raw.stream !== false,
+    stream: raw.stream !== false && !raw.disableStream,
     headers,
     apiKeyEnv,
     extraBody,
@@ -112,6 +175,7 @@ export function parseRunFlags(
     timeoutTtftS,
     retries,
     failFast: raw.failFast !== false,
+    backend: raw.backend ?? null,
   };
   checkMeasureInput({ target, common }, problems);
   problems.push(...workloadProblems(workloadOptions(common, common.generation.model ?? '')));

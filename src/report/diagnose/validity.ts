@@ -62,6 +62,15 @@ export function concurrencyCap(run: LoadedRun): number | null {
 }
 
 /**
+ * Whether the run offered its requests at an unbounded rate (`--rate inf`: every request at
+ * t = 0, as vLLM's `--request-rate inf`). JSON has no Infinity, so a stored run's rate reads null.
+ */
+export function unboundedRate(run: LoadedRun): boolean {
+  const load = (run.config.load ?? {}) as Record<string, unknown>;
+  return load.mode === 'open' && !(typeof load.rateRps === 'number' && Number.isFinite(load.rateRps));
+}
+
+/**
  * p99 of the generator's own lateness (sent − planned), ms, leaving out requests that waited for
  * a concurrency slot: a slot wait is the cap doing its job (it is `queue_ms`), not the generator
  * falling behind. Null when nothing was sent.
@@ -112,7 +121,9 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}): Val
   const out: ValidityReason[] = [];
   const add = (code: string, message: string) => out.push({ code, run: run.id, message });
 
-  const late = generatorLatenessP99(run);
+  // A burst at t = 0 offers no rate that lateness could miss: its requests leave as fast as
+  // the client can send them, which is the load asked for.
+  const late = unboundedRate(run) ? null : generatorLatenessP99(run);
   if (late !== null && late > o.max_lateness_p99_ms) {
     add(
       'lateness',

@@ -102,17 +102,23 @@ export function toVllmResult(
     );
   const rate = cfg(report, ['load', 'rateRps']);
   const endpoint = cfg(report, ['target', 'endpoint']);
-  const backend = endpoint === 'completions' ? 'openai' : 'openai-chat';
+  // vLLM's --backend when given; else the name of the API servelab sent.
+  const backend =
+    (cfg(report, ['target', 'backend']) as string | null | undefined) ??
+    (endpoint === 'completions' ? 'openai' : 'openai-chat');
   const tokenization = cfg(report, ['workload', 'tokenization']);
+  const model = (cfg(report, ['model']) as string | undefined) ?? null;
+  const tokenizerName = (cfg(report, ['workload', 'tokenizer']) as string | null | undefined) ?? model;
   const peak = peakFigures(ok);
   const out: VllmResult = {
     date: vllmDate(report.started_at_unix_ms),
     endpoint_type: backend,
     backend,
     label: (cfg(report, ['label']) as string | null | undefined) ?? null,
-    model_id: (cfg(report, ['model']) as string | undefined) ?? null,
+    model_id: model,
+    // The tokenizer prompts were counted with: the offline one, or the server's (the model's).
     tokenizer_id:
-      tokenization === 'tokenizer' ? ((cfg(report, ['model']) as string | undefined) ?? null) : null,
+      tokenization === 'tokenizer' ? tokenizerName : tokenization === 'server_tokenize' ? model : null,
     num_prompts: finals.length,
     request_rate: typeof rate === 'number' && Number.isFinite(rate) ? rate : 'inf',
     burstiness: (cfg(report, ['load', 'burstiness']) as number | undefined) ?? 1,
@@ -141,7 +147,9 @@ export function toVllmResult(
     rtfx: null,
   };
   notes.push('rtfx: speech (ASR) runs only; vLLM writes 0 for text, servelab null');
-  if (rate === null || rate === undefined)
+  if (out.tokenizer_id === null)
+    notes.push(`tokenizer_id: no tokenizer counted the prompts (tokenization: ${String(tokenization)})`);
+  if (cfg(report, ['load', 'mode']) === 'closed')
     notes.push('request_rate "inf": a closed loop sends the next request as soon as one ends');
   if (opts.detailed) {
     out.input_lens = finals.map((r) => r.usage?.prompt_tokens ?? null);

@@ -4,8 +4,8 @@
  * `--format vllm`, `vllm.json`. `requests.jsonl` is not written here: the record writer
  * (record/writer) appends it while the run is going.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { RequestRecord } from '../../record/types.js';
 import { summaryToCsv } from './csv.js';
 import type { RunReport } from './report.js';
@@ -18,6 +18,11 @@ export interface WriteRunOutputsOptions {
   records?: readonly RequestRecord[];
   /** `vllm.json`'s percentile metrics, percentiles and per-request arrays. */
   vllmOptions?: VllmResultOptions;
+  /**
+   * Where `vllm.json` goes instead of `dir/vllm.json` (vLLM's `--result-filename`, SGLang's
+   * `--output-file`); with `append`, one JSON line is added to it, as SGLang's bench_serving does.
+   */
+  vllmFile?: { path: string; append: boolean } | null;
 }
 
 /**
@@ -26,24 +31,36 @@ export interface WriteRunOutputsOptions {
  * @example await writeRunOutputs(outDir, report, { vllm: format === 'vllm' });
  */
 export async function writeRunOutputs(
-  dir: string,
+  dir: string | null,
   report: RunReport,
   opts: WriteRunOutputsOptions = {},
 ): Promise<string[]> {
-  await mkdir(dir, { recursive: true });
-  const files: [string, string][] = [
-    ['report.json', `${JSON.stringify(report, null, 2)}\n`],
-    ['summary.csv', summaryToCsv(report.summary)],
-  ];
+  const files: [string, string][] = dir
+    ? [
+        [join(dir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`],
+        [join(dir, 'summary.csv'), summaryToCsv(report.summary)],
+      ]
+    : [];
+  let append: [string, string] | null = null;
   if (opts.vllm) {
     const v = toVllmResult(report, opts.records ?? report.records ?? [], opts.vllmOptions);
-    files.push(['vllm.json', `${JSON.stringify(v, null, 2)}\n`]);
+    if (opts.vllmFile?.append) append = [opts.vllmFile.path, `${JSON.stringify(v)}\n`];
+    else if (opts.vllmFile || dir)
+      files.push([
+        opts.vllmFile?.path ?? join(dir as string, 'vllm.json'),
+        `${JSON.stringify(v, null, 2)}\n`,
+      ]);
   }
   const written: string[] = [];
-  for (const [name, text] of files) {
-    const path = join(dir, name);
+  for (const [path, text] of files) {
+    await mkdir(dirname(path), { recursive: true });
     await writeFile(path, text, 'utf8');
     written.push(path);
+  }
+  if (append) {
+    await mkdir(dirname(append[0]), { recursive: true });
+    await appendFile(append[0], append[1], 'utf8');
+    written.push(append[0]);
   }
   return written;
 }
