@@ -405,7 +405,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     if (result.capabilities.metrics === false)
       note(
         'no /metrics endpoint',
-        'server-side monitoring needs /metrics (vLLM: on by default; SGLang: --enable-metrics)',
+        'server-side monitoring needs /metrics (vLLM: on by default; SGLang: --enable-metrics; llama.cpp: --metrics)',
       );
 
     // 3. reasoning: a second probe with thinking enabled and room to reach content
