@@ -297,7 +297,9 @@ async function chooseCounter(
       counter: remoteCounter(deps.tokenizeRemote),
       fallback: null,
       // The server counts with the served model's tokenizer, which may not be the one asked for.
-      ...(opts.tokenizer ? { note: `${noLocal}: counted by the server's /tokenize (the served model's tokenizer)` } : {}),
+      ...(opts.tokenizer
+        ? { note: `${noLocal}: counted by the server's /tokenize (the served model's tokenizer)` }
+        : {}),
     };
   return {
     counter: approximateCounter,

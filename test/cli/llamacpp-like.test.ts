@@ -111,7 +111,7 @@ describe('against a llama.cpp-like server (no /v1 given, model name ignored)', (
     );
     const out = io.out();
     assert.equal(code, 0, `${out}\n${io.err()}`);
-    assert.match(out, /^tokenization: server_tokenize$/m);
+    assert.match(out, /^tokenization: the server's \/tokenize \(exact\)$/m);
     const report = JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8'));
     assert.equal(report.config.workload.tokenization, 'server_tokenize');
     assert.equal(report.config.workload.inexact, 0);
@@ -157,13 +157,40 @@ describe('against a llama.cpp-like server (no /v1 given, model name ignored)', (
     const out = io.out();
     assert.equal(code, 0, `${out}\n${io.err()}`);
     assert.match(out, new RegExp(`^servelab run: ${srv.root}/v1 model ${GGUF_MODEL}$`, 'm'));
-    assert.match(out, /^tokenization: server_tokenize$/m);
+    assert.match(out, /^tokenization: the server's \/tokenize \(exact\)$/m);
     const recs = records(dir);
     assert.equal(recs.length, 12);
     assert.ok(new Set(recs.map((r) => r.input_len)).size > 1, 'lengths vary');
     for (const r of recs) {
       assert.equal(r.outcome, 'ok');
       assert.equal(r.usage?.prompt_tokens, r.input_len);
+    }
+  });
+
+  it('without /tokenize and an offline tokenizer, run says it approximated, how far off that is, and why', async () => {
+    const bare = await startLlamaCppLike({ tokenize: false });
+    try {
+      const dir = tmp();
+      const io = memoryIo({}, dir);
+      const code = await main(
+        ['run', '--url', bare.root, '--model', 'm', '--input-len', '64', '--output-len', '4'].concat([
+          '--requests',
+          '2',
+          '--no-db',
+          '--out',
+          'out',
+        ]),
+        io,
+      );
+      const out = io.out();
+      assert.equal(code, 0, `${out}\n${io.err()}`);
+      assert.match(out, /^tokenization: the approximation \(synthetic prompts exact; prose about \+10%/m);
+      assert.match(
+        out,
+        /^ {2}prompt lengths are approximate: no offline tokenizer for model m, and the server's \/tokenize did not answer$/m,
+      );
+    } finally {
+      await bare.close();
     }
   });
 });

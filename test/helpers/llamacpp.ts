@@ -98,6 +98,8 @@ export interface LlamaCppLikeOptions {
   model?: string;
   /** Pause between generated tokens (ms, default 1). */
   tokenDelayMs?: number;
+  /** Serve `/tokenize` (default true; false: 404, as behind a proxy that passes only /v1). */
+  tokenize?: boolean;
 }
 
 const FINGERPRINT = 'b6500-deadbeef';
@@ -246,7 +248,7 @@ export async function startLlamaCppLike(o: LlamaCppLikeOptions = {}): Promise<Ll
         'This server does not support metrics endpoint. Start it with `--metrics`',
         'not_supported_error',
       );
-    if (req.method === 'POST' && path === '/tokenize') {
+    if (req.method === 'POST' && path === '/tokenize' && o.tokenize !== false) {
       // The real server reads `content` only and answers an empty list without it.
       if (typeof b.content !== 'string') return json(200, { tokens: [] });
       const ids = llamaTokenize(b.content);

@@ -9,7 +9,7 @@ import type { Problem } from '../../core/errors.js';
 import { redactUrl } from '../../core/url.js';
 import { checkMeasureInput, type MeasureInput, measure, workloadOptions } from '../../pipeline/measure.js';
 import type { MonitoringSettings } from '../../pipeline/monitoring.js';
-import { formatSummaryTable, formatVerdict } from '../../report/run/table.js';
+import { formatSummaryTable, formatTokenization, formatVerdict } from '../../report/run/table.js';
 import { openStore } from '../../store/index.js';
 import { workloadProblems } from '../../workload/index.js';
 import type { Io } from '../io.js';
@@ -223,9 +223,7 @@ export async function runCommand(raw: RawRun, io: Io): Promise<number> {
       `\nservelab run: ${redactUrl(input.target.url)} model ${m.model}${m.report.run_id ? ` (run ${m.report.run_id})` : ''}\n`,
     );
     // How prompt lengths were made exact: the offline tokenizer, the server's, or the approximation (and why).
-    out.write(
-      `tokenization: ${m.workload.method}${m.workload.notes.length ? ` (${m.workload.notes.join('; ')})` : ''}\n`,
-    );
+    out.write(formatTokenization(m.workload.method, m.workload.notes));
     out.write(formatSummaryTable(m.summary));
     out.write(formatVerdict(m.validity));
     out.write(formatThresholds(m.thresholds));
