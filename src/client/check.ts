@@ -16,6 +16,7 @@ import { scrubSecrets } from '../core/redact.js';
 import { hostOf, redactUrl, serverRoot } from '../core/url.js';
 import type { RequestRecord, Usage } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
+import { tokenizeRemote, tryTokenize } from '../workload/tokenize-remote.js';
 import { createHttpTarget, type SendResult } from './http.js';
 import type { StreamInfo } from './stream.js';
 import type { ClientOptions } from './types.js';
@@ -303,7 +304,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     const [metrics, version, tokenize, ignoreEos] = await Promise.all([
       get(`${root}/metrics`),
       get(`${root}/version`),
-      get(`${root}/tokenize`, 'POST', { model: result.model, prompt: 'hello', content: 'hello' }),
+      // Judged as `run` judges it (workload/tokenize-remote): it must count, not just answer 200.
+      tryTokenize(tokenizeRemote(base, result.model, opts.apiKey, opts.headers ?? {}, agent)),
       probe({ ignoreEos: true, maxTokens: 4 }, 'Hi'),
     ]);
     const s = probeOf(streamRes);
@@ -381,7 +383,12 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     const present = (g: Got) => (g.status === null ? null : g.status >= 200 && g.status < 300);
     result.capabilities.metrics = present(metrics);
     result.capabilities.version = present(version);
-    result.capabilities.tokenize = present(tokenize);
+    result.capabilities.tokenize = tokenize.counts;
+    if (!tokenize.counts && tokenize.probe !== null)
+      note(
+        `/tokenize answered but did not count (${tokenize.probe} then ${tokenize.longer} tokens for a text and its triple)`,
+        '`run` will approximate prompt lengths here; `run --tokenizer NAME` counts them offline where servelab ships NAME',
+      );
     if (result.capabilities.version) {
       try {
         const v = (JSON.parse(version.text) as { version?: unknown }).version;

@@ -35,6 +35,7 @@ import {
   type TraceEntry,
 } from './files.js';
 import { type LengthDist, parseLengthDist } from './lengths.js';
+import { tryTokenize } from './tokenize-remote.js';
 import type { RequestSpec, TokenizationMethod } from './types.js';
 import { VOCAB } from './vocab.js';
 
@@ -287,12 +288,8 @@ async function chooseCounter(
   const noLocal = `no offline tokenizer for ${opts.tokenizer ? `tokenizer ${name}` : opts.model ? `model ${name}` : 'an unnamed model'}`;
   if (!deps.tokenizeRemote)
     return { counter: approximateCounter, fallback: `${noLocal}, and no server /tokenize to ask` };
-  // Trust /tokenize only if it counts: a longer text must give more tokens (a stub that
-  // answers a constant would otherwise make the prompt search grow without end).
-  const probeText = 'servelab tokenize probe';
-  const probe = await deps.tokenizeRemote(probeText).catch(() => null);
-  const longer = await deps.tokenizeRemote(`${probeText} ${probeText} ${probeText}`).catch(() => null);
-  if (probe !== null && longer !== null && Number.isFinite(probe) && probe > 0 && longer > probe)
+  const { counts, probe, longer } = await tryTokenize(deps.tokenizeRemote);
+  if (counts)
     return {
       counter: remoteCounter(deps.tokenizeRemote),
       fallback: null,

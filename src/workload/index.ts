@@ -37,5 +37,5 @@ export {
   parseLengthDist,
   parseLengthDistOrThrow,
 } from './lengths.js';
-export { tokenizeRemote } from './tokenize-remote.js';
+export { type TokenizeTrial, tokenizeRemote, tryTokenize } from './tokenize-remote.js';
 export type { ChatMessage, RequestSpec, TokenizationMethod } from './types.js';

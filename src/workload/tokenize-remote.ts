@@ -64,3 +64,25 @@ export function tokenizeRemote(
     }
   };
 }
+
+/** What a `/tokenize` said of a known text and of its triple, and whether that is counting. */
+export interface TokenizeTrial {
+  /** The two counts agree with counting: positive, and the triple gives more. */
+  counts: boolean;
+  /** Tokens of the probe text, and of the text three times (null: no answer). */
+  probe: number | null;
+  longer: number | null;
+}
+
+/**
+ * Try a token counter on a known text and its triple. Trust it only if it counts: a stub that
+ * answers a constant (llama.cpp's `{"tokens": []}` to a body without `content`, say) would
+ * otherwise make every prompt search grow without end. `run` and `check` both judge by this.
+ */
+export async function tryTokenize(count: (text: string) => Promise<number | null>): Promise<TokenizeTrial> {
+  const text = 'servelab tokenize probe';
+  const probe = await count(text).catch(() => null);
+  const longer = await count(`${text} ${text} ${text}`).catch(() => null);
+  const counts = probe !== null && longer !== null && Number.isFinite(probe) && probe > 0 && longer > probe;
+  return { counts, probe, longer };
+}

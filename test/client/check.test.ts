@@ -57,6 +57,18 @@ describe('runCheck', () => {
     assert.ok(!text.includes(KEY) && !JSON.stringify(r).includes(KEY));
   });
 
+  it('a /tokenize that answers 200 but does not count is "no", with a note (as run judges it)', async () => {
+    const srv = await fake({ extras: true, tokenizeEmpty: true });
+    const r = await runCheck({ baseUrl: srv.baseUrl, clock: new RealClock() });
+    assert.equal(r.capabilities.tokenize, false);
+    assert.match(
+      formatCheck(r),
+      /\/tokenize answered but did not count \(0 then 0 tokens for a text and its triple\)/,
+    );
+    const sent = srv.requests.filter((q) => q.path === '/tokenize');
+    assert.ok(sent.length >= 2 && sent.every((q) => q.body?.content === q.body?.prompt));
+  });
+
   it('reasoning model: a second probe with thinking enabled and max_tokens 1024', async () => {
     const srv = await fake({
       ownedBy: 'sglang',

@@ -507,6 +507,8 @@ export interface FakeOpenAIOptions {
   reasoningField?: 'reasoning_content' | 'reasoning';
   /** Expose /metrics, /version, /tokenize. */
   extras?: boolean;
+  /** /tokenize answers 200 `{"tokens": []}` whatever it is sent (llama.cpp given no `content`). */
+  tokenizeEmpty?: boolean;
   /** Add llama.cpp `timings` to the final chunk. */
   timings?: boolean;
   /** Reject `ignore_eos` with 400, as strict OpenAI-only servers do. */
@@ -538,7 +540,14 @@ export function startFakeOpenAI(o: FakeOpenAIOptions = {}): Promise<TestServer> 
         steps: ['vllm:num_requests_running 0\n'],
       };
     if (o.extras && path === '/version') return json(200, { version: '0.0.test' });
-    if (o.extras && path === '/tokenize') return json(200, { tokens: [1, 2], count: 2, max_model_len: 4096 });
+    if (o.extras && o.tokenizeEmpty && path === '/tokenize') return json(200, { tokens: [] });
+    if (o.extras && path === '/tokenize') {
+      // vLLM's answer, counting one token per word of `prompt`.
+      const words = String(req.body?.prompt ?? '')
+        .split(/\s+/)
+        .filter(Boolean);
+      return json(200, { tokens: words.map((_, i) => i + 1), count: words.length, max_model_len: 4096 });
+    }
     if (req.method === 'POST' && path === '/v1/chat/completions') {
       const b = req.body ?? {};
       if (o.rejectIgnoreEos && b.ignore_eos !== undefined)
