@@ -24,8 +24,8 @@ describe('unknown flags', () => {
         'http://127.0.0.1:1/v1',
         '--num-promts',
         '5',
-        '--dataset-name',
-        'random',
+        '--tensor-parallel-size',
+        '2',
         '--rqeuests',
         '3',
       ],
@@ -35,7 +35,7 @@ describe('unknown flags', () => {
     const err = io.err();
     assert.match(err, /unknown options/);
     assert.match(err, /--num-promts \(did you mean --num-prompts\?\)/);
-    assert.match(err, /- --dataset-name\n/);
+    assert.match(err, /- --tensor-parallel-size\n/);
     assert.match(err, /--rqeuests \(did you mean --requests\?\)/);
     assert.match(err, /see 'servelab run --help'/);
     assert.doesNotMatch(err, /at .*\.ts:\d+/);
