@@ -19,6 +19,7 @@ import {
 import { seriesSummary } from '../analysis/series.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
 import { createHttpTarget, redactHeaders, scrubSecrets } from '../client/index.js';
+import { errorMessageOf } from '../client/stream.js';
 import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js';
 import { type Problem, TargetError, UsageError } from '../core/errors.js';
 import { targetHeaders } from '../core/headers.js';
@@ -137,14 +138,24 @@ export async function listModels(
         : 'check --url (it should end in /v1)',
     );
   }
+  // The server's own words, as the run's top errors quote them ("HTTP 401: Invalid or missing API key").
+  const said = (): string => {
+    let msg = text.trim();
+    try {
+      msg = errorMessageOf(JSON.parse(text));
+    } catch {
+      // plain-text error body
+    }
+    return scrubSecrets(msg.slice(0, 300), [apiKey]).replace(/[.\s]+$/, '') || '(empty body)';
+  };
   if (status === 401 || status === 403)
     throw new TargetError(
-      `${status} from ${redactUrl(url)}: the API key was not accepted`,
+      `HTTP ${status} from ${redactUrl(url)}: ${said()} (the API key was not accepted; no request was sent)`,
       `set ${apiKeyEnv} (or name another variable with --api-key-env)`,
     );
   if (status >= 400)
     throw new TargetError(
-      `${status} from ${redactUrl(url)}`,
+      `HTTP ${status} from ${redactUrl(url)}: ${said()}`,
       'give --model explicitly, or check --url (it should end in /v1)',
     );
   let body: unknown;

@@ -158,6 +158,19 @@ describe('fail fast', () => {
       assert.equal(await main(args(good), io2), 0, io2.err());
       assert.doesNotMatch(io2.out(), /Top errors/);
       assert.equal(records(good).length, 60);
+
+      // Without --model the run asks /v1/models first: a 401 there stops it before anything is
+      // sent (as vLLM's initial test prompt does), with the server's words and the same hint.
+      const early = tmp();
+      const io3 = memoryIo({ INFERENCE_API_KEY: 'wrong' }, early);
+      const noModel = args(early).filter((a, i, all) => a !== '--model' && all[i - 1] !== '--model');
+      assert.equal(await main(noModel, io3), 3, io3.err());
+      assert.match(
+        io3.err(),
+        /HTTP 401 from .*\/v1\/models: Invalid or missing API key \(the API key was not accepted; no request was sent\)/,
+      );
+      assert.match(io3.err(), /hint: set INFERENCE_API_KEY/);
+      assert.doesNotMatch(io3.err(), /wrong/, 'the key never appears');
     } finally {
       await sim.close();
     }
