@@ -81,7 +81,7 @@ export function generatorLatenessP99(run: LoadedRun): number | null {
  * Client-summed completion tokens vs the server's generation-token counter increase, over the
  * whole run (every attempt, warm-up included, because the counter saw them all). Null when the
  * series does not bracket the run (first scrape after the first send, or last before the last
- * end): then the counter cannot be compared.
+ * end), or when no record was sent (none loaded): then the counter cannot be compared.
  */
 export function tokenCounts(run: LoadedRun): { client: number; server: number } | null {
   const pts = (run.series ?? []).filter((p) => p.name === 'generation_tokens_total');
@@ -95,6 +95,8 @@ export function tokenCounts(run: LoadedRun): { client: number; server: number } 
     last = Math.max(last, attemptEndAt(r) as number);
     client += r.usage?.completion_tokens ?? 0;
   }
+  // No sent request (no records): nothing to compare, not a client sum of 0.
+  if (first === Number.POSITIVE_INFINITY) return null;
   const t0 = Math.min(...pts.map((p) => p.t_ms));
   const t1 = Math.max(...pts.map((p) => p.t_ms));
   if (!(t0 <= first && t1 >= last)) return null;
