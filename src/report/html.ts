@@ -32,7 +32,8 @@ pre{background:#f7f7f7;padding:8px;font-size:12px;overflow:auto}
 
 /** The verdict banner's HTML. */
 export function verdictHtml(d: Diagnosis): string {
-  const head = `<div class="verdict ${d.valid ? 'valid' : 'invalid'}" id="verdict">valid: ${d.valid}</div>`;
+  const partly = (d.skipped ?? []).length ? ' (some checks could not run: see Diagnosis, not checked)' : '';
+  const head = `<div class="verdict ${d.valid ? 'valid' : 'invalid'}" id="verdict">valid: ${d.valid}${partly}</div>`;
   if (d.reasons.length === 0) return head;
   const items = d.reasons.map(
     (r) => `<li><code>${escapeHtml(r.code)}</code> [${escapeHtml(r.run)}] ${escapeHtml(r.message)}</li>`,
@@ -55,10 +56,51 @@ ${x.request_ids.length ? `<p>requests: ${x.request_ids.map((id) => `<code>${esca
     (x) =>
       `<li>[${escapeHtml(x.run)}] ${escapeHtml(x.observation)}${x.request_ids.length ? ` (${x.request_ids.map(escapeHtml).join(', ')})` : ''}</li>`,
   );
+  const s = (d.skipped ?? []).map(
+    (x) =>
+      `<li>[${escapeHtml(x.run)}] ${x.checks.map((c) => `<code>${escapeHtml(c)}</code>`).join(' ')}: ${escapeHtml(x.reason)}</li>`,
+  );
   return [
     f.length ? f.join('\n') : '<p>No rule matched.</p>',
     u.length ? `<h3>Unexplained</h3><ul>${u.join('')}</ul>` : '',
+    s.length ? `<h3>Not checked</h3><ul class="skipped">${s.join('')}</ul>` : '',
   ].join('\n');
+}
+
+/**
+ * The statistics of a run read from another tool's file, as the file gives them: one row per
+ * metric, one column per statistic (`mean`, `median`, `std`, each `pNN`), ms.
+ */
+export function sourceStatsRows(run: LoadedRun): { header: string[]; rows: string[][] } | null {
+  const stats = run.source?.stats ?? {};
+  const metrics = Object.keys(stats);
+  if (!metrics.length) return null;
+  const rank = (k: string) =>
+    k === 'mean' ? -3 : k === 'median' ? -2 : k === 'std' ? -1 : Number(k.slice(1)) || 0;
+  const keys = [...new Set(metrics.flatMap((m) => Object.keys(stats[m])))].sort((a, b) => rank(a) - rank(b));
+  return {
+    header: ['metric (ms)', ...keys],
+    rows: metrics.map((m) => [
+      m,
+      ...keys.map((k) => (stats[m][k] == null ? '—' : (stats[m][k] as number).toFixed(2))),
+    ]),
+  };
+}
+
+/** A run read from another tool's result file: whose definitions, what it lacks, its statistics. */
+export function runSourceHtml(run: LoadedRun): string {
+  const src = run.source;
+  if (!src) return '';
+  const t = sourceStatsRows(run);
+  const table = t
+    ? `<table class="source-stats"><thead><tr>${t.header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${t.rows
+        .map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`)
+        .join('')}</tbody></table>`
+    : '';
+  return `<p><strong>definitions: vLLM</strong>: read from a vLLM result file (<code>vllm bench serve --save-result</code>)</p>
+<ul class="definitions">${src.definitions.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>
+${table}
+${src.notes.length ? `<p>notes</p><ul class="source-notes">${src.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : ''}`;
 }
 
 const show = (v: unknown): string =>
@@ -94,6 +136,7 @@ export function runRecordHtml(run: LoadedRun): string {
     ? `<table class="record"><thead><tr><th>field</th><th>source</th><th>value</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
     : '<p class="missing">missing: no experiment record for this run</p>';
   return `<details open><summary><strong>${escapeHtml(run.label)}</strong> (${escapeHtml(run.id)})</summary>
+${runSourceHtml(run)}
 ${table}
 <p>configuration</p><pre>${escapeHtml(JSON.stringify(redactSecrets(run.config), null, 2))}</pre>
 <p>environment</p><pre>${escapeHtml(JSON.stringify(redactSecrets(run.environment), null, 2))}</pre>

@@ -8,7 +8,7 @@
 import { formatErrorGroup } from '../analysis/errors.js';
 import { redactSecrets } from '../core/redact.js';
 import { renderSvg, reportCharts } from './charts.js';
-import { recordFields } from './html.js';
+import { recordFields, sourceStatsRows } from './html.js';
 import { comparisonTable, renderTableMarkdown, type TableOptions } from './table.js';
 import type { Diagnosis, LoadedRun } from './types.js';
 
@@ -161,6 +161,32 @@ export function renderMarkdownReport(
         );
     L.push('');
   }
+  // Runs read from a vLLM result file: whose definitions, what the file lacks, and every
+  // statistic it gives (the table shows p50/p95/p99 only).
+  const foreign = runs.filter((r) => r.source);
+  if (foreign.length) {
+    L.push(
+      "Runs read from a vLLM result file (`vllm bench serve --save-result`) follow vLLM's definitions:",
+      '',
+    );
+    for (const d of foreign[0].source?.definitions ?? []) L.push(`- ${d}`);
+    L.push('');
+  }
+  for (const r of foreign) {
+    if (!r.source) continue;
+    L.push(`**${cellMd(r.label)}** (definitions vLLM): the statistics as the file gives them`, '');
+    const t = sourceStatsRows(r);
+    if (t) {
+      L.push(
+        `| ${t.header.map(cellMd).join(' | ')} |`,
+        `|${t.header.map((_, i) => (i ? ' ---: |' : ' --- |')).join('')}`,
+      );
+      for (const row of t.rows) L.push(`| ${row.map(cellMd).join(' | ')} |`);
+      L.push('');
+    }
+    for (const n of r.source.notes) L.push(`- ${cellMd(n)}`);
+    if (r.source.notes.length) L.push('');
+  }
   for (let i = 0; i < charts.length; i++) L.push(`![${charts[i].title}](${files[i].path})`, '');
 
   L.push('## 6. Explanation', '');
@@ -174,6 +200,12 @@ export function renderMarkdownReport(
   if (diagnosis.unexplained.length) {
     L.push('### Unexplained', '');
     for (const u of diagnosis.unexplained) L.push(`- [${u.run}] ${u.observation}`);
+    L.push('');
+  }
+  if ((diagnosis.skipped ?? []).length) {
+    L.push('### Not checked', '');
+    for (const x of diagnosis.skipped)
+      L.push(`- [${x.run}] ${x.checks.map((c) => `\`${c}\``).join(', ')}: ${x.reason}`);
     L.push('');
   }
 

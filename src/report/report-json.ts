@@ -40,10 +40,19 @@ export interface ReportJson {
   kind: 'report';
   valid: boolean;
   reasons: Diagnosis['reasons'];
-  runs: { id: string; label: string; kind: string | null; level: LoadedRun['level'] | null }[];
+  runs: {
+    id: string;
+    label: string;
+    kind: string | null;
+    level: LoadedRun['level'] | null;
+    /** Whose metric definitions the run's numbers follow. */
+    definitions: 'servelab' | 'vllm';
+  }[];
   table: ComparisonRow[];
   findings: Diagnosis['findings'];
   unexplained: Diagnosis['unexplained'];
+  /** Checks that could not run on a run's data, with the reason. */
+  skipped: Diagnosis['skipped'];
 }
 
 /** Build the JSON report (plain data, stable keys). */
@@ -57,9 +66,16 @@ export function buildReportJson(
     kind: 'report',
     valid: diagnosis.valid,
     reasons: diagnosis.reasons,
-    runs: runs.map((r) => ({ id: r.id, label: r.label, kind: r.kind ?? null, level: r.level ?? null })),
+    runs: runs.map((r) => ({
+      id: r.id,
+      label: r.label,
+      kind: r.kind ?? null,
+      level: r.level ?? null,
+      definitions: r.source?.tool ?? 'servelab',
+    })),
     table: comparisonTable(runs, opts),
     findings: diagnosis.findings,
     unexplained: diagnosis.unexplained,
+    skipped: diagnosis.skipped,
   };
 }

@@ -3,7 +3,9 @@
  * The comparison table: one row per run (or load level) with actual lengths, outcome counts,
  * latency percentiles, throughput, goodput, peak GPU memory, cost, sample size, warm-up count
  * and measurement window; and its three renderers (console text, Markdown, HTML).
- * A p99 from fewer than 100 samples or a p95 from fewer than 20 is marked unreliable.
+ * A p99 from fewer than 100 samples or a p95 from fewer than 20 is marked unreliable. A run read
+ * from a vLLM result file is marked `definitions: vLLM`, with a footnote; what such a file does
+ * not record (truncation, warm-up) is — rather than a placeholder 0.
  */
 
 import { seriesSummary } from '../analysis/series.js';
@@ -12,8 +14,9 @@ import { groupAttempts } from '../analysis/summary.js';
 import { measurementWindow } from '../analysis/window.js';
 import type { ScrapePoint } from '../record/series.js';
 import { OUTCOMES, type Outcome, SUCCESS_OUTCOMES } from '../record/types.js';
-import { validityReasons } from './diagnose/validity.js';
+import { validityReasons, validitySkipped } from './diagnose/validity.js';
 import type { LoadedRun } from './types.js';
+import { VLLM_DEFINITIONS_NOTE } from './vllm-result.js';
 
 /** Fewest samples for which a p99 is shown as reliable. */
 export const MIN_SAMPLES_P99 = 100;
@@ -32,6 +35,8 @@ export interface ComparisonRow {
   label: string;
   /** `c=16` or `rate=4 rps`, when the run has a level. */
   level: string | null;
+  /** Whose metric definitions the numbers follow: servelab's, or vLLM's for a vLLM result file. */
+  definitions: 'servelab' | 'vllm';
   input_tokens_mean: Cell;
   input_tokens_p50: Cell;
   output_tokens_mean: Cell;
@@ -55,7 +60,11 @@ export interface ComparisonRow {
   server_tok_s: Cell;
   /** Share of prompt tokens the server found in its prefix cache (%), from its counters. */
   prefix_hit_pct: Cell;
-  /** The validity verdict: `valid`, or the codes of the reasons the run cannot bear weight. */
+  /**
+   * The validity verdict: `valid`, `INVALID:` and the codes of the reasons the run cannot bear
+   * weight, or `partly checked` when some checks could not run on its data (the diagnosis says
+   * which).
+   */
   verdict: string;
   goodput_rps: Cell;
   peak_gpu_memory_gib: Cell;
@@ -67,9 +76,13 @@ export interface ComparisonRow {
   window_s: Cell;
 }
 
-/** A run's verdict as one table cell: `valid`, or `INVALID:` and its reasons' codes (each once). */
-export function verdictText(reasons: readonly { code: string }[]): string {
-  return reasons.length ? `INVALID: ${[...new Set(reasons.map((r) => r.code))].join(', ')}` : 'valid';
+/**
+ * A run's verdict as one table cell: `INVALID:` and its reasons' codes (each once); else
+ * `partly checked` when some checks could not run (`unchecked`), else `valid`.
+ */
+export function verdictText(reasons: readonly { code: string }[], unchecked = false): string {
+  if (reasons.length) return `INVALID: ${[...new Set(reasons.map((r) => r.code))].join(', ')}`;
+  return unchecked ? 'partly checked' : 'valid';
 }
 
 /** Options for {@link comparisonTable}. */
@@ -116,8 +129,13 @@ export function comparisonTable(runs: readonly LoadedRun[], opts: TableOptions =
     const ok = measured.filter((g) => SUCCESS_OUTCOMES.includes(g.final.outcome));
     const inLens = ok.map((g) => g.final.usage?.prompt_tokens).filter((v): v is number => v != null);
     const outLens = ok.map((g) => g.final.usage?.completion_tokens).filter((v): v is number => v != null);
+    // Without records (a vLLM result file, a report.json without its requests.jsonl) the
+    // summary's means are all there is.
+    const noRecords = run.records.length === 0;
     const inStats = describe(inLens);
     const outStats = describe(outLens);
+    // A vLLM result file has no outcome classes and no warm-up count: unknown, not 0.
+    const foreign = run.source !== undefined;
     const byClass: Partial<Record<Outcome, number>> = {};
     for (const o of OUTCOMES)
       if (!SUCCESS_OUTCOMES.includes(o) && s.outcomes[o] > 0) byClass[o] = s.outcomes[o];
@@ -136,12 +154,13 @@ export function comparisonTable(runs: readonly LoadedRun[], opts: TableOptions =
       id: run.id,
       label: run.label,
       level: levelText(run),
-      input_tokens_mean: cell(inStats.mean),
+      definitions: run.source?.tool ?? 'servelab',
+      input_tokens_mean: cell(noRecords ? s.input_tokens.mean : inStats.mean),
       input_tokens_p50: cell(inStats.p50),
-      output_tokens_mean: cell(outStats.mean),
+      output_tokens_mean: cell(noRecords ? s.output_tokens.mean : outStats.mean),
       output_tokens_p50: cell(outStats.p50),
       succeeded: cell(s.requests.succeeded),
-      truncated: cell(s.outcomes.length),
+      truncated: cell(foreign ? null : s.outcomes.length),
       failed: cell(s.requests.failed),
       failed_by_class: byClass,
       ttft_ms_p50: pct(s.ttft_ms, 'p50'),
@@ -155,20 +174,26 @@ export function comparisonTable(runs: readonly LoadedRun[], opts: TableOptions =
       output_tok_s: cell(tok),
       server_tok_s: cell(series?.server_tokens_per_s),
       prefix_hit_pct: cell(series?.prefix_hit_rate != null ? series.prefix_hit_rate * 100 : null),
-      verdict: verdictText(validityReasons(run)),
+      verdict: verdictText(validityReasons(run), validitySkipped(run).length > 0),
       goodput_rps: cell(s.goodput.rps),
       peak_gpu_memory_gib: cell(series?.peak_gpu_memory_gib),
       usd_per_1m_output_tokens: cell(usdPerS !== null && tok ? (usdPerS / tok) * 1e6 : null),
       usd_per_1k_requests: cell(usdPerS !== null && rps ? (usdPerS / rps) * 1000 : null),
       measured: cell(s.requests.measured),
-      warmup: cell(groups.length - measured.length),
+      warmup: cell(
+        foreign
+          ? null
+          : noRecords
+            ? s.requests.planned - s.requests.measured
+            : groups.length - measured.length,
+      ),
       window_s: cell(window ? (window.end_ms - window.start_ms) / 1000 : null),
     };
   });
 }
 
 /** A displayed column: header, unit and how to read its cell. */
-interface Column {
+export interface Column {
   header: string;
   get(r: ComparisonRow): Cell | string;
   digits: number;
@@ -182,10 +207,19 @@ const num = (key: keyof ComparisonRow, header: string, digits = 1): Column => ({
   digits,
 });
 
-/** Columns in display order (shared by all renderers so they never disagree). */
+/**
+ * Columns in display order (shared by all renderers so they never disagree; `definitions` only
+ * when a row has another tool's, {@link columnsFor}).
+ */
 export const COLUMNS: readonly Column[] = [
   { header: 'run', get: (r) => r.label, digits: 0, text: true },
   { header: 'level', get: (r) => r.level ?? '', digits: 0, text: true },
+  {
+    header: 'definitions',
+    get: (r) => (r.definitions === 'vllm' ? 'vLLM' : 'servelab'),
+    digits: 0,
+    text: true,
+  },
   num('input_tokens_mean', 'in tok mean'),
   num('input_tokens_p50', 'in tok p50', 0),
   num('output_tokens_mean', 'out tok mean'),
@@ -235,8 +269,18 @@ export function formatCell(c: Cell | string, digits: number): string {
   return c.unreliable ? `${text}${UNRELIABLE_MARK}` : text;
 }
 
-function grid(rows: readonly ComparisonRow[]): string[][] {
-  return rows.map((r) => COLUMNS.map((col) => formatCell(col.get(r), col.digits)));
+/**
+ * The columns shown for these rows: all of {@link COLUMNS}, less `definitions` when every row
+ * has servelab's (a table of servelab runs reads as it always did).
+ */
+export function columnsFor(rows: readonly ComparisonRow[]): readonly Column[] {
+  return rows.some((r) => r.definitions !== 'servelab')
+    ? COLUMNS
+    : COLUMNS.filter((c) => c.header !== 'definitions');
+}
+
+function grid(rows: readonly ComparisonRow[], cols: readonly Column[]): string[][] {
+  return rows.map((r) => cols.map((col) => formatCell(col.get(r), col.digits)));
 }
 
 const anyUnreliable = (rows: readonly ComparisonRow[]) =>
@@ -244,19 +288,29 @@ const anyUnreliable = (rows: readonly ComparisonRow[]) =>
     Object.values(r).some((v) => typeof v === 'object' && v !== null && 'unreliable' in v && v.unreliable),
   );
 
+/** The table's footnotes: the unreliable mark, and vLLM's definitions when a row has them. */
+export function tableNotes(rows: readonly ComparisonRow[]): string[] {
+  const notes: string[] = [];
+  if (anyUnreliable(rows)) notes.push(UNRELIABLE_NOTE);
+  if (rows.some((r) => r.definitions === 'vllm')) notes.push(VLLM_DEFINITIONS_NOTE);
+  return notes;
+}
+
 /**
  * Console rendering. Transposed (one line per metric, one column per run) because ~25 columns
  * side by side do not fit a terminal.
  */
 export function renderTableText(rows: readonly ComparisonRow[]): string {
-  const g = grid(rows);
-  const names = COLUMNS.map((c) => c.header);
+  const cols = columnsFor(rows);
+  const g = grid(rows, cols);
+  const names = cols.map((c) => c.header);
   const w0 = Math.max(...names.map((n) => n.length));
   const widths = rows.map((_, j) => Math.max(...g[j].map((v) => v.length)));
-  const lines = COLUMNS.map((_, i) =>
+  const lines = cols.map((_, i) =>
     [names[i].padEnd(w0), ...rows.map((_, j) => g[j][i].padStart(widths[j]))].join('  ').trimEnd(),
   );
-  if (anyUnreliable(rows)) lines.push('', UNRELIABLE_NOTE);
+  const notes = tableNotes(rows);
+  if (notes.length) lines.push('', ...notes);
   return `${lines.join('\n')}\n`;
 }
 
@@ -264,11 +318,14 @@ const mdEscape = (s: string) => s.replaceAll('|', '\\|');
 
 /** Markdown rendering: one row per run. */
 export function renderTableMarkdown(rows: readonly ComparisonRow[]): string {
-  const head = `| ${COLUMNS.map((c) => mdEscape(c.header)).join(' | ')} |`;
+  const cols = columnsFor(rows);
+  const head = `| ${cols.map((c) => mdEscape(c.header)).join(' | ')} |`;
   // Text columns (run, level, failed-by-class) align left, numbers right.
-  const sep = `|${COLUMNS.map((c) => (c.text ? ' --- |' : ' ---: |')).join('')}`;
-  const body = grid(rows).map((r) => `| ${r.map(mdEscape).join(' | ')} |`);
-  const note = anyUnreliable(rows) ? `\n\n${mdEscape(UNRELIABLE_NOTE)}` : '';
+  const sep = `|${cols.map((c) => (c.text ? ' --- |' : ' ---: |')).join('')}`;
+  const body = grid(rows, cols).map((r) => `| ${r.map(mdEscape).join(' | ')} |`);
+  const note = tableNotes(rows)
+    .map((n) => `\n\n${mdEscape(n)}`)
+    .join('');
   return `${[head, sep, ...body].join('\n')}${note}\n`;
 }
 
@@ -284,18 +341,23 @@ export function escapeHtml(s: string): string {
 
 /** HTML rendering: a `<table class="comparison">`; unreliable cells get `class="unreliable"`. */
 export function renderTableHtml(rows: readonly ComparisonRow[]): string {
-  const head = `<tr>${COLUMNS.map((c) => `<th>${escapeHtml(c.header)}</th>`).join('')}</tr>`;
+  const cols = columnsFor(rows);
+  const head = `<tr>${cols.map((c) => `<th>${escapeHtml(c.header)}</th>`).join('')}</tr>`;
   const body = rows
     .map((r) => {
-      const tds = COLUMNS.map((col) => {
+      const tds = cols.map((col) => {
         const c = col.get(r);
         const cls =
           typeof c === 'object' && c.unreliable ? ' class="unreliable" title="too few samples"' : '';
         return `<td${cls}>${escapeHtml(formatCell(c, col.digits))}</td>`;
       });
-      return `<tr data-run="${escapeHtml(r.id)}">${tds.join('')}</tr>`;
+      // Only the exception is marked: a row with another tool's definitions.
+      const defs = r.definitions === 'servelab' ? '' : ` data-definitions="${r.definitions}"`;
+      return `<tr data-run="${escapeHtml(r.id)}"${defs}>${tds.join('')}</tr>`;
     })
     .join('\n');
-  const note = anyUnreliable(rows) ? `<p class="note">${escapeHtml(UNRELIABLE_NOTE)}</p>` : '';
+  const note = tableNotes(rows)
+    .map((n) => `<p class="note">${escapeHtml(n)}</p>`)
+    .join('');
   return `<table class="comparison">\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table>${note}`;
 }

@@ -45,6 +45,33 @@ export interface RunLevel {
   rate_rps?: number;
 }
 
+/**
+ * Another tool's result file a run was read from, instead of servelab's own records. The run's
+ * `summary` then holds that tool's numbers under servelab's keys, with that tool's definitions
+ * (not servelab's: `docs/metrics.md`, "Metric dialects"), and its `records` are empty.
+ *
+ * Such a summary carries only what the file measured: `requests` (succeeded, failed),
+ * `error_rate`, the latency statistics the file gives, the throughputs, `goodput.rps` and the
+ * mean token counts. The rest is not in the file, and what the summary type forces to be a
+ * number there is a placeholder, never data: the outcome classes beyond `ok` (so truncation),
+ * `finish_reasons`, `usage_missing`, `client`, `littles_law`, `achieved_rate_rps`. Renderers
+ * and the diagnosis show those as unknown for a run with a source.
+ */
+export interface RunSource {
+  /** `vllm`: a `vllm bench serve --save-result` file. */
+  tool: 'vllm';
+  /** The metric definitions the numbers follow, `metric: definition`, for the report's notes. */
+  definitions: string[];
+  /** What the file lacks, what was read as no data and why, in plain sentences. */
+  notes: string[];
+  /**
+   * Every statistic as the file gives it, ms, per metric (`ttft`, `tpot`, `itl`, `e2el`, …):
+   * `mean`, `median`, `std` and each `pNN` (`p99`, `p99.9`), null where the file's 0 means
+   * no data. The summary's `Stats` blocks hold the subset servelab's keys name.
+   */
+  stats: Record<string, Record<string, number | null>>;
+}
+
 /** One loaded run, as every function in `report/` takes it. */
 export interface LoadedRun {
   /** Store id or file name. */
@@ -70,6 +97,8 @@ export interface LoadedRun {
   gpu_count?: number;
   /** The runner's measurement window; default: from the records. */
   window?: { start_ms: number; end_ms: number };
+  /** Set when the run was read from another tool's result file (see {@link RunSource}). */
+  source?: RunSource;
 }
 
 /** Severity of a finding. */
@@ -107,4 +136,18 @@ export interface Diagnosis {
   findings: Finding[];
   /** Oddities that no rule explains, stated as observations. */
   unexplained: { run: string; observation: string; request_ids: string[] }[];
+  /**
+   * Checks (validity codes and rule ids) that could not run on a run's data, with the reason:
+   * a run without per-request records, or one read from another tool's result file, is not
+   * "valid" or "clean" on the points nobody could look at.
+   */
+  skipped: SkippedCheck[];
+}
+
+/** Checks that did not run on one run, and why. */
+export interface SkippedCheck {
+  run: string;
+  /** Validity codes (`lateness`, `client_cpu` …) and rule ids (`cold_start`, `pauses` …). */
+  checks: string[];
+  reason: string;
 }

@@ -90,6 +90,11 @@ describe('validity verdict', () => {
       { series: [...series(2600)].map((p, i) => ({ ...p, t_ms: i ? 1000 : 0 })) },
     );
     assert.equal(tokenCounts(short), null);
+    // Nor can a series without records (a report.json whose requests.jsonl is gone): there is
+    // no client side, which is not a client sum of 0.
+    const bare = { ...off, records: [] };
+    assert.equal(tokenCounts(bare), null);
+    assert.ok(!codes(bare).includes('token_mismatch'));
   });
 
   it('error rate too high', () => {

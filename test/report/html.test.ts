@@ -221,7 +221,9 @@ describe('report JSON and loading', () => {
     assert.deepEqual(run.window, { start_ms: 0, end_ms: 1000 });
     const json = buildReportJson([run], diagnose([run]));
     assert.equal(json.table[0].window_s.value, 1);
-    assert.deepEqual(json.runs, [{ id: 'runs/1', label: 'one', kind: null, level: { concurrency: 1 } }]);
+    assert.deepEqual(json.runs, [
+      { id: 'runs/1', label: 'one', kind: null, level: { concurrency: 1 }, definitions: 'servelab' },
+    ]);
     assert.deepEqual(JSON.parse(JSON.stringify(json)), json);
   });
 });

@@ -22,8 +22,11 @@ export interface RawReport {
 }
 
 function formatDiagnosis(d: Diagnosis): string {
-  const L: string[] = [`valid: ${d.valid}`];
+  const L: string[] = [
+    `valid: ${d.valid}${d.skipped.length ? ' (some checks could not run: see "not checked")' : ''}`,
+  ];
   for (const r of d.reasons) L.push(`  - [${r.run}] ${r.code}: ${r.message}`);
+  for (const s of d.skipped) L.push(`not checked [${s.run}]: ${s.checks.join(', ')}: ${s.reason}`);
   if (!d.findings.length) L.push('findings: none');
   for (const f of d.findings) {
     L.push(`\n${f.severity.toUpperCase()} ${f.rule} [${f.runs.join(', ')}]`);
@@ -64,6 +67,9 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   const json = jsonOption(raw.json);
   const out = humanStream(json, io);
   out.write(rep.renderTableText(rep.comparisonTable(runs, { gpu_hour_usd: gpuHourUsd })));
+  for (const r of runs)
+    if (r.source?.notes.length)
+      out.write(`\nnotes [${r.id}]:\n${r.source.notes.map((n) => `  - ${n}\n`).join('')}`);
   out.write(`\n${formatDiagnosis(diagnosis)}`);
   if (raw.html) {
     const path = resolve(io.cwd, raw.html);

@@ -1,8 +1,9 @@
 /**
  * @module cli/commands/resolve-refs
  * Resolve what `report`, `diagnose` and `runs` are pointed at: run ids or experiment ids from
- * the store (unique prefixes are fine), or `report.json` files (with `requests.jsonl` next to
- * them), into loaded runs.
+ * the store (unique prefixes are fine), `report.json` files (with `requests.jsonl` next to
+ * them), or vLLM result files (`vllm bench serve --save-result`, told apart by their shape in
+ * report/vllm-result), into loaded runs.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -11,8 +12,8 @@ import { UsageError } from '../../core/errors.js';
 import { loadedRunFromStore } from '../../dashboard/store-runs.js';
 import type { RequestRecord } from '../../record/types.js';
 import { loadedRunFromReport } from '../../report/report-json.js';
-import type { RunReport } from '../../report/run/report.js';
 import type { LoadedRun } from '../../report/types.js';
+import { loadedRunFromVllmResult, parseRunFile, RUN_FILE_HINT } from '../../report/vllm-result.js';
 import { openStore, type Store } from '../../store/index.js';
 
 export function openStoreForReading(db: string | undefined, cwd: string): Store {
@@ -52,10 +53,29 @@ export async function loadRuns(refs: string[], opts: { db?: string; cwd: string 
     for (const ref of refs) {
       const path = resolve(opts.cwd, ref);
       if (ref.endsWith('.json') || (existsSync(path) && !ref.match(/^[a-z0-9]{1,12}$/))) {
+        const file = existsSync(path) && !path.endsWith('.json') ? join(path, 'report.json') : path;
+        let text: string;
         try {
-          const file = existsSync(path) && !path.endsWith('.json') ? join(path, 'report.json') : path;
-          const report = JSON.parse(readFileSync(file, 'utf8')) as RunReport;
-          if (!report.summary) throw new Error('no summary');
+          text = readFileSync(file, 'utf8');
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          problems.push({
+            path: ref,
+            message: code === 'ENOENT' ? 'no such file' : `cannot read it (${(err as Error).message})`,
+            hint: RUN_FILE_HINT,
+          });
+          continue;
+        }
+        try {
+          const parsed = parseRunFile(text);
+          if (parsed.kind === 'vllm') {
+            // servelab's own vllm.json: its report.json, when next to it, is the fuller view.
+            const sibling = join(dirname(file), 'report.json');
+            const own = 'servelab' in parsed.result && existsSync(sibling);
+            runs.push(loadedRunFromVllmResult(ref, parsed.result, own ? { reportNextToIt: sibling } : {}));
+            continue;
+          }
+          const report = parsed.report;
           runs.push(
             loadedRunFromReport(
               ref,
@@ -65,11 +85,7 @@ export async function loadRuns(refs: string[], opts: { db?: string; cwd: string 
             ),
           );
         } catch (err) {
-          problems.push({
-            path: ref,
-            message: `not a readable servelab report.json (${(err as Error).message})`,
-            hint: 'give the report.json that `servelab run --out DIR` writes',
-          });
+          problems.push({ path: ref, message: (err as Error).message, hint: RUN_FILE_HINT });
         }
         continue;
       }

@@ -3,7 +3,7 @@
  * `servelab diagnose` as a library: the validity verdict plus the symptom rules over one or
  * several loaded runs. Pure; the CLI loads runs and prints or writes the {@link Diagnosis}.
  */
-import type { Diagnosis, Finding, LoadedRun } from '../types.js';
+import type { Diagnosis, Finding, LoadedRun, SkippedCheck } from '../types.js';
 import {
   batchGrowth,
   coldStart,
@@ -17,15 +17,17 @@ import {
   truncation,
   unexplainedTail,
 } from './rules.js';
-import { type ValidityOptions, validityReasons } from './validity.js';
+import { noRecordsReason, type ValidityOptions, validityReasons, validitySkipped } from './validity.js';
 
 export { precisionOf, RULE_DEFAULTS, type RuleOptions, tpOf } from './rules.js';
 export {
   generatorLatenessP99,
+  noRecordsReason,
   tokenCounts,
   VALIDITY_DEFAULTS,
   type ValidityOptions,
   validityReasons,
+  validitySkipped,
 } from './validity.js';
 
 export interface DiagnoseOptions {
@@ -33,9 +35,43 @@ export interface DiagnoseOptions {
   rules?: RuleOptions;
 }
 
+/** The per-request rules: they read the records' send and token times. */
+const RECORD_RULES = [
+  'cold_start',
+  'stall_prefill_interference',
+  'stall_client',
+  'stall_preemption',
+  'stall_batch_growth',
+] as const;
+
+/**
+ * The per-run rules that cannot run on a run's data, with the reason: the per-request rules
+ * without records; truncation and high TTFT on a vLLM result file that lacks what they read.
+ */
+export function rulesSkipped(run: LoadedRun): SkippedCheck[] {
+  const out: SkippedCheck[] = [];
+  if (run.records.length === 0)
+    out.push({ run: run.id, checks: [...RECORD_RULES], reason: noRecordsReason(run) });
+  if (run.source) {
+    out.push({
+      run: run.id,
+      checks: ['truncation'],
+      reason: 'a vLLM result file records no finish reasons, so truncation cannot be told from a normal stop',
+    });
+    if (run.summary.ttft_ms.p90 === null)
+      out.push({
+        run: run.id,
+        checks: ['high_ttft'],
+        reason: 'no TTFT p90 in the file (vLLM writes only its --metric-percentiles, default 99)',
+      });
+  }
+  return out;
+}
+
 /**
  * Diagnose runs: per-run validity and rules (cold start, high TTFT, pauses, batch growth, truncation), then
- * cross-run rules (throughput vs load, quantised and multi-GPU A/B pairs).
+ * cross-run rules (throughput vs load, quantised and multi-GPU A/B pairs). A check that cannot
+ * run on a run's data (no records; a vLLM result file) is listed in `skipped`, with the reason.
  * @example
  * const d = diagnose([run]);
  * if (!d.valid) for (const r of d.reasons) console.error(r.message);
@@ -48,16 +84,19 @@ export function diagnose(runs: readonly LoadedRun[], opts: DiagnoseOptions = {})
   const push = (f: Finding | null) => {
     if (f) findings.push(f);
   };
+  const skipped = runs.flatMap((r) => [...validitySkipped(r), ...rulesSkipped(r)]);
   for (const run of runs) {
-    push(coldStart(run, o));
+    const records = run.records.length > 0;
+    if (records) push(coldStart(run, o));
     push(highTtft(run, o, unexplained));
-    findings.push(...pauses(run, o, unexplained));
-    push(batchGrowth(run, o));
-    push(truncation(run, o));
+    if (records) findings.push(...pauses(run, o, unexplained));
+    if (records) push(batchGrowth(run, o));
+    // A vLLM result's outcome counts are placeholders (no finish reasons).
+    if (!run.source) push(truncation(run, o));
   }
   findings.push(...throughputPlateaus(runs, o, unexplained));
   findings.push(...quantisedSlower(runs, o));
   findings.push(...multiGpuSlower(runs, o));
   for (const run of runs) unexplainedTail(run, findings, unexplained);
-  return { valid: reasons.length === 0, reasons, findings, unexplained };
+  return { valid: reasons.length === 0, reasons, findings, unexplained, skipped };
 }

@@ -161,6 +161,15 @@ export function highTtft(run: LoadedRun, o: Opts, unexplained: Unexplained): Fin
   if (p50 === null || p90 === null || tpot === null) return null;
   if (!(p90 > o.high_ttft_ms && p50 > o.ttft_over_tpot * tpot)) return null;
   const rs = measuredSuccesses(run.records);
+  if (rs.length === 0) {
+    // The symptom is in the summary; its cause needs each request's input length and TTFT.
+    unexplained.push({
+      run: run.id,
+      observation: `TTFT p90 ${fmt(p90, 0)} ms is high while TPOT p50 is ${fmt(tpot, 2)} ms${run.source ? " (vLLM's definitions)" : ''}, but without per-request records queueing, prefill and front-end cost cannot be told apart`,
+      request_ids: [],
+    });
+    return null;
+  }
   const pts = rs
     .map((r) => [r.usage?.prompt_tokens ?? r.input_len, ttftOf(r), r.id] as const)
     .filter((p): p is readonly [number, number, string] => p[0] != null && p[1] !== null);
@@ -902,7 +911,7 @@ export function unexplainedTail(
   const worst = topIds(measuredSuccesses(run.records).map((r) => [r.id, e2eMs(r) ?? 0]));
   unexplained.push({
     run: run.id,
-    observation: `E2E p99 ${fmt(e.p99, 0)} ms is ${fmt(e.p99 / e.p50, 1)}× the p50 (${fmt(e.p50, 0)} ms) and no rule explains it`,
+    observation: `E2E p99 ${fmt(e.p99, 0)} ms is ${fmt(e.p99 / e.p50, 1)}× the p50 (${fmt(e.p50, 0)} ms) and no rule explains it${run.records.length ? '' : ' (the per-request rules could not run: no records)'}`,
     request_ids: worst,
   });
 }

@@ -11,7 +11,7 @@ import { describe } from '../../analysis/stats.js';
 import { groupAttempts, LITTLES_LAW_MIN_REQUESTS } from '../../analysis/summary.js';
 import { attemptEndAt, measurementWindow, slotWaits } from '../../analysis/window.js';
 import type { ScrapePoint } from '../../record/series.js';
-import type { LoadedRun, ValidityReason } from '../types.js';
+import type { LoadedRun, SkippedCheck, ValidityReason } from '../types.js';
 
 /** Thresholds of the verdict; every one can be overridden. */
 export interface ValidityOptions {
@@ -90,7 +90,7 @@ export function generatorLatenessP99(run: LoadedRun): number | null {
  * Client-summed completion tokens vs the server's generation-token counter increase, over the
  * whole run (every attempt, warm-up included, because the counter saw them all). Null when the
  * series does not bracket the run (first scrape after the first send, or last before the last
- * end): then the counter cannot be compared.
+ * end), or when no record was sent (none loaded): then the counter cannot be compared.
  */
 export function tokenCounts(run: LoadedRun): { client: number; server: number } | null {
   const pts = (run.series ?? []).filter((p) => p.name === 'generation_tokens_total');
@@ -104,6 +104,8 @@ export function tokenCounts(run: LoadedRun): { client: number; server: number } 
     last = Math.max(last, attemptEndAt(r) as number);
     client += r.usage?.completion_tokens ?? 0;
   }
+  // No sent request (no records): nothing to compare, not a client sum of 0.
+  if (first === Number.POSITIVE_INFINITY) return null;
   const t0 = Math.min(...pts.map((p) => p.t_ms));
   const t1 = Math.max(...pts.map((p) => p.t_ms));
   if (!(t0 <= first && t1 >= last)) return null;
@@ -111,8 +113,50 @@ export function tokenCounts(run: LoadedRun): { client: number; server: number } 
   return server === null ? null : { client, server };
 }
 
+/** Why a run has no per-request records, for the checks that need them. */
+export function noRecordsReason(run: LoadedRun): string {
+  return run.source
+    ? 'no per-request records: a vLLM result file carries summary statistics and per-request durations, not the send and token times servelab records'
+    : 'no per-request records (no requests.jsonl next to its report.json, and none embedded)';
+}
+
 /**
- * Validity reasons for one run (empty = valid).
+ * The validity checks that cannot run on a run's data, with the reason; empty when all can.
+ * {@link validityReasons} finds nothing wrong on data it does not have, so without this list a
+ * vLLM result file would read as "valid" on points nobody looked at.
+ */
+export function validitySkipped(run: LoadedRun): SkippedCheck[] {
+  if (run.source)
+    return [
+      {
+        run: run.id,
+        checks: [
+          'lateness',
+          'event_loop_lag',
+          'client_cpu',
+          'usage_missing',
+          'token_mismatch',
+          'cache_hits',
+          'littles_law',
+        ],
+        reason:
+          'a vLLM result file records no planned send times, no client health, no usage counts per request and no server series; only the error rate is checked',
+      },
+    ];
+  if (run.records.length === 0)
+    return [
+      {
+        run: run.id,
+        checks: run.series?.length ? ['lateness', 'token_mismatch'] : ['lateness'],
+        reason: noRecordsReason(run),
+      },
+    ];
+  return [];
+}
+
+/**
+ * Validity reasons for one run (empty = valid; see {@link validitySkipped} for what could not be
+ * checked).
  * @param opts thresholds (see {@link VALIDITY_DEFAULTS})
  */
 export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}): ValidityReason[] {
