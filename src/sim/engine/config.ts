@@ -75,6 +75,8 @@ export interface EngineConfig {
   maxModelLen: number;
   enablePrefixCaching: boolean;
   coldStartMs: number;
+  /** API server processes sharing the streaming work (`--api-server-count`; see `sim/frontend`). */
+  apiServerCount: number;
   memory: MemoryPlan;
 }
 
@@ -154,6 +156,7 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
   }
   const { dtype, kv_cache_dtype: kvCacheDtype, block_size: blockSize, gpu_memory_utilization: util } = v;
   const { cold_start_ms: coldStartMs, enable_prefix_caching: enablePrefixCaching } = v;
+  const apiServerCount = v.api_server_count ?? 1;
   if (
     problems.length ||
     !model ||
@@ -220,6 +223,7 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
     maxModelLen,
     enablePrefixCaching,
     coldStartMs,
+    apiServerCount,
     memory,
   };
 }
