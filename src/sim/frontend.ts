@@ -29,9 +29,9 @@ export const FRONTEND_OVERHEAD_MS = 5;
  */
 export const FRONTEND_STEP_MS = 0.1;
 /** API server work per streamed chunk, ms: incremental detokenisation, JSON and the SSE write. */
-export const FRONTEND_CHUNK_MS = 0.04;
+export const FRONTEND_CHUNK_MS = 0.08;
 /** API server work per request when its first chunk goes out (output state, role chunk), ms. */
-export const FRONTEND_REQUEST_MS = 0.3;
+export const FRONTEND_REQUEST_MS = 0.5;
 
 /**
  * The API server's output path as a single FIFO server per process (vLLM's `AsyncLLM` output
