@@ -64,7 +64,7 @@ export class ApiServerQueue {
     if (chunks === 0) return stepEndMs;
     const work =
       (FRONTEND_STEP_MS + chunks * FRONTEND_CHUNK_MS + firstChunks * FRONTEND_REQUEST_MS) / this.processes;
-    const start = stepEndMs > this.busyUntilMs ? stepEndMs : this.busyUntilMs;
+    const start = Math.max(stepEndMs, this.busyUntilMs);
     this.busyUntilMs = start + work;
     return this.busyUntilMs;
   }

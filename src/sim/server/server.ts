@@ -555,7 +555,10 @@ class SimHttp implements SimHandler {
     let firsts = 0;
     for (const t of step.tokens) if (t.index === 0) firsts++;
     const at = this.outputQueue.emitMs(step.endMs, step.tokens.length, firsts);
-    if (at <= step.endMs) return this.deliver(step, plannedWallMs);
+    if (at <= step.endMs) {
+      this.deliver(step, plannedWallMs);
+      return;
+    }
     this.clock.setTimer(() => this.deliver(step, plannedWallMs), this.driver.wallDuration(at - step.endMs));
   }
 
