@@ -1,8 +1,11 @@
 /**
  * @module sim/frontend
  * What happens to a request before the engine sees it, shared by the HTTP server and `plan` so
- * both give identical numbers: tokenisation, the output length the "model" will choose, and the
- * fixed front-end overhead (tokenisation + HTTP handling) added before the engine's arrival time.
+ * both give identical numbers: tokenisation, the output length the "model" will choose, the
+ * fixed front-end overhead (tokenisation + HTTP handling) added before the engine's arrival time,
+ * and the API server's output queue ({@link ApiServerQueue}): the process that detokenises and
+ * writes every streamed chunk, so that under many open streams chunks leave later than their
+ * engine step ends.
  */
 import { hashString, Rng } from '../runtime/rng.js';
 import type { Tokenizer } from '../tokenizer/index.js';
@@ -16,6 +19,56 @@ import type { Tokenizer } from '../tokenizer/index.js';
  * remainder to client and network time.
  */
 export const FRONTEND_OVERHEAD_MS = 5;
+
+/**
+ * API server work per engine step's output batch, ms: receive and decode the engine core's
+ * outputs (ZMQ + msgpack) and wake the stream tasks. vLLM's 2024-09 performance post
+ * (blog.vllm.ai/2024/09/05/perf-update.html) measured the API server at 33% of the time of a
+ * Llama-3-8B H100 serving run before v0.6; the per-step and per-chunk shares below are our
+ * split of that, fitted on the saturated rows of docs/fidelity.md.
+ */
+export const FRONTEND_STEP_MS = 0.1;
+/** API server work per streamed chunk, ms: incremental detokenisation, JSON and the SSE write. */
+export const FRONTEND_CHUNK_MS = 0.08;
+/** API server work per request when its first chunk goes out (output state, role chunk), ms. */
+export const FRONTEND_REQUEST_MS = 0.5;
+
+/**
+ * The API server's output path as a single FIFO server per process (vLLM's `AsyncLLM` output
+ * handler and the per-request SSE generators share one asyncio loop). Each engine step hands it
+ * one batch: `FRONTEND_STEP_MS + chunks·FRONTEND_CHUNK_MS + first chunks·FRONTEND_REQUEST_MS`.
+ * The batch starts when the step ends or when the previous batch is done, whichever is later,
+ * and all its chunks leave when it is done. While the chunk rate stays below capacity the
+ * delay is a fraction of a millisecond; above it the backlog grows, and with it TTFT and ITL,
+ * as on a real server. The engine core never waits for it (vLLM V1 runs it in its own process).
+ *
+ * With `processes` > 1 (`--api-server-count`) the streams are spread over the processes; we
+ * model them as one queue serving `processes` times faster (a fluid approximation of even
+ * load balancing), which keeps the result independent of which process a stream landed on.
+ * Deterministic and clock-free: the HTTP server and `plan` feed it the same steps in the same
+ * order and get the same times.
+ */
+export class ApiServerQueue {
+  private busyUntilMs = 0;
+  constructor(private readonly processes = 1) {
+    if (!(Number.isInteger(processes) && processes >= 1))
+      throw new RangeError('processes must be a positive integer');
+  }
+
+  /**
+   * When the chunks of a step that ended at `stepEndMs` (engine ms) leave the server.
+   * @param chunks tokens the step produced (one streamed chunk each)
+   * @param firstChunks of those, requests' first tokens
+   */
+  emitMs(stepEndMs: number, chunks: number, firstChunks: number): number {
+    if (chunks === 0) return stepEndMs;
+    const work =
+      (FRONTEND_STEP_MS + chunks * FRONTEND_CHUNK_MS + firstChunks * FRONTEND_REQUEST_MS) / this.processes;
+    const start = Math.max(stepEndMs, this.busyUntilMs);
+    this.busyUntilMs = start + work;
+    return this.busyUntilMs;
+  }
+}
 
 /** Median output length (tokens) of a request that stops on its own. */
 export const EOS_MEDIAN_TOKENS = 200;

@@ -7,7 +7,9 @@
  * reaching the engine (its send time + {@link FRONTEND_OVERHEAD_MS}) and an engine step ending —
  * and turns the engine's token stream into full {@link RequestRecord}s in virtual milliseconds
  * (t = 0 is the start of the run). Requests that reach the engine during a step join at the next
- * step, as they do in vLLM's engine loop.
+ * step, as they do in vLLM's engine loop. A step's tokens reach the client when the API server's
+ * output queue ({@link ApiServerQueue}) has written them, which is also when a finished request
+ * frees its client's slot.
  */
 import { isTruncated } from '../record/outcome.js';
 import { emptyRecord, type Phase, type RequestRecord } from '../record/types.js';
@@ -17,7 +19,7 @@ import type { EngineConfig } from './engine/config.js';
 import { EngineCore } from './engine/engine.js';
 import type { EngineReq } from './engine/request.js';
 import type { EngineStats } from './engine/types.js';
-import { eosLength, FRONTEND_OVERHEAD_MS, promptTokenIds } from './frontend.js';
+import { ApiServerQueue, eosLength, FRONTEND_OVERHEAD_MS, promptTokenIds } from './frontend.js';
 import { applyChatTemplate } from './server/requests.js';
 
 /** One request to push through the planner. */
@@ -144,6 +146,7 @@ function newRecord(q: PlanRequest, plannedMs: number, sentMs: number): RequestRe
 export function simulateDetailed(cfg: EngineConfig, reqs: PlanRequest[], load: PlanLoad): PlanResult {
   const n = reqs.length;
   const engine = new EngineCore(cfg);
+  const frontend = new ApiServerQueue(cfg.apiServerCount);
   const records: RequestRecord[] = new Array(n);
   const engineReqs: (EngineReq | undefined)[] = new Array(n);
   if (load.kind === 'open' && load.arrivalsMs.length !== n) {
@@ -163,6 +166,7 @@ export function simulateDetailed(cfg: EngineConfig, reqs: PlanRequest[], load: P
   let inflight = 0;
   let done = 0;
   let t = 0;
+  let lastEmitMs = 0;
 
   const start = (i: number, sentMs: number, plannedMs: number) => {
     const q = reqs[i];
@@ -223,25 +227,29 @@ export function simulateDetailed(cfg: EngineConfig, reqs: PlanRequest[], load: P
     // Config validation keeps any single request within the KV pool, so an empty step is a bug.
     if (raw.numBatchedTokens === 0) throw new Error('engine made no progress with requests waiting');
     const end = raw.endMs;
-    // Arrivals during the step while a slot was free are sent at their own time.
-    startOpen(end, null);
+    let firsts = 0;
+    for (let k = 0; k < raw.sampled.length; k++) if (raw.sampled[k].numOutput === 1) firsts++;
+    // When the API server has written this step's chunks: what the client sees.
+    const emit = frontend.emitMs(end, raw.sampled.length, firsts);
+    // Arrivals until then, while a slot was free, are sent at their own time.
+    startOpen(emit, null);
     for (let k = 0; k < raw.sampled.length; k++) {
       const r = raw.sampled[k];
       const rec = records[r.tag];
-      rec.chunk_times_ms[r.numOutput - 1] = end;
+      rec.chunk_times_ms[r.numOutput - 1] = emit;
       if (rec.first_token_at_ms === null) {
-        rec.first_chunk_at_ms = end;
-        rec.first_token_at_ms = end;
-        rec.first_content_at_ms = end;
+        rec.first_chunk_at_ms = emit;
+        rec.first_token_at_ms = emit;
+        rec.first_content_at_ms = emit;
         rec.has_content = true;
       }
-      rec.last_token_at_ms = end;
-      rec.last_content_at_ms = end;
+      rec.last_token_at_ms = emit;
+      rec.last_content_at_ms = emit;
     }
     for (let k = 0; k < raw.finished.length; k++) {
       const r = raw.finished[k];
       const rec = records[r.tag];
-      rec.end_at_ms = end;
+      rec.end_at_ms = emit;
       rec.finish_reason = r.finishReason;
       rec.outcome = isTruncated({
         finish_reason: r.finishReason,
@@ -261,11 +269,12 @@ export function simulateDetailed(cfg: EngineConfig, reqs: PlanRequest[], load: P
       inflight--;
       done++;
       if (load.kind === 'closed' && nextStart < n) {
-        start(nextStart, end, end);
+        start(nextStart, emit, emit);
         nextStart++;
       }
     }
-    startOpen(end, end);
+    startOpen(emit, emit);
+    lastEmitMs = emit;
     t = end;
   }
 
@@ -285,7 +294,7 @@ export function simulateDetailed(cfg: EngineConfig, reqs: PlanRequest[], load: P
       token_steps: tm.tokenSteps,
     };
   }
-  return { records, server, stats: engine.stats(), durationMs: t };
+  return { records, server, stats: engine.stats(), durationMs: Math.max(t, lastEmitMs) };
 }
 
 /** Run `reqs` through the engine in virtual time; one {@link RequestRecord} per request, in order. */

@@ -198,6 +198,14 @@ export const SIM_SETTINGS = {
     unit: 'ms',
     description: 'Extra time on the first engine step, as a cold engine takes.',
   }),
+  api_server_count: setting(posInt().max(64, err('expected at most 64')).default(1), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'n',
+    unit: 'processes',
+    description:
+      "API server processes that share the streaming work (vLLM's --api-server-count); each detokenises and writes the chunks of its own streams.",
+  }),
   catalogue: setting(str().optional(), {
     surfaces: EVERYWHERE,
     layer: 'engine',

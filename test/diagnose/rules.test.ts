@@ -201,7 +201,7 @@ describe('pauses from batch growth', () => {
     assert.match(f.mechanism, /^batch growth/);
     assert.match(
       f.symptom,
-      /gap p50 [\d.]+ ms at ≤ \d+ running vs [\d.]+ ms at ≥ \d+ running \((1\.[3-9]|[2-9])\d*×\)/,
+      /gap p50 [\d.]+ ms at ≤ \d+ running vs [\d.]+ ms at ≥ \d+ running \((1\.[3-9]\d*|[2-9](\.\d+)?)×\)/,
     );
     assert.match(f.evidence.join('\n'), /server running series/);
     const rho = Number(

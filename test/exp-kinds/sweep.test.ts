@@ -102,7 +102,7 @@ targets:
     ${SMALL}
 workload: {input_len: 256, output_len: 64}
 load: {concurrency: [1, 2, 4, 8, 16], requests: 32}
-slo: {e2e_ms: 400}
+slo: {e2e_ms: 600}
 sweep: {find_max_concurrency: true, stop: {ttft_p99_factor: 1000, e2e_p99_factor: 1000}}
 `);
   const { result } = await run(e);

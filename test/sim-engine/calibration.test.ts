@@ -37,8 +37,8 @@ describe('cost-model calibration (Llama-3.1-8B bf16, concurrency 1)', () => {
 
   it('describes its memory the way vLLM logs it', () => {
     const lines = describeEngine(resolveEngineConfig({ model: 'llama-3.1-8b', gpu: 'h100' }));
-    assert.ok(lines.includes('GPU KV cache size: 418,400 tokens (26,150 blocks of 16)'), lines.join('\n'));
-    assert.ok(lines.some((l) => l.startsWith('Maximum concurrency for 131,072 tokens per request: 3.19x')));
+    assert.ok(lines.includes('GPU KV cache size: 443,152 tokens (27,697 blocks of 16)'), lines.join('\n'));
+    assert.ok(lines.some((l) => l.startsWith('Maximum concurrency for 131,072 tokens per request: 3.38x')));
   });
 
   it('applies vLLM batch defaults by GPU', () => {

@@ -157,19 +157,18 @@ describe('resolveEngineConfig', () => {
   });
 
   it('suggests only the --tp / --dtype changes that make a model fit', () => {
-    const [p] = usageProblems(() => resolveEngineConfig({ model: 'llama-3.1-8b', gpu: 'l4' }));
+    const [p] = usageProblems(() => resolveEngineConfig({ model: 'qwen3-32b', gpu: 'l40s' }));
     assert.match(p.message, /does not fit/);
     assert.match(p.hint!, /--tp 2/);
     assert.match(p.hint!, /--dtype fp8/);
-    assert.ok(resolveEngineConfig({ model: 'llama-3.1-8b', gpu: 'l4', tp: 2 }).memory.numGpuBlocks > 0);
-    assert.ok(
-      resolveEngineConfig({ model: 'llama-3.1-8b', gpu: 'l4', dtype: 'fp8' }).memory.numGpuBlocks > 0,
-    );
-    // 70B in fp8 (~68 GiB) plus activations still exceeds 0.9 × 80 GB, so int4 is offered instead.
+    assert.ok(resolveEngineConfig({ model: 'qwen3-32b', gpu: 'l40s', tp: 2 }).memory.numGpuBlocks > 0);
+    assert.ok(resolveEngineConfig({ model: 'qwen3-32b', gpu: 'l40s', dtype: 'fp8' }).memory.numGpuBlocks > 0);
+    // 70B in fp8 (~65.7 GiB) plus its profiled activations (~2.5 GiB) fits 0.9 × 80 GB with a
+    // small KV cache, as vLLM serves it on one H100.
     const [big] = usageProblems(() => resolveEngineConfig({ model: 'llama-3.1-70b', gpu: 'h100' }));
-    assert.match(big.hint!, /--tp 2 or --dtype int4/);
+    assert.match(big.hint!, /--tp 2 or --dtype fp8/);
     assert.ok(
-      resolveEngineConfig({ model: 'llama-3.1-70b', gpu: 'h100', dtype: 'int4' }).memory.numGpuBlocks > 0,
+      resolveEngineConfig({ model: 'llama-3.1-70b', gpu: 'h100', dtype: 'fp8' }).memory.numGpuBlocks > 0,
     );
     // On 24 GB cards only tp 8 holds 70B.
     const [l4] = usageProblems(() => resolveEngineConfig({ model: 'llama-3.1-70b', gpu: 'l4' }));
@@ -177,13 +176,23 @@ describe('resolveEngineConfig', () => {
   });
 
   it('lowers the default max_model_len to the KV capacity but rejects an explicit one above it', () => {
-    const cfg = resolveEngineConfig({ model: 'llama-3.1-8b', gpu: 'a100-40gb' });
+    const cfg = resolveEngineConfig({ model: 'llama-3.1-8b', gpu: 'l4' });
     assert.equal(cfg.maxModelLen, cfg.memory.kvCapacityTokens);
     assert.ok(cfg.maxModelLen < 131072);
     const [p] = usageProblems(() =>
-      resolveEngineConfig({ model: 'llama-3.1-8b', gpu: 'a100-40gb', maxModelLen: 131072 }),
+      resolveEngineConfig({ model: 'llama-3.1-8b', gpu: 'l4', maxModelLen: 131072 }),
     );
     assert.equal(p.path, '--max-model-len');
     assert.equal(resolveEngineConfig({ model: 'qwen3-8b', gpu: 'h100' }).maxModelLen, 40960);
+  });
+});
+
+describe('activation memory (vLLM profile_run)', () => {
+  it('grows with max_num_batched_tokens and leaves less KV cache', () => {
+    const resolve = resolveEngineConfig;
+    const small = resolve({ model: 'llama-3.1-8b', gpu: 'h100', maxNumBatchedTokens: 2048 });
+    const big = resolve({ model: 'llama-3.1-8b', gpu: 'h100', maxNumBatchedTokens: 32768 });
+    assert.ok(big.memory.activationGiB > small.memory.activationGiB);
+    assert.ok(big.memory.kvCapacityTokens < small.memory.kvCapacityTokens);
   });
 });

@@ -5,7 +5,7 @@
  * (`vllm-project/vllm:vllm/v1/core/kv_cache_utils.py`):
  *
  * ```
- * kv_GiB     = memory_GiB × gpu_memory_utilization − weights_GiB/tp − activation/tp − non_torch
+ * kv_GiB     = memory_GiB × gpu_memory_utilization − weights_GiB/tp − activation − non_torch
  * num_blocks = ⌊kv_GiB·2³⁰ / (block_size × KV bytes per token per GPU)⌋
  * ```
  */
@@ -18,13 +18,42 @@ import { BYTES_PER_WEIGHT, type KvCacheDtype, modelAccounting, type WeightDtype 
 const GIB = 1024 ** 3;
 
 /**
- * Peak activation memory reserved outside the KV cache at tp=1, GiB. vLLM measures it with a
- * profiling run; BLIS uses 5.5 GiB for dense models (llm-d-benchmark constants; inference-sim/inference-sim).
- * Under tensor parallelism each GPU holds a 1/tp shard of the MLP/attention activations and of
- * the logits, so we reserve 5.5/tp GiB per GPU (our assumption; it lets Llama-3.1-70B bf16 fit
- * on 2× H100 with a small KV cache, as it does with vLLM).
+ * Activation memory outside the KV cache, per GPU, as vLLM's profiling run measures it: before
+ * sizing the KV cache, vLLM runs one dummy forward pass over `max_num_batched_tokens` tokens and
+ * a dummy sampler pass over `max_num_seqs` requests, and takes the peak of torch memory above
+ * the weights as the activation reserve (`vllm-project/vllm:vllm/v1/worker/gpu_model_runner.py`
+ * `profile_run`, `_dummy_run`, `_dummy_sampler_run`; `vllm/v1/worker/gpu_worker.py`
+ * `determine_available_memory`). The peak of a decoder layer is its MLP (gate_up output 2·I/tp
+ * plus the SiluAndMul output I/tp, 16-bit) alongside a few hidden-size tensors (residual, input,
+ * attention output, normed input: 4·h) and the qkv projection output; the sampler's peak is the
+ * fp32 logits plus their softmax, full vocabulary on every rank (`LogitsProcessor` gathers):
+ *
+ * ```
+ * activation = T·2 B·(3·I/tp + 4·h + (nh + 2·nkv)·d/tp) + S·V·4 B·2 + ACTIVATION_FIXED_GIB
+ * ```
+ * T = max_num_batched_tokens, S = max_num_seqs.
  */
-export const ACTIVATION_RESERVE_GIB = 5.5;
+export function activationFor(
+  model: ModelSpec,
+  tp: number,
+  maxNumBatchedTokens: number,
+  maxNumSeqs: number,
+): number {
+  const h = model.hidden_size;
+  const perToken =
+    2 *
+    ((3 * model.intermediate_size) / tp +
+      4 * h +
+      ((model.num_attention_heads + 2 * model.num_key_value_heads) * model.head_dim) / tp);
+  const sampler = maxNumSeqs * model.vocab_size * 4 * 2;
+  return (maxNumBatchedTokens * perToken + sampler) / GIB + ACTIVATION_FIXED_GIB;
+}
+/**
+ * Memory the profiling run's peak leaves out but the engine still takes, GiB: the CUDA-graph pool
+ * vLLM captures after profiling (it logs "Graph capturing finished … took 0.3–0.6 GiB" for 8B
+ * models) and allocator fragmentation. 0.5 is our assumption inside that range.
+ */
+export const ACTIVATION_FIXED_GIB = 0.5;
 /** Non-torch memory (CUDA context, NCCL buffers), GiB: BLIS 0.15 at tp=1, 0.6 at tp>1. */
 export const NON_TORCH_GIB_TP1 = 0.15;
 export const NON_TORCH_GIB_TP = 0.6;
@@ -75,6 +104,8 @@ export interface EngineConfig {
   maxModelLen: number;
   enablePrefixCaching: boolean;
   coldStartMs: number;
+  /** API server processes sharing the streaming work (`--api-server-count`; see `sim/frontend`). */
+  apiServerCount: number;
   memory: MemoryPlan;
 }
 
@@ -154,6 +185,7 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
   }
   const { dtype, kv_cache_dtype: kvCacheDtype, block_size: blockSize, gpu_memory_utilization: util } = v;
   const { cold_start_ms: coldStartMs, enable_prefix_caching: enablePrefixCaching } = v;
+  const apiServerCount = v.api_server_count ?? 1;
   if (
     problems.length ||
     !model ||
@@ -168,12 +200,23 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
   )
     throw new UsageError(problems);
 
-  const memory = planMemory(model, gpu, tp, dtype, kvCacheDtype, util, blockSize, opts.numGpuBlocksOverride);
+  const batch = { maxNumBatchedTokens, maxNumSeqs };
+  const memory = planMemory(
+    model,
+    gpu,
+    tp,
+    dtype,
+    kvCacheDtype,
+    util,
+    blockSize,
+    opts.numGpuBlocksOverride,
+    batch,
+  );
   if (memory.numGpuBlocks < 1) {
     // Suggest only changes that make it fit: the smallest larger tp, then lighter weights.
     const fits = (t: number, d: WeightDtype) =>
       model.num_attention_heads % t === 0 &&
-      planMemory(model, gpu, t, d, kvCacheDtype, util, blockSize).numGpuBlocks > 0;
+      planMemory(model, gpu, t, d, kvCacheDtype, util, blockSize, undefined, batch).numGpuBlocks > 0;
     const hints: string[] = [];
     const tpFix = [2, 4, 8].find((t) => t > tp && fits(t, dtype));
     if (tpFix) hints.push(`--tp ${tpFix}`);
@@ -181,7 +224,10 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
       (d) => BYTES_PER_WEIGHT[d] < BYTES_PER_WEIGHT[dtype] && fits(tp, d),
     );
     if (dtFix) hints.push(`--dtype ${dtFix}`);
-    if (util < 0.95 && planMemory(model, gpu, tp, dtype, kvCacheDtype, 0.95, blockSize).numGpuBlocks > 0)
+    if (
+      util < 0.95 &&
+      planMemory(model, gpu, tp, dtype, kvCacheDtype, 0.95, blockSize, undefined, batch).numGpuBlocks > 0
+    )
       hints.push('--gpu-memory-utilization 0.95');
     throw new UsageError([
       {
@@ -220,6 +266,7 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
     maxModelLen,
     enablePrefixCaching,
     coldStartMs,
+    apiServerCount,
     memory,
   };
 }
@@ -234,11 +281,15 @@ export function planMemory(
   gpuMemoryUtilization: number,
   blockSize: number,
   numGpuBlocksOverride?: number,
+  batch: { maxNumBatchedTokens: number; maxNumSeqs: number } = {
+    maxNumBatchedTokens: 8192,
+    maxNumSeqs: 1024,
+  },
 ): MemoryPlan {
   const acc = modelAccounting(model, dtype, kvCacheDtype);
   const weightsGiB = acc.weightBytes / tp / GIB;
   const nonTorchGiB = tp > 1 ? NON_TORCH_GIB_TP : NON_TORCH_GIB_TP1;
-  const activationGiB = ACTIVATION_RESERVE_GIB / tp;
+  const activationGiB = activationFor(model, tp, batch.maxNumBatchedTokens, batch.maxNumSeqs);
   const kvCacheGiB = gpu.memoryGiB * gpuMemoryUtilization - weightsGiB - activationGiB - nonTorchGiB;
   const kvHeadsPerGpu = Math.max(1, model.num_key_value_heads / tp);
   const kvBytesPerTokenPerGpu = (acc.kvBytesPerToken / model.num_key_value_heads) * kvHeadsPerGpu;

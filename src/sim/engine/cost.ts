@@ -1,20 +1,27 @@
 /**
  * @module sim/engine/cost
  * The executor's cost model: how long one engine iteration (one forward pass over a flat
- * batch of prefill chunks and decodes) takes on the simulated GPU. A roofline per step
- * (after BLIS `inference-sim/inference-sim:sim/latency/roofline.go` and Vidur, arXiv 2405.05465):
+ * batch of prefill chunks and decodes) takes on the simulated GPU. A roofline per kernel group
+ * (after BLIS `inference-sim/inference-sim:sim/latency/roofline.go` and Vidur, arXiv 2405.05465),
+ * each group's compute and memory times combined by a p-norm near the knee, and the groups
+ * summed, because they run one after another (cost model v2; docs/sim.md "Cost model"):
  *
  * ```
- * T_mem     = [W/tp + (Σ ctx_i + T_tok)·KV_tok/tp] / (BW·η_bw)
- * T_compute = [2·P_layers·T_tok·(1+δ_deq)/F_w + 2·V·h·S/F_bf16 + 4·L·nh·d·Σ n_i·(ctx_i + n_i/2)/F_bf16] / (tp·η_c)
- * T_step    = max(T_compute, T_mem) + t_step + t_layer·L + t_req·B + T_allreduce
- * T_allreduce = 2·L·[2·(tp−1)/tp · T_tok·h·2 B / link_BW + latency]   (tp > 1 only)
+ * M          = CUDA-graph size of T_tok (1,2,4,8,16,…; T_tok itself beyond the largest)
+ * T_gemm     = ‖ 2·(P_layers·⌈M⌉₁₆·(1+δ) + V·h·⌈S⌉₁₆)/(F·η_gemm) , W/(BW·η_bw) ‖₃
+ * T_act      = M·L·2 B·(8h + 6I)/(BW·η_bw)
+ * T_attn_pre = ‖ 4·L·nh·d·pairs_pre/(F·η_attn) , (ctx_pre + n_pre)·KV_tok/(BW·η_bw) ‖₃
+ * T_attn_dec = ‖ 4·L·nh·d·pairs_dec/(F·η_attn) , (ctx_dec + n_dec)·KV_tok/(BW·η_dec) ‖₃
+ * T_ovh      = t_step + t_layer·L + t_sample + t_req·B + t_sample_req·S
+ * T_ar       = 2·L·[2·(tp−1)/tp · M·h·2 B / link_BW + latency]          (tp > 1 only)
+ * T_step     = T_gemm + T_act + T_attn_pre + T_attn_dec + T_ovh + T_ar   (all per GPU: ÷ tp)
  * ```
- * W = bytes of the weights read every step (decoder layers + LM head), ctx_i = tokens already in
- * request i's KV cache, n_i its new tokens this step, T_tok = Σ n_i, S = requests that sample a
- * token (vLLM computes logits only at sampled positions), B = scheduled requests, δ_deq = the
- * dequantisation overhead of weight-only quantisation, F_w the tensor throughput the decoder
- * layers run at (FP8 units for fp8 on Hopper/Ada/CDNA3, else BF16).
+ * ‖a, b‖₃ = (a³ + b³)^(1/3); ⌈x⌉₁₆ rounds up to the GEMM tile. W = bytes of the weights read every
+ * step (decoder layers + LM head), ctx_i = tokens already in request i's KV cache, n_i its new
+ * tokens this step, S = requests that sample a token (vLLM computes logits only at sampled
+ * positions), B = scheduled requests, δ = the dequantisation overhead of weight-only
+ * quantisation, F the tensor throughput the decoder layers run at (FP8 units for fp8 on
+ * Hopper/Ada/CDNA3, else BF16).
  */
 import type { GpuSpec, ModelSpec } from '../catalogue/types.js';
 
@@ -32,18 +39,95 @@ export type KvCacheDtype = (typeof KV_CACHE_DTYPES)[number];
  * throughput-latency sweep on NVIDIA A100", vLLM 0.23).
  */
 export const ETA_BW = 0.8;
+
 /**
- * Achieved fraction of peak tensor throughput for large GEMMs: Vidur's profiles give 0.67 (A100,
- * Llama-3-8B linears at 8192 tokens) and 0.64 (H100, Llama-2-7B at 4096)
- * (`microsoft/vidur:data/profiling/compute/{a100,h100}/<model>/mlp.csv`).
+ * Achieved fraction of peak dense tensor throughput for large, well-shaped GEMMs, by GPU family
+ * (matched on the catalogue entry's `deviceName`). Sources: A100 0.67 from Vidur's profiles
+ * (`microsoft/vidur:data/profiling/compute/a100/meta-llama/Meta-Llama-3-8B/mlp.csv`, linears at
+ * 8192 tokens); H100/H200 0.64 from the same profiles for H100 (Llama-2-7B at 4096 tokens);
+ * MI300X 0.45: its BF16 GEMMs reach about half the 1307 TFLOPS peak
+ * (SemiAnalysis, "MI300X vs H100 vs H200 Benchmark Part 1: Training", 2024-12, GEMM section); Ada (L40S, L4, RTX 4090) 0.55 is
+ * an assumption (power-limited boards that run below boost clock under sustained tensor load).
+ * Any other GPU gets {@link ETA_GEMM_DEFAULT}.
  */
-export const ETA_COMPUTE = 0.6;
-/** Fixed cost per step (launch, sampling, scheduling), ms: BLIS trained default ≈ 126 µs. */
+export const ETA_GEMM_BY_FAMILY: readonly { match: RegExp; eta: number }[] = [
+  { match: /h100|h200|h800|h20\b/i, eta: 0.64 },
+  { match: /a100|a800/i, eta: 0.67 },
+  { match: /mi300|mi325/i, eta: 0.45 },
+  { match: /l40|l4\b|4090|ada/i, eta: 0.55 },
+];
+export const ETA_GEMM_DEFAULT = 0.6;
+/**
+ * GEMM row tile, tokens: tensor-core GEMMs compute whole tiles of rows, so a GEMM over M tokens
+ * costs the compute of ⌈M/16⌉·16 rows ("tile quantization", NVIDIA Deep Learning Performance
+ * Guide, "Matrix Multiplication Background", docs.nvidia.com/deeplearning/performance). 16 is
+ * the row count of the `mma.m16n8k16` instruction (PTX ISA), the smallest tile the small-batch
+ * kernels vLLM uses (cuBLAS small-M, Marlin for int4/fp8) run at.
+ */
+export const GEMM_TILE_TOKENS = 16;
+/**
+ * Exponent p of the p-norm that combines a kernel's compute and memory time,
+ * T = (T_c^p + T_m^p)^(1/p). p = ∞ is the pure roofline max(); real kernels at the knee pay for
+ * both. Vidur (arXiv 2405.05465, §2/§5) reports the max() roofline optimistic by 20–30% for
+ * batches around the ridge point (~256 tokens), where T_c ≈ T_m: 2^(1/p) = 1.26 gives p = 3.
+ */
+export const KNEE_P = 3;
+/**
+ * Achieved fraction of peak BF16 throughput for prefill attention (FlashAttention-2/3 forward):
+ * FA2 reaches 50–73% of peak on A100 (Dao, arXiv 2307.08691, abstract), FA3 up to 75% on H100
+ * (Shah et al., arXiv 2407.08608, abstract), both at long sequences; both papers' plots fall
+ * well below that for the 512–2k sequences of chat prefills, so 0.45.
+ */
+export const ETA_ATTN_PREFILL = 0.45;
+/**
+ * Achieved fraction of peak bandwidth for decode attention reading paged KV: FlashInfer's
+ * evaluation reports its paged decode kernels at roughly 60–80% of peak bandwidth (Ye et al.,
+ * arXiv 2501.01005); 0.7.
+ */
+export const ETA_BW_ATTN_DECODE = 0.7;
+/**
+ * Activation traffic of the memory-bound kernels between the GEMMs (RMSNorm with fused residual
+ * add, rotary embedding, SiluAndMul), bytes per token per layer per element of hidden size
+ * (`h`) and of intermediate size (`I`), 16-bit. Counted from vLLM's `LlamaDecoderLayer`
+ * (`vllm/model_executor/models/llama.py`): two fused add+norms read and write h twice each, the
+ * attention output and o_proj output h each (8·h); SiluAndMul reads 2·I and writes I, down_proj
+ * reads I (4·I, the gate_up output written by its GEMM is counted there: 6·I in total).
+ */
+export const ACT_TRAFFIC_H = 8;
+export const ACT_TRAFFIC_I = 6;
+
+/**
+ * vLLM's CUDA-graph capture sizes: a batch of up to the largest size is padded to the next
+ * captured size (`vllm-project/vllm:vllm/config/vllm.py`, `_set_cudagraph_sizes`: [1, 2, 4] +
+ * range(8, 256, 8) + range(256, max_cudagraph_capture_size + 1, 16); `vllm/config/compilation.py`
+ * `max_cudagraph_capture_size` defaults to min(2·max_num_seqs, 512)). V1 pads both uniform decode
+ * batches (full graphs) and mixed batches (piecewise graphs) by their token count.
+ */
+export function cudagraphCaptureSizes(maxNumSeqs: number): number[] {
+  const max = Math.min(2 * maxNumSeqs, 512);
+  const sizes = [1, 2, 4];
+  for (let s = 8; s < 256; s += 8) sizes.push(s);
+  for (let s = 256; s <= max; s += 16) sizes.push(s);
+  return sizes.filter((s) => s <= max);
+}
+
+/**
+ * Fixed cost per step, ms: scheduling, input preparation and the host–device round trip of
+ * vLLM V1's engine core. BLIS's trained default is ≈ 126 µs
+ * (`inference-sim/inference-sim:sim/latency/roofline.go`).
+ */
 export const T_STEP_MS = 0.13;
 /** Fixed cost per layer per step, ms: BLIS trained default ≈ 32 µs. */
 export const T_LAYER_MS = 0.032;
-/** Fixed cost per scheduled request per step, ms: BLIS trained default ≈ 4 µs. */
+/** Fixed cost per scheduled request per step (input preparation), ms: BLIS trained default ≈ 4 µs. */
 export const T_REQ_MS = 0.004;
+/**
+ * Sampling, ms: a fixed part (logits gather, softmax, top-p/top-k kernels) plus a part per sampled
+ * request (sampling metadata, output copy). An assumption (no public per-kernel profile found):
+ * 0.05 ms + 3 µs per request, checked against the low-load rows of docs/fidelity.md.
+ */
+export const T_SAMPLE_MS = 0.05;
+export const T_SAMPLE_REQ_MS = 0.003;
 
 /**
  * Bytes per quantised decoder-layer weight. int4 (AWQ/GPTQ, group size 128): 4 bits plus one
@@ -120,57 +204,112 @@ export interface StepShape {
   numSampled: number;
   /** Requests scheduled this step. */
   numReqs: number;
+  /** Requests with one new token (decodes); the rest are prefill chunks. */
+  numDecodes: number;
+  /** Σ ctx_i over the decodes: the KV that decode attention reads. */
+  decodeCtxTokens: number;
 }
 
 /** Breakdown of one step's time, ms. */
 export interface StepCost {
-  computeMs: number;
-  memoryMs: number;
+  /** Decoder-layer and LM-head GEMMs: compute and weight reads combined by the p-norm. */
+  gemmMs: number;
+  /** Of which: compute time alone (padded tokens, efficiency applied), and weight-read time alone. */
+  gemmComputeMs: number;
+  weightsMs: number;
+  /** Memory-bound kernels between the GEMMs (norms, rotary, activation). */
+  activationMs: number;
+  /** Attention of the prefill chunks (compute and KV reads combined). */
+  prefillAttnMs: number;
+  /** Attention of the decodes (KV reads, compute combined). */
+  decodeAttnMs: number;
+  /** Per step, per layer, per request and sampling overheads. */
   overheadMs: number;
   allReduceMs: number;
+  /** Tokens the GEMMs ran on after CUDA-graph padding. */
+  paddedTokens: number;
   totalMs: number;
+}
+
+/** Optional engine settings the cost model reads. */
+export interface CostOptions {
+  /** max_num_seqs: sets vLLM's largest CUDA-graph capture size (default 256). */
+  maxNumSeqs?: number;
+}
+
+/** Large-GEMM efficiency of a GPU, from {@link ETA_GEMM_BY_FAMILY}. */
+export function gemmEfficiency(gpu: GpuSpec): number {
+  const id = `${gpu.name} ${gpu.deviceName}`;
+  return ETA_GEMM_BY_FAMILY.find((f) => f.match.test(id))?.eta ?? ETA_GEMM_DEFAULT;
+}
+
+/** p-norm of two non-negative times (see {@link KNEE_P}). */
+function knee(a: number, b: number): number {
+  if (a === 0) return b;
+  if (b === 0) return a;
+  const m = Math.max(a, b);
+  const x = a / m;
+  const y = b / m;
+  return m * Math.cbrt(x * x * x + y * y * y);
 }
 
 /** Precomputed per-configuration coefficients; {@link CostModel.stepMs} is allocation-free. */
 export class CostModel {
-  /** ms per new token for the decoder-layer GEMMs. */
+  /** ms per new token for the decoder-layer GEMMs (at the large-GEMM efficiency). */
   private readonly layerMsPerToken: number;
   /** ms per sampled token for the LM head. */
   private readonly headMsPerSample: number;
-  /** ms per attention token pair. */
+  /** ms per prefill attention token pair. */
   private readonly attnMsPerPair: number;
   /** ms to read the weights once. */
   private readonly weightsMs: number;
-  /** ms per KV token read or written. */
-  private readonly kvMsPerToken: number;
+  /** ms per token of activation traffic between the GEMMs. */
+  private readonly actMsPerToken: number;
+  /** ms per KV token read or written by prefill attention / by decode attention. */
+  private readonly kvMsPerTokenPrefill: number;
+  private readonly kvMsPerTokenDecode: number;
   private readonly fixedMs: number;
   /** ms per new token for the all-reduce payload, and fixed ms for the all-reduce calls. */
   private readonly arMsPerToken: number;
   private readonly arFixedMs: number;
+  /** pad[n] = CUDA-graph size a batch of n tokens runs at (n ≤ max capture size). */
+  private readonly pad: Int32Array;
 
-  constructor(model: ModelSpec, gpu: GpuSpec, tp: number, dtype: WeightDtype, kvCacheDtype: KvCacheDtype) {
+  constructor(
+    model: ModelSpec,
+    gpu: GpuSpec,
+    tp: number,
+    dtype: WeightDtype,
+    kvCacheDtype: KvCacheDtype,
+    opts: CostOptions = {},
+  ) {
     const acc = modelAccounting(model, dtype, kvCacheDtype);
     const L = model.num_hidden_layers;
     const h = model.hidden_size;
-    const bf16 = gpu.bf16Tflops * 1e12 * ETA_COMPUTE;
+    const eta = gemmEfficiency(gpu);
+    const bf16 = gpu.bf16Tflops * 1e12 * eta;
     let layerFlopsPerS = bf16;
     let deq = 0;
     if (dtype === 'fp8') {
-      if (gpu.fp8Units && gpu.fp8Tflops) layerFlopsPerS = gpu.fp8Tflops * 1e12 * ETA_COMPUTE;
+      if (gpu.fp8Units && gpu.fp8Tflops) layerFlopsPerS = gpu.fp8Tflops * 1e12 * eta;
       else deq = DEQUANT_OVERHEAD.fp8WeightOnly;
     } else if (dtype === 'int4') {
       deq = DEQUANT_OVERHEAD.int4;
     }
     this.layerMsPerToken = ((2 * acc.layerParams * (1 + deq)) / layerFlopsPerS / tp) * 1e3;
     this.headMsPerSample = ((2 * acc.lmHeadParams) / bf16 / tp) * 1e3;
-    this.attnMsPerPair = ((4 * L * model.num_attention_heads * model.head_dim) / bf16 / tp) * 1e3;
+    const attnFlops = gpu.bf16Tflops * 1e12 * ETA_ATTN_PREFILL;
+    this.attnMsPerPair = ((4 * L * model.num_attention_heads * model.head_dim) / attnFlops / tp) * 1e3;
     const bw = gpu.bandwidthTBps * 1e12 * ETA_BW;
     this.weightsMs = (acc.stepReadBytes / tp / bw) * 1e3;
+    const actBytes = L * 2 * (ACT_TRAFFIC_H * h + ACT_TRAFFIC_I * model.intermediate_size);
+    this.actMsPerToken = (actBytes / tp / bw) * 1e3;
     // vLLM replicates KV heads when tp > num_key_value_heads, so each GPU holds at least one.
     const kvHeadsPerGpu = Math.max(1, model.num_key_value_heads / tp);
     const kvPerTokenPerGpu = (acc.kvBytesPerToken / model.num_key_value_heads) * kvHeadsPerGpu;
-    this.kvMsPerToken = (kvPerTokenPerGpu / bw) * 1e3;
-    this.fixedMs = T_STEP_MS + T_LAYER_MS * L;
+    this.kvMsPerTokenPrefill = (kvPerTokenPerGpu / bw) * 1e3;
+    this.kvMsPerTokenDecode = (kvPerTokenPerGpu / (gpu.bandwidthTBps * 1e12 * ETA_BW_ATTN_DECODE)) * 1e3;
+    this.fixedMs = T_STEP_MS + T_LAYER_MS * L + T_SAMPLE_MS;
     if (tp > 1) {
       const link = gpu.interconnect.bandwidthGBps * 1e9;
       const ring = (2 * (tp - 1)) / tp;
@@ -180,29 +319,86 @@ export class CostModel {
       this.arMsPerToken = 0;
       this.arFixedMs = 0;
     }
+    const sizes = cudagraphCaptureSizes(opts.maxNumSeqs ?? 256);
+    const max = sizes[sizes.length - 1];
+    this.pad = new Int32Array(max + 1);
+    let k = 0;
+    for (let n = 1; n <= max; n++) {
+      while (sizes[k] < n) k++;
+      this.pad[n] = sizes[k];
+    }
+  }
+
+  /** Tokens a batch of `n` runs at: its CUDA-graph size, else itself. */
+  paddedTokens(n: number): number {
+    return n < this.pad.length ? this.pad[n] : n;
   }
 
   /** Duration of one step, ms. */
   stepMs(s: StepShape): number {
     if (s.numReqs === 0) return 0;
-    const compute =
-      s.numTokens * this.layerMsPerToken +
-      s.numSampled * this.headMsPerSample +
-      s.attnPairs * this.attnMsPerPair;
-    const memory = this.weightsMs + (s.ctxTokens + s.numTokens) * this.kvMsPerToken;
-    const ar = this.arFixedMs + s.numTokens * this.arMsPerToken;
-    return Math.max(compute, memory) + this.fixedMs + T_REQ_MS * s.numReqs + ar;
+    return this.parts(s, null);
   }
 
   /** Same as {@link stepMs} with its parts, for docs and diagnostics. */
   breakdown(s: StepShape): StepCost {
-    const computeMs =
-      s.numTokens * this.layerMsPerToken +
-      s.numSampled * this.headMsPerSample +
-      s.attnPairs * this.attnMsPerPair;
-    const memoryMs = this.weightsMs + (s.ctxTokens + s.numTokens) * this.kvMsPerToken;
-    const allReduceMs = this.arFixedMs + s.numTokens * this.arMsPerToken;
-    const overheadMs = this.fixedMs + T_REQ_MS * s.numReqs;
-    return { computeMs, memoryMs, overheadMs, allReduceMs, totalMs: this.stepMs(s) };
+    const out: StepCost = {
+      gemmMs: 0,
+      gemmComputeMs: 0,
+      weightsMs: 0,
+      activationMs: 0,
+      prefillAttnMs: 0,
+      decodeAttnMs: 0,
+      overheadMs: 0,
+      allReduceMs: 0,
+      paddedTokens: 0,
+      totalMs: 0,
+    };
+    if (s.numReqs === 0) return out;
+    out.totalMs = this.parts(s, out);
+    return out;
+  }
+
+  /**
+   * The cost model: every kernel group runs one after another, so their times add; within a
+   * group, compute and memory time combine by the p-norm {@link KNEE_P}.
+   */
+  private parts(s: StepShape, out: StepCost | null): number {
+    const padded = this.paddedTokens(s.numTokens);
+    // Tile quantisation: a GEMM over M rows costs ⌈M/16⌉·16 rows of compute.
+    const rows = Math.ceil(padded / GEMM_TILE_TOKENS) * GEMM_TILE_TOKENS;
+    const headRows = Math.ceil(s.numSampled / GEMM_TILE_TOKENS) * GEMM_TILE_TOKENS;
+    const gemmC = rows * this.layerMsPerToken + headRows * this.headMsPerSample;
+    const gemm = knee(gemmC, this.weightsMs);
+    const act = padded * this.actMsPerToken;
+    const prefillTokens = s.numTokens - s.numDecodes;
+    const prefillCtx = s.ctxTokens - s.decodeCtxTokens;
+    const decodePairs = s.decodeCtxTokens + s.numDecodes / 2;
+    const prefillAttn =
+      prefillTokens > 0
+        ? knee(
+            (s.attnPairs - decodePairs) * this.attnMsPerPair,
+            (prefillCtx + prefillTokens) * this.kvMsPerTokenPrefill,
+          )
+        : 0;
+    const decodeAttn =
+      s.numDecodes > 0
+        ? knee(decodePairs * this.attnMsPerPair, (s.decodeCtxTokens + s.numDecodes) * this.kvMsPerTokenDecode)
+        : 0;
+    const overhead = this.fixedMs + T_REQ_MS * s.numReqs + T_SAMPLE_REQ_MS * s.numSampled;
+    const ar = this.arFixedMs + padded * this.arMsPerToken;
+    const total = gemm + act + prefillAttn + decodeAttn + overhead + ar;
+    if (out) {
+      out.gemmMs = gemm;
+      out.gemmComputeMs = gemmC;
+      out.weightsMs = this.weightsMs;
+      out.activationMs = act;
+      out.prefillAttnMs = prefillAttn;
+      out.decodeAttnMs = decodeAttn;
+      out.overheadMs = overhead;
+      out.allReduceMs = ar;
+      out.paddedTokens = padded;
+    }
+    return total;
   }
 }

@@ -38,7 +38,15 @@ export class EngineCore {
   private readonly reqs = new Map<string, EngineReq>();
   private readonly out: SchedulerOutput = { reqs: [], numNew: [], admitted: [], preempted: [] };
   private readonly raw: RawStep;
-  private readonly shape: StepShape = { numTokens: 0, ctxTokens: 0, attnPairs: 0, numSampled: 0, numReqs: 0 };
+  private readonly shape: StepShape = {
+    numTokens: 0,
+    ctxTokens: 0,
+    attnPairs: 0,
+    numSampled: 0,
+    numReqs: 0,
+    numDecodes: 0,
+    decodeCtxTokens: 0,
+  };
   private stepNo = 0;
   private promptTokens = 0;
   private generationTokens = 0;
@@ -49,7 +57,9 @@ export class EngineCore {
     this.cfg = cfg;
     this.kv = new KvCacheManager(cfg.memory.numGpuBlocks, cfg.blockSize, cfg.enablePrefixCaching);
     this.scheduler = new Scheduler(this.kv, cfg.maxNumSeqs, cfg.maxNumBatchedTokens);
-    this.cost = new CostModel(cfg.model, cfg.gpu, cfg.tp, cfg.dtype, cfg.kvCacheDtype);
+    this.cost = new CostModel(cfg.model, cfg.gpu, cfg.tp, cfg.dtype, cfg.kvCacheDtype, {
+      maxNumSeqs: cfg.maxNumSeqs,
+    });
     this.raw = {
       step: 0,
       startMs: 0,
@@ -97,6 +107,8 @@ export class EngineCore {
     shape.ctxTokens = 0;
     shape.attnPairs = 0;
     shape.numSampled = 0;
+    shape.numDecodes = 0;
+    shape.decodeCtxTokens = 0;
     shape.numReqs = out.reqs.length;
     for (let i = 0; i < out.reqs.length; i++) {
       const r = out.reqs[i];
@@ -105,6 +117,10 @@ export class EngineCore {
       shape.numTokens += n;
       shape.ctxTokens += ctx;
       shape.attnPairs += n * (ctx + n / 2);
+      if (n === 1) {
+        shape.numDecodes++;
+        shape.decodeCtxTokens += ctx;
+      }
       r.numComputed = ctx + n;
       this.kv.cacheFull(r);
       // A token is sampled only in the step that brings the request up to date (end of prefill, or a decode).

@@ -4,7 +4,8 @@
  */
 export type { EngineConfig, EngineOptions, MemoryPlan } from './config.js';
 export {
-  ACTIVATION_RESERVE_GIB,
+  ACTIVATION_FIXED_GIB,
+  activationFor,
   describeEngine,
   planMemory,
   resolveEngineConfig,

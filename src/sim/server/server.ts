@@ -36,7 +36,7 @@ import { type Tokenizer, tokenizerFor } from '../../tokenizer/index.js';
 import { type EngineConfig, resolveEngineConfig } from '../engine/config.js';
 import { createEngine } from '../engine/engine.js';
 import type { FinishEvent, SimEngine, StepResult } from '../engine/types.js';
-import { eosLength, FRONTEND_OVERHEAD_MS, promptTokenIds } from '../frontend.js';
+import { ApiServerQueue, eosLength, FRONTEND_OVERHEAD_MS, promptTokenIds } from '../frontend.js';
 import { type DriverStats, RealTimeDriver } from './driver.js';
 import { type DrawnFault, drawFault } from './faults.js';
 import { SimMetrics } from './metrics.js';
@@ -222,6 +222,8 @@ export async function createSimHandler(
 class SimHttp implements SimHandler {
   readonly modelId: string;
   private readonly driver: RealTimeDriver;
+  /** The API server's output queue: when each step's chunks leave (`sim/frontend`). */
+  private readonly outputQueue: ApiServerQueue;
   private readonly metrics: SimMetrics;
   private readonly lives = new Map<string, Live>();
   private readonly idRng: Rng;
@@ -239,11 +241,12 @@ class SimHttp implements SimHandler {
     private readonly log: (line: string) => void,
   ) {
     this.modelId = so.servedModelName ?? config.model.name;
+    this.outputQueue = new ApiServerQueue(config.apiServerCount);
     this.driver = new RealTimeDriver(
       engine,
       clock,
       { timeScale: so.timeScale },
-      (step, planned) => this.deliver(step, planned),
+      (step, planned) => this.emit(step, planned),
       (err) => this.log(`sim driver error: ${err instanceof Error ? err.message : String(err)}`),
     );
     this.metrics = new SimMetrics(() => engine.stats(), this.modelId, {
@@ -544,7 +547,22 @@ class SimHttp implements SimHandler {
     };
   }
 
-  /** Called by the driver at a step's end: write every produced token, then finish requests. */
+  /**
+   * Called by the driver at a step's end: the API server's output queue (`sim/frontend`, shared
+   * with `plan`) says when this step's chunks leave; deliver them then.
+   */
+  private emit(step: StepResult, plannedWallMs: number): void {
+    let firsts = 0;
+    for (const t of step.tokens) if (t.index === 0) firsts++;
+    const at = this.outputQueue.emitMs(step.endMs, step.tokens.length, firsts);
+    if (at <= step.endMs) {
+      this.deliver(step, plannedWallMs);
+      return;
+    }
+    this.clock.setTimer(() => this.deliver(step, plannedWallMs), this.driver.wallDuration(at - step.endMs));
+  }
+
+  /** Write every produced token of a step, then finish requests. */
   private deliver(step: StepResult, plannedWallMs: number): void {
     const finished = new Map<string, FinishEvent>();
     for (const f of step.finished) finished.set(f.reqId, f);
