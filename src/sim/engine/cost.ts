@@ -16,6 +16,11 @@
  * dequantisation overhead of weight-only quantisation, F_w the tensor throughput the decoder
  * layers run at (FP8 units for fp8 on Hopper/Ada/CDNA3, else BF16).
  */
+import {
+  activeLayerParams,
+  layerParams as decoderLayerParams,
+  layerWeightBytesReadPerStep,
+} from '../catalogue/params.js';
 import type { GpuSpec, ModelSpec } from '../catalogue/types.js';
 
 /** Weight precisions the cost model knows (`int4`: AWQ/GPTQ-style weight-only). */
@@ -88,9 +93,8 @@ export function modelAccounting(
 ): ModelAccounting {
   const h = model.hidden_size;
   const d = model.head_dim;
-  const attn = h * model.num_attention_heads * d * 2 + h * model.num_key_value_heads * d * 2;
-  const mlp = 3 * h * model.intermediate_size;
-  const layerParams = model.num_hidden_layers * (attn + mlp);
+  // Every expert of an MoE model is resident (sim/catalogue/params).
+  const layerParams = decoderLayerParams(model);
   const lmHeadParams = model.vocab_size * h;
   const embeddingParams = model.tie_word_embeddings ? 0 : model.vocab_size * h;
   const layerBytes = layerParams * BYTES_PER_WEIGHT[dtype];
@@ -139,8 +143,8 @@ export class CostModel {
   private readonly headMsPerSample: number;
   /** ms per attention token pair. */
   private readonly attnMsPerPair: number;
-  /** ms to read the weights once. */
-  private readonly weightsMs: number;
+  /** ms to read the weights a step over this many new tokens touches (for MoE, only the routed experts). */
+  private readonly weightsMs: (numTokens: number) => number;
   /** ms per KV token read or written. */
   private readonly kvMsPerToken: number;
   private readonly fixedMs: number;
@@ -161,11 +165,13 @@ export class CostModel {
     } else if (dtype === 'int4') {
       deq = DEQUANT_OVERHEAD.int4;
     }
-    this.layerMsPerToken = ((2 * acc.layerParams * (1 + deq)) / layerFlopsPerS / tp) * 1e3;
+    this.layerMsPerToken = ((2 * activeLayerParams(model) * (1 + deq)) / layerFlopsPerS / tp) * 1e3;
     this.headMsPerSample = ((2 * acc.lmHeadParams) / bf16 / tp) * 1e3;
     this.attnMsPerPair = ((4 * L * model.num_attention_heads * model.head_dim) / bf16 / tp) * 1e3;
     const bw = gpu.bandwidthTBps * 1e12 * ETA_BW;
-    this.weightsMs = (acc.stepReadBytes / tp / bw) * 1e3;
+    const headBytes = acc.lmHeadParams * 2; // the LM head stays 16-bit, as in modelAccounting
+    this.weightsMs = (n) =>
+      ((layerWeightBytesReadPerStep(model, BYTES_PER_WEIGHT[dtype], n) + headBytes) / tp / bw) * 1e3;
     // vLLM replicates KV heads when tp > num_key_value_heads, so each GPU holds at least one.
     const kvHeadsPerGpu = Math.max(1, model.num_key_value_heads / tp);
     const kvPerTokenPerGpu = (acc.kvBytesPerToken / model.num_key_value_heads) * kvHeadsPerGpu;
@@ -189,7 +195,7 @@ export class CostModel {
       s.numTokens * this.layerMsPerToken +
       s.numSampled * this.headMsPerSample +
       s.attnPairs * this.attnMsPerPair;
-    const memory = this.weightsMs + (s.ctxTokens + s.numTokens) * this.kvMsPerToken;
+    const memory = this.weightsMs(s.numTokens) + (s.ctxTokens + s.numTokens) * this.kvMsPerToken;
     const ar = this.arFixedMs + s.numTokens * this.arMsPerToken;
     return Math.max(compute, memory) + this.fixedMs + T_REQ_MS * s.numReqs + ar;
   }
@@ -200,7 +206,7 @@ export class CostModel {
       s.numTokens * this.layerMsPerToken +
       s.numSampled * this.headMsPerSample +
       s.attnPairs * this.attnMsPerPair;
-    const memoryMs = this.weightsMs + (s.ctxTokens + s.numTokens) * this.kvMsPerToken;
+    const memoryMs = this.weightsMs(s.numTokens) + (s.ctxTokens + s.numTokens) * this.kvMsPerToken;
     const allReduceMs = this.arFixedMs + s.numTokens * this.arMsPerToken;
     const overheadMs = this.fixedMs + T_REQ_MS * s.numReqs;
     return { computeMs, memoryMs, overheadMs, allReduceMs, totalMs: this.stepMs(s) };
