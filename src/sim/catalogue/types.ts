@@ -58,6 +58,8 @@ export interface ModelSpec {
   reasoning: boolean;
   /** HF `model_type` (`llama`, `qwen3_moe`, …), where known. */
   model_type?: string;
+  /** HF `torch_dtype` of the checkpoint (`bfloat16`), for display; the simulated precision is `--dtype`. */
+  torch_dtype?: string;
   /** Routed experts per MoE layer (HF `num_experts`); absent or 0 for a dense model. */
   num_experts?: number;
   /** Routed experts each token uses per MoE layer (HF `num_experts_per_tok`, top-k). */
