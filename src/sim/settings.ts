@@ -18,7 +18,8 @@ import { z } from 'zod';
 import { type Problem, UsageError } from '../core/errors.js';
 import { bool, err, fraction, nonNegInt, nonNegNum, oneOf, posInt, posNum, str } from '../core/fields.js';
 import { BUILTIN_GPUS, BUILTIN_MODELS } from './catalogue/builtin.js';
-import { loadCatalogueFile } from './catalogue/index.js';
+import { defaultCatalogue, loadCatalogueFile, loadModelConfig } from './catalogue/index.js';
+import type { Catalogue } from './catalogue/types.js';
 import { KV_CACHE_DTYPES, WEIGHT_DTYPES } from './engine/cost.js';
 import { FAULT_FORMS, parseFaults } from './server/faults.js';
 import type { SimServerOptions } from './server/options.js';
@@ -52,6 +53,14 @@ interface SettingInfo<S extends readonly SimSurface[], L extends SimLayer> {
   valueText?: string;
   /** The programmatic option made from the value, where it is not the value itself. */
   toOption?: (value: never) => unknown;
+  /**
+   * The programmatic options made from the value when it sets others, not an option of its own
+   * (`model_config` → `catalogue` and `model`): given the value, the settings (snake_case) and the
+   * options made so far. Such a setting has no programmatic option of its own.
+   */
+  toOptions?: (value: never, settings: Record<string, unknown>, options: Record<string, unknown>) => object;
+  /** A setting that, when set, stands in for this one's default (and a file need not write it). */
+  defaultFrom?: string;
 }
 
 function setting<T extends z.ZodType, const I extends SettingInfo<readonly SimSurface[], SimLayer>>(
@@ -107,8 +116,9 @@ export const SIM_SETTINGS = {
     layer: 'engine',
     arg: 'name',
     fileRequired: true,
+    defaultFrom: 'model_config',
     valueText: 'a catalogue model name',
-    description: `Model to simulate: one of the built-in catalogue (${MODELS.join(', ')}) or of the catalogue file.`,
+    description: `Model to simulate: one of the built-in catalogue (${MODELS.join(', ')}) or of the catalogue file; with a model config, the name to give its model.`,
   }),
   gpu: setting(str().default('h100'), {
     surfaces: EVERYWHERE,
@@ -215,6 +225,23 @@ export const SIM_SETTINGS = {
     valueText: 'a file path',
     toOption: (path: string) => loadCatalogueFile(path),
     description: 'YAML/JSON file with extra GPUs and models, in Hugging Face config.json terms.',
+  }),
+  model_config: setting(str().optional(), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'file',
+    example: 'Qwen3-30B-A3B/config.json',
+    valueText: 'a file path',
+    // One loader (sim/catalogue loadModelConfig, over loadCatalogueFile): the model joins the
+    // catalogue, on top of --catalogue's, and becomes the model simulated.
+    toOptions: (path: string, settings, options) =>
+      loadModelConfig(
+        path,
+        (options.catalogue as Catalogue | undefined) ?? defaultCatalogue(),
+        settings.model as string | undefined,
+      ),
+    description:
+      "A model's Hugging Face config.json to simulate, named after its directory unless --model names it.",
   }),
   seed: setting(nonNegInt().default(0), {
     surfaces: EVERYWHERE,
@@ -332,7 +359,9 @@ export type SimSettings<Sc extends SimScope> = { [K in SimSettingKeys<Sc>]: z.ou
 type CamelCase<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S;
 /** The programmatic options of a layer: each setting in camelCase, optional (unset: its default). */
 export type SimLayerOptions<L extends SimLayer> = {
-  [K in SimSettingKeys<L> as CamelCase<K>]?: z.output<Defs[K]['schema']>;
+  [K in SimSettingKeys<L> as Defs[K] extends { toOptions: unknown } ? never : CamelCase<K>]?: z.output<
+    Defs[K]['schema']
+  >;
 };
 
 const camelCase = (s: string) => s.replace(/[_-]([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -364,7 +393,14 @@ function fieldSchema(key: SimSettingKey, scope: SimScope): z.ZodType {
   const d = DEFS[key];
   if (scope !== 'file' || !(d.schema instanceof z.ZodDefault)) return d.schema;
   const inner = d.schema.unwrap() as z.ZodType;
-  return d.fileRequired ? inner : inner.optional();
+  // A setting another one can stand in for is required by a rule instead (crossRules).
+  return d.fileRequired && !d.defaultFrom ? inner : inner.optional();
+}
+
+/** Whether `key` is unset but another setting stands in for it (`model` with `model_config`). */
+function suppliedElsewhere(key: SimSettingKey, settings: Record<string, unknown>): boolean {
+  const from = DEFS[key].defaultFrom;
+  return settings[key] === undefined && from !== undefined && settings[from] !== undefined;
 }
 
 /**
@@ -390,9 +426,19 @@ function crossRules(s: Record<string, unknown>, scope: SimScope, add: (p: RuleIs
         hint: `set the fraction of requests to fault, e.g. ${written('fault_rate', '0.1', scope)}`,
       });
   }
+  if (scope === 'file')
+    for (const key of keys) {
+      const from = DEFS[key].defaultFrom;
+      if (DEFS[key].fileRequired && from && s[key] === undefined && s[from] === undefined)
+        add({
+          key,
+          message: `a file must name the ${key} it simulates`,
+          hint: `add ${written(key, String(fixedDefault(key)), scope)} or ${written(from as SimSettingKey, 'FILE', scope)}`,
+        });
+    }
   // A file is checked before anything starts; elsewhere the engine checks the names against the
-  // catalogue it is given.
-  if (scope === 'file' && s.catalogue === undefined) {
+  // catalogue it is given. A model config may add GPUs as well as its model.
+  if (scope === 'file' && s.catalogue === undefined && s.model_config === undefined) {
     if (typeof s.model === 'string' && !Object.hasOwn(BUILTIN_MODELS, s.model))
       add({
         key: 'model',
@@ -485,7 +531,7 @@ export function withSimDefaults<T extends object>(settings: T): T & SimSettings<
   const out: Record<string, unknown> = {};
   for (const key of keysIn('file')) {
     const d = fixedDefault(key);
-    if (d !== undefined) out[key] = d;
+    if (d !== undefined && !suppliedElsewhere(key, settings as Record<string, unknown>)) out[key] = d;
   }
   for (const [k, v] of Object.entries(settings)) if (v !== undefined) out[k] = v;
   return out as T & SimSettings<'file'>;
@@ -583,6 +629,7 @@ function checkFields<Sc extends SimScope>(
   const values: Record<string, unknown> = {};
   const problems: Problem[] = [];
   for (const key of keysIn(scope)) {
+    if (suppliedElsewhere(key, input)) continue;
     const r = fieldSchema(key, scope).safeParse(input[key]);
     if (r.success) {
       if (r.data !== undefined) values[key] = r.data;
@@ -640,9 +687,10 @@ export function checkSimOptions<L extends SimLayer>(
 ): { values: Partial<SimSettings<L>>; problems: Problem[] } {
   const o = opts as Record<string, unknown>;
   const input: Record<string, unknown> = {};
-  for (const key of keysIn(layer)) if (!DEFS[key].toOption) input[key] = o[camelCase(key)];
+  const converted = (key: SimSettingKey) => DEFS[key].toOption || DEFS[key].toOptions;
+  for (const key of keysIn(layer)) if (!converted(key)) input[key] = o[camelCase(key)];
   const { values, problems } = checkFields(input, layer);
-  for (const key of keysIn(layer)) if (DEFS[key].toOption) delete (values as Record<string, unknown>)[key];
+  for (const key of keysIn(layer)) if (converted(key)) delete (values as Record<string, unknown>)[key];
   return { values, problems };
 }
 
@@ -659,10 +707,21 @@ export function simOptionNames(layer: SimLayer): string[] {
  */
 export function toSimServerOptions(settings: object): SimServerOptions {
   const out: Record<string, unknown> = {};
+  const s = settings as Record<string, unknown>;
   for (const [key, value] of Object.entries(settings)) {
     if (value === undefined || !Object.hasOwn(DEFS, key)) continue;
     const d = DEFS[key as SimSettingKey];
+    if (d.toOptions) continue;
     out[camelCase(key)] = d.toOption ? (d.toOption as (v: unknown) => unknown)(value) : value;
+  }
+  // Then the settings that set other options (a model config joins the loaded catalogue).
+  for (const key of KEYS) {
+    const d = DEFS[key];
+    if (d.toOptions && s[key] !== undefined)
+      Object.assign(
+        out,
+        (d.toOptions as (v: unknown, ...r: Record<string, unknown>[]) => object)(s[key], s, out),
+      );
   }
   return out as unknown as SimServerOptions;
 }

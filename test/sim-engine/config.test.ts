@@ -23,11 +23,12 @@ function usageProblems(fn: () => unknown): UsageError['problems'] {
 }
 
 describe('catalogue', () => {
-  it('holds the issue-3 GPUs and models', () => {
+  it('holds the issue-3 and issue-5 GPUs and models', () => {
     const cat = defaultCatalogue();
     assert.deepEqual(Object.keys(cat.gpus).sort(), [
       'a100-40gb',
       'a100-80gb',
+      'b200',
       'h100',
       'h200',
       'l4',
@@ -36,9 +37,13 @@ describe('catalogue', () => {
       'rtx4090',
     ]);
     assert.deepEqual(Object.keys(cat.models).sort(), [
+      'deepseek-r1-distill-llama-8b',
       'llama-3.1-70b',
       'llama-3.1-8b',
+      'llama-3.3-70b',
       'qwen3-0.6b',
+      'qwen3-14b',
+      'qwen3-30b-a3b',
       'qwen3-32b',
       'qwen3-8b',
     ]);

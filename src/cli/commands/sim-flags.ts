@@ -38,7 +38,7 @@ export function parseSimFlags(
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     problems.push(...err.problems);
-    opts = toSimServerOptions({ ...values, catalogue: undefined });
+    opts = toSimServerOptions({ ...values, catalogue: undefined, model_config: undefined });
   }
   return opts as SimServerOptions & { model: string; seed: number };
 }

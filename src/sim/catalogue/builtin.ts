@@ -29,47 +29,67 @@ export const BUILTIN_GPUS: Record<string, GpuSpec> = {
   h100: {
     name: 'h100',
     deviceName: 'NVIDIA H100 80GB HBM3',
-    // nvidia-smi reports 81559 MiB on H100 SXM5 80GB.
+    // H100 SXM5 80GB. nvidia-smi reports 81559 MiB.
     memoryGiB: 81559 / MIB_PER_GIB,
-    // H100 SXM datasheet: 3.35 TB/s HBM3, 989 BF16 / 1979 FP8 dense TFLOPS (BLIS hardware_config.json).
+    // NVIDIA H100 Tensor Core GPU datasheet, "Technical Specifications", H100 SXM column:
+    // 3.35 TB/s HBM3; BF16 1,979 and FP8 3,958 TFLOPS *with sparsity*, so 989 / 1979 dense.
     bandwidthTBps: 3.35,
     bf16Tflops: 989,
     fp8Tflops: 1979,
     fp8Units: true,
-    // NVLink 4: 900 GB/s total bidirectional per GPU = 450 GB/s per direction (H100 datasheet).
+    // Same table: NVLink 900 GB/s (both directions together) = 450 GB/s per direction.
     interconnect: { kind: 'nvlink', bandwidthGBps: 450, latencyUs: NVLINK_ALLREDUCE_LATENCY_US },
   },
   h200: {
     name: 'h200',
     deviceName: 'NVIDIA H200',
-    // nvidia-smi reports 143771 MiB on H200 SXM 141GB.
+    // H200 SXM 141GB. nvidia-smi reports 143771 MiB.
     memoryGiB: 143771 / MIB_PER_GIB,
-    // H200 datasheet: 4.8 TB/s HBM3e; same GH100 die as H100 so 989 / 1979 TFLOPS.
+    // NVIDIA H200 Tensor Core GPU datasheet, "Technical Specifications", H200 SXM column:
+    // 4.8 TB/s HBM3e; BF16 1,979 and FP8 3,958 TFLOPS with sparsity (the GH100 die of the H100),
+    // so 989 / 1979 dense; NVLink 900 GB/s = 450 per direction.
     bandwidthTBps: 4.8,
     bf16Tflops: 989,
     fp8Tflops: 1979,
     fp8Units: true,
     interconnect: { kind: 'nvlink', bandwidthGBps: 450, latencyUs: NVLINK_ALLREDUCE_LATENCY_US },
   },
+  b200: {
+    name: 'b200',
+    deviceName: 'NVIDIA B200',
+    // B200 SXM (HGX B200, 1000 W). nvidia-smi reports 183359 MiB (≈ 179 GiB of the 180 GB
+    // HBM3e that the HGX B200 datasheet gives per GPU: 1,440 GB for 8).
+    memoryGiB: 183359 / MIB_PER_GIB,
+    // NVIDIA HGX B200 datasheet (nvidia.com/en-us/data-center/hgx, "HGX B200" column, 8-GPU
+    // totals with sparsity): FP8 72 PFLOPS, BF16 36 PFLOPS, 64 TB/s HBM3e, so per GPU and dense:
+    // FP8 4500, BF16 2250 TFLOPS, 8 TB/s. (The GB200 parts run at 1200 W and are faster.)
+    bandwidthTBps: 8,
+    bf16Tflops: 2250,
+    fp8Tflops: 4500,
+    fp8Units: true,
+    // Same datasheet: NVLink 5, 1.8 TB/s per GPU (both directions) = 900 GB/s per direction.
+    interconnect: { kind: 'nvlink', bandwidthGBps: 900, latencyUs: NVLINK_ALLREDUCE_LATENCY_US },
+  },
   'a100-80gb': {
     name: 'a100-80gb',
     deviceName: 'NVIDIA A100-SXM4-80GB',
-    // nvidia-smi reports 81920 MiB on A100 SXM4 80GB.
+    // A100 SXM4 80GB. nvidia-smi reports 81920 MiB.
     memoryGiB: 81920 / MIB_PER_GIB,
-    // A100 datasheet / BLIS: 2.039 TB/s HBM2e, 312 BF16 TFLOPS, no FP8 units (FP8 runs weight-only via Marlin).
+    // NVIDIA A100 Tensor Core GPU datasheet, "Specifications", A100 80GB SXM column: 2,039 GB/s
+    // HBM2e; BF16 312 TFLOPS dense (624 with sparsity); no FP8 units (FP8 runs weight-only via Marlin).
     bandwidthTBps: 2.039,
     bf16Tflops: 312,
     fp8Tflops: null,
     fp8Units: false,
-    // NVLink 3: 600 GB/s bidirectional = 300 GB/s per direction (A100 datasheet).
+    // Same table: NVLink 600 GB/s (both directions) = 300 GB/s per direction.
     interconnect: { kind: 'nvlink', bandwidthGBps: 300, latencyUs: NVLINK_ALLREDUCE_LATENCY_US },
   },
   'a100-40gb': {
     name: 'a100-40gb',
     deviceName: 'NVIDIA A100-SXM4-40GB',
-    // nvidia-smi reports 40960 MiB on A100 SXM4 40GB.
+    // A100 SXM4 40GB. nvidia-smi reports 40960 MiB.
     memoryGiB: 40960 / MIB_PER_GIB,
-    // A100 40GB datasheet: 1.555 TB/s HBM2, 312 BF16 TFLOPS.
+    // A100 datasheet, A100 40GB SXM column: 1,555 GB/s HBM2, BF16 312 TFLOPS dense, NVLink 600 GB/s.
     bandwidthTBps: 1.555,
     bf16Tflops: 312,
     fp8Tflops: null,
@@ -79,9 +99,10 @@ export const BUILTIN_GPUS: Record<string, GpuSpec> = {
   l40s: {
     name: 'l40s',
     deviceName: 'NVIDIA L40S',
-    // nvidia-smi reports 46068 MiB on L40S 48GB.
+    // L40S 48GB (PCIe card). nvidia-smi reports 46068 MiB.
     memoryGiB: 46068 / MIB_PER_GIB,
-    // L40S datasheet / BLIS: 864 GB/s GDDR6, 362 BF16 / 733 FP8 dense TFLOPS.
+    // NVIDIA L40S datasheet, "Technical Specifications": 864 GB/s GDDR6; BF16 362.05 | 733 and
+    // FP8 733 | 1,466 TFLOPS (dense | with sparsity); PCIe Gen4 x16, no NVLink.
     bandwidthTBps: 0.864,
     bf16Tflops: 362,
     fp8Tflops: 733,
@@ -91,21 +112,24 @@ export const BUILTIN_GPUS: Record<string, GpuSpec> = {
   l4: {
     name: 'l4',
     deviceName: 'NVIDIA L4',
-    // nvidia-smi reports 23034 MiB on L4 24GB.
+    // L4 24GB (PCIe card). nvidia-smi reports 23034 MiB.
     memoryGiB: 23034 / MIB_PER_GIB,
-    // L4 datasheet: 300 GB/s; 242 BF16 / 485 FP8 TFLOPS *with sparsity*, so 121 / 242 dense.
+    // NVIDIA L4 datasheet, "Specifications": 300 GB/s GDDR6; BF16 242 and FP8 485 TFLOPS *with
+    // sparsity*, so 121 / 242.5 dense; PCIe Gen4 x16.
     bandwidthTBps: 0.3,
     bf16Tflops: 121,
-    fp8Tflops: 242,
+    fp8Tflops: 242.5,
     fp8Units: true,
     interconnect: PCIE4,
   },
   rtx4090: {
     name: 'rtx4090',
     deviceName: 'NVIDIA GeForce RTX 4090',
-    // nvidia-smi reports 24564 MiB on RTX 4090 24GB.
+    // GeForce RTX 4090 24GB (PCIe card). nvidia-smi reports 24564 MiB.
     memoryGiB: 24564 / MIB_PER_GIB,
-    // Ada whitepaper: 1008 GB/s GDDR6X; 165 BF16 TFLOPS with FP32 accumulate, 330 FP8.
+    // NVIDIA Ada GPU Architecture whitepaper, Table 2 (RTX 4090 column): 1008 GB/s GDDR6X;
+    // "Peak BF16 Tensor TFLOPS with FP32 Accumulate" 165.2 and "Peak FP8 Tensor TFLOPS with FP32
+    // Accumulate" 330.3 dense (GeForce halves the FP32-accumulate rate; LLM kernels accumulate in FP32).
     bandwidthTBps: 1.008,
     bf16Tflops: 165,
     fp8Tflops: 330,
@@ -116,21 +140,24 @@ export const BUILTIN_GPUS: Record<string, GpuSpec> = {
   mi300x: {
     name: 'mi300x',
     deviceName: 'AMD Instinct MI300X',
-    // rocm-smi reports 205822885888 B VRAM = 196288 MiB on MI300X 192GB.
+    // MI300X OAM 192GB. rocm-smi reports 205822885888 B VRAM = 196288 MiB.
     memoryGiB: 196288 / MIB_PER_GIB,
-    // AMD MI300X datasheet: 5.3 TB/s HBM3, 1307 BF16 / 2615 FP8 dense TFLOPS.
+    // AMD Instinct MI300X data sheet, "Specifications": 5.3 TB/s HBM3; BF16 1307.4 and FP8 2614.9
+    // TFLOPS dense (2614.9 / 5229.8 with sparsity).
     bandwidthTBps: 5.3,
     bf16Tflops: 1307,
     fp8Tflops: 2615,
     fp8Units: true,
-    // AMD datasheet: 896 GB/s aggregate Infinity Fabric (7 links); half of it per direction.
+    // Same data sheet: 7 Infinity Fabric links, 896 GB/s aggregate peer bandwidth; half per direction.
     interconnect: { kind: 'xgmi', bandwidthGBps: 448, latencyUs: NVLINK_ALLREDUCE_LATENCY_US },
   },
 };
 
 /**
  * Models from their Hugging Face config.json (as collected in
- * inference-sim/inference-sim:model_configs/*; Qwen3-32B from Qwen/Qwen3-32B config.json).
+ * inference-sim/inference-sim:model_configs/*; Qwen3-32B from Qwen/Qwen3-32B config.json; each
+ * entry added later names its file). `reasoning` is ours: whether the model thinks before it
+ * answers.
  */
 export const BUILTIN_MODELS: Record<string, ModelSpec> = {
   'qwen3-0.6b': {
@@ -192,6 +219,82 @@ export const BUILTIN_MODELS: Record<string, ModelSpec> = {
   'llama-3.1-70b': {
     name: 'llama-3.1-70b',
     hf_id: 'meta-llama/Llama-3.1-70B-Instruct',
+    num_hidden_layers: 80,
+    hidden_size: 8192,
+    num_attention_heads: 64,
+    num_key_value_heads: 8,
+    head_dim: 128,
+    intermediate_size: 28672,
+    vocab_size: 128256,
+    tie_word_embeddings: false,
+    max_position_embeddings: 131072,
+    reasoning: false,
+  },
+  'qwen3-14b': {
+    // huggingface.co/Qwen/Qwen3-14B/blob/main/config.json (Qwen3ForCausalLM, model_type qwen3)
+    name: 'qwen3-14b',
+    hf_id: 'Qwen/Qwen3-14B',
+    model_type: 'qwen3',
+    num_hidden_layers: 40,
+    hidden_size: 5120,
+    num_attention_heads: 40,
+    num_key_value_heads: 8,
+    head_dim: 128,
+    intermediate_size: 17408,
+    vocab_size: 151936,
+    tie_word_embeddings: false,
+    max_position_embeddings: 40960,
+    reasoning: true,
+  },
+  'qwen3-30b-a3b': {
+    // huggingface.co/Qwen/Qwen3-30B-A3B/blob/main/config.json (Qwen3MoeForCausalLM, model_type
+    // qwen3_moe): 128 routed experts of 768, top-8, no shared expert, every layer sparse
+    // (decoder_sparse_step 1, mlp_only_layers []). intermediate_size 6144 would size a dense MLP
+    // layer, of which this model has none. 30.5B total, 3.3B activated (model card).
+    name: 'qwen3-30b-a3b',
+    hf_id: 'Qwen/Qwen3-30B-A3B',
+    model_type: 'qwen3_moe',
+    num_hidden_layers: 48,
+    hidden_size: 2048,
+    num_attention_heads: 32,
+    num_key_value_heads: 4,
+    head_dim: 128,
+    intermediate_size: 6144,
+    vocab_size: 151936,
+    tie_word_embeddings: false,
+    max_position_embeddings: 40960,
+    reasoning: true,
+    num_experts: 128,
+    num_experts_per_tok: 8,
+    moe_intermediate_size: 768,
+    shared_expert_intermediate_size: 0,
+    decoder_sparse_step: 1,
+    mlp_only_layers: [],
+  },
+  'deepseek-r1-distill-llama-8b': {
+    // huggingface.co/deepseek-ai/DeepSeek-R1-Distill-Llama-8B/blob/main/config.json
+    // (LlamaForCausalLM, model_type llama; the Llama-3.1-8B shapes, no head_dim field: 4096/32).
+    name: 'deepseek-r1-distill-llama-8b',
+    hf_id: 'deepseek-ai/DeepSeek-R1-Distill-Llama-8B',
+    model_type: 'llama',
+    num_hidden_layers: 32,
+    hidden_size: 4096,
+    num_attention_heads: 32,
+    num_key_value_heads: 8,
+    head_dim: 128,
+    intermediate_size: 14336,
+    vocab_size: 128256,
+    tie_word_embeddings: false,
+    max_position_embeddings: 131072,
+    // R1 distills answer after a <think> block.
+    reasoning: true,
+  },
+  'llama-3.3-70b': {
+    // huggingface.co/meta-llama/Llama-3.3-70B-Instruct/blob/main/config.json (LlamaForCausalLM,
+    // model_type llama; the Llama-3.1-70B shapes).
+    name: 'llama-3.3-70b',
+    hf_id: 'meta-llama/Llama-3.3-70B-Instruct',
+    model_type: 'llama',
     num_hidden_layers: 80,
     hidden_size: 8192,
     num_attention_heads: 64,

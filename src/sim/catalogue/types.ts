@@ -33,7 +33,12 @@ export interface GpuSpec {
   interconnect: Interconnect;
 }
 
-/** A dense decoder-only transformer, in Hugging Face `config.json` terms. */
+/**
+ * A decoder-only transformer, in Hugging Face `config.json` terms: dense, or with
+ * mixture-of-experts MLPs (Qwen3-MoE style: `num_experts` routed experts of
+ * `moe_intermediate_size`, `num_experts_per_tok` chosen per token, on the layers that
+ * `decoder_sparse_step` and `mlp_only_layers` make sparse).
+ */
 export interface ModelSpec {
   /** Lower-case catalogue name, e.g. `llama-3.1-8b`. */
   name: string;
@@ -51,6 +56,25 @@ export interface ModelSpec {
   max_position_embeddings: number;
   /** True for models that think before answering (Qwen3): the server emits a reasoning phase. */
   reasoning: boolean;
+  /** HF `model_type` (`llama`, `qwen3_moe`, …), where known. */
+  model_type?: string;
+  /** HF `torch_dtype` of the checkpoint (`bfloat16`), for display; the simulated precision is `--dtype`. */
+  torch_dtype?: string;
+  /** Routed experts per MoE layer (HF `num_experts`); absent or 0 for a dense model. */
+  num_experts?: number;
+  /** Routed experts each token uses per MoE layer (HF `num_experts_per_tok`, top-k). */
+  num_experts_per_tok?: number;
+  /** Intermediate size of one routed expert's SwiGLU MLP (HF `moe_intermediate_size`). */
+  moe_intermediate_size?: number;
+  /**
+   * Intermediate size of the shared expert every token also runs (HF Qwen2-MoE
+   * `shared_expert_intermediate_size`); 0 or absent when there is none (Qwen3-MoE).
+   */
+  shared_expert_intermediate_size?: number;
+  /** Every how many layers one is sparse (HF `decoder_sparse_step`; 1 = all). */
+  decoder_sparse_step?: number;
+  /** Layer indices (0-based) that keep a dense MLP of `intermediate_size` (HF `mlp_only_layers`). */
+  mlp_only_layers?: number[];
 }
 
 export interface Catalogue {

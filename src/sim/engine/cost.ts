@@ -23,6 +23,11 @@
  * quantisation, F the tensor throughput the decoder layers run at (FP8 units for fp8 on
  * Hopper/Ada/CDNA3, else BF16).
  */
+import {
+  activeLayerParams,
+  layerParams as decoderLayerParams,
+  layerWeightBytesReadPerStep,
+} from '../catalogue/params.js';
 import type { GpuSpec, ModelSpec } from '../catalogue/types.js';
 
 /** Weight precisions the cost model knows (`int4`: AWQ/GPTQ-style weight-only). */
@@ -172,9 +177,8 @@ export function modelAccounting(
 ): ModelAccounting {
   const h = model.hidden_size;
   const d = model.head_dim;
-  const attn = h * model.num_attention_heads * d * 2 + h * model.num_key_value_heads * d * 2;
-  const mlp = 3 * h * model.intermediate_size;
-  const layerParams = model.num_hidden_layers * (attn + mlp);
+  // Every expert of an MoE model is resident (sim/catalogue/params).
+  const layerParams = decoderLayerParams(model);
   const lmHeadParams = model.vocab_size * h;
   const embeddingParams = model.tie_word_embeddings ? 0 : model.vocab_size * h;
   const layerBytes = layerParams * BYTES_PER_WEIGHT[dtype];
@@ -261,8 +265,8 @@ export class CostModel {
   private readonly headMsPerSample: number;
   /** ms per prefill attention token pair. */
   private readonly attnMsPerPair: number;
-  /** ms to read the weights once. */
-  private readonly weightsMs: number;
+  /** ms to read the weights a step over this many new tokens touches (for MoE, only the routed experts). */
+  private readonly weightsMs: (numTokens: number) => number;
   /** ms per token of activation traffic between the GEMMs. */
   private readonly actMsPerToken: number;
   /** ms per KV token read or written by prefill attention / by decode attention. */
@@ -296,12 +300,14 @@ export class CostModel {
     } else if (dtype === 'int4') {
       deq = DEQUANT_OVERHEAD.int4;
     }
-    this.layerMsPerToken = ((2 * acc.layerParams * (1 + deq)) / layerFlopsPerS / tp) * 1e3;
+    this.layerMsPerToken = ((2 * activeLayerParams(model) * (1 + deq)) / layerFlopsPerS / tp) * 1e3;
     this.headMsPerSample = ((2 * acc.lmHeadParams) / bf16 / tp) * 1e3;
     const attnFlops = gpu.bf16Tflops * 1e12 * ETA_ATTN_PREFILL;
     this.attnMsPerPair = ((4 * L * model.num_attention_heads * model.head_dim) / attnFlops / tp) * 1e3;
     const bw = gpu.bandwidthTBps * 1e12 * ETA_BW;
-    this.weightsMs = (acc.stepReadBytes / tp / bw) * 1e3;
+    const headBytes = acc.lmHeadParams * 2; // the LM head stays 16-bit, as in modelAccounting
+    this.weightsMs = (n) =>
+      ((layerWeightBytesReadPerStep(model, BYTES_PER_WEIGHT[dtype], n) + headBytes) / tp / bw) * 1e3;
     const actBytes = L * 2 * (ACT_TRAFFIC_H * h + ACT_TRAFFIC_I * model.intermediate_size);
     this.actMsPerToken = (actBytes / tp / bw) * 1e3;
     // vLLM replicates KV heads when tp > num_key_value_heads, so each GPU holds at least one.
@@ -369,7 +375,8 @@ export class CostModel {
     const rows = Math.ceil(padded / GEMM_TILE_TOKENS) * GEMM_TILE_TOKENS;
     const headRows = Math.ceil(s.numSampled / GEMM_TILE_TOKENS) * GEMM_TILE_TOKENS;
     const gemmC = rows * this.layerMsPerToken + headRows * this.headMsPerSample;
-    const gemm = knee(gemmC, this.weightsMs);
+    const weightsMs = this.weightsMs(s.numTokens);
+    const gemm = knee(gemmC, weightsMs);
     const act = padded * this.actMsPerToken;
     const prefillTokens = s.numTokens - s.numDecodes;
     const prefillCtx = s.ctxTokens - s.decodeCtxTokens;
@@ -391,7 +398,7 @@ export class CostModel {
     if (out) {
       out.gemmMs = gemm;
       out.gemmComputeMs = gemmC;
-      out.weightsMs = this.weightsMs;
+      out.weightsMs = weightsMs;
       out.activationMs = act;
       out.prefillAttnMs = prefillAttn;
       out.decodeAttnMs = decodeAttn;
