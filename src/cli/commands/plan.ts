@@ -32,7 +32,7 @@ export const PLAN_SLO_ATTAINMENT = 0.99;
 
 export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   const problems: Problem[] = [];
-  const engineOpts = parseSimFlags(raw, problems, 'plan');
+  const engineOpts = parseSimFlags(raw, problems, 'plan', io.cwd);
   const notes: string[] = [];
   const common = resolvePaths(parseCommon({ ...raw, model: engineOpts.model }, problems, notes), io.cwd);
   for (const n of notes) io.stderr.write(`${n}\n`);

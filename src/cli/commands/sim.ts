@@ -32,7 +32,7 @@ export async function simCommand(raw: RawSim, io: Io): Promise<number> {
       flags = { ...raw, simSeed: raw.seed };
     }
   }
-  const opts = parseSimFlags(flags, problems, 'sim');
+  const opts = parseSimFlags(flags, problems, 'sim', io.cwd);
   throwIfProblems(problems);
   const server = await startSimServer(opts, { log: (line) => io.stderr.write(`${line}\n`) });
   for (const line of describeEngine(server.config)) io.stderr.write(`${line}\n`);
