@@ -28,7 +28,7 @@ import type { ScrapePoint } from '../monitor/index.js';
 import { openRecordWriter } from '../record/writer.js';
 import { validityReasons } from '../report/diagnose/validity.js';
 import { describeEnvironment } from '../report/run/environment.js';
-import { buildRunReport, type RunReport } from '../report/run/report.js';
+import { buildRunReport, type RunReport, runReportProblem } from '../report/run/report.js';
 import { writeRunOutputs } from '../report/run/write.js';
 import type { LoadedRun, ValidityReason } from '../report/types.js';
 import type { RunObserver } from '../runner/events.js';
@@ -169,14 +169,15 @@ export async function readBaseline(path: string): Promise<Summary> {
     ]);
   }
   try {
-    const parsed = JSON.parse(text) as { summary?: Summary };
-    if (!parsed.summary) throw new Error('no summary');
+    const parsed = JSON.parse(text) as { summary: Summary };
+    const problem = runReportProblem(parsed);
+    if (problem) throw new Error(problem);
     return parsed.summary;
-  } catch {
+  } catch (err) {
     throw new UsageError([
       {
         path: '--baseline',
-        message: `${path} is not a servelab report.json`,
+        message: `${path} is not a servelab report.json (${(err as Error).message})`,
         hint: 'give the report.json of an earlier run',
       },
     ]);

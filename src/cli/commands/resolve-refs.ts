@@ -11,7 +11,7 @@ import { UsageError } from '../../core/errors.js';
 import { loadedRunFromStore } from '../../dashboard/store-runs.js';
 import type { RequestRecord } from '../../record/types.js';
 import { loadedRunFromReport } from '../../report/report-json.js';
-import type { RunReport } from '../../report/run/report.js';
+import { type RunReport, runReportProblem } from '../../report/run/report.js';
 import type { LoadedRun } from '../../report/types.js';
 import { openStore, type Store } from '../../store/index.js';
 
@@ -55,7 +55,8 @@ export async function loadRuns(refs: string[], opts: { db?: string; cwd: string 
         try {
           const file = existsSync(path) && !path.endsWith('.json') ? join(path, 'report.json') : path;
           const report = JSON.parse(readFileSync(file, 'utf8')) as RunReport;
-          if (!report.summary) throw new Error('no summary');
+          const problem = runReportProblem(report);
+          if (problem) throw new Error(problem);
           runs.push(
             loadedRunFromReport(
               ref,
