@@ -23,6 +23,7 @@ import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js'
 import { type Problem, TargetError, UsageError } from '../core/errors.js';
 import { targetHeaders } from '../core/headers.js';
 import { parseModelList } from '../core/models.js';
+import { outputPathProblem } from '../core/output-path.js';
 import { hostOf, redactUrl } from '../core/url.js';
 import type { ScrapePoint } from '../monitor/index.js';
 import { openRecordWriter } from '../record/writer.js';
@@ -617,6 +618,12 @@ export async function measure(
   const { target, common } = input;
   const problems: Problem[] = [];
   const { slo, thresholds } = checkMeasureInput(input, problems);
+  // Output paths that cannot be written fail now, not after the run (paths are absolute here).
+  for (const p of [
+    common.output.out ? outputPathProblem(common.output.out, '--out', 'dir') : null,
+    typeof common.output.json === 'string' ? outputPathProblem(common.output.json, '--json') : null,
+  ])
+    if (p) problems.push(p);
   if (problems.length) throw new UsageError(problems);
   const baseline = common.output.baseline ? await readBaseline(common.output.baseline) : undefined;
   const apiKey = deps.env[target.apiKeyEnv] || undefined;

@@ -30,8 +30,9 @@ export async function checkCommand(raw: RawCheck, io: Io): Promise<number> {
     apiKeyEnv,
     clock: new RealClock(),
   });
+  if (json !== true) await emitJson(json, result, io);
   humanStream(json, io).write(formatCheck(result));
-  await emitJson(json, result, io);
+  if (json === true) await emitJson(json, result, io);
   if (!result.reachable) return ExitCode.nothingSucceeded;
   return result.ok ? ExitCode.ok : ExitCode.nothingSucceeded;
 }
