@@ -49,6 +49,7 @@ export async function runsCommand(
 ): Promise<number> {
   const json = jsonOption(raw.json);
   const out = humanStream(json, io);
+  checkOutputPaths(io.cwd, [[json, '--json']]);
   if (action === 'list') {
     const store = openStoreForReading(raw.db, io.cwd);
     try {
@@ -186,6 +187,7 @@ export async function expInitCommand(
 
 export async function expListCommand(raw: { db?: string; json?: Json }, io: Io): Promise<number> {
   const json = jsonOption(raw.json);
+  checkOutputPaths(io.cwd, [[json, '--json']]);
   const store = openStoreForReading(raw.db, io.cwd);
   try {
     const exps = store.listExperiments().reverse(); // newest first, as `runs list`
