@@ -23,11 +23,38 @@ export interface Io {
   onInterrupt(handler: (signal: string) => void): () => void;
 }
 
+/** Streams whose reader has gone (EPIPE): further writes are dropped. */
+const closedStreams = new WeakSet<NodeJS.WriteStream>();
+const guardedStreams = new WeakSet<NodeJS.WriteStream>();
+
+/**
+ * `stream` as an {@link OutStream} that survives its reader going away. `servelab report … |
+ * head -1` closes the pipe after one line: that is the reader's choice, so the EPIPE must
+ * neither crash the process (an unhandled 'error' event) nor end it early, or files still to be
+ * written and the store would be lost. After EPIPE, writes are dropped; the command runs to its
+ * end and its exit code stands. Any other stream error is rethrown, as without the guard.
+ */
+function guarded(stream: NodeJS.WriteStream): OutStream {
+  if (!guardedStreams.has(stream)) {
+    guardedStreams.add(stream);
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      closedStreams.add(stream);
+    });
+  }
+  return {
+    write: (chunk: string) => (closedStreams.has(stream) ? false : stream.write(chunk)),
+    get isTTY() {
+      return stream.isTTY === true;
+    },
+  };
+}
+
 /** The real process. */
 export function processIo(): Io {
   return {
-    stdout: process.stdout,
-    stderr: process.stderr,
+    stdout: guarded(process.stdout),
+    stderr: guarded(process.stderr),
     env: process.env,
     cwd: process.cwd(),
     onInterrupt(handler) {

@@ -10,6 +10,7 @@
 import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { chunkGaps, e2eMs, ttftMs } from '../analysis/request.js';
+import { UsageError } from '../core/errors.js';
 import { OUTCOMES, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
 import type { RunObserver } from '../runner/events.js';
 
@@ -161,12 +162,23 @@ export interface MetricsServer {
  * @param opts.port TCP port; 0 for any free one.
  * @param opts.host bind address, loopback by default: the exporter needs no outside access
  *   unless the user asks for it.
+ * @throws UsageError (naming `--metrics-port`) for a port out of range or in use
  */
 export function startMetricsServer(
   registry: Registry,
   opts: { port: number; host?: string; log?: (line: string) => void },
 ): Promise<MetricsServer> {
   const host = opts.host ?? '127.0.0.1';
+  if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535)
+    return Promise.reject(
+      new UsageError([
+        {
+          path: '--metrics-port',
+          message: `port must be an integer 0..65535, got ${opts.port}`,
+          hint: 'e.g. --metrics-port 9464, or 0 for any free port',
+        },
+      ]),
+    );
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
@@ -188,9 +200,21 @@ export function startMetricsServer(
   // Scrapers keep connections open; do not let them hold close() hostage.
   server.keepAliveTimeout = 5000;
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const onError = (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'EADDRINUSE' || err.code === 'EACCES'
+          ? new UsageError([
+              {
+                path: '--metrics-port',
+                message: `cannot listen on ${host}:${opts.port} (${err.code === 'EADDRINUSE' ? 'in use' : 'permission denied'})`,
+                hint: 'pick another --metrics-port, or 0 for any free one',
+              },
+            ])
+          : err,
+      );
+    server.once('error', onError);
     server.listen(opts.port, host, () => {
-      server.off('error', reject);
+      server.off('error', onError);
       const addr = server.address();
       const port = typeof addr === 'object' && addr ? addr.port : opts.port;
       const shown = host.includes(':') ? `[${host}]` : host;

@@ -24,12 +24,13 @@ import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js'
 import { type Problem, TargetError, UsageError } from '../core/errors.js';
 import { targetHeaders } from '../core/headers.js';
 import { parseModelList } from '../core/models.js';
+import { outputPathProblem } from '../core/output-path.js';
 import { hostOf, redactUrl } from '../core/url.js';
 import type { ScrapePoint } from '../monitor/index.js';
 import { openRecordWriter } from '../record/writer.js';
 import { validityReasons } from '../report/diagnose/validity.js';
 import { describeEnvironment } from '../report/run/environment.js';
-import { buildRunReport, type RunReport } from '../report/run/report.js';
+import { buildRunReport, type RunReport, runReportProblem } from '../report/run/report.js';
 import { writeRunOutputs } from '../report/run/write.js';
 import type { LoadedRun, ValidityReason } from '../report/types.js';
 import type { RunObserver } from '../runner/events.js';
@@ -182,14 +183,15 @@ export async function readBaseline(path: string): Promise<Summary> {
     ]);
   }
   try {
-    const parsed = JSON.parse(text) as { summary?: Summary };
-    if (!parsed.summary) throw new Error('no summary');
+    const parsed = JSON.parse(text) as { summary: Summary };
+    const problem = runReportProblem(parsed);
+    if (problem) throw new Error(problem);
     return parsed.summary;
-  } catch {
+  } catch (err) {
     throw new UsageError([
       {
         path: '--baseline',
-        message: `${path} is not a servelab report.json`,
+        message: `${path} is not a servelab report.json (${(err as Error).message})`,
         hint: 'give the report.json of an earlier run',
       },
     ]);
@@ -636,6 +638,12 @@ export async function measure(
   const { target, common } = input;
   const problems: Problem[] = [];
   const { slo, thresholds } = checkMeasureInput(input, problems);
+  // Output paths that cannot be written fail now, not after the run (paths are absolute here).
+  for (const p of [
+    common.output.out ? outputPathProblem(common.output.out, '--out', 'dir') : null,
+    typeof common.output.json === 'string' ? outputPathProblem(common.output.json, '--json') : null,
+  ])
+    if (p) problems.push(p);
   if (problems.length) throw new UsageError(problems);
   const baseline = common.output.baseline ? await readBaseline(common.output.baseline) : undefined;
   const apiKey = deps.env[target.apiKeyEnv] || undefined;

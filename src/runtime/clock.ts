@@ -281,10 +281,20 @@ export class VirtualClock implements Clock {
 }
 
 /**
+ * How long, in wall milliseconds, {@link driveVirtual} waits with no virtual timer pending
+ * before it calls the run stalled. Loading the workload reads files and may import a tokenizer
+ * (real I/O on libuv's thread pool, not on this clock): such a wait is short but can outlast any
+ * fixed number of event-loop turns, so the limit is wall time.
+ */
+export const VIRTUAL_STALL_MS = 10_000;
+
+/**
  * Settle `p` on a {@link VirtualClock}: let every pending callback run (one event-loop turn),
  * then move the clock to its next timer, until `p` settles. Whatever `p` waits on must be driven
  * by this clock alone (the in-process simulator, virtual-time tests): a real socket or a wall
- * timer would be skipped past. Rejects when nothing is pending and `p` still has not settled.
+ * timer would be skipped past. Real I/O with no virtual timer pending (a file read, a module
+ * import) is waited for; `p` is rejected as stalled only when nothing is pending on this clock
+ * for {@link VIRTUAL_STALL_MS} of wall time.
  */
 export async function driveVirtual<T>(clock: VirtualClock, p: Promise<T>): Promise<T> {
   let settled = false;
@@ -292,16 +302,22 @@ export async function driveVirtual<T>(clock: VirtualClock, p: Promise<T>): Promi
     settled = true;
   });
   done.catch(() => {});
-  let idle = 0;
+  let idleTurns = 0;
+  let idleSince = 0;
   while (!settled) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // A few quick turns first (the usual case: a callback chain on this clock), then real sleeps
+    // so the poll phase can deliver I/O without spinning the CPU.
+    if (idleTurns < 100) await new Promise<void>((resolve) => setImmediate(resolve));
+    else await new Promise<void>((resolve) => setTimeout(resolve, 1));
     if (settled) break;
     const next = clock.nextTimerAt();
     if (next === undefined) {
-      if (++idle > 100) throw new Error(`virtual time stalled at ${clock.now()} ms with nothing scheduled`);
+      if (idleTurns++ === 0) idleSince = performance.now();
+      else if (performance.now() - idleSince > VIRTUAL_STALL_MS)
+        throw new Error(`virtual time stalled at ${clock.now()} ms with nothing scheduled`);
       continue;
     }
-    idle = 0;
+    idleTurns = 0;
     clock.advanceTo(next);
   }
   return done;

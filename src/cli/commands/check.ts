@@ -6,7 +6,14 @@ import { formatCheck, runCheck } from '../../client/check.js';
 import { ExitCode, type Problem } from '../../core/errors.js';
 import { RealClock } from '../../runtime/clock.js';
 import type { Io } from '../io.js';
-import { emitJson, humanStream, jsonOption, parseBaseUrl, throwIfProblems } from './common.js';
+import {
+  checkOutputPaths,
+  emitJson,
+  humanStream,
+  jsonOption,
+  parseBaseUrl,
+  throwIfProblems,
+} from './common.js';
 
 export interface RawCheck {
   url?: string;
@@ -23,6 +30,7 @@ export async function checkCommand(raw: RawCheck, io: Io): Promise<number> {
   for (const line of notes) io.stderr.write(`${line}\n`);
   const apiKeyEnv = raw.apiKeyEnv ?? 'INFERENCE_API_KEY';
   const json = jsonOption(raw.json);
+  checkOutputPaths(io.cwd, [[json, '--json']]);
   const result = await runCheck({
     baseUrl,
     model: raw.model,
@@ -30,8 +38,9 @@ export async function checkCommand(raw: RawCheck, io: Io): Promise<number> {
     apiKeyEnv,
     clock: new RealClock(),
   });
+  if (json !== true) await emitJson(json, result, io);
   humanStream(json, io).write(formatCheck(result));
-  await emitJson(json, result, io);
+  if (json === true) await emitJson(json, result, io);
   if (!result.reachable) return ExitCode.nothingSucceeded;
   return result.ok ? ExitCode.ok : ExitCode.nothingSucceeded;
 }

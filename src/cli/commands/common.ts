@@ -2,11 +2,12 @@
  * @module cli/commands/common
  * Pieces every command shares: `--json [FILE]` output, threshold lines, exit-code rules.
  */
-import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { Summary } from '../../analysis/summary.js';
 import type { ThresholdResult } from '../../analysis/thresholds.js';
 import { ExitCode, type Problem, UsageError, worstExitCode } from '../../core/errors.js';
+import { outputPathProblem, writeErrorProblem } from '../../core/output-path.js';
 import { withV1, withV1Note } from '../../core/url.js';
 import type { Io } from '../io.js';
 
@@ -15,7 +16,7 @@ export function jsonOption(v: string | boolean | undefined): string | true | nul
   return v === true ? true : typeof v === 'string' ? v : null;
 }
 
-/** Write `value` as JSON to stdout (`true`) or to a file (string). */
+/** Write `value` as JSON to stdout (`true`) or to a file (string; its folder is created). */
 export async function emitJson(
   json: string | true | null | undefined,
   value: unknown,
@@ -24,7 +25,39 @@ export async function emitJson(
   if (json === null || json === undefined) return;
   const text = `${JSON.stringify(value, null, 2)}\n`;
   if (json === true) io.stdout.write(text);
-  else await writeFile(resolve(io.cwd, json), text, 'utf8');
+  else await writeOutputFile(resolve(io.cwd, json), text, '--json');
+}
+
+/**
+ * Write a file the user named with `flag`, creating its folder; a file-system failure is a
+ * UsageError naming the flag and the path (a full disk or a permission is not a bug).
+ */
+export async function writeOutputFile(path: string, text: string, flag: string): Promise<void> {
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, text, 'utf8');
+  } catch (err) {
+    const problem = writeErrorProblem(err, path, flag);
+    throw problem ? new UsageError([problem]) : err;
+  }
+}
+
+/**
+ * Check output paths before any work (`[path, flag, 'file' | 'dir']`; null paths are skipped,
+ * relative ones start from `cwd`), so a path that cannot be written fails at once and not after
+ * a measurement. Throws a UsageError with every problem.
+ */
+export function checkOutputPaths(
+  cwd: string,
+  paths: readonly (readonly [string | null | undefined | boolean, string, ('file' | 'dir')?])[],
+): void {
+  const problems: Problem[] = [];
+  for (const [path, flag, kind] of paths)
+    if (typeof path === 'string') {
+      const p = outputPathProblem(resolve(cwd, path), flag, kind ?? 'file');
+      if (p) problems.push(p);
+    }
+  throwIfProblems(problems);
 }
 
 /** Where human-readable output goes: stderr when stdout carries JSON. */

@@ -13,7 +13,7 @@ import { startSimServer } from '../../sim/server/index.js';
 import { openStore } from '../../store/index.js';
 import type { Io } from '../io.js';
 import { VERSION } from '../version.js';
-import { emitJson, humanStream, jsonOption, measurementExitCode } from './common.js';
+import { checkOutputPaths, emitJson, humanStream, jsonOption, measurementExitCode } from './common.js';
 
 export interface RawDemo {
   out?: string;
@@ -37,6 +37,10 @@ export async function demoCommand(raw: RawDemo, io: Io): Promise<number> {
   const json = jsonOption(raw.json);
   const out = humanStream(json, io);
   const outDir = resolve(io.cwd, raw.out ?? 'servelab-out/demo');
+  checkOutputPaths(io.cwd, [
+    [outDir, '--out', 'dir'],
+    [json, '--json'],
+  ]);
   const log = (line: string) => io.stderr.write(`${line}\n`);
   const sim = await startSimServer({ ...DEMO_SIM, port: 0 });
   out.write(
@@ -95,12 +99,14 @@ export async function demoCommand(raw: RawDemo, io: Io): Promise<number> {
     store?.close();
     await sim.close();
   }
+  // The JSON file before the closing lines; JSON on stdout after them (see run).
+  if (json !== true) await emitJson(json, results, io);
   out.write(
     `\nnext: open ${join(outDir, 'closed', 'report.json')}, or try\n` +
       '  servelab plan --model llama-3.1-8b --gpu h100 --concurrency 32 --requests 200 --input-len 512 --output-len 256\n' +
       '  servelab exp init concurrency-sweep > sweep.yaml && servelab exp run sweep.yaml\n',
   );
-  await emitJson(json, results, io);
+  if (json === true) await emitJson(json, results, io);
   if (ctrl.signal.aborted) return ExitCode.interrupted;
   return Math.max(...codes.filter((c) => c !== 2), 0);
 }

@@ -12,7 +12,7 @@ import type { ExperimentFile } from '../../exp/schema.js';
 import { openStore, type Store } from '../../store/index.js';
 import type { Io } from '../io.js';
 import { VERSION } from '../version.js';
-import { emitJson, humanStream, jsonOption } from './common.js';
+import { checkOutputPaths, emitJson, humanStream, jsonOption } from './common.js';
 import { openStoreForReading } from './resolve-refs.js';
 
 type Json = string | boolean | undefined;
@@ -51,12 +51,15 @@ async function execute(
     off();
     store?.close();
   }
+  // The JSON file before the console (the runs' files and the store are written by now); JSON
+  // on stdout after it, as every command.
+  if (jsonOut !== true) await emitJson(jsonOut, result, io);
   out.write(formatExperimentResult(result));
   if (result.experiment_id)
     out.write(
       `\nexperiment ${result.experiment_id}: servelab report ${result.experiment_id} --html report.html\n`,
     );
-  await emitJson(jsonOut, result, io);
+  if (jsonOut === true) await emitJson(jsonOut, result, io);
   const succeeded = result.runs.some((r) => {
     const s = r.summary as { requests?: { succeeded?: number } } | null | undefined;
     return (s?.requests?.succeeded ?? 0) > 0;
@@ -71,6 +74,7 @@ export async function expRunCommand(
   io: Io,
 ): Promise<number> {
   const read = readExperimentFile(resolve(io.cwd, file), warnTo(io));
+  checkOutputPaths(io.cwd, [[jsonOption(raw.json), '--json']]);
   const store =
     raw.db === false ? null : openStore(resolve(io.cwd, typeof raw.db === 'string' ? raw.db : 'servelab.db'));
   return execute(read.spec, { path: read.path, text: read.text }, store, raw.json, io);
@@ -81,6 +85,7 @@ export async function expRerunCommand(
   raw: { db?: string; json?: Json },
   io: Io,
 ): Promise<number> {
+  checkOutputPaths(io.cwd, [[jsonOption(raw.json), '--json']]);
   const reader = openStoreForReading(raw.db, io.cwd);
   let text: string | null;
   let path: string;

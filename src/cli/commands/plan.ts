@@ -33,7 +33,7 @@ export const PLAN_SLO_ATTAINMENT = 0.99;
 
 export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   const problems: Problem[] = [];
-  const engineOpts = parseSimFlags(raw, problems, 'plan');
+  const engineOpts = parseSimFlags(raw, problems, 'plan', io.cwd);
   const notes: string[] = [];
   const common = resolvePaths(parseCommon({ ...raw, model: engineOpts.model }, problems, notes), io.cwd);
   for (const n of notes) io.stderr.write(`${n}\n`);
@@ -138,6 +138,9 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
     store?.close();
   }
   const report = m.report;
+  // Every file before the summary (measure wrote --out), JSON on stdout after it: see run.
+  const result = { ...report, thresholds: m.thresholds };
+  if (common.output.json !== true) await emitJson(common.output.json, result, io);
   out.write(
     `\nservelab plan: ${model} on ${engine.tp > 1 ? `${engine.tp}× ` : ''}${engine.gpu.name} (virtual time, ${((m.result.window.end_ms - m.result.window.start_ms) / 1000).toFixed(2)} s simulated)${report.run_id ? ` (run ${report.run_id})` : ''}\n`,
   );
@@ -146,6 +149,6 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   out.write(formatVerdict(m.validity));
   out.write(formatThresholds(m.thresholds));
   if (m.files.length) out.write(`wrote ${m.files.join(', ')}\n`);
-  await emitJson(common.output.json, { ...report, thresholds: m.thresholds }, io);
+  if (common.output.json === true) await emitJson(true, result, io);
   return measurementExitCode(m.summary, m.thresholds, false);
 }

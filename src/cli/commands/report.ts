@@ -4,12 +4,11 @@
  * report.json files), then render the comparison table, the HTML report, the Markdown
  * write-up and the diagnosis. Rendering is lazy-loaded (echarts costs ~0.8 s to import).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import type { Diagnosis, LoadedRun } from '../../report/index.js';
 import type { Io } from '../io.js';
-import { emitJson, humanStream, jsonOption } from './common.js';
+import { checkOutputPaths, emitJson, humanStream, jsonOption, writeOutputFile } from './common.js';
 import { loadRuns } from './resolve-refs.js';
 
 export interface RawReport {
@@ -60,48 +59,62 @@ function price(raw: RawReport, runs: LoadedRun[]): number | undefined {
 }
 
 export async function reportCommand(refs: string[], raw: RawReport, io: Io): Promise<number> {
+  const json = jsonOption(raw.json);
+  const html = raw.html ? resolve(io.cwd, raw.html) : null;
+  const md = raw.md ? resolve(io.cwd, raw.md) : null;
+  const svgDir = md ? resolve(dirname(md), 'charts') : null;
+  checkOutputPaths(io.cwd, [
+    [html, '--html'],
+    [md, '--md'],
+    [svgDir, '--md', 'dir'],
+    [json, '--json'],
+  ]);
   const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd });
   const gpuHourUsd = price(raw, runs);
   const rep = await import('../../report/index.js');
   const diagnosis = rep.diagnose(runs);
-  const json = jsonOption(raw.json);
+  // Files first, the console after: a reader that closes stdout early (`| head -1`) must not
+  // cost a file, and the `wrote` lines then name files that are complete.
+  const wrote: string[] = [];
+  if (html) {
+    await writeOutputFile(
+      html,
+      rep.renderHtmlReport(runs, diagnosis, { title: raw.title, gpu_hour_usd: gpuHourUsd }),
+      '--html',
+    );
+    wrote.push(`wrote ${html}\n`);
+  }
+  if (md && svgDir) {
+    const doc = rep.renderMarkdownReport(runs, diagnosis, {
+      svgDir: relative(dirname(md), svgDir) || '.',
+      title: raw.title,
+    });
+    await writeOutputFile(md, doc.markdown, '--md');
+    for (const f of doc.files) await writeOutputFile(resolve(dirname(md), f.path), f.svg, '--md');
+    wrote.push(`wrote ${md} and ${doc.files.length} chart(s) in ${svgDir}\n`);
+  }
+  const reportJson = rep.buildReportJson(runs, diagnosis);
+  if (json !== true) await emitJson(json, reportJson, io);
   const out = humanStream(json, io);
   out.write(rep.renderTableText(rep.comparisonTable(runs, { gpu_hour_usd: gpuHourUsd })));
   for (const r of runs)
     if (r.source?.notes.length)
       out.write(`\nnotes [${r.id}]:\n${r.source.notes.map((n) => `  - ${n}\n`).join('')}`);
   out.write(`\n${formatDiagnosis(diagnosis)}`);
-  if (raw.html) {
-    const path = resolve(io.cwd, raw.html);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(
-      path,
-      rep.renderHtmlReport(runs, diagnosis, { title: raw.title, gpu_hour_usd: gpuHourUsd }),
-    );
-    out.write(`wrote ${path}\n`);
-  }
-  if (raw.md) {
-    const path = resolve(io.cwd, raw.md);
-    const svgDir = resolve(dirname(path), 'charts');
-    const md = rep.renderMarkdownReport(runs, diagnosis, {
-      svgDir: relative(dirname(path), svgDir) || '.',
-      title: raw.title,
-    });
-    await mkdir(svgDir, { recursive: true });
-    await writeFile(path, md.markdown);
-    for (const f of md.files) await writeFile(resolve(dirname(path), f.path), f.svg);
-    out.write(`wrote ${path} and ${md.files.length} chart(s) in ${svgDir}\n`);
-  }
-  await emitJson(json, rep.buildReportJson(runs, diagnosis), io);
+  for (const line of wrote) out.write(line);
+  if (json === true) await emitJson(json, reportJson, io);
   return 0;
 }
 
 export async function diagnoseCommand(refs: string[], raw: RawReport, io: Io): Promise<number> {
+  checkOutputPaths(io.cwd, [[jsonOption(raw.json), '--json']]);
   const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd });
   const rep = await import('../../report/diagnose/index.js');
   const diagnosis = rep.diagnose(runs);
   const json = jsonOption(raw.json);
+  // The file first, then the console (see reportCommand).
+  if (json !== true) await emitJson(json, diagnosis, io);
   humanStream(json, io).write(formatDiagnosis(diagnosis));
-  await emitJson(json, diagnosis, io);
+  if (json === true) await emitJson(json, diagnosis, io);
   return 0;
 }

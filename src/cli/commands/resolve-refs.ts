@@ -12,6 +12,7 @@ import { UsageError } from '../../core/errors.js';
 import { loadedRunFromStore } from '../../dashboard/store-runs.js';
 import type { RequestRecord } from '../../record/types.js';
 import { loadedRunFromReport } from '../../report/report-json.js';
+import { runReportProblem } from '../../report/run/report.js';
 import type { LoadedRun } from '../../report/types.js';
 import { loadedRunFromVllmResult, parseRunFile, RUN_FILE_HINT } from '../../report/vllm-result.js';
 import { openStore, type Store } from '../../store/index.js';
@@ -76,6 +77,8 @@ export async function loadRuns(refs: string[], opts: { db?: string; cwd: string 
             continue;
           }
           const report = parsed.report;
+          const problem = runReportProblem(report);
+          if (problem) throw new Error(problem);
           runs.push(
             loadedRunFromReport(
               ref,

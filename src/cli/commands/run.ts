@@ -219,6 +219,11 @@ export async function runCommand(raw: RawRun, io: Io): Promise<number> {
       store,
       log: (line) => io.stderr.write(`${line}\n`),
     });
+    // Every file before the summary (measure wrote --out): a reader that closes stdout early
+    // (`| head`) must not cost the --json file. JSON on stdout still comes after the summary.
+    const json = input.common.output.json;
+    const result = { ...m.report, thresholds: m.thresholds };
+    if (json !== true) await emitJson(json, result, io);
     out.write(
       `\nservelab run: ${redactUrl(input.target.url)} model ${m.model}${m.report.run_id ? ` (run ${m.report.run_id})` : ''}\n`,
     );
@@ -232,7 +237,7 @@ export async function runCommand(raw: RawRun, io: Io): Promise<number> {
       io.stderr.write('interrupted: in-flight and unsent requests were recorded as cancelled\n');
     const failedFast = m.result.reason === 'failed_fast';
     if (failedFast) io.stderr.write(failFastNotice(m.result.failed_fast, m.summary.errors));
-    await emitJson(input.common.output.json, { ...m.report, thresholds: m.thresholds }, io);
+    if (json === true) await emitJson(json, result, io);
     return measurementExitCode(m.summary, m.thresholds, m.result.interrupted, failedFast);
   } finally {
     off();

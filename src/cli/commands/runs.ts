@@ -4,14 +4,15 @@
  * templates. Exports stream to stdout or a file and are plain enough for DuckDB or pandas.
  */
 import { createWriteStream } from 'node:fs';
-import { stat, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { UsageError } from '../../core/errors.js';
+import { writeErrorProblem } from '../../core/output-path.js';
 import { EXPERIMENT_KINDS, experimentTemplate } from '../../exp/index.js';
 import { EXPORT_FORMATS, type ExportFormat, exportRun, type RunRow } from '../../store/index.js';
 import type { Io } from '../io.js';
-import { emitJson, humanStream, jsonOption } from './common.js';
+import { checkOutputPaths, emitJson, humanStream, jsonOption } from './common.js';
 import { openStoreForReading } from './resolve-refs.js';
 
 type Json = string | boolean | undefined;
@@ -48,20 +49,20 @@ export async function runsCommand(
 ): Promise<number> {
   const json = jsonOption(raw.json);
   const out = humanStream(json, io);
+  checkOutputPaths(io.cwd, [[json, '--json']]);
   if (action === 'list') {
     const store = openStoreForReading(raw.db, io.cwd);
     try {
       const runs = store.listRuns({ order: 'desc' });
+      const rows = runs.map(({ config, environment, record, ...r }) => r);
+      // A --json file before the console, JSON on stdout after it (as every command).
+      if (json !== true) await emitJson(json, rows, io);
       out.write(
         runs.length
           ? `${runs.map(runLine).join('\n')}\n`
           : 'no runs yet: try `servelab demo` or `servelab run`\n',
       );
-      await emitJson(
-        json,
-        runs.map(({ config, environment, record, ...r }) => r),
-        io,
-      );
+      if (json === true) await emitJson(json, rows, io);
     } finally {
       store.close();
     }
@@ -84,11 +85,12 @@ export async function runsCommand(
         },
       ]);
     if (action === 'show') {
+      if (json !== true) await emitJson(json, run, io);
       out.write(`${runLine(run)}\n`);
       out.write(
         `${JSON.stringify({ config: run.config, summary: run.summary, window: run.window }, null, 2)}\n`,
       );
-      await emitJson(json, run, io);
+      if (json === true) await emitJson(json, run, io);
       return 0;
     }
     if (action === 'export') {
@@ -103,9 +105,19 @@ export async function runsCommand(
         ]);
       if (raw.out) {
         const path = resolve(io.cwd, raw.out);
-        const file = createWriteStream(path);
-        await exportRun(store, run.id, format, file);
-        await new Promise<void>((res, rej) => file.end((err?: Error | null) => (err ? rej(err) : res())));
+        checkOutputPaths(io.cwd, [[path, '--out']]);
+        try {
+          await mkdir(dirname(path), { recursive: true });
+          const file = createWriteStream(path);
+          // An open or write error (a full disk) is emitted on the stream: reject with it.
+          const failed = new Promise<never>((_, rej) => file.once('error', rej));
+          failed.catch(() => {});
+          await Promise.race([exportRun(store, run.id, format, file), failed]);
+          await new Promise<void>((res, rej) => file.end((err?: Error | null) => (err ? rej(err) : res())));
+        } catch (err) {
+          const problem = writeErrorProblem(err, path, '--out');
+          throw problem ? new UsageError([problem]) : err;
+        }
         io.stderr.write(`wrote ${path}\n`);
       } else {
         const sink = new Writable({
@@ -175,6 +187,7 @@ export async function expInitCommand(
 
 export async function expListCommand(raw: { db?: string; json?: Json }, io: Io): Promise<number> {
   const json = jsonOption(raw.json);
+  checkOutputPaths(io.cwd, [[json, '--json']]);
   const store = openStoreForReading(raw.db, io.cwd);
   try {
     const exps = store.listExperiments().reverse(); // newest first, as `runs list`
@@ -182,16 +195,14 @@ export async function expListCommand(raw: { db?: string; json?: Json }, io: Io):
       const n = store.listRuns({ experimentId: e.id }).length;
       return `${e.id.padEnd(9)} ${e.kind.padEnd(18)} ${e.status.padEnd(11)} ${iso(e.created_at_unix_ms)} ${String(n).padStart(3)} run(s)  ${e.name}`;
     });
+    const rows = exps.map(({ file_text, spec, record, ...e }) => e);
+    if (json !== true) await emitJson(json, rows, io);
     humanStream(json, io).write(
       lines.length
         ? `${lines.join('\n')}\n`
         : 'no experiments yet: try `servelab exp init baseline > b.yaml && servelab exp run b.yaml`\n',
     );
-    await emitJson(
-      json,
-      exps.map(({ file_text, spec, record, ...e }) => e),
-      io,
-    );
+    if (json === true) await emitJson(json, rows, io);
   } finally {
     store.close();
   }

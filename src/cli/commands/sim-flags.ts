@@ -4,6 +4,7 @@
  * (`sim/settings`: each flag's name, help and default come from there) and read back into the
  * simulator's options, every problem at once.
  */
+import { resolve } from 'node:path';
 import type { Command } from '@commander-js/extra-typings';
 import { type Problem, UsageError } from '../../core/errors.js';
 import type { SimServerOptions } from '../../sim/server/index.js';
@@ -23,14 +24,21 @@ export function addSimOptions<C extends Command<[], Record<string, unknown>>>(
 
 /**
  * The simulator flags of `surface` as the simulator's options (the catalogue file loaded);
- * problems are added to `problems`, and the options are complete once there are none.
+ * problems are added to `problems`, and the options are complete once there are none. A
+ * relative `--catalogue` is read from `cwd` (the command's working directory, which in-process
+ * callers set through `Io`), not from the process's.
  */
 export function parseSimFlags(
   raw: RawSimFlags,
   problems: Problem[],
   surface: 'sim' | 'plan',
+  cwd?: string,
 ): SimServerOptions & { model: string; seed: number } {
-  const { values, problems: found } = parseSimSettings(raw, surface);
+  const flags =
+    cwd !== undefined && typeof raw.catalogue === 'string'
+      ? { ...raw, catalogue: resolve(cwd, raw.catalogue) }
+      : raw;
+  const { values, problems: found } = parseSimSettings(flags, surface);
   problems.push(...found);
   let opts: SimServerOptions;
   try {

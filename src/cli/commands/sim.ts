@@ -6,7 +6,7 @@ import { ExitCode, type Problem } from '../../core/errors.js';
 import { describeEngine } from '../../sim/engine/index.js';
 import { startSimServer } from '../../sim/server/index.js';
 import type { Io } from '../io.js';
-import { emitJson, humanStream, jsonOption, throwIfProblems } from './common.js';
+import { checkOutputPaths, emitJson, humanStream, jsonOption, throwIfProblems } from './common.js';
 import { parseSimFlags, type RawSimFlags } from './sim-flags.js';
 
 export interface RawSim extends RawSimFlags {
@@ -32,24 +32,33 @@ export async function simCommand(raw: RawSim, io: Io): Promise<number> {
       flags = { ...raw, simSeed: raw.seed };
     }
   }
-  const opts = parseSimFlags(flags, problems, 'sim');
+  const opts = parseSimFlags(flags, problems, 'sim', io.cwd);
   throwIfProblems(problems);
-  const server = await startSimServer(opts, { log: (line) => io.stderr.write(`${line}\n`) });
-  for (const line of describeEngine(server.config)) io.stderr.write(`${line}\n`);
   const json = jsonOption(raw.json);
-  // With --json on stdout, stdout carries only the JSON; the ready line moves to stderr.
-  // The line a user copies into `--url`: the OpenAI base URL, with /v1. The JSON keeps the
-  // server root as `url` (for /metrics) and the same base URL as `base_url`.
-  const baseUrl = `${server.url}/v1`;
-  humanStream(json, io).write(`listening on ${baseUrl} (OpenAI base URL)\n`);
-  await emitJson(json, { url: server.url, base_url: baseUrl, port: server.port, model: server.modelId }, io);
-  await new Promise<void>((resolve) => {
-    const off = io.onInterrupt(() => {
-      off();
-      resolve();
+  checkOutputPaths(io.cwd, [[json, '--json']]);
+  const server = await startSimServer(opts, { log: (line) => io.stderr.write(`${line}\n`) });
+  try {
+    for (const line of describeEngine(server.config)) io.stderr.write(`${line}\n`);
+    // With --json on stdout, stdout carries only the JSON; the ready line moves to stderr.
+    // The line a user copies into `--url`: the OpenAI base URL, with /v1. The JSON keeps the
+    // server root as `url` (for /metrics) and the same base URL as `base_url`.
+    const baseUrl = `${server.url}/v1`;
+    humanStream(json, io).write(`listening on ${baseUrl} (OpenAI base URL)\n`);
+    await emitJson(
+      json,
+      { url: server.url, base_url: baseUrl, port: server.port, model: server.modelId },
+      io,
+    );
+    await new Promise<void>((resolve) => {
+      const off = io.onInterrupt(() => {
+        off();
+        resolve();
+      });
     });
-  });
-  await server.close();
+  } finally {
+    // Also when the --json file cannot be written: a failed command must not leave a server up.
+    await server.close();
+  }
   io.stderr.write('simulator stopped\n');
   // Stopped by SIGINT/SIGTERM, the only way a server ends: 130, as for every command.
   return ExitCode.interrupted;

@@ -25,7 +25,7 @@ import { redactUrl } from '../../client/index.js';
 import type { Endpoint as ApiEndpoint } from '../../client/types.js';
 import { UsageError } from '../../core/errors.js';
 import { targetHeaders } from '../../core/headers.js';
-import { withV1, withV1Note } from '../../core/url.js';
+import { hostOf, withV1, withV1Note } from '../../core/url.js';
 import { type Endpoint, simEndpoint, urlEndpoint } from '../../pipeline/endpoint.js';
 import { measureOn } from '../../pipeline/measure.js';
 import { type RequestRecord, shiftRecord } from '../../record/types.js';
@@ -285,7 +285,7 @@ export class ExpContext {
         {
           path: `targets.${name}`,
           message: `cannot reach ${serverRoot(base.baseUrl)}`,
-          hint: 'is the server running? the url should end in /v1',
+          hint: `is the server running on ${hostOf(base.baseUrl)}? the url should end in /v1`,
         },
       ]);
     const gpu = base.live.local ? await probeGpu(nodeExec()) : null;

@@ -13,6 +13,39 @@ import type { SeriesPoint, ValidityReason } from '../types.js';
 /** Name of the per-request record file next to `report.json`. */
 export const RECORDS_FILE = 'requests.jsonl';
 
+/** The `schema_version` this servelab writes into, and reads from, `report.json`. */
+export const RUN_REPORT_SCHEMA_VERSION = 1;
+
+/**
+ * Why a parsed file is not a run's `report.json` this servelab can read, or null when it is.
+ * A version other than ours is refused rather than rendered: its fields may mean something else.
+ * @example runReportProblem(JSON.parse(text)) // 'schema_version 2; this servelab reads version 1'
+ */
+export function runReportProblem(value: unknown): string | null {
+  if (!isObject(value)) return 'not a JSON object';
+  const v = value;
+  if (v.schema_version !== undefined && v.schema_version !== RUN_REPORT_SCHEMA_VERSION)
+    return `schema_version ${JSON.stringify(v.schema_version)}; this servelab reads version ${RUN_REPORT_SCHEMA_VERSION}`;
+  if (v.kind !== undefined && v.kind !== 'run') return `kind ${JSON.stringify(v.kind)}, not a run's report`;
+  if (!isObject(v.summary)) return 'no summary';
+  // The parts every reader of a summary relies on; a hand-edited or foreign file missing them
+  // is refused here, not met by a TypeError in the renderer.
+  const s = v.summary;
+  const req = s.requests;
+  if (
+    !isObject(req) ||
+    !['planned', 'measured', 'succeeded', 'failed'].every((k) => typeof req[k] === 'number')
+  )
+    return 'summary.requests is not {planned, measured, succeeded, failed}';
+  for (const k of ['outcomes', 'finish_reasons', 'client'])
+    if (!isObject(s[k])) return `summary.${k} is missing`;
+  for (const k of ['errors', 'warnings']) if (!Array.isArray(s[k])) return `summary.${k} is missing`;
+  return null;
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x);
+
 /** Where and with what the run was made. */
 export interface RunEnvironment {
   servelab_version: string;
@@ -89,7 +122,7 @@ export interface BuildRunReportInput {
  */
 export function buildRunReport(input: BuildRunReportInput): RunReport {
   const report: RunReport = {
-    schema_version: 1,
+    schema_version: RUN_REPORT_SCHEMA_VERSION,
     kind: 'run',
     started_at_unix_ms: input.started_at_unix_ms,
     config: input.config,
