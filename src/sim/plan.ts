@@ -228,7 +228,7 @@ export function simulateDetailed(cfg: EngineConfig, reqs: PlanRequest[], load: P
     for (let k = 0; k < raw.sampled.length; k++) {
       const r = raw.sampled[k];
       const rec = records[r.tag];
-      rec.chunk_times_ms[r.numOutput - 1] = end;
+      rec.chunk_times_ms[raw.sampledIndex[k]] = end;
       if (rec.first_token_at_ms === null) {
         rec.first_chunk_at_ms = end;
         rec.first_token_at_ms = end;

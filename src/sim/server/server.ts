@@ -548,11 +548,15 @@ class SimHttp implements SimHandler {
   private deliver(step: StepResult, plannedWallMs: number): void {
     const finished = new Map<string, FinishEvent>();
     for (const f of step.finished) finished.set(f.reqId, f);
-    for (const t of step.tokens) {
+    const tokens = step.tokens;
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i];
       const live = this.lives.get(t.reqId);
       if (!live || live.done) continue;
+      // A multi-step group brings a request's tokens together: the finish goes with its last.
+      const more = tokens[i + 1]?.reqId === t.reqId;
       try {
-        this.onToken(live, t.index, step, plannedWallMs, finished.get(t.reqId));
+        this.onToken(live, t.index, step, plannedWallMs, more ? undefined : finished.get(t.reqId));
       } catch (err) {
         // A bug must not stop the driver for everyone: drop this request, keep stepping.
         this.log(
@@ -562,7 +566,7 @@ class SimHttp implements SimHandler {
         this.finishLive(live, 'abort', 'internal_error', finished.has(t.reqId));
         live.res.destroy();
       }
-      finished.delete(t.reqId);
+      if (!more) finished.delete(t.reqId);
     }
     // Finished without a token in this step (aborted inside the engine).
     for (const f of finished.values()) {
