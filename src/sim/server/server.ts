@@ -52,6 +52,9 @@ import {
   completionResponse,
   errorBody,
   SSE_DONE,
+  sglangChatChunk,
+  sglangCompletionChunk,
+  sglangResponse,
   sseData,
   usageChunk,
   usageObject,
@@ -89,6 +92,15 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024;
 const require = createRequire(import.meta.url);
 /** servelab's version (from package.json; the same path resolves from src/ and dist/). */
 const VERSION: string = (require('../../../package.json') as { version: string }).version;
+
+/** Routes SGLang's server has that vLLM's has not (`sgl-project/sglang:python/sglang/srt/entrypoints/http_server.py`). */
+const SGLANG_ROUTES = [
+  '/get_server_info',
+  '/server_info',
+  '/get_model_info',
+  '/health_generate',
+  '/flush_cache',
+];
 
 /** A chunk object (serialized at write time) or raw SSE text such as `data: [DONE]`. */
 type SseItem = Record<string, unknown> | string;
@@ -230,6 +242,8 @@ class SimHttp implements SimHandler {
   /** Requests between arrival and engine admission (the frontend overhead). */
   private pending = 0;
   private readonly apiKey?: Buffer;
+  /** `--engine sglang`: SGLang's routes, `owned_by` and chunk shapes. */
+  private readonly sglang: boolean;
 
   constructor(
     private readonly so: ResolvedServerOptions,
@@ -239,6 +253,7 @@ class SimHttp implements SimHandler {
     private readonly log: (line: string) => void,
   ) {
     this.modelId = so.servedModelName ?? config.model.name;
+    this.sglang = config.profile.engine === 'sglang';
     this.driver = new RealTimeDriver(
       engine,
       clock,
@@ -246,11 +261,16 @@ class SimHttp implements SimHandler {
       (step, planned) => this.deliver(step, planned),
       (err) => this.log(`sim driver error: ${err instanceof Error ? err.message : String(err)}`),
     );
-    this.metrics = new SimMetrics(() => engine.stats(), this.modelId, {
-      name: config.gpu.deviceName,
-      count: config.tp,
-      version: VERSION,
-    });
+    this.metrics = new SimMetrics(
+      () => engine.stats(),
+      this.modelId,
+      {
+        name: config.gpu.deviceName,
+        count: config.tp,
+        version: VERSION,
+      },
+      config.profile.engine,
+    );
     this.idRng = new Rng(so.seed).fork('ids');
     if (so.apiKey !== undefined) this.apiKey = Buffer.from(so.apiKey);
   }
@@ -323,7 +343,35 @@ class SimHttp implements SimHandler {
         res.writeHead(200, { 'content-type': m.contentType }).end(m.body);
         return;
       }
+      case 'GET /get_server_info':
+      case 'GET /server_info':
+        if (!this.sglang) break;
+        return this.sendJson(res, 200, this.serverInfo());
+      case 'GET /get_model_info':
+        if (!this.sglang) break;
+        return this.sendJson(res, 200, {
+          model_path: this.config.model.hf_id,
+          tokenizer_path: this.config.model.hf_id,
+          is_generation: true,
+        });
+      case 'GET /health_generate':
+        if (!this.sglang) break;
+        res.writeHead(200, { 'content-length': '0' }).end();
+        return;
+      case 'GET /flush_cache':
+      case 'POST /flush_cache': {
+        if (!this.sglang) break;
+        req.resume();
+        // SGLang's answer, in its words: 200 when flushed, 400 while requests hold the cache.
+        const ok = this.engine.resetPrefixCache();
+        const text =
+          `${ok ? 'Cache flushed.' : 'Cache not flushed.'}\nPlease check backend logs for more details. ` +
+          '(When there are running or waiting requests, the operation will not be performed.)\n';
+        res.writeHead(ok ? 200 : 400, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
+        return;
+      }
       case 'POST /reset_prefix_cache':
+        if (this.sglang) break;
         req.resume();
         if (this.engine.resetPrefixCache()) res.writeHead(200, { 'content-length': '0' }).end();
         else
@@ -339,14 +387,53 @@ class SimHttp implements SimHandler {
         return this.generate(req, res, 'chat');
       case 'POST /v1/completions':
         return this.generate(req, res, 'completions');
-      default: {
-        req.resume();
-        const known = ['/health', '/version', '/v1/models', '/metrics', '/reset_prefix_cache', '/tokenize'];
-        if (known.includes(path) || path === '/v1/chat/completions' || path === '/v1/completions')
-          return this.sendError(res, 405, `Method ${method} is not allowed on ${path}.`);
-        return this.sendError(res, 404, `No route ${path}.`);
-      }
     }
+    // Not a route of this profile, or the wrong method on one.
+    req.resume();
+    const known = [
+      '/health',
+      '/version',
+      '/v1/models',
+      '/metrics',
+      '/tokenize',
+      ...(this.sglang ? SGLANG_ROUTES : ['/reset_prefix_cache']),
+    ];
+    if (known.includes(path) || path === '/v1/chat/completions' || path === '/v1/completions')
+      return this.sendError(res, 405, `Method ${method} is not allowed on ${path}.`);
+    return this.sendError(res, 404, `No route ${path}.`);
+  }
+
+  /**
+   * SGLang's `/get_server_info`: its server arguments (`ServerArgs` field names) and the
+   * scheduler's state, for what the simulator models.
+   */
+  private serverInfo(): Record<string, unknown> {
+    const c = this.config;
+    const p = c.profile;
+    const stats = this.engine.stats();
+    return {
+      model_path: c.model.hf_id,
+      tokenizer_path: c.model.hf_id,
+      served_model_name: this.modelId,
+      host: this.so.host,
+      tp_size: c.tp,
+      dtype: c.dtype === 'bf16' ? 'bfloat16' : c.dtype,
+      kv_cache_dtype: c.kvCacheDtype,
+      context_length: c.maxModelLen,
+      mem_fraction_static: c.gpuMemoryUtilization,
+      max_running_requests: c.maxNumSeqs,
+      chunked_prefill_size: p.chunkedPrefillSize,
+      max_prefill_tokens: p.chunkedPrefillSize,
+      schedule_policy: p.schedulePolicy,
+      page_size: 1,
+      disable_radix_cache: !c.enablePrefixCaching,
+      enable_metrics: true,
+      max_total_num_tokens: stats.totalBlocks * stats.blockSize,
+      version: VERSION,
+      internal_states: [
+        { num_running_reqs: stats.running, num_queue_reqs: stats.waiting, token_usage: stats.kvUsage },
+      ],
+    };
   }
 
   private authorized(req: IncomingMessage): boolean {
@@ -365,7 +452,7 @@ class SimHttp implements SimHandler {
           id: this.modelId,
           object: 'model',
           created,
-          owned_by: 'servelab-sim',
+          owned_by: this.sglang ? 'sglang' : 'servelab-sim',
           root: this.config.model.hf_id,
           parent: null,
           max_model_len: this.config.maxModelLen,
@@ -488,7 +575,12 @@ class SimHttp implements SimHandler {
       seq,
       req: parsed,
       res,
-      head: { id, created: this.unixSeconds(), model: this.modelId },
+      // SGLang's ids are bare hex.
+      head: {
+        id: this.sglang ? id.slice(id.indexOf('-') + 1) : id,
+        created: this.unixSeconds(),
+        model: this.modelId,
+      },
       promptTokens: promptLen,
       maxTokens,
       expectedTokens,
@@ -688,7 +780,7 @@ class SimHttp implements SimHandler {
               timings,
             )
           : completionResponse(live.head, content, finishReason, stopReason, usage, timings);
-      this.sendNonStream(live, JSON.stringify(body));
+      this.sendNonStream(live, JSON.stringify(this.sglang ? sglangResponse(body) : body));
     }
   }
 
@@ -777,6 +869,10 @@ class SimHttp implements SimHandler {
     if (stamp) body.servelab = { ...stamp };
     if (live.req.continuousUsage)
       body.usage = usageObject({ promptTokens: live.promptTokens, completionTokens });
+    if (this.sglang)
+      return live.req.kind === 'chat'
+        ? sglangChatChunk(live.head, body)
+        : sglangCompletionChunk(live.head, body);
     return live.req.kind === 'chat' ? chatChunk(live.head, body) : completionChunk(live.head, body);
   }
 
