@@ -7,6 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { UsageError } from '../../src/core/errors.js';
+import { simServerOptions } from '../../src/exp/kinds/context.js';
+import { parseExperiment } from '../../src/exp/schema.js';
 import { Rng } from '../../src/runtime/rng.js';
 import { type EngineOptions, resolveEngineConfig } from '../../src/sim/engine/config.js';
 import { createEngine } from '../../src/sim/engine/engine.js';
@@ -14,6 +17,7 @@ import { RadixCache } from '../../src/sim/engine/radix-cache.js';
 import { EngineReq } from '../../src/sim/engine/request.js';
 import type { SimEngine, StepResult } from '../../src/sim/engine/types.js';
 import { simulateDetailed } from '../../src/sim/plan.js';
+import { resolveServerOptions } from '../../src/sim/server/options.js';
 import { makeRequests } from './helpers.js';
 
 const SMALL: EngineOptions = { model: 'qwen3-0.6b', gpu: 'h100' };
@@ -330,5 +334,52 @@ describe('radix cache', () => {
     cache.freeReq(b);
     assert.equal(cache.numFree, 100);
     assert.equal(cache.cachedTokens, 40);
+  });
+});
+
+describe('the profile settings, in the one schema', () => {
+  const file = (sim: string) =>
+    `kind: baseline\nname: x\ntargets:\n  a:\n    sim: {model: qwen3-0.6b, gpu: h100, ${sim}}\n`;
+
+  it("an experiment file's sim: section picks the engine and its knobs", () => {
+    const spec = parseExperiment(
+      file('engine: sglang, schedule_policy: lpm, chunked_prefill_size: 4096'),
+      's.yaml',
+    );
+    const sim = spec.targets.a.sim;
+    assert.ok(sim);
+    const { engine } = resolveServerOptions(simServerOptions(sim));
+    const cfg = resolveEngineConfig(engine);
+    assert.deepEqual(
+      [cfg.profile.engine, cfg.profile.schedulePolicy, cfg.profile.chunkedPrefillSize],
+      ['sglang', 'lpm', 4096],
+    );
+  });
+
+  it("refuses one engine's knob under another, in a file as on the command line", () => {
+    try {
+      parseExperiment(file('num_scheduler_steps: 4'), 's.yaml');
+      assert.fail('expected a UsageError');
+    } catch (e) {
+      assert.ok(e instanceof UsageError);
+      assert.equal(e.problems[0].path, 's.yaml: targets.a.sim.num_scheduler_steps');
+      assert.match(e.problems[0].message, /multi-step scheduling is vLLM v0's; `engine` is vllm-v1/);
+    }
+    assert.throws(
+      () => resolveEngineConfig({ ...SMALL, engine: 'vllm-v0', schedulePolicy: 'lpm' }),
+      /the lpm schedule policy is SGLang's; --engine is vllm-v0/,
+    );
+  });
+
+  it('leaves the default profile as the simulator always was: vLLM v1', () => {
+    const cfg = resolveEngineConfig(SMALL);
+    assert.deepEqual(cfg.profile, {
+      engine: 'vllm-v1',
+      enableChunkedPrefill: true,
+      numSchedulerSteps: 1,
+      schedulePolicy: 'fcfs',
+      chunkedPrefillSize: 8192,
+    });
+    assert.equal(cfg.maxNumBatchedTokens, 8192);
   });
 });
