@@ -289,7 +289,7 @@ function profileLines(cfg: EngineConfig): string[] {
     ];
   if (p.engine === 'sglang')
     return [
-      `engine sglang: schedule_policy ${p.schedulePolicy}, chunked_prefill_size ${p.chunkedPrefillSize}, radix cache ${cfg.enablePrefixCaching ? 'on' : 'off'}`,
+      `engine sglang: schedule_policy ${p.schedulePolicy}, chunked_prefill_size ${p.chunkedPrefillSize} (max_num_batched_tokens is not read), radix cache ${cfg.enablePrefixCaching ? 'on' : 'off'}`,
     ];
   return [];
 }
