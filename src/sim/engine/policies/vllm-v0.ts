@@ -80,7 +80,9 @@ export class VllmV0Scheduler implements SchedulePolicy {
       if (!chunking && want > budget) break;
       const n = Math.min(want, budget);
       const blocksNeeded = Math.ceil(r.numTokens / kv.blockSize) - hitBlocks;
-      if (kv.numFree - blocksNeeded < this.watermarkBlocks) break;
+      // With nothing running the watermark would only keep a pool-sized prompt out for ever
+      // (v0 ignores such a request instead; here it runs).
+      if (this.running.length > 0 && kv.numFree - blocksNeeded < this.watermarkBlocks) break;
       if (!kv.allocate(r, n, hitBlocks)) break;
       this.waiting.popFront();
       noteAdmission(kv, r, hit, nowMs);
