@@ -148,11 +148,20 @@ export const MAPPED_NAMES: ReadonlySet<string> = new Set([
 
 /**
  * Which engine produced these samples, judged by metric-name prefixes.
- * vLLM is `vllm-v0` when it has the old KV name and not the new one.
+ * vLLM is `vllm-v0` when it has the old KV name and not the new one. The simulator's marker
+ * means `sim` (vLLM v1's names) unless the simulator impersonates another engine
+ * (`servelab sim --engine sglang|vllm-v0`), whose names it then exposes and is read by.
  */
 export function detectEngine(samples: readonly Sample[]): EngineKind {
   const families = new Set(samples.map((s) => s.family));
-  if (families.has(SIM_MARKER)) return 'sim';
+  if (families.has(SIM_MARKER)) {
+    const named = byPrefix(families);
+    return named === 'sglang' || named === 'vllm-v0' ? named : 'sim';
+  }
+  return byPrefix(families);
+}
+
+function byPrefix(families: ReadonlySet<string>): EngineKind {
   let vllm = false;
   let sglang = false;
   let llamacpp = false;

@@ -5,6 +5,7 @@
  */
 
 import type { RequestRecord } from '../record/types.js';
+import { scrapedEngine } from './diagnose/engine-terms.js';
 import type { RunReport } from './run/report.js';
 import { type ComparisonRow, comparisonTable, type TableOptions } from './table.js';
 import type { Diagnosis, LoadedRun } from './types.js';
@@ -22,6 +23,7 @@ export function loadedRunFromReport(
   records: RequestRecord[] | undefined,
   extra: Partial<Omit<LoadedRun, 'id' | 'summary' | 'records'>> = {},
 ): LoadedRun {
+  const engine = scrapedEngine(report.monitoring);
   return {
     id,
     label: extra.label ?? id,
@@ -30,6 +32,7 @@ export function loadedRunFromReport(
     summary: report.summary,
     records: records ?? report.records ?? [],
     window: report.window,
+    ...(engine ? { engine } : {}),
     ...extra,
   };
 }

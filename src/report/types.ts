@@ -90,6 +90,11 @@ export interface LoadedRun {
   records: RequestRecord[];
   /** Scraped server series, when monitored. */
   series?: SeriesPoint[];
+  /**
+   * The engine the scraped `/metrics` was read as (`vllm`, `vllm-v0`, `sglang`, `llamacpp`,
+   * `sim`), when a scrape named one: the diagnosis names that engine's settings.
+   */
+  engine?: string;
   level?: RunLevel;
   /** Price of one GPU-hour, US$, for the cost columns. */
   gpu_hour_usd?: number;

@@ -236,7 +236,7 @@ export function simulateDetailed(cfg: EngineConfig, reqs: PlanRequest[], load: P
     for (let k = 0; k < raw.sampled.length; k++) {
       const r = raw.sampled[k];
       const rec = records[r.tag];
-      rec.chunk_times_ms[r.numOutput - 1] = emit;
+      rec.chunk_times_ms[raw.sampledIndex[k]] = emit;
       if (rec.first_token_at_ms === null) {
         rec.first_chunk_at_ms = emit;
         rec.first_token_at_ms = emit;

@@ -21,6 +21,7 @@ import { BUILTIN_GPUS, BUILTIN_MODELS } from './catalogue/builtin.js';
 import { defaultCatalogue, loadCatalogueFile, loadModelConfig } from './catalogue/index.js';
 import type { Catalogue } from './catalogue/types.js';
 import { KV_CACHE_DTYPES, WEIGHT_DTYPES } from './engine/cost.js';
+import { ENGINE_PROFILES, SCHEDULE_POLICIES } from './engine/profiles.js';
 import { FAULT_FORMS, parseFaults } from './server/faults.js';
 import type { SimServerOptions } from './server/options.js';
 
@@ -200,6 +201,43 @@ export const SIM_SETTINGS = {
     surfaces: EVERYWHERE,
     layer: 'engine',
     description: 'Reuse the KV cache blocks of a prompt prefix computed before (automatic prefix caching).',
+  }),
+  engine: setting(oneOf(ENGINE_PROFILES).default('vllm-v1'), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'name',
+    description:
+      "Engine to impersonate: its scheduler, prefix cache, /metrics names, routes and wire format (vllm-v1, vllm-v0 or sglang; docs/sim.md's profile sections).",
+  }),
+  enable_chunked_prefill: setting(bool().default(false), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    description:
+      'vllm-v0: split long prompts into chunks that share steps with decodes (vLLM v1 always does; without it a v0 step is all prefill or all decode).',
+  }),
+  num_scheduler_steps: setting(posInt().max(64, err('expected at most 64')).default(1), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'n',
+    unit: 'steps',
+    description:
+      "vllm-v0 multi-step scheduling: run this many decode steps per schedule, streaming each request's tokens that many at a time.",
+  }),
+  schedule_policy: setting(oneOf(SCHEDULE_POLICIES).default('fcfs'), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'name',
+    description:
+      'sglang: order of the waiting queue, first come first served (fcfs) or longest prefix match first (lpm).',
+  }),
+  chunked_prefill_size: setting(posInt().optional(), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'n',
+    unit: 'tokens',
+    example: '8192',
+    defaultText: "sglang's default for the GPU: 2048 under 35 GB, 8192 under 160 GB, else 16384",
+    description: 'sglang: most prompt tokens of one prefill step; longer prompts are prefilled in chunks.',
   }),
   cold_start_ms: setting(nonNegNum().default(0), {
     surfaces: EVERYWHERE,
@@ -436,6 +474,29 @@ function crossRules(s: Record<string, unknown>, scope: SimScope, add: (p: RuleIs
           hint: `add ${written(key, String(fixedDefault(key)), scope)} or ${written(from as SimSettingKey, 'FILE', scope)}`,
         });
     }
+  // Each profile's own knobs: refused under another profile rather than silently ignored.
+  if (keys.includes('engine')) {
+    const engine = typeof s.engine === 'string' ? s.engine : 'vllm-v1';
+    const steps = s.num_scheduler_steps;
+    if (typeof steps === 'number' && steps > 1 && engine !== 'vllm-v0')
+      add({
+        key: 'num_scheduler_steps',
+        message: `multi-step scheduling is vLLM v0's; ${ref('engine', scope)} is ${engine}`,
+        hint: `add ${written('engine', 'vllm-v0', scope)}, or drop ${ref('num_scheduler_steps', scope)}`,
+      });
+    if (s.schedule_policy === 'lpm' && engine !== 'sglang')
+      add({
+        key: 'schedule_policy',
+        message: `the lpm schedule policy is SGLang's; ${ref('engine', scope)} is ${engine}`,
+        hint: `add ${written('engine', 'sglang', scope)}, or drop ${ref('schedule_policy', scope)}`,
+      });
+    if (s.chunked_prefill_size !== undefined && engine !== 'sglang')
+      add({
+        key: 'chunked_prefill_size',
+        message: `${ref('chunked_prefill_size', scope)} is SGLang's; ${ref('engine', scope)} is ${engine}`,
+        hint: `vLLM bounds a step's prefill by ${ref('max_num_batched_tokens', scope)}; or add ${written('engine', 'sglang', scope)}`,
+      });
+  }
   // A file is checked before anything starts; elsewhere the engine checks the names against the
   // catalogue it is given. A model config may add GPUs as well as its model.
   if (scope === 'file' && s.catalogue === undefined && s.model_config === undefined) {

@@ -531,3 +531,45 @@ describe('symptoms outside the rules', () => {
     assert.deepEqual(calm.unexplained, []);
   });
 });
+
+describe("the advice names the engine's own settings", () => {
+  it('names SGLang flags when the server was read as SGLang', () => {
+    const arrivals: number[] = [];
+    const shapes = [];
+    for (let i = 0; i < 200; i++) {
+      arrivals.push(i * 50);
+      shapes.push(i % 20 === 10 ? { input: 8000, output: 16 } : { input: 128, output: 200 });
+    }
+    const run = {
+      ...simRun({
+        label: 'sglang-mixed',
+        engine: { ...H100, engine: 'sglang' },
+        shapes,
+        load: { kind: 'open', arrivalsMs: arrivals },
+        config: FIXED,
+      }),
+      engine: 'sglang',
+    };
+    const d = diagnose([run]);
+    const f = d.findings.find((x) => x.rule === 'stall_prefill_interference');
+    assert.ok(f, rules(d).join());
+    assert.match(f.next.change, /--chunked-prefill-size halved/);
+    assert.doesNotMatch(f.next.change, /max_num_batched_tokens/);
+    assert.match(f.mechanism, /SGLang runs a prefill batch on its own/);
+  });
+
+  it("names SGLang's --max-running-requests for queueing, from a recorded experiment's engine", () => {
+    const run = simRun({
+      label: 'queue-sglang',
+      engine: { ...H100, engine: 'sglang', maxNumSeqs: 4 },
+      shapes: many(120, { input: 256, output: 256 }),
+      load: { kind: 'closed', concurrency: 32 },
+      config: FIXED,
+      record: { engine: { value: { name: 'sglang', version: null }, source: 'probed' } },
+    });
+    const d = diagnose([run]);
+    assert.deepEqual(rules(d), ['high_ttft_queueing']);
+    assert.match(d.findings[0].mechanism, /--max-running-requests or KV capacity/);
+    assert.match(d.findings[0].next.change, /--max-running-requests/);
+  });
+});

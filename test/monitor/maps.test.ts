@@ -127,6 +127,38 @@ llamacpp:prompt_tokens_cached_total 120000
     });
   });
 
+  it('the simulator impersonating SGLang or vLLM v0 reads by the names it exposes, not as vLLM v1', () => {
+    const marker = ['# TYPE servelab_sim_info gauge', 'servelab_sim_info{version="0.1.0",engine="x"} 1'];
+    const sglang = parsePrometheusText(
+      [
+        ...marker,
+        'sglang:num_running_reqs{model_name="sim"} 3',
+        'sglang:num_queue_reqs{model_name="sim"} 1',
+        'sglang:token_usage{model_name="sim"} 0.25',
+        'sglang:prompt_tokens_total{model_name="sim"} 900',
+        'sglang:cached_tokens_total{model_name="sim"} 300',
+      ].join('\n'),
+    ).samples;
+    assert.equal(detectEngine(sglang), 'sglang');
+    assert.deepEqual(normalize(sglang), {
+      running: 3,
+      waiting: 1,
+      kv_usage: 0.25,
+      prompt_tokens_total: 900,
+      prefix_queries_total: 900,
+      prefix_hits_total: 300,
+    });
+    const v0 = parsePrometheusText(
+      [
+        ...marker,
+        'vllm:num_requests_running{model_name="sim"} 2',
+        'vllm:gpu_cache_usage_perc{model_name="sim"} 0.5',
+      ].join('\n'),
+    ).samples;
+    assert.equal(detectEngine(v0), 'vllm-v0');
+    assert.deepEqual(normalize(v0), { running: 2, kv_usage: 0.5 });
+  });
+
   it('skips NaN gauges instead of poisoning the mean', () => {
     const s = parsePrometheusText(
       'vllm:kv_cache_usage_perc{engine="0"} NaN\nvllm:kv_cache_usage_perc{engine="1"} 0.4\n',

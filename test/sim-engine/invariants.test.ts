@@ -1,6 +1,7 @@
 /**
- * Scheduler and KV-cache invariants over random workloads (fast-check): budgets and limits are
- * never exceeded, every request completes with exactly its tokens, and all blocks come back.
+ * Scheduler and KV-cache invariants over random workloads (fast-check), under every engine
+ * profile: budgets and limits are never exceeded, every request completes with exactly its
+ * tokens, and all blocks come back.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -9,6 +10,10 @@ import { resolveEngineConfig } from '../../src/sim/engine/config.js';
 import { createEngine } from '../../src/sim/engine/engine.js';
 
 const workload = fc.record({
+  /** The engine profile, and v0's knobs (chunked prefill, multi-step). */
+  engine: fc.constantFrom('vllm-v1', 'vllm-v0', 'sglang'),
+  chunked: fc.boolean(),
+  steps: fc.integer({ min: 1, max: 4 }),
   blocks: fc.integer({ min: 24, max: 200 }),
   maxNumSeqs: fc.integer({ min: 1, max: 16 }),
   budget: fc.integer({ min: 16, max: 600 }),
@@ -30,14 +35,22 @@ describe('engine invariants', () => {
   it('holds limits, finishes every request with its own tokens and frees every block', () => {
     fc.assert(
       fc.property(workload, (w) => {
+        const budget = Math.max(w.budget, w.maxNumSeqs);
+        // v0 without chunked prefill runs with its own budget (a whole prompt per step).
+        const v0Whole = w.engine === 'vllm-v0' && !w.chunked;
         const cfg = resolveEngineConfig({
           model: 'qwen3-0.6b',
           gpu: 'l4',
           numGpuBlocksOverride: w.blocks,
           maxNumSeqs: w.maxNumSeqs,
-          maxNumBatchedTokens: Math.max(w.budget, w.maxNumSeqs),
+          maxNumBatchedTokens: v0Whole ? undefined : budget,
           enablePrefixCaching: w.prefixCaching,
+          engine: w.engine,
+          ...(w.engine === 'vllm-v0' ? { enableChunkedPrefill: w.chunked, numSchedulerSteps: w.steps } : {}),
+          ...(w.engine === 'sglang' ? { chunkedPrefillSize: budget } : {}),
         });
+        // SGLang's budget bounds a prefill step; a decode step takes one token per running request.
+        const stepCap = w.engine === 'sglang' ? Math.max(budget, w.maxNumSeqs) : cfg.maxNumBatchedTokens;
         const e = createEngine(cfg);
         // Prompts share one of four prefixes so that prefix hits and shared blocks happen.
         const prefixes = [0, 1, 2, 3].map((p) => Array.from({ length: 300 }, (_, i) => p * 1000 + i));
@@ -71,7 +84,7 @@ describe('engine invariants', () => {
           const s = e.step(t);
           steps++;
           assert.ok(s.numBatchedTokens > 0, 'progress');
-          assert.ok(s.numBatchedTokens <= cfg.maxNumBatchedTokens);
+          assert.ok(s.numBatchedTokens <= stepCap);
           assert.ok(s.endMs > s.startMs);
           const st = e.stats();
           assert.ok(st.running <= cfg.maxNumSeqs);

@@ -20,7 +20,7 @@ import { type LoadMode, runLoad } from '../../src/runner/loops.js';
 import { driveVirtual, VirtualClock } from '../../src/runtime/clock.js';
 import { Rng } from '../../src/runtime/rng.js';
 import { arrivalOffsetsMs } from '../../src/schedule/index.js';
-import { resolveEngineConfig } from '../../src/sim/engine/config.js';
+import { type EngineOptions, resolveEngineConfig } from '../../src/sim/engine/config.js';
 import { FRONTEND_OVERHEAD_MS } from '../../src/sim/frontend.js';
 import { type PlanLoad, planRequestFromSpec, simulateDetailed } from '../../src/sim/plan.js';
 import { startInProcessSim } from '../../src/sim/server/inprocess.js';
@@ -49,10 +49,22 @@ function specs(n: number): RequestSpec[] {
   }));
 }
 
+/** An engine profile's settings (`--engine` and its knobs); empty: the default vllm-v1. */
+type Profile = Partial<
+  Pick<EngineOptions, 'engine' | 'numSchedulerSteps' | 'schedulePolicy' | 'chunkedPrefillSize'>
+>;
+
 /** Records of the measurement path: runLoad → HTTP client → in-process sim, on a virtual clock. */
-async function measured(list: RequestSpec[], load: LoadMode): Promise<RequestRecord[]> {
+async function measured(
+  list: RequestSpec[],
+  load: LoadMode,
+  profile: Profile = {},
+): Promise<RequestRecord[]> {
   const clock = new VirtualClock();
-  const sim = await startInProcessSim({ model: MODEL, gpu: 'h100', seed: SERVER_SEED }, { clock });
+  const sim = await startInProcessSim(
+    { model: MODEL, gpu: 'h100', seed: SERVER_SEED, ...profile },
+    { clock },
+  );
   const client = createHttpTarget({
     baseUrl: `${sim.url}/v1`,
     endpoint: 'chat',
@@ -81,8 +93,8 @@ async function measured(list: RequestSpec[], load: LoadMode): Promise<RequestRec
 }
 
 /** Records of the engine fast path for the same specs. */
-async function fast(list: RequestSpec[], load: PlanLoad): Promise<RequestRecord[]> {
-  const cfg = resolveEngineConfig({ model: MODEL, gpu: 'h100' });
+async function fast(list: RequestSpec[], load: PlanLoad, profile: Profile = {}): Promise<RequestRecord[]> {
+  const cfg = resolveEngineConfig({ model: MODEL, gpu: 'h100', ...profile });
   const tok = await tokenizerFor(MODEL);
   const reqs = list.map((s, i) =>
     planRequestFromSpec(s, tok, cfg, `p${i}`, {
@@ -162,9 +174,14 @@ function poissonOffsets(rateRps: number): number[] {
 }
 
 /** Both paths' records for one load, checked equal; returns the measured records. */
-async function agree(list: RequestSpec[], load: LoadMode, planLoad: PlanLoad): Promise<RequestRecord[]> {
-  const m = await measured(list, load);
-  const f = await fast(list, planLoad);
+async function agree(
+  list: RequestSpec[],
+  load: LoadMode,
+  planLoad: PlanLoad,
+  profile: Profile = {},
+): Promise<RequestRecord[]> {
+  const m = await measured(list, load, profile);
+  const f = await fast(list, planLoad, profile);
   assert.equal(m.length, N);
   assert.ok(
     m.every((r) => r.outcome === 'ok' || r.outcome === 'length'),
@@ -211,4 +228,19 @@ describe('simulateDetailed gives the records of the measurement path', () => {
       'the cap held some requests back',
     );
   });
+});
+
+describe('simulateDetailed agrees with the measurement path under every engine profile', () => {
+  const profiles: [string, Profile][] = [
+    ['vllm-v0 with 4 scheduler steps', { engine: 'vllm-v0', numSchedulerSteps: 4 }],
+    [
+      'sglang, lpm, chunked prefill of 512',
+      { engine: 'sglang', schedulePolicy: 'lpm', chunkedPrefillSize: 512 },
+    ],
+  ];
+  for (const [name, profile] of profiles)
+    it(`${name}: open loop on a Poisson schedule`, async () => {
+      const arrivalsMs = poissonOffsets(4);
+      await agree(specs(N), { kind: 'open', arrivalsMs }, { kind: 'open', arrivalsMs }, profile);
+    });
 });

@@ -48,8 +48,10 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
     try {
       return resolveEngineConfig(engineOpts);
     } catch (err) {
-      if (err instanceof UsageError) problems.push(...err.problems);
-      else throw err;
+      if (!(err instanceof UsageError)) throw err;
+      // The engine checks the flags' rules again; a problem the flags already reported is not repeated.
+      const seen = new Set(problems.map((p) => `${p.path}\n${p.message}`));
+      problems.push(...err.problems.filter((p) => !seen.has(`${p.path}\n${p.message}`)));
       return null;
     }
   })();

@@ -14,6 +14,7 @@ import type { ScrapePoint } from '../../record/series.js';
 import type { RequestRecord } from '../../record/types.js';
 import { curvesOf, loadPoints, measuredSuccesses, stallThresholdMs } from '../charts.js';
 import type { Diagnosis, Finding, LoadedRun } from '../types.js';
+import { engineTerms } from './engine-terms.js';
 import { validityReasons } from './validity.js';
 
 /** Rule thresholds (all overridable). */
@@ -193,7 +194,7 @@ export function highTtft(run: LoadedRun, o: Opts, unexplained: Unexplained): Fin
     const mw = mean((run.series ?? []).filter((p) => p.name === 'waiting').map((p) => p.value)) ?? 0;
     return mk(
       'high_ttft_queueing',
-      'queueing: requests waited in the engine for a running slot or KV blocks before their prefill started (max_num_seqs or KV capacity reached)',
+      `queueing: requests waited in the engine for a running slot or KV blocks before their prefill started (${engineTerms(run).maxSeqs} or KV capacity reached)`,
       [
         `server waiting: max ${fmt(ser.max_waiting, 0)}, mean ${fmt(mw, 2)}`,
         `server running: max ${fmt(ser.max_running, 0)}`,
@@ -201,8 +202,7 @@ export function highTtft(run: LoadedRun, o: Opts, unexplained: Unexplained): Fin
       ],
       {
         command: 'servelab exp init concurrency-sweep',
-        change:
-          "sweep concurrency below and above the engine's max_num_seqs; TTFT should track the waiting series, and rise only past saturation",
+        change: `sweep concurrency below and above the engine's ${engineTerms(run).maxSeqs}; TTFT should track the waiting series, and rise only past saturation`,
       },
     );
   }
@@ -225,8 +225,7 @@ export function highTtft(run: LoadedRun, o: Opts, unexplained: Unexplained): Fin
       ],
       {
         command: 'servelab exp init mixed-input',
-        change:
-          'compare short and long prompts at concurrency 1; try prefix caching or a larger max_num_batched_tokens for long prompts',
+        change: `compare short and long prompts at concurrency 1; try prefix caching or a larger ${engineTerms(run).batchTokens} for long prompts`,
       },
     );
   }
@@ -405,12 +404,10 @@ export function pauses(run: LoadedRun, o: Opts, unexplained: Unexplained): Findi
         ...stallLines,
       ],
       request_ids: st.length >= o.min_stalls ? [...ids(st), ...culprits.slice(0, 3)] : longIds.slice(0, 5),
-      mechanism:
-        "long-prefill interference: a long prompt's prefill chunk shares the engine step with the running decodes, so every decode waits for the whole chunk (chunked prefill bounds it by max_num_batched_tokens)",
+      mechanism: `long-prefill interference: ${engineTerms(run).prefillInterference}`,
       next: {
         command: 'servelab exp init mixed-input',
-        change:
-          "repeat with max_num_batched_tokens halved (smaller prefill chunks): the stalls should shrink and the long prompts' TTFT grow",
+        change: `repeat with ${engineTerms(run).batchTokens} halved (smaller prefill chunks): the stalls should shrink and the long prompts' TTFT grow`,
       },
     });
   } else other.push(...byPrefill.map((x) => x.s));
@@ -451,12 +448,10 @@ export function pauses(run: LoadedRun, o: Opts, unexplained: Unexplained): Findi
         `stall p50 ${fmt(gapText(st).p50, 0)} ms, max ${fmt(gapText(st).max, 0)} ms`,
       ],
       request_ids: ids(st),
-      mechanism:
-        'preemption: the KV cache filled, the scheduler evicted running requests and recomputed them later, so each evicted stream paused for the wait plus the recompute',
+      mechanism: `${engineTerms(run).preemption === 'retraction' ? "retraction (SGLang's preemption)" : 'preemption'}: the KV cache filled, the scheduler evicted running requests and recomputed them later, so each evicted stream paused for the wait plus the recompute`,
       next: {
         command: 'servelab exp init ab',
-        change:
-          'switch: kv_cache_dtype fp8 (or a lower max_num_seqs) at the same load: preemptions and the long gaps should disappear',
+        change: `switch: ${engineTerms(run).kvFp8} (or a lower ${engineTerms(run).maxSeqs}) at the same load: ${engineTerms(run).preemption === 'retraction' ? 'retractions' : 'preemptions'} and the long gaps should disappear`,
       },
     });
   }
@@ -590,7 +585,7 @@ export function batchGrowth(run: LoadedRun, o: Opts): Finding | null {
       'batch growth: in continuous batching every running request gets one token per engine step, and a decode step reads more KV and pays more per-request overhead as the batch grows, so every stream slows as more requests run (no prefill overlapped these gaps)',
     next: {
       command: 'servelab exp init concurrency-sweep',
-      change: `sweep concurrency from ${fmt(loB, 0)} to ${fmt(hiB, 0)}: TPOT should grow with the batch size; or lower max_num_seqs to cap the batch and trade throughput for per-stream speed`,
+      change: `sweep concurrency from ${fmt(loB, 0)} to ${fmt(hiB, 0)}: TPOT should grow with the batch size; or lower ${engineTerms(run).maxSeqs} to cap the batch and trade throughput for per-stream speed`,
     },
   };
 }

@@ -14,6 +14,7 @@ import { type Catalogue, defaultCatalogue } from '../catalogue/index.js';
 import type { GpuSpec, ModelSpec } from '../catalogue/types.js';
 import { checkSimOptions, type SimLayerOptions } from '../settings.js';
 import { BYTES_PER_WEIGHT, type KvCacheDtype, modelAccounting, type WeightDtype } from './cost.js';
+import { type ProfileConfig, resolveProfile } from './profiles.js';
 
 const GIB = 1024 ** 3;
 
@@ -107,6 +108,8 @@ export interface EngineConfig {
   /** API server processes sharing the streaming work (`--api-server-count`; see `sim/frontend`). */
   apiServerCount: number;
   memory: MemoryPlan;
+  /** The engine impersonated (`--engine`) and its scheduling settings. */
+  profile: ProfileConfig;
 }
 
 /** vLLM's batch defaults (`EngineArgs.get_batch_defaults`, API-server column). */
@@ -253,6 +256,7 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
     ]);
   }
   maxModelLen = Math.max(1, maxModelLen);
+  const { profile, maxNumBatchedTokens: budget } = resolveProfile(v, gpu, maxModelLen, maxNumBatchedTokens);
   return {
     model,
     gpu,
@@ -260,7 +264,7 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
     dtype,
     kvCacheDtype,
     maxNumSeqs,
-    maxNumBatchedTokens,
+    maxNumBatchedTokens: budget,
     blockSize,
     gpuMemoryUtilization: util,
     maxModelLen,
@@ -268,6 +272,7 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
     coldStartMs,
     apiServerCount,
     memory,
+    profile,
   };
 }
 
@@ -322,5 +327,20 @@ export function describeEngine(cfg: EngineConfig): string[] {
     `Maximum concurrency for ${n(cfg.maxModelLen)} tokens per request: ${(m.kvCapacityTokens / cfg.maxModelLen).toFixed(2)}x`,
     `max_num_seqs ${cfg.maxNumSeqs}, max_num_batched_tokens ${cfg.maxNumBatchedTokens}, ` +
       `prefix caching ${cfg.enablePrefixCaching ? 'on' : 'off'}`,
+    ...profileLines(cfg),
   ];
+}
+
+/** The scheduling line of a profile other than the default vllm-v1 (whose lines are unchanged). */
+function profileLines(cfg: EngineConfig): string[] {
+  const p = cfg.profile;
+  if (p.engine === 'vllm-v0')
+    return [
+      `engine vllm-v0: chunked prefill ${p.enableChunkedPrefill ? 'on' : 'off'}, num_scheduler_steps ${p.numSchedulerSteps}`,
+    ];
+  if (p.engine === 'sglang')
+    return [
+      `engine sglang: schedule_policy ${p.schedulePolicy}, chunked_prefill_size ${p.chunkedPrefillSize} (max_num_batched_tokens is not read), radix cache ${cfg.enablePrefixCaching ? 'on' : 'off'}`,
+    ];
+  return [];
 }

@@ -1,17 +1,21 @@
 /**
  * @module sim/engine/engine
- * The engine core, wiring vLLM v1's pieces together for one iteration:
- * entry (`add`) → request state ({@link EngineReq}) → {@link Scheduler} → {@link KvCacheManager}
- * → executor ({@link CostModel}: how long the forward pass takes) → outputs (sampled tokens,
- * finished requests). It never reads a clock: drivers pass `nowMs` and deliver the step's
+ * The engine core, wiring the pieces together for one iteration:
+ * entry (`add`) → request state ({@link EngineReq}) → the profile's scheduling policy
+ * ({@link SchedulePolicy}: vLLM v1, vLLM v0 or SGLang) → its KV pool ({@link KvCacheManager}, or
+ * SGLang's {@link RadixCache}) → executor ({@link CostModel}: how long the forward pass takes)
+ * → outputs (sampled tokens, finished requests). A schedule of several forward passes (vLLM
+ * v0's multi-step) is one call: its tokens come out together at the end of the last pass. It never reads a clock: drivers pass `nowMs` and deliver the step's
  * tokens at its `endMs`. {@link EngineCore.stepRaw} is the allocation-light form used by the
  * virtual-time planner; {@link createEngine} wraps it in the {@link SimEngine} contract.
  */
 import type { EngineConfig } from './config.js';
 import { CostModel, type StepShape } from './cost.js';
 import { KvCacheManager } from './kv-cache.js';
+import type { KvPool } from './kv-pool.js';
+import { RadixCache } from './radix-cache.js';
 import { EngineReq } from './request.js';
-import { Scheduler, type SchedulerOutput } from './scheduler.js';
+import { createScheduler, type SchedulePolicy, type SchedulerOutput } from './scheduler.js';
 import type { EngineRequest, EngineStats, RequestTimes, SimEngine, StepResult } from './types.js';
 
 const GIB = 1024 ** 3;
@@ -21,22 +25,31 @@ export interface RawStep {
   step: number;
   startMs: number;
   endMs: number;
-  /** Requests that sampled a token at `endMs`; their new token's index is `numOutput − 1`. */
+  /**
+   * Requests that sampled a token at `endMs`, one entry per token (a request appears up to
+   * `num_scheduler_steps` times, in token order); the token's index is in `sampledIndex`.
+   */
   sampled: EngineReq[];
+  /** 0-based output index of each sampled token (parallel to `sampled`). */
+  sampledIndex: number[];
   /** Requests that finished this step (subset of `sampled`). */
   finished: EngineReq[];
   admitted: EngineReq[];
   preempted: EngineReq[];
   numBatchedTokens: number;
+  /** Forward passes this step ran (vLLM v0 multi-step: up to `num_scheduler_steps`; else 1). */
+  numSteps: number;
 }
 
 export class EngineCore {
   readonly cfg: EngineConfig;
-  readonly kv: KvCacheManager;
-  readonly scheduler: Scheduler;
+  readonly kv: KvPool;
+  readonly scheduler: SchedulePolicy;
   readonly cost: CostModel;
   private readonly reqs = new Map<string, EngineReq>();
-  private readonly out: SchedulerOutput = { reqs: [], numNew: [], admitted: [], preempted: [] };
+  private readonly out: SchedulerOutput = { reqs: [], numNew: [], admitted: [], preempted: [], numSteps: 1 };
+  /** Requests still decoding in the later passes of a multi-step schedule (scratch). */
+  private readonly alive: EngineReq[] = [];
   private readonly raw: RawStep;
   private readonly shape: StepShape = {
     numTokens: 0,
@@ -55,8 +68,15 @@ export class EngineCore {
 
   constructor(cfg: EngineConfig) {
     this.cfg = cfg;
-    this.kv = new KvCacheManager(cfg.memory.numGpuBlocks, cfg.blockSize, cfg.enablePrefixCaching);
-    this.scheduler = new Scheduler(this.kv, cfg.maxNumSeqs, cfg.maxNumBatchedTokens);
+    const profile = cfg.profile;
+    this.kv =
+      profile.engine === 'sglang'
+        ? new RadixCache(cfg.memory.numGpuBlocks * cfg.blockSize, cfg.enablePrefixCaching)
+        : new KvCacheManager(cfg.memory.numGpuBlocks, cfg.blockSize, cfg.enablePrefixCaching);
+    this.scheduler = createScheduler(profile, this.kv, {
+      maxNumSeqs: cfg.maxNumSeqs,
+      maxNumBatchedTokens: profile.engine === 'sglang' ? profile.chunkedPrefillSize : cfg.maxNumBatchedTokens,
+    });
     this.cost = new CostModel(cfg.model, cfg.gpu, cfg.tp, cfg.dtype, cfg.kvCacheDtype, {
       maxNumSeqs: cfg.maxNumSeqs,
     });
@@ -65,10 +85,12 @@ export class EngineCore {
       startMs: 0,
       endMs: 0,
       sampled: [],
+      sampledIndex: [],
       finished: [],
       admitted: [],
       preempted: [],
       numBatchedTokens: 0,
+      numSteps: 1,
     };
   }
 
@@ -95,12 +117,13 @@ export class EngineCore {
     return this.scheduler.running.length > 0 || this.scheduler.waiting.length > 0;
   }
 
-  /** Schedule, cost and apply one iteration starting at `nowMs`. */
+  /** Schedule, cost and apply one iteration (or a multi-step group of them) starting at `nowMs`. */
   stepRaw(nowMs: number): RawStep {
     const out = this.out;
     const raw = this.raw;
     this.scheduler.schedule(out, nowMs);
     raw.sampled.length = 0;
+    raw.sampledIndex.length = 0;
     raw.finished.length = 0;
     const shape = this.shape;
     shape.numTokens = 0;
@@ -130,31 +153,42 @@ export class EngineCore {
       }
     }
     let dt = this.cost.stepMs(shape);
+    const numBatched = shape.numTokens;
     if (shape.numReqs > 0) {
       this.stepNo++;
       if (this.stepNo === 1) dt += this.cfg.coldStartMs;
     }
+    let anyFinished = this.sample(0, raw.sampled.length);
+    // vLLM v0 multi-step: the later passes of the group decode one more token per live request.
+    for (let s = 1; s < out.numSteps; s++) {
+      const alive = this.alive;
+      alive.length = 0;
+      for (const r of out.reqs) if (r.status === 'running' && this.kv.allocate(r, 1)) alive.push(r);
+      if (!alive.length) break;
+      shape.numTokens = alive.length;
+      shape.ctxTokens = 0;
+      shape.attnPairs = 0;
+      shape.numSampled = alive.length;
+      shape.numReqs = alive.length;
+      const from = raw.sampled.length;
+      for (const r of alive) {
+        const ctx = r.numComputed;
+        shape.ctxTokens += ctx;
+        shape.attnPairs += ctx + 0.5;
+        r.numComputed = ctx + 1;
+        this.kv.cacheFull(r);
+        raw.sampled.push(r);
+      }
+      dt += this.cost.stepMs(shape);
+      anyFinished = this.sample(from, raw.sampled.length) || anyFinished;
+    }
     const endMs = nowMs + dt;
     const step = this.stepNo;
-    let anyFinished = false;
     for (let i = 0; i < raw.sampled.length; i++) {
-      const r = raw.sampled[i];
-      if (!r.prefilled) {
-        r.prefilled = true;
-        this.promptTokens += r.numPrompt;
-      }
-      r.numOutput++;
-      this.generationTokens++;
-      const t = r.times;
+      const t = raw.sampled[i].times;
       if (t.firstTokenMs === null) t.firstTokenMs = endMs;
       t.lastTokenMs = endMs;
       t.tokenSteps.push(step);
-      if (r.numOutput >= r.stopLen) {
-        this.kv.freeReq(r);
-        r.status = 'finished';
-        raw.finished.push(r);
-        anyFinished = true;
-      }
     }
     if (anyFinished) {
       const running = this.scheduler.running;
@@ -162,7 +196,7 @@ export class EngineCore {
       for (let i = 0; i < running.length; i++) if (running[i].status === 'running') running[w++] = running[i];
       running.length = w;
     }
-    if (shape.numReqs > 0) {
+    if (out.reqs.length > 0) {
       // Busy time over the window since the previous step ended (back-to-back steps: 100%).
       const idleMs = this.lastEndMs !== null && this.lastEndMs < nowMs ? nowMs - this.lastEndMs : 0;
       this.lastUtil = idleMs > 0 ? dt / (dt + idleMs) : 1;
@@ -173,8 +207,32 @@ export class EngineCore {
     raw.endMs = endMs;
     raw.admitted = out.admitted;
     raw.preempted = out.preempted;
-    raw.numBatchedTokens = shape.numTokens;
+    raw.numBatchedTokens = numBatched;
+    raw.numSteps = out.numSteps;
     return raw;
+  }
+
+  /** Apply the tokens `raw.sampled[from, to)`: count them, finish requests at their stop length. */
+  private sample(from: number, to: number): boolean {
+    const raw = this.raw;
+    let anyFinished = false;
+    for (let i = from; i < to; i++) {
+      const r = raw.sampled[i];
+      if (!r.prefilled) {
+        r.prefilled = true;
+        this.promptTokens += r.numPrompt;
+      }
+      raw.sampledIndex.push(r.numOutput);
+      r.numOutput++;
+      this.generationTokens++;
+      if (r.numOutput >= r.stopLen) {
+        this.kv.freeReq(r);
+        r.status = 'finished';
+        raw.finished.push(r);
+        anyFinished = true;
+      }
+    }
+    return anyFinished;
   }
 
   resetPrefixCache(): boolean {
@@ -244,7 +302,7 @@ class SimEngineImpl implements SimEngine {
       startMs: raw.startMs,
       endMs: raw.endMs,
       scheduled: raw.admitted.map((r) => r.id),
-      tokens: raw.sampled.map((r) => ({ reqId: r.id, index: r.numOutput - 1 })),
+      tokens: tokenEvents(raw),
       finished: raw.finished.map((r) => ({ reqId: r.id, reason: r.finishReason })),
       preempted: raw.preempted.map((r) => r.id),
       numBatchedTokens: raw.numBatchedTokens,
@@ -268,7 +326,22 @@ class SimEngineImpl implements SimEngine {
   }
 }
 
-/** Build a simulated vLLM engine from a resolved configuration (see `resolveEngineConfig`). */
+/**
+ * The step's tokens, each request's in order and together (a multi-step group samples several
+ * per request), so a consumer can tell a request's last token of the step by the next one.
+ */
+function tokenEvents(raw: RawStep): StepResult['tokens'] {
+  const n = raw.sampled.length;
+  const out: StepResult['tokens'] = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = { reqId: raw.sampled[i].id, index: raw.sampledIndex[i] };
+  if (raw.numSteps === 1) return out;
+  // A multi-step group: by request in first-appearance order (a stable sort keeps token order).
+  const order = new Map<string, number>();
+  for (const t of out) if (!order.has(t.reqId)) order.set(t.reqId, order.size);
+  return out.sort((x, y) => (order.get(x.reqId) as number) - (order.get(y.reqId) as number));
+}
+
+/** Build a simulated engine from a resolved configuration (see `resolveEngineConfig`). */
 export function createEngine(cfg: EngineConfig): SimEngine {
   return new SimEngineImpl(new EngineCore(cfg));
 }

@@ -12,6 +12,7 @@
  *   repeated request still hits;
  * - usage = 1 − free/total, where cached-but-unreferenced blocks count as free.
  */
+import type { KvPool } from './kv-pool.js';
 import type { EngineReq } from './request.js';
 
 const NO_HASH = -1;
@@ -41,7 +42,7 @@ function blockHash(parent: number, req: EngineReq, start: number, end: number): 
   return (a >>> 0) * TWO_21 + ((b >>> 0) >>> 11);
 }
 
-export class KvCacheManager {
+export class KvCacheManager implements KvPool {
   readonly numBlocks: number;
   readonly blockSize: number;
   readonly prefixCaching: boolean;

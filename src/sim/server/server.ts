@@ -52,6 +52,9 @@ import {
   completionResponse,
   errorBody,
   SSE_DONE,
+  sglangChatChunk,
+  sglangCompletionChunk,
+  sglangResponse,
   sseData,
   usageChunk,
   usageObject,
@@ -89,6 +92,15 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024;
 const require = createRequire(import.meta.url);
 /** servelab's version (from package.json; the same path resolves from src/ and dist/). */
 const VERSION: string = (require('../../../package.json') as { version: string }).version;
+
+/** Routes SGLang's server has that vLLM's has not (`sgl-project/sglang:python/sglang/srt/entrypoints/http_server.py`). */
+const SGLANG_ROUTES = [
+  '/get_server_info',
+  '/server_info',
+  '/get_model_info',
+  '/health_generate',
+  '/flush_cache',
+];
 
 /** A chunk object (serialized at write time) or raw SSE text such as `data: [DONE]`. */
 type SseItem = Record<string, unknown> | string;
@@ -232,6 +244,8 @@ class SimHttp implements SimHandler {
   /** Requests between arrival and engine admission (the frontend overhead). */
   private pending = 0;
   private readonly apiKey?: Buffer;
+  /** `--engine sglang`: SGLang's routes, `owned_by` and chunk shapes. */
+  private readonly sglang: boolean;
 
   constructor(
     private readonly so: ResolvedServerOptions,
@@ -242,6 +256,7 @@ class SimHttp implements SimHandler {
   ) {
     this.modelId = so.servedModelName ?? config.model.name;
     this.outputQueue = new ApiServerQueue(config.apiServerCount);
+    this.sglang = config.profile.engine === 'sglang';
     this.driver = new RealTimeDriver(
       engine,
       clock,
@@ -249,11 +264,16 @@ class SimHttp implements SimHandler {
       (step, planned) => this.emit(step, planned),
       (err) => this.log(`sim driver error: ${err instanceof Error ? err.message : String(err)}`),
     );
-    this.metrics = new SimMetrics(() => engine.stats(), this.modelId, {
-      name: config.gpu.deviceName,
-      count: config.tp,
-      version: VERSION,
-    });
+    this.metrics = new SimMetrics(
+      () => engine.stats(),
+      this.modelId,
+      {
+        name: config.gpu.deviceName,
+        count: config.tp,
+        version: VERSION,
+      },
+      config.profile.engine,
+    );
     this.idRng = new Rng(so.seed).fork('ids');
     if (so.apiKey !== undefined) this.apiKey = Buffer.from(so.apiKey);
   }
@@ -326,7 +346,35 @@ class SimHttp implements SimHandler {
         res.writeHead(200, { 'content-type': m.contentType }).end(m.body);
         return;
       }
+      case 'GET /get_server_info':
+      case 'GET /server_info':
+        if (!this.sglang) break;
+        return this.sendJson(res, 200, this.serverInfo());
+      case 'GET /get_model_info':
+        if (!this.sglang) break;
+        return this.sendJson(res, 200, {
+          model_path: this.config.model.hf_id,
+          tokenizer_path: this.config.model.hf_id,
+          is_generation: true,
+        });
+      case 'GET /health_generate':
+        if (!this.sglang) break;
+        res.writeHead(200, { 'content-length': '0' }).end();
+        return;
+      case 'GET /flush_cache':
+      case 'POST /flush_cache': {
+        if (!this.sglang) break;
+        req.resume();
+        // SGLang's answer, in its words: 200 when flushed, 400 while requests hold the cache.
+        const ok = this.engine.resetPrefixCache();
+        const text =
+          `${ok ? 'Cache flushed.' : 'Cache not flushed.'}\nPlease check backend logs for more details. ` +
+          '(When there are running or waiting requests, the operation will not be performed.)\n';
+        res.writeHead(ok ? 200 : 400, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
+        return;
+      }
       case 'POST /reset_prefix_cache':
+        if (this.sglang) break;
         req.resume();
         if (this.engine.resetPrefixCache()) res.writeHead(200, { 'content-length': '0' }).end();
         else
@@ -342,14 +390,53 @@ class SimHttp implements SimHandler {
         return this.generate(req, res, 'chat');
       case 'POST /v1/completions':
         return this.generate(req, res, 'completions');
-      default: {
-        req.resume();
-        const known = ['/health', '/version', '/v1/models', '/metrics', '/reset_prefix_cache', '/tokenize'];
-        if (known.includes(path) || path === '/v1/chat/completions' || path === '/v1/completions')
-          return this.sendError(res, 405, `Method ${method} is not allowed on ${path}.`);
-        return this.sendError(res, 404, `No route ${path}.`);
-      }
     }
+    // Not a route of this profile, or the wrong method on one.
+    req.resume();
+    const known = [
+      '/health',
+      '/version',
+      '/v1/models',
+      '/metrics',
+      '/tokenize',
+      ...(this.sglang ? SGLANG_ROUTES : ['/reset_prefix_cache']),
+    ];
+    if (known.includes(path) || path === '/v1/chat/completions' || path === '/v1/completions')
+      return this.sendError(res, 405, `Method ${method} is not allowed on ${path}.`);
+    return this.sendError(res, 404, `No route ${path}.`);
+  }
+
+  /**
+   * SGLang's `/get_server_info`: its server arguments (`ServerArgs` field names) and the
+   * scheduler's state, for what the simulator models.
+   */
+  private serverInfo(): Record<string, unknown> {
+    const c = this.config;
+    const p = c.profile;
+    const stats = this.engine.stats();
+    return {
+      model_path: c.model.hf_id,
+      tokenizer_path: c.model.hf_id,
+      served_model_name: this.modelId,
+      host: this.so.host,
+      tp_size: c.tp,
+      dtype: c.dtype === 'bf16' ? 'bfloat16' : c.dtype,
+      kv_cache_dtype: c.kvCacheDtype,
+      context_length: c.maxModelLen,
+      mem_fraction_static: c.gpuMemoryUtilization,
+      max_running_requests: c.maxNumSeqs,
+      chunked_prefill_size: p.chunkedPrefillSize,
+      max_prefill_tokens: p.chunkedPrefillSize,
+      schedule_policy: p.schedulePolicy,
+      page_size: 1,
+      disable_radix_cache: !c.enablePrefixCaching,
+      enable_metrics: true,
+      max_total_num_tokens: stats.totalBlocks * stats.blockSize,
+      version: VERSION,
+      internal_states: [
+        { num_running_reqs: stats.running, num_queue_reqs: stats.waiting, token_usage: stats.kvUsage },
+      ],
+    };
   }
 
   private authorized(req: IncomingMessage): boolean {
@@ -368,7 +455,7 @@ class SimHttp implements SimHandler {
           id: this.modelId,
           object: 'model',
           created,
-          owned_by: 'servelab-sim',
+          owned_by: this.sglang ? 'sglang' : 'servelab-sim',
           root: this.config.model.hf_id,
           parent: null,
           max_model_len: this.config.maxModelLen,
@@ -491,7 +578,12 @@ class SimHttp implements SimHandler {
       seq,
       req: parsed,
       res,
-      head: { id, created: this.unixSeconds(), model: this.modelId },
+      // SGLang's ids are bare hex.
+      head: {
+        id: this.sglang ? id.slice(id.indexOf('-') + 1) : id,
+        created: this.unixSeconds(),
+        model: this.modelId,
+      },
       promptTokens: promptLen,
       maxTokens,
       expectedTokens,
@@ -566,11 +658,15 @@ class SimHttp implements SimHandler {
   private deliver(step: StepResult, plannedWallMs: number): void {
     const finished = new Map<string, FinishEvent>();
     for (const f of step.finished) finished.set(f.reqId, f);
-    for (const t of step.tokens) {
+    const tokens = step.tokens;
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i];
       const live = this.lives.get(t.reqId);
       if (!live || live.done) continue;
+      // A multi-step group brings a request's tokens together: the finish goes with its last.
+      const more = tokens[i + 1]?.reqId === t.reqId;
       try {
-        this.onToken(live, t.index, step, plannedWallMs, finished.get(t.reqId));
+        this.onToken(live, t.index, step, plannedWallMs, more ? undefined : finished.get(t.reqId));
       } catch (err) {
         // A bug must not stop the driver for everyone: drop this request, keep stepping.
         this.log(
@@ -580,7 +676,7 @@ class SimHttp implements SimHandler {
         this.finishLive(live, 'abort', 'internal_error', finished.has(t.reqId));
         live.res.destroy();
       }
-      finished.delete(t.reqId);
+      if (!more) finished.delete(t.reqId);
     }
     // Finished without a token in this step (aborted inside the engine).
     for (const f of finished.values()) {
@@ -702,7 +798,7 @@ class SimHttp implements SimHandler {
               timings,
             )
           : completionResponse(live.head, content, finishReason, stopReason, usage, timings);
-      this.sendNonStream(live, JSON.stringify(body));
+      this.sendNonStream(live, JSON.stringify(this.sglang ? sglangResponse(body) : body));
     }
   }
 
@@ -791,6 +887,10 @@ class SimHttp implements SimHandler {
     if (stamp) body.servelab = { ...stamp };
     if (live.req.continuousUsage)
       body.usage = usageObject({ promptTokens: live.promptTokens, completionTokens });
+    if (this.sglang)
+      return live.req.kind === 'chat'
+        ? sglangChatChunk(live.head, body)
+        : sglangCompletionChunk(live.head, body);
     return live.req.kind === 'chat' ? chatChunk(live.head, body) : completionChunk(live.head, body);
   }
 

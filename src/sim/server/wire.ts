@@ -200,3 +200,76 @@ export function completionResponse(
   if (timings) out.timings = timings;
   return out;
 }
+
+// ---- SGLang's shapes (`--engine sglang`) ---------------------------------------------------
+// `sgl-project/sglang:python/sglang/srt/entrypoints/openai/protocol.py` and `serving_chat.py`:
+// every field is sent, null when unset (`delta.role/content/reasoning_content/tool_calls`,
+// `usage`), the choice carries `matched_stop` (the stop string or token that ended it) instead of
+// vLLM's `stop_reason`, and ids are bare hex.
+
+/** An SGLang `chat.completion.chunk`. */
+export function sglangChatChunk(head: ChunkHead, b: ChunkBody): Record<string, unknown> {
+  const delta: Record<string, unknown> = {
+    role: b.role ? 'assistant' : null,
+    content: b.role ? '' : null,
+    reasoning_content: null,
+    tool_calls: null,
+  };
+  if (!b.role && b.text !== undefined) delta[b.reasoningField ?? 'content'] = b.text;
+  const choice = {
+    index: 0,
+    delta,
+    logprobs: null,
+    finish_reason: b.finishReason ?? null,
+    matched_stop: b.finishReason ? (b.stopReason ?? null) : null,
+  };
+  const out: Record<string, unknown> = {
+    id: head.id,
+    object: 'chat.completion.chunk',
+    created: head.created,
+    model: head.model,
+    choices: [choice],
+    usage: b.usage ?? null,
+  };
+  if (b.servelab) out.servelab = b.servelab;
+  if (b.timings) out.timings = b.timings;
+  return out;
+}
+
+/** An SGLang streamed `text_completion` chunk. */
+export function sglangCompletionChunk(head: ChunkHead, b: ChunkBody): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: head.id,
+    object: 'text_completion',
+    created: head.created,
+    model: head.model,
+    choices: [
+      {
+        index: 0,
+        text: b.text ?? '',
+        logprobs: null,
+        finish_reason: b.finishReason ?? null,
+        matched_stop: b.finishReason ? (b.stopReason ?? null) : null,
+      },
+    ],
+    usage: b.usage ?? null,
+  };
+  if (b.servelab) out.servelab = b.servelab;
+  if (b.timings) out.timings = b.timings;
+  return out;
+}
+
+/** SGLang's non-streaming bodies: vLLM's with `matched_stop` for `stop_reason` and null tool calls. */
+export function sglangResponse(body: Record<string, unknown>): Record<string, unknown> {
+  const choices = body.choices as Record<string, unknown>[];
+  for (const c of choices) {
+    c.matched_stop = c.stop_reason ?? null;
+    delete c.stop_reason;
+    const m = c.message as Record<string, unknown> | undefined;
+    if (m) {
+      m.reasoning_content ??= null;
+      m.tool_calls = null;
+    }
+  }
+  return body;
+}

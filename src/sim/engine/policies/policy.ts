@@ -1,0 +1,82 @@
+/**
+ * @module sim/engine/policies/policy
+ * The interface every scheduling policy implements, and the bookkeeping they share
+ * (recompute preemption, admission stats). `sim/engine/scheduler` picks the policy.
+ */
+import type { KvPool } from '../kv-pool.js';
+import type { Deque, EngineReq } from '../request.js';
+
+/** What one call to {@link SchedulePolicy.schedule} decided; arrays are reused between steps. */
+export interface SchedulerOutput {
+  reqs: EngineReq[];
+  /** New tokens per scheduled request (parallel to `reqs`). */
+  numNew: number[];
+  /** Requests admitted from waiting this step (new or resumed after preemption). */
+  admitted: EngineReq[];
+  preempted: EngineReq[];
+  /**
+   * Forward passes in this schedule: 1, or vLLM v0's `--num-scheduler-steps` for an all-decode
+   * batch, whose every request then decodes one token per pass (its KV room for all of them is
+   * allocated up front, vLLM's lookahead slots) and whose tokens reach the client together.
+   */
+  numSteps: number;
+}
+
+/** A scheduling policy: the running list, the waiting queue and how a step's batch is chosen. */
+export interface SchedulePolicy {
+  readonly running: EngineReq[];
+  readonly waiting: Deque<EngineReq>;
+  /** Preemptions (SGLang: retractions) since start. */
+  numPreemptions: number;
+  /** Fill `out` with this step's batch. Mutates request state (KV, status, numComputed on hits). */
+  schedule(out: SchedulerOutput, nowMs: number): void;
+  /** Remove a finished or aborted request from the running list or the waiting queue. */
+  remove(r: EngineReq): void;
+}
+
+/** Limits every policy reads. */
+export interface SchedulerLimits {
+  maxNumSeqs: number;
+  /** Token budget of one step (vLLM's max_num_batched_tokens; SGLang's chunked prefill size). */
+  maxNumBatchedTokens: number;
+}
+
+/** Empty `out` for a new step. */
+export function clearOutput(out: SchedulerOutput): void {
+  out.reqs.length = 0;
+  out.numNew.length = 0;
+  out.admitted.length = 0;
+  out.preempted.length = 0;
+  out.numSteps = 1;
+}
+
+/** Recompute-style preemption shared by the policies: drop the KV, keep the tokens, front of waiting. */
+export function preemptRecompute(kv: KvPool, r: EngineReq, waiting: Deque<EngineReq>): void {
+  kv.freeReq(r);
+  r.numComputed = 0;
+  r.status = 'waiting';
+  r.times.preemptions++;
+  waiting.pushFront(r);
+}
+
+/** Bookkeeping of an admission shared by the policies (prefix stats, first-schedule time). */
+export function noteAdmission(kv: KvPool, r: EngineReq, hit: number, nowMs: number): void {
+  // Counted on admission only, so a head-of-line request is not counted once per step.
+  kv.queries += r.numTokens;
+  kv.hits += hit;
+  if (r.times.firstScheduledMs === null) {
+    r.times.firstScheduledMs = nowMs;
+    r.times.cachedTokens = hit;
+  }
+  r.status = 'running';
+}
+
+/** Remove `r` from whichever list holds it. */
+export function removeFrom(running: EngineReq[], waiting: Deque<EngineReq>, r: EngineReq): void {
+  if (r.status === 'running') {
+    const i = running.indexOf(r);
+    if (i >= 0) running.splice(i, 1);
+  } else if (r.status === 'waiting') {
+    waiting.remove(r);
+  }
+}
