@@ -37,6 +37,7 @@ import { type EngineConfig, resolveEngineConfig } from '../engine/config.js';
 import { createEngine } from '../engine/engine.js';
 import type { FinishEvent, SimEngine, StepResult } from '../engine/types.js';
 import { eosLength, FRONTEND_OVERHEAD_MS, promptTokenIds } from '../frontend.js';
+import { type ChunkTemplate, chunkTemplate, fillChunk } from './chunk-template.js';
 import { type DriverStats, RealTimeDriver } from './driver.js';
 import { type DrawnFault, drawFault } from './faults.js';
 import { SimMetrics } from './metrics.js';
@@ -83,6 +84,9 @@ export interface SimServer {
   close(): Promise<void>;
 }
 
+/** Pending connections the listening socket queues (`listen(2)` backlog). */
+export const LISTEN_BACKLOG = 4096;
+
 /** Largest accepted request body, bytes. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -90,8 +94,21 @@ const require = createRequire(import.meta.url);
 /** servelab's version (from package.json; the same path resolves from src/ and dist/). */
 const VERSION: string = (require('../../../package.json') as { version: string }).version;
 
-/** A chunk object (serialized at write time) or raw SSE text such as `data: [DONE]`. */
-type SseItem = Record<string, unknown> | string;
+/**
+ * A plain token chunk as its pre-serialised template plus what varies (the hot path: most
+ * chunks of a stream); `emit_ms` is filled in when it is written.
+ */
+class TokenItem {
+  constructor(
+    readonly tpl: ChunkTemplate,
+    readonly text: string,
+    readonly step: number,
+    readonly plannedMs: number,
+  ) {}
+}
+
+/** A chunk object (serialized at write time), a templated token chunk, or raw SSE text such as `data: [DONE]`. */
+type SseItem = Record<string, unknown> | TokenItem | string;
 
 /** One generation request in flight. */
 interface Live {
@@ -101,6 +118,9 @@ interface Live {
   req: ParsedRequest;
   res: ServerResponse;
   head: ChunkHead;
+  /** Token-chunk templates, made on first use: answer text, reasoning text. */
+  tplContent?: ChunkTemplate;
+  tplReasoning?: ChunkTemplate;
   promptTokens: number;
   maxTokens: number;
   /** Tokens the request is expected to produce (min(eosLen, maxTokens), at least minTokens). */
@@ -155,7 +175,10 @@ export async function startSimServer(opts: SimServerOptions, deps: SimServerDeps
       else reject(err);
     };
     server.once('error', onError);
-    server.listen(so.port, so.host, () => {
+    // Node's default backlog (511) overflowed when 1,000 clients connected at once: the SYNs
+    // past it were retried by the kernel seconds later (574 requests got headers 6.6 s late).
+    // The kernel caps it at net.core.somaxconn (4,096 on current Linux).
+    server.listen({ port: so.port, host: so.host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', onError);
       resolve();
     });
@@ -642,13 +665,19 @@ class SimHttp implements SimHandler {
       const stamp = this.so.exposeTimings ? { step: step.step, planned_ms: plannedWallMs } : undefined;
       const out: SseItem[] = [];
       if (index === 0 && live.req.kind === 'chat') out.push(this.chunk(live, { role: true }, stamp, 0));
+      const last = finishReason !== null;
+      if (!last && !live.req.continuousUsage) {
+        // The common chunk: spliced into a template instead of built and stringified.
+        out.push(new TokenItem(this.templateOf(live, isReasoning), text, step.step, plannedWallMs));
+        this.write(live, out, false);
+        return;
+      }
       const body: ChunkBody = { text };
       if (isReasoning) body.reasoningField = this.so.reasoningField;
       if (finishReason) {
         body.finishReason = finishReason;
         body.stopReason = stopReason;
       }
-      const last = finishReason !== null;
       if (last && this.so.exposeTimings) body.timings = this.timingsOf(live);
       out.push(this.chunk(live, body, stamp, live.produced));
       if (last) {
@@ -755,6 +784,12 @@ class SimHttp implements SimHandler {
     let out = '';
     for (const it of items) {
       if (typeof it === 'string') out += it;
+      else if (it instanceof TokenItem)
+        out += fillChunk(
+          it.tpl,
+          it.text,
+          this.so.exposeTimings ? { step: it.step, planned_ms: it.plannedMs, emit_ms: now } : undefined,
+        );
       else {
         const stamp = it.servelab as Record<string, unknown> | undefined;
         if (stamp) stamp.emit_ms = now;
@@ -762,6 +797,18 @@ class SimHttp implements SimHandler {
       }
     }
     return out;
+  }
+
+  /** The token-chunk template of this response (made once per response and text field). */
+  private templateOf(live: Live, reasoning: boolean): ChunkTemplate {
+    if (reasoning)
+      return (live.tplReasoning ??= chunkTemplate(
+        live.req.kind,
+        live.head,
+        this.so.reasoningField,
+        this.so.exposeTimings,
+      ));
+    return (live.tplContent ??= chunkTemplate(live.req.kind, live.head, undefined, this.so.exposeTimings));
   }
 
   private chunk(
