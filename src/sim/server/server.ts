@@ -801,14 +801,13 @@ class SimHttp implements SimHandler {
 
   /** The token-chunk template of this response (made once per response and text field). */
   private templateOf(live: Live, reasoning: boolean): ChunkTemplate {
-    if (reasoning)
-      return (live.tplReasoning ??= chunkTemplate(
-        live.req.kind,
-        live.head,
-        this.so.reasoningField,
-        this.so.exposeTimings,
-      ));
-    return (live.tplContent ??= chunkTemplate(live.req.kind, live.head, undefined, this.so.exposeTimings));
+    const stamped = this.so.exposeTimings;
+    if (reasoning) {
+      live.tplReasoning ??= chunkTemplate(live.req.kind, live.head, this.so.reasoningField, stamped);
+      return live.tplReasoning;
+    }
+    live.tplContent ??= chunkTemplate(live.req.kind, live.head, undefined, stamped);
+    return live.tplContent;
   }
 
   private chunk(
