@@ -40,6 +40,7 @@ import { eosLength, FRONTEND_OVERHEAD_MS, promptTokenIds } from '../frontend.js'
 import { type ChunkTemplate, chunkTemplate, fillChunk } from './chunk-template.js';
 import { type DriverStats, RealTimeDriver } from './driver.js';
 import { type DrawnFault, drawFault } from './faults.js';
+import { registerLagMetrics } from './lag-metrics.js';
 import { SimMetrics } from './metrics.js';
 import { type ResolvedServerOptions, resolveServerOptions, type SimServerOptions } from './options.js';
 import { BadRequest, type ParsedRequest, parseGenerationRequest, parseTokenizeRequest } from './requests.js';
@@ -262,18 +263,19 @@ class SimHttp implements SimHandler {
     private readonly log: (line: string) => void,
   ) {
     this.modelId = so.servedModelName ?? config.model.name;
-    this.driver = new RealTimeDriver(
-      engine,
-      clock,
-      { timeScale: so.timeScale },
-      (step, planned) => this.deliver(step, planned),
-      (err) => this.log(`sim driver error: ${err instanceof Error ? err.message : String(err)}`),
-    );
     this.metrics = new SimMetrics(() => engine.stats(), this.modelId, {
       name: config.gpu.deviceName,
       count: config.tp,
       version: VERSION,
     });
+    const onLag = registerLagMetrics(this.metrics.registry, this.modelId);
+    this.driver = new RealTimeDriver(
+      engine,
+      clock,
+      { timeScale: so.timeScale, onLag },
+      (step, planned) => this.deliver(step, planned),
+      (err) => this.log(`sim driver error: ${err instanceof Error ? err.message : String(err)}`),
+    );
     this.idRng = new Rng(so.seed).fork('ids');
     if (so.apiKey !== undefined) this.apiKey = Buffer.from(so.apiKey);
   }
