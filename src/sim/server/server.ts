@@ -32,17 +32,18 @@ import type { AddressInfo } from 'node:net';
 import { UsageError } from '../../core/errors.js';
 import { type Clock, RealClock } from '../../runtime/clock.js';
 import { Rng } from '../../runtime/rng.js';
-import { type Tokenizer, tokenizerFor } from '../../tokenizer/index.js';
+import { tokenizerFor } from '../../tokenizer/index.js';
 import { type EngineConfig, resolveEngineConfig } from '../engine/config.js';
 import { createEngine } from '../engine/engine.js';
 import type { FinishEvent, SimEngine, StepResult } from '../engine/types.js';
-import { eosLength, FRONTEND_OVERHEAD_MS, promptTokenIds } from '../frontend.js';
+import { eosLength, FRONTEND_OVERHEAD_MS } from '../frontend.js';
 import { type ChunkTemplate, chunkTemplate, fillChunk } from './chunk-template.js';
 import { type DriverStats, RealTimeDriver } from './driver.js';
 import { type DrawnFault, drawFault } from './faults.js';
 import { registerLagMetrics } from './lag-metrics.js';
 import { SimMetrics } from './metrics.js';
 import { type ResolvedServerOptions, resolveServerOptions, type SimServerOptions } from './options.js';
+import { PromptTokens } from './prompt-tokens.js';
 import { BadRequest, type ParsedRequest, parseGenerationRequest, parseTokenizeRequest } from './requests.js';
 import { garbleText, reasoningLength, textSeedFor, tokenText } from './text.js';
 import {
@@ -217,6 +218,12 @@ export interface SimHandler {
   driverStats(): DriverStats;
   /** Stop the driver and drop every open response. */
   abortAll(): void;
+  /**
+   * What `POST /tokenize {prompt}` counts, without the HTTP exchange: the tokens of `text`, or
+   * null when `model` is not the one served (the 404). The text's ids are kept, so serving the
+   * same prompt does not encode it again.
+   */
+  countPromptTokens(text: string, model?: string): Promise<number | null>;
 }
 
 /**
@@ -249,7 +256,7 @@ class SimHttp implements SimHandler {
   private readonly metrics: SimMetrics;
   private readonly lives = new Map<string, Live>();
   private readonly idRng: Rng;
-  private tokenizer?: Promise<Tokenizer>;
+  private prompts?: Promise<PromptTokens>;
   private seq = 0;
   /** Requests between arrival and engine admission (the frontend overhead). */
   private pending = 0;
@@ -280,10 +287,15 @@ class SimHttp implements SimHandler {
     if (so.apiKey !== undefined) this.apiKey = Buffer.from(so.apiKey);
   }
 
-  /** The model family's tokenizer, loaded on first use (Qwen3's takes ~1 s). */
-  private getTokenizer(): Promise<Tokenizer> {
-    this.tokenizer ??= tokenizerFor(this.config.model.name);
-    return this.tokenizer;
+  /** The model family's tokenizer with its memo of encoded texts, loaded on first use (Qwen3's takes ~1 s). */
+  private getPrompts(): Promise<PromptTokens> {
+    this.prompts ??= tokenizerFor(this.config.model.name).then((t) => new PromptTokens(t));
+    return this.prompts;
+  }
+
+  async countPromptTokens(text: string, model?: string): Promise<number | null> {
+    if (model !== undefined && model !== this.modelId) return null;
+    return (await this.getPrompts()).ids(text).length;
   }
 
   driverStats(): DriverStats {
@@ -291,7 +303,7 @@ class SimHttp implements SimHandler {
   }
 
   async tokenizerReady(): Promise<void> {
-    await this.getTokenizer();
+    await this.getPrompts();
   }
 
   abortAll(): void {
@@ -416,7 +428,7 @@ class SimHttp implements SimHandler {
   }
 
   private async tokenize(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let parsed: { text: string; model?: string };
+    let parsed: ReturnType<typeof parseTokenizeRequest>;
     try {
       parsed = parseTokenizeRequest(await readJson(req));
     } catch (err) {
@@ -425,7 +437,8 @@ class SimHttp implements SimHandler {
     }
     if (parsed.model !== undefined && parsed.model !== this.modelId)
       return this.sendError(res, 404, `The model \`${parsed.model}\` does not exist.`, 'model');
-    const ids = promptTokenIds(await this.getTokenizer(), parsed.text);
+    const prompts = await this.getPrompts();
+    const ids = parsed.messages ? prompts.chatIds(parsed.messages) : prompts.ids(parsed.text);
     return this.sendJson(res, 200, {
       count: ids.length,
       max_model_len: this.config.maxModelLen,
@@ -451,8 +464,10 @@ class SimHttp implements SimHandler {
     if (parsed.model !== undefined && parsed.model !== this.modelId)
       return this.reject(res, requestId, 404, `The model \`${parsed.model}\` does not exist.`, 'model');
 
+    const prompts = await this.getPrompts();
     const promptIds =
-      parsed.promptIds ?? Array.from(promptTokenIds(await this.getTokenizer(), parsed.promptText));
+      parsed.promptIds ??
+      (parsed.messages ? prompts.chatIds(parsed.messages) : prompts.ids(parsed.promptText).slice());
     const promptLen = promptIds.length;
     const maxLen = this.config.maxModelLen;
     if (promptLen === 0) return this.reject(res, requestId, 400, 'The prompt is empty (0 tokens).', 'prompt');
