@@ -73,15 +73,6 @@ export function fillChunk(
 ): string {
   const s = t.stamped;
   if (!s || !stamp) return t.beforeText + JSON.stringify(text) + t.afterText;
-  return (
-    t.beforeText +
-    JSON.stringify(text) +
-    t.afterText +
-    JSON.stringify(stamp.step) +
-    s[0] +
-    JSON.stringify(stamp.planned_ms) +
-    s[1] +
-    JSON.stringify(stamp.emit_ms) +
-    s[2]
-  );
+  // String(n) is JSON's number form for finite numbers (all a clock and a step counter give).
+  return `${t.beforeText}${JSON.stringify(text)}${t.afterText}${stamp.step}${s[0]}${stamp.planned_ms}${s[1]}${stamp.emit_ms}${s[2]}`;
 }

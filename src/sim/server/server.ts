@@ -685,7 +685,24 @@ class SimHttp implements SimHandler {
       const last = finishReason !== null;
       if (!last && !live.req.continuousUsage) {
         // The common chunk: spliced into a template instead of built and stringified.
-        out.push(new TokenItem(this.templateOf(live, isReasoning), text, step.step, plannedWallMs));
+        const tpl = this.templateOf(live, isReasoning);
+        if (out.length === 0 && live.stallUntil === undefined) {
+          // Hottest path (every token but a stream's first and last): one string, one write,
+          // no intermediate objects; `emit_ms` is read right before the write.
+          const res = live.res;
+          if (res.destroyed) return;
+          res.write(
+            fillChunk(
+              tpl,
+              text,
+              this.so.exposeTimings
+                ? { step: step.step, planned_ms: plannedWallMs, emit_ms: this.clock.now() }
+                : undefined,
+            ),
+          );
+          return;
+        }
+        out.push(new TokenItem(tpl, text, step.step, plannedWallMs));
         this.write(live, out, false);
         return;
       }
