@@ -59,11 +59,11 @@ export function chatPromptIds(
   encode: (text: string) => readonly number[],
   messages: readonly ChatMessageLike[],
 ): number[] {
-  const out: number[] = [];
-  for (const piece of chatTemplatePieces(messages)) {
-    if (piece.length === 0) continue;
-    const ids = encode(piece);
-    for (let i = 0; i < ids.length; i++) out.push(ids[i]);
-  }
+  const parts = chatTemplatePieces(messages).map((p) => (p.length ? encode(p) : []));
+  let n = 0;
+  for (const ids of parts) n += ids.length;
+  const out = new Array<number>(n);
+  let k = 0;
+  for (const ids of parts) for (let i = 0; i < ids.length; i++) out[k++] = ids[i];
   return out;
 }
