@@ -4,7 +4,7 @@
  * issues 2 and 3. Scenarios: `client` (streaming client vs a naive fetch client), `open-loop`
  * (runner lateness at 200 req/s), `sim-real` (simulator emit-time error in real time),
  * `sim-virtual` (simulator throughput in virtual time: the engine fast path and the measurement
- * path). With no scenario, all run in that order. Figures go to stdout as one table (progress to
+ * path), `plan` (the wall time of one `servelab plan` command). With no scenario, all run in that order. Figures go to stdout as one table (progress to
  * stderr); `--json FILE` also writes them as JSON. Benchmarks
  * measure and print: a missed target is shown as MISSED and never fails the process.
  * Everything runs on loopback only. See docs/bench.md for how to read each figure.
@@ -16,9 +16,10 @@ import { fileURLToPath } from 'node:url';
 import { benchClient } from './client.js';
 import { infoRow, medianRows, type Row, renderTable, type ScenarioResult, targetRow } from './lib.js';
 import { benchOpenLoop } from './open-loop.js';
+import { benchPlan } from './plan.js';
 import { benchSimReal } from './sim-real.js';
 
-const SCENARIOS = ['client', 'open-loop', 'sim-real', 'sim-virtual'] as const;
+const SCENARIOS = ['client', 'open-loop', 'sim-real', 'sim-virtual', 'plan'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 interface Args {
@@ -92,7 +93,7 @@ async function benchSimVirtual(quick: boolean): Promise<ScenarioResult> {
           value: r.simulated_requests_per_s,
           unit: '1/s',
         },
-        { min: 5000 },
+        { min: 20_000 },
       ),
       infoRow({
         scenario: S,
@@ -171,6 +172,8 @@ async function run(s: Scenario, quick: boolean): Promise<ScenarioResult> {
       });
     case 'sim-virtual':
       return benchSimVirtual(quick);
+    case 'plan':
+      return benchPlan({ runs: quick ? 1 : 3 });
   }
 }
 

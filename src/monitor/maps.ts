@@ -118,6 +118,15 @@ export const LLAMACPP_MAP: EngineMap = {
   ...DCGM_MAP,
 };
 
+/**
+ * servelab's simulator: vLLM v1's names plus its own health counter (`sim/server/lag-metrics`),
+ * which says when the simulator itself fell behind real time.
+ */
+export const SIM_MAP: EngineMap = {
+  ...VLLM_V1_MAP,
+  sim_behind_total: sum('servelab_sim_behind_total'),
+};
+
 /** Every map by engine; `unknown` reads only DCGM. */
 export const ENGINE_MAPS: Record<EngineKind, EngineMap> = {
   vllm: VLLM_V1_MAP,
@@ -125,7 +134,7 @@ export const ENGINE_MAPS: Record<EngineKind, EngineMap> = {
   sglang: SGLANG_MAP,
   llamacpp: LLAMACPP_MAP,
   // The simulator impersonates vLLM v1 and adds DCGM-named GPU series (see sim-metric-names.ts).
-  sim: VLLM_V1_MAP,
+  sim: SIM_MAP,
   unknown: DCGM_MAP,
 };
 

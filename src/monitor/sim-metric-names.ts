@@ -24,5 +24,8 @@ export const SIM_METRIC_NAMES = [
   'vllm:request_decode_time_seconds',
   'DCGM_FI_DEV_FB_USED',
   'DCGM_FI_DEV_GPU_UTIL',
+  // The simulator's own health (sim/server/lag-metrics): did it keep up with real time?
+  'servelab_sim_behind_total',
+  'servelab_sim_emit_lag_seconds',
 ] as const;
 export type SimMetricName = (typeof SIM_METRIC_NAMES)[number];

@@ -665,9 +665,14 @@ export async function measure(
   const wopts = workloadOptions(common, model);
   const warm = common.load.warmup;
   const split = warm > 0 && wopts.count !== undefined && !common.load.traceFile;
+  const sim = endpoint.sim;
   const built = await endpoint.settle(
     buildWorkload(split ? { ...wopts, count: (wopts.count as number) + warm } : wopts, {
-      tokenizeRemote: tokenizeRemote(endpoint.baseUrl, model, apiKey, target.headers, dispatcher),
+      // The in-process simulator counts as its /tokenize would, minus an HTTP exchange per
+      // prompt (most of the time of building a plan's workload), and keeps the ids to serve.
+      tokenizeRemote: sim
+        ? (text) => sim.countTokens(text, model)
+        : tokenizeRemote(endpoint.baseUrl, model, apiKey, target.headers, dispatcher),
     }),
   );
   const workload = split ? { ...built, specs: built.specs.slice(0, built.specs.length - warm) } : built;

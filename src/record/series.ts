@@ -17,6 +17,9 @@ export const VOCAB = [
   'generation_tokens_total',
   'gpu_memory_used_mib',
   'gpu_util_pct',
+  // servelab's simulator only (`servelab_sim_behind_total`): steps it delivered late, i.e. it
+  // could not keep up with real time; never an engine's own slowness.
+  'sim_behind_total',
 ] as const;
 export type VocabName = (typeof VOCAB)[number];
 
@@ -30,6 +33,7 @@ export const COUNTER_VOCAB: ReadonlySet<VocabName> = new Set<VocabName>([
   'preemptions_total',
   'prompt_tokens_total',
   'generation_tokens_total',
+  'sim_behind_total',
 ]);
 
 /** One normalized reading, aligned to the run clock. */

@@ -20,7 +20,7 @@ import { EngineCore } from './engine/engine.js';
 import type { EngineReq } from './engine/request.js';
 import type { EngineStats } from './engine/types.js';
 import { ApiServerQueue, eosLength, FRONTEND_OVERHEAD_MS, promptTokenIds } from './frontend.js';
-import { applyChatTemplate } from './server/requests.js';
+import { chatPromptIds } from './server/prompt-tokens.js';
 
 /** One request to push through the planner. */
 export interface PlanRequest {
@@ -55,8 +55,8 @@ export interface SpecToPlanOptions {
 }
 
 /**
- * Build the {@link PlanRequest} that `servelab sim` would see for this spec: the same chat template
- * (`applyChatTemplate`), token count, max_tokens default and natural length (`eosLength`, keyed on
+ * Build the {@link PlanRequest} that `servelab sim` would see for this spec: the same chat prompt
+ * count (`chatPromptIds`), token count, max_tokens default and natural length (`eosLength`, keyed on
  * the server seed for greedy requests, else the request seed), so `plan` and the server agree.
  * Throws a RangeError when the prompt plus max_tokens exceeds max_model_len (the server's 400).
  */
@@ -67,11 +67,11 @@ export function planRequestFromSpec(
   id: string,
   opts: SpecToPlanOptions,
 ): PlanRequest {
-  const text =
+  const encode = (text: string) => promptTokenIds(tokenizer, text);
+  const promptIds =
     opts.endpoint === 'chat'
-      ? applyChatTemplate(spec.messages ?? [{ role: 'user', content: spec.prompt ?? '' }])
-      : (spec.prompt ?? spec.messages?.map((m) => m.content).join('\n') ?? '');
-  const promptIds = promptTokenIds(tokenizer, text);
+      ? chatPromptIds(encode, spec.messages ?? [{ role: 'user', content: spec.prompt ?? '' }])
+      : encode(spec.prompt ?? spec.messages?.map((m) => m.content).join('\n') ?? '');
   const maxTokens = spec.output_len ?? opts.defaultMaxTokens ?? cfg.maxModelLen - promptIds.length;
   if (promptIds.length === 0 || promptIds.length + Math.max(1, maxTokens) > cfg.maxModelLen) {
     throw new RangeError(

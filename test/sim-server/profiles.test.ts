@@ -138,6 +138,13 @@ describe('--engine sglang', async () => {
     assert.equal(first.usage, null);
     assert.ok('matched_stop' in first.choices[0]);
     assert.ok(r.chunks.some((c: Chunk) => typeof c.choices?.[0]?.delta?.reasoning_content === 'string'));
+    // Every chunk, the pre-serialised middle ones too (sim/server/chunk-template), is SGLang's.
+    const withChoices = r.chunks.filter((c: Chunk) => c.choices?.length);
+    assert.ok(withChoices.length >= 10);
+    for (const c of withChoices as Chunk[]) {
+      assert.match(c.id, /^[0-9a-f]{32}$/);
+      assert.ok('matched_stop' in c.choices[0], JSON.stringify(c));
+    }
   });
 });
 

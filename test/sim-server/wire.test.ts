@@ -35,11 +35,14 @@ describe('sim server wire format', () => {
     // One token is one word with a leading space: text and usage agree.
     assert.equal(text.split(' ').length - 1, usage.completion_tokens);
     assert.equal(finish, usage.completion_tokens === 12 ? 'length' : 'stop');
+    // The chat template's pieces are counted apart (special tokens in a real template): the
+    // "." of the content does not merge with the "<|" that follows it.
+    const pieces = ['<|im_start|>user\n', 'Say something.', '<|im_end|>\n', '<|im_start|>assistant\n'];
     assert.equal(
       usage.prompt_tokens,
-      approximateTokenizer.encode('<|im_start|>user\nSay something.<|im_end|>\n<|im_start|>assistant\n')
-        .length,
+      pieces.reduce((n, p) => n + approximateTokenizer.encode(p).length, 0),
     );
+    assert.notEqual(usage.prompt_tokens, approximateTokenizer.encode(pieces.join('')).length);
   });
 
   test('chat stream: role chunk, content deltas, finish with the last token, usage chunk, [DONE]', async () => {

@@ -1,9 +1,9 @@
 /**
  * @module report/diagnose/validity
  * The validity verdict: reasons why a run's numbers cannot bear weight — the load generator
- * fell behind, the client lagged or was CPU-bound, usage was missing, client and server token
- * counts disagree, a run meant to be cold hit the prefix cache, too many errors, or Little's law
- * does not hold.
+ * fell behind, the client lagged or was CPU-bound, servelab's simulator fell behind real time,
+ * usage was missing, client and server token counts disagree, a run meant to be cold hit the
+ * prefix cache, too many errors, or Little's law does not hold.
  */
 import { requestMetrics } from '../../analysis/request.js';
 import { seriesSummary } from '../../analysis/series.js';
@@ -32,6 +32,11 @@ export interface ValidityOptions {
    * prompts) whose prompt tokens hit the cache above this fraction is invalid (default 0.10).
    */
   max_cold_hit_rate?: number;
+  /**
+   * Steps servelab's simulator may deliver late (its `servelab_sim_behind_total` counter, series
+   * `sim_behind_total`) before the run is invalid (default 0: any).
+   */
+  max_sim_behind_steps?: number;
 }
 
 /** Client CPU is judged only over a measurement window at least this long (ms). */
@@ -45,6 +50,7 @@ export const VALIDITY_DEFAULTS: Required<ValidityOptions> = {
   max_littles_gap: 0.1,
   max_token_mismatch: 0.02,
   max_cold_hit_rate: 0.1,
+  max_sim_behind_steps: 0,
 };
 
 /** The concurrency cap a run was made with (level, else config), or null. */
@@ -155,6 +161,24 @@ export function validitySkipped(run: LoadedRun): SkippedCheck[] {
 }
 
 /**
+ * How many steps the simulator delivered late during the run: the increase of `sim_behind_total`
+ * over the scraped series. Null when the target did not expose it (not servelab's simulator) or
+ * was scraped fewer than twice.
+ */
+export function simBehindSteps(run: LoadedRun): number | null {
+  const pts = (run.series ?? []).filter((p) => p.name === 'sim_behind_total').sort((a, b) => a.t_ms - b.t_ms);
+  // One reading has no increase; a long-running `servelab sim` counts earlier runs' steps too.
+  if (pts.length < 2) return null;
+  // A counter: the reset-aware increase, as for the other counters.
+  let inc = 0;
+  for (let i = 1; i < pts.length; i++) {
+    const d = pts[i].value - pts[i - 1].value;
+    inc += d >= 0 ? d : pts[i].value;
+  }
+  return inc;
+}
+
+/**
  * Validity reasons for one run (empty = valid; see {@link validitySkipped} for what could not be
  * checked).
  * @param opts thresholds (see {@link VALIDITY_DEFAULTS})
@@ -215,6 +239,13 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}): Val
         'cache_hits',
         `${(100 * rate).toFixed(1)}% of the prompt tokens were prefix-cache hits in a run meant to be cold (fresh prompts): its TTFT is a warm cache's, not a cold one's`,
       );
+  }
+  const behind = simBehindSteps(run);
+  if (behind !== null && behind > o.max_sim_behind_steps) {
+    add(
+      'sim_behind',
+      `the simulator fell behind real time on ${behind} step(s) (servelab_sim_behind_total +${behind}): it delivered their tokens late, so token times include the simulator's own lag; that is not the engine being slow (give it a quieter core, fewer streams, or use plan)`,
+    );
   }
   if (s.error_rate !== null && s.error_rate > o.max_error_rate) {
     add(

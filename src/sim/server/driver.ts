@@ -36,13 +36,33 @@ export interface DriverOptions {
    * `timeScale` ≤ 1, infinite (never restart) when faster.
    */
   lateToleranceMs?: number;
+  /**
+   * Wall ms after its planned end by which a step's tokens must have been handed to the sockets;
+   * a step later than this counts as the simulator falling behind ({@link DriverStats.behind}).
+   * Default {@link BEHIND_MS}.
+   */
+  behindMs?: number;
+  /**
+   * Called after every step with its lag: wall ms from the step's planned end to the end of its
+   * delivery (every token handed to the sockets), and whether that is behind.
+   */
+  onLag?: (lagMs: number, behind: boolean) => void;
 }
+
+/**
+ * Default lag, wall ms, past which a step counts as behind: 10 ms is well above what a keeping-up
+ * server shows (docs/bench.md, sim-real: emit error p99 of a few ms at 2,000 streams) and well
+ * below a TPOT anyone measures, so it flags a simulator that distorts token times and not noise.
+ */
+export const BEHIND_MS = 10;
 
 /** Lateness of token delivery against the steps' planned end times. */
 export interface DriverStats {
   steps: number;
   /** Steps that restarted from "now" because the driver was later than the tolerance. */
   resyncs: number;
+  /** Steps delivered more than `behindMs` after their planned end: the simulator fell behind. */
+  behind: number;
   /** Wall ms by which each delivery started after its planned time (last 10,000 steps, oldest first). */
   lateMs: number[];
 }
@@ -67,6 +87,9 @@ export class RealTimeDriver {
   private cursorMs = 0;
   private steps = 0;
   private resyncs = 0;
+  private behind = 0;
+  private readonly behindMs: number;
+  private readonly onLag?: (lagMs: number, behind: boolean) => void;
   /** Ring buffer of the last {@link LATE_WINDOW} delivery latenesses, wall ms. */
   private readonly late = new Float64Array(LATE_WINDOW);
 
@@ -80,6 +103,8 @@ export class RealTimeDriver {
     if (!(opts.timeScale > 0)) throw new RangeError('timeScale must be > 0');
     this.scale = opts.timeScale;
     this.toleranceMs = opts.lateToleranceMs ?? (opts.timeScale > 1 ? Number.POSITIVE_INFINITY : 20);
+    this.behindMs = opts.behindMs ?? BEHIND_MS;
+    this.onLag = opts.onLag;
   }
 
   /** Current engine time, ms. */
@@ -131,7 +156,7 @@ export class RealTimeDriver {
     const lateMs: number[] = new Array(n);
     const start = this.steps - n;
     for (let i = 0; i < n; i++) lateMs[i] = this.late[(start + i) % LATE_WINDOW];
-    return { steps: this.steps, resyncs: this.resyncs, lateMs };
+    return { steps: this.steps, resyncs: this.resyncs, behind: this.behind, lateMs };
   }
 
   /** Stop stepping (pending sleeps are cancelled). */
@@ -172,6 +197,9 @@ export class RealTimeDriver {
         this.steps++;
         this.deliver(r, plannedWall);
         const lateAfter = this.clock.now() - plannedWall;
+        const behind = lateAfter > this.behindMs;
+        if (behind) this.behind++;
+        this.onLag?.(Math.max(0, lateAfter), behind);
         if (lateAfter > this.toleranceMs) {
           this.resyncs++;
           start = this.engineNow();

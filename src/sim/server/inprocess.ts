@@ -31,6 +31,12 @@ export interface InProcessSim {
   config: EngineConfig;
   modelId: string;
   clock: Clock;
+  /**
+   * The count `POST /tokenize {model, prompt}` answers, without the HTTP exchange (null: not the
+   * served model). A workload counted with it is counted by the very tokenizer that serves it,
+   * and each prompt is encoded once: serving it reuses the ids.
+   */
+  countTokens(text: string, model?: string): Promise<number | null>;
   /** Stop the driver and end every open response. */
   close(): Promise<void>;
 }
@@ -276,6 +282,7 @@ export async function startInProcessSim(
     config,
     modelId: sim.modelId,
     clock: deps.clock,
+    countTokens: (text, model) => sim.countPromptTokens(text, model),
     async close() {
       sim.abortAll();
     },

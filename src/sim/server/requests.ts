@@ -61,6 +61,8 @@ export interface ParsedRequest {
   model?: string;
   /** The text whose tokens form the prompt (chat: the flattened template). */
   promptText: string;
+  /** Chat only: the messages, counted piece by piece (`sim/server/prompt-tokens`). */
+  messages?: ChatMessageLike[];
   /** Prompt given directly as token ids (`/v1/completions` only). */
   promptIds?: number[];
   stream: boolean;
@@ -83,10 +85,27 @@ export interface ParsedRequest {
  * Content given as parts keeps only the `text` parts, joined by newlines. The same template is
  * applied to every model family: it is a token-count model, not a faithful prompt renderer.
  */
-export function applyChatTemplate(messages: readonly { role: string; content?: unknown }[]): string {
-  let out = '';
-  for (const m of messages) out += `<|im_start|>${m.role}\n${contentText(m.content)}<|im_end|>\n`;
-  return `${out}<|im_start|>assistant\n`;
+export function applyChatTemplate(messages: readonly ChatMessageLike[]): string {
+  return chatTemplatePieces(messages).join('');
+}
+
+/** A chat message as the template reads it (`content`: a string, parts, or nothing). */
+export interface ChatMessageLike {
+  role: string;
+  content?: unknown;
+}
+
+/**
+ * The chat template cut where a real template puts special tokens: per message
+ * `<|im_start|>{role}\n`, the content, `<|im_end|>\n`; then `<|im_start|>assistant\n`.
+ * Joined, they are {@link applyChatTemplate}; the simulator counts them apart
+ * (`sim/server/prompt-tokens`).
+ */
+export function chatTemplatePieces(messages: readonly ChatMessageLike[]): string[] {
+  const out: string[] = [];
+  for (const m of messages) out.push(`<|im_start|>${m.role}\n`, contentText(m.content), '<|im_end|>\n');
+  out.push('<|im_start|>assistant\n');
+  return out;
 }
 
 function contentText(c: unknown): string {
@@ -114,12 +133,14 @@ export function parseGenerationRequest(kind: 'chat' | 'completions', body: unkno
   let b: z.infer<typeof ChatBody> | z.infer<typeof CompletionBody>;
   let promptText: string;
   let promptIds: number[] | undefined;
+  let messages: ChatMessageLike[] | undefined;
   let enableThinking = true;
   if (kind === 'chat') {
     const r = ChatBody.safeParse(body);
     if (!r.success) throw firstIssue(r.error);
     b = r.data;
-    promptText = applyChatTemplate(r.data.messages);
+    messages = r.data.messages;
+    promptText = applyChatTemplate(messages);
     enableThinking = r.data.chat_template_kwargs?.enable_thinking ?? true;
   } else {
     const r = CompletionBody.safeParse(body);
@@ -158,6 +179,7 @@ export function parseGenerationRequest(kind: 'chat' | 'completions', body: unkno
     kind,
     model: b.model ?? undefined,
     promptText,
+    messages,
     promptIds,
     stream: b.stream ?? false,
     includeUsage,
@@ -172,11 +194,23 @@ export function parseGenerationRequest(kind: 'chat' | 'completions', body: unkno
   };
 }
 
-/** Validate a `/tokenize` body: `{prompt}` or `{messages}`; returns the text to count and the model. */
-export function parseTokenizeRequest(body: unknown): { text: string; model?: string } {
+/**
+ * Validate a `/tokenize` body: `{prompt}` or `{messages}`; returns the text to count (or the
+ * messages, counted as a chat prompt) and the model.
+ */
+export function parseTokenizeRequest(body: unknown): {
+  text: string;
+  messages?: ChatMessageLike[];
+  model?: string;
+} {
   const p = TokenizePrompt.safeParse(body);
   if (p.success) return { text: p.data.prompt, model: p.data.model ?? undefined };
   const m = TokenizeMessages.safeParse(body);
-  if (m.success) return { text: applyChatTemplate(m.data.messages), model: m.data.model ?? undefined };
+  if (m.success)
+    return {
+      text: applyChatTemplate(m.data.messages),
+      messages: m.data.messages,
+      model: m.data.model ?? undefined,
+    };
   throw new BadRequest("The body needs either 'prompt' (a string) or 'messages' (a non-empty list).");
 }

@@ -32,15 +32,18 @@ import type { AddressInfo } from 'node:net';
 import { UsageError } from '../../core/errors.js';
 import { type Clock, RealClock } from '../../runtime/clock.js';
 import { Rng } from '../../runtime/rng.js';
-import { type Tokenizer, tokenizerFor } from '../../tokenizer/index.js';
+import { tokenizerFor } from '../../tokenizer/index.js';
 import { type EngineConfig, resolveEngineConfig } from '../engine/config.js';
 import { createEngine } from '../engine/engine.js';
 import type { FinishEvent, SimEngine, StepResult } from '../engine/types.js';
-import { ApiServerQueue, eosLength, FRONTEND_OVERHEAD_MS, promptTokenIds } from '../frontend.js';
+import { ApiServerQueue, eosLength, FRONTEND_OVERHEAD_MS } from '../frontend.js';
+import { type ChunkBuilder, type ChunkTemplate, chunkTemplate, fillChunk } from './chunk-template.js';
 import { type DriverStats, RealTimeDriver } from './driver.js';
 import { type DrawnFault, drawFault } from './faults.js';
+import { registerLagMetrics } from './lag-metrics.js';
 import { SimMetrics } from './metrics.js';
 import { type ResolvedServerOptions, resolveServerOptions, type SimServerOptions } from './options.js';
+import { PromptTokens } from './prompt-tokens.js';
 import { BadRequest, type ParsedRequest, parseGenerationRequest, parseTokenizeRequest } from './requests.js';
 import { garbleText, reasoningLength, textSeedFor, tokenText } from './text.js';
 import {
@@ -86,6 +89,9 @@ export interface SimServer {
   close(): Promise<void>;
 }
 
+/** Pending connections the listening socket queues (`listen(2)` backlog). */
+export const LISTEN_BACKLOG = 4096;
+
 /** Largest accepted request body, bytes. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -102,8 +108,21 @@ const SGLANG_ROUTES = [
   '/flush_cache',
 ];
 
-/** A chunk object (serialized at write time) or raw SSE text such as `data: [DONE]`. */
-type SseItem = Record<string, unknown> | string;
+/**
+ * A plain token chunk as its pre-serialised template plus what varies (the hot path: most
+ * chunks of a stream); `emit_ms` is filled in when it is written.
+ */
+class TokenItem {
+  constructor(
+    readonly tpl: ChunkTemplate,
+    readonly text: string,
+    readonly step: number,
+    readonly plannedMs: number,
+  ) {}
+}
+
+/** A chunk object (serialized at write time), a templated token chunk, or raw SSE text such as `data: [DONE]`. */
+type SseItem = Record<string, unknown> | TokenItem | string;
 
 /** One generation request in flight. */
 interface Live {
@@ -113,6 +132,9 @@ interface Live {
   req: ParsedRequest;
   res: ServerResponse;
   head: ChunkHead;
+  /** Token-chunk templates, made on first use: answer text, reasoning text. */
+  tplContent?: ChunkTemplate;
+  tplReasoning?: ChunkTemplate;
   promptTokens: number;
   maxTokens: number;
   /** Tokens the request is expected to produce (min(eosLen, maxTokens), at least minTokens). */
@@ -167,7 +189,10 @@ export async function startSimServer(opts: SimServerOptions, deps: SimServerDeps
       else reject(err);
     };
     server.once('error', onError);
-    server.listen(so.port, so.host, () => {
+    // Node's default backlog (511) overflowed when 1,000 clients connected at once: the SYNs
+    // past it were retried by the kernel seconds later (574 requests got headers 6.6 s late).
+    // The kernel caps it at net.core.somaxconn (4,096 on current Linux).
+    server.listen({ port: so.port, host: so.host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', onError);
       resolve();
     });
@@ -205,6 +230,12 @@ export interface SimHandler {
   driverStats(): DriverStats;
   /** Stop the driver and drop every open response. */
   abortAll(): void;
+  /**
+   * What `POST /tokenize {prompt}` counts, without the HTTP exchange: the tokens of `text`, or
+   * null when `model` is not the one served (the 404). The text's ids are kept, so serving the
+   * same prompt does not encode it again.
+   */
+  countPromptTokens(text: string, model?: string): Promise<number | null>;
 }
 
 /**
@@ -239,7 +270,7 @@ class SimHttp implements SimHandler {
   private readonly metrics: SimMetrics;
   private readonly lives = new Map<string, Live>();
   private readonly idRng: Rng;
-  private tokenizer?: Promise<Tokenizer>;
+  private prompts?: Promise<PromptTokens>;
   private seq = 0;
   /** Requests between arrival and engine admission (the frontend overhead). */
   private pending = 0;
@@ -257,13 +288,6 @@ class SimHttp implements SimHandler {
     this.modelId = so.servedModelName ?? config.model.name;
     this.outputQueue = new ApiServerQueue(config.apiServerCount);
     this.sglang = config.profile.engine === 'sglang';
-    this.driver = new RealTimeDriver(
-      engine,
-      clock,
-      { timeScale: so.timeScale },
-      (step, planned) => this.emit(step, planned),
-      (err) => this.log(`sim driver error: ${err instanceof Error ? err.message : String(err)}`),
-    );
     this.metrics = new SimMetrics(
       () => engine.stats(),
       this.modelId,
@@ -274,14 +298,27 @@ class SimHttp implements SimHandler {
       },
       config.profile.engine,
     );
+    const onLag = registerLagMetrics(this.metrics.registry, this.modelId);
+    this.driver = new RealTimeDriver(
+      engine,
+      clock,
+      { timeScale: so.timeScale, onLag },
+      (step, planned) => this.emit(step, planned),
+      (err) => this.log(`sim driver error: ${err instanceof Error ? err.message : String(err)}`),
+    );
     this.idRng = new Rng(so.seed).fork('ids');
     if (so.apiKey !== undefined) this.apiKey = Buffer.from(so.apiKey);
   }
 
-  /** The model family's tokenizer, loaded on first use (Qwen3's takes ~1 s). */
-  private getTokenizer(): Promise<Tokenizer> {
-    this.tokenizer ??= tokenizerFor(this.config.model.name);
-    return this.tokenizer;
+  /** The model family's tokenizer with its memo of encoded texts, loaded on first use (Qwen3's takes ~1 s). */
+  private getPrompts(): Promise<PromptTokens> {
+    this.prompts ??= tokenizerFor(this.config.model.name).then((t) => new PromptTokens(t));
+    return this.prompts;
+  }
+
+  async countPromptTokens(text: string, model?: string): Promise<number | null> {
+    if (model !== undefined && model !== this.modelId) return null;
+    return (await this.getPrompts()).ids(text).length;
   }
 
   driverStats(): DriverStats {
@@ -289,7 +326,7 @@ class SimHttp implements SimHandler {
   }
 
   async tokenizerReady(): Promise<void> {
-    await this.getTokenizer();
+    await this.getPrompts();
   }
 
   abortAll(): void {
@@ -481,7 +518,7 @@ class SimHttp implements SimHandler {
   }
 
   private async tokenize(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let parsed: { text: string; model?: string };
+    let parsed: ReturnType<typeof parseTokenizeRequest>;
     try {
       parsed = parseTokenizeRequest(await readJson(req));
     } catch (err) {
@@ -490,7 +527,8 @@ class SimHttp implements SimHandler {
     }
     if (parsed.model !== undefined && parsed.model !== this.modelId)
       return this.sendError(res, 404, `The model \`${parsed.model}\` does not exist.`, 'model');
-    const ids = promptTokenIds(await this.getTokenizer(), parsed.text);
+    const prompts = await this.getPrompts();
+    const ids = parsed.messages ? prompts.chatIds(parsed.messages) : prompts.ids(parsed.text);
     return this.sendJson(res, 200, {
       count: ids.length,
       max_model_len: this.config.maxModelLen,
@@ -516,8 +554,10 @@ class SimHttp implements SimHandler {
     if (parsed.model !== undefined && parsed.model !== this.modelId)
       return this.reject(res, requestId, 404, `The model \`${parsed.model}\` does not exist.`, 'model');
 
+    const prompts = await this.getPrompts();
     const promptIds =
-      parsed.promptIds ?? Array.from(promptTokenIds(await this.getTokenizer(), parsed.promptText));
+      parsed.promptIds ??
+      (parsed.messages ? prompts.chatIds(parsed.messages) : prompts.ids(parsed.promptText).slice());
     const promptLen = promptIds.length;
     const maxLen = this.config.maxModelLen;
     if (promptLen === 0) return this.reject(res, requestId, 400, 'The prompt is empty (0 tokens).', 'prompt');
@@ -756,13 +796,36 @@ class SimHttp implements SimHandler {
       const stamp = this.so.exposeTimings ? { step: step.step, planned_ms: plannedWallMs } : undefined;
       const out: SseItem[] = [];
       if (index === 0 && live.req.kind === 'chat') out.push(this.chunk(live, { role: true }, stamp, 0));
+      const last = finishReason !== null;
+      if (!last && !live.req.continuousUsage) {
+        // The common chunk: spliced into a template instead of built and stringified.
+        const tpl = this.templateOf(live, isReasoning);
+        if (out.length === 0 && live.stallUntil === undefined) {
+          // Hottest path (every token but a stream's first and last): one string, one write,
+          // no intermediate objects; `emit_ms` is read right before the write.
+          const res = live.res;
+          if (res.destroyed) return;
+          res.write(
+            fillChunk(
+              tpl,
+              text,
+              this.so.exposeTimings
+                ? { step: step.step, planned_ms: plannedWallMs, emit_ms: this.clock.now() }
+                : undefined,
+            ),
+          );
+          return;
+        }
+        out.push(new TokenItem(tpl, text, step.step, plannedWallMs));
+        this.write(live, out, false);
+        return;
+      }
       const body: ChunkBody = { text };
       if (isReasoning) body.reasoningField = this.so.reasoningField;
       if (finishReason) {
         body.finishReason = finishReason;
         body.stopReason = stopReason;
       }
-      const last = finishReason !== null;
       if (last && this.so.exposeTimings) body.timings = this.timingsOf(live);
       out.push(this.chunk(live, body, stamp, live.produced));
       if (last) {
@@ -869,6 +932,12 @@ class SimHttp implements SimHandler {
     let out = '';
     for (const it of items) {
       if (typeof it === 'string') out += it;
+      else if (it instanceof TokenItem)
+        out += fillChunk(
+          it.tpl,
+          it.text,
+          this.so.exposeTimings ? { step: it.step, planned_ms: it.plannedMs, emit_ms: now } : undefined,
+        );
       else {
         const stamp = it.servelab as Record<string, unknown> | undefined;
         if (stamp) stamp.emit_ms = now;
@@ -876,6 +945,17 @@ class SimHttp implements SimHandler {
       }
     }
     return out;
+  }
+
+  /** The token-chunk template of this response (made once per response and text field). */
+  private templateOf(live: Live, reasoning: boolean): ChunkTemplate {
+    const stamped = this.so.exposeTimings;
+    if (reasoning) {
+      live.tplReasoning ??= chunkTemplate(this.builderOf(live), live.head, this.so.reasoningField, stamped);
+      return live.tplReasoning;
+    }
+    live.tplContent ??= chunkTemplate(this.builderOf(live), live.head, undefined, stamped);
+    return live.tplContent;
   }
 
   private chunk(
@@ -887,11 +967,13 @@ class SimHttp implements SimHandler {
     if (stamp) body.servelab = { ...stamp };
     if (live.req.continuousUsage)
       body.usage = usageObject({ promptTokens: live.promptTokens, completionTokens });
-    if (this.sglang)
-      return live.req.kind === 'chat'
-        ? sglangChatChunk(live.head, body)
-        : sglangCompletionChunk(live.head, body);
-    return live.req.kind === 'chat' ? chatChunk(live.head, body) : completionChunk(live.head, body);
+    return this.builderOf(live)(live.head, body);
+  }
+
+  /** The chunk shape of this response: its endpoint's, in the engine profile's wire format. */
+  private builderOf(live: Live): ChunkBuilder {
+    if (this.sglang) return live.req.kind === 'chat' ? sglangChatChunk : sglangCompletionChunk;
+    return live.req.kind === 'chat' ? chatChunk : completionChunk;
   }
 
   private usageOf(live: Live): Record<string, unknown> {
