@@ -125,6 +125,7 @@ export const LLAMACPP_MAP: EngineMap = {
 export const SIM_MAP: EngineMap = {
   ...VLLM_V1_MAP,
   sim_behind_total: sum('servelab_sim_behind_total'),
+  sim_steps_total: sum('servelab_sim_emit_lag_seconds_count'),
 };
 
 /** Every map by engine; `unknown` reads only DCGM. */

@@ -18,8 +18,10 @@ export const VOCAB = [
   'gpu_memory_used_mib',
   'gpu_util_pct',
   // servelab's simulator only (`servelab_sim_behind_total`): steps it delivered late, i.e. it
-  // could not keep up with real time; never an engine's own slowness.
+  // could not keep up with real time; never an engine's own slowness. `sim_steps_total`: every
+  // step it delivered (`servelab_sim_emit_lag_seconds_count`), so late steps have a share.
   'sim_behind_total',
+  'sim_steps_total',
 ] as const;
 export type VocabName = (typeof VOCAB)[number];
 
@@ -34,6 +36,7 @@ export const COUNTER_VOCAB: ReadonlySet<VocabName> = new Set<VocabName>([
   'prompt_tokens_total',
   'generation_tokens_total',
   'sim_behind_total',
+  'sim_steps_total',
 ]);
 
 /** One normalized reading, aligned to the run clock. */

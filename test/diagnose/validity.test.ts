@@ -128,3 +128,21 @@ describe('validity verdict', () => {
     assert.ok(codes(run).includes('littles_law'));
   });
 });
+
+describe('sim_behind: the share of late simulator steps, as lateness is judged at p99', () => {
+  const series = (behind: [number, number], steps?: [number, number]): SeriesPoint[] => [
+    ...behind.map((value, i) => ({ t_ms: i * 1000, source: 's', name: 'sim_behind_total', value })),
+    ...(steps ?? []).map((value, i) => ({ t_ms: i * 1000, source: 's', name: 'sim_steps_total', value })),
+  ];
+  const cases: [string, [number, number], [number, number] | undefined, boolean][] = [
+    ['none late', [0, 0], [0, 400], false],
+    ['3 of 400 late (0.75%)', [0, 3], [0, 400], false],
+    ['5 of 400 late (1.25%)', [2, 7], [100, 500], true],
+    ['1 late, step count not exposed', [0, 1], undefined, true],
+  ];
+  for (const [name, behind, steps, invalid] of cases)
+    it(name, () => {
+      const run = handRun('s', base(), {}, { series: series(behind, steps) });
+      assert.equal(codes(run).includes('sim_behind'), invalid);
+    });
+});

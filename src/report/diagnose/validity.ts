@@ -6,7 +6,7 @@
  * prefix cache, too many errors, or Little's law does not hold.
  */
 import { requestMetrics } from '../../analysis/request.js';
-import { seriesSummary } from '../../analysis/series.js';
+import { counterIncrease, seriesSummary } from '../../analysis/series.js';
 import { describe } from '../../analysis/stats.js';
 import { groupAttempts, LITTLES_LAW_MIN_REQUESTS } from '../../analysis/summary.js';
 import { attemptEndAt, measurementWindow, slotWaits } from '../../analysis/window.js';
@@ -33,10 +33,12 @@ export interface ValidityOptions {
    */
   max_cold_hit_rate?: number;
   /**
-   * Steps servelab's simulator may deliver late (its `servelab_sim_behind_total` counter, series
-   * `sim_behind_total`) before the run is invalid (default 0: any).
+   * Share of its steps servelab's simulator may deliver late (its `servelab_sim_behind_total`
+   * counter over `servelab_sim_emit_lag_seconds_count`) before the run is invalid (default 0.01:
+   * a p99 emit lag above the 10 ms that makes a step late, as `max_lateness_p99_ms` judges the
+   * client). Without the step count, any late step.
    */
-  max_sim_behind_steps?: number;
+  max_sim_behind_fraction?: number;
 }
 
 /** Client CPU is judged only over a measurement window at least this long (ms). */
@@ -50,7 +52,7 @@ export const VALIDITY_DEFAULTS: Required<ValidityOptions> = {
   max_littles_gap: 0.1,
   max_token_mismatch: 0.02,
   max_cold_hit_rate: 0.1,
-  max_sim_behind_steps: 0,
+  max_sim_behind_fraction: 0.01,
 };
 
 /** The concurrency cap a run was made with (level, else config), or null. */
@@ -161,21 +163,20 @@ export function validitySkipped(run: LoadedRun): SkippedCheck[] {
 }
 
 /**
- * How many steps the simulator delivered late during the run: the increase of `sim_behind_total`
- * over the scraped series. Null when the target did not expose it (not servelab's simulator) or
- * was scraped fewer than twice.
+ * How many steps the simulator delivered late during the run (the increase of `sim_behind_total`
+ * over the scraped series), and how many it delivered (`sim_steps_total`, null when not exposed).
+ * Null when the target did not expose the counter (not servelab's simulator) or was scraped
+ * fewer than twice: one reading has no increase, and a long-running `servelab sim` counts
+ * earlier runs' steps too.
  */
-export function simBehindSteps(run: LoadedRun): number | null {
-  const pts = (run.series ?? []).filter((p) => p.name === 'sim_behind_total').sort((a, b) => a.t_ms - b.t_ms);
-  // One reading has no increase; a long-running `servelab sim` counts earlier runs' steps too.
-  if (pts.length < 2) return null;
-  // A counter: the reset-aware increase, as for the other counters.
-  let inc = 0;
-  for (let i = 1; i < pts.length; i++) {
-    const d = pts[i].value - pts[i - 1].value;
-    inc += d >= 0 ? d : pts[i].value;
-  }
-  return inc;
+export function simBehindSteps(run: LoadedRun): { behind: number; steps: number | null } | null {
+  const values = (name: string) =>
+    (run.series ?? [])
+      .filter((p) => p.name === name)
+      .sort((a, b) => a.t_ms - b.t_ms)
+      .map((p) => p.value);
+  const behind = counterIncrease(values('sim_behind_total'));
+  return behind === null ? null : { behind, steps: counterIncrease(values('sim_steps_total')) };
 }
 
 /**
@@ -240,11 +241,12 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}): Val
         `${(100 * rate).toFixed(1)}% of the prompt tokens were prefix-cache hits in a run meant to be cold (fresh prompts): its TTFT is a warm cache's, not a cold one's`,
       );
   }
-  const behind = simBehindSteps(run);
-  if (behind !== null && behind > o.max_sim_behind_steps) {
+  const simLate = simBehindSteps(run);
+  const share = simLate?.steps ? simLate.behind / simLate.steps : null;
+  if (simLate && simLate.behind > 0 && (share === null || share > o.max_sim_behind_fraction)) {
     add(
       'sim_behind',
-      `the simulator fell behind real time on ${behind} step(s) (servelab_sim_behind_total +${behind}): it delivered their tokens late, so token times include the simulator's own lag; that is not the engine being slow (give it a quieter core, fewer streams, or use plan)`,
+      `the simulator fell behind real time on ${simLate.behind}${simLate.steps ? ` of ${simLate.steps}` : ''} step(s) (servelab_sim_behind_total +${simLate.behind}): it delivered their tokens late, so token times include the simulator's own lag; that is not the engine being slow (give it a quieter core, fewer streams, or use plan)`,
     );
   }
   if (s.error_rate !== null && s.error_rate > o.max_error_rate) {
