@@ -11,12 +11,13 @@ import { hashString, Rng } from '../runtime/rng.js';
 import type { Tokenizer } from '../tokenizer/index.js';
 
 /**
- * Front-end overhead, ms: HTTP parsing, chat templating and tokenisation in vLLM's API server
- * before the request reaches the engine core. Measured vLLM TTFT for Llama-3.1-8B on H100 at
- * concurrency 1 is 14.0 ms for short prompts (yobitelcomm.github.io/bench "concurrency sweep",
- * vLLM 0.21) while the cost model puts the
- * prefill step at ~7 ms; we attribute 5 ms of the rest to the server front-end and leave the
- * remainder to client and network time.
+ * Front-end work per request, ms: HTTP parsing, chat templating and tokenisation in vLLM's API
+ * server before the request reaches the engine core. Measured vLLM TTFT for Llama-3.1-8B on H100
+ * at concurrency 1 is 14.0 ms for short prompts (yobitelcomm.github.io/bench "concurrency sweep",
+ * vLLM 0.21) while the cost model puts the prefill step at ~7 ms; we attribute 5 ms of the rest
+ * to the server front-end and leave the remainder to client and network time. It is the service
+ * time of the API server's input path ({@link ApiServerQueue.admitMs}), one request after
+ * another, so a burst reaches the engine spread out rather than at once.
  */
 export const FRONTEND_OVERHEAD_MS = 5;
 
@@ -42,6 +43,14 @@ export const FRONTEND_REQUEST_MS = 0.5;
  * delay is a fraction of a millisecond; above it the backlog grows, and with it TTFT and ITL,
  * as on a real server. The engine core never waits for it (vLLM V1 runs it in its own process).
  *
+ * Requests come in through a second FIFO server, the input path ({@link admitMs}): each takes
+ * {@link FRONTEND_OVERHEAD_MS} of work, one after another, before it reaches the engine. At low
+ * load that is a fixed 5 ms delay; under a burst the engine receives requests at the input
+ * path's rate. The two paths are separate servers: the output path's work per request is
+ * already about what the measured burst throughput allows in total (docs/fidelity.md, kvcached
+ * rows), and making them share one server (input work queued behind output batches) halves the
+ * burst's throughput against that measurement.
+ *
  * With `processes` > 1 (`--api-server-count`) the streams are spread over the processes; we
  * model them as one queue serving `processes` times faster (a fluid approximation of even
  * load balancing), which keeps the result independent of which process a stream landed on.
@@ -50,9 +59,21 @@ export const FRONTEND_REQUEST_MS = 0.5;
  */
 export class ApiServerQueue {
   private busyUntilMs = 0;
+  private inputBusyUntilMs = 0;
   constructor(private readonly processes = 1) {
     if (!(Number.isInteger(processes) && processes >= 1))
       throw new RangeError('processes must be a positive integer');
+  }
+
+  /**
+   * When a request sent at `sentMs` (engine ms) reaches the engine: after its
+   * {@link FRONTEND_OVERHEAD_MS} of input work, which starts once the requests before it are done.
+   * Call in send order.
+   */
+  admitMs(sentMs: number): number {
+    const start = Math.max(sentMs, this.inputBusyUntilMs);
+    this.inputBusyUntilMs = start + FRONTEND_OVERHEAD_MS / this.processes;
+    return this.inputBusyUntilMs;
   }
 
   /**

@@ -231,6 +231,20 @@ describe('planner', () => {
     assert.equal(JSON.stringify(a), JSON.stringify(b));
   });
 
+  it('hands a burst to the engine one request after another (the API server input path)', () => {
+    const recs = simulate(cfg, makeRequests(4, 200, 16, { eosLen: 16 }), {
+      kind: 'open',
+      arrivalsMs: [0, 0, 0, 0],
+    });
+    assert.deepEqual(
+      recs.map((r) => r.headers_at_ms),
+      [1, 2, 3, 4].map((k) => k * FRONTEND_OVERHEAD_MS),
+    );
+    // Each reached the engine after the one before, so none gets its first token earlier.
+    for (let i = 1; i < 4; i++)
+      assert.ok((recs[i].first_token_at_ms ?? 0) >= (recs[i - 1].first_token_at_ms ?? 0));
+  });
+
   it('fills complete records in virtual ms', () => {
     const [r] = simulate(cfg, makeRequests(1, 200, 64, { eosLen: 40 }), { kind: 'closed', concurrency: 1 });
     assert.equal(r.planned_at_ms, 0);

@@ -147,7 +147,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
     `\nservelab plan: ${model} on ${engine.tp > 1 ? `${engine.tp}× ` : ''}${engine.gpu.name} (virtual time, ${((m.result.window.end_ms - m.result.window.start_ms) / 1000).toFixed(2)} s simulated)${report.run_id ? ` (run ${report.run_id})` : ''}\n`,
   );
   out.write(formatSummaryTable(m.summary));
-  out.write(`${fidelityLine(regimeOf(m.summary.ttft_ms.p50, m.summary.tpot_ms.p50))}\n`);
+  out.write(`${fidelityLine(regimeOf(m.summary.ttft_ms.p50, m.summary.tpot_ms.p50, report.series))}\n`);
   out.write(formatVerdict(m.validity));
   out.write(formatThresholds(m.thresholds));
   if (m.files.length) out.write(`wrote ${m.files.join(', ')}\n`);

@@ -46,7 +46,13 @@ function requestsFor(row: FidelityRow): PlanRequest[] {
 
 /** Simulate one row and return the number its metric names. */
 export function simulateRow(row: FidelityRow): number {
-  const cfg = resolveEngineConfig({ model: row.model, gpu: row.gpu, tp: row.tp });
+  const cfg = resolveEngineConfig({
+    model: row.model,
+    gpu: row.gpu,
+    tp: row.tp,
+    engine: row.engine === 'sglang' ? 'sglang' : 'vllm-v1',
+    ...row.flags,
+  });
   const load: PlanLoad =
     'concurrency' in row.load
       ? { kind: 'closed', concurrency: row.load.concurrency }

@@ -3,8 +3,9 @@
  * Public measurements the simulator is checked against (`npm run fidelity`, docs/fidelity.md).
  * One row per measured number, each with its source. Workload lengths that the source gives as
  * totals are its totals divided by its request count; what a source does not state is marked
- * `assumed` in the row's note. SGLang rows run the simulator as vLLM V1 (no SGLang profile yet).
+ * `assumed` in the row's note. SGLang rows run the simulator's `sglang` engine profile.
  */
+import type { EngineOptions } from '../engine/config.js';
 
 /** Low load: the engine is far from its batch limits. Saturated: the request queue is full. */
 export type Regime = 'low' | 'saturated';
@@ -27,6 +28,8 @@ export interface FidelityRow {
   regime: Regime;
   source: string;
   note: string;
+  /** Server flags the source states that differ from the defaults (e.g. `gpuMemoryUtilization`). */
+  flags?: Partial<Pick<EngineOptions, 'gpuMemoryUtilization' | 'maxModelLen'>>;
 }
 
 const YOBITEL =
@@ -34,6 +37,12 @@ const YOBITEL =
 const YOBITEL_NOTE = 'chatbot-short lengths not stated: 200 in / 200 out assumed; p50 reported';
 const KVCACHED =
   'ovg-project/kvcached PR 331 benchmarks/bench_layout/H100_results.md (vLLM 0.19, H100 80GB, Qwen3-0.6B, random 512/128, 500 prompts, vanilla config)';
+/** `vllm serve --gpu-memory-utilization 0.5 --max-model-len 2048` (the PR's run_sweep.sh). */
+const KVCACHED_FLAGS = { gpuMemoryUtilization: 0.5, maxModelLen: 2048 };
+const MI300X_GUARD =
+  'vllm-project/recipes PR 431 description (MI300X verified tag for Qwen3Guard, 2026-04-30: vllm bench serve, Qwen/Qwen3Guard-Gen-8B, 100 prompts, max concurrency 32)';
+const MI300X_GUARD_NOTE =
+  'Qwen3Guard-Gen-8B run as qwen3-8b (same architecture); 1024/1024 from the totals ÷ 100 (random dataset, ignore-eos assumed); tp 1 assumed (the sibling recipe PRs by the same author serve with --tensor-parallel-size 1); vLLM ROCm image version not stated';
 const SHAREGPT_VLLM =
   'vllm-project/vllm PR 18566 description (vllm bench serve, Llama-3.1-8B-Instruct, ShareGPT, 1000 prompts, rate inf)';
 
@@ -165,6 +174,7 @@ export const FIDELITY_ROWS: readonly FidelityRow[] = [
     measured: 94.91 * 128,
     regime: 'saturated',
     source: KVCACHED,
+    flags: KVCACHED_FLAGS,
     note: '94.91 req/s × 128 output tokens; means of 3 seeds',
   },
   {
@@ -181,6 +191,7 @@ export const FIDELITY_ROWS: readonly FidelityRow[] = [
     measured: 2905,
     regime: 'saturated',
     source: KVCACHED,
+    flags: KVCACHED_FLAGS,
     note: 'means of 3 seeds',
   },
   {
@@ -197,6 +208,7 @@ export const FIDELITY_ROWS: readonly FidelityRow[] = [
     measured: 5.45,
     regime: 'saturated',
     source: KVCACHED,
+    flags: KVCACHED_FLAGS,
     note: 'means of 3 seeds',
   },
   {
@@ -213,6 +225,7 @@ export const FIDELITY_ROWS: readonly FidelityRow[] = [
     measured: 2.39,
     regime: 'low',
     source: KVCACHED,
+    flags: KVCACHED_FLAGS,
     note: 'rate 16 (Poisson assumed: vllm bench serve default)',
   },
   {
@@ -229,6 +242,7 @@ export const FIDELITY_ROWS: readonly FidelityRow[] = [
     measured: 38.9,
     regime: 'low',
     source: KVCACHED,
+    flags: KVCACHED_FLAGS,
     note: 'rate 16 (Poisson assumed)',
   },
   {
@@ -278,7 +292,7 @@ export const FIDELITY_ROWS: readonly FidelityRow[] = [
     regime: 'low',
     source:
       'sgl-project/sglang issue 2097 (sglang.bench_serving, Llama-3.1-8B-Instruct, ShareGPT, 1200 prompts, rate 4, torch.compile, radix cache off)',
-    note: 'SGLang run as vLLM-V1-like; GPU not stated (H100 assumed); fixed 224/189 (totals ÷ 1200)',
+    note: 'GPU not stated (H100 assumed); fixed 224/189 (totals ÷ 1200)',
   },
   {
     id: 'sglang-tp2-sharegpt-tps',
@@ -295,7 +309,7 @@ export const FIDELITY_ROWS: readonly FidelityRow[] = [
     regime: 'saturated',
     source:
       'sgl-project/sglang issue 1639, comment by zhyncs 2024-10-17 (SGLang main, Meta-Llama-3-8B-Instruct, ShareGPT, 2000 prompts, rate inf)',
-    note: 'SGLang run as vLLM-V1-like; tp 2 and H100 taken from the thread’s launch command (stas00); Llama-3-8B run as llama-3.1-8b; fixed 227/188 (totals ÷ 2000)',
+    note: 'tp 2 and H100 taken from the thread’s launch command (stas00); Llama-3-8B run as llama-3.1-8b; fixed 227/188 (totals ÷ 2000)',
   },
   {
     id: 'sglang-tp2-sharegpt-ttft',
@@ -312,5 +326,53 @@ export const FIDELITY_ROWS: readonly FidelityRow[] = [
     regime: 'saturated',
     source: 'sgl-project/sglang issue 1639, comment by zhyncs 2024-10-17',
     note: 'as above',
+  },
+  {
+    id: 'mi300x-qwen3-8b-c32-tpot',
+    engine: 'vllm',
+    model: 'qwen3-8b',
+    gpu: 'mi300x',
+    tp: 1,
+    inputLen: 1024,
+    outputLen: 1024,
+    load: { concurrency: 32 },
+    requests: 100,
+    metric: 'tpot_mean',
+    measured: 9.42,
+    regime: 'low',
+    source: MI300X_GUARD,
+    note: `${MI300X_GUARD_NOTE}; 32 streams are far below max_num_seqs and the KV pool`,
+  },
+  {
+    id: 'mi300x-qwen3-8b-c32-ttft',
+    engine: 'vllm',
+    model: 'qwen3-8b',
+    gpu: 'mi300x',
+    tp: 1,
+    inputLen: 1024,
+    outputLen: 1024,
+    load: { concurrency: 32 },
+    requests: 100,
+    metric: 'ttft_mean',
+    measured: 645.02,
+    regime: 'low',
+    source: MI300X_GUARD,
+    note: MI300X_GUARD_NOTE,
+  },
+  {
+    id: 'mi300x-qwen3-8b-c32-tps',
+    engine: 'vllm',
+    model: 'qwen3-8b',
+    gpu: 'mi300x',
+    tp: 1,
+    inputLen: 1024,
+    outputLen: 1024,
+    load: { concurrency: 32 },
+    requests: 100,
+    metric: 'output_tps',
+    measured: 2701.39,
+    regime: 'low',
+    source: MI300X_GUARD,
+    note: MI300X_GUARD_NOTE,
   },
 ];

@@ -265,7 +265,7 @@ export async function createSimHandler(
 class SimHttp implements SimHandler {
   readonly modelId: string;
   private readonly driver: RealTimeDriver;
-  /** The API server's output queue: when each step's chunks leave (`sim/frontend`). */
+  /** The API server's input and output paths: when a request reaches the engine, when each step's chunks leave (`sim/frontend`). */
   private readonly outputQueue: ApiServerQueue;
   private readonly metrics: SimMetrics;
   private readonly lives = new Map<string, Live>();
@@ -658,7 +658,10 @@ class SimHttp implements SimHandler {
       for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     }
 
-    // The API server's own work (HTTP, tokenization, detokenization) before the engine sees it.
+    // The API server's own work (HTTP, tokenization) before the engine sees it: its input path
+    // takes one request after another (`sim/frontend`, shared with `plan`).
+    const nowEngineMs = this.driver.engineNow();
+    const admitInMs = this.outputQueue.admitMs(nowEngineMs) - nowEngineMs;
     this.pending++;
     const cancelTimer = this.clock.setTimer(() => {
       this.pending--;
@@ -672,7 +675,7 @@ class SimHttp implements SimHandler {
         eosLen,
         minTokens: parsed.minTokens || undefined,
       });
-    }, this.driver.wallDuration(FRONTEND_OVERHEAD_MS));
+    }, this.driver.wallDuration(admitInMs));
     live.cancelPending = () => {
       cancelTimer();
       this.pending--;
