@@ -4,7 +4,7 @@
  * HTTP server, on a virtual clock, with no HTTP and no timers. No command measures with it:
  * `servelab plan` runs the real client against the in-process server (`sim/server/inprocess`),
  * and `test/sim-engine/runner-parity.test.ts` holds this driver to that path's records. A discrete-event loop alternates two kinds of events — a request
- * reaching the engine (its send time + {@link FRONTEND_OVERHEAD_MS}) and an engine step ending —
+ * reaching the engine (its send time + `FRONTEND_OVERHEAD_MS` (or the profile's)) and an engine step ending —
  * and turns the engine's token stream into full {@link RequestRecord}s in virtual milliseconds
  * (t = 0 is the start of the run). Requests that reach the engine during a step join at the next
  * step, as they do in vLLM's engine loop. A step's tokens reach the client when the API server's
@@ -19,7 +19,7 @@ import type { EngineConfig } from './engine/config.js';
 import { EngineCore } from './engine/engine.js';
 import type { EngineReq } from './engine/request.js';
 import type { EngineStats } from './engine/types.js';
-import { ApiServerQueue, eosLength, FRONTEND_OVERHEAD_MS, promptTokenIds } from './frontend.js';
+import { ApiServerQueue, eosLength, frontendOverheadMs, promptTokenIds } from './frontend.js';
 import { applyChatTemplate } from './server/requests.js';
 
 /** One request to push through the planner. */
@@ -146,7 +146,8 @@ function newRecord(q: PlanRequest, plannedMs: number, sentMs: number): RequestRe
 export function simulateDetailed(cfg: EngineConfig, reqs: PlanRequest[], load: PlanLoad): PlanResult {
   const n = reqs.length;
   const engine = new EngineCore(cfg);
-  const frontend = new ApiServerQueue(cfg.apiServerCount);
+  const frontend = new ApiServerQueue(cfg.apiServerCount, cfg.calibration?.frontend);
+  const overheadMs = frontendOverheadMs(cfg.calibration?.frontend);
   const records: RequestRecord[] = new Array(n);
   const engineReqs: (EngineReq | undefined)[] = new Array(n);
   if (load.kind === 'open' && load.arrivalsMs.length !== n) {
@@ -172,7 +173,7 @@ export function simulateDetailed(cfg: EngineConfig, reqs: PlanRequest[], load: P
     const q = reqs[i];
     records[i] = newRecord(q, plannedMs, sentMs);
     pendIdx.push(i);
-    pendAt.push(sentMs + FRONTEND_OVERHEAD_MS);
+    pendAt.push(sentMs + overheadMs);
     inflight++;
   };
 

@@ -36,7 +36,7 @@ import { type Tokenizer, tokenizerFor } from '../../tokenizer/index.js';
 import { type EngineConfig, resolveEngineConfig } from '../engine/config.js';
 import { createEngine } from '../engine/engine.js';
 import type { FinishEvent, SimEngine, StepResult } from '../engine/types.js';
-import { ApiServerQueue, eosLength, FRONTEND_OVERHEAD_MS, promptTokenIds } from '../frontend.js';
+import { ApiServerQueue, eosLength, frontendOverheadMs, promptTokenIds } from '../frontend.js';
 import { type DriverStats, RealTimeDriver } from './driver.js';
 import { type DrawnFault, drawFault } from './faults.js';
 import { SimMetrics } from './metrics.js';
@@ -255,7 +255,7 @@ class SimHttp implements SimHandler {
     private readonly log: (line: string) => void,
   ) {
     this.modelId = so.servedModelName ?? config.model.name;
-    this.outputQueue = new ApiServerQueue(config.apiServerCount);
+    this.outputQueue = new ApiServerQueue(config.apiServerCount, config.calibration?.frontend);
     this.sglang = config.profile.engine === 'sglang';
     this.driver = new RealTimeDriver(
       engine,
@@ -620,19 +620,22 @@ class SimHttp implements SimHandler {
 
     // The API server's own work (HTTP, tokenization, detokenization) before the engine sees it.
     this.pending++;
-    const cancelTimer = this.clock.setTimer(() => {
-      this.pending--;
-      live.cancelPending = undefined;
-      if (live.done) return;
-      live.inEngine = true;
-      this.driver.add({
-        id,
-        promptTokens: promptIds,
-        maxTokens,
-        eosLen,
-        minTokens: parsed.minTokens || undefined,
-      });
-    }, this.driver.wallDuration(FRONTEND_OVERHEAD_MS));
+    const cancelTimer = this.clock.setTimer(
+      () => {
+        this.pending--;
+        live.cancelPending = undefined;
+        if (live.done) return;
+        live.inEngine = true;
+        this.driver.add({
+          id,
+          promptTokens: promptIds,
+          maxTokens,
+          eosLen,
+          minTokens: parsed.minTokens || undefined,
+        });
+      },
+      this.driver.wallDuration(frontendOverheadMs(this.config.calibration?.frontend)),
+    );
     live.cancelPending = () => {
       cancelTimer();
       this.pending--;
@@ -915,7 +918,7 @@ class SimHttp implements SimHandler {
     const decode = first !== null && last !== null ? last - first : null;
     const predicted = live.produced;
     return {
-      frontend_ms: FRONTEND_OVERHEAD_MS,
+      frontend_ms: frontendOverheadMs(this.config.calibration?.frontend),
       queue_ms: t && sched !== null ? sched - t.arrivalMs : null,
       prefill_ms: prefill,
       decode_ms: decode,
