@@ -396,7 +396,8 @@ interface Batch {
 /** Chunks that arrived together (within `tolMs`), in time order. */
 function batchesOf(records: readonly RequestRecord[], tolMs: number): Batch[] {
   const pts: [number, boolean][] = [];
-  for (const r of records) r.chunk_times_ms.forEach((t, i) => pts.push([t, i === 0]));
+  for (const r of records)
+    for (let i = 0; i < r.chunk_times_ms.length; i++) pts.push([r.chunk_times_ms[i], i === 0]);
   pts.sort((a, b) => a[0] - b[0]);
   const out: Batch[] = [];
   for (const [t, first] of pts) {
