@@ -172,7 +172,10 @@ const ROWS: Row[] = [
   { argv: ['calibrate', 'missing.json'], says: /missing\.json: no such file/ },
   { argv: ['calibrate', 'abc', '--db', 'missing.db'], says: /--db: no store at/ },
   { argv: ['calibrate', 'a/report.json', '--out', 'a-dir'], says: /--out: .*a-dir is a directory/ },
-  { argv: ['calibrate', 'a/report.json', '--model', 'qwen3-0.6b'], says: /--gpu: the runs do not say which gpu/ },
+  {
+    argv: ['calibrate', 'a/report.json', '--model', 'qwen3-0.6b'],
+    says: /--gpu: the runs do not say which gpu/,
+  },
   {
     argv: ['calibrate', 'a/report.json', '--model', 'qwen3-0.6b', '--gpu', 'h100'],
     says: /undetermined: no prefill-length variation/,
