@@ -226,6 +226,26 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       action = async (io) => (await import('./commands/report.js')).diagnoseCommand(refs, opts, io);
     });
   program
+    .command('calibrate')
+    .description(
+      "fit the simulator's cost-model constants to runs measured on a real engine, and write a profile",
+    )
+    .argument('<refs...>', 'run ids, experiment ids (e.g. of `exp init calibration`) or report.json files')
+    .option('--out <file>', 'write the calibration profile (YAML) here; use it with --profile')
+    .option('--model <name>', "catalogue model the runs were measured on (default: the runs' record)")
+    .option('--gpu <name>', "catalogue GPU the runs were measured on (default: a simulated target's)")
+    .option('--tp <n>', "tensor-parallel size (default: 1, or a simulated target's)")
+    .option('--dtype <t>', 'weight precision: bf16, fp16, fp8, int4 (default: bf16)')
+    .option('--kv-cache-dtype <t>', 'KV cache precision: auto, fp8 (default: auto)')
+    .option('--engine <name>', 'engine: vllm-v1, vllm-v0, sglang (default: vllm-v1)')
+    .option('--api-server-count <n>', 'API server processes of the engine (default: 1)')
+    .option('--catalogue <file>', 'YAML/JSON file with extra GPUs and models')
+    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
+    .option('--json [file]', 'write the profile as JSON to file, or stdout')
+    .action((refs, opts) => {
+      action = async (io) => (await import('./commands/calibrate.js')).calibrateCommand(refs, opts, io);
+    });
+  program
     .command('dashboard')
     .description('a live local dashboard over the store')
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')

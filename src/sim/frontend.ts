@@ -35,6 +35,26 @@ export const FRONTEND_CHUNK_MS = 0.08;
 export const FRONTEND_REQUEST_MS = 0.5;
 
 /**
+ * Front-end constants to use instead of the defaults above, each named after its constant (a
+ * calibration profile's fitted values, `sim/calibrate`); unset ones keep their default.
+ */
+export interface FrontendOverrides {
+  /** {@link FRONTEND_OVERHEAD_MS}. */
+  overheadMs?: number;
+  /** {@link FRONTEND_STEP_MS}. */
+  stepMs?: number;
+  /** {@link FRONTEND_CHUNK_MS}. */
+  chunkMs?: number;
+  /** {@link FRONTEND_REQUEST_MS}. */
+  requestMs?: number;
+}
+
+/** The front-end overhead before a request reaches the engine, ms: the override, else {@link FRONTEND_OVERHEAD_MS}. */
+export function frontendOverheadMs(overrides: FrontendOverrides = {}): number {
+  return overrides.overheadMs ?? FRONTEND_OVERHEAD_MS;
+}
+
+/**
  * The API server's output path as a single FIFO server per process (vLLM's `AsyncLLM` output
  * handler and the per-request SSE generators share one asyncio loop). Each engine step hands it
  * one batch: `FRONTEND_STEP_MS + chunks·FRONTEND_CHUNK_MS + first chunks·FRONTEND_REQUEST_MS`.
@@ -60,19 +80,31 @@ export const FRONTEND_REQUEST_MS = 0.5;
 export class ApiServerQueue {
   private busyUntilMs = 0;
   private inputBusyUntilMs = 0;
-  constructor(private readonly processes = 1) {
+  private readonly overheadMs: number;
+  private readonly stepMs: number;
+  private readonly chunkMs: number;
+  private readonly requestMs: number;
+  constructor(
+    private readonly processes = 1,
+    overrides: FrontendOverrides = {},
+  ) {
     if (!(Number.isInteger(processes) && processes >= 1))
       throw new RangeError('processes must be a positive integer');
+    this.stepMs = overrides.stepMs ?? FRONTEND_STEP_MS;
+    this.chunkMs = overrides.chunkMs ?? FRONTEND_CHUNK_MS;
+    this.requestMs = overrides.requestMs ?? FRONTEND_REQUEST_MS;
+    this.overheadMs = frontendOverheadMs(overrides);
   }
 
   /**
    * When a request sent at `sentMs` (engine ms) reaches the engine: after its
-   * {@link FRONTEND_OVERHEAD_MS} of input work, which starts once the requests before it are done.
+   * {@link FRONTEND_OVERHEAD_MS} (or the calibrated profile's) of input work, which starts once the
+   * requests before it are done.
    * Call in send order.
    */
   admitMs(sentMs: number): number {
     const start = Math.max(sentMs, this.inputBusyUntilMs);
-    this.inputBusyUntilMs = start + FRONTEND_OVERHEAD_MS / this.processes;
+    this.inputBusyUntilMs = start + this.overheadMs / this.processes;
     return this.inputBusyUntilMs;
   }
 
@@ -83,8 +115,7 @@ export class ApiServerQueue {
    */
   emitMs(stepEndMs: number, chunks: number, firstChunks: number): number {
     if (chunks === 0) return stepEndMs;
-    const work =
-      (FRONTEND_STEP_MS + chunks * FRONTEND_CHUNK_MS + firstChunks * FRONTEND_REQUEST_MS) / this.processes;
+    const work = (this.stepMs + chunks * this.chunkMs + firstChunks * this.requestMs) / this.processes;
     const start = Math.max(stepEndMs, this.busyUntilMs);
     this.busyUntilMs = start + work;
     return this.busyUntilMs;

@@ -146,7 +146,7 @@ function newRecord(q: PlanRequest, plannedMs: number, sentMs: number): RequestRe
 export function simulateDetailed(cfg: EngineConfig, reqs: PlanRequest[], load: PlanLoad): PlanResult {
   const n = reqs.length;
   const engine = new EngineCore(cfg);
-  const frontend = new ApiServerQueue(cfg.apiServerCount);
+  const frontend = new ApiServerQueue(cfg.apiServerCount, cfg.calibration?.frontend);
   const records: RequestRecord[] = new Array(n);
   const engineReqs: (EngineReq | undefined)[] = new Array(n);
   if (load.kind === 'open' && load.arrivalsMs.length !== n) {

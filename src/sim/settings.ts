@@ -17,6 +17,7 @@
 import { z } from 'zod';
 import { type Problem, UsageError } from '../core/errors.js';
 import { bool, err, fraction, nonNegInt, nonNegNum, oneOf, posInt, posNum, str } from '../core/fields.js';
+import { loadCalibrationProfile } from './calibrate/profile.js';
 import { BUILTIN_GPUS, BUILTIN_MODELS } from './catalogue/builtin.js';
 import { defaultCatalogue, loadCatalogueFile, loadModelConfig } from './catalogue/index.js';
 import type { Catalogue } from './catalogue/types.js';
@@ -60,8 +61,8 @@ interface SettingInfo<S extends readonly SimSurface[], L extends SimLayer> {
    * options made so far. Such a setting has no programmatic option of its own.
    */
   toOptions?: (value: never, settings: Record<string, unknown>, options: Record<string, unknown>) => object;
-  /** A setting that, when set, stands in for this one's default (and a file need not write it). */
-  defaultFrom?: string;
+  /** Settings that, when set, stand in for this one's default (and a file need not write it). */
+  defaultFrom?: readonly string[];
 }
 
 function setting<T extends z.ZodType, const I extends SettingInfo<readonly SimSurface[], SimLayer>>(
@@ -110,6 +111,41 @@ const faultList = () =>
     }),
   );
 
+/** What a profile selects, by setting key, with the option each becomes. */
+const PROFILE_SELECTS = [
+  ['model', 'model'],
+  ['gpu', 'gpu'],
+  ['engine', 'engine'],
+  ['dtype', 'dtype'],
+  ['tp', 'tp'],
+  ['kv_cache_dtype', 'kvCacheDtype'],
+  ['api_server_count', 'apiServerCount'],
+] as const;
+
+/**
+ * A calibration profile (`--profile`) → the options it selects and its constants. A setting
+ * written beside it that differs from what it was fitted for is refused: its constants describe
+ * that configuration only.
+ */
+function profileOptions(path: string, settings: Record<string, unknown>): object {
+  const p = loadCalibrationProfile(path);
+  const out: Record<string, unknown> = { calibration: p };
+  const problems: Problem[] = [];
+  for (const [key, option] of PROFILE_SELECTS) {
+    const fitted = p.fittedFor[key];
+    const given = settings[key];
+    if (given !== undefined && String(given).toLowerCase() !== String(fitted).toLowerCase())
+      problems.push({
+        path: key,
+        message: `${given} differs from the ${fitted} the profile ${path} was fitted for`,
+        hint: `leave ${key} out to simulate what the profile was fitted for, or calibrate for ${given} (servelab calibrate)`,
+      });
+    out[option] = fitted;
+  }
+  if (problems.length) throw new UsageError(problems);
+  return out;
+}
+
 /** The settings, in the order `--help` and the docs list them. */
 export const SIM_SETTINGS = {
   model: setting(str().default('qwen3-8b'), {
@@ -117,7 +153,7 @@ export const SIM_SETTINGS = {
     layer: 'engine',
     arg: 'name',
     fileRequired: true,
-    defaultFrom: 'model_config',
+    defaultFrom: ['model_config', 'profile'],
     valueText: 'a catalogue model name',
     description: `Model to simulate: one of the built-in catalogue (${MODELS.join(', ')}) or of the catalogue file; with a model config, the name to give its model.`,
   }),
@@ -126,12 +162,14 @@ export const SIM_SETTINGS = {
     layer: 'engine',
     arg: 'name',
     fileRequired: true,
+    defaultFrom: ['profile'],
     valueText: 'a catalogue GPU name',
     description: `GPU to simulate: one of the built-in catalogue (${GPUS.join(', ')}) or of the catalogue file.`,
   }),
   tp: setting(posInt().max(8, err('expected at most 8')).default(1), {
     surfaces: EVERYWHERE,
     layer: 'engine',
+    defaultFrom: ['profile'],
     arg: 'n',
     unit: 'GPUs',
     description: 'Tensor-parallel size: the number of GPUs the model is split across.',
@@ -139,12 +177,14 @@ export const SIM_SETTINGS = {
   dtype: setting(oneOf(WEIGHT_DTYPES).default('bf16'), {
     surfaces: EVERYWHERE,
     layer: 'engine',
+    defaultFrom: ['profile'],
     arg: 't',
     description: 'Weight precision; int4 is AWQ/GPTQ-style weight-only quantisation.',
   }),
   kv_cache_dtype: setting(oneOf(KV_CACHE_DTYPES).default('auto'), {
     surfaces: EVERYWHERE,
     layer: 'engine',
+    defaultFrom: ['profile'],
     arg: 't',
     description: 'KV cache precision; auto is 16-bit.',
   }),
@@ -205,6 +245,7 @@ export const SIM_SETTINGS = {
   engine: setting(oneOf(ENGINE_PROFILES).default('vllm-v1'), {
     surfaces: EVERYWHERE,
     layer: 'engine',
+    defaultFrom: ['profile'],
     arg: 'name',
     description:
       "Engine to impersonate: its scheduler, prefix cache, /metrics names, routes and wire format (vllm-v1, vllm-v0 or sglang; docs/sim.md's profile sections).",
@@ -249,6 +290,7 @@ export const SIM_SETTINGS = {
   api_server_count: setting(posInt().max(64, err('expected at most 64')).default(1), {
     surfaces: EVERYWHERE,
     layer: 'engine',
+    defaultFrom: ['profile'],
     arg: 'n',
     unit: 'processes',
     description:
@@ -280,6 +322,18 @@ export const SIM_SETTINGS = {
       ),
     description:
       "A model's Hugging Face config.json to simulate, named after its directory unless --model names it.",
+  }),
+  profile: setting(str().optional(), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'file',
+    example: 'profile.yaml',
+    valueText: 'a file path',
+    // The profile names what it was fitted for (model, GPU, engine, dtype, tp, KV dtype, API
+    // servers), so it alone selects them; a setting written beside it must agree.
+    toOptions: (path: string, settings) => profileOptions(path, settings),
+    description:
+      'A calibration profile written by servelab calibrate: simulate the model, GPU and engine it was fitted for with its fitted cost-model constants.',
   }),
   seed: setting(nonNegInt().default(0), {
     surfaces: EVERYWHERE,
@@ -437,8 +491,8 @@ function fieldSchema(key: SimSettingKey, scope: SimScope): z.ZodType {
 
 /** Whether `key` is unset but another setting stands in for it (`model` with `model_config`). */
 function suppliedElsewhere(key: SimSettingKey, settings: Record<string, unknown>): boolean {
-  const from = DEFS[key].defaultFrom;
-  return settings[key] === undefined && from !== undefined && settings[from] !== undefined;
+  const from = DEFS[key].defaultFrom ?? [];
+  return settings[key] === undefined && from.some((f) => settings[f] !== undefined);
 }
 
 /**
@@ -466,12 +520,17 @@ function crossRules(s: Record<string, unknown>, scope: SimScope, add: (p: RuleIs
   }
   if (scope === 'file')
     for (const key of keys) {
-      const from = DEFS[key].defaultFrom;
-      if (DEFS[key].fileRequired && from && s[key] === undefined && s[from] === undefined)
+      const from = (DEFS[key].defaultFrom ?? []) as SimSettingKey[];
+      if (
+        DEFS[key].fileRequired &&
+        from.length &&
+        s[key] === undefined &&
+        from.every((f) => s[f] === undefined)
+      )
         add({
           key,
           message: `a file must name the ${key} it simulates`,
-          hint: `add ${written(key, String(fixedDefault(key)), scope)} or ${written(from as SimSettingKey, 'FILE', scope)}`,
+          hint: `add ${[written(key, String(fixedDefault(key)), scope), ...from.map((f) => written(f, 'FILE', scope))].join(' or ')}`,
         });
     }
   // Each profile's own knobs: refused under another profile rather than silently ignored.

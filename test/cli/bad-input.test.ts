@@ -168,6 +168,20 @@ const ROWS: Row[] = [
     says: /--md: cannot create .*a-file is a file/,
   },
   { argv: ['report', 'a/report.json', '--gpu-hour-usd', 'abc'], says: /--gpu-hour-usd: expected a price/ },
+  // calibrate
+  { argv: ['calibrate', 'missing.json'], says: /missing\.json: no such file/ },
+  { argv: ['calibrate', 'abc', '--db', 'missing.db'], says: /--db: no store at/ },
+  { argv: ['calibrate', 'a/report.json', '--out', 'a-dir'], says: /--out: .*a-dir is a directory/ },
+  {
+    argv: ['calibrate', 'a/report.json', '--model', 'qwen3-0.6b'],
+    says: /--gpu: the runs do not say which gpu/,
+  },
+  {
+    argv: ['calibrate', 'a/report.json', '--model', 'qwen3-0.6b', '--gpu', 'h100'],
+    says: /undetermined: no prefill-length variation/,
+  },
+  { argv: ['plan', '--profile', 'missing.yaml', '--no-db'], says: /no such profile file/ },
+  { argv: ['plan', '--profile', 'bad-fields.yaml', '--no-db'], says: /bad-fields\.yaml: .*servelab_profile/ },
   // diagnose
   { argv: ['diagnose', 'missing.json'], says: /missing\.json: no such file/ },
   { argv: ['diagnose', 'v99.json'], says: /schema_version 99/ },

@@ -34,10 +34,11 @@ export function parseSimFlags(
   surface: 'sim' | 'plan',
   cwd?: string,
 ): SimServerOptions & { model: string; seed: number } {
-  const flags =
-    cwd !== undefined && typeof raw.catalogue === 'string'
-      ? { ...raw, catalogue: resolve(cwd, raw.catalogue) }
-      : raw;
+  // File flags are read from `cwd`.
+  const flags: RawSimFlags = { ...raw };
+  if (cwd !== undefined)
+    for (const k of ['catalogue', 'profile'] as const)
+      if (typeof raw[k] === 'string') flags[k] = resolve(cwd, raw[k] as string);
   const { values, problems: found } = parseSimSettings(flags, surface);
   problems.push(...found);
   let opts: SimServerOptions;
@@ -46,7 +47,12 @@ export function parseSimFlags(
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     problems.push(...err.problems);
-    opts = toSimServerOptions({ ...values, catalogue: undefined, model_config: undefined });
+    opts = toSimServerOptions({
+      ...values,
+      catalogue: undefined,
+      model_config: undefined,
+      profile: undefined,
+    });
   }
   return opts as SimServerOptions & { model: string; seed: number };
 }

@@ -252,7 +252,7 @@ export class ExpContext {
         base.live = await simEndpoint({ ...opts, timeScale: 1, exposeTimings: true }, { virtual: true });
         base.baseUrl = base.live.baseUrl;
         base.model = base.live.sim?.modelId ?? '';
-        this.deps.log(`target ${name}: simulator ${base.model} on ${t.sim.gpu} (virtual clock)`);
+        this.deps.log(`target ${name}: simulator ${base.model} on ${opts.gpu ?? t.sim.gpu} (virtual clock)`);
       } else {
         const sim = await startSimServer(opts);
         base.sim = sim;
@@ -260,7 +260,7 @@ export class ExpContext {
         base.live = urlEndpoint(base.baseUrl);
         base.model = sim.modelId;
         this.deps.log(
-          `target ${name}: simulator ${sim.modelId} on ${t.sim.gpu} at ${sim.url} (time scale ${opts.timeScale})`,
+          `target ${name}: simulator ${sim.modelId} on ${opts.gpu ?? t.sim.gpu} at ${sim.url} (time scale ${opts.timeScale})`,
         );
       }
     } else {

@@ -7,6 +7,7 @@
  */
 import { abKind } from './ab.js';
 import { baselineKind } from './baseline.js';
+import { calibrationKind } from './calibration.js';
 import { matrixKind } from './matrix.js';
 import { mixedInputKind } from './mixed-input.js';
 import { prefixCacheKind } from './prefix-cache.js';
@@ -21,6 +22,7 @@ const MODULES = [
   mixedInputKind,
   abKind,
   matrixKind,
+  calibrationKind,
 ] as const;
 
 type Module = (typeof MODULES)[number];

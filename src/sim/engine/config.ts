@@ -10,6 +10,7 @@
  * ```
  */
 import { UsageError } from '../../core/errors.js';
+import type { CalibrationProfile } from '../calibrate/profile.js';
 import { type Catalogue, defaultCatalogue } from '../catalogue/index.js';
 import type { GpuSpec, ModelSpec } from '../catalogue/types.js';
 import { checkSimOptions, type SimLayerOptions } from '../settings.js';
@@ -73,6 +74,8 @@ export interface EngineOptions extends Omit<SimLayerOptions<'engine'>, 'model' |
   catalogue?: Catalogue;
   /** `--num-gpu-blocks-override`: fix the KV block count instead of sizing it from memory (engine API only). */
   numGpuBlocksOverride?: number;
+  /** A calibration profile's constants (`--profile`, loaded): the cost model and API server use them. */
+  calibration?: CalibrationProfile;
 }
 
 /** How the simulated GPU memory is split (per GPU, GiB). */
@@ -110,6 +113,8 @@ export interface EngineConfig {
   memory: MemoryPlan;
   /** The engine impersonated (`--engine`) and its scheduling settings. */
   profile: ProfileConfig;
+  /** The calibration profile whose constants replace the cost model's defaults (`--profile`), or null. */
+  calibration: CalibrationProfile | null;
 }
 
 /** vLLM's batch defaults (`EngineArgs.get_batch_defaults`, API-server column). */
@@ -273,6 +278,7 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
     apiServerCount,
     memory,
     profile,
+    calibration: opts.calibration ?? null,
   };
 }
 

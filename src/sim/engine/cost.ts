@@ -241,6 +241,28 @@ export interface CostOptions {
   maxNumSeqs?: number;
 }
 
+/**
+ * Constants of the cost model to use instead of the defaults above, each named after its
+ * constant (a calibration profile's fitted values, `sim/calibrate`); unset ones keep their
+ * default, so an empty object is the default model exactly.
+ */
+export interface CostOverrides {
+  /** {@link ETA_BW}. */
+  etaBw?: number;
+  /** The GPU's large-GEMM efficiency, instead of {@link ETA_GEMM_BY_FAMILY}'s entry. */
+  etaGemm?: number;
+  /** {@link ETA_ATTN_PREFILL}. */
+  etaAttnPrefill?: number;
+  /** {@link ETA_BW_ATTN_DECODE}. */
+  etaBwAttnDecode?: number;
+  /** {@link T_STEP_MS}, {@link T_LAYER_MS}, {@link T_REQ_MS}, {@link T_SAMPLE_MS}, {@link T_SAMPLE_REQ_MS}. */
+  tStepMs?: number;
+  tLayerMs?: number;
+  tReqMs?: number;
+  tSampleMs?: number;
+  tSampleReqMs?: number;
+}
+
 /** Large-GEMM efficiency of a GPU, from {@link ETA_GEMM_BY_FAMILY}. */
 export function gemmEfficiency(gpu: GpuSpec): number {
   const id = `${gpu.name} ${gpu.deviceName}`;
@@ -273,6 +295,8 @@ export class CostModel {
   private readonly kvMsPerTokenPrefill: number;
   private readonly kvMsPerTokenDecode: number;
   private readonly fixedMs: number;
+  private readonly reqMs: number;
+  private readonly sampleReqMs: number;
   /** ms per new token for the all-reduce payload, and fixed ms for the all-reduce calls. */
   private readonly arMsPerToken: number;
   private readonly arFixedMs: number;
@@ -286,11 +310,12 @@ export class CostModel {
     dtype: WeightDtype,
     kvCacheDtype: KvCacheDtype,
     opts: CostOptions = {},
+    overrides: CostOverrides = {},
   ) {
     const acc = modelAccounting(model, dtype, kvCacheDtype);
     const L = model.num_hidden_layers;
     const h = model.hidden_size;
-    const eta = gemmEfficiency(gpu);
+    const eta = overrides.etaGemm ?? gemmEfficiency(gpu);
     const bf16 = gpu.bf16Tflops * 1e12 * eta;
     let layerFlopsPerS = bf16;
     let deq = 0;
@@ -302,9 +327,9 @@ export class CostModel {
     }
     this.layerMsPerToken = ((2 * activeLayerParams(model) * (1 + deq)) / layerFlopsPerS / tp) * 1e3;
     this.headMsPerSample = ((2 * acc.lmHeadParams) / bf16 / tp) * 1e3;
-    const attnFlops = gpu.bf16Tflops * 1e12 * ETA_ATTN_PREFILL;
+    const attnFlops = gpu.bf16Tflops * 1e12 * (overrides.etaAttnPrefill ?? ETA_ATTN_PREFILL);
     this.attnMsPerPair = ((4 * L * model.num_attention_heads * model.head_dim) / attnFlops / tp) * 1e3;
-    const bw = gpu.bandwidthTBps * 1e12 * ETA_BW;
+    const bw = gpu.bandwidthTBps * 1e12 * (overrides.etaBw ?? ETA_BW);
     const headBytes = acc.lmHeadParams * 2; // the LM head stays 16-bit, as in modelAccounting
     this.weightsMs = (n) =>
       ((layerWeightBytesReadPerStep(model, BYTES_PER_WEIGHT[dtype], n) + headBytes) / tp / bw) * 1e3;
@@ -314,8 +339,14 @@ export class CostModel {
     const kvHeadsPerGpu = Math.max(1, model.num_key_value_heads / tp);
     const kvPerTokenPerGpu = (acc.kvBytesPerToken / model.num_key_value_heads) * kvHeadsPerGpu;
     this.kvMsPerTokenPrefill = (kvPerTokenPerGpu / bw) * 1e3;
-    this.kvMsPerTokenDecode = (kvPerTokenPerGpu / (gpu.bandwidthTBps * 1e12 * ETA_BW_ATTN_DECODE)) * 1e3;
-    this.fixedMs = T_STEP_MS + T_LAYER_MS * L + T_SAMPLE_MS;
+    const etaDec = overrides.etaBwAttnDecode ?? ETA_BW_ATTN_DECODE;
+    this.kvMsPerTokenDecode = (kvPerTokenPerGpu / (gpu.bandwidthTBps * 1e12 * etaDec)) * 1e3;
+    this.fixedMs =
+      (overrides.tStepMs ?? T_STEP_MS) +
+      (overrides.tLayerMs ?? T_LAYER_MS) * L +
+      (overrides.tSampleMs ?? T_SAMPLE_MS);
+    this.reqMs = overrides.tReqMs ?? T_REQ_MS;
+    this.sampleReqMs = overrides.tSampleReqMs ?? T_SAMPLE_REQ_MS;
     if (tp > 1) {
       const link = gpu.interconnect.bandwidthGBps * 1e9;
       const ring = (2 * (tp - 1)) / tp;
@@ -392,7 +423,7 @@ export class CostModel {
       s.numDecodes > 0
         ? knee(decodePairs * this.attnMsPerPair, (s.decodeCtxTokens + s.numDecodes) * this.kvMsPerTokenDecode)
         : 0;
-    const overhead = this.fixedMs + T_REQ_MS * s.numReqs + T_SAMPLE_REQ_MS * s.numSampled;
+    const overhead = this.fixedMs + this.reqMs * s.numReqs + this.sampleReqMs * s.numSampled;
     const ar = this.arFixedMs + padded * this.arMsPerToken;
     const total = gemm + act + prefillAttn + decodeAttn + overhead + ar;
     if (out) {

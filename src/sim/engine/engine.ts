@@ -77,9 +77,15 @@ export class EngineCore {
       maxNumSeqs: cfg.maxNumSeqs,
       maxNumBatchedTokens: profile.engine === 'sglang' ? profile.chunkedPrefillSize : cfg.maxNumBatchedTokens,
     });
-    this.cost = new CostModel(cfg.model, cfg.gpu, cfg.tp, cfg.dtype, cfg.kvCacheDtype, {
-      maxNumSeqs: cfg.maxNumSeqs,
-    });
+    this.cost = new CostModel(
+      cfg.model,
+      cfg.gpu,
+      cfg.tp,
+      cfg.dtype,
+      cfg.kvCacheDtype,
+      { maxNumSeqs: cfg.maxNumSeqs },
+      cfg.calibration?.cost,
+    );
     this.raw = {
       step: 0,
       startMs: 0,

@@ -36,7 +36,7 @@ import { tokenizerFor } from '../../tokenizer/index.js';
 import { type EngineConfig, resolveEngineConfig } from '../engine/config.js';
 import { createEngine } from '../engine/engine.js';
 import type { FinishEvent, SimEngine, StepResult } from '../engine/types.js';
-import { ApiServerQueue, eosLength, FRONTEND_OVERHEAD_MS } from '../frontend.js';
+import { ApiServerQueue, eosLength, frontendOverheadMs } from '../frontend.js';
 import { type ChunkBuilder, type ChunkTemplate, chunkTemplate, fillChunk } from './chunk-template.js';
 import { type DriverStats, RealTimeDriver } from './driver.js';
 import { type DrawnFault, drawFault } from './faults.js';
@@ -286,7 +286,7 @@ class SimHttp implements SimHandler {
     private readonly log: (line: string) => void,
   ) {
     this.modelId = so.servedModelName ?? config.model.name;
-    this.outputQueue = new ApiServerQueue(config.apiServerCount);
+    this.outputQueue = new ApiServerQueue(config.apiServerCount, config.calibration?.frontend);
     this.sglang = config.profile.engine === 'sglang';
     this.metrics = new SimMetrics(
       () => engine.stats(),
@@ -1000,7 +1000,7 @@ class SimHttp implements SimHandler {
     const decode = first !== null && last !== null ? last - first : null;
     const predicted = live.produced;
     return {
-      frontend_ms: FRONTEND_OVERHEAD_MS,
+      frontend_ms: frontendOverheadMs(this.config.calibration?.frontend),
       queue_ms: t && sched !== null ? sched - t.arrivalMs : null,
       prefill_ms: prefill,
       decode_ms: decode,

@@ -1,0 +1,90 @@
+/**
+ * @module cli/commands/calibrate
+ * `servelab calibrate RUNS… --out profile.yaml`: load the runs as `report` does (run ids,
+ * experiment ids with --db, report.json files), name the configuration they were measured on
+ * (flags, else the runs' records), fit (`sim/calibrate`), write the profile, print the fit.
+ */
+import { resolve } from 'node:path';
+import { type Problem, UsageError } from '../../core/errors.js';
+import type { LoadedRun } from '../../report/types.js';
+import { type CalibrationRun, calibrate } from '../../sim/calibrate/fit.js';
+import { formatCalibration } from '../../sim/calibrate/format.js';
+import { fittedForSchema, profileYaml } from '../../sim/calibrate/profile.js';
+import { loadCatalogueFile } from '../../sim/catalogue/index.js';
+import type { Io } from '../io.js';
+import { checkOutputPaths, emitJson, humanStream, jsonOption, writeOutputFile } from './common.js';
+import { loadRuns } from './resolve-refs.js';
+
+export interface RawCalibrate {
+  out?: string;
+  db?: string;
+  json?: string | boolean;
+  model?: string;
+  gpu?: string;
+  tp?: string;
+  dtype?: string;
+  kvCacheDtype?: string;
+  engine?: string;
+  apiServerCount?: string;
+  catalogue?: string;
+}
+
+/** A part of the runs' records that every run agrees on (a simulated target declares them). */
+function fromRecords(runs: readonly LoadedRun[], field: string, part: string): unknown {
+  const vals = new Set(runs.map((r) => r.record?.[field]?.value?.[part]).filter((v) => v != null));
+  return vals.size === 1 ? [...vals][0] : undefined;
+}
+
+export async function calibrateCommand(refs: string[], raw: RawCalibrate, io: Io): Promise<number> {
+  const json = jsonOption(raw.json);
+  checkOutputPaths(io.cwd, [
+    [raw.out, '--out'],
+    [json, '--json'],
+  ]);
+  const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd });
+  const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+  // Flags first; else what the runs' records say (a sim target records its model, GPU and tp).
+  const simulated = fromRecords(runs, 'device', 'simulated') === true;
+  const target = {
+    model: raw.model ?? (fromRecords(runs, 'model', 'id') as string | undefined),
+    gpu: raw.gpu ?? (simulated ? (fromRecords(runs, 'device', 'gpu') as string | undefined) : undefined),
+    tp: num(raw.tp) ?? (simulated ? (fromRecords(runs, 'device', 'count') as number | undefined) : undefined),
+    dtype: raw.dtype ?? (simulated ? fromRecords(runs, 'precision', 'weights') : undefined),
+    kv_cache_dtype: raw.kvCacheDtype ?? (simulated ? fromRecords(runs, 'precision', 'kv_cache') : undefined),
+    engine: raw.engine,
+    api_server_count: num(raw.apiServerCount),
+  };
+  const parsed = fittedForSchema.safeParse(target);
+  if (!parsed.success) {
+    const problems: Problem[] = parsed.error.issues.map((i) => {
+      const key = String(i.path[0] ?? '');
+      const flag = `--${key.replace(/_/g, '-')}`;
+      return {
+        path: flag,
+        message:
+          (target as Record<string, unknown>)[key] === undefined
+            ? `the runs do not say which ${key} they were measured on`
+            : i.message.replace(/^Invalid input: /, ''),
+        hint: `name it: ${flag} ${key === 'gpu' ? 'h100' : key === 'model' ? 'qwen3-8b' : 'VALUE'} (a simulator catalogue name; see servelab plan --help)`,
+      };
+    });
+    throw new UsageError(problems);
+  }
+  const catalogue = raw.catalogue ? loadCatalogueFile(resolve(io.cwd, raw.catalogue)) : undefined;
+  const input: CalibrationRun[] = runs.map((r) => ({ id: r.id, label: r.label, records: r.records }));
+  const res = calibrate(input, { ...parsed.data, catalogue });
+  // Files first, the console after (see reportCommand).
+  const wrote: string[] = [];
+  if (raw.out) {
+    const path = resolve(io.cwd, raw.out);
+    await writeOutputFile(path, profileYaml(res.profile), '--out');
+    wrote.push(
+      `wrote ${path}: use it with --profile ${raw.out} (servelab plan, servelab sim) or profile: in a sim target`,
+    );
+  }
+  if (json !== true) await emitJson(json, res.profile, io);
+  const out = humanStream(json, io);
+  out.write(`${[...formatCalibration(res), ...(wrote.length ? ['', ...wrote] : [])].join('\n')}\n`);
+  if (json === true) await emitJson(json, res.profile, io);
+  return 0;
+}

@@ -1,0 +1,180 @@
+/**
+ * @module exp/kinds/calibration
+ * `calibration`: the runs `servelab calibrate` fits the simulator's cost model to, on one
+ * target: a decode run at concurrency 1 (TPOT against context), a prompt-length sweep at
+ * concurrency 1 (TTFT against prompt length) and a closed-loop concurrency sweep up to
+ * saturation (the API server's per-chunk cost). Closed loop throughout; `ignore_eos` so every
+ * request generates exactly its output length. One kind rather than three experiments, so one
+ * experiment id names every run calibrate needs.
+ */
+import { z } from 'zod';
+import { listOf, posInt } from '../../core/fields.js';
+import { isObj, loadLevels } from '../fields.js';
+import type { ExpContext } from './context.js';
+import { table } from './format.js';
+import { defineKind } from './kind.js';
+import { fmt, type LoadPoint, pointOf, reindex } from './points.js';
+
+export interface CalibrationPoint extends LoadPoint {
+  phase: 'decode' | 'prefill' | 'saturation';
+  input_len: number;
+  output_len: number;
+  concurrency: number;
+}
+
+export interface CalibrationKindResult {
+  kind: 'calibration';
+  targets: { target: string; points: CalibrationPoint[] }[];
+}
+
+export const calibrationSchema = z.strictObject({
+  decode: z
+    .strictObject({
+      input_len: posInt().default(1024),
+      output_len: posInt().default(256),
+      requests: posInt().default(4),
+    })
+    .default({ input_len: 1024, output_len: 256, requests: 4 }),
+  prefill: z
+    .strictObject({
+      input_lens: listOf(posInt()).default([128, 512, 1024, 2048, 4096]),
+      output_len: posInt().default(16),
+      requests: posInt().default(3),
+    })
+    .default({ input_lens: [128, 512, 1024, 2048, 4096], output_len: 16, requests: 3 }),
+  saturation: z
+    .strictObject({
+      concurrency: listOf(posInt()).default([1, 4, 16, 32, 64]),
+      input_len: posInt().default(128),
+      output_len: posInt().default(64),
+      /** Requests per level: at least 16, else 3 × the level. */
+      requests: posInt().optional(),
+    })
+    .default({ concurrency: [1, 4, 16, 32, 64], input_len: 128, output_len: 64 }),
+});
+
+/** Run the three phases on every target. */
+export async function runCalibration(ctx: ExpContext): Promise<CalibrationKindResult> {
+  const cal = ctx.exp.calibration ?? calibrationSchema.parse({});
+  const out: CalibrationKindResult['targets'] = [];
+  for (const t of ctx.targets) {
+    const points: CalibrationPoint[] = [];
+    const one = async (
+      phase: CalibrationPoint['phase'],
+      inputLen: number,
+      outputLen: number,
+      concurrency: number,
+      count: number,
+    ) => {
+      const level = { phase, input_len: inputLen, concurrency };
+      const w = await ctx.levelWorkload(level, {
+        count,
+        inputLen: String(inputLen),
+        outputLen: String(outputLen),
+        plain: true,
+      });
+      const m = await ctx.measure(t, {
+        label: `${phase} in=${inputLen} c=${concurrency}`,
+        level,
+        specs: reindex(w.specs),
+        load: { kind: 'closed', concurrency },
+        warmup: ctx.exp.warmup,
+        warmupSpecs: w.warmupSpecs,
+        coldPrompts: w.coldPrompts,
+      });
+      points.push({ ...pointOf(m.run), phase, input_len: inputLen, output_len: outputLen, concurrency });
+    };
+    await one('decode', cal.decode.input_len, cal.decode.output_len, 1, cal.decode.requests);
+    for (const n of cal.prefill.input_lens)
+      await one('prefill', n, cal.prefill.output_len, 1, cal.prefill.requests);
+    const s = cal.saturation;
+    for (const c of s.concurrency)
+      await one('saturation', s.input_len, s.output_len, c, s.requests ?? Math.max(16, 3 * c));
+    out.push({ target: t.name, points });
+  }
+  return { kind: 'calibration', targets: out };
+}
+
+export const calibrationKind = defineKind({
+  kind: 'calibration',
+  section: 'calibration',
+  sectionSchema: calibrationSchema,
+  rules(f, report) {
+    const { conc, rates } = loadLevels(f);
+    if (conc)
+      report(
+        ['load', 'concurrency'],
+        'calibration takes its levels from calibration.saturation.concurrency',
+        'move them there',
+      );
+    if (rates) report(['load', 'rates'], 'calibration is closed loop', 'remove load.rates');
+    const cal: Record<string, unknown> = isObj(f.calibration) ? f.calibration : {};
+    const sat: Record<string, unknown> = isObj(cal.saturation) ? cal.saturation : {};
+    if (Array.isArray(sat.concurrency) && sat.concurrency.length < 3)
+      report(
+        ['calibration', 'saturation', 'concurrency'],
+        'saturation needs at least three concurrency levels',
+        'levels that end where the output rate stops growing, e.g. [1, 4, 16, 32, 64]',
+      );
+    const pre: Record<string, unknown> = isObj(cal.prefill) ? cal.prefill : {};
+    if (Array.isArray(pre.input_lens) && pre.input_lens.length < 3)
+      report(
+        ['calibration', 'prefill', 'input_lens'],
+        'the prefill sweep needs at least three prompt lengths',
+        'spanning ≥ 4×, the longest ≥ 1024 tokens, e.g. [128, 512, 1024, 2048, 4096]',
+      );
+  },
+  defaults: (f) => ({ ...f, calibration: f.calibration ?? calibrationSchema.parse({}) }),
+  template: (t) => `${t.head(
+    'calibration',
+    'calibration',
+    'The runs `servelab calibrate EXP_ID --out profile.yaml` fits the simulator to: a decode run\nand a prompt-length sweep at concurrency 1, and a concurrency sweep to saturation. Point\nthe target at your engine (a url target) to calibrate for it; as shipped it measures the\nsimulator on a virtual clock (seconds).',
+  )}
+targets:
+${t.simTarget({ name: 'sim', full: true, set: ['clock: virtual'] })}
+${t.urlTargets}
+
+calibration:
+  decode:                             # concurrency 1: TPOT against context length
+    input_len: 1024
+    output_len: 256
+    requests: 4
+  prefill:                            # concurrency 1: TTFT against prompt length
+    input_lens: [128, 512, 1024, 2048, 4096]   # ≥ 3 lengths spanning ≥ 4×, the longest ≥ 1024
+    output_len: 16
+    requests: 3                       # per length
+  saturation:                         # closed loop, up to where the output rate stops growing
+    concurrency: [1, 4, 16, 32, 64]   # raise the top levels for a bigger model or GPU
+    input_len: 128
+    output_len: 64
+    # requests: 48                    # per level (default: max(16, 3 × level))
+
+${t.common({ generation: ['ignore_eos: true                   # every request generates exactly output_len'], load: ['# (levels are calibration.saturation.concurrency)'], warmup: 1 })}
+`,
+  run: runCalibration,
+  format: (res) => {
+    const out: string[] = [];
+    for (const t of res.targets) {
+      out.push(t.target);
+      out.push(
+        table(
+          ['phase', 'in', 'out', 'conc', 'TTFT p50 ms', 'TPOT p50 ms', 'out tok/s', 'run'],
+          t.points.map((p) => [
+            p.phase,
+            String(p.input_len),
+            String(p.output_len),
+            String(p.concurrency),
+            fmt(p.ttft_ms.p50),
+            fmt(p.tpot_ms.p50, 3),
+            fmt(p.output_throughput_tok_s),
+            p.run_id ?? '-',
+          ]),
+        ),
+      );
+    }
+    out.push('fit the simulator to these runs: servelab calibrate EXPERIMENT_ID --out profile.yaml');
+    return out;
+  },
+});
+
+export const DEFAULT_CALIBRATION = calibrationSchema.parse({});

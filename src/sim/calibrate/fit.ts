@@ -1,0 +1,717 @@
+/**
+ * @module sim/calibrate/fit
+ * `servelab calibrate`: fit the cost-model constants of one (model, GPU, engine) to a user's own
+ * client-side measurements, by least squares against the simulator's own cost model, so that
+ * the fitted constants mean what they mean in `engine/cost.ts` and `frontend.ts`.
+ *
+ * What client-side records determine, and from which runs (every run is classified by its data,
+ * not by its label: its peak number of requests in flight and its prompt lengths):
+ *
+ * - **Low load** (runs with at most one request in flight). Every gap between token j−1 and
+ *   token j (j ≥ 2) of a request is one decode step over a context of `prompt + j − 1` tokens,
+ *   and the first token of a request leaves `overhead + prefill steps + API work` after it was
+ *   sent. With the step shapes known exactly, the cost model predicts each gap and TTFT:
+ *   ```
+ *   gap_j = T_step(decode, ctx = prompt + j − 1)               weights/η_bw, KV/η_bw_attn_decode
+ *   TTFT  = overhead + Σ T_step(prefill chunk) + (t_api_step + t_chunk + t_first)/p
+ *                                                              GEMMs/η_gemm, pairs/η_attn_prefill
+ *   ```
+ *   and a Levenberg–Marquardt fit (log-parameters, relative residuals) gives η_bw (ETA_BW),
+ *   η_bw_attn_decode (ETA_BW_ATTN_DECODE, the slope of the gap in the context), η_gemm (the
+ *   GPU's ETA_GEMM_BY_FAMILY entry: prefill time linear in the prompt), η_attn_prefill
+ *   (ETA_ATTN_PREFILL: the quadratic part) and the front-end overhead (FRONTEND_OVERHEAD_MS:
+ *   the TTFT left over). Standard errors are the square roots of the diagonal of
+ *   σ²·(JᵀJ)⁻¹, σ² the residual variance.
+ * - **Saturated** (a concurrency level whose output rate grew less than 10% over a level at most
+ *   2/3 of its concurrency). The API server is then never idle, so consecutive batches of chunks
+ *   (chunks that arrive together) leave `(t_api_step + c·t_chunk + f·t_first)/p` apart, c chunks
+ *   and f first chunks in the later batch: a linear least squares in t_chunk
+ *   (FRONTEND_CHUNK_MS), gaps more than twice the median per-chunk gap (the server idled) left
+ *   out.
+ *
+ * Held at their defaults, because client-side data cannot tell them apart from a fitted one:
+ * the per-step, per-layer and sampling overheads (their sum is the intercept of the decode gap,
+ * which η_bw's weight read dominates), and the API server's per-batch and first-chunk costs
+ * (one saturated level sees batches of one size).
+ *
+ * A set of runs that cannot determine a constant is refused with what is missing
+ * ({@link calibrate} throws a UsageError listing every undetermined constant).
+ */
+import { chunkGaps } from '../../analysis/request.js';
+import { type Problem, UsageError } from '../../core/errors.js';
+import type { RequestRecord } from '../../record/types.js';
+import type { Catalogue } from '../catalogue/types.js';
+import { type EngineConfig, resolveEngineConfig } from '../engine/config.js';
+import { CostModel, type CostOverrides, gemmEfficiency, type StepShape } from '../engine/cost.js';
+import { FRONTEND_REQUEST_MS, FRONTEND_STEP_MS, frontendOverheadMs } from '../frontend.js';
+import { type FittedFor, PROFILE_CONSTANTS, type ProfileConstant, type ProfileFile } from './profile.js';
+
+/** One measured run, as calibrate reads it. */
+export interface CalibrationRun {
+  id: string;
+  label: string;
+  /** Every record of the run (warm-up ones are left out here). */
+  records: readonly RequestRecord[];
+}
+
+/** What the runs were measured on: the configuration the profile is fitted for. */
+export interface CalibrationTarget extends FittedFor {
+  catalogue?: Catalogue;
+  maxNumSeqs?: number;
+  maxNumBatchedTokens?: number;
+}
+
+/** One fitted constant. */
+export interface FittedConstant {
+  key: ProfileConstant;
+  /** The constant in the source (`ETA_BW`). */
+  constant: string;
+  value: number;
+  /** Standard error (same unit as the value). */
+  stderr: number;
+  /** The simulator's default for this GPU. */
+  default: number;
+  unit: string;
+  /** Which runs determined it, in words. */
+  from: string;
+}
+
+/** The residual error of the fitted model on one metric in one regime. */
+export interface Residual {
+  metric: 'itl_ms' | 'ttft_ms' | 'batch_gap_ms' | 'output_tok_s';
+  regime: 'low-load' | 'saturated';
+  n: number;
+  /** Root mean square of observed − predicted, in the metric's unit. */
+  rmse: number;
+  /** Mean and largest |observed − predicted| / observed, %. */
+  mean_abs_pct: number;
+  max_abs_pct: number;
+}
+
+/** How calibrate read one run. */
+export interface RunUse {
+  id: string;
+  label: string;
+  /** Peak requests in flight. */
+  concurrency: number;
+  regime: 'low-load' | 'saturated' | 'unused';
+  /** Output tokens per second over the run. */
+  output_tok_s: number | null;
+}
+
+export interface CalibrationResult {
+  fittedFor: FittedFor;
+  constants: FittedConstant[];
+  /** Constants held at their defaults, with why. */
+  held: Record<string, string>;
+  residuals: Residual[];
+  runs: RunUse[];
+  /** The profile file to write. */
+  profile: ProfileFile;
+}
+
+// ---- reading the runs ---------------------------------------------------------------------
+
+/** Records that can be read: measured, streamed, complete, with usage and at least one token. */
+function usable(records: readonly RequestRecord[]): RequestRecord[] {
+  return records.filter(
+    (r) =>
+      r.phase === 'measure' &&
+      (r.outcome === 'ok' || r.outcome === 'length') &&
+      r.stream !== false &&
+      r.sent_at_ms !== null &&
+      r.chunk_times_ms.length > 0 &&
+      r.usage?.prompt_tokens != null,
+  );
+}
+
+/** Peak number of requests in flight ([sent, end] overlapping). */
+export function peakInFlight(records: readonly RequestRecord[]): number {
+  const ev: [number, number][] = [];
+  for (const r of records) {
+    const end = r.end_at_ms ?? r.chunk_times_ms[r.chunk_times_ms.length - 1];
+    if (r.sent_at_ms === null || end === undefined) continue;
+    ev.push([r.sent_at_ms, 1], [end, -1]);
+  }
+  // Ends before starts at the same time: a closed loop's next request is not overlapping.
+  ev.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let n = 0;
+  let peak = 0;
+  for (const [, d] of ev) {
+    n += d;
+    peak = Math.max(peak, n);
+  }
+  return peak;
+}
+
+function outputRate(records: readonly RequestRecord[]): number | null {
+  let tokens = 0;
+  let t0 = Number.POSITIVE_INFINITY;
+  let t1 = Number.NEGATIVE_INFINITY;
+  for (const r of records) {
+    tokens += r.chunk_times_ms.length;
+    t0 = Math.min(t0, r.sent_at_ms ?? t0);
+    t1 = Math.max(t1, r.chunk_times_ms[r.chunk_times_ms.length - 1] ?? t1);
+  }
+  return t1 > t0 && tokens > 0 ? (tokens / (t1 - t0)) * 1e3 : null;
+}
+
+interface DecodeObs {
+  ctx: number;
+  gapMs: number;
+}
+interface PrefillObs {
+  /** Uncached prompt tokens and the cached prefix. */
+  n: number;
+  cached: number;
+  ttftMs: number;
+}
+
+function lowLoadObs(records: readonly RequestRecord[]): { decode: DecodeObs[]; prefill: PrefillObs[] } {
+  const decode: DecodeObs[] = [];
+  const prefill: PrefillObs[] = [];
+  for (const r of records) {
+    const prompt = r.usage?.prompt_tokens ?? 0;
+    const cached = r.usage?.cached_tokens ?? 0;
+    prefill.push({
+      n: Math.max(1, prompt - cached),
+      cached: Math.min(cached, prompt - 1),
+      ttftMs: r.chunk_times_ms[0] - (r.sent_at_ms as number),
+    });
+    // Gap 1 carries the first chunk's extra API work; from gap 2 on each gap is one decode step.
+    const gaps = chunkGaps(r);
+    for (let j = 2; j <= gaps.length; j++) decode.push({ ctx: prompt + j - 1, gapMs: gaps[j - 1] });
+  }
+  return { decode, prefill };
+}
+
+// ---- the low-load model -------------------------------------------------------------------
+
+/** The low-load parameters, in this order. */
+const LOW: readonly ProfileConstant[] = [
+  'eta_bw',
+  'eta_bw_attn_decode',
+  'eta_gemm',
+  'eta_attn_prefill',
+  'frontend_overhead_ms',
+];
+
+function decodeShape(ctx: number): StepShape {
+  return {
+    numTokens: 1,
+    ctxTokens: ctx,
+    attnPairs: ctx + 0.5,
+    numSampled: 1,
+    numReqs: 1,
+    numDecodes: 1,
+    decodeCtxTokens: ctx,
+  };
+}
+
+/** The prefill steps of one prompt alone in the engine: chunks of the token budget. */
+function prefillMs(cost: CostModel, o: PrefillObs, budget: number): number {
+  let done = o.cached;
+  let left = o.n;
+  let ms = 0;
+  while (left > 0) {
+    const n = Math.min(budget, left);
+    left -= n;
+    ms += cost.stepMs({
+      numTokens: n,
+      ctxTokens: done,
+      attnPairs: n * (done + n / 2),
+      numSampled: left === 0 ? 1 : 0,
+      numReqs: 1,
+      // A one-token prompt step is counted as a decode by the engine, too.
+      numDecodes: n === 1 ? 1 : 0,
+      decodeCtxTokens: n === 1 ? done : 0,
+    });
+    done += n;
+  }
+  return ms;
+}
+
+function costOf(cfg: EngineConfig, p: readonly number[]): CostModel {
+  const o: CostOverrides = { etaBw: p[0], etaBwAttnDecode: p[1], etaGemm: p[2], etaAttnPrefill: p[3] };
+  return new CostModel(
+    cfg.model,
+    cfg.gpu,
+    cfg.tp,
+    cfg.dtype,
+    cfg.kvCacheDtype,
+    { maxNumSeqs: cfg.maxNumSeqs },
+    o,
+  );
+}
+
+/** API work on a request's first chunk when the server is idle (one chunk, one first chunk). */
+function firstChunkApiMs(apiServers: number, chunkMs: number): number {
+  return (FRONTEND_STEP_MS + chunkMs + FRONTEND_REQUEST_MS) / apiServers;
+}
+
+interface LowModel {
+  predictDecode: (p: readonly number[]) => number[];
+  predictPrefill: (p: readonly number[]) => number[];
+}
+
+function lowModel(
+  cfg: EngineConfig,
+  decode: readonly DecodeObs[],
+  prefill: readonly PrefillObs[],
+  chunkMs: number,
+): LowModel {
+  const budget = cfg.maxNumBatchedTokens;
+  const api = firstChunkApiMs(cfg.apiServerCount, chunkMs);
+  return {
+    predictDecode: (p) => {
+      const cost = costOf(cfg, p);
+      return decode.map((o) => cost.stepMs(decodeShape(o.ctx)));
+    },
+    predictPrefill: (p) => {
+      const cost = costOf(cfg, p);
+      return prefill.map((o) => p[4] + prefillMs(cost, o, budget) + api);
+    },
+  };
+}
+
+/** Solve A·x = b (A symmetric positive definite, small) by Gaussian elimination with pivoting. */
+function solve(A: number[][], b: number[]): number[] | null {
+  const n = b.length;
+  const M = A.map((row, i) => [...row, b[i]]);
+  for (let c = 0; c < n; c++) {
+    let piv = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(M[r][c]) > Math.abs(M[piv][c])) piv = r;
+    if (Math.abs(M[piv][c]) < 1e-300) return null;
+    [M[c], M[piv]] = [M[piv], M[c]];
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const f = M[r][c] / M[c][c];
+      for (let k = c; k <= n; k++) M[r][k] -= f * M[c][k];
+    }
+  }
+  return M.map((row, i) => row[n] / row[i]);
+}
+
+function inverse(A: number[][]): number[][] | null {
+  const n = A.length;
+  const cols: number[][] = [];
+  for (let i = 0; i < n; i++) {
+    const e = Array.from({ length: n }, (_, k) => (k === i ? 1 : 0));
+    const x = solve(A, e);
+    if (!x) return null;
+    cols.push(x);
+  }
+  return cols[0].map((_, r) => cols.map((c) => c[r]));
+}
+
+/**
+ * Levenberg–Marquardt over log-parameters for residuals `res(p)` (relative errors). Returns the
+ * parameters, the residuals at them and the standard errors of the parameters (from the
+ * Jacobian at the optimum, σ² = RSS/(N − k)).
+ */
+export function levenbergMarquardt(
+  res: (p: readonly number[]) => number[],
+  p0: readonly number[],
+  opts: { maxIter?: number } = {},
+): { p: number[]; residuals: number[]; stderr: number[] } {
+  const k = p0.length;
+  let q = p0.map(Math.log);
+  const at = (qq: readonly number[]) => res(qq.map(Math.exp));
+  const ss = (r: readonly number[]) => r.reduce((s, x) => s + x * x, 0);
+  let r = at(q);
+  let cost = ss(r);
+  let lambda = 1e-3;
+  const jac = (qq: readonly number[], r0: readonly number[]) => {
+    const J: number[][] = r0.map(() => new Array(k).fill(0));
+    for (let j = 0; j < k; j++) {
+      const h = 1e-6;
+      const qp = [...qq];
+      qp[j] += h;
+      const rp = at(qp);
+      for (let i = 0; i < r0.length; i++) J[i][j] = (rp[i] - r0[i]) / h;
+    }
+    return J;
+  };
+  const normal = (J: number[][], rr: readonly number[]) => {
+    const A = Array.from({ length: k }, () => new Array(k).fill(0));
+    const g = new Array(k).fill(0);
+    for (let i = 0; i < rr.length; i++) {
+      const row = J[i];
+      for (let a = 0; a < k; a++) {
+        g[a] += row[a] * rr[i];
+        for (let b = 0; b <= a; b++) A[a][b] += row[a] * row[b];
+      }
+    }
+    for (let a = 0; a < k; a++) for (let b = a + 1; b < k; b++) A[a][b] = A[b][a];
+    return { A, g };
+  };
+  for (let it = 0; it < (opts.maxIter ?? 100); it++) {
+    const J = jac(q, r);
+    const { A, g } = normal(J, r);
+    let improved = false;
+    for (let tries = 0; tries < 20; tries++) {
+      const D = A.map((row, a) => row.map((v, b) => (a === b ? v * (1 + lambda) + 1e-12 : v)));
+      const step = solve(
+        D,
+        g.map((x) => -x),
+      );
+      if (!step) break;
+      const qn = q.map((x, j) => x + step[j]);
+      const rn = at(qn);
+      const cn = ss(rn);
+      if (Number.isFinite(cn) && cn < cost) {
+        const rel = (cost - cn) / Math.max(cost, 1e-300);
+        q = qn;
+        r = rn;
+        cost = cn;
+        lambda = Math.max(lambda / 10, 1e-12);
+        improved = rel > 1e-14;
+        break;
+      }
+      lambda *= 10;
+    }
+    if (!improved) break;
+  }
+  const J = jac(q, r);
+  const { A } = normal(J, r);
+  const inv = inverse(A);
+  const dof = Math.max(1, r.length - k);
+  const s2 = cost / dof;
+  const p = q.map(Math.exp);
+  // se(p) = p · se(log p).
+  const stderr = p.map((v, j) =>
+    inv ? v * Math.sqrt(Math.max(0, inv[j][j] * s2)) : Number.POSITIVE_INFINITY,
+  );
+  return { p, residuals: r, stderr };
+}
+
+// ---- the saturated model ------------------------------------------------------------------
+
+interface Batch {
+  atMs: number;
+  chunks: number;
+  firsts: number;
+}
+
+/** Chunks that arrived together (within `tolMs`), in time order. */
+function batchesOf(records: readonly RequestRecord[], tolMs: number): Batch[] {
+  const pts: [number, boolean][] = [];
+  for (const r of records)
+    for (let i = 0; i < r.chunk_times_ms.length; i++) pts.push([r.chunk_times_ms[i], i === 0]);
+  pts.sort((a, b) => a[0] - b[0]);
+  const out: Batch[] = [];
+  for (const [t, first] of pts) {
+    const last = out[out.length - 1];
+    if (last && t - last.atMs <= tolMs) {
+      last.chunks++;
+      if (first) last.firsts++;
+    } else out.push({ atMs: t, chunks: 1, firsts: first ? 1 : 0 });
+  }
+  return out;
+}
+
+interface GapObs {
+  gapMs: number;
+  chunks: number;
+  firsts: number;
+}
+
+/** The batch gaps of a saturated run's middle 60% (start-up and drain left out). */
+function saturatedGaps(records: readonly RequestRecord[]): GapObs[] {
+  const b = batchesOf(records, 1e-6);
+  const lo = Math.floor(b.length * 0.2);
+  const hi = Math.ceil(b.length * 0.8);
+  const out: GapObs[] = [];
+  for (let j = Math.max(1, lo); j < hi; j++)
+    out.push({ gapMs: b[j].atMs - b[j - 1].atMs, chunks: b[j].chunks, firsts: b[j].firsts });
+  return out;
+}
+
+function fitChunkMs(
+  gaps: readonly GapObs[],
+  apiServers: number,
+): { value: number; stderr: number; used: GapObs[] } {
+  const y = (g: GapObs) => g.gapMs * apiServers - FRONTEND_STEP_MS - g.firsts * FRONTEND_REQUEST_MS;
+  const per = gaps.map((g) => y(g) / g.chunks).sort((a, b) => a - b);
+  const median = per[Math.floor(per.length / 2)] ?? 0;
+  // A gap well above the rest is the server waiting for the engine, not working.
+  const used = gaps.filter((g) => y(g) / g.chunks <= 2 * median);
+  let sxy = 0;
+  let sxx = 0;
+  for (const g of used) {
+    sxy += g.chunks * y(g);
+    sxx += g.chunks * g.chunks;
+  }
+  const value = sxy / sxx;
+  let rss = 0;
+  for (const g of used) rss += (y(g) - value * g.chunks) ** 2;
+  const stderr = Math.sqrt(rss / Math.max(1, used.length - 1) / sxx);
+  return { value, stderr, used };
+}
+
+// ---- residual summaries -------------------------------------------------------------------
+
+function residual(
+  metric: Residual['metric'],
+  regime: Residual['regime'],
+  obs: readonly number[],
+  pred: readonly number[],
+): Residual {
+  let se = 0;
+  let sumPct = 0;
+  let maxPct = 0;
+  for (let i = 0; i < obs.length; i++) {
+    const d = obs[i] - pred[i];
+    se += d * d;
+    const pct = obs[i] !== 0 ? Math.abs(d / obs[i]) * 100 : 0;
+    sumPct += pct;
+    maxPct = Math.max(maxPct, pct);
+  }
+  const n = obs.length;
+  return {
+    metric,
+    regime,
+    n,
+    rmse: n ? Math.sqrt(se / n) : 0,
+    mean_abs_pct: n ? sumPct / n : 0,
+    max_abs_pct: maxPct,
+  };
+}
+
+// ---- calibrate ----------------------------------------------------------------------------
+
+/** Least prompt-length spread, and longest prompt, that determine the prefill efficiencies. */
+const MIN_PREFILL_LENGTHS = 3;
+const MIN_PREFILL_RATIO = 4;
+const MIN_PREFILL_LONGEST = 1024;
+/** Least spread of decode context (tokens) that determines the decode-attention bandwidth. */
+const MIN_CTX_SPREAD = 512;
+
+const HELD: Record<string, string> = {
+  t_step_ms: 'per-step overheads add to the decode gap as the weight read (η_bw) does: held at the default',
+  t_layer_ms: 'as t_step_ms',
+  t_sample_ms: 'as t_step_ms',
+  t_req_ms: 'per-request overheads: held at the default',
+  t_sample_req_ms: 'as t_req_ms',
+  frontend_step_ms:
+    'one saturated batch size cannot split per-batch from per-chunk API work: held at the default',
+  frontend_request_ms: 'as frontend_step_ms',
+};
+
+/**
+ * Fit the constants of `target` to `runs`.
+ * @throws UsageError when the runs cannot determine a constant (every such constant listed,
+ *   each with the runs that would), or the target is not a configuration the simulator knows.
+ * @example
+ * const res = calibrate(runs, { model: 'qwen3-8b', gpu: 'h100', engine: 'vllm-v1', dtype: 'bf16',
+ *   tp: 1, kv_cache_dtype: 'auto', api_server_count: 1 });
+ * for (const c of res.constants) console.log(c.constant, c.value, '±', c.stderr);
+ */
+export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTarget): CalibrationResult {
+  const cfg = resolveEngineConfig({
+    model: target.model,
+    gpu: target.gpu,
+    tp: target.tp,
+    dtype: target.dtype,
+    kvCacheDtype: target.kv_cache_dtype,
+    engine: target.engine,
+    apiServerCount: target.api_server_count,
+    catalogue: target.catalogue,
+    maxNumSeqs: target.maxNumSeqs,
+    maxNumBatchedTokens: target.maxNumBatchedTokens,
+  });
+  const read = runs.map((r) => {
+    const recs = usable(r.records);
+    return { run: r, recs, conc: peakInFlight(recs), rate: outputRate(recs) };
+  });
+  const low = read.filter((r) => r.recs.length && r.conc <= 1);
+  const loaded = read.filter((r) => r.recs.length && r.conc > 1).sort((a, b) => a.conc - b.conc);
+  const saturated = loaded.filter((r) =>
+    loaded.some(
+      (o) =>
+        o !== r && o.conc <= (r.conc * 2) / 3 && o.rate !== null && r.rate !== null && r.rate <= 1.1 * o.rate,
+    ),
+  );
+
+  const decode: DecodeObs[] = [];
+  const prefill: PrefillObs[] = [];
+  for (const r of low) {
+    const o = lowLoadObs(r.recs);
+    decode.push(...o.decode);
+    prefill.push(...o.prefill);
+  }
+
+  // What the runs determine, all at once.
+  const problems: Problem[] = [];
+  const lows = `runs at concurrency 1 (${low.length ? low.map((r) => r.run.id).join(', ') : 'none'})`;
+  if (!decode.length)
+    problems.push({
+      path: 'eta_bw (ETA_BW)',
+      message: `undetermined: no decode gaps at low load: ${lows} have no request with 3 or more output tokens`,
+      hint: 'add a run at concurrency 1 with output_len ≥ 64 (`servelab exp init calibration` has one)',
+    });
+  const ctxs = decode.map((d) => d.ctx);
+  const spread = ctxs.length ? Math.max(...ctxs) - Math.min(...ctxs) : 0;
+  if (decode.length && spread < MIN_CTX_SPREAD)
+    problems.push({
+      path: 'eta_bw_attn_decode (ETA_BW_ATTN_DECODE)',
+      message: `undetermined: the decode context spans ${spread} tokens at low load; the KV read needs ≥ ${MIN_CTX_SPREAD}`,
+      hint: 'decode at concurrency 1 from prompts of different lengths (e.g. 128 and 4096 tokens)',
+    });
+  const lens = [...new Set(prefill.map((o) => o.n))].sort((a, b) => a - b);
+  if (
+    lens.length < MIN_PREFILL_LENGTHS ||
+    lens[lens.length - 1] < MIN_PREFILL_RATIO * lens[0] ||
+    lens[lens.length - 1] < MIN_PREFILL_LONGEST
+  )
+    problems.push({
+      path: 'eta_gemm, eta_attn_prefill (ETA_GEMM_BY_FAMILY, ETA_ATTN_PREFILL)',
+      message: `undetermined: no prefill-length variation at low load: ${lens.length} distinct uncached prompt length(s)${
+        lens.length ? ` (${lens[0]}–${lens[lens.length - 1]} tokens)` : ''
+      } in ${lows}`,
+      hint: `sweep the prompt length at concurrency 1: ≥ ${MIN_PREFILL_LENGTHS} lengths spanning ≥ ${MIN_PREFILL_RATIO}×, the longest ≥ ${MIN_PREFILL_LONGEST} tokens (e.g. 128, 512, 2048, 4096)`,
+    });
+  if (!saturated.length)
+    problems.push({
+      path: 'frontend_chunk_ms (FRONTEND_CHUNK_MS)',
+      message: `undetermined: no saturated level: ${
+        loaded.length
+          ? `the output rate still grew at every concurrency level (${loaded.map((r) => `c=${r.conc}: ${r.rate?.toFixed(0) ?? '-'} tok/s`).join(', ')})`
+          : 'no run had more than one request in flight'
+      }`,
+      hint: 'add concurrency levels until the output rate stops growing (a concurrency sweep to saturation, as `servelab exp init calibration`)',
+    });
+  if (problems.length) throw new UsageError(problems);
+
+  // Saturated first: the first chunk's API work at low load uses the chunk cost.
+  const apiServers = cfg.apiServerCount;
+  const gaps = saturated.flatMap((r) => saturatedGaps(r.recs));
+  const chunk = fitChunkMs(gaps, apiServers);
+
+  const defaults = [
+    PROFILE_CONSTANTS.eta_bw.default,
+    PROFILE_CONSTANTS.eta_bw_attn_decode.default,
+    gemmEfficiency(cfg.gpu),
+    PROFILE_CONSTANTS.eta_attn_prefill.default,
+    frontendOverheadMs(),
+  ];
+  const model = lowModel(cfg, decode, prefill, chunk.value);
+  const fit = levenbergMarquardt((p) => {
+    const d = model.predictDecode(p);
+    const f = model.predictPrefill(p);
+    const out: number[] = new Array(d.length + f.length);
+    for (let i = 0; i < d.length; i++) out[i] = (decode[i].gapMs - d[i]) / decode[i].gapMs;
+    for (let i = 0; i < f.length; i++) out[d.length + i] = (prefill[i].ttftMs - f[i]) / prefill[i].ttftMs;
+    return out;
+  }, defaults);
+
+  const from: Record<ProfileConstant, string> = {
+    eta_bw: `decode gaps at low load (${decode.length})`,
+    eta_bw_attn_decode: `decode gaps at low load over ${spread} tokens of context`,
+    eta_gemm: `TTFT at low load, ${lens.length} prompt lengths ${lens[0]}–${lens[lens.length - 1]}`,
+    eta_attn_prefill: `TTFT at low load, ${lens.length} prompt lengths ${lens[0]}–${lens[lens.length - 1]}`,
+    frontend_overhead_ms: `TTFT at low load (${prefill.length})`,
+    frontend_chunk_ms: `batch gaps at saturation (${chunk.used.length}, ${saturated.map((r) => `c=${r.conc}`).join(', ')})`,
+  } as Record<ProfileConstant, string>;
+  const constants: FittedConstant[] = LOW.map((key, i) => ({
+    key,
+    constant: PROFILE_CONSTANTS[key].constant,
+    value: fit.p[i],
+    stderr: fit.stderr[i],
+    default: defaults[i],
+    unit: PROFILE_CONSTANTS[key].unit,
+    from: from[key],
+  }));
+  constants.push({
+    key: 'frontend_chunk_ms',
+    constant: 'FRONTEND_CHUNK_MS',
+    value: chunk.value,
+    stderr: chunk.stderr,
+    default: PROFILE_CONSTANTS.frontend_chunk_ms.default,
+    unit: 'ms',
+    from: from.frontend_chunk_ms,
+  });
+
+  // Residuals, in the metrics' own units.
+  const pd = model.predictDecode(fit.p);
+  const pf = model.predictPrefill(fit.p);
+  const work = (g: GapObs) =>
+    (FRONTEND_STEP_MS + g.chunks * chunk.value + g.firsts * FRONTEND_REQUEST_MS) / apiServers;
+  const satRates = saturated.map((r) => {
+    const g = saturatedGaps(r.recs);
+    const chunks = g.reduce((s, x) => s + x.chunks, 0);
+    const ms = g.reduce((s, x) => s + x.gapMs, 0);
+    const predMs = g.reduce((s, x) => s + work(x), 0);
+    return { obs: (chunks / ms) * 1e3, pred: (chunks / predMs) * 1e3 };
+  });
+  const residuals: Residual[] = [
+    residual(
+      'itl_ms',
+      'low-load',
+      decode.map((d) => d.gapMs),
+      pd,
+    ),
+    residual(
+      'ttft_ms',
+      'low-load',
+      prefill.map((o) => o.ttftMs),
+      pf,
+    ),
+    residual(
+      'batch_gap_ms',
+      'saturated',
+      chunk.used.map((g) => g.gapMs),
+      chunk.used.map(work),
+    ),
+    residual(
+      'output_tok_s',
+      'saturated',
+      satRates.map((x) => x.obs),
+      satRates.map((x) => x.pred),
+    ),
+  ];
+
+  const fittedFor: FittedFor = {
+    model: cfg.model.name,
+    gpu: cfg.gpu.name,
+    engine: cfg.profile.engine,
+    dtype: cfg.dtype,
+    tp: cfg.tp,
+    kv_cache_dtype: cfg.kvCacheDtype,
+    api_server_count: cfg.apiServerCount,
+  };
+  const runUse: RunUse[] = read.map((r) => ({
+    id: r.run.id,
+    label: r.run.label,
+    concurrency: r.conc,
+    regime: low.includes(r) ? 'low-load' : saturated.includes(r) ? 'saturated' : 'unused',
+    output_tok_s: r.rate,
+  }));
+  const round = (x: number) => Number(x.toPrecision(6));
+  const profile: ProfileFile = {
+    servelab_profile: 1,
+    fitted_for: fittedFor,
+    constants: Object.fromEntries(
+      constants.map((c) => [
+        c.key,
+        {
+          value: round(c.value),
+          stderr: round(c.stderr),
+          constant: c.constant,
+          default: round(c.default),
+          unit: c.unit,
+          from: c.from,
+        },
+      ]),
+    ),
+    held: HELD,
+    residuals: residuals.map((r) => ({
+      ...r,
+      rmse: round(r.rmse),
+      mean_abs_pct: round(r.mean_abs_pct),
+      max_abs_pct: round(r.max_abs_pct),
+    })),
+    runs: runUse.map((r) => r.id),
+  };
+  return { fittedFor, constants, held: HELD, residuals, runs: runUse, profile };
+}
