@@ -59,6 +59,32 @@ export function preemptRecompute(kv: KvPool, r: EngineReq, waiting: Deque<Engine
   waiting.pushFront(r);
 }
 
+/**
+ * Make room for `n` new tokens of running request `r`, preempting the newest running requests
+ * (recompute) while the pool is short, as vLLM's `Scheduler.schedule` does for its running queue
+ * (vllm/v1/core/sched/scheduler.py) and SGLang's `update_running_batch` retracts. Every victim
+ * goes to `out.preempted`.
+ * @returns how many were preempted, and whether `r` itself was (then nothing was allocated)
+ */
+export function allocateOrPreempt(
+  kv: KvPool,
+  running: EngineReq[],
+  waiting: Deque<EngineReq>,
+  r: EngineReq,
+  n: number,
+  out: SchedulerOutput,
+): { preempted: number; self: boolean } {
+  let preempted = 0;
+  while (!kv.allocate(r, n)) {
+    const victim = running.pop() as EngineReq;
+    preemptRecompute(kv, victim, waiting);
+    preempted++;
+    out.preempted.push(victim);
+    if (victim === r) return { preempted, self: true };
+  }
+  return { preempted, self: false };
+}
+
 /** Bookkeeping of an admission shared by the policies (prefix stats, first-schedule time). */
 export function noteAdmission(kv: KvPool, r: EngineReq, hit: number, nowMs: number): void {
   // Counted on admission only, so a head-of-line request is not counted once per step.

@@ -22,9 +22,9 @@ import type { KvPool } from '../kv-pool.js';
 import type { ProfileConfig } from '../profiles.js';
 import { Deque, type EngineReq } from '../request.js';
 import {
+  allocateOrPreempt,
   clearOutput,
   noteAdmission,
-  preemptRecompute,
   removeFrom,
   type SchedulePolicy,
   type SchedulerLimits,
@@ -109,18 +109,9 @@ export class VllmV0Scheduler implements SchedulePolicy {
       const r = running[i];
       const n = Math.min(r.numTokens - r.numComputed, budget);
       if (n <= 0) continue;
-      let self = false;
-      while (!kv.allocate(r, n)) {
-        const victim = running.pop() as EngineReq;
-        preemptRecompute(kv, victim, this.waiting);
-        this.numPreemptions++;
-        out.preempted.push(victim);
-        if (victim === r) {
-          self = true;
-          break;
-        }
-      }
-      if (self) break;
+      const room = allocateOrPreempt(kv, running, this.waiting, r, n, out);
+      this.numPreemptions += room.preempted;
+      if (room.self) break;
       out.reqs.push(r);
       out.numNew.push(n);
       budget -= n;
