@@ -272,6 +272,22 @@ export function refuseRates(f: { load?: unknown }, report: RuleReport, kind: str
     report(['load', 'rates'], `${kind} sets its own arrivals`, `configure the ${section} section instead`);
 }
 
+/**
+ * The rule of closed-loop kinds that set their own concurrency levels in their section
+ * (`matrix.concurrency`, `calibration.saturation.concurrency`): `load.concurrency` and
+ * `load.rates` have no place in their file.
+ */
+export function refuseLoadLevels(
+  f: { load?: unknown },
+  report: RuleReport,
+  kind: string,
+  levelsAt: string,
+): void {
+  const { conc, rates } = loadLevels(f);
+  if (conc) report(['load', 'concurrency'], `${kind} takes its levels from ${levelsAt}`, 'move them there');
+  if (rates) report(['load', 'rates'], `${kind} is closed loop`, 'remove load.rates');
+}
+
 /** The targets as written, by name (only those that are maps). */
 export function targetsOf(f: { targets?: unknown }): Record<string, Record<string, unknown>> {
   return isObj(f.targets)

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { listOf, posInt } from '../../core/fields.js';
-import { isObj, loadLevels } from '../fields.js';
+import { isObj, refuseLoadLevels } from '../fields.js';
 import type { ExpContext } from './context.js';
 import { table } from './format.js';
 import { defineKind } from './kind.js';
@@ -100,14 +100,7 @@ export const calibrationKind = defineKind({
   section: 'calibration',
   sectionSchema: calibrationSchema,
   rules(f, report) {
-    const { conc, rates } = loadLevels(f);
-    if (conc)
-      report(
-        ['load', 'concurrency'],
-        'calibration takes its levels from calibration.saturation.concurrency',
-        'move them there',
-      );
-    if (rates) report(['load', 'rates'], 'calibration is closed loop', 'remove load.rates');
+    refuseLoadLevels(f, report, 'calibration', 'calibration.saturation.concurrency');
     const cal: Record<string, unknown> = isObj(f.calibration) ? f.calibration : {};
     const sat: Record<string, unknown> = isObj(cal.saturation) ? cal.saturation : {};
     if (Array.isArray(sat.concurrency) && sat.concurrency.length < 3)

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { err, listOf, posInt, str } from '../../core/fields.js';
 import { MIN_SAMPLES_P99, UNRELIABLE_MARK, UNRELIABLE_NOTE } from '../../report/table.js';
-import { isObj, lengthDist, listAt, loadLevels } from '../fields.js';
+import { isObj, lengthDist, listAt, refuseLoadLevels } from '../fields.js';
 import type { ExpContext } from './context.js';
 import { pct, table } from './format.js';
 import { defineKind } from './kind.js';
@@ -97,14 +97,7 @@ export const matrixKind = defineKind({
   section: 'matrix',
   sectionSchema: matrixSchema,
   rules(f, report) {
-    const { conc, rates } = loadLevels(f);
-    if (conc)
-      report(
-        ['load', 'concurrency'],
-        'the matrix takes its levels from matrix.concurrency',
-        'move them there',
-      );
-    if (rates) report(['load', 'rates'], 'the matrix is closed loop', 'remove load.rates');
+    refuseLoadLevels(f, report, 'the matrix', 'matrix.concurrency');
     const mx: Record<string, unknown> = isObj(f.matrix) ? f.matrix : {};
     if (Array.isArray(mx.cells) && mx.cells.length < 3)
       report(
