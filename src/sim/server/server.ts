@@ -32,7 +32,7 @@ import type { AddressInfo } from 'node:net';
 import { UsageError } from '../../core/errors.js';
 import { type Clock, RealClock } from '../../runtime/clock.js';
 import { Rng } from '../../runtime/rng.js';
-import { tokenizerFor } from '../../tokenizer/index.js';
+import { approximatePieces, tokenizerFor } from '../../tokenizer/index.js';
 import { type EngineConfig, resolveEngineConfig } from '../engine/config.js';
 import { createEngine } from '../engine/engine.js';
 import type { FinishEvent, SimEngine, StepResult } from '../engine/types.js';
@@ -41,11 +41,20 @@ import { type ChunkBuilder, type ChunkTemplate, chunkTemplate, fillChunk } from 
 import { type DriverStats, RealTimeDriver } from './driver.js';
 import { type DrawnFault, drawFault } from './faults.js';
 import { registerLagMetrics } from './lag-metrics.js';
+import { chatLogprobs, completionLogprobs, type TokenLogprob, tokenLogprob } from './logprobs.js';
 import { SimMetrics } from './metrics.js';
 import { type ResolvedServerOptions, resolveServerOptions, type SimServerOptions } from './options.js';
 import { PromptTokens } from './prompt-tokens.js';
-import { BadRequest, type ParsedRequest, parseGenerationRequest, parseTokenizeRequest } from './requests.js';
-import { garbleText, reasoningLength, textSeedFor, tokenText } from './text.js';
+import {
+  applyChatTemplate,
+  BadRequest,
+  type ParsedRequest,
+  parseGenerationRequest,
+  parseTokenizeRequest,
+} from './requests.js';
+import { generateFromSchema, generateJsonObject, jsonTokens } from './structured.js';
+import { garbleText, mix32, reasoningLength, textSeedFor, tokenText } from './text.js';
+import { type PlannedToolCall, pickTools, toolCallId } from './tools.js';
 import {
   type ChunkBody,
   type ChunkHead,
@@ -160,6 +169,60 @@ interface Live {
   cancelPending?: () => void;
   status: number;
   outcome: string;
+  /**
+   * Structured output or tool calls: the response's tokens, fixed in advance (the engine is
+   * told to stop after them). `tool` marks a tool-call token; `header` the one that opens a call
+   * (it carries the name, its arguments fragment is empty).
+   */
+  script?: { text: string; tool?: number; header?: boolean }[];
+  /** The tool calls the script makes, and the arguments streamed so far per call. */
+  calls?: PlannedToolCall[];
+  toolArgs: string[];
+  /** Calls whose first token has been produced. */
+  callsStarted: number;
+  /** Logprob entries of the tokens produced (when asked for), and the completions text offset. */
+  lp: TokenLogprob[];
+  lpOffset: number;
+  greedy: boolean;
+}
+
+/** A response planned in advance: its tokens (and tool calls), from the request and its text seed. */
+function scriptOf(
+  req: ParsedRequest,
+  textSeed: number,
+  so: ResolvedServerOptions,
+): { script: NonNullable<Live['script']>; calls?: PlannedToolCall[] } | undefined {
+  if (req.kind === 'chat' && req.tools.length) {
+    const last = req.messages?.at(-1);
+    const picked = pickTools({
+      tools: req.tools,
+      toolChoice: req.toolChoice,
+      parallelToolCalls: req.parallelToolCalls,
+      lastRole: last?.role ?? '',
+      lastText: last ? applyChatTemplate([last]) : '',
+    });
+    if (picked.length) {
+      const script: NonNullable<Live['script']> = [];
+      const calls = picked.map((t, j) => {
+        // No parameters (or no type): a zero-argument tool, `{}`.
+        const p = t.parameters ?? {};
+        const schema = p.type === undefined && !p.$ref && !p.anyOf && !p.oneOf ? { type: 'object', ...p } : p;
+        const args = JSON.stringify(generateFromSchema(schema, mix32(textSeed, 1000 + j)));
+        script.push({ text: '', tool: j, header: true });
+        for (const piece of approximatePieces(args))
+          script.push({ text: so.emptyToolArgs ? '' : piece, tool: j });
+        return { id: toolCallId(textSeed, j), name: t.name, arguments: so.emptyToolArgs ? '' : args };
+      });
+      return { script, calls };
+    }
+  }
+  const rf = req.responseFormat;
+  if (rf && !so.ignoreJsonSchema) {
+    const value =
+      rf.type === 'json_schema' ? generateFromSchema(rf.schema, textSeed) : generateJsonObject(textSeed);
+    return { script: jsonTokens(value).map((text) => ({ text })) };
+  }
+  return undefined;
 }
 
 /**
@@ -586,10 +649,19 @@ class SimHttp implements SimHandler {
     // A greedy decode (temperature 0) does not depend on the sampling seed: neither its length nor its text.
     const greedy = parsed.temperature === 0;
     const lengthSeed = greedy ? this.so.seed : (parsed.seed ?? this.so.seed);
-    const eosLen = parsed.ignoreEos ? maxTokens : eosLength(promptIds, lengthSeed, maxTokens);
-    const expectedTokens = Math.min(maxTokens, Math.max(eosLen, parsed.minTokens));
     // Text, reasoning split and faults key on the prompt text (token-id prompts: the ids joined).
     const promptKey = parsed.promptText;
+    const textSeed = textSeedFor(promptKey, this.so.seed, parsed.seed, greedy);
+    // Structured output and tool calls are planned whole: their length is the JSON's, cut by
+    // max_tokens (finish "length", truncated JSON, as a real engine does); min_tokens and
+    // ignore_eos do not stretch them, and there is no reasoning phase before them.
+    const planned = scriptOf(parsed, textSeed, this.so);
+    const eosLen = planned
+      ? Math.min(maxTokens, planned.script.length)
+      : parsed.ignoreEos
+        ? maxTokens
+        : eosLength(promptIds, lengthSeed, maxTokens);
+    const expectedTokens = planned ? eosLen : Math.min(maxTokens, Math.max(eosLen, parsed.minTokens));
     const fault = drawFault(this.so.seed, seq, this.so.faultRate, this.so.faults, expectedTokens);
     if (fault?.kind === 'http500')
       return this.reject(
@@ -627,8 +699,15 @@ class SimHttp implements SimHandler {
       promptTokens: promptLen,
       maxTokens,
       expectedTokens,
-      reasoningLen: reasoningOn ? reasoningLength(promptKey, expectedTokens) : 0,
-      textSeed: textSeedFor(promptKey, this.so.seed, parsed.seed, greedy),
+      reasoningLen: reasoningOn && !planned ? reasoningLength(promptKey, expectedTokens) : 0,
+      textSeed,
+      script: planned?.script,
+      calls: planned?.calls,
+      toolArgs: planned?.calls?.map(() => '') ?? [],
+      callsStarted: 0,
+      lp: [],
+      lpOffset: 0,
+      greedy,
       fault,
       httpArrivalMs,
       tokenMs: [],
@@ -673,7 +752,7 @@ class SimHttp implements SimHandler {
         promptTokens: promptIds,
         maxTokens,
         eosLen,
-        minTokens: parsed.minTokens || undefined,
+        minTokens: planned ? undefined : parsed.minTokens || undefined,
       });
     }, this.driver.wallDuration(admitInMs));
     live.cancelPending = () => {
@@ -771,12 +850,31 @@ class SimHttp implements SimHandler {
     live.produced = index + 1;
     live.tokenMs.push(step.endMs);
     live.tokenSteps.push(step.step);
-    let text = tokenText(live.textSeed, index);
+    const scripted = live.script ? live.script[index] : undefined;
+    let text = live.script ? (scripted?.text ?? '') : tokenText(live.textSeed, index);
     if (fault?.kind === 'garble' && index >= fault.atToken) text = garbleText(text, live.textSeed, index);
     const isReasoning = index < live.reasoningLen;
     let finishReason: string | null = fin ? (fin.reason === 'abort' ? 'abort' : fin.reason) : null;
     let stopReason: string | null = null;
-    if (isReasoning) live.reasoning += text;
+    const toolIndex = scripted?.tool;
+    const call = toolIndex !== undefined ? live.calls?.[toolIndex] : undefined;
+    let lpEntry: TokenLogprob | undefined;
+    if (live.req.logprobs !== undefined) {
+      lpEntry = tokenLogprob(
+        live.textSeed,
+        index,
+        scripted?.header && call ? call.name : text,
+        live.req.logprobs,
+        live.greedy,
+      );
+      live.lp.push(lpEntry);
+    }
+    if (toolIndex !== undefined) {
+      // A tool-call token: arguments, never content (no tool markup in the text).
+      if (scripted?.header) live.callsStarted = toolIndex + 1;
+      else live.toolArgs[toolIndex] += text;
+      if (finishReason === 'stop') finishReason = 'tool_calls';
+    } else if (isReasoning) live.reasoning += text;
     else {
       const before = live.content.length;
       live.content += text;
@@ -800,7 +898,7 @@ class SimHttp implements SimHandler {
       const out: SseItem[] = [];
       if (index === 0 && live.req.kind === 'chat') out.push(this.chunk(live, { role: true }, stamp, 0));
       const last = finishReason !== null;
-      if (!last && !live.req.continuousUsage) {
+      if (!last && !live.req.continuousUsage && toolIndex === undefined && lpEntry === undefined) {
         // The common chunk: spliced into a template instead of built and stringified.
         const tpl = this.templateOf(live, isReasoning);
         if (out.length === 0 && live.stallUntil === undefined) {
@@ -825,6 +923,15 @@ class SimHttp implements SimHandler {
       }
       const body: ChunkBody = { text };
       if (isReasoning) body.reasoningField = this.so.reasoningField;
+      if (call && toolIndex !== undefined)
+        body.toolCall = scripted?.header
+          ? { index: toolIndex, id: call.id, name: call.name, arguments: '' }
+          : { index: toolIndex, arguments: text };
+      if (lpEntry) {
+        body.logprobs =
+          live.req.kind === 'chat' ? chatLogprobs([lpEntry]) : completionLogprobs([lpEntry], live.lpOffset);
+        live.lpOffset += lpEntry.token.length;
+      }
       if (finishReason) {
         body.finishReason = finishReason;
         body.stopReason = stopReason;
@@ -843,7 +950,7 @@ class SimHttp implements SimHandler {
         }
         out.push(SSE_DONE);
       }
-      if (last) this.finishLive(live, finishReason as 'stop' | 'length' | 'abort', 'ok', !!fin);
+      if (last) this.finishLive(live, metricReason(finishReason), 'ok', !!fin);
       this.write(live, out, last);
       return;
     }
@@ -852,18 +959,31 @@ class SimHttp implements SimHandler {
       const usage = this.usageOf(live);
       const content = live.content;
       const reasoning = live.reasoningLen > 0 ? live.reasoning : undefined;
-      this.finishLive(live, finishReason as 'stop' | 'length' | 'abort', 'ok', !!fin);
+      this.finishLive(live, metricReason(finishReason), 'ok', !!fin);
+      const toolCalls = live.calls
+        ?.slice(0, live.callsStarted)
+        .map((c, j) => ({ id: c.id, name: c.name, arguments: live.toolArgs[j] }));
+      const lp = live.req.logprobs === undefined ? undefined : live.lp;
       const body =
         live.req.kind === 'chat'
           ? chatResponse(
               live.head,
-              { content, reasoning, reasoningField: this.so.reasoningField },
+              { content, reasoning, reasoningField: this.so.reasoningField, toolCalls },
               finishReason,
               stopReason,
               usage,
               timings,
+              lp && chatLogprobs(lp),
             )
-          : completionResponse(live.head, content, finishReason, stopReason, usage, timings);
+          : completionResponse(
+              live.head,
+              content,
+              finishReason,
+              stopReason,
+              usage,
+              timings,
+              lp && completionLogprobs(lp, 0),
+            );
       this.sendNonStream(live, JSON.stringify(this.sglang ? sglangResponse(body) : body));
     }
   }
@@ -1121,6 +1241,11 @@ class SimHttp implements SimHandler {
     for (let i = 0; i < 4; i++) s += this.idRng.nextU32().toString(16).padStart(8, '0');
     return s;
   }
+}
+
+/** The engine's finish reason behind a wire one (`tool_calls` is an engine `stop`). */
+function metricReason(finishReason: string | null): 'stop' | 'length' | 'abort' {
+  return finishReason === 'tool_calls' ? 'stop' : (finishReason as 'stop' | 'length' | 'abort');
 }
 
 /** The caller's X-Request-Id, if it is a sane token (printable, ≤ 128 chars). */
