@@ -441,3 +441,65 @@ describe('misbehaviour hooks (for fault profiles)', () => {
     assert.ok(frags.every((f: string) => f === ''));
   });
 });
+
+describe('n > 1', () => {
+  test('n choices, index 0..n−1, each its own text; usage counts every choice', async () => {
+    const body = chat({ n: 3, max_tokens: 12, seed: 5, temperature: 1 });
+    const r = await post(`${sim.url}/v1/chat/completions`, body);
+    assert.equal(r.status, 200, r.text);
+    const j = r.json as Chunk;
+    assert.deepEqual(
+      j.choices.map((c: Chunk) => c.index),
+      [0, 1, 2],
+    );
+    const texts = j.choices.map((c: Chunk) => c.message.content as string);
+    assert.equal(new Set(texts).size, 3, 'sampled choices differ');
+    const tokens = texts.reduce((a: number, t: string) => a + t.split(' ').length - 1, 0);
+    assert.equal(j.usage.completion_tokens, tokens);
+    // Choice 0 is the n=1 request's answer.
+    const one = (await post(`${sim.url}/v1/chat/completions`, { ...body, n: 1 })).json as Chunk;
+    assert.equal(one.choices[0].message.content, texts[0]);
+
+    const s = await stream(`${sim.url}/v1/chat/completions`, {
+      ...body,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    assert.equal(s.data.at(-1), '[DONE]');
+    const per = ['', '', ''];
+    const finishes = [0, 0, 0];
+    const order: number[] = [];
+    for (const c of s.chunks)
+      for (const ch of c.choices) {
+        order.push(ch.index);
+        if (typeof ch.delta.content === 'string') per[ch.index] += ch.delta.content;
+        if (ch.finish_reason) finishes[ch.index]++;
+      }
+    assert.deepEqual(per, texts, 'streamed choices = non-streamed choices');
+    assert.deepEqual(finishes, [1, 1, 1]);
+    assert.ok(order.indexOf(1) < order.lastIndexOf(0), 'choices are interleaved');
+    assert.equal(s.chunks.at(-1).usage.completion_tokens, tokens);
+    assert.equal(s.chunks.filter((c: Chunk) => c.usage).length, 1);
+  });
+
+  test('greedy: every choice is the same; structured output per choice stays valid', async () => {
+    const g = (await post(`${sim.url}/v1/chat/completions`, chat({ n: 2, temperature: 0, max_tokens: 10 })))
+      .json as Chunk;
+    assert.equal(g.choices[0].message.content, g.choices[1].message.content);
+    const validate = ajv.compile(SCHEMAS[0]);
+    const r = (
+      await post(
+        `${sim.url}/v1/chat/completions`,
+        chat({ n: 4, temperature: 1, seed: 2, response_format: jsonSchema(SCHEMAS[0]) }),
+      )
+    ).json as Chunk;
+    for (const c of r.choices) assert.ok(validate(JSON.parse(c.message.content)));
+  });
+
+  test('the engine runs n sequences', async (t) => {
+    const s = await startSim({ model: 'llama-3.1-8b', gpu: 'h100', timeScale: 200 }, t);
+    await post(`${s.url}/v1/completions`, { prompt: 'count', n: 4, max_tokens: 5, ignore_eos: true });
+    const finished = s.logs.filter((l) => l.startsWith('sim request') && l.includes('finish=length'));
+    assert.equal(finished.length, 4);
+  });
+});

@@ -115,7 +115,12 @@ export interface ParsedRequest {
    * `top_logprobs`, default 0; completions `logprobs: k`); undefined: no logprobs.
    */
   logprobs?: number;
+  /** Choices to generate (`n`, default 1), each its own engine sequence. */
+  n: number;
 }
+
+/** Largest `n` accepted (a bound on one request's fan-out, not vLLM's). */
+export const MAX_N = 128;
 
 /** `response_format`, checked: `text` (or absent) is undefined; a bad one is a 400. */
 function parseResponseFormat(rf: unknown): ParsedRequest['responseFormat'] {
@@ -272,11 +277,8 @@ export function parseGenerationRequest(kind: 'chat' | 'completions', body: unkno
         'prompt',
       );
   }
-  if (b.n != null && b.n !== 1)
-    throw new BadRequest(
-      `Only n=1 is supported by servelab-sim (got n=${b.n}); send ${b.n} requests instead.`,
-      'n',
-    );
+  const n = b.n ?? 1;
+  if (n < 1 || n > MAX_N) throw new BadRequest(`n must be from 1 to ${MAX_N} (got n=${n}).`, 'n');
   if (b.stream_options != null && !b.stream)
     throw new BadRequest('Stream options can only be defined when `stream=True`.', 'stream_options');
   const maxTokens = b.max_completion_tokens ?? b.max_tokens ?? undefined;
@@ -307,6 +309,7 @@ export function parseGenerationRequest(kind: 'chat' | 'completions', body: unkno
     responseFormat: parseResponseFormat(b.response_format),
     ...tools,
     logprobs,
+    n,
   };
 }
 

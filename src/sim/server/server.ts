@@ -56,12 +56,16 @@ import { generateFromSchema, generateJsonObject, jsonTokens } from './structured
 import { garbleText, mix32, reasoningLength, textSeedFor, tokenText } from './text.js';
 import { type PlannedToolCall, pickTools, toolCallId } from './tools.js';
 import {
+  type ChatChoiceOut,
   type ChunkBody,
   type ChunkHead,
+  type CompletionChoiceOut,
   chatChunk,
   chatResponse,
+  chatResponseOf,
   completionChunk,
   completionResponse,
+  completionResponseOf,
   errorBody,
   SSE_DONE,
   sglangChatChunk,
@@ -184,6 +188,21 @@ interface Live {
   lp: TokenLogprob[];
   lpOffset: number;
   greedy: boolean;
+  /** This choice's `index` (0 unless n > 1). */
+  choiceIndex: number;
+  /** n > 1: the choices sharing this HTTP response. */
+  group?: Group;
+}
+
+/** The choices of one n > 1 response: they share a socket; the response ends with the last. */
+interface Group {
+  lives: Live[];
+  /** Choices not finished yet. */
+  remaining: number;
+  /** Non-streaming: each finished choice's part of the body, by index. */
+  results: (ChatChoiceOut | CompletionChoiceOut)[];
+  /** --expose-timings: choice 0's timings. */
+  timings?: Record<string, unknown>;
 }
 
 /** A response planned in advance: its tokens (and tool calls), from the request and its text seed. */
@@ -648,21 +667,32 @@ class SimHttp implements SimHandler {
     const seq = this.seq++;
     // A greedy decode (temperature 0) does not depend on the sampling seed: neither its length nor its text.
     const greedy = parsed.temperature === 0;
-    const lengthSeed = greedy ? this.so.seed : (parsed.seed ?? this.so.seed);
+    const lengthSeed0 = greedy ? this.so.seed : (parsed.seed ?? this.so.seed);
     // Text, reasoning split and faults key on the prompt text (token-id prompts: the ids joined).
     const promptKey = parsed.promptText;
-    const textSeed = textSeedFor(promptKey, this.so.seed, parsed.seed, greedy);
-    // Structured output and tool calls are planned whole: their length is the JSON's, cut by
-    // max_tokens (finish "length", truncated JSON, as a real engine does); min_tokens and
-    // ignore_eos do not stretch them, and there is no reasoning phase before them.
-    const planned = scriptOf(parsed, textSeed, this.so);
-    const eosLen = planned
-      ? Math.min(maxTokens, planned.script.length)
-      : parsed.ignoreEos
-        ? maxTokens
-        : eosLength(promptIds, lengthSeed, maxTokens);
-    const expectedTokens = planned ? eosLen : Math.min(maxTokens, Math.max(eosLen, parsed.minTokens));
-    const fault = drawFault(this.so.seed, seq, this.so.faultRate, this.so.faults, expectedTokens);
+    const textSeed0 = textSeedFor(promptKey, this.so.seed, parsed.seed, greedy);
+    const n = parsed.n;
+    /** Choice k's seeds: choice 0's are the n=1 request's; greedy choices are all the same. */
+    const seedsOf = (k: number) =>
+      k === 0 || greedy
+        ? { textSeed: textSeed0, lengthSeed: lengthSeed0 }
+        : { textSeed: mix32(textSeed0, 0x5eed + k), lengthSeed: mix32(lengthSeed0, 0x5eed + k) };
+    const plans = Array.from({ length: n }, (_, k) => {
+      const { textSeed, lengthSeed } = seedsOf(k);
+      // Structured output and tool calls are planned whole: their length is the JSON's, cut by
+      // max_tokens (finish "length", truncated JSON, as a real engine does); min_tokens and
+      // ignore_eos do not stretch them, and there is no reasoning phase before them.
+      const planned = scriptOf(parsed, textSeed, this.so);
+      const eosLen = planned
+        ? Math.min(maxTokens, planned.script.length)
+        : parsed.ignoreEos
+          ? maxTokens
+          : eosLength(promptIds, lengthSeed, maxTokens);
+      const expectedTokens = planned ? eosLen : Math.min(maxTokens, Math.max(eosLen, parsed.minTokens));
+      return { textSeed, planned, eosLen, expectedTokens };
+    });
+    // Faults are drawn once per HTTP request and act on choice 0 (the others share its socket).
+    const fault = drawFault(this.so.seed, seq, this.so.faultRate, this.so.faults, plans[0].expectedTokens);
     if (fault?.kind === 'http500')
       return this.reject(
         res,
@@ -684,47 +714,58 @@ class SimHttp implements SimHandler {
 
     const reasoningOn = kind === 'chat' && this.config.model.reasoning && parsed.enableThinking;
     const id = `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${this.hex()}`;
-    const live: Live = {
-      id,
-      requestId: requestId ?? id,
-      seq,
-      req: parsed,
-      res,
+    const head: ChunkHead = {
       // SGLang's ids are bare hex.
-      head: {
-        id: this.sglang ? id.slice(id.indexOf('-') + 1) : id,
-        created: this.unixSeconds(),
-        model: this.modelId,
-      },
-      promptTokens: promptLen,
-      maxTokens,
-      expectedTokens,
-      reasoningLen: reasoningOn && !planned ? reasoningLength(promptKey, expectedTokens) : 0,
-      textSeed,
-      script: planned?.script,
-      calls: planned?.calls,
-      toolArgs: planned?.calls?.map(() => '') ?? [],
-      callsStarted: 0,
-      lp: [],
-      lpOffset: 0,
-      greedy,
-      fault,
-      httpArrivalMs,
-      tokenMs: [],
-      tokenSteps: [],
-      content: '',
-      reasoning: '',
-      produced: 0,
-      inEngine: false,
-      done: false,
-      held: [],
-      endAfterHeld: false,
-      status: 200,
-      outcome: 'ok',
+      id: this.sglang ? id.slice(id.indexOf('-') + 1) : id,
+      created: this.unixSeconds(),
+      model: this.modelId,
     };
-    this.lives.set(id, live);
+    const group: Group | undefined = n > 1 ? { lives: [], remaining: n, results: [] } : undefined;
+    const lives = plans.map(({ textSeed, planned, expectedTokens }, k): Live => {
+      // n > 1: one engine request per choice, as vLLM v1's parallel sampling fans a request out
+      // into n child requests with the same prompt (the prefix cache shares its blocks).
+      const engineId = k === 0 ? id : `${id}-${k}`;
+      return {
+        id: engineId,
+        requestId: requestId ?? id,
+        seq,
+        req: parsed,
+        res,
+        head,
+        promptTokens: promptLen,
+        maxTokens,
+        expectedTokens,
+        reasoningLen: reasoningOn && !planned ? reasoningLength(promptKey, expectedTokens) : 0,
+        textSeed,
+        script: planned?.script,
+        calls: planned?.calls,
+        toolArgs: planned?.calls?.map(() => '') ?? [],
+        callsStarted: 0,
+        lp: [],
+        lpOffset: 0,
+        greedy,
+        choiceIndex: k,
+        group,
+        fault: k === 0 ? fault : undefined,
+        httpArrivalMs,
+        tokenMs: [],
+        tokenSteps: [],
+        content: '',
+        reasoning: '',
+        produced: 0,
+        inEngine: false,
+        done: false,
+        held: [],
+        endAfterHeld: false,
+        status: 200,
+        outcome: 'ok',
+      };
+    });
+    if (group) group.lives = lives;
+    const live = lives[0];
+    for (const l of lives) this.lives.set(l.id, l);
     res.on('close', () => {
-      if (!live.done) this.finishLive(live, 'abort', 'client_disconnect', false);
+      for (const l of lives) if (!l.done) this.finishLive(l, 'abort', 'client_disconnect', false);
     });
     const headers: Record<string, string> = { 'x-request-id': live.requestId };
     if (this.so.exposeTimings) headers['x-servelab-clock-ms'] = this.clock.now().toFixed(3);
@@ -742,23 +783,30 @@ class SimHttp implements SimHandler {
     const nowEngineMs = this.driver.engineNow();
     const admitInMs = this.outputQueue.admitMs(nowEngineMs) - nowEngineMs;
     this.pending++;
+    let pendingCounted = true;
     const cancelTimer = this.clock.setTimer(() => {
       this.pending--;
-      live.cancelPending = undefined;
-      if (live.done) return;
-      live.inEngine = true;
-      this.driver.add({
-        id,
-        promptTokens: promptIds,
-        maxTokens,
-        eosLen,
-        minTokens: planned ? undefined : parsed.minTokens || undefined,
-      });
+      pendingCounted = false;
+      for (const l of lives) {
+        l.cancelPending = undefined;
+        if (l.done) continue;
+        l.inEngine = true;
+        this.driver.add({
+          id: l.id,
+          promptTokens: promptIds,
+          maxTokens,
+          eosLen: plans[l.choiceIndex].eosLen,
+          minTokens: plans[l.choiceIndex].planned ? undefined : parsed.minTokens || undefined,
+        });
+      }
     }, this.driver.wallDuration(admitInMs));
-    live.cancelPending = () => {
+    const cancel = () => {
+      if (!pendingCounted) return;
+      pendingCounted = false;
       cancelTimer();
       this.pending--;
     };
+    for (const l of lives) l.cancelPending = cancel;
   }
 
   /**
@@ -898,14 +946,20 @@ class SimHttp implements SimHandler {
       const out: SseItem[] = [];
       if (index === 0 && live.req.kind === 'chat') out.push(this.chunk(live, { role: true }, stamp, 0));
       const last = finishReason !== null;
-      if (!last && !live.req.continuousUsage && toolIndex === undefined && lpEntry === undefined) {
+      if (
+        !last &&
+        !live.req.continuousUsage &&
+        toolIndex === undefined &&
+        lpEntry === undefined &&
+        live.choiceIndex === 0
+      ) {
         // The common chunk: spliced into a template instead of built and stringified.
         const tpl = this.templateOf(live, isReasoning);
         if (out.length === 0 && live.stallUntil === undefined) {
           // Hottest path (every token but a stream's first and last): one string, one write,
           // no intermediate objects; `emit_ms` is read right before the write.
           const res = live.res;
-          if (res.destroyed) return;
+          if (res.destroyed || res.writableEnded) return;
           res.write(
             fillChunk(
               tpl,
@@ -938,7 +992,9 @@ class SimHttp implements SimHandler {
       }
       if (last && this.so.exposeTimings) body.timings = this.timingsOf(live);
       out.push(this.chunk(live, body, stamp, live.produced));
-      if (last) {
+      // n > 1: usage and [DONE] follow the last choice to finish.
+      const groupDone = !live.group || live.group.remaining === 1;
+      if (last && groupDone) {
         if (live.req.includeUsage) {
           const usage = usageChunk(
             live.head,
@@ -951,11 +1007,13 @@ class SimHttp implements SimHandler {
         out.push(SSE_DONE);
       }
       if (last) this.finishLive(live, metricReason(finishReason), 'ok', !!fin);
-      this.write(live, out, last);
+      this.write(live, out, last && groupDone);
       return;
     }
     if (finishReason !== null) {
-      const timings = this.so.exposeTimings ? this.timingsOf(live) : undefined;
+      const group = live.group;
+      const timings = this.so.exposeTimings && live.choiceIndex === 0 ? this.timingsOf(live) : group?.timings;
+      if (group && timings) group.timings = timings;
       const usage = this.usageOf(live);
       const content = live.content;
       const reasoning = live.reasoningLen > 0 ? live.reasoning : undefined;
@@ -964,6 +1022,25 @@ class SimHttp implements SimHandler {
         ?.slice(0, live.callsStarted)
         .map((c, j) => ({ id: c.id, name: c.name, arguments: live.toolArgs[j] }));
       const lp = live.req.logprobs === undefined ? undefined : live.lp;
+      if (group) {
+        // n > 1: the body goes out once every choice is in.
+        group.results[live.choiceIndex] =
+          live.req.kind === 'chat'
+            ? {
+                message: { content, reasoning, reasoningField: this.so.reasoningField, toolCalls },
+                finishReason,
+                stopReason,
+                logprobs: lp && chatLogprobs(lp),
+              }
+            : { text: content, finishReason, stopReason, logprobs: lp && completionLogprobs(lp, 0) };
+        if (group.remaining > 0) return;
+        const all =
+          live.req.kind === 'chat'
+            ? chatResponseOf(live.head, group.results as ChatChoiceOut[], usage, group.timings)
+            : completionResponseOf(live.head, group.results as CompletionChoiceOut[], usage, group.timings);
+        this.sendNonStream(group.lives[0], JSON.stringify(this.sglang ? sglangResponse(all) : all));
+        return;
+      }
       const body =
         live.req.kind === 'chat'
           ? chatResponse(
@@ -1008,7 +1085,7 @@ class SimHttp implements SimHandler {
       return;
     }
     const send = () => {
-      if (res.destroyed) return;
+      if (res.destroyed || res.writableEnded) return;
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
       res.end(json);
     };
@@ -1019,7 +1096,7 @@ class SimHttp implements SimHandler {
   /** Write SSE text, holding it back while a `stall` fault is active. */
   private write(live: Live, items: SseItem[], end: boolean): void {
     const res = live.res;
-    if (res.destroyed) return;
+    if (res.destroyed || res.writableEnded) return;
     const now = this.clock.now();
     if (live.stallUntil !== undefined && now < live.stallUntil) {
       if (!live.flushScheduled) {
@@ -1040,7 +1117,7 @@ class SimHttp implements SimHandler {
     live.stallUntil = undefined;
     live.flushScheduled = false;
     const res = live.res;
-    if (res.destroyed) return;
+    if (res.destroyed || res.writableEnded) return;
     if (live.held.length) res.write(this.serialize(live.held));
     live.held = [];
     if (live.endAfterHeld) res.end();
@@ -1088,6 +1165,7 @@ class SimHttp implements SimHandler {
     completionTokens: number,
   ): Record<string, unknown> {
     if (stamp) body.servelab = { ...stamp };
+    if (live.choiceIndex) body.index = live.choiceIndex;
     if (live.req.continuousUsage)
       body.usage = usageObject({ promptTokens: live.promptTokens, completionTokens });
     return this.builderOf(live)(live.head, body);
@@ -1101,11 +1179,19 @@ class SimHttp implements SimHandler {
 
   private usageOf(live: Live): Record<string, unknown> {
     const times = live.inEngine ? this.engine.times(live.id) : undefined;
+    // n > 1: the prompt once, the completion tokens of every choice (OpenAI's and vLLM's usage).
+    const all = live.group?.lives ?? [live];
+    let produced = 0;
+    let reasoning = 0;
+    for (const l of all) {
+      produced += l.produced;
+      reasoning += Math.min(l.produced, l.reasoningLen);
+    }
     return usageObject({
       promptTokens: live.promptTokens,
-      completionTokens: live.produced,
+      completionTokens: produced,
       cachedTokens: this.so.enablePromptTokensDetails ? (times?.cachedTokens ?? 0) : undefined,
-      reasoningTokens: live.reasoningLen > 0 ? Math.min(live.produced, live.reasoningLen) : undefined,
+      reasoningTokens: live.reasoningLen > 0 ? reasoning : undefined,
     });
   }
 
@@ -1151,6 +1237,12 @@ class SimHttp implements SimHandler {
     if (live.done) return;
     live.done = true;
     if (outcome !== 'ok') live.outcome = outcome;
+    if (live.group) {
+      live.group.remaining--;
+      // One choice failing (a fault, a disconnect, an error) ends the whole response.
+      if (outcome !== 'ok')
+        for (const l of live.group.lives) if (!l.done) this.finishLive(l, 'abort', outcome, false);
+    }
     live.cancelPending?.();
     live.cancelPending = undefined;
     const times = live.inEngine ? this.engine.times(live.id) : undefined;
