@@ -248,7 +248,7 @@ function genArray(o: JsonSchema, root: JsonSchema, d: Draws, depth: number): unk
   const items = Array.isArray(o.items) ? undefined : o.items;
   const out: unknown[] = [];
   const seen = new Set<string>();
-  for (let i = 0, tries = 0; out.length < n && tries < n * 8; tries++) {
+  for (let tries = 0; out.length < n && tries < n * 8; tries++) {
     const v = gen(items, root, d, depth + 1);
     if (o.uniqueItems === true) {
       const key = JSON.stringify(v);
@@ -256,7 +256,6 @@ function genArray(o: JsonSchema, root: JsonSchema, d: Draws, depth: number): unk
       seen.add(key);
     }
     out.push(v);
-    i++;
   }
   return out;
 }
@@ -290,7 +289,7 @@ function genNumber(o: JsonSchema, d: Draws): number {
   const v = lo + (d.u32() / 4294967296) * (hi - lo);
   // Two decimals read as a model would write them; clamp the rounding back inside the bounds.
   const r = Math.round(v * 100) / 100;
-  return r < lo ? lo : r > hi ? hi : r;
+  return Math.min(hi, Math.max(lo, r));
 }
 
 function genString(o: JsonSchema, d: Draws): string {
