@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Ajv } from 'ajv';
 import { generateFromSchema } from '../../src/sim/server/structured.js';
+import { pickTools, type ToolChoice } from '../../src/sim/server/tools.js';
 import { type Chunk, post, startSim, stream, streamText } from './helpers.js';
 
 const sim = await startSim({ model: 'llama-3.1-8b', gpu: 'h100', timeScale: 200 });
@@ -224,6 +225,41 @@ function streamedCalls(chunks: Chunk[]): { id: string; name: string; arguments: 
 }
 
 describe('tool calls', () => {
+  test('the choice rule, as a table', () => {
+    const tools = [{ name: 'get_weather' }, { name: 'get_time' }, { name: 'user' }];
+    const rows: [ToolChoice, string, string, boolean, string[]][] = [
+      ['auto', 'user', 'please use get_weather', true, ['get_weather']],
+      ['auto', 'user', 'GET_TIME and get_weather now', true, ['get_weather', 'get_time']],
+      ['auto', 'user', 'GET_TIME and get_weather now', false, ['get_weather']],
+      ['auto', 'user', 'my_get_weather_x is not a mention', true, []],
+      ['auto', 'user', 'you can use a tool here', true, ['get_weather']],
+      ['auto', 'user', 'tell me a story', true, []],
+      ['auto', 'tool', 'get_weather said 3', true, []],
+      ['none', 'user', 'use get_weather', true, []],
+      ['required', 'tool', 'done', true, ['get_weather']],
+      [{ name: 'get_time' }, 'user', 'use get_weather', true, ['get_time']],
+    ];
+    for (const [toolChoice, lastRole, lastText, parallelToolCalls, want] of rows)
+      assert.deepEqual(
+        pickTools({ tools, toolChoice, lastRole, lastText, parallelToolCalls }).map((t) => t.name),
+        want,
+        `${JSON.stringify(toolChoice)} ${lastRole}: ${lastText}`,
+      );
+  });
+
+  test('max_tokens cuts a tool call: finish_reason length, partial arguments', async () => {
+    const r = await post(`${sim.url}/v1/chat/completions`, {
+      model: 'llama-3.1-8b',
+      messages: [{ role: 'user', content: 'use get_weather' }],
+      tools: [WEATHER],
+      max_tokens: 3,
+    });
+    const choice = (r.json as Chunk).choices[0];
+    assert.equal(choice.finish_reason, 'length');
+    assert.equal(choice.message.tool_calls.length, 1);
+    assert.throws(() => JSON.parse(choice.message.tool_calls[0].function.arguments));
+  });
+
   const ask = (content: string, extra: Record<string, unknown> = {}) => ({
     model: 'llama-3.1-8b',
     messages: [{ role: 'user', content }],

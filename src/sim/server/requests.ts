@@ -215,7 +215,8 @@ export function chatTemplatePieces(messages: readonly ChatMessageLike[]): string
   return out;
 }
 
-function contentText(c: unknown): string {
+/** A message's text as the template reads it: a string, or its `text` parts joined by newlines. */
+export function contentText(c: unknown): string {
   if (typeof c === 'string') return c;
   if (Array.isArray(c))
     return c

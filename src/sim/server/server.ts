@@ -46,8 +46,8 @@ import { SimMetrics } from './metrics.js';
 import { type ResolvedServerOptions, resolveServerOptions, type SimServerOptions } from './options.js';
 import { PromptTokens } from './prompt-tokens.js';
 import {
-  applyChatTemplate,
   BadRequest,
+  contentText,
   type ParsedRequest,
   parseGenerationRequest,
   parseTokenizeRequest,
@@ -218,7 +218,7 @@ function scriptOf(
       toolChoice: req.toolChoice,
       parallelToolCalls: req.parallelToolCalls,
       lastRole: last?.role ?? '',
-      lastText: last ? applyChatTemplate([last]) : '',
+      lastText: contentText(last?.content),
     });
     if (picked.length) {
       const script: NonNullable<Live['script']> = [];
