@@ -539,3 +539,38 @@ describe('n > 1', () => {
     assert.equal(finished.length, 4);
   });
 });
+
+describe('the official openai SDK reads these responses', () => {
+  test('streamed tool calls, logprobs and n through the SDK', async () => {
+    const { default: OpenAI } = await import('openai');
+    const client = new OpenAI({ baseURL: `${sim.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const s = await client.chat.completions.create({
+      model: 'llama-3.1-8b',
+      messages: [{ role: 'user', content: 'Use get_weather for Rome.' }],
+      tools: [WEATHER as never],
+      stream: true,
+      logprobs: true,
+      top_logprobs: 2,
+    });
+    let args = '';
+    let name = '';
+    let finish: string | null = null;
+    for await (const c of s) {
+      for (const d of c.choices[0]?.delta?.tool_calls ?? []) {
+        if (d.function?.name) name = d.function.name;
+        args += d.function?.arguments ?? '';
+      }
+      finish = c.choices[0]?.finish_reason ?? finish;
+    }
+    assert.equal(name, 'get_weather');
+    assert.ok(ajv.validate(WEATHER.function.parameters, JSON.parse(args)));
+    assert.equal(finish, 'tool_calls');
+    const r = await client.chat.completions.create({
+      model: 'llama-3.1-8b',
+      messages: [{ role: 'user', content: 'hi' }],
+      n: 2,
+      max_tokens: 4,
+    });
+    assert.equal(r.choices.length, 2);
+  });
+});
