@@ -5,6 +5,9 @@
  * Unknown fields are accepted and ignored, as vLLM does for most sampling options.
  */
 import { z } from 'zod';
+import { MAX_LOGPROBS } from './logprobs.js';
+import { checkSchema, type JsonSchema } from './structured.js';
+import type { ToolChoice, ToolSpec } from './tools.js';
 
 /** A request problem that becomes a 400 with `param` naming the field. */
 export class BadRequest extends Error {
@@ -38,17 +41,39 @@ const common = {
   top_p: z.number().gt(0).max(1).nullish(),
   seed: z.number().int().nullish(),
   n: z.number().int().nullish(),
+  // Checked by hand below (its schema's errors name `response_format…` params).
+  response_format: z.unknown().optional(),
 };
+
+const ToolDecl = z.looseObject({
+  type: z.literal('function'),
+  function: z.looseObject({
+    name: z.string().min(1),
+    description: z.string().nullish(),
+    parameters: z.record(z.string(), z.unknown()).nullish(),
+  }),
+});
 
 const ChatBody = z.looseObject({
   ...common,
   messages: z.array(Message).min(1),
   chat_template_kwargs: z.looseObject({ enable_thinking: z.boolean().nullish() }).nullish(),
+  tools: z.array(ToolDecl).nullish(),
+  tool_choice: z
+    .union([
+      z.enum(['none', 'auto', 'required']),
+      z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string() }) }),
+    ])
+    .nullish(),
+  parallel_tool_calls: z.boolean().nullish(),
+  logprobs: z.boolean().nullish(),
+  top_logprobs: z.number().int().min(0).max(MAX_LOGPROBS).nullish(),
 });
 
 const CompletionBody = z.looseObject({
   ...common,
   prompt: z.union([z.string(), z.array(z.string()), z.array(z.number().int().min(0))]),
+  logprobs: z.number().int().min(0).max(MAX_LOGPROBS).nullish(),
 });
 
 const TokenizePrompt = z.looseObject({ model: z.string().nullish(), prompt: z.string() });
@@ -77,6 +102,88 @@ export interface ParsedRequest {
   seed?: number;
   /** Chat on a reasoning model: `chat_template_kwargs.enable_thinking` (default true). */
   enableThinking: boolean;
+  /** `response_format` other than `text`: JSON conforming to `schema`, or any JSON object. */
+  responseFormat?: { type: 'json_schema'; schema: JsonSchema | true } | { type: 'json_object' };
+  /** Chat only: the declared function tools (empty when none). */
+  tools: ToolSpec[];
+  /** `tool_choice`; default `auto` with tools, `none` without. */
+  toolChoice: ToolChoice;
+  /** `parallel_tool_calls` (default true). */
+  parallelToolCalls: boolean;
+  /**
+   * Alternatives per token when logprobs are asked for (chat `logprobs: true` with
+   * `top_logprobs`, default 0; completions `logprobs: k`); undefined: no logprobs.
+   */
+  logprobs?: number;
+  /** Choices to generate (`n`, default 1), each its own engine sequence. */
+  n: number;
+}
+
+/** Largest `n` accepted (a bound on one request's fan-out, not vLLM's). */
+export const MAX_N = 128;
+
+/** `response_format`, checked: `text` (or absent) is undefined; a bad one is a 400. */
+function parseResponseFormat(rf: unknown): ParsedRequest['responseFormat'] {
+  if (rf == null) return undefined;
+  const param = 'response_format';
+  if (typeof rf !== 'object' || Array.isArray(rf))
+    throw new BadRequest(`Invalid value for '${param}': expected an object.`, param);
+  const o = rf as Record<string, unknown>;
+  switch (o.type) {
+    case 'text':
+      return undefined;
+    case 'json_object':
+      return { type: 'json_object' };
+    case 'json_schema': {
+      const js = o.json_schema;
+      if (js === null || typeof js !== 'object' || Array.isArray(js))
+        throw new BadRequest(
+          "response_format of type 'json_schema' needs a 'json_schema' object with a 'schema'.",
+          `${param}.json_schema`,
+        );
+      const schema = (js as Record<string, unknown>).schema;
+      if (schema === undefined)
+        throw new BadRequest(
+          "response_format.json_schema needs a 'schema' (a JSON Schema object).",
+          `${param}.json_schema.schema`,
+        );
+      checkSchema(schema, `${param}.json_schema.schema`);
+      return { type: 'json_schema', schema: schema as JsonSchema | true };
+    }
+    default:
+      throw new BadRequest(
+        `Invalid value for '${param}.type': ${JSON.stringify(o.type)} (expected 'text', 'json_object' or 'json_schema').`,
+        `${param}.type`,
+      );
+  }
+}
+
+/** Tools and tool_choice of a chat body, checked (parameters schemas included). */
+function parseTools(
+  b: z.infer<typeof ChatBody>,
+): Pick<ParsedRequest, 'tools' | 'toolChoice' | 'parallelToolCalls'> {
+  const tools: ToolSpec[] = (b.tools ?? []).map((t, i) => {
+    const params = t.function.parameters ?? undefined;
+    if (params !== undefined) checkSchema(params, `tools.${i}.function.parameters`);
+    return { name: t.function.name, parameters: params };
+  });
+  const tc = b.tool_choice;
+  let toolChoice: ToolChoice = tools.length ? 'auto' : 'none';
+  if (tc != null) {
+    if (typeof tc === 'string') toolChoice = tc;
+    else toolChoice = { name: tc.function.name };
+    if (toolChoice !== 'none' && tools.length === 0)
+      throw new BadRequest('When using `tool_choice`, `tools` must be set.', 'tool_choice');
+    if (typeof toolChoice === 'object') {
+      const name = toolChoice.name;
+      if (!tools.some((t) => t.name === name))
+        throw new BadRequest(
+          `The tool named in tool_choice ('${name}') is not among the tools.`,
+          'tool_choice',
+        );
+    }
+  }
+  return { tools, toolChoice, parallelToolCalls: b.parallel_tool_calls ?? true };
 }
 
 /**
@@ -108,7 +215,8 @@ export function chatTemplatePieces(messages: readonly ChatMessageLike[]): string
   return out;
 }
 
-function contentText(c: unknown): string {
+/** A message's text as the template reads it: a string, or its `text` parts joined by newlines. */
+export function contentText(c: unknown): string {
   if (typeof c === 'string') return c;
   if (Array.isArray(c))
     return c
@@ -135,6 +243,12 @@ export function parseGenerationRequest(kind: 'chat' | 'completions', body: unkno
   let promptIds: number[] | undefined;
   let messages: ChatMessageLike[] | undefined;
   let enableThinking = true;
+  let tools: Pick<ParsedRequest, 'tools' | 'toolChoice' | 'parallelToolCalls'> = {
+    tools: [],
+    toolChoice: 'none',
+    parallelToolCalls: true,
+  };
+  let logprobs: number | undefined;
   if (kind === 'chat') {
     const r = ChatBody.safeParse(body);
     if (!r.success) throw firstIssue(r.error);
@@ -142,10 +256,15 @@ export function parseGenerationRequest(kind: 'chat' | 'completions', body: unkno
     messages = r.data.messages;
     promptText = applyChatTemplate(messages);
     enableThinking = r.data.chat_template_kwargs?.enable_thinking ?? true;
+    tools = parseTools(r.data);
+    if (r.data.top_logprobs != null && !r.data.logprobs)
+      throw new BadRequest('top_logprobs needs logprobs set to true.', 'top_logprobs');
+    if (r.data.logprobs) logprobs = r.data.top_logprobs ?? 0;
   } else {
     const r = CompletionBody.safeParse(body);
     if (!r.success) throw firstIssue(r.error);
     b = r.data;
+    logprobs = r.data.logprobs ?? undefined;
     const p = r.data.prompt;
     if (typeof p === 'string') promptText = p;
     else if (p.length === 0) throw new BadRequest('The prompt must not be empty.', 'prompt');
@@ -159,11 +278,8 @@ export function parseGenerationRequest(kind: 'chat' | 'completions', body: unkno
         'prompt',
       );
   }
-  if (b.n != null && b.n !== 1)
-    throw new BadRequest(
-      `Only n=1 is supported by servelab-sim (got n=${b.n}); send ${b.n} requests instead.`,
-      'n',
-    );
+  const n = b.n ?? 1;
+  if (n < 1 || n > MAX_N) throw new BadRequest(`n must be from 1 to ${MAX_N} (got n=${n}).`, 'n');
   if (b.stream_options != null && !b.stream)
     throw new BadRequest('Stream options can only be defined when `stream=True`.', 'stream_options');
   const maxTokens = b.max_completion_tokens ?? b.max_tokens ?? undefined;
@@ -191,6 +307,10 @@ export function parseGenerationRequest(kind: 'chat' | 'completions', body: unkno
     temperature: b.temperature ?? undefined,
     seed: b.seed ?? undefined,
     enableThinking,
+    responseFormat: parseResponseFormat(b.response_format),
+    ...tools,
+    logprobs,
+    n,
   };
 }
 

@@ -32,7 +32,7 @@ import type { AddressInfo } from 'node:net';
 import { UsageError } from '../../core/errors.js';
 import { type Clock, RealClock } from '../../runtime/clock.js';
 import { Rng } from '../../runtime/rng.js';
-import { tokenizerFor } from '../../tokenizer/index.js';
+import { approximatePieces, tokenizerFor } from '../../tokenizer/index.js';
 import { type EngineConfig, resolveEngineConfig } from '../engine/config.js';
 import { createEngine } from '../engine/engine.js';
 import type { FinishEvent, SimEngine, StepResult } from '../engine/types.js';
@@ -41,18 +41,31 @@ import { type ChunkBuilder, type ChunkTemplate, chunkTemplate, fillChunk } from 
 import { type DriverStats, RealTimeDriver } from './driver.js';
 import { type DrawnFault, drawFault } from './faults.js';
 import { registerLagMetrics } from './lag-metrics.js';
+import { chatLogprobs, completionLogprobs, type TokenLogprob, tokenLogprob } from './logprobs.js';
 import { SimMetrics } from './metrics.js';
 import { type ResolvedServerOptions, resolveServerOptions, type SimServerOptions } from './options.js';
 import { PromptTokens } from './prompt-tokens.js';
-import { BadRequest, type ParsedRequest, parseGenerationRequest, parseTokenizeRequest } from './requests.js';
-import { garbleText, reasoningLength, textSeedFor, tokenText } from './text.js';
 import {
+  BadRequest,
+  contentText,
+  type ParsedRequest,
+  parseGenerationRequest,
+  parseTokenizeRequest,
+} from './requests.js';
+import { generateFromSchema, generateJsonObject, jsonTokens } from './structured.js';
+import { garbleText, mix32, reasoningLength, textSeedFor, tokenText } from './text.js';
+import { type PlannedToolCall, pickTools, toolCallId } from './tools.js';
+import {
+  type ChatChoiceOut,
   type ChunkBody,
   type ChunkHead,
+  type CompletionChoiceOut,
   chatChunk,
   chatResponse,
+  chatResponseOf,
   completionChunk,
   completionResponse,
+  completionResponseOf,
   errorBody,
   SSE_DONE,
   sglangChatChunk,
@@ -160,6 +173,75 @@ interface Live {
   cancelPending?: () => void;
   status: number;
   outcome: string;
+  /**
+   * Structured output or tool calls: the response's tokens, fixed in advance (the engine is
+   * told to stop after them). `tool` marks a tool-call token; `header` the one that opens a call
+   * (it carries the name, its arguments fragment is empty).
+   */
+  script?: { text: string; tool?: number; header?: boolean }[];
+  /** The tool calls the script makes, and the arguments streamed so far per call. */
+  calls?: PlannedToolCall[];
+  toolArgs: string[];
+  /** Calls whose first token has been produced. */
+  callsStarted: number;
+  /** Logprob entries of the tokens produced (when asked for), and the completions text offset. */
+  lp: TokenLogprob[];
+  lpOffset: number;
+  greedy: boolean;
+  /** This choice's `index` (0 unless n > 1). */
+  choiceIndex: number;
+  /** n > 1: the choices sharing this HTTP response. */
+  group?: Group;
+}
+
+/** The choices of one n > 1 response: they share a socket; the response ends with the last. */
+interface Group {
+  lives: Live[];
+  /** Choices not finished yet. */
+  remaining: number;
+  /** Non-streaming: each finished choice's part of the body, by index. */
+  results: (ChatChoiceOut | CompletionChoiceOut)[];
+  /** --expose-timings: choice 0's timings. */
+  timings?: Record<string, unknown>;
+}
+
+/** A response planned in advance: its tokens (and tool calls), from the request and its text seed. */
+function scriptOf(
+  req: ParsedRequest,
+  textSeed: number,
+  so: ResolvedServerOptions,
+): { script: NonNullable<Live['script']>; calls?: PlannedToolCall[] } | undefined {
+  if (req.kind === 'chat' && req.tools.length) {
+    const last = req.messages?.at(-1);
+    const picked = pickTools({
+      tools: req.tools,
+      toolChoice: req.toolChoice,
+      parallelToolCalls: req.parallelToolCalls,
+      lastRole: last?.role ?? '',
+      lastText: contentText(last?.content),
+    });
+    if (picked.length) {
+      const script: NonNullable<Live['script']> = [];
+      const calls = picked.map((t, j) => {
+        // No parameters (or no type): a zero-argument tool, `{}`.
+        const p = t.parameters ?? {};
+        const schema = p.type === undefined && !p.$ref && !p.anyOf && !p.oneOf ? { type: 'object', ...p } : p;
+        const args = JSON.stringify(generateFromSchema(schema, mix32(textSeed, 1000 + j)));
+        script.push({ text: '', tool: j, header: true });
+        for (const piece of approximatePieces(args))
+          script.push({ text: so.emptyToolArgs ? '' : piece, tool: j });
+        return { id: toolCallId(textSeed, j), name: t.name, arguments: so.emptyToolArgs ? '' : args };
+      });
+      return { script, calls };
+    }
+  }
+  const rf = req.responseFormat;
+  if (rf && !so.ignoreJsonSchema) {
+    const value =
+      rf.type === 'json_schema' ? generateFromSchema(rf.schema, textSeed) : generateJsonObject(textSeed);
+    return { script: jsonTokens(value).map((text) => ({ text })) };
+  }
+  return undefined;
 }
 
 /**
@@ -585,12 +667,32 @@ class SimHttp implements SimHandler {
     const seq = this.seq++;
     // A greedy decode (temperature 0) does not depend on the sampling seed: neither its length nor its text.
     const greedy = parsed.temperature === 0;
-    const lengthSeed = greedy ? this.so.seed : (parsed.seed ?? this.so.seed);
-    const eosLen = parsed.ignoreEos ? maxTokens : eosLength(promptIds, lengthSeed, maxTokens);
-    const expectedTokens = Math.min(maxTokens, Math.max(eosLen, parsed.minTokens));
+    const lengthSeed0 = greedy ? this.so.seed : (parsed.seed ?? this.so.seed);
     // Text, reasoning split and faults key on the prompt text (token-id prompts: the ids joined).
     const promptKey = parsed.promptText;
-    const fault = drawFault(this.so.seed, seq, this.so.faultRate, this.so.faults, expectedTokens);
+    const textSeed0 = textSeedFor(promptKey, this.so.seed, parsed.seed, greedy);
+    const n = parsed.n;
+    /** Choice k's seeds: choice 0's are the n=1 request's; greedy choices are all the same. */
+    const seedsOf = (k: number) =>
+      k === 0 || greedy
+        ? { textSeed: textSeed0, lengthSeed: lengthSeed0 }
+        : { textSeed: mix32(textSeed0, 0x5eed + k), lengthSeed: mix32(lengthSeed0, 0x5eed + k) };
+    const plans = Array.from({ length: n }, (_, k) => {
+      const { textSeed, lengthSeed } = seedsOf(k);
+      // Structured output and tool calls are planned whole: their length is the JSON's, cut by
+      // max_tokens (finish "length", truncated JSON, as a real engine does); min_tokens and
+      // ignore_eos do not stretch them, and there is no reasoning phase before them.
+      const planned = scriptOf(parsed, textSeed, this.so);
+      const eosLen = planned
+        ? Math.min(maxTokens, planned.script.length)
+        : parsed.ignoreEos
+          ? maxTokens
+          : eosLength(promptIds, lengthSeed, maxTokens);
+      const expectedTokens = planned ? eosLen : Math.min(maxTokens, Math.max(eosLen, parsed.minTokens));
+      return { textSeed, planned, eosLen, expectedTokens };
+    });
+    // Faults are drawn once per HTTP request and act on choice 0 (the others share its socket).
+    const fault = drawFault(this.so.seed, seq, this.so.faultRate, this.so.faults, plans[0].expectedTokens);
     if (fault?.kind === 'http500')
       return this.reject(
         res,
@@ -612,40 +714,58 @@ class SimHttp implements SimHandler {
 
     const reasoningOn = kind === 'chat' && this.config.model.reasoning && parsed.enableThinking;
     const id = `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${this.hex()}`;
-    const live: Live = {
-      id,
-      requestId: requestId ?? id,
-      seq,
-      req: parsed,
-      res,
+    const head: ChunkHead = {
       // SGLang's ids are bare hex.
-      head: {
-        id: this.sglang ? id.slice(id.indexOf('-') + 1) : id,
-        created: this.unixSeconds(),
-        model: this.modelId,
-      },
-      promptTokens: promptLen,
-      maxTokens,
-      expectedTokens,
-      reasoningLen: reasoningOn ? reasoningLength(promptKey, expectedTokens) : 0,
-      textSeed: textSeedFor(promptKey, this.so.seed, parsed.seed, greedy),
-      fault,
-      httpArrivalMs,
-      tokenMs: [],
-      tokenSteps: [],
-      content: '',
-      reasoning: '',
-      produced: 0,
-      inEngine: false,
-      done: false,
-      held: [],
-      endAfterHeld: false,
-      status: 200,
-      outcome: 'ok',
+      id: this.sglang ? id.slice(id.indexOf('-') + 1) : id,
+      created: this.unixSeconds(),
+      model: this.modelId,
     };
-    this.lives.set(id, live);
+    const group: Group | undefined = n > 1 ? { lives: [], remaining: n, results: [] } : undefined;
+    const lives = plans.map(({ textSeed, planned, expectedTokens }, k): Live => {
+      // n > 1: one engine request per choice, as vLLM v1's parallel sampling fans a request out
+      // into n child requests with the same prompt (the prefix cache shares its blocks).
+      const engineId = k === 0 ? id : `${id}-${k}`;
+      return {
+        id: engineId,
+        requestId: requestId ?? id,
+        seq,
+        req: parsed,
+        res,
+        head,
+        promptTokens: promptLen,
+        maxTokens,
+        expectedTokens,
+        reasoningLen: reasoningOn && !planned ? reasoningLength(promptKey, expectedTokens) : 0,
+        textSeed,
+        script: planned?.script,
+        calls: planned?.calls,
+        toolArgs: planned?.calls?.map(() => '') ?? [],
+        callsStarted: 0,
+        lp: [],
+        lpOffset: 0,
+        greedy,
+        choiceIndex: k,
+        group,
+        fault: k === 0 ? fault : undefined,
+        httpArrivalMs,
+        tokenMs: [],
+        tokenSteps: [],
+        content: '',
+        reasoning: '',
+        produced: 0,
+        inEngine: false,
+        done: false,
+        held: [],
+        endAfterHeld: false,
+        status: 200,
+        outcome: 'ok',
+      };
+    });
+    if (group) group.lives = lives;
+    const live = lives[0];
+    for (const l of lives) this.lives.set(l.id, l);
     res.on('close', () => {
-      if (!live.done) this.finishLive(live, 'abort', 'client_disconnect', false);
+      for (const l of lives) if (!l.done) this.finishLive(l, 'abort', 'client_disconnect', false);
     });
     const headers: Record<string, string> = { 'x-request-id': live.requestId };
     if (this.so.exposeTimings) headers['x-servelab-clock-ms'] = this.clock.now().toFixed(3);
@@ -663,23 +783,30 @@ class SimHttp implements SimHandler {
     const nowEngineMs = this.driver.engineNow();
     const admitInMs = this.outputQueue.admitMs(nowEngineMs) - nowEngineMs;
     this.pending++;
+    let pendingCounted = true;
     const cancelTimer = this.clock.setTimer(() => {
       this.pending--;
-      live.cancelPending = undefined;
-      if (live.done) return;
-      live.inEngine = true;
-      this.driver.add({
-        id,
-        promptTokens: promptIds,
-        maxTokens,
-        eosLen,
-        minTokens: parsed.minTokens || undefined,
-      });
+      pendingCounted = false;
+      for (const l of lives) {
+        l.cancelPending = undefined;
+        if (l.done) continue;
+        l.inEngine = true;
+        this.driver.add({
+          id: l.id,
+          promptTokens: promptIds,
+          maxTokens,
+          eosLen: plans[l.choiceIndex].eosLen,
+          minTokens: plans[l.choiceIndex].planned ? undefined : parsed.minTokens || undefined,
+        });
+      }
     }, this.driver.wallDuration(admitInMs));
-    live.cancelPending = () => {
+    const cancel = () => {
+      if (!pendingCounted) return;
+      pendingCounted = false;
       cancelTimer();
       this.pending--;
     };
+    for (const l of lives) l.cancelPending = cancel;
   }
 
   /**
@@ -771,12 +898,31 @@ class SimHttp implements SimHandler {
     live.produced = index + 1;
     live.tokenMs.push(step.endMs);
     live.tokenSteps.push(step.step);
-    let text = tokenText(live.textSeed, index);
+    const scripted = live.script ? live.script[index] : undefined;
+    let text = live.script ? (scripted?.text ?? '') : tokenText(live.textSeed, index);
     if (fault?.kind === 'garble' && index >= fault.atToken) text = garbleText(text, live.textSeed, index);
     const isReasoning = index < live.reasoningLen;
     let finishReason: string | null = fin ? (fin.reason === 'abort' ? 'abort' : fin.reason) : null;
     let stopReason: string | null = null;
-    if (isReasoning) live.reasoning += text;
+    const toolIndex = scripted?.tool;
+    const call = toolIndex !== undefined ? live.calls?.[toolIndex] : undefined;
+    let lpEntry: TokenLogprob | undefined;
+    if (live.req.logprobs !== undefined) {
+      lpEntry = tokenLogprob(
+        live.textSeed,
+        index,
+        scripted?.header && call ? call.name : text,
+        live.req.logprobs,
+        live.greedy,
+      );
+      live.lp.push(lpEntry);
+    }
+    if (toolIndex !== undefined) {
+      // A tool-call token: arguments, never content (no tool markup in the text).
+      if (scripted?.header) live.callsStarted = toolIndex + 1;
+      else live.toolArgs[toolIndex] += text;
+      if (finishReason === 'stop') finishReason = 'tool_calls';
+    } else if (isReasoning) live.reasoning += text;
     else {
       const before = live.content.length;
       live.content += text;
@@ -800,14 +946,20 @@ class SimHttp implements SimHandler {
       const out: SseItem[] = [];
       if (index === 0 && live.req.kind === 'chat') out.push(this.chunk(live, { role: true }, stamp, 0));
       const last = finishReason !== null;
-      if (!last && !live.req.continuousUsage) {
+      if (
+        !last &&
+        !live.req.continuousUsage &&
+        toolIndex === undefined &&
+        lpEntry === undefined &&
+        live.choiceIndex === 0
+      ) {
         // The common chunk: spliced into a template instead of built and stringified.
         const tpl = this.templateOf(live, isReasoning);
         if (out.length === 0 && live.stallUntil === undefined) {
           // Hottest path (every token but a stream's first and last): one string, one write,
           // no intermediate objects; `emit_ms` is read right before the write.
           const res = live.res;
-          if (res.destroyed) return;
+          if (res.destroyed || res.writableEnded) return;
           res.write(
             fillChunk(
               tpl,
@@ -825,13 +977,24 @@ class SimHttp implements SimHandler {
       }
       const body: ChunkBody = { text };
       if (isReasoning) body.reasoningField = this.so.reasoningField;
+      if (call && toolIndex !== undefined)
+        body.toolCall = scripted?.header
+          ? { index: toolIndex, id: call.id, name: call.name, arguments: '' }
+          : { index: toolIndex, arguments: text };
+      if (lpEntry) {
+        body.logprobs =
+          live.req.kind === 'chat' ? chatLogprobs([lpEntry]) : completionLogprobs([lpEntry], live.lpOffset);
+        live.lpOffset += lpEntry.token.length;
+      }
       if (finishReason) {
         body.finishReason = finishReason;
         body.stopReason = stopReason;
       }
       if (last && this.so.exposeTimings) body.timings = this.timingsOf(live);
       out.push(this.chunk(live, body, stamp, live.produced));
-      if (last) {
+      // n > 1: usage and [DONE] follow the last choice to finish.
+      const groupDone = !live.group || live.group.remaining === 1;
+      if (last && groupDone) {
         if (live.req.includeUsage) {
           const usage = usageChunk(
             live.head,
@@ -843,27 +1006,61 @@ class SimHttp implements SimHandler {
         }
         out.push(SSE_DONE);
       }
-      if (last) this.finishLive(live, finishReason as 'stop' | 'length' | 'abort', 'ok', !!fin);
-      this.write(live, out, last);
+      if (last) this.finishLive(live, metricReason(finishReason), 'ok', !!fin);
+      this.write(live, out, last && groupDone);
       return;
     }
     if (finishReason !== null) {
-      const timings = this.so.exposeTimings ? this.timingsOf(live) : undefined;
+      const group = live.group;
+      const timings = this.so.exposeTimings && live.choiceIndex === 0 ? this.timingsOf(live) : group?.timings;
+      if (group && timings) group.timings = timings;
       const usage = this.usageOf(live);
       const content = live.content;
       const reasoning = live.reasoningLen > 0 ? live.reasoning : undefined;
-      this.finishLive(live, finishReason as 'stop' | 'length' | 'abort', 'ok', !!fin);
+      this.finishLive(live, metricReason(finishReason), 'ok', !!fin);
+      const toolCalls = live.calls
+        ?.slice(0, live.callsStarted)
+        .map((c, j) => ({ id: c.id, name: c.name, arguments: live.toolArgs[j] }));
+      const lp = live.req.logprobs === undefined ? undefined : live.lp;
+      if (group) {
+        // n > 1: the body goes out once every choice is in.
+        group.results[live.choiceIndex] =
+          live.req.kind === 'chat'
+            ? {
+                message: { content, reasoning, reasoningField: this.so.reasoningField, toolCalls },
+                finishReason,
+                stopReason,
+                logprobs: lp && chatLogprobs(lp),
+              }
+            : { text: content, finishReason, stopReason, logprobs: lp && completionLogprobs(lp, 0) };
+        if (group.remaining > 0) return;
+        const all =
+          live.req.kind === 'chat'
+            ? chatResponseOf(live.head, group.results as ChatChoiceOut[], usage, group.timings)
+            : completionResponseOf(live.head, group.results as CompletionChoiceOut[], usage, group.timings);
+        this.sendNonStream(group.lives[0], JSON.stringify(this.sglang ? sglangResponse(all) : all));
+        return;
+      }
       const body =
         live.req.kind === 'chat'
           ? chatResponse(
               live.head,
-              { content, reasoning, reasoningField: this.so.reasoningField },
+              { content, reasoning, reasoningField: this.so.reasoningField, toolCalls },
               finishReason,
               stopReason,
               usage,
               timings,
+              lp && chatLogprobs(lp),
             )
-          : completionResponse(live.head, content, finishReason, stopReason, usage, timings);
+          : completionResponse(
+              live.head,
+              content,
+              finishReason,
+              stopReason,
+              usage,
+              timings,
+              lp && completionLogprobs(lp, 0),
+            );
       this.sendNonStream(live, JSON.stringify(this.sglang ? sglangResponse(body) : body));
     }
   }
@@ -888,7 +1085,7 @@ class SimHttp implements SimHandler {
       return;
     }
     const send = () => {
-      if (res.destroyed) return;
+      if (res.destroyed || res.writableEnded) return;
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
       res.end(json);
     };
@@ -899,7 +1096,7 @@ class SimHttp implements SimHandler {
   /** Write SSE text, holding it back while a `stall` fault is active. */
   private write(live: Live, items: SseItem[], end: boolean): void {
     const res = live.res;
-    if (res.destroyed) return;
+    if (res.destroyed || res.writableEnded) return;
     const now = this.clock.now();
     if (live.stallUntil !== undefined && now < live.stallUntil) {
       if (!live.flushScheduled) {
@@ -920,7 +1117,7 @@ class SimHttp implements SimHandler {
     live.stallUntil = undefined;
     live.flushScheduled = false;
     const res = live.res;
-    if (res.destroyed) return;
+    if (res.destroyed || res.writableEnded) return;
     if (live.held.length) res.write(this.serialize(live.held));
     live.held = [];
     if (live.endAfterHeld) res.end();
@@ -968,6 +1165,7 @@ class SimHttp implements SimHandler {
     completionTokens: number,
   ): Record<string, unknown> {
     if (stamp) body.servelab = { ...stamp };
+    if (live.choiceIndex) body.index = live.choiceIndex;
     if (live.req.continuousUsage)
       body.usage = usageObject({ promptTokens: live.promptTokens, completionTokens });
     return this.builderOf(live)(live.head, body);
@@ -981,11 +1179,19 @@ class SimHttp implements SimHandler {
 
   private usageOf(live: Live): Record<string, unknown> {
     const times = live.inEngine ? this.engine.times(live.id) : undefined;
+    // n > 1: the prompt once, the completion tokens of every choice (OpenAI's and vLLM's usage).
+    const all = live.group?.lives ?? [live];
+    let produced = 0;
+    let reasoning = 0;
+    for (const l of all) {
+      produced += l.produced;
+      reasoning += Math.min(l.produced, l.reasoningLen);
+    }
     return usageObject({
       promptTokens: live.promptTokens,
-      completionTokens: live.produced,
+      completionTokens: produced,
       cachedTokens: this.so.enablePromptTokensDetails ? (times?.cachedTokens ?? 0) : undefined,
-      reasoningTokens: live.reasoningLen > 0 ? Math.min(live.produced, live.reasoningLen) : undefined,
+      reasoningTokens: live.reasoningLen > 0 ? reasoning : undefined,
     });
   }
 
@@ -1031,6 +1237,12 @@ class SimHttp implements SimHandler {
     if (live.done) return;
     live.done = true;
     if (outcome !== 'ok') live.outcome = outcome;
+    if (live.group) {
+      live.group.remaining--;
+      // One choice failing (a fault, a disconnect, an error) ends the whole response.
+      if (outcome !== 'ok')
+        for (const l of live.group.lives) if (!l.done) this.finishLive(l, 'abort', outcome, false);
+    }
     live.cancelPending?.();
     live.cancelPending = undefined;
     const times = live.inEngine ? this.engine.times(live.id) : undefined;
@@ -1121,6 +1333,11 @@ class SimHttp implements SimHandler {
     for (let i = 0; i < 4; i++) s += this.idRng.nextU32().toString(16).padStart(8, '0');
     return s;
   }
+}
+
+/** The engine's finish reason behind a wire one (`tool_calls` is an engine `stop`). */
+function metricReason(finishReason: string | null): 'stop' | 'length' | 'abort' {
+  return finishReason === 'tool_calls' ? 'stop' : (finishReason as 'stop' | 'length' | 'abort');
 }
 
 /** The caller's X-Request-Id, if it is a sane token (printable, ≤ 128 chars). */

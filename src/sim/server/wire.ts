@@ -83,6 +83,30 @@ export interface ChunkBody {
   /** --expose-timings: `servelab` stamps and, on the final chunk, llama.cpp-style `timings`. */
   servelab?: Record<string, unknown>;
   timings?: Record<string, unknown>;
+  /** The choice's `index` (n > 1); default 0. */
+  index?: number;
+  /**
+   * Chat only: a tool-call delta instead of text. The first of a call carries `id`, `type` and
+   * `function.name` with empty `arguments`; later ones only `index` and an `arguments` fragment
+   * (as vLLM and OpenAI stream them).
+   */
+  toolCall?: { index: number; id?: string; name?: string; arguments: string };
+  /** The choice's `logprobs` (chat `{content: […]}` or the completions object); default null. */
+  logprobs?: unknown;
+}
+
+/** A tool call of a non-streaming chat message. */
+export interface ToolCallOut {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** The `delta.tool_calls` entry of a streamed tool-call chunk. */
+function toolCallDelta(t: NonNullable<ChunkBody['toolCall']>): Record<string, unknown> {
+  if (t.id !== undefined)
+    return { index: t.index, id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments } };
+  return { index: t.index, function: { arguments: t.arguments } };
 }
 
 /** A `chat.completion.chunk` object. */
@@ -91,13 +115,15 @@ export function chatChunk(head: ChunkHead, b: ChunkBody): Record<string, unknown
   if (b.role) {
     delta.role = 'assistant';
     delta.content = '';
+  } else if (b.toolCall) {
+    delta.tool_calls = [toolCallDelta(b.toolCall)];
   } else if (b.text !== undefined) {
     delta[b.reasoningField ?? 'content'] = b.text;
   }
   const choice: Record<string, unknown> = {
-    index: 0,
+    index: b.index ?? 0,
     delta,
-    logprobs: null,
+    logprobs: b.logprobs ?? null,
     finish_reason: b.finishReason ?? null,
   };
   if (b.finishReason) choice.stop_reason = b.stopReason ?? null;
@@ -116,9 +142,9 @@ export function chatChunk(head: ChunkHead, b: ChunkBody): Record<string, unknown
 /** A streamed `text_completion` object (`/v1/completions`). */
 export function completionChunk(head: ChunkHead, b: ChunkBody): Record<string, unknown> {
   const choice: Record<string, unknown> = {
-    index: 0,
+    index: b.index ?? 0,
     text: b.text ?? '',
-    logprobs: null,
+    logprobs: b.logprobs ?? null,
     finish_reason: b.finishReason ?? null,
   };
   if (b.finishReason) choice.stop_reason = b.stopReason ?? null;
@@ -154,30 +180,81 @@ function withExtras(chunk: Record<string, unknown>, b: ChunkBody): Record<string
   return chunk;
 }
 
+/** The message of a non-streaming chat choice. */
+export interface ChatMessageOut {
+  content: string;
+  reasoning?: string;
+  reasoningField: string;
+  /** Tool calls made; with them, an empty `content` is sent as null (as vLLM does). */
+  toolCalls?: readonly ToolCallOut[];
+}
+
+/** One choice of a non-streaming chat response (n > 1 sends several). */
+export interface ChatChoiceOut {
+  message: ChatMessageOut;
+  finishReason: string | null;
+  stopReason: string | null;
+  logprobs?: unknown;
+}
+
 /** A non-streaming chat response. */
 export function chatResponse(
   head: ChunkHead,
-  message: { content: string; reasoning?: string; reasoningField: string },
+  message: ChatMessageOut,
   finishReason: string | null,
   stopReason: string | null,
   usage: Record<string, unknown>,
   timings?: Record<string, unknown>,
+  logprobs?: unknown,
 ): Record<string, unknown> {
-  const msg: Record<string, unknown> = { role: 'assistant', content: message.content };
-  if (message.reasoning !== undefined) msg[message.reasoningField] = message.reasoning;
-  msg.tool_calls = [];
+  return chatResponseOf(head, [{ message, finishReason, stopReason, logprobs }], usage, timings);
+}
+
+/** A non-streaming chat response with one or more choices (index 0…n−1 in order). */
+export function chatResponseOf(
+  head: ChunkHead,
+  choices: readonly ChatChoiceOut[],
+  usage: Record<string, unknown>,
+  timings?: Record<string, unknown>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: head.id,
     object: 'chat.completion',
     created: head.created,
     model: head.model,
-    choices: [
-      { index: 0, message: msg, logprobs: null, finish_reason: finishReason, stop_reason: stopReason },
-    ],
+    choices: choices.map((c, index) => {
+      const m = c.message;
+      const calls = m.toolCalls ?? [];
+      const msg: Record<string, unknown> = {
+        role: 'assistant',
+        content: calls.length && m.content === '' ? null : m.content,
+      };
+      if (m.reasoning !== undefined) msg[m.reasoningField] = m.reasoning;
+      msg.tool_calls = calls.map((t) => ({
+        id: t.id,
+        type: 'function',
+        function: { name: t.name, arguments: t.arguments },
+      }));
+      return {
+        index,
+        message: msg,
+        logprobs: c.logprobs ?? null,
+        finish_reason: c.finishReason,
+        stop_reason: c.stopReason,
+      };
+    }),
     usage,
   };
   if (timings) out.timings = timings;
   return out;
+}
+
+/** One choice of a non-streaming completions response. */
+export interface CompletionChoiceOut {
+  text: string;
+  finishReason: string | null;
+  stopReason: string | null;
+  logprobs?: unknown;
 }
 
 /** A non-streaming `/v1/completions` response. */
@@ -188,13 +265,30 @@ export function completionResponse(
   stopReason: string | null,
   usage: Record<string, unknown>,
   timings?: Record<string, unknown>,
+  logprobs?: unknown,
+): Record<string, unknown> {
+  return completionResponseOf(head, [{ text, finishReason, stopReason, logprobs }], usage, timings);
+}
+
+/** A non-streaming `/v1/completions` response with one or more choices. */
+export function completionResponseOf(
+  head: ChunkHead,
+  choices: readonly CompletionChoiceOut[],
+  usage: Record<string, unknown>,
+  timings?: Record<string, unknown>,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: head.id,
     object: 'text_completion',
     created: head.created,
     model: head.model,
-    choices: [{ index: 0, text, logprobs: null, finish_reason: finishReason, stop_reason: stopReason }],
+    choices: choices.map((c, index) => ({
+      index,
+      text: c.text,
+      logprobs: c.logprobs ?? null,
+      finish_reason: c.finishReason,
+      stop_reason: c.stopReason,
+    })),
     usage,
   };
   if (timings) out.timings = timings;
@@ -215,11 +309,12 @@ export function sglangChatChunk(head: ChunkHead, b: ChunkBody): Record<string, u
     reasoning_content: null,
     tool_calls: null,
   };
-  if (!b.role && b.text !== undefined) delta[b.reasoningField ?? 'content'] = b.text;
+  if (!b.role && b.toolCall) delta.tool_calls = [toolCallDelta(b.toolCall)];
+  else if (!b.role && b.text !== undefined) delta[b.reasoningField ?? 'content'] = b.text;
   const choice = {
-    index: 0,
+    index: b.index ?? 0,
     delta,
-    logprobs: null,
+    logprobs: b.logprobs ?? null,
     finish_reason: b.finishReason ?? null,
     matched_stop: b.finishReason ? (b.stopReason ?? null) : null,
   };
@@ -245,9 +340,9 @@ export function sglangCompletionChunk(head: ChunkHead, b: ChunkBody): Record<str
     model: head.model,
     choices: [
       {
-        index: 0,
+        index: b.index ?? 0,
         text: b.text ?? '',
-        logprobs: null,
+        logprobs: b.logprobs ?? null,
         finish_reason: b.finishReason ?? null,
         matched_stop: b.finishReason ? (b.stopReason ?? null) : null,
       },
@@ -268,7 +363,7 @@ export function sglangResponse(body: Record<string, unknown>): Record<string, un
     const m = c.message as Record<string, unknown> | undefined;
     if (m) {
       m.reasoning_content ??= null;
-      m.tool_calls = null;
+      if (!Array.isArray(m.tool_calls) || m.tool_calls.length === 0) m.tool_calls = null;
     }
   }
   return body;
