@@ -6,7 +6,7 @@
 import { UsageError } from '../../core/errors.js';
 import type { EngineOptions } from '../engine/config.js';
 import { checkSimOptions, type SimLayerOptions, simOptionNames, toSimServerOptions } from '../settings.js';
-import { type FaultSpec, parseFaults } from './faults.js';
+import { type FaultProfile, type FaultSpec, faultProfileEffects, parseFaults } from './faults.js';
 
 /**
  * Options of the simulated server, in camelCase: the engine's (model, gpu, tp, maxNumSeqs, …)
@@ -18,7 +18,20 @@ import { type FaultSpec, parseFaults } from './faults.js';
 export interface SimServerOptions extends EngineOptions, Omit<SimLayerOptions<'server'>, 'faults'> {
   /** Faults to draw from: a list, or comma-separated (`http500,stall:2000,garble`). */
   faults?: string | readonly string[];
+  /**
+   * Accept `response_format: json_schema` and ignore it (the structured-output code reads it);
+   * also set by `faultProfile: 'ignore-json-schema'`. Not a setting of its own: a fault profile.
+   */
+  ignoreJsonSchema?: boolean;
+  /**
+   * Send tool calls with empty arguments (the tool-call code reads it); also set by
+   * `faultProfile: 'empty-tool-args'`. Not a setting of its own: a fault profile.
+   */
+  emptyToolArgs?: boolean;
 }
+
+/** Options of {@link SimServerOptions} that are not settings (the hooks fault profiles set). */
+const HOOK_OPTIONS = ['ignoreJsonSchema', 'emptyToolArgs'] as const;
 
 /** Server options after validation, with defaults applied. */
 export interface ResolvedServerOptions {
@@ -32,6 +45,17 @@ export interface ResolvedServerOptions {
   exposeTimings: boolean;
   faultRate: number;
   faults: FaultSpec[];
+  faultProfile?: FaultProfile;
+  /** See {@link SimServerOptions.ignoreJsonSchema}. */
+  ignoreJsonSchema: boolean;
+  /** See {@link SimServerOptions.emptyToolArgs}. */
+  emptyToolArgs: boolean;
+  /** `abort-as-success`: a seeded share of streams is aborted by the engine and ends with finish_reason "abort" + [DONE]. */
+  abortAsSuccess: boolean;
+  /** Largest request body, bytes (413 above). */
+  maxBodyBytes: number;
+  /** How long a drain waits for requests in flight, wall seconds. */
+  drainTimeout: number;
   timeScale: number;
   seed: number;
 }
@@ -45,8 +69,13 @@ export function resolveServerOptions(opts: SimServerOptions): {
   if (problems.length) throw new UsageError(problems);
   const engine: Record<string, unknown> = { ...opts };
   for (const k of simOptionNames('server')) delete engine[k];
-  return {
-    server: { ...toSimServerOptions(v), faults: parseFaults(v.faults ?? []) } as ResolvedServerOptions,
-    engine: engine as unknown as EngineOptions,
-  };
+  for (const k of HOOK_OPTIONS) delete engine[k];
+  const server = { ...toSimServerOptions(v), faults: parseFaults(v.faults ?? []) } as unknown as ResolvedServerOptions;
+  // A fault profile switches on the options it names (reasoning-renamed = --reasoning-field reasoning).
+  const fx = faultProfileEffects(server.faultProfile);
+  if (fx.reasoningField) server.reasoningField = fx.reasoningField;
+  server.ignoreJsonSchema = opts.ignoreJsonSchema === true || fx.ignoreJsonSchema === true;
+  server.emptyToolArgs = opts.emptyToolArgs === true || fx.emptyToolArgs === true;
+  server.abortAsSuccess = fx.abortAsSuccess === true;
+  return { server, engine: engine as unknown as EngineOptions };
 }
