@@ -380,7 +380,8 @@ export const SIM_SETTINGS = {
     layer: 'server',
     arg: 'n',
     unit: 'bytes',
-    description: 'Answer 413 to a request body larger than this, before reading it, and close the connection.',
+    description:
+      'Answer 413 to a request body larger than this, before reading it, and close the connection.',
   }),
   drain_timeout: setting(nonNegNum().default(30), {
     surfaces: SERVED,

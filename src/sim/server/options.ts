@@ -70,7 +70,10 @@ export function resolveServerOptions(opts: SimServerOptions): {
   const engine: Record<string, unknown> = { ...opts };
   for (const k of simOptionNames('server')) delete engine[k];
   for (const k of HOOK_OPTIONS) delete engine[k];
-  const server = { ...toSimServerOptions(v), faults: parseFaults(v.faults ?? []) } as unknown as ResolvedServerOptions;
+  const server = {
+    ...toSimServerOptions(v),
+    faults: parseFaults(v.faults ?? []),
+  } as unknown as ResolvedServerOptions;
   // A fault profile switches on the options it names (reasoning-renamed = --reasoning-field reasoning).
   const fx = faultProfileEffects(server.faultProfile);
   if (fx.reasoningField) server.reasoningField = fx.reasoningField;

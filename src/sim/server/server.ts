@@ -99,7 +99,6 @@ export interface SimServer {
 /** Pending connections the listening socket queues (`listen(2)` backlog). */
 export const LISTEN_BACKLOG = 4096;
 
-
 const require = createRequire(import.meta.url);
 /** servelab's version (from package.json; the same path resolves from src/ and dist/). */
 const VERSION: string = (require('../../../package.json') as { version: string }).version;
@@ -955,14 +954,20 @@ class SimHttp implements SimHandler {
             )
           : completionResponse(live.head, live.content, 'abort', null, usage);
       const json = JSON.stringify(this.sglang ? sglangResponse(body) : body);
-      live.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+      live.res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(json),
+      });
       live.res.end(json);
       return;
     }
     const out: SseItem[] = [];
     if (asSuccess) {
-      if (live.produced === 0 && live.req.kind === 'chat') out.push(this.chunk(live, { role: true }, undefined, 0));
-      out.push(this.chunk(live, { text: '', finishReason: 'abort', stopReason: null }, undefined, live.produced));
+      if (live.produced === 0 && live.req.kind === 'chat')
+        out.push(this.chunk(live, { role: true }, undefined, 0));
+      out.push(
+        this.chunk(live, { text: '', finishReason: 'abort', stopReason: null }, undefined, live.produced),
+      );
       if (live.req.includeUsage)
         out.push(
           usageChunk(
@@ -974,7 +979,12 @@ class SimHttp implements SimHandler {
       out.push(SSE_DONE);
     } else
       out.push({
-        error: { message: 'The engine aborted the request.', type: 'InternalServerError', param: null, code: 500 },
+        error: {
+          message: 'The engine aborted the request.',
+          type: 'InternalServerError',
+          param: null,
+          code: 500,
+        },
       });
     this.finishLive(live, 'abort', asSuccess ? 'abort_as_success' : 'engine_abort', engineFinished);
     this.write(live, out, true);
@@ -1312,12 +1322,14 @@ async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown
     };
     const onEnd = () => stop();
     // The client went away while sending: nothing to parse, and not a server bug.
-    const onError = (err: Error) => stop(new BadRequest(`The request body could not be read: ${err.message}`));
+    const onError = (err: Error) =>
+      stop(new BadRequest(`The request body could not be read: ${err.message}`));
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
     // Closed before its end (the client went away mid-body): no 'end' will come.
-    const onClose = () => stop(new BadRequest('The request body could not be read: the client closed the connection.'));
+    const onClose = () =>
+      stop(new BadRequest('The request body could not be read: the client closed the connection.'));
     req.on('close', onClose);
   });
   const text = Buffer.concat(chunks).toString('utf8');
