@@ -799,7 +799,10 @@ class SimHttp implements SimHandler {
       }
       if (fault.kind === 'truncate') {
         // Under abort-as-success a cut stream is dressed up as a finished one.
-        if (this.so.abortAsSuccess) return this.endAborted(live, !!fin);
+        if (this.so.abortAsSuccess) {
+          this.endAborted(live, !!fin);
+          return;
+        }
         this.finishLive(live, 'abort', 'fault_truncate', !!fin);
         this.write(live, [], true);
         return;
