@@ -166,7 +166,7 @@ describe('--max-body-bytes', () => {
         res.resume();
         resolve(res.statusCode ?? 0);
       });
-      req.on('error', (e) => reject(e));
+      req.on('error', () => {});
       const piece = 'a'.repeat(256 * 1024);
       let sent = 0;
       const pump = () => {
@@ -178,9 +178,9 @@ describe('--max-body-bytes', () => {
       };
       req.write('{"prompt":"');
       pump();
-    }).catch(() => -1);
-    // The 413 arrives, or the server closed the socket under the still-writing client.
-    assert.ok(status === 413 || status === -1, String(status));
+    });
+    // The 413 arrives while the client is still writing (its later writes fail: ignored).
+    assert.equal(status, 413);
 
     assert.equal((await get(`${sim.url}/health`)).status, 200);
     assert.equal((await post(`${sim.url}/v1/completions`, { prompt: 'hi', max_tokens: 2 })).status, 200);

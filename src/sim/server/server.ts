@@ -1303,38 +1303,48 @@ async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown
     new BodyTooLarge(`The request body exceeds ${maxBytes} bytes (--max-body-bytes); send a smaller one.`);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+  const chunks: Buffer[] = [];
+  if (typeof (req as Partial<IncomingMessage>).on !== 'function') {
+    // The in-process dispatcher's request (`sim/server/inprocess`): an async iterable of its body.
+    let size = 0;
+    for await (const c of req) {
+      size += (c as Buffer).length;
+      if (size > maxBytes) throw tooLarge();
+      chunks.push(c as Buffer);
+    }
+  }
   // Events, not `for await`: leaving an async iterator early destroys the request, and with it
   // the socket the 413 must go out on.
-  const chunks: Buffer[] = [];
-  await new Promise<void>((resolve, reject) => {
-    let size = 0;
-    const stop = (err?: Error) => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-      if (err) {
-        req.pause();
-        reject(err);
-      } else resolve();
-    };
-    const onData = (c: Buffer) => {
-      size += c.length;
-      if (size > maxBytes) stop(tooLarge());
-      else chunks.push(c);
-    };
-    const onEnd = () => stop();
-    // The client went away while sending: nothing to parse, and not a server bug.
-    const onError = (err: Error) =>
-      stop(new BadRequest(`The request body could not be read: ${err.message}`));
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    // Closed before its end (the client went away mid-body): no 'end' will come.
-    const onClose = () =>
-      stop(new BadRequest('The request body could not be read: the client closed the connection.'));
-    req.on('close', onClose);
-  });
+  else
+    await new Promise<void>((resolve, reject) => {
+      let size = 0;
+      const stop = (err?: Error) => {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onError);
+        req.off('close', onClose);
+        if (err) {
+          req.pause();
+          reject(err);
+        } else resolve();
+      };
+      const onData = (c: Buffer) => {
+        size += c.length;
+        if (size > maxBytes) stop(tooLarge());
+        else chunks.push(c);
+      };
+      const onEnd = () => stop();
+      // The client went away while sending: nothing to parse, and not a server bug.
+      const onError = (err: Error) =>
+        stop(new BadRequest(`The request body could not be read: ${err.message}`));
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('error', onError);
+      // Closed before its end (the client went away mid-body): no 'end' will come.
+      const onClose = () =>
+        stop(new BadRequest('The request body could not be read: the client closed the connection.'));
+      req.on('close', onClose);
+    });
   const text = Buffer.concat(chunks).toString('utf8');
   if (!text.trim()) throw new BadRequest('The request body is empty; send a JSON object.');
   try {
