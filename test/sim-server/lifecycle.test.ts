@@ -156,7 +156,7 @@ describe('--max-body-bytes', () => {
     assert.match(reply, /exceeds 1000000 bytes/);
 
     // Chunked (no Content-Length): cut off once 1 MB has been read, of a 5 MB body.
-    const status = await new Promise<number>((resolve, reject) => {
+    const status = await new Promise<number>((resolve) => {
       const req = request(`${sim.url}/v1/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
