@@ -23,7 +23,8 @@ import { defaultCatalogue, loadCatalogueFile, loadModelConfig } from './catalogu
 import type { Catalogue } from './catalogue/types.js';
 import { KV_CACHE_DTYPES, WEIGHT_DTYPES } from './engine/cost.js';
 import { ENGINE_PROFILES, SCHEDULE_POLICIES } from './engine/profiles.js';
-import { FAULT_FORMS, parseFaults } from './server/faults.js';
+import { FAULT_FORMS, FAULT_PROFILES, parseFaults } from './server/faults.js';
+import { DEFAULT_MAX_BODY_BYTES } from './server/limits.js';
 import type { SimServerOptions } from './server/options.js';
 
 /** Where a setting is written: the `servelab sim` flags, the `servelab plan` flags, an experiment file's `sim:`. */
@@ -419,6 +420,30 @@ export const SIM_SETTINGS = {
     example: '[garble]',
     valueText: `a list of ${FAULT_FORMS.join(', ')} (comma-separated on the command line)`,
     description: 'Faults to draw from; stall:MS pauses the stream for MS ms of engine time.',
+  }),
+  fault_profile: setting(oneOf(FAULT_PROFILES).optional(), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 'name',
+    defaultText: 'none',
+    description:
+      'Reproduce an engine-upgrade bug (docs/sim.md, "Fault profiles"): reasoning-renamed, ignore-json-schema, empty-tool-args, abort-as-success.',
+  }),
+  max_body_bytes: setting(posInt().default(DEFAULT_MAX_BODY_BYTES), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 'n',
+    unit: 'bytes',
+    description:
+      'Answer 413 to a request body larger than this, before reading it, and close the connection.',
+  }),
+  drain_timeout: setting(nonNegNum().default(30), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 's',
+    unit: 's',
+    description:
+      'On SIGTERM, wait this long (wall seconds) for requests in flight to finish while new ones get 503; then stop.',
   }),
 };
 

@@ -112,3 +112,50 @@ it('servers take port 0, print "listening on http://127.0.0.1:PORT" when ready, 
     assert.equal(code, 130, err);
   }
 });
+
+it('SIGTERM drains `servelab sim`: the stream in flight finishes, /health turns 503, exit 130', async () => {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'test/helpers/cli-entry.ts'), 'sim', '--port', '0', '--json'],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+  try {
+    const url = await new Promise<string>((res, rej) => {
+      child.stdout.on('data', (d) => {
+        stdout += d;
+        const m = /"url":\s*"([^"]+)"/.exec(stdout);
+        if (m) res(m[1]);
+      });
+      child.on('exit', () => rej(new Error(`sim exited early: ${stderr}`)));
+    });
+    // ~200 decode steps of real (time scale 1) engine time: long enough to outlive the signal.
+    const res = await fetch(`${url}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'drain me', max_tokens: 200, ignore_eos: true, stream: true }),
+    });
+    assert.equal(res.status, 200);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    assert.ok(!first.done);
+    child.kill('SIGTERM');
+    for (let i = 0; i < 100 && !stderr.includes('draining'); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal((await fetch(`${url}/health`)).status, 503, stderr);
+    let text = new TextDecoder().decode(first.value);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    assert.match(text, /"finish_reason":"length"/);
+    assert.ok(text.trimEnd().endsWith('data: [DONE]'));
+    assert.equal(await exited, 130, stderr);
+    assert.match(stderr, /drained: every request in flight finished/);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});

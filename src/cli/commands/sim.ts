@@ -49,8 +49,21 @@ export async function simCommand(raw: RawSim, io: Io): Promise<number> {
       { url: server.url, base_url: baseUrl, port: server.port, model: server.modelId },
       io,
     );
+    // SIGTERM (what Kubernetes and systemd send) drains: requests in flight finish, new ones and
+    // /health get 503, for at most --drain-timeout. SIGINT (Ctrl-C), or a second signal, stops now.
     await new Promise<void>((resolve) => {
-      const off = io.onInterrupt(() => {
+      let draining = false;
+      const off = io.onInterrupt((signal) => {
+        if (signal === 'SIGTERM' && !draining) {
+          draining = true;
+          io.stderr.write('SIGTERM: draining (new requests get 503); a second signal stops at once\n');
+          void server.drain().then(({ idle }) => {
+            io.stderr.write(idle ? 'drained: every request in flight finished\n' : 'drain timed out\n');
+            off();
+            resolve();
+          });
+          return;
+        }
         off();
         resolve();
       });

@@ -106,3 +106,65 @@ export function drawFault(
   const atToken = spec.kind === 'garble' ? rng.int(0, Math.floor((n - 1) / 2)) : rng.int(0, n - 1);
   return { ...spec, atToken };
 }
+
+/**
+ * Fault profiles (`--fault-profile NAME`): each reproduces a bug a real engine upgrade brought,
+ * so that a gate can be shown to catch it. docs/sim.md lists them with the tracker issue of each.
+ * - `reasoning-renamed`: reasoning arrives in `reasoning`, not `reasoning_content`
+ *   (vllm-project/vllm#27752; clients broke: BerriAI/litellm#26501).
+ * - `ignore-json-schema`: `response_format: json_schema` is accepted and ignored
+ *   (vllm-project/vllm#12692).
+ * - `empty-tool-args`: tool calls come back with empty arguments (vllm-project/vllm#28806).
+ * - `abort-as-success`: an aborted stream ends with `finish_reason: "abort"` and `[DONE]`, as
+ *   if it had completed (vllm-project/vllm#57082).
+ */
+export const FAULT_PROFILES = [
+  'reasoning-renamed',
+  'ignore-json-schema',
+  'empty-tool-args',
+  'abort-as-success',
+] as const;
+export type FaultProfile = (typeof FAULT_PROFILES)[number];
+
+/**
+ * Share of requests the engine aborts mid-stream under `abort-as-success` (seeded per request):
+ * enough for a run of a few dozen requests to show the bug, few enough to look like a healthy
+ * server at a glance.
+ */
+export const ABORT_AS_SUCCESS_RATE = 0.1;
+
+/** What a fault profile switches on, as server options. */
+export interface FaultProfileEffects {
+  reasoningField?: 'reasoning';
+  ignoreJsonSchema?: true;
+  emptyToolArgs?: true;
+  abortAsSuccess?: true;
+}
+
+export function faultProfileEffects(profile: FaultProfile | undefined): FaultProfileEffects {
+  switch (profile) {
+    case 'reasoning-renamed':
+      // The same as `--reasoning-field reasoning`: newer vLLM's name.
+      return { reasoningField: 'reasoning' };
+    case 'ignore-json-schema':
+      return { ignoreJsonSchema: true };
+    case 'empty-tool-args':
+      return { emptyToolArgs: true };
+    case 'abort-as-success':
+      return { abortAsSuccess: true };
+    default:
+      return {};
+  }
+}
+
+/**
+ * Under `abort-as-success`: the output token index at which the engine aborts request `seq`, or
+ * undefined when it runs to its end. Seeded like the faults, on its own stream.
+ */
+export function drawEngineAbort(seed: number, seq: number, expectedTokens: number): number | undefined {
+  const rng = new Rng(seed).fork(`abort-as-success:${seq}`);
+  if (rng.next() >= ABORT_AS_SUCCESS_RATE) return undefined;
+  // At least one token first, so the stream has begun when it is cut.
+  const n = Math.max(2, expectedTokens);
+  return rng.int(1, n - 1);
+}

@@ -6,7 +6,7 @@
 import { UsageError } from '../../core/errors.js';
 import type { EngineOptions } from '../engine/config.js';
 import { checkSimOptions, type SimLayerOptions, simOptionNames, toSimServerOptions } from '../settings.js';
-import { type FaultSpec, parseFaults } from './faults.js';
+import { type FaultProfile, type FaultSpec, faultProfileEffects, parseFaults } from './faults.js';
 
 /**
  * Options of the simulated server, in camelCase: the engine's (model, gpu, tp, maxNumSeqs, …)
@@ -19,19 +19,18 @@ export interface SimServerOptions extends EngineOptions, Omit<SimLayerOptions<'s
   /** Faults to draw from: a list, or comma-separated (`http500,stall:2000,garble`). */
   faults?: string | readonly string[];
   /**
-   * Misbehaviour hook (for fault profiles): accept `response_format` (still checked, so a bad
-   * schema is still a 400) but answer unconstrained text, as an engine without guided decoding
-   * would.
+   * Accept `response_format: json_schema` and ignore it (the structured-output code reads it);
+   * also set by `faultProfile: 'ignore-json-schema'`. Not a setting of its own: a fault profile.
    */
   ignoreJsonSchema?: boolean;
   /**
-   * Misbehaviour hook (for fault profiles): tool calls are made, but every `arguments` fragment
-   * is an empty string (streamed and non-streamed), so the arguments do not parse.
+   * Send tool calls with empty arguments (the tool-call code reads it); also set by
+   * `faultProfile: 'empty-tool-args'`. Not a setting of its own: a fault profile.
    */
   emptyToolArgs?: boolean;
 }
 
-/** The server-only options that are not `sim/settings` settings (hooks set in code). */
+/** Options of {@link SimServerOptions} that are not settings (the hooks fault profiles set). */
 const HOOK_OPTIONS = ['ignoreJsonSchema', 'emptyToolArgs'] as const;
 
 /** Server options after validation, with defaults applied. */
@@ -46,10 +45,19 @@ export interface ResolvedServerOptions {
   exposeTimings: boolean;
   faultRate: number;
   faults: FaultSpec[];
+  faultProfile?: FaultProfile;
+  /** See {@link SimServerOptions.ignoreJsonSchema}. */
+  ignoreJsonSchema: boolean;
+  /** See {@link SimServerOptions.emptyToolArgs}. */
+  emptyToolArgs: boolean;
+  /** `abort-as-success`: a seeded share of streams is aborted by the engine and ends with finish_reason "abort" + [DONE]. */
+  abortAsSuccess: boolean;
+  /** Largest request body, bytes (413 above). */
+  maxBodyBytes: number;
+  /** How long a drain waits for requests in flight, wall seconds. */
+  drainTimeout: number;
   timeScale: number;
   seed: number;
-  ignoreJsonSchema: boolean;
-  emptyToolArgs: boolean;
 }
 
 /** Split options into the server's (validated) and the engine's (validated by the engine). */
@@ -64,13 +72,15 @@ export function resolveServerOptions(opts: SimServerOptions): {
   const engine: Record<string, unknown> = { ...opts };
   for (const k of simOptionNames('server')) delete engine[k];
   for (const k of HOOK_OPTIONS) delete engine[k];
-  return {
-    server: {
-      ...toSimServerOptions(v),
-      faults: parseFaults(v.faults ?? []),
-      ignoreJsonSchema: opts.ignoreJsonSchema === true,
-      emptyToolArgs: opts.emptyToolArgs === true,
-    } as ResolvedServerOptions,
-    engine: engine as unknown as EngineOptions,
-  };
+  const server = {
+    ...toSimServerOptions(v),
+    faults: parseFaults(v.faults ?? []),
+  } as unknown as ResolvedServerOptions;
+  // A fault profile switches on the options it names (reasoning-renamed = --reasoning-field reasoning).
+  const fx = faultProfileEffects(server.faultProfile);
+  if (fx.reasoningField) server.reasoningField = fx.reasoningField;
+  server.ignoreJsonSchema = opts.ignoreJsonSchema === true || fx.ignoreJsonSchema === true;
+  server.emptyToolArgs = opts.emptyToolArgs === true || fx.emptyToolArgs === true;
+  server.abortAsSuccess = fx.abortAsSuccess === true;
+  return { server, engine: engine as unknown as EngineOptions };
 }

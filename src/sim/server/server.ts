@@ -39,7 +39,7 @@ import type { FinishEvent, SimEngine, StepResult } from '../engine/types.js';
 import { ApiServerQueue, eosLength, frontendOverheadMs } from '../frontend.js';
 import { type ChunkBuilder, type ChunkTemplate, chunkTemplate, fillChunk } from './chunk-template.js';
 import { type DriverStats, RealTimeDriver } from './driver.js';
-import { type DrawnFault, drawFault } from './faults.js';
+import { type DrawnFault, drawEngineAbort, drawFault } from './faults.js';
 import { registerLagMetrics } from './lag-metrics.js';
 import { chatLogprobs, completionLogprobs, type TokenLogprob, tokenLogprob } from './logprobs.js';
 import { SimMetrics } from './metrics.js';
@@ -100,13 +100,17 @@ export interface SimServer {
   driverStats(): DriverStats;
   /** Stop listening, drop open streams and stop the driver. */
   close(): Promise<void>;
+  /**
+   * Graceful stop (what SIGTERM does): from now on `/health` and new requests answer 503, the
+   * requests in flight run to their end; then close. Resolves `{ idle: true }` when they all
+   * finished, `{ idle: false }` when `timeoutS` (default: the `drainTimeout` option) ran out first
+   * and the rest were dropped.
+   */
+  drain(timeoutS?: number): Promise<{ idle: boolean }>;
 }
 
 /** Pending connections the listening socket queues (`listen(2)` backlog). */
 export const LISTEN_BACKLOG = 4096;
-
-/** Largest accepted request body, bytes. */
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 const require = createRequire(import.meta.url);
 /** servelab's version (from package.json; the same path resolves from src/ and dist/). */
@@ -155,6 +159,8 @@ interface Live {
   reasoningLen: number;
   textSeed: number;
   fault?: DrawnFault;
+  /** `abort-as-success`: the output token at which the engine aborts this request. */
+  engineAbortAt?: number;
   /** Engine ms when the HTTP request arrived (TTFT and E2E are measured from here, as vLLM does). */
   httpArrivalMs: number;
   /** Engine ms of each output token (its step's end) and the step stamps. */
@@ -290,6 +296,11 @@ export async function startSimServer(opts: SimServerOptions, deps: SimServerDeps
           ? `[${so.host}]`
           : so.host;
   let closing: Promise<void> | undefined;
+  let draining: Promise<{ idle: boolean }> | undefined;
+  const close = () => {
+    closing ??= sim.shutdown(server);
+    return closing;
+  };
   return {
     url: `http://${hostForUrl}:${port}`,
     port,
@@ -297,9 +308,13 @@ export async function startSimServer(opts: SimServerOptions, deps: SimServerDeps
     config,
     modelId: sim.modelId,
     driverStats: () => sim.driverStats(),
-    close() {
-      closing ??= sim.shutdown(server);
-      return closing;
+    close,
+    drain(timeoutS = so.drainTimeout) {
+      draining ??= sim.drain(timeoutS).then(async (idle) => {
+        await close();
+        return { idle };
+      });
+      return draining;
     },
   };
 }
@@ -312,6 +327,11 @@ export interface SimHandler {
   driverStats(): DriverStats;
   /** Stop the driver and drop every open response. */
   abortAll(): void;
+  /**
+   * Stop taking requests (503, `/health` too) and resolve when those in flight have ended (true)
+   * or after `timeoutS` wall seconds (false).
+   */
+  drain(timeoutS: number): Promise<boolean>;
   /**
    * What `POST /tokenize {prompt}` counts, without the HTTP exchange: the tokens of `text`, or
    * null when `model` is not the one served (the 404). The text's ids are kept, so serving the
@@ -359,6 +379,8 @@ class SimHttp implements SimHandler {
   private readonly apiKey?: Buffer;
   /** `--engine sglang`: SGLang's routes, `owned_by` and chunk shapes. */
   private readonly sglang: boolean;
+  /** Set by {@link drain}: new requests get 503; called when the last request in flight ends. */
+  private draining?: { onIdle: () => void };
 
   constructor(
     private readonly so: ResolvedServerOptions,
@@ -421,6 +443,24 @@ class SimHttp implements SimHandler {
     this.lives.clear();
   }
 
+  drain(timeoutS: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      let cancelTimer = () => {};
+      const done = (idle: boolean) => {
+        cancelTimer();
+        if (this.draining) this.draining.onIdle = () => {};
+        resolve(idle);
+      };
+      this.draining = { onIdle: () => done(true) };
+      this.log(`sim draining: ${this.lives.size} requests in flight, waiting up to ${timeoutS} s`);
+      if (this.lives.size === 0) return done(true);
+      cancelTimer = this.clock.setTimer(() => {
+        this.log(`sim drain timeout: dropping ${this.lives.size} requests in flight`);
+        done(false);
+      }, timeoutS * 1000);
+    });
+  }
+
   async shutdown(server: Server): Promise<void> {
     this.abortAll();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -445,9 +485,22 @@ class SimHttp implements SimHandler {
       return this.sendError(res, 401, 'Invalid or missing API key.', null, requestIdOf(req));
     }
     const route = `${method} ${path}`;
+    if (this.draining && (route === 'POST /v1/chat/completions' || route === 'POST /v1/completions')) {
+      // Shutting down: in-flight requests finish, new ones go elsewhere. `connection: close` so
+      // a client's pool does not keep sending here.
+      req.resume();
+      res.setHeader('connection', 'close');
+      return this.reject(
+        res,
+        requestIdOf(req),
+        503,
+        'The server is shutting down and takes no new requests; retry on another replica.',
+      );
+    }
     switch (route) {
       case 'GET /health':
-        res.writeHead(200, { 'content-length': '0' }).end();
+        // A load balancer stops routing here while the server drains.
+        res.writeHead(this.draining ? 503 : 200, { 'content-length': '0' }).end();
         return;
       case 'GET /version':
         return this.sendJson(res, 200, {
@@ -602,8 +655,9 @@ class SimHttp implements SimHandler {
   private async tokenize(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let parsed: ReturnType<typeof parseTokenizeRequest>;
     try {
-      parsed = parseTokenizeRequest(await readJson(req));
+      parsed = parseTokenizeRequest(await readJson(req, this.so.maxBodyBytes));
     } catch (err) {
+      if (err instanceof BodyTooLarge) return this.rejectTooLarge(res, undefined, err);
       if (err instanceof BadRequest) return this.sendError(res, 400, err.message, err.param);
       throw err;
     }
@@ -628,8 +682,9 @@ class SimHttp implements SimHandler {
     const requestId = requestIdOf(req);
     let parsed: ParsedRequest;
     try {
-      parsed = parseGenerationRequest(kind, await readJson(req));
+      parsed = parseGenerationRequest(kind, await readJson(req, this.so.maxBodyBytes));
     } catch (err) {
+      if (err instanceof BodyTooLarge) return this.rejectTooLarge(res, requestId, err);
       if (err instanceof BadRequest) return this.reject(res, requestId, 400, err.message, err.param);
       throw err;
     }
@@ -643,19 +698,9 @@ class SimHttp implements SimHandler {
     const promptLen = promptIds.length;
     const maxLen = this.config.maxModelLen;
     if (promptLen === 0) return this.reject(res, requestId, 400, 'The prompt is empty (0 tokens).', 'prompt');
+    const ctxError = contextLengthError(promptLen, parsed.maxTokens, maxLen);
+    if (ctxError) return this.reject(res, requestId, 400, ctxError, null);
     const maxTokens = parsed.maxTokens ?? maxLen - promptLen;
-    if (promptLen + Math.max(1, maxTokens) > maxLen) {
-      const param = kind === 'chat' ? 'messages' : 'prompt';
-      return this.reject(
-        res,
-        requestId,
-        400,
-        `This model's maximum context length is ${maxLen} tokens. However, you requested ` +
-          `${promptLen + Math.max(1, maxTokens)} tokens (${promptLen} in the ${param}, ${Math.max(1, maxTokens)} ` +
-          'in the completion). Please reduce the length of the messages or completion.',
-        param,
-      );
-    }
     if (this.so.maxWaiting !== undefined && this.engine.stats().waiting + this.pending >= this.so.maxWaiting)
       return this.reject(
         res,
@@ -747,6 +792,8 @@ class SimHttp implements SimHandler {
         choiceIndex: k,
         group,
         fault: k === 0 ? fault : undefined,
+        engineAbortAt:
+          k === 0 && this.so.abortAsSuccess ? drawEngineAbort(this.so.seed, seq, expectedTokens) : undefined,
         httpArrivalMs,
         tokenMs: [],
         tokenSteps: [],
@@ -851,8 +898,9 @@ class SimHttp implements SimHandler {
     // Finished without a token in this step (aborted inside the engine).
     for (const f of finished.values()) {
       const live = this.lives.get(f.reqId);
-      if (live && !live.done)
-        this.finishLive(live, f.reason, f.reason === 'abort' ? 'engine_abort' : 'ok', true);
+      if (!live || live.done) continue;
+      if (f.reason === 'abort') this.endAborted(live, true);
+      else this.finishLive(live, f.reason, 'ok', true);
     }
   }
 
@@ -867,6 +915,10 @@ class SimHttp implements SimHandler {
     if (index < live.produced) return;
     const fault = live.fault;
     const stream = live.req.stream;
+    if (index === live.engineAbortAt) {
+      this.endAborted(live, !!fin);
+      return;
+    }
     if (fault && index === fault.atToken && stream) {
       if (fault.kind === 'disconnect') {
         this.finishLive(live, 'abort', 'fault_disconnect', !!fin);
@@ -874,6 +926,11 @@ class SimHttp implements SimHandler {
         return;
       }
       if (fault.kind === 'truncate') {
+        // Under abort-as-success a cut stream is dressed up as a finished one.
+        if (this.so.abortAsSuccess) {
+          this.endAborted(live, !!fin);
+          return;
+        }
         this.finishLive(live, 'abort', 'fault_truncate', !!fin);
         this.write(live, [], true);
         return;
@@ -1063,6 +1120,75 @@ class SimHttp implements SimHandler {
             );
       this.sendNonStream(live, JSON.stringify(this.sglang ? sglangResponse(body) : body));
     }
+  }
+
+  /**
+   * A request the engine aborted (freed in the engine, counted as an abort in /metrics). A fixed
+   * server tells the client: an in-band error and no `[DONE]` (non-streaming: a 500), as
+   * vllm-project/vllm#57089 proposes. Under the `abort-as-success` fault profile it ends as vLLM
+   * does (vllm-project/vllm#57082): a last chunk with `finish_reason: "abort"`, usage if asked
+   * for, then `[DONE]` (non-streaming: a 200 with that finish_reason), so a client that only
+   * checks the status and `[DONE]` counts it a success.
+   */
+  private endAborted(live: Live, engineFinished: boolean): void {
+    const asSuccess = this.so.abortAsSuccess;
+    if (!live.req.stream) {
+      const usage = this.usageOf(live);
+      this.finishLive(live, 'abort', asSuccess ? 'abort_as_success' : 'engine_abort', engineFinished);
+      if (!asSuccess) {
+        live.status = 500;
+        this.sendError(live.res, 500, 'The engine aborted the request.');
+        return;
+      }
+      const body =
+        live.req.kind === 'chat'
+          ? chatResponse(
+              live.head,
+              {
+                content: live.content,
+                reasoning: live.reasoningLen > 0 ? live.reasoning : undefined,
+                reasoningField: this.so.reasoningField,
+              },
+              'abort',
+              null,
+              usage,
+            )
+          : completionResponse(live.head, live.content, 'abort', null, usage);
+      const json = JSON.stringify(this.sglang ? sglangResponse(body) : body);
+      live.res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(json),
+      });
+      live.res.end(json);
+      return;
+    }
+    const out: SseItem[] = [];
+    if (asSuccess) {
+      if (live.produced === 0 && live.req.kind === 'chat')
+        out.push(this.chunk(live, { role: true }, undefined, 0));
+      out.push(
+        this.chunk(live, { text: '', finishReason: 'abort', stopReason: null }, undefined, live.produced),
+      );
+      if (live.req.includeUsage)
+        out.push(
+          usageChunk(
+            live.head,
+            live.req.kind === 'chat' ? 'chat.completion.chunk' : 'text_completion',
+            this.usageOf(live),
+          ),
+        );
+      out.push(SSE_DONE);
+    } else
+      out.push({
+        error: {
+          message: 'The engine aborted the request.',
+          type: 'InternalServerError',
+          param: null,
+          code: 500,
+        },
+      });
+    this.finishLive(live, 'abort', asSuccess ? 'abort_as_success' : 'engine_abort', engineFinished);
+    this.write(live, out, true);
   }
 
   /** Non-streaming response, with the faults that make sense without a stream. */
@@ -1270,6 +1396,7 @@ class SimHttp implements SimHandler {
       });
     if (live.inEngine) this.engine.release(live.id);
     this.lives.delete(live.id);
+    if (this.draining && this.lives.size === 0) queueMicrotask(() => this.draining?.onIdle());
     const f = (v: number | undefined) => (v === undefined ? '-' : v.toFixed(2));
     this.log(
       `sim request x_request_id=${live.requestId} id=${live.id} endpoint=${live.req.kind} stream=${live.req.stream} ` +
@@ -1294,6 +1421,15 @@ class SimHttp implements SimHandler {
       `sim request x_request_id=${requestId ?? '-'} status=${status} outcome=${fault ? `fault_${fault}` : 'rejected'} ` +
         `queue_ms=- prefill_ms=- decode_ms=- error=${JSON.stringify(message)}`,
     );
+  }
+
+  /**
+   * 413 for a body over --max-body-bytes, answered without reading the rest of it: the
+   * connection is closed after the answer, so the unread bytes never need to be drained.
+   */
+  private rejectTooLarge(res: ServerResponse, requestId: string | undefined, err: BodyTooLarge): void {
+    res.setHeader('connection', 'close');
+    this.reject(res, requestId, 413, err.message);
   }
 
   private sendError(
@@ -1347,24 +1483,86 @@ function requestIdOf(req: IncomingMessage): string | undefined {
   return s && /^[\x21-\x7e]{1,128}$/.test(s) ? s : undefined;
 }
 
-/** Read and parse a JSON body; malformed JSON or an oversized body is a {@link BadRequest}. */
-async function readJson(req: IncomingMessage): Promise<unknown> {
+/** A request body over the limit (413). */
+class BodyTooLarge extends Error {}
+
+/**
+ * vLLM's context-length errors (vllm/entrypoints/openai/serving_engine.py `_validate_input`,
+ * as a current vLLM answers them): a prompt of `maxLen` tokens or more leaves no room for one
+ * output token; a `max_tokens` that does not fit beside the prompt is refused, not clipped.
+ * Without `max_tokens` the completion gets what is left of the context.
+ */
+export function contextLengthError(
+  promptLen: number,
+  maxTokens: number | undefined,
+  maxLen: number,
+): string | undefined {
+  if (promptLen >= maxLen)
+    return (
+      `This model's maximum context length is ${maxLen} tokens. However, your request has ` +
+      `${promptLen} input tokens. Please reduce the length of the input messages.`
+    );
+  if (maxTokens !== undefined && promptLen + maxTokens > maxLen)
+    return (
+      `'max_tokens' or 'max_completion_tokens' is too large: ${maxTokens}. This model's maximum ` +
+      `context length is ${maxLen} tokens and your request has ${promptLen} input tokens ` +
+      `(${maxTokens} > ${maxLen} - ${promptLen}).`
+    );
+  return undefined;
+}
+
+/**
+ * Read and parse a JSON body; malformed JSON is a {@link BadRequest}. A body over `maxBytes` is
+ * a {@link BodyTooLarge}: at once when its Content-Length says so (nothing of it is read), else
+ * as soon as the bytes read pass the limit (reading stops there).
+ */
+async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const tooLarge = () =>
+    new BodyTooLarge(`The request body exceeds ${maxBytes} bytes (--max-body-bytes); send a smaller one.`);
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
-  let size = 0;
-  try {
+  if (typeof (req as Partial<IncomingMessage>).on !== 'function') {
+    // The in-process dispatcher's request (`sim/server/inprocess`): an async iterable of its body.
+    let size = 0;
     for await (const c of req) {
       size += (c as Buffer).length;
-      if (size > MAX_BODY_BYTES) {
-        req.resume();
-        throw new BadRequest(`The request body exceeds ${MAX_BODY_BYTES} bytes.`);
-      }
+      if (size > maxBytes) throw tooLarge();
       chunks.push(c as Buffer);
     }
-  } catch (err) {
-    if (err instanceof BadRequest) throw err;
-    // The client went away while sending: nothing to parse, and not a server bug.
-    throw new BadRequest(`The request body could not be read: ${(err as Error).message}`);
   }
+  // Events, not `for await`: leaving an async iterator early destroys the request, and with it
+  // the socket the 413 must go out on.
+  else
+    await new Promise<void>((resolve, reject) => {
+      let size = 0;
+      const stop = (err?: Error) => {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onError);
+        req.off('close', onClose);
+        if (err) {
+          req.pause();
+          reject(err);
+        } else resolve();
+      };
+      const onData = (c: Buffer) => {
+        size += c.length;
+        if (size > maxBytes) stop(tooLarge());
+        else chunks.push(c);
+      };
+      const onEnd = () => stop();
+      // The client went away while sending: nothing to parse, and not a server bug.
+      const onError = (err: Error) =>
+        stop(new BadRequest(`The request body could not be read: ${err.message}`));
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('error', onError);
+      // Closed before its end (the client went away mid-body): no 'end' will come.
+      const onClose = () =>
+        stop(new BadRequest('The request body could not be read: the client closed the connection.'));
+      req.on('close', onClose);
+    });
   const text = Buffer.concat(chunks).toString('utf8');
   if (!text.trim()) throw new BadRequest('The request body is empty; send a JSON object.');
   try {
