@@ -184,7 +184,10 @@ describe('against a llama.cpp-like server (no /v1 given, model name ignored)', (
       );
       const out = io.out();
       assert.equal(code, 0, `${out}\n${io.err()}`);
-      assert.match(out, /^tokenization: the approximation \(synthetic prompts exact; English prose about \+10%/m);
+      assert.match(
+        out,
+        /^tokenization: the approximation \(synthetic prompts exact; English prose about \+10%/m,
+      );
       assert.match(
         out,
         /^ {2}prompt lengths are approximate: no offline tokenizer for model m, and the server's \/tokenize did not answer$/m,
