@@ -122,11 +122,11 @@ export const LLAMACPP_MAP: EngineMap = {
  * servelab's simulator: vLLM v1's names plus its own health counter (`sim/server/lag-metrics`),
  * which says when the simulator itself fell behind real time.
  */
-export const SIM_MAP: EngineMap = {
-  ...VLLM_V1_MAP,
+export const SIM_HEALTH_MAP: EngineMap = {
   sim_behind_total: sum('servelab_sim_behind_total'),
   sim_steps_total: sum('servelab_sim_emit_lag_seconds_count'),
 };
+export const SIM_MAP: EngineMap = { ...VLLM_V1_MAP, ...SIM_HEALTH_MAP };
 
 /** Every map by engine; `unknown` reads only DCGM. */
 export const ENGINE_MAPS: Record<EngineKind, EngineMap> = {
@@ -212,7 +212,9 @@ export function normalize(
     list.push(s.value);
   }
   const out: Normalized = {};
-  const map = ENGINE_MAPS[engine];
+  // The simulator's health series are read whatever engine it plays (`--engine sglang` exposes
+  // SGLang's names and its own `servelab_sim_*`); no real engine has those names.
+  const map: EngineMap = { ...ENGINE_MAPS[engine], ...SIM_HEALTH_MAP };
   for (const key of VOCAB) {
     const rule = map[key];
     if (!rule) continue;

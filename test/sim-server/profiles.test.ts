@@ -59,7 +59,15 @@ describe('--engine sglang', async () => {
     const report = JSON.parse(readFileSync(join(dir, 'sglang-run', 'report.json'), 'utf8'));
     assert.equal(report.monitoring.scrape.sources[0].engine, 'sglang');
     const names = new Set((report.series as { name: string }[]).map((p) => p.name));
-    for (const n of ['running', 'waiting', 'kv_usage', 'prompt_tokens_total', 'generation_tokens_total'])
+    for (const n of [
+      'running',
+      'waiting',
+      'kv_usage',
+      'prompt_tokens_total',
+      'generation_tokens_total',
+      'sim_behind_total',
+      'sim_steps_total',
+    ])
       assert.ok(names.has(n), `series ${n} in ${[...names].join(', ')}`);
     // The counters reached the report: the server counted the prompt and output tokens it served.
     assert.ok(
