@@ -61,6 +61,12 @@ describe('servelab report with a vLLM result file', () => {
     ours = JSON.parse(readFileSync(join(dir, 'run', 'report.json'), 'utf8'));
   });
 
+  it('a run folder with a short lower-case name is read as a folder, not as a store id', async () => {
+    const io = memoryIo({}, dir);
+    assert.equal(await main(['report', 'run'], io), 0, io.err());
+    assert.deepEqual(line(io.out(), 'run'), ['run']);
+  });
+
   it("puts both runs in one table, the vLLM run with its own numbers and marked as vLLM's definitions", async () => {
     const io = memoryIo({}, dir);
     assert.equal(await main(['report', 'run/report.json', VLLM], io), 0, io.err());

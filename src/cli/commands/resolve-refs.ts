@@ -53,7 +53,12 @@ export async function loadRuns(refs: string[], opts: { db?: string; cwd: string 
   try {
     for (const ref of refs) {
       const path = resolve(opts.cwd, ref);
-      if (ref.endsWith('.json') || (existsSync(path) && !ref.match(/^[a-z0-9]{1,12}$/))) {
+      // A path: a .json file, or anything on disk that cannot be an id; a short lower-case name
+      // that could be a store id counts as a path only when it is a run's folder (has report.json).
+      const isPath =
+        ref.endsWith('.json') ||
+        (existsSync(path) && (!ref.match(/^[a-z0-9]{1,12}$/) || existsSync(join(path, 'report.json'))));
+      if (isPath) {
         const file = existsSync(path) && !path.endsWith('.json') ? join(path, 'report.json') : path;
         let text: string;
         try {
