@@ -85,6 +85,34 @@ export function allocateOrPreempt(
   return { preempted, self: false };
 }
 
+/**
+ * The running queue in order, each request what it still lacks within `budget` tokens, room made
+ * by {@link allocateOrPreempt}; stops when the budget is spent or a request preempted itself.
+ * vLLM V1's running pass and V0's decode/chunked pass alike (vllm/v1/core/sched/scheduler.py).
+ * @returns the budget left and how many requests were preempted
+ */
+export function scheduleRunningQueue(
+  kv: KvPool,
+  running: EngineReq[],
+  waiting: Deque<EngineReq>,
+  out: SchedulerOutput,
+  budget: number,
+): { budget: number; preempted: number } {
+  let preempted = 0;
+  for (let i = 0; i < running.length && budget > 0; i++) {
+    const r = running[i];
+    const n = Math.min(r.numTokens - r.numComputed, budget);
+    if (n <= 0) continue;
+    const room = allocateOrPreempt(kv, running, waiting, r, n, out);
+    preempted += room.preempted;
+    if (room.self) break;
+    out.reqs.push(r);
+    out.numNew.push(n);
+    budget -= n;
+  }
+  return { budget, preempted };
+}
+
 /** Bookkeeping of an admission shared by the policies (prefix stats, first-schedule time). */
 export function noteAdmission(kv: KvPool, r: EngineReq, hit: number, nowMs: number): void {
   // Counted on admission only, so a head-of-line request is not counted once per step.

@@ -22,13 +22,13 @@ import type { KvPool } from '../kv-pool.js';
 import type { ProfileConfig } from '../profiles.js';
 import { Deque, type EngineReq } from '../request.js';
 import {
-  allocateOrPreempt,
   clearOutput,
   noteAdmission,
   removeFrom,
   type SchedulePolicy,
   type SchedulerLimits,
   type SchedulerOutput,
+  scheduleRunningQueue,
 } from './policy.js';
 
 /** v0's `CacheConfig` default watermark: blocks kept free at admission, as a fraction. */
@@ -103,20 +103,9 @@ export class VllmV0Scheduler implements SchedulePolicy {
 
   /** Running requests in order, each what it lacks within `budget`; returns the budget left. */
   private scheduleRunning(out: SchedulerOutput, budget: number): number {
-    const kv = this.kv;
-    const running = this.running;
-    for (let i = 0; i < running.length && budget > 0; i++) {
-      const r = running[i];
-      const n = Math.min(r.numTokens - r.numComputed, budget);
-      if (n <= 0) continue;
-      const room = allocateOrPreempt(kv, running, this.waiting, r, n, out);
-      this.numPreemptions += room.preempted;
-      if (room.self) break;
-      out.reqs.push(r);
-      out.numNew.push(n);
-      budget -= n;
-    }
-    return budget;
+    const done = scheduleRunningQueue(this.kv, this.running, this.waiting, out, budget);
+    this.numPreemptions += done.preempted;
+    return done.budget;
   }
 
   /** `_schedule_chunked_prefill`: running first, then new prefills in what is left of the budget. */

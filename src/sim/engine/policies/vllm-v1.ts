@@ -14,12 +14,12 @@
 import type { KvPool } from '../kv-pool.js';
 import { Deque, type EngineReq } from '../request.js';
 import {
-  allocateOrPreempt,
   clearOutput,
   noteAdmission,
   removeFrom,
   type SchedulePolicy,
   type SchedulerOutput,
+  scheduleRunningQueue,
 } from './policy.js';
 
 export class VllmV1Scheduler implements SchedulePolicy {
@@ -37,19 +37,9 @@ export class VllmV1Scheduler implements SchedulePolicy {
     clearOutput(out);
     const kv = this.kv;
     const running = this.running;
-    let budget = this.maxNumBatchedTokens;
-
-    for (let i = 0; i < running.length && budget > 0; i++) {
-      const r = running[i];
-      const n = Math.min(r.numTokens - r.numComputed, budget);
-      if (n <= 0) continue;
-      const room = allocateOrPreempt(kv, running, this.waiting, r, n, out);
-      this.numPreemptions += room.preempted;
-      if (room.self) break;
-      out.reqs.push(r);
-      out.numNew.push(n);
-      budget -= n;
-    }
+    const done = scheduleRunningQueue(kv, running, this.waiting, out, this.maxNumBatchedTokens);
+    this.numPreemptions += done.preempted;
+    let budget = done.budget;
 
     if (out.preempted.length === 0) {
       while (this.waiting.length && budget > 0 && running.length < this.maxNumSeqs) {
