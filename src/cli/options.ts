@@ -14,6 +14,7 @@ import type {
   OutputSettings,
   WorkloadSettings,
 } from '../pipeline/settings.js';
+import { VLLM_METRICS, type VllmMetric } from '../report/run/vllm.js';
 import { jsonOption } from './commands/common.js';
 
 /** Raw values as commander hands them over (strings until validated). */
@@ -582,24 +583,22 @@ function applyCompatFlags(raw: RawCommon, problems: Problem[], notes: string[]):
   return out;
 }
 
-const VLLM_METRIC_NAMES = ['ttft', 'tpot', 'itl', 'e2el'] as const;
-
 /** `vllm.json`'s `--percentile-metrics`, `--metric-percentiles` and `--save-detailed`. */
 function vllmOptions(raw: RawCommon, problems: Problem[]): OutputSettings['vllm'] {
-  let metrics: (typeof VLLM_METRIC_NAMES)[number][] | null = null;
+  let metrics: VllmMetric[] | null = null;
   if (raw.percentileMetrics !== undefined) {
     const names = raw.percentileMetrics
       .split(',')
       .map((x) => x.trim())
       .filter(Boolean);
-    const bad = names.filter((x) => !(VLLM_METRIC_NAMES as readonly string[]).includes(x));
+    const bad = names.filter((x) => !(VLLM_METRICS as readonly string[]).includes(x));
     if (bad.length || !names.length)
       problems.push({
         path: '--percentile-metrics',
         message: `unknown metric(s) ${bad.join(', ') || '(none given)'}`,
-        hint: `use vLLM's names: ${VLLM_METRIC_NAMES.join(',')}`,
+        hint: `use vLLM's names: ${VLLM_METRICS.join(',')}`,
       });
-    else metrics = names as (typeof VLLM_METRIC_NAMES)[number][];
+    else metrics = names as VllmMetric[];
   }
   let percentiles: number[] | null = null;
   if (raw.metricPercentiles !== undefined) {

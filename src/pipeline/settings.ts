@@ -4,6 +4,8 @@
  * builds them from flags; experiments build them from files.
  */
 
+import type { VllmMetric } from '../report/run/vllm.js';
+
 export interface LoadSettings {
   mode: 'closed' | 'open' | 'trace';
   concurrency: number | null;
@@ -46,7 +48,7 @@ export interface OutputSettings {
   formatVllm: boolean;
   /** `vllm.json`'s percentile metrics and percentiles (null: vLLM's defaults) and per-request arrays. */
   vllm: {
-    percentileMetrics: ('ttft' | 'tpot' | 'itl' | 'e2el')[] | null;
+    percentileMetrics: VllmMetric[] | null;
     metricPercentiles: number[] | null;
     detailed: boolean;
     /** Where to write it (null: `vllm.json` in `out`); `append`: add one JSON line (SGLang's --output-file). */
