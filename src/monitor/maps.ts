@@ -140,6 +140,15 @@ export const ENGINE_MAPS: Record<EngineKind, EngineMap> = {
 };
 
 /**
+ * The maps `normalize` reads with: each engine's plus the simulator's health series, which are
+ * read whatever engine it plays (`--engine sglang` exposes SGLang's names and its own
+ * `servelab_sim_*`); no real engine has those names.
+ */
+const READ_MAPS = Object.fromEntries(
+  Object.entries(ENGINE_MAPS).map(([k, m]) => [k, { ...m, ...SIM_HEALTH_MAP }]),
+) as Record<EngineKind, EngineMap>;
+
+/**
  * Name of a gauge the simulator may expose to identify itself. Without it a simulator scrape is
  * detected as `vllm`, which reads identically.
  */
@@ -212,9 +221,7 @@ export function normalize(
     list.push(s.value);
   }
   const out: Normalized = {};
-  // The simulator's health series are read whatever engine it plays (`--engine sglang` exposes
-  // SGLang's names and its own `servelab_sim_*`); no real engine has those names.
-  const map: EngineMap = { ...ENGINE_MAPS[engine], ...SIM_HEALTH_MAP };
+  const map = READ_MAPS[engine];
   for (const key of VOCAB) {
     const rule = map[key];
     if (!rule) continue;
