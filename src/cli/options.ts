@@ -490,10 +490,7 @@ function applyCompatFlags(raw: RawCommon, problems: Problem[], notes: string[]):
       hint: 'e.g. --dataset-name sharegpt --dataset-path FILE.json',
     });
 
-  const ratio =
-    raw.randomRangeRatio === undefined
-      ? null
-      : num(problems, '--random-range-ratio', raw.randomRangeRatio, { min: 0 });
+  const ratio = num(problems, '--random-range-ratio', raw.randomRangeRatio, { min: 0 });
   if (ratio !== null && ratio >= 1)
     problems.push({
       path: '--random-range-ratio',
