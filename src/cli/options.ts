@@ -7,6 +7,7 @@
 import { join, resolve as resolvePath } from 'node:path';
 import type { Command } from '@commander-js/extra-typings';
 import type { Problem } from '../core/errors.js';
+import { parseLang, resolveLang, type T, translator } from '../core/i18n/index.js';
 import type {
   CommonSettings,
   GenerationSettings,
@@ -638,4 +639,29 @@ export function resolvePaths(c: CommonSettings, cwd: string): CommonSettings {
       json: typeof c.output.json === 'string' ? resolvePath(cwd, c.output.json) : c.output.json,
     },
   };
+}
+
+/** Declare `--lang` on a command that prints or writes prose (docs/cli.md). */
+export function addLangOption<C extends Command<[], Record<string, unknown>>>(cmd: C) {
+  return cmd.option('--lang <lang>', 'language of prose: en or zh-CN (default: from LC_ALL / LANG)');
+}
+
+/**
+ * The translator for a command: `--lang` if given (an unknown one is a usage problem, with a
+ * hint), else the locale, else English.
+ */
+export function langOf(
+  flag: string | undefined,
+  env: Record<string, string | undefined>,
+  problems: Problem[],
+): T {
+  if (flag !== undefined && parseLang(flag) === undefined) {
+    const t = translator(resolveLang(undefined, env));
+    problems.push({
+      path: '--lang',
+      message: t('common.lang.unknown', { value: flag }),
+      hint: t('common.lang.hint'),
+    });
+  }
+  return translator(resolveLang(flag, env));
 }

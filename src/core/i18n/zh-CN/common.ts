@@ -1,0 +1,9 @@
+import type { common as en } from '../en/common.js';
+
+/** 所有命令共用的文字。 */
+export const common: Record<keyof typeof en, string> = {
+  'common.lang.unknown': '未知语言 "{value}"',
+  'common.lang.hint': '请使用 --lang en 或 --lang zh-CN（默认跟随 LC_ALL / LANG）',
+  'common.none': '无',
+  'common.missing': '缺失',
+};
