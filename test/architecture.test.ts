@@ -25,7 +25,8 @@ const SRC = resolve(import.meta.dirname, '..', 'src');
  *    other or of the load generator;
  *  - 6 runner (the load loops), 7 its observers (monitoring, the store);
  *  - 8 pipeline (the one measurement path), 9 what builds on it (experiments, the dashboard);
- *  - 10 cli, imported by nobody.
+ *  - 10 the upgrade gate, whose load check reuses the experiments' A/B machinery;
+ *  - 11 cli, imported by nobody.
  */
 const TIER: Record<string, number> = {
   core: 0,
@@ -44,7 +45,8 @@ const TIER: Record<string, number> = {
   pipeline: 8,
   exp: 9,
   dashboard: 9,
-  cli: 10,
+  gate: 10,
+  cli: 11,
 };
 
 /** Whether code in folder `from` may import folder `to`. */

@@ -2,8 +2,31 @@
  * The English catalogue, which defines the keys. One section per stage, so work on different
  * stages never edits the same file; a key is `section.name`.
  */
+
+import { check } from './check.js';
+import { cli } from './cli.js';
 import { common } from './common.js';
+import { dashboard } from './dashboard.js';
+import { diagnose } from './diagnose.js';
+import { exp } from './exp.js';
+import { gate } from './gate.js';
+import { gateLoad } from './gate-load.js';
+import { report } from './report.js';
+import { run } from './run.js';
+import { sim } from './sim.js';
+import { writeup } from './writeup.js';
 
 export const en = {
   ...common,
+  ...gate,
+  ...gateLoad,
+  ...report,
+  ...dashboard,
+  ...writeup,
+  ...diagnose,
+  ...cli,
+  ...check,
+  ...run,
+  ...sim,
+  ...exp,
 } as const;

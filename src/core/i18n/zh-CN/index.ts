@@ -3,8 +3,30 @@
  * missing here is a compile error.
  */
 import type { en } from '../en/index.js';
+import { check } from './check.js';
+import { cli } from './cli.js';
 import { common } from './common.js';
+import { dashboard } from './dashboard.js';
+import { diagnose } from './diagnose.js';
+import { exp } from './exp.js';
+import { gate } from './gate.js';
+import { gateLoad } from './gate-load.js';
+import { report } from './report.js';
+import { run } from './run.js';
+import { sim } from './sim.js';
+import { writeup } from './writeup.js';
 
 export const zhCN: Record<keyof typeof en, string> = {
   ...common,
+  ...gate,
+  ...gateLoad,
+  ...report,
+  ...dashboard,
+  ...writeup,
+  ...diagnose,
+  ...cli,
+  ...check,
+  ...run,
+  ...sim,
+  ...exp,
 };

@@ -1,0 +1,2 @@
+/** Prose of the "check" section (keys `check.*`). */
+export const check = {} as const;

@@ -1,0 +1,2 @@
+/** Prose of the "cli" section (keys `cli.*`). */
+export const cli = {} as const;

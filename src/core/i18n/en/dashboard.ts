@@ -1,0 +1,2 @@
+/** Prose of the "dashboard" section (keys `dashboard.*`). */
+export const dashboard = {} as const;

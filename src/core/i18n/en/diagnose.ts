@@ -1,0 +1,2 @@
+/** Prose of the "diagnose" section (keys `diagnose.*`). */
+export const diagnose = {} as const;

@@ -1,0 +1,2 @@
+/** Prose of the "exp" section (keys `exp.*`). */
+export const exp = {} as const;

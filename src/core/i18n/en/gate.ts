@@ -1,0 +1,2 @@
+/** Prose of the "gate" section (keys `gate.*`). */
+export const gate = {} as const;

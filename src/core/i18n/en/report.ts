@@ -1,0 +1,2 @@
+/** Prose of the "report" section (keys `report.*`). */
+export const report = {} as const;

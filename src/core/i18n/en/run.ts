@@ -1,0 +1,2 @@
+/** Prose of the "run" section (keys `run.*`). */
+export const run = {} as const;

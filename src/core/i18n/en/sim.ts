@@ -1,0 +1,2 @@
+/** Prose of the "sim" section (keys `sim.*`). */
+export const sim = {} as const;

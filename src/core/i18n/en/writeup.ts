@@ -1,0 +1,2 @@
+/** Prose of the "writeup" section (keys `writeup.*`). */
+export const writeup = {} as const;

@@ -1,0 +1,4 @@
+import type { dashboard as en } from '../en/dashboard.js';
+
+/** "dashboard" 部分的文字。 */
+export const dashboard: Record<keyof typeof en, string> = {};

@@ -1,0 +1,4 @@
+/** Gate checks, group "structured" (docs/gate.md). */
+import type { Check } from '../types.js';
+
+export const checks: Check[] = [];
