@@ -40,7 +40,7 @@ export const source = {
   'source.vllm.get_computed_blocks':
     'The prefix-cache lookup: the longest run of cached full blocks of the prompt (never the whole prompt, since the last token is always recomputed).',
   'source.vllm.allocate_slots':
-    "Allocates the KV blocks a step needs and returns None when the pool is full; that None is what makes the scheduler preempt.",
+    'Allocates the KV blocks a step needs and returns None when the pool is full; that None is what makes the scheduler preempt.',
   'source.vllm.available_memory':
     'Sizes the KV cache: total memory × gpu_memory_utilization minus the peak of a profiling run; a larger fraction, or fp8 KV, gives more blocks.',
   'source.vllm.warm_up':
@@ -72,7 +72,7 @@ export const source = {
   'source.sglang.calc_priority':
     'Orders the waiting queue: lpm puts the longest radix-cache match first, and falls back to first-come order when more than 128 requests wait.',
   'source.sglang.retract_decode':
-    "When decode memory runs out (check_decode_mem), frees decoding requests until the rest fit and re-estimates new_token_ratio; the retracted requests go back to the queue and are recomputed.",
+    'When decode memory runs out (check_decode_mem), frees decoding requests until the rest fit and re-estimates new_token_ratio; the retracted requests go back to the queue and are recomputed.',
   'source.sglang.match_prefix':
     'The prefix-cache lookup: the longest cached prefix in the radix tree, splitting a node at the match boundary and refreshing its access time.',
   'source.sglang.evict':

@@ -37,8 +37,7 @@ export const source: Record<keyof typeof en, string> = {
     '引擎的一次迭代：schedule、execute_model、update_from_output。每个运行中的请求每步最多得到一个新 token，所以一步的耗时就是每条流的 token 间隔。',
   'source.vllm.get_computed_blocks':
     '前缀缓存查找：提示中已缓存的最长一段完整块（永远不会是整个提示，最后一个 token 总要重算）。',
-  'source.vllm.allocate_slots':
-    '为一步分配所需的 KV 块，池满时返回 None；正是这个 None 让调度器去抢占。',
+  'source.vllm.allocate_slots': '为一步分配所需的 KV 块，池满时返回 None；正是这个 None 让调度器去抢占。',
   'source.vllm.available_memory':
     '决定 KV cache 的大小：总显存 × gpu_memory_utilization，减去一次 profiling 运行的峰值；调高比例或使用 fp8 KV 能得到更多块。',
   'source.vllm.warm_up':
@@ -121,28 +120,21 @@ export const source: Record<keyof typeof en, string> = {
     '在 OpenAI 兼容路由背后组装模拟器（选项、引擎、实时驱动、分词器）；请求在这里被解析、排入引擎并流式返回。',
   'source.sim.api_server_queue':
     'API 服务自身的工作，建模为引擎前（输入）和每一步之后（输出块）的队列；其常数可以校准。',
-  'source.sim.chat_template':
-    '模拟器的 chat template：聊天请求在分词之前给提示加上的内容。',
+  'source.sim.chat_template': '模拟器的 chat template：聊天请求在分词之前给提示加上的内容。',
   'source.sim.engine_req':
     '模拟器里的 vLLM Request：numComputed 与 numTokens 的对比、停止长度，以及 max_tokens 截断答案时的 finishReason length。',
   'source.sim.vllm_v1_schedule':
     '对应 vLLM V1 的 Scheduler.schedule：在同一份 token 预算下先满足运行中的请求，再接纳等待中的请求直到 max_num_seqs，长提示分块 prefill。',
   'source.sim.sglang_schedule':
     '对应 SGLang 的策略：能组成 prefill 批时单独运行它（按 chunked_prefill_size 分块），否则运行 decode 批；lpm 排序，必要时退回先来先服务。',
-  'source.sim.preempt':
-    '对应 vLLM 的重算式抢占：释放请求的块，已计算 token 清零，放到队首等待。',
-  'source.sim.kv_cache_manager':
-    '对应 vLLM 的块管理器：按链式块哈希查前缀、池满时分配失败，以及使用率指标。',
-  'source.sim.radix_cache':
-    '对应 SGLang 的 radix 树：按 token 查前缀，池需要空间时淘汰未加锁的叶子。',
-  'source.sim.engine_core':
-    '步进循环：调度、计算这次前向的耗时、采样；cold_start_ms 会加在第一步上。',
+  'source.sim.preempt': '对应 vLLM 的重算式抢占：释放请求的块，已计算 token 清零，放到队首等待。',
+  'source.sim.kv_cache_manager': '对应 vLLM 的块管理器：按链式块哈希查前缀、池满时分配失败，以及使用率指标。',
+  'source.sim.radix_cache': '对应 SGLang 的 radix 树：按 token 查前缀，池需要空间时淘汰未加锁的叶子。',
+  'source.sim.engine_core': '步进循环：调度、计算这次前向的耗时、采样；cold_start_ms 会加在第一步上。',
   'source.sim.cost_model':
     '一步的耗时：GEMM（含反量化开销）、按读取的 KV 计算的注意力、每步固定开销、CUDA graph 补齐以及张量并行的 all-reduce。',
   'source.sim.driver':
     '按真实时间发出每一步的 token；发出晚了的步会记为模拟器落后，从而能把这种间隔和客户端的间隔区分开。',
-  'source.sim.metrics':
-    '根据引擎统计，在 /metrics 上提供 vLLM 或 SGLang 命名的指标。',
-  'source.sim.calibrate':
-    '用实测运行拟合成本模型的常数（Levenberg–Marquardt），让模拟器贴近真实引擎。',
+  'source.sim.metrics': '根据引擎统计，在 /metrics 上提供 vLLM 或 SGLang 命名的指标。',
+  'source.sim.calibrate': '用实测运行拟合成本模型的常数（Levenberg–Marquardt），让模拟器贴近真实引擎。',
 };
