@@ -36,7 +36,7 @@ export const source = {
   'source.vllm.grammar_bitmask':
     'Builds the grammar mask that keeps structured output inside its schema at each step; it does not end the request, so max_tokens can still cut the answer short.',
   'source.vllm.engine_step':
-    "One engine iteration: schedule, execute_model, update_from_output. Each running request gets at most one new token per step, so the step time is every stream's token gap.",
+    "One engine iteration: schedule, execute_model, update_from_output. Without speculative decoding each running request gets at most one new token per step, so the step time is every stream's token gap.",
   'source.vllm.get_computed_blocks':
     'The prefix-cache lookup: the longest run of cached full blocks of the prompt (never the whole prompt, since the last token is always recomputed).',
   'source.vllm.allocate_slots':

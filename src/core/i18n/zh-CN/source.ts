@@ -34,7 +34,7 @@ export const source: Record<keyof typeof en, string> = {
   'source.vllm.grammar_bitmask':
     '每一步生成语法掩码，让结构化输出不越出 schema；它不会结束请求，所以 max_tokens 仍可能把答案截断。',
   'source.vllm.engine_step':
-    '引擎的一次迭代：schedule、execute_model、update_from_output。每个运行中的请求每步最多得到一个新 token，所以一步的耗时就是每条流的 token 间隔。',
+    '引擎的一次迭代：schedule、execute_model、update_from_output。不使用投机解码时，每个运行中的请求每步最多得到一个新 token，所以一步的耗时就是每条流的 token 间隔。',
   'source.vllm.get_computed_blocks':
     '前缀缓存查找：提示中已缓存的最长一段完整块（永远不会是整个提示，最后一个 token 总要重算）。',
   'source.vllm.allocate_slots': '为一步分配所需的 KV 块，池满时返回 None；正是这个 None 让调度器去抢占。',
