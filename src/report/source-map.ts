@@ -740,7 +740,7 @@ const SIM: Row[] = [
 ];
 
 /** The source map: every row, grouped by engine. */
-export const SOURCE_MAP: readonly SourceRow[] = [...VLLM, ...SGLANG, ...LLAMACPP, ...SIM];
+export const SOURCE_ROWS: readonly SourceRow[] = [...VLLM, ...SGLANG, ...LLAMACPP, ...SIM];
 
 /**
  * The source-map engine for an engine name as servelab writes it: `client/check` `EngineGuess`
@@ -778,7 +778,7 @@ export function sourceNotes(
   const rules = new Set(ruleIds);
   const ks = new Set(kinds);
   const order = (o: SourceObject) => SOURCE_OBJECTS.indexOf(o);
-  return SOURCE_MAP.filter(
+  return SOURCE_ROWS.filter(
     (r) => r.engine === e && (r.rules.some((x) => rules.has(x)) || r.kinds.some((x) => ks.has(x))),
   ).sort((a, b) => order(a.object) - order(b.object));
 }
@@ -804,7 +804,7 @@ const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
  * checked commit), what to look at, rules, experiment kinds and version. docs/source-map.md
  * holds this table in English.
  */
-export function sourceMapMarkdown(t: T, rows: readonly SourceRow[] = SOURCE_MAP): string {
+export function sourceMapMarkdown(t: T, rows: readonly SourceRow[] = SOURCE_ROWS): string {
   const L: string[] = [];
   for (const engine of SOURCE_ENGINES) {
     const mine = rows.filter((r) => r.engine === engine);

@@ -5,26 +5,25 @@
  * engine's rows for the rules and kinds it has.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { translator } from '../../src/core/i18n/index.js';
 import { EXPERIMENT_KINDS } from '../../src/exp/kinds/index.js';
 import {
   SOURCE_ENGINES,
-  SOURCE_MAP,
   SOURCE_OBJECTS,
+  SOURCE_ROWS,
   sourceEngineOf,
   sourceMapMarkdown,
   sourceNotes,
   sourceUrl,
   THIS_TREE,
 } from '../../src/report/source-map.js';
+import { assertGeneratedSection } from '../helpers/generated-doc.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const DOC = resolve(ROOT, 'docs', 'source-map.md');
-const START = /<!-- source-map:start[^\n]*-->\n/;
-const END = '\n<!-- source-map:end -->';
 
 /**
  * The rule ids the diagnosis can emit, read from its source: every `rule: '…'` of a finding and
@@ -55,7 +54,7 @@ describe('source map', () => {
   it('has, for every engine, a row for every diagnosis rule and every experiment kind', () => {
     const missing: string[] = [];
     for (const engine of SOURCE_ENGINES) {
-      const rows = SOURCE_MAP.filter((r) => r.engine === engine);
+      const rows = SOURCE_ROWS.filter((r) => r.engine === engine);
       for (const id of ruleIds)
         if (!rows.some((r) => r.rules.includes(id))) missing.push(`${engine}: rule ${id}`);
       for (const kind of EXPERIMENT_KINDS)
@@ -67,20 +66,20 @@ describe('source map', () => {
   it('names only real rules and kinds, and every object has a row in every engine', () => {
     const kinds = new Set<string>(EXPERIMENT_KINDS);
     const bad: string[] = [];
-    for (const r of SOURCE_MAP) {
+    for (const r of SOURCE_ROWS) {
       for (const id of r.rules) if (!ruleIds.includes(id)) bad.push(`${r.engine} ${r.symbol}: rule ${id}`);
       for (const k of r.kinds) if (!kinds.has(k)) bad.push(`${r.engine} ${r.symbol}: kind ${k}`);
       if (r.rules.length + r.kinds.length === 0) bad.push(`${r.engine} ${r.symbol}: explains nothing`);
     }
     for (const engine of SOURCE_ENGINES)
       for (const object of SOURCE_OBJECTS)
-        if (!SOURCE_MAP.some((r) => r.engine === engine && r.object === object))
+        if (!SOURCE_ROWS.some((r) => r.engine === engine && r.object === object))
           bad.push(`${engine}: no ${object}`);
     assert.deepEqual(bad, []);
   });
 
   it('gives each engine row the commit it was checked at, and each simulator row this tree', () => {
-    for (const r of SOURCE_MAP) {
+    for (const r of SOURCE_ROWS) {
       if (r.engine === 'servelab-sim') assert.equal(r.version, THIS_TREE, r.symbol);
       else assert.match(r.version, /^[0-9a-f]{40}$/, `${r.engine} ${r.symbol}`);
     }
@@ -88,7 +87,7 @@ describe('source map', () => {
 
   it("points the simulator's rows at files and exported symbols of this tree", () => {
     const bad: string[] = [];
-    for (const r of SOURCE_MAP.filter((x) => x.engine === 'servelab-sim')) {
+    for (const r of SOURCE_ROWS.filter((x) => x.engine === 'servelab-sim')) {
       const file = resolve(ROOT, r.path);
       if (!existsSync(file)) {
         bad.push(`${r.path}: no such file`);
@@ -117,34 +116,26 @@ describe('source map', () => {
   });
 
   it('docs/source-map.md holds the table the rows generate, with every row path in it', () => {
-    const text = readFileSync(DOC, 'utf8');
-    const start = START.exec(text);
-    const end = text.indexOf(END);
-    assert.ok(start && end > start.index, 'docs/source-map.md has the source-map markers');
-    const from = start.index + start[0].length;
-    const table = sourceMapMarkdown(translator('en'));
-    if (process.env.UPDATE_DOCS) writeFileSync(DOC, text.slice(0, from) + table + text.slice(end));
-    else
-      assert.equal(
-        text.slice(from, end),
-        table,
-        'docs/source-map.md is out of date: run UPDATE_DOCS=1 node --import tsx --test test/report/source-map.test.ts',
-      );
-    const doc = text.slice(from, end);
-    for (const r of SOURCE_MAP) {
+    const doc = assertGeneratedSection(
+      DOC,
+      'source-map',
+      sourceMapMarkdown(translator('en')),
+      import.meta.filename,
+    );
+    for (const r of SOURCE_ROWS) {
       assert.ok(doc.includes(`[\`${r.path}\`](${sourceUrl(r)})`), `${r.path} is in the doc table`);
       assert.ok(doc.includes(`\`${r.symbol}\``), `${r.symbol} is in the doc table`);
     }
   });
 
   it('links engine rows to GitHub at their commit and simulator rows into this repository', () => {
-    const v = SOURCE_MAP.find((r) => r.engine === 'vllm' && r.symbol === 'Scheduler.schedule');
+    const v = SOURCE_ROWS.find((r) => r.engine === 'vllm' && r.symbol === 'Scheduler.schedule');
     assert.ok(v);
     assert.equal(
       sourceUrl(v),
       `https://github.com/vllm-project/vllm/blob/${v.version}/vllm/v1/core/sched/scheduler.py`,
     );
-    const s = SOURCE_MAP.find((r) => r.engine === 'servelab-sim' && r.symbol === 'EngineCore');
+    const s = SOURCE_ROWS.find((r) => r.engine === 'servelab-sim' && r.symbol === 'EngineCore');
     assert.ok(s);
     assert.equal(sourceUrl(s), '../src/sim/engine/engine.ts');
     assert.equal(sourceUrl(s, '.'), 'src/sim/engine/engine.ts');
@@ -154,7 +145,7 @@ describe('source map', () => {
   it('writes each row note in English and Chinese', () => {
     const en = translator('en');
     const zh = translator('zh-CN');
-    for (const r of SOURCE_MAP) {
+    for (const r of SOURCE_ROWS) {
       assert.notEqual(en(r.note_key), r.note_key, r.note_key);
       assert.match(zh(r.note_key), /[\u4e00-\u9fff]/, r.note_key);
     }
@@ -173,7 +164,7 @@ describe('sourceNotes', () => {
     // Every vLLM row with that rule, and no other.
     assert.equal(
       rows.length,
-      SOURCE_MAP.filter((r) => r.engine === 'vllm' && r.rules.includes('stall_preemption')).length,
+      SOURCE_ROWS.filter((r) => r.engine === 'vllm' && r.rules.includes('stall_preemption')).length,
     );
   });
 
