@@ -10,6 +10,7 @@ export * from './diagnose/index.js';
 export * from './html.js';
 export * from './markdown.js';
 export * from './report-json.js';
+export * from './source-map.js';
 export * from './table.js';
 export type * from './types.js';
 export * from './vllm-result.js';

@@ -5,7 +5,6 @@
  * conversion.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
@@ -22,10 +21,9 @@ import {
   simSettingsTable,
   withSimDefaults,
 } from '../../src/sim/settings.js';
+import { assertGeneratedSection } from '../helpers/generated-doc.js';
 
 const DOC = resolve(import.meta.dirname, '..', '..', 'docs', 'sim.md');
-const START = /<!-- sim-settings:start[^\n]*-->\n/;
-const END = '\n<!-- sim-settings:end -->';
 
 function problemsOf(fn: () => unknown): UsageError['problems'] {
   try {
@@ -42,19 +40,7 @@ const file = (sim: string) =>
 
 describe('simulator settings', () => {
   it('docs/sim.md holds the table the schema generates', () => {
-    const text = readFileSync(DOC, 'utf8');
-    const start = START.exec(text);
-    const end = text.indexOf(END);
-    assert.ok(start && end > start.index, 'docs/sim.md has the sim-settings markers');
-    const from = start.index + start[0].length;
-    const table = simSettingsTable();
-    if (process.env.UPDATE_DOCS) writeFileSync(DOC, text.slice(0, from) + table + text.slice(end));
-    else
-      assert.equal(
-        text.slice(from, end),
-        table,
-        'docs/sim.md is out of date: run UPDATE_DOCS=1 node --import tsx --test test/sim-engine/settings.test.ts',
-      );
+    assertGeneratedSection(DOC, 'sim-settings', simSettingsTable(), import.meta.filename);
   });
 
   it("is an experiment file's sim: section, which names models and GPUs from the catalogue", () => {

@@ -14,6 +14,7 @@ import { gateLoad } from './gate-load.js';
 import { report } from './report.js';
 import { run } from './run.js';
 import { sim } from './sim.js';
+import { source } from './source.js';
 import { writeup } from './writeup.js';
 
 export const en = {
@@ -28,5 +29,6 @@ export const en = {
   ...check,
   ...run,
   ...sim,
+  ...source,
   ...exp,
 } as const;

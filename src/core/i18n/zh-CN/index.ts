@@ -14,6 +14,7 @@ import { gateLoad } from './gate-load.js';
 import { report } from './report.js';
 import { run } from './run.js';
 import { sim } from './sim.js';
+import { source } from './source.js';
 import { writeup } from './writeup.js';
 
 export const zhCN: Record<keyof typeof en, string> = {
@@ -28,5 +29,6 @@ export const zhCN: Record<keyof typeof en, string> = {
   ...check,
   ...run,
   ...sim,
+  ...source,
   ...exp,
 };
