@@ -19,6 +19,7 @@ export const gateLoad = {
   'gate-load.skip.finished-first':
     'the request ended (HTTP {status}) before the {ms} ms client timeout, so no abort could be seen',
   'gate-load.skip.no-logprobs': 'the server returned no logprobs, so a divergence cannot be judged',
+  'gate-load.skip.no-correct': 'the old version answered none of the {n} questions right, so the set says nothing about this model',
   'gate-load.skip.single': 'needs both the old and the new version',
   'gate-load.skip.invalid':
     'inconclusive: the {side} run at {level} is not valid by servelab’s own verdict ({reasons})',
@@ -68,6 +69,6 @@ export const gateLoad = {
   'gate-load.load.quality-failed': 'the {side} version answered no question ({errors} errors)',
   'gate-load.evidence.max-goodput':
     'the old version’s maximum goodput: {rps} req/s at concurrency {c} (SLO ttft ≤ {ttft} ms, tpot ≤ {tpot} ms)',
-  'gate-load.evidence.metric': '{metric} at {level}: old {old}, new {new} ({pct}%, 95% CI [{low}, {high}], Holm p {p})',
+  'gate-load.evidence.metric': '{metric}: old {old}, new {new} ({pct}%, 95% CI [{low}, {high}], Holm p {p})',
   'gate-load.evidence.wrong': 'question {id}: expected {answer}',
 } as const;

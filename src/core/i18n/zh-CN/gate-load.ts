@@ -16,6 +16,7 @@ export const gateLoad: Record<keyof typeof en, string> = {
   'gate-load.skip.not-saturated': '{n} 个流同时在途时没有请求排队（running 为 {running}）：批大小超过了本检查能填满的规模',
   'gate-load.skip.finished-first': '请求在 {ms} ms 客户端超时之前就结束了（HTTP {status}），无法观察中止',
   'gate-load.skip.no-logprobs': '服务端没有返回 logprobs，无法判断分歧',
+  'gate-load.skip.no-correct': '旧版 {n} 道题一道也没答对，因此这组问题无法说明该模型的质量',
   'gate-load.skip.single': '需要同时提供旧版和新版',
   'gate-load.skip.invalid': '无法下结论：{side} 在 {level} 的运行按 servelab 自身的有效性判定无效（{reasons}）',
   'gate-load.skip.no-goodput': '无法下结论：旧版在任何并发下都没有满足 SLO（ttft ≤ {ttft} ms，tpot ≤ {tpot} ms）',
@@ -54,6 +55,6 @@ export const gateLoad: Record<keyof typeof en, string> = {
   'gate-load.load.quality-failed': '{side}版本一道题也没有回答（{errors} 个错误）',
   'gate-load.evidence.max-goodput':
     '旧版的最大有效吞吐：并发 {c} 时为 {rps} 请求/秒（SLO：ttft ≤ {ttft} ms，tpot ≤ {tpot} ms）',
-  'gate-load.evidence.metric': '{metric} 在 {level}：旧版 {old}，新版 {new}（{pct}%，95% 置信区间 [{low}, {high}]，Holm p {p}）',
+  'gate-load.evidence.metric': '{metric}：旧版 {old}，新版 {new}（{pct}%，95% 置信区间 [{low}, {high}]，Holm p {p}）',
   'gate-load.evidence.wrong': '问题 {id}：标准答案为 {answer}',
 };
