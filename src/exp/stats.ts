@@ -19,7 +19,13 @@ export type Statistic = (xs: readonly number[]) => number | null;
 
 /** The p-th percentile (0–100) as a {@link Statistic} (numpy's linear interpolation, as `analysis`). */
 export function percentileStat(p: number): Statistic {
-  return (xs) => (xs.length ? percentile([...xs].sort((x, y) => x - y), p) : null);
+  return (xs) =>
+    xs.length
+      ? percentile(
+          [...xs].sort((x, y) => x - y),
+          p,
+        )
+      : null;
 }
 
 /**
@@ -93,16 +99,27 @@ export function bootstrapDelta(
   const deltas = new Float64Array(r);
   if (stat) {
     // Any statistic: resample the requests (pairs, or each side), then take it on each side.
-    const groups = paired && clusters && clusters.length === a.length ? groupBy(a.map((_, i) => i), clusters) : null;
+    const groups =
+      paired && clusters && clusters.length === a.length
+        ? groupBy(
+            a.map((_, i) => i),
+            clusters,
+          )
+        : null;
     const all = a.map((_, i) => i);
     for (let k = 0; k < r; k++) {
       if (paired) {
-        const idx = groups && groups.length > 1 ? resampleClusteredIndices(groups, rng) : resampleIndices(all, rng);
+        const idx =
+          groups && groups.length > 1 ? resampleClusteredIndices(groups, rng) : resampleIndices(all, rng);
         deltas[k] = (stat(idx.map((i) => b[i])) ?? 0) - (stat(idx.map((i) => a[i])) ?? 0);
       } else
         deltas[k] =
-          (stat(resampleIndices(b.map((_, i) => i), rng).map((i) => b[i])) ?? 0) -
-          (stat(resampleIndices(all, rng).map((i) => a[i])) ?? 0);
+          (stat(
+            resampleIndices(
+              b.map((_, i) => i),
+              rng,
+            ).map((i) => b[i]),
+          ) ?? 0) - (stat(resampleIndices(all, rng).map((i) => a[i])) ?? 0);
     }
   } else if (paired) {
     const d = a.map((x, i) => b[i] - x);

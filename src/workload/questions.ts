@@ -139,7 +139,8 @@ export function wrongAnswer(question: Question, k: number): string {
   if (/^-?\d+$/.test(a)) return String(Number(a) + bump);
   if (/^-?\d+\.\d+$/.test(a)) return String(Math.round((Number(a) + bump / 10) * 1000) / 1000);
   const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(a);
-  if (date) return `${date[1]}-${date[2]}-${String(((Number(date[3]) + bump - 1) % 28) + 1).padStart(2, '0')}`;
+  if (date)
+    return `${date[1]}-${date[2]}-${String(((Number(date[3]) + bump - 1) % 28) + 1).padStart(2, '0')}`;
   if (a === 'yes') return 'no';
   if (a === 'no') return 'yes';
   return a === 'monday' ? 'tuesday' : 'monday';

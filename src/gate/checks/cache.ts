@@ -97,7 +97,11 @@ const warmColdParity: EachCheck = {
       };
     }
     let i = 0;
-    while (i < cold.logprobs.length && i < warm.logprobs.length && cold.logprobs[i].token === warm.logprobs[i].token)
+    while (
+      i < cold.logprobs.length &&
+      i < warm.logprobs.length &&
+      cold.logprobs[i].token === warm.logprobs[i].token
+    )
       i++;
     // The near tie may show on either side: the cold pass's candidates or the warm one's.
     const ms = [margin(cold.logprobs[i]), margin(warm.logprobs[i])].filter((m): m is number => m !== null);

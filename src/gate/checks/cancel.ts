@@ -7,8 +7,10 @@
  * client that is gone: the batch slot, its KV blocks and the GPU time are lost until the
  * request ends by itself (vllm-project/vllm#57082 is the abort that looked like a success).
  */
-import type { T } from '../../core/i18n/index.js';
+
+import { request } from 'undici';
 import { percentile } from '../../analysis/stats.js';
+import type { T } from '../../core/i18n/index.js';
 import {
   freshPrompt,
   healthUrl,
@@ -23,18 +25,17 @@ import {
 } from '../load/wire.js';
 import type { Check, CheckContext, EachCheck, Evidence, GateTarget, SideResult } from '../types.js';
 import { trimEvidence } from '../types.js';
-import { request } from 'undici';
 
 /** How soon the gauges must be back at their baseline after the clients left, ms (issue 13). */
 export const SETTLE_MS = 2000;
 /** How long the generation counter is watched after the gauges settled, ms. */
-const STOPPED_MS = 500;
+const STOPPED_MS = 300;
 /** Streams disconnected mid-stream (4.1). */
 const STREAMS = 4;
 /** Most concurrent streams sent to find saturation (4.2, 4.4); a larger batch is skipped. */
 export const SATURATION_CAP = 64;
 /** How long 4.4 holds 2× saturation, ms. */
-const OVERLOAD_MS = 2000;
+const OVERLOAD_MS = 1500;
 /** /health p99 must stay under this at 2× saturation, ms. */
 export const HEALTH_P99_MS = 1000;
 
@@ -167,10 +168,20 @@ const disconnectMidStream: EachCheck = {
       openChat(target, longBody(freshPrompt(ctx.seed, `disconnect-${i}`, 48), true), ctx.timeoutMs),
     );
     try {
-      // Mid-stream: every stream has sent a few chunks.
-      const streaming = await waitFor(clock, () => reqs.every((r) => r.events() >= 3), ctx.timeoutMs);
-      if (streaming === null) {
-        const codes = await Promise.all(reqs.map((r) => Promise.race([r.headers, Promise.resolve(null)])));
+      // Mid-stream: every stream has sent a few chunks (or, a second after the first did, the
+      // rest wait for a batch slot: they are then cancelled while queued, which 4.2 judges).
+      let first: number | null = null;
+      const streaming = await waitFor(
+        clock,
+        () => {
+          const going = reqs.filter((r) => r.events() >= 3).length;
+          if (going && first === null) first = clock.now();
+          return going === reqs.length || (first !== null && clock.now() - first >= 1000);
+        },
+        ctx.timeoutMs,
+      );
+      if (streaming === null || reqs.every((r) => r.ended())) {
+        const codes = await Promise.all(reqs.map((r) => Promise.race([r.headers, Promise.resolve('none')])));
         return {
           status: 'fail',
           reason: t('gate-load.cancel.no-stream', { n: STREAMS, ms: ctx.timeoutMs, codes: codes.join(', ') }),
@@ -221,9 +232,10 @@ async function saturate(target: GateTarget, probe: MetricsProbe, base: Vals, ctx
       reading = (await probe.read())?.values;
       const running = (reading?.running ?? 0) - (base.running ?? 0);
       const waiting = (reading?.waiting ?? 0) - (base.waiting ?? 0);
-      const streaming = reqs.filter((r) => r.bytes() > 0).length;
-      // Stable: every request is accounted for, streaming or waiting.
-      return waiting > 0 && streaming >= running && streaming + waiting >= SATURATION_CAP;
+      const streaming = reqs.filter((r) => r.bytes() > 0 && !r.ended()).length;
+      const ended = reqs.filter((r) => r.ended()).length;
+      // Stable: every request is accounted for, streaming, waiting or refused.
+      return waiting > 0 && streaming >= running && streaming + waiting + ended >= SATURATION_CAP;
     },
     Math.min(ctx.timeoutMs, 5000),
     100,
@@ -264,8 +276,8 @@ const queuedNeverStart: EachCheck = {
     const s = await saturate(target, probe, base, ctx, 'queued');
     if (!('sat' in s) || !s.sat) return notSaturated(t, s.none, evidence);
     const { sat } = s;
-    const queued = sat.reqs.filter((r) => r.bytes() === 0);
-    const running = sat.reqs.filter((r) => r.bytes() > 0);
+    const queued = sat.reqs.filter((r) => r.bytes() === 0 && !r.ended());
+    const running = sat.reqs.filter((r) => r.bytes() > 0 || r.ended());
     const clock = wallClock();
     let settled: number | null = null;
     let p0: number | undefined;
@@ -290,7 +302,10 @@ const queuedNeverStart: EachCheck = {
     } finally {
       await abortAll(running);
     }
-    evidence.push({ note: t('gate-load.evidence.after-queued', { n: queued.length }), received: show(after) });
+    evidence.push({
+      note: t('gate-load.evidence.after-queued', { n: queued.length }),
+      received: show(after),
+    });
     const s2 = await settleAfterAbort(probe, base);
     const p1 = s2.last?.prompt_tokens_total;
     const started = p0 !== undefined && p1 !== undefined ? p1 - p0 : null;
@@ -311,7 +326,10 @@ const queuedNeverStart: EachCheck = {
         status: 'fail',
         reason: t('gate-load.cancel.queued-started', { n: queued.length, tokens: started }),
         observed,
-        evidence: [...evidence, { note: t('gate-load.evidence.after', { ms: SETTLE_MS }), received: show(s2.last) }],
+        evidence: [
+          ...evidence,
+          { note: t('gate-load.evidence.after', { ms: SETTLE_MS }), received: show(s2.last) },
+        ],
       };
     const r = settledResult(t, t('gate-load.what.saturation', { n: SATURATION_CAP }), s2, base, evidence);
     return { ...r, observed: { ...observed, ...(r.observed as object) } };
@@ -350,7 +368,10 @@ const clientTimeout: EachCheck = {
       { note: t('gate-load.evidence.during', { n: 1 }), received: show(during) },
     );
     if (end.error === null)
-      return skipped(t('gate-load.skip.finished-first', { ms: timeoutMs, status: end.status ?? 'null' }), evidence);
+      return skipped(
+        t('gate-load.skip.finished-first', { ms: timeoutMs, status: end.status ?? 'null' }),
+        evidence,
+      );
     if ((during?.running ?? 0) <= (base.running ?? 0))
       return skipped(t('gate-load.skip.gauge-flat', { n: 1 }), evidence);
     return settledResult(

@@ -111,14 +111,22 @@ function measureSide(
 const pct = (x: number | null | undefined, d = 1) => (x === null || x === undefined ? 'null' : x.toFixed(d));
 
 /** Skip both sides: the run at `level` on `side` is invalid by servelab's own verdict. */
-function inconclusive(t: T, side: string, level: string, m: Measurement): { old: SideResult; new: SideResult } {
+function inconclusive(
+  t: T,
+  side: string,
+  level: string,
+  m: Measurement,
+): { old: SideResult; new: SideResult } {
   const reason = t('gate-load.skip.invalid', {
     side,
     level,
     reasons: m.validity.map((v) => v.code).join(', '),
   });
   const ev: Evidence[] = [{ note: reason, received: JSON.stringify(m.validity).slice(0, 2048) }];
-  return { old: { status: 'skipped', reason, evidence: ev }, new: { status: 'skipped', reason, evidence: ev } };
+  return {
+    old: { status: 'skipped', reason, evidence: ev },
+    new: { status: 'skipped', reason, evidence: ev },
+  };
 }
 
 /**
@@ -163,7 +171,16 @@ const latencyGoodput: PairCheck = {
     const evidence: Evidence[] = [];
     // 1. The SLO, from the old version at concurrency 1 (after a warm-up).
     const calib = await specsFor(bench.old, 12, ctx.seed + 1);
-    const base = await measureSide(bench.old, ctx, 'slo', calib.slice(4), { kind: 'closed', concurrency: 1, requests: 8 }, null, 4, calib.slice(0, 4));
+    const base = await measureSide(
+      bench.old,
+      ctx,
+      'slo',
+      calib.slice(4),
+      { kind: 'closed', concurrency: 1, requests: 8 },
+      null,
+      4,
+      calib.slice(0, 4),
+    );
     if (base.validity.length) return inconclusive(t, 'old', 'c=1', base);
     const ttft50 = base.summary.ttft_ms.p50;
     const tpot50 = base.summary.tpot_ms.p50;
@@ -180,7 +197,14 @@ const latencyGoodput: PairCheck = {
     await searchMaxConcurrency(
       async (c) => {
         const specs = await specsFor(bench.old, Math.max(16, 4 * c), probeSeed++);
-        const m = await measureSide(bench.old, ctx, `search c=${c}`, specs, { kind: 'closed', concurrency: c, requests: specs.length }, slo);
+        const m = await measureSide(
+          bench.old,
+          ctx,
+          `search c=${c}`,
+          specs,
+          { kind: 'closed', concurrency: c, requests: specs.length },
+          slo,
+        );
         if (m.validity.length) invalid ??= m;
         const f = m.summary.goodput.fraction;
         const rps = m.summary.goodput.rps;
@@ -193,7 +217,10 @@ const latencyGoodput: PairCheck = {
     if (invalid) return inconclusive(t, 'old', 'search', invalid);
     const top = best as { rps: number; c: number } | null;
     if (!top) {
-      const reason = t('gate-load.skip.no-goodput', { ttft: slo.ttft_ms ?? 'null', tpot: slo.tpot_ms ?? 'null' });
+      const reason = t('gate-load.skip.no-goodput', {
+        ttft: slo.ttft_ms ?? 'null',
+        tpot: slo.tpot_ms ?? 'null',
+      });
       const r: SideResult = { status: 'skipped', reason, evidence };
       return { old: r, new: r };
     }
@@ -250,7 +277,12 @@ const latencyGoodput: PairCheck = {
       records.old,
       records.new,
       metrics,
-      { alpha: ALPHA, minEffectPct: MAX_LATENCY_RISE_PCT, resamples: RESAMPLES, blockOf: (i) => Math.floor(i / per) },
+      {
+        alpha: ALPHA,
+        minEffectPct: MAX_LATENCY_RISE_PCT,
+        resamples: RESAMPLES,
+        blockOf: (i) => Math.floor(i / per),
+      },
       new Rng(ctx.seed).fork('gate-load'),
     );
     for (const r of results)
@@ -285,7 +317,11 @@ const latencyGoodput: PairCheck = {
         }),
       );
     if (dropped.length)
-      reasons.push(t('gate-load.load.goodput-dropped', { levels: dropped.map((r) => r.metric.split('@')[1]).join(', ') }));
+      reasons.push(
+        t('gate-load.load.goodput-dropped', {
+          levels: dropped.map((r) => r.metric.split('@')[1]).join(', '),
+        }),
+      );
     const newRes: SideResult = {
       status: reasons.length ? 'fail' : 'pass',
       ...(reasons.length ? { reason: reasons.join('; ') } : {}),
@@ -346,7 +382,10 @@ const qualityQuestions: PairCheck = {
         .filter((_, i) => xs[i] === 0)
         .slice(0, 5)
         .map((o) => ({
-          note: t('gate-load.evidence.wrong', { id: QUESTIONS[o.index].id, answer: QUESTIONS[o.index].answer }),
+          note: t('gate-load.evidence.wrong', {
+            id: QUESTIONS[o.index].id,
+            answer: QUESTIONS[o.index].answer,
+          }),
           sent: questionPrompt(QUESTIONS[o.index]),
           received: o.text ?? o.error ?? '',
         }));

@@ -29,5 +29,10 @@ export function endpointOf(target: GateTarget): Endpoint {
 /** A gate target for an endpoint (an in-process simulator, registered). */
 export function targetOf(endpoint: Endpoint, role: GateTarget['role'], model: string): GateTarget {
   registerEndpoint(endpoint);
-  return { role, baseUrl: endpoint.baseUrl, model, ...(endpoint.dispatcher ? { dispatcher: endpoint.dispatcher } : {}) };
+  return {
+    role,
+    baseUrl: endpoint.baseUrl,
+    model,
+    ...(endpoint.dispatcher ? { dispatcher: endpoint.dispatcher } : {}),
+  };
 }

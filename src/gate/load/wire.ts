@@ -78,6 +78,8 @@ export interface OpenRequest {
   bytes(): number;
   /** SSE `data:` events received so far. */
   events(): number;
+  /** Whether the response has ended (finished, failed or aborted). */
+  ended(): boolean;
   /** Drop the connection now. */
   abort(): void;
   /** What was sent. */
@@ -95,13 +97,14 @@ export function openChat(target: GateTarget, body: Record<string, unknown>, time
   let received = '';
   let bytes = 0;
   let events = 0;
+  let over = false;
   let onHeaders: (s: number | null) => void = () => {};
   const headers = new Promise<number | null>((resolve) => {
     onHeaders = resolve;
   });
   const timer = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([ctl.signal, timer]);
-  const done = (async () => {
+  const run = async () => {
     let status: number | null = null;
     try {
       const res = await request(chatUrl(target), {
@@ -124,12 +127,16 @@ export function openChat(target: GateTarget, body: Record<string, unknown>, time
       onHeaders(status);
       return { status, body: received, error: (e as Error).name || 'error' };
     }
-  })();
+  };
+  const done = run().finally(() => {
+    over = true;
+  });
   return {
     headers,
     done,
     bytes: () => bytes,
     events: () => events,
+    ended: () => over,
     abort: () => ctl.abort(),
     body: text,
   };
@@ -156,7 +163,18 @@ export async function waitFor(
  */
 export function freshPrompt(seed: number, tag: string, words: number): string {
   const out = [`[gate ${tag} ${seed}]`];
-  const vocab = ['river', 'stone', 'light', 'paper', 'garden', 'window', 'market', 'signal', 'orbit', 'cloud'];
+  const vocab = [
+    'river',
+    'stone',
+    'light',
+    'paper',
+    'garden',
+    'window',
+    'market',
+    'signal',
+    'orbit',
+    'cloud',
+  ];
   for (let i = 0; i < words; i++) out.push(vocab[(i * 7 + seed + tag.length) % vocab.length]);
   return `Continue this list: ${out.join(' ')}`;
 }

@@ -19,7 +19,8 @@ export const gateLoad = {
   'gate-load.skip.finished-first':
     'the request ended (HTTP {status}) before the {ms} ms client timeout, so no abort could be seen',
   'gate-load.skip.no-logprobs': 'the server returned no logprobs, so a divergence cannot be judged',
-  'gate-load.skip.no-correct': 'the old version answered none of the {n} questions right, so the set says nothing about this model',
+  'gate-load.skip.no-correct':
+    'the old version answered none of the {n} questions right, so the set says nothing about this model',
   'gate-load.skip.single': 'needs both the old and the new version',
   'gate-load.skip.invalid':
     'inconclusive: the {side} run at {level} is not valid by servelab’s own verdict ({reasons})',
@@ -32,12 +33,14 @@ export const gateLoad = {
     'after {what}, the gauges were not back at their baseline within {ms} ms (baseline {base}, last {now})',
   'gate-load.cancel.still-generating':
     'after {what}, the generation counter rose by {n} tokens in the next {ms} ms: the server kept generating',
-  'gate-load.cancel.queue-kept': 'the waiting gauge did not drop within {ms} ms after {n} queued requests were cancelled',
+  'gate-load.cancel.queue-kept':
+    'the waiting gauge did not drop within {ms} ms after {n} queued requests were cancelled',
   'gate-load.cancel.queued-started':
     'the {n} cancelled queued requests started anyway: {tokens} prompt tokens were prefilled after they were cancelled',
   'gate-load.cancel.health-slow':
     '/health p99 was {p99} ms at {n} concurrent requests (limit {limit} ms; {bad} probes not 200)',
-  'gate-load.cancel.overload-errors': 'at {n} concurrent requests the server answered {statuses} (only 429 and 503 are allowed)',
+  'gate-load.cancel.overload-errors':
+    'at {n} concurrent requests the server answered {statuses} (only 429 and 503 are allowed)',
   'gate-load.what.disconnect': '{n} clients disconnected mid-stream',
   'gate-load.what.saturation': 'cancelling the {n} saturating streams',
   'gate-load.what.timeout': 'a {ms} ms client timeout',
