@@ -39,7 +39,7 @@ const RESAMPLES = 2000;
 /** Counterbalanced blocks per side and level (old new, new old). */
 const BLOCKS = 2;
 /** Measured requests per block. */
-const BLOCK_REQUESTS = 32;
+const BLOCK_REQUESTS = 24;
 /** Largest closed-loop concurrency the maximum-goodput search tries. */
 export const MAX_SEARCH_CONCURRENCY = 64;
 /** Share of requests meeting the SLO for a concurrency to count in the maximum-goodput search. */
@@ -196,7 +196,7 @@ const latencyGoodput: PairCheck = {
     let probeSeed = ctx.seed + 100;
     await searchMaxConcurrency(
       async (c) => {
-        const specs = await specsFor(bench.old, Math.max(16, 4 * c), probeSeed++);
+        const specs = await specsFor(bench.old, Math.max(12, 3 * c), probeSeed++);
         const m = await measureSide(
           bench.old,
           ctx,
