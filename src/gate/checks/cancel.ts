@@ -65,22 +65,26 @@ const skipped = (reason: string, evidence: Evidence[] = []): SideResult => ({
   evidence,
 });
 
-/** The baseline reading, or why the check cannot run (no /metrics, or no gauge it needs). */
-async function baseline(
-  probe: MetricsProbe,
+/**
+ * The check's start: the target's `/metrics`, its baseline reading (the first evidence), or why
+ * the check cannot run (no /metrics, or no series it needs).
+ */
+async function begin(
+  target: GateTarget,
   t: T,
   need: readonly (keyof Vals)[],
-): Promise<{ base: MetricsReading } | { skip: SideResult }> {
-  const base = await probe.read();
-  if (!base) return { skip: skipped(t('gate-load.skip.no-metrics', { url: probe.url })) };
-  const missing = need.filter((k) => base.values[k] === undefined);
+): Promise<{ skip: SideResult } | { probe: MetricsProbe; base: Vals; evidence: Evidence[] }> {
+  const probe = metricsProbe(target);
+  const reading = await probe.read();
+  if (!reading) return { skip: skipped(t('gate-load.skip.no-metrics', { url: probe.url })) };
+  const base = reading.values;
+  const evidence: Evidence[] = [{ note: t('gate-load.evidence.baseline'), received: show(base) }];
+  const missing = need.filter((k) => base[k] === undefined);
   if (missing.length)
     return {
-      skip: skipped(t('gate-load.skip.no-series', { url: probe.url, names: missing.join(', ') }), [
-        { note: t('gate-load.evidence.baseline'), received: show(base.values) },
-      ]),
+      skip: skipped(t('gate-load.skip.no-series', { url: probe.url, names: missing.join(', ') }), evidence),
     };
-  return { base };
+  return { probe, base, evidence };
 }
 
 /** Whether a reading is back at the baseline: gauges no higher, KV usage no higher (within 0.1%). */
@@ -158,11 +162,9 @@ const disconnectMidStream: EachCheck = {
   probe: false,
   async run(target, ctx) {
     const { t } = ctx;
-    const probe = metricsProbe(target);
-    const b = await baseline(probe, t, ['running', 'generation_tokens_total']);
+    const b = await begin(target, t, ['running', 'generation_tokens_total']);
     if ('skip' in b) return b.skip;
-    const base = b.base.values;
-    const evidence: Evidence[] = [{ note: t('gate-load.evidence.baseline'), received: show(base) }];
+    const { probe, base, evidence } = b;
     const clock = wallClock();
     const reqs = Array.from({ length: STREAMS }, (_, i) =>
       openChat(target, longBody(freshPrompt(ctx.seed, `disconnect-${i}`, 48), true), ctx.timeoutMs),
@@ -268,11 +270,9 @@ const queuedNeverStart: EachCheck = {
   probe: false,
   async run(target, ctx) {
     const { t } = ctx;
-    const probe = metricsProbe(target);
-    const b = await baseline(probe, t, ['running', 'waiting', 'prompt_tokens_total']);
+    const b = await begin(target, t, ['running', 'waiting', 'prompt_tokens_total']);
     if ('skip' in b) return b.skip;
-    const base = b.base.values;
-    const evidence: Evidence[] = [{ note: t('gate-load.evidence.baseline'), received: show(base) }];
+    const { probe, base, evidence } = b;
     const s = await saturate(target, probe, base, ctx, 'queued');
     if (!('sat' in s) || !s.sat) return notSaturated(t, s.none, evidence);
     const { sat } = s;
@@ -345,11 +345,9 @@ const clientTimeout: EachCheck = {
   probe: false,
   async run(target, ctx) {
     const { t } = ctx;
-    const probe = metricsProbe(target);
-    const b = await baseline(probe, t, ['running', 'generation_tokens_total']);
+    const b = await begin(target, t, ['running', 'generation_tokens_total']);
     if ('skip' in b) return b.skip;
-    const base = b.base.values;
-    const evidence: Evidence[] = [{ note: t('gate-load.evidence.baseline'), received: show(base) }];
+    const { probe, base, evidence } = b;
     const clock = wallClock();
     const timeoutMs = Math.min(ctx.timeoutMs, 800);
     const req = openChat(target, longBody(freshPrompt(ctx.seed, 'timeout', 32), false, 4096), timeoutMs);
@@ -410,11 +408,9 @@ const overloadHealth: EachCheck = {
   probe: false,
   async run(target, ctx) {
     const { t } = ctx;
-    const probe = metricsProbe(target);
-    const b = await baseline(probe, t, ['running', 'waiting']);
+    const b = await begin(target, t, ['running', 'waiting']);
     if ('skip' in b) return b.skip;
-    const base = b.base.values;
-    const evidence: Evidence[] = [{ note: t('gate-load.evidence.baseline'), received: show(base) }];
+    const { probe, base, evidence } = b;
     const s = await saturate(target, probe, base, ctx, 'overload-find');
     if (!('sat' in s) || !s.sat) return notSaturated(t, s.none, evidence);
     const batch = Math.max(1, s.sat.running);
