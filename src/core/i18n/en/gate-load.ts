@@ -18,10 +18,8 @@ export const gateLoad = {
     'nothing waited with {n} streams in flight (running {running}): the batch is larger than the check fills',
   'gate-load.skip.finished-first':
     'the request ended (HTTP {status}) before the {ms} ms client timeout, so no abort could be seen',
-  'gate-load.skip.no-logprobs': 'the server returned no logprobs, so a divergence cannot be judged',
   'gate-load.skip.no-correct':
     'the old version answered none of the {n} questions right, so the set says nothing about this model',
-  'gate-load.skip.single': 'needs both the old and the new version',
   'gate-load.skip.invalid':
     'inconclusive: the {side} run at {level} is not valid by servelab’s own verdict ({reasons})',
   'gate-load.skip.no-goodput':

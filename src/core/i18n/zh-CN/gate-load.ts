@@ -16,9 +16,7 @@ export const gateLoad: Record<keyof typeof en, string> = {
   'gate-load.skip.not-saturated':
     '{n} 个流同时在途时没有请求排队（running 为 {running}）：批大小超过了本检查能填满的规模',
   'gate-load.skip.finished-first': '请求在 {ms} ms 客户端超时之前就结束了（HTTP {status}），无法观察中止',
-  'gate-load.skip.no-logprobs': '服务端没有返回 logprobs，无法判断分歧',
   'gate-load.skip.no-correct': '旧版 {n} 道题一道也没答对，因此这组问题无法说明该模型的质量',
-  'gate-load.skip.single': '需要同时提供旧版和新版',
   'gate-load.skip.invalid':
     '无法下结论：{side} 在 {level} 的运行按 servelab 自身的有效性判定无效（{reasons}）',
   'gate-load.skip.no-goodput':
