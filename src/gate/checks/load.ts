@@ -301,7 +301,12 @@ const latencyGoodput: PairCheck = {
     const slower = results.filter((r) => worse(r) && !r.metric.startsWith('slo_met'));
     const dropped = results.filter((r) => worse(r) && r.metric.startsWith('slo_met'));
     const sideObs = (which: 'a' | 'b') =>
-      Object.fromEntries(results.map((r) => [r.metric, r[which === 'a' ? 'mean_a' : 'mean_b']]));
+      Object.fromEntries(
+        results.map((r) => {
+          const v = r[which === 'a' ? 'mean_a' : 'mean_b'];
+          return [r.metric, v === null ? null : Math.round(v * 1000) / 1000];
+        }),
+      );
     const oldRes: SideResult = {
       status: 'pass',
       observed: { ...sideObs('a'), max_goodput_rps: Math.round(top.rps * 100) / 100 },
