@@ -14,7 +14,24 @@
 import { mean, percentile } from '../analysis/index.js';
 import type { Rng } from '../runtime/rng.js';
 
-/** A bootstrapped delta of means, B − A. */
+/** A statistic of one sample (the mean, a percentile); null without data. */
+export type Statistic = (xs: readonly number[]) => number | null;
+
+/** The p-th percentile (0–100) as a {@link Statistic} (numpy's linear interpolation, as `analysis`). */
+export function percentileStat(p: number): Statistic {
+  return (xs) =>
+    xs.length
+      ? percentile(
+          [...xs].sort((x, y) => x - y),
+          p,
+        )
+      : null;
+}
+
+/**
+ * A bootstrapped delta of means, B − A (or of another {@link Statistic}, when one is given:
+ * `mean_a`/`mean_b` then hold that statistic's value on each side).
+ */
 export interface BootstrapDelta {
   /** Samples used on each side (pairs, when paired). */
   n_a: number;
@@ -50,6 +67,8 @@ export interface BootstrapDelta {
  * @param b side B's values, same unit
  * @param resamples bootstrap resamples (e.g. 2000)
  * @param rng seeded randomness
+ * @param stat compare this statistic instead of the mean (a p99, say): each resample draws the
+ *   requests (pairs when paired, clusters first when clustered) and takes it on either side
  */
 export function bootstrapDelta(
   a: readonly number[],
@@ -58,10 +77,11 @@ export function bootstrapDelta(
   rng: Rng,
   pairs = false,
   clusters?: readonly number[],
+  stat?: Statistic,
 ): BootstrapDelta {
   const paired = pairs && a.length === b.length && a.length > 0;
-  const ma = mean(a);
-  const mb = mean(b);
+  const ma = stat ? stat(a) : mean(a);
+  const mb = stat ? stat(b) : mean(b);
   const out: BootstrapDelta = {
     n_a: a.length,
     n_b: b.length,
@@ -77,7 +97,31 @@ export function bootstrapDelta(
   if (out.delta === null) return out;
   const r = Math.max(1, Math.floor(resamples));
   const deltas = new Float64Array(r);
-  if (paired) {
+  if (stat) {
+    // Any statistic: resample the requests (pairs, or each side), then take it on each side.
+    const groups =
+      paired && clusters && clusters.length === a.length
+        ? groupBy(
+            a.map((_, i) => i),
+            clusters,
+          )
+        : null;
+    const all = a.map((_, i) => i);
+    for (let k = 0; k < r; k++) {
+      if (paired) {
+        const idx =
+          groups && groups.length > 1 ? resampleClusteredIndices(groups, rng) : resampleIndices(all, rng);
+        deltas[k] = (stat(idx.map((i) => b[i])) ?? 0) - (stat(idx.map((i) => a[i])) ?? 0);
+      } else
+        deltas[k] =
+          (stat(
+            resampleIndices(
+              b.map((_, i) => i),
+              rng,
+            ).map((i) => b[i]),
+          ) ?? 0) - (stat(resampleIndices(all, rng).map((i) => a[i])) ?? 0);
+    }
+  } else if (paired) {
     const d = a.map((x, i) => b[i] - x);
     const groups = clusters && clusters.length === d.length ? groupBy(d, clusters) : null;
     for (let k = 0; k < r; k++)
@@ -120,6 +164,22 @@ function resampleClustered(groups: readonly (readonly number[])[], rng: Rng): nu
     n += xs.length;
   }
   return s / n;
+}
+
+/** Indices drawn with replacement, as many as there are. */
+function resampleIndices(idx: readonly number[], rng: Rng): number[] {
+  const n = idx.length;
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = idx[Math.floor(rng.next() * n)];
+  return out;
+}
+
+/** Two-stage resample of indices: clusters with replacement, then indices within each. */
+function resampleClusteredIndices(groups: readonly (readonly number[])[], rng: Rng): number[] {
+  const out: number[] = [];
+  for (let g = 0; g < groups.length; g++)
+    out.push(...resampleIndices(groups[Math.floor(rng.next() * groups.length)], rng));
+  return out;
 }
 
 function resampleMean(xs: readonly number[], rng: Rng): number {

@@ -429,6 +429,15 @@ export const SIM_SETTINGS = {
     description:
       'Reproduce an engine-upgrade bug (docs/sim.md, "Fault profiles"): reasoning-renamed, ignore-json-schema, empty-tool-args, abort-as-success.',
   }),
+  answer_accuracy: setting(fraction().optional(), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 'p',
+    example: '0.9',
+    defaultText: 'off (the usual pseudo-text)',
+    description:
+      "Answer the upgrade gate's fixed questions (src/workload/questions.ts) from their known answers, right with this probability (seeded per question), instead of pseudo-text.",
+  }),
   max_body_bytes: setting(posInt().default(DEFAULT_MAX_BODY_BYTES), {
     surfaces: SERVED,
     layer: 'server',

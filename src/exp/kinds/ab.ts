@@ -25,7 +25,7 @@ import { arrivalOffsetsMs } from '../../schedule/index.js';
 import { isObj, targetsOf } from '../fields.js';
 import { compileQualityChecks, fetchQualityOutputs, judgeQuality, type QualityResult } from '../quality.js';
 import { type ExperimentRecord, makeField, setRecordField } from '../record.js';
-import { type BootstrapDelta, bootstrapDelta, holmAdjust, minResamples } from '../stats.js';
+import { type BootstrapDelta, bootstrapDelta, holmAdjust, minResamples, type Statistic } from '../stats.js';
 import type { ExpContext, LiveTarget } from './context.js';
 import { table } from './format.js';
 import { defineKind } from './kind.js';
@@ -40,7 +40,8 @@ export const AB_MIN_WARMUP = 16;
 export type AbMetric = 'ttft_ms' | 'tpot_ms' | 'e2e_ms' | 'itl_ms' | 'output_tokens_per_s';
 
 export interface AbMetricResult extends BootstrapDelta {
-  metric: AbMetric;
+  /** The A/B metric, or a {@link SideMetric}'s name. */
+  metric: AbMetric | (string & {});
   /** Holm-adjusted p-value. */
   p_holm: number;
   significant: boolean;
@@ -89,13 +90,38 @@ export function metricValue(rec: RequestRecord, metric: AbMetric): number | unde
 }
 
 /**
+ * A metric {@link compareSides} compares beyond the A/B metrics' means: a named per-request value
+ * and the statistic taken of it (the upgrade gate compares TTFT p99s and the share of requests
+ * that met the SLO).
+ */
+export interface SideMetric {
+  /** Its name in the result, e.g. `ttft_ms p99`. */
+  name: string;
+  /** The request's value; undefined when it has none (the pair is left out). */
+  value: (rec: RequestRecord) => number | undefined;
+  /** The statistic compared; default the mean. */
+  stat?: Statistic;
+  /** Larger is better (tokens/s, SLO met); default false (latency). */
+  higherIsBetter?: boolean;
+  /** Pair failed requests too (their value must say what a failure counts as); default false. */
+  withFailures?: boolean;
+}
+
+const abSideMetric = (metric: AbMetric): SideMetric => ({
+  name: metric,
+  value: (r) => metricValue(r, metric),
+  higherIsBetter: metric === 'output_tokens_per_s',
+});
+
+/**
  * Compare two sides' records metric by metric (paired by request index).
+ * @param metrics A/B metrics (per-request means), or {@link SideMetric}s
  * @param rng seeded randomness for the bootstrap
  */
 export function compareSides(
   a: readonly RequestRecord[],
   b: readonly RequestRecord[],
-  metrics: readonly AbMetric[],
+  metrics: readonly (AbMetric | SideMetric)[],
   opts: { alpha: number; minEffectPct: number; resamples: number; blockOf?: (index: number) => number },
   rng: Rng,
 ): AbMetricResult[] {
@@ -114,7 +140,8 @@ export function compareSides(
   const mb = byIndex(b);
   const ok = (r: RequestRecord | undefined): r is RequestRecord =>
     !!r && SUCCESS_OUTCOMES.includes(r.outcome);
-  const raw = metrics.map((metric) => {
+  const raw = metrics.map((m) => {
+    const spec = typeof m === 'string' ? abSideMetric(m) : m;
     const xa: number[] = [];
     const xb: number[] = [];
     const cl: number[] = [];
@@ -122,24 +149,30 @@ export function compareSides(
       const lb = mb.get(i) ?? [];
       la.forEach((ra, k) => {
         const rb = lb[k];
-        if (!ok(ra) || !ok(rb)) return;
-        const va = metricValue(ra, metric);
-        const vb = metricValue(rb, metric);
+        if (!rb || (!spec.withFailures && (!ok(ra) || !ok(rb)))) return;
+        const va = spec.value(ra);
+        const vb = spec.value(rb);
         if (va === undefined || vb === undefined) return;
         xa.push(va);
         xb.push(vb);
         cl.push(opts.blockOf ? opts.blockOf(i) : 0);
       });
     }
-    return { metric, d: bootstrapDelta(xa, xb, opts.resamples, rng.fork(metric), true, cl) };
+    const d = bootstrapDelta(xa, xb, opts.resamples, rng.fork(spec.name), true, cl, spec.stat);
+    return { spec, d };
   });
   const adj = holmAdjust(raw.map((r) => r.d.p_value));
-  return raw.map(({ metric, d }, i) => {
+  return raw.map(({ spec, d }, i) => {
     const significant =
       d.delta_pct !== null && adj[i] < opts.alpha && Math.abs(d.delta_pct) >= opts.minEffectPct;
-    const higherIsBetter = metric === 'output_tokens_per_s';
-    const bBetter = d.delta !== null && (higherIsBetter ? d.delta > 0 : d.delta < 0);
-    return { metric, ...d, p_holm: adj[i], significant, better: significant ? (bBetter ? 'b' : 'a') : null };
+    const bBetter = d.delta !== null && (spec.higherIsBetter ? d.delta > 0 : d.delta < 0);
+    return {
+      metric: spec.name,
+      ...d,
+      p_holm: adj[i],
+      significant,
+      better: significant ? (bBetter ? 'b' : 'a') : null,
+    };
   });
 }
 

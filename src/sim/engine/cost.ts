@@ -263,6 +263,27 @@ export interface CostOverrides {
   tSampleReqMs?: number;
 }
 
+/**
+ * Overrides that make the cost model `factor` times slower on every term: each efficiency
+ * divided by it, each fixed time multiplied by it (so every step takes `factor` times as long).
+ * For a test, or a what-if, that needs "the same engine, slower": an engine upgrade with a
+ * latency regression. `gpu` gives the GEMM efficiency to slow down.
+ * @example new CostModel(model, gpu, 1, 'bf16', 'auto', {}, slowerCostModel(1.5, gpu))
+ */
+export function slowerCostModel(factor: number, gpu: GpuSpec): CostOverrides {
+  return {
+    etaBw: ETA_BW / factor,
+    etaGemm: gemmEfficiency(gpu) / factor,
+    etaAttnPrefill: ETA_ATTN_PREFILL / factor,
+    etaBwAttnDecode: ETA_BW_ATTN_DECODE / factor,
+    tStepMs: T_STEP_MS * factor,
+    tLayerMs: T_LAYER_MS * factor,
+    tReqMs: T_REQ_MS * factor,
+    tSampleMs: T_SAMPLE_MS * factor,
+    tSampleReqMs: T_SAMPLE_REQ_MS * factor,
+  };
+}
+
 /** Large-GEMM efficiency of a GPU, from {@link ETA_GEMM_BY_FAMILY}. */
 export function gemmEfficiency(gpu: GpuSpec): number {
   const id = `${gpu.name} ${gpu.deviceName}`;

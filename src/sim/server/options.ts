@@ -52,6 +52,8 @@ export interface ResolvedServerOptions {
   emptyToolArgs: boolean;
   /** `abort-as-success`: a seeded share of streams is aborted by the engine and ends with finish_reason "abort" + [DONE]. */
   abortAsSuccess: boolean;
+  /** Answer the gate's fixed questions right with this probability (`--answer-accuracy`); unset: pseudo-text. */
+  answerAccuracy?: number;
   /** Largest request body, bytes (413 above). */
   maxBodyBytes: number;
   /** How long a drain waits for requests in flight, wall seconds. */

@@ -31,8 +31,9 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../../core/errors.js';
 import { type Clock, RealClock } from '../../runtime/clock.js';
-import { Rng } from '../../runtime/rng.js';
+import { hashString, Rng } from '../../runtime/rng.js';
 import { approximatePieces, tokenizerFor } from '../../tokenizer/index.js';
+import { questionOf, wrongAnswer } from '../../workload/questions.js';
 import { type EngineConfig, resolveEngineConfig } from '../engine/config.js';
 import { createEngine } from '../engine/engine.js';
 import type { FinishEvent, SimEngine, StepResult } from '../engine/types.js';
@@ -239,6 +240,19 @@ function scriptOf(
         return { id: toolCallId(textSeed, j), name: t.name, arguments: so.emptyToolArgs ? '' : args };
       });
       return { script, calls };
+    }
+  }
+  // One of the gate's fixed questions (`--answer-accuracy`): its known answer, or a wrong one,
+  // drawn per question from the server seed, so a run is reproducible and accuracy is P overall.
+  if (so.answerAccuracy !== undefined) {
+    const question = questionOf(
+      req.kind === 'chat' ? contentText(req.messages?.at(-1)?.content) : req.promptText,
+    );
+    if (question) {
+      const draw = mix32(so.seed, hashString(`answer\u0000${question.id}`));
+      const right = draw / 4294967296 < so.answerAccuracy;
+      const text = right ? question.answer : wrongAnswer(question, draw);
+      return { script: approximatePieces(text).map((piece) => ({ text: piece })) };
     }
   }
   const rf = req.responseFormat;
