@@ -12,8 +12,9 @@
  * With `--time-scale X`, one server ms is X engine ms.
  *
  * `--expose-timings` adds to every streamed chunk `"servelab": {"step", "planned_ms", "emit_ms"}`:
- * the engine step that produced it, the step's planned end and the actual write time, both in
- * server ms. The server clock is announced in the `x-servelab-clock-ms` response header and in
+ * the engine step that produced it, the planned time its chunks leave (the step's end, plus the
+ * API server's output queue of `sim/frontend` when it is busy) and the actual write time, both
+ * in server ms. The server clock is announced in the `x-servelab-clock-ms` response header and in
  * `GET /version` (`server_clock_ms`, `server_clock_origin_unix_ms`), so a client can estimate
  * its offset (e.g. the midpoint of a /version round trip). The chunk with `finish_reason` (and a
  * non-streaming body) carries llama.cpp-style `timings` in engine ms: `queue_ms`, `prefill_ms`,
@@ -406,8 +407,8 @@ class SimHttp implements SimHandler {
     this.driver = new RealTimeDriver(
       engine,
       clock,
-      { timeScale: so.timeScale, onLag },
-      (step, planned) => this.emit(step, planned),
+      { timeScale: so.timeScale, onLag, release: (step) => this.releaseMs(step) },
+      (step, planned) => this.deliver(step, planned),
       (err) => this.log(`sim driver error: ${err instanceof Error ? err.message : String(err)}`),
     );
     this.idRng = new Rng(so.seed).fork('ids');
@@ -857,21 +858,19 @@ class SimHttp implements SimHandler {
   }
 
   /**
-   * Called by the driver at a step's end: the API server's output queue (`sim/frontend`, shared
-   * with `plan`) says when this step's chunks leave; deliver them then.
+   * When a step's chunks leave, engine ms: the API server's output queue (`sim/frontend`, shared
+   * with `plan`). Called by the driver once per step, in step order; it delivers them then.
    */
-  private emit(step: StepResult, plannedWallMs: number): void {
+  private releaseMs(step: StepResult): number {
     let firsts = 0;
     for (const t of step.tokens) if (t.index === 0) firsts++;
-    const at = this.outputQueue.emitMs(step.endMs, step.tokens.length, firsts);
-    if (at <= step.endMs) {
-      this.deliver(step, plannedWallMs);
-      return;
-    }
-    this.clock.setTimer(() => this.deliver(step, plannedWallMs), this.driver.wallDuration(at - step.endMs));
+    return this.outputQueue.emitMs(step.endMs, step.tokens.length, firsts);
   }
 
-  /** Write every produced token of a step, then finish requests. */
+  /**
+   * Write every produced token of a step, then finish requests. Called by the driver at the
+   * step's planned release `plannedWallMs` (the `planned_ms` of its chunks' stamps).
+   */
   private deliver(step: StepResult, plannedWallMs: number): void {
     const finished = new Map<string, FinishEvent>();
     for (const f of step.finished) finished.set(f.reqId, f);
@@ -1014,9 +1013,14 @@ class SimHttp implements SimHandler {
         const tpl = this.templateOf(live, isReasoning);
         if (out.length === 0 && live.stallUntil === undefined) {
           // Hottest path (every token but a stream's first and last): one string, one write,
-          // no intermediate objects; `emit_ms` is read right before the write.
+          // no intermediate objects; `emit_ms` is read right before the write. Corked around
+          // the write, so node:http's chunk framing and the text leave in one writev now, not
+          // in a tick after the whole step (then `emit_ms` would precede the syscall by the
+          // step's other writes).
           const res = live.res;
           if (res.destroyed || res.writableEnded) return;
+          const sock = res.socket;
+          sock?.cork();
           res.write(
             fillChunk(
               tpl,
@@ -1026,6 +1030,7 @@ class SimHttp implements SimHandler {
                 : undefined,
             ),
           );
+          sock?.uncork();
           return;
         }
         out.push(new TokenItem(tpl, text, step.step, plannedWallMs));
