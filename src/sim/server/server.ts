@@ -875,9 +875,10 @@ class SimHttp implements SimHandler {
     const finished = new Map<string, FinishEvent>();
     for (const f of step.finished) finished.set(f.reqId, f);
     const tokens = step.tokens;
-    // Each request's writes of this step (its tokens, a last chunk, usage, [DONE], the end) are
-    // corked together and leave in one writev as soon as its last token is written: one write per
-    // socket per step, and the syscall right after the `emit_ms` stamps it carries.
+    // One write per socket per step, right after the `emit_ms` stamps it carries: a request with
+    // several writes in this step (a multi-step burst; its first token, with the role chunk; its
+    // last, with usage, [DONE] and the end) has them corked together and sent in one writev after
+    // its last token. The usual single token chunk is one direct write (writeBody), uncorked.
     let corked: Socket | null = null;
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i];
@@ -885,7 +886,7 @@ class SimHttp implements SimHandler {
       const more = tokens[i + 1]?.reqId === t.reqId;
       const live = this.lives.get(t.reqId);
       if (live && !live.done) {
-        if (corked === null && live.res.socket) {
+        if (corked === null && live.res.socket && (more || t.index === 0 || finished.has(t.reqId))) {
           corked = live.res.socket;
           corked.cork();
         }
