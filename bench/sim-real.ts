@@ -77,6 +77,11 @@ export interface SimRealRun {
   step_write_spread_ms: ReturnType<typeof pcts>;
   delivery_ms: ReturnType<typeof pcts>;
   /**
+   * Reader's receive time − planned (CLOCK_MONOTONIC), ms: emit error plus delivery. Does not
+   * trust the server's `emit_ms`, so it compares servers whose stamps are taken differently.
+   */
+  received_error_ms: ReturnType<typeof pcts>;
+  /**
    * Per step delivered in the window, from the server's driver: planned release to the end of
    * its writes (the last chunk handed to the kernel), ms. What `servelab_sim_emit_lag_seconds` observes.
    */
@@ -120,6 +125,7 @@ async function runLevel(n: number, o: SimRealBenchOptions): Promise<SimRealRun> 
   });
   const emitErr: number[] = [];
   const delivery: number[] = [];
+  const received: number[] = [];
   /** Per step: planned end and first/last chunk emit (server ms), to split the error in two. */
   const steps = new Map<number, { planned: number; first: number; last: number }>();
   const seen = new Set<number>();
@@ -154,6 +160,7 @@ async function runLevel(n: number, o: SimRealBenchOptions): Promise<SimRealRun> 
               if (planned < w0 || planned >= w1) return;
               emitErr.push(s.emit_ms - s.planned_ms);
               delivery.push(now - (s.emit_ms + ready.offset_ms));
+              received.push(now - planned);
               const st = steps.get(s.step);
               if (!st) steps.set(s.step, { planned: s.planned_ms, first: s.emit_ms, last: s.emit_ms });
               else {
@@ -208,6 +215,7 @@ async function runLevel(n: number, o: SimRealBenchOptions): Promise<SimRealRun> 
       step_wake_late_ms: pcts(wake),
       step_write_spread_ms: pcts(spread),
       delivery_ms: pcts(delivery),
+      received_error_ms: pcts(received),
       step_lag_ms: pcts(stepLag),
       server_cpu_percent: (serverUs / 1000 / windowMs) * 100,
       server_cpu_us_per_chunk: emitErr.length ? serverUs / emitErr.length : null,
@@ -278,6 +286,20 @@ export async function benchSimReal(o: SimRealBenchOptions): Promise<ScenarioResu
         case: c,
         metric: 'delivery p99 (recv−emit)',
         value: r.delivery_ms.p99,
+        unit: 'ms',
+      }),
+      infoRow({
+        scenario: S,
+        case: c,
+        metric: 'received error p50 (recv−planned)',
+        value: r.received_error_ms.p50,
+        unit: 'ms',
+      }),
+      infoRow({
+        scenario: S,
+        case: c,
+        metric: 'received error p99 (recv−planned)',
+        value: r.received_error_ms.p99,
         unit: 'ms',
       }),
       infoRow({
