@@ -1,7 +1,7 @@
 /**
  * @module sim/server/driver
  * The real-time driver: steps the clock-free engine on a wall {@link Clock} and hands each
- * step's tokens to the HTTP layer at the step's planned end.
+ * step's tokens to the HTTP layer at their planned release (the step's end, or later: see Release).
  *
  * Time: engine ms = clock ms × `timeScale` (`--time-scale X` runs X times faster than real time).
  *
@@ -46,13 +46,13 @@ export interface DriverOptions {
    */
   lateToleranceMs?: number;
   /**
-   * Wall ms after its planned end by which a step's tokens must have been handed to the sockets;
+   * Wall ms after its planned release by which a step's tokens must have been handed to the sockets;
    * a step later than this counts as the simulator falling behind ({@link DriverStats.behind}).
    * Default {@link BEHIND_MS}.
    */
   behindMs?: number;
   /**
-   * Called after every step with its lag: wall ms from the step's planned end to the end of its
+   * Called after every step with its lag: wall ms from the step's planned release to the end of its
    * delivery (every token handed to the sockets), and whether that is behind.
    */
   onLag?: (lagMs: number, behind: boolean) => void;
@@ -65,17 +65,19 @@ export interface DriverOptions {
 
 /**
  * Default lag, wall ms, past which a step counts as behind: 10 ms is well above what a keeping-up
- * server shows (docs/bench.md, sim-real: emit error p99 of a few ms at 2,000 streams) and well
- * below a TPOT anyone measures, so it flags a simulator that distorts token times and not noise.
+ * server shows (docs/bench.md, sim-real: step lag p50 of 1–3 ms at 100 streams) and well below a
+ * TPOT anyone measures, so it flags a simulator that distorts token times and not noise. Writing
+ * one chunk to each of 1,000 sockets takes ~10 ms of one core (docs/sim.md), so at 1,000 streams
+ * and more a single core is near this line.
  */
 export const BEHIND_MS = 10;
 
-/** Lateness of token delivery against the steps' planned end times. */
+/** Lateness of token delivery against the steps' planned release times. */
 export interface DriverStats {
   steps: number;
   /** Steps that restarted from "now" because the driver was later than the tolerance. */
   resyncs: number;
-  /** Steps delivered more than `behindMs` after their planned end: the simulator fell behind. */
+  /** Steps whose writes ended more than `behindMs` after their planned release: the simulator fell behind. */
   behind: number;
   /** Wall ms by which each delivery started after its planned release (last 10,000 steps, oldest first). */
   lateMs: number[];

@@ -1489,7 +1489,7 @@ class SimHttp implements SimHandler {
 /**
  * `res.write(text)` of a chunked response, framed onto its socket directly when nothing is
  * queued in the response itself: the bytes node:http writes (`<hex length>\r\n<text>\r\n`),
- * without its per-write bookkeeping, which at 30k chunks/s is a fifth of the server's CPU. Any
+ * without its per-write bookkeeping (~2 µs of ~13 µs of CPU per chunk, bench/write-path.ts). Any
  * other state (headers not out, not chunked, output buffered in the response, a pipelined
  * response without its socket, the in-process response) goes through `res.write`.
  */
