@@ -121,8 +121,11 @@ export async function startChild<T>(
   readyKey: string,
 ): Promise<{ child: Child; ready: T }> {
   const path = fileURLToPath(new URL(file, import.meta.url));
+  // SL_BENCH_CHILD_NODE_ARGS: extra node flags for the child, e.g. `--cpu-prof --cpu-prof-dir=DIR`
+  // to profile the server under the benchmark's load (docs/bench.md).
+  const extra = process.env.SL_BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const proc = fork(path, args, {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...extra],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const child: Child = {

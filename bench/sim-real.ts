@@ -40,6 +40,12 @@ export interface SimRealBenchOptions {
   rampMs: number;
   /** Wall ms measured. */
   measureMs: number;
+  /**
+   * The simulator's `--api-server-count` (default 1). The modelled API server admits one request
+   * per 5 ms and streams ~12.5k chunks/s per process (`sim/frontend`): with one, 2,000 streams
+   * take 10 s to reach the engine and the server writes at the front-end's pace, not the engine's.
+   */
+  apiServerCount?: number;
   /** Progress lines (default: stderr). */
   log?: (line: string) => void;
 }
@@ -70,21 +76,41 @@ export interface SimRealRun {
   /** Per step: last chunk's emit − first chunk's (serialising and writing every stream's chunk), ms. */
   step_write_spread_ms: ReturnType<typeof pcts>;
   delivery_ms: ReturnType<typeof pcts>;
+  /**
+   * Reader's receive time − planned (CLOCK_MONOTONIC), ms: emit error plus delivery. Does not
+   * trust the server's `emit_ms`, so it compares servers whose stamps are taken differently.
+   */
+  received_error_ms: ReturnType<typeof pcts>;
+  /**
+   * Per step delivered in the window, from the server's driver: planned release to the end of
+   * its writes (the last chunk handed to the kernel), ms. What `servelab_sim_emit_lag_seconds` observes.
+   */
+  step_lag_ms: ReturnType<typeof pcts>;
   server_cpu_percent: number;
+  /** Server process CPU over the window / token chunks emitted in it, µs. */
+  server_cpu_us_per_chunk: number | null;
   reader_cpu_percent: number;
   /** Cores used by other processes on the machine during the window. */
   other_cores: number | null;
   http_errors: number;
 }
 
-type CpuMsg = { cpu: NodeJS.CpuUsage };
+type CpuMsg = { cpu: NodeJS.CpuUsage; steps: number; lag_ms: number[] };
 
 async function runLevel(n: number, o: SimRealBenchOptions): Promise<SimRealRun> {
   // Every stream in one batch (vLLM's default max_num_seqs on an H100 is 1,024): the figure is
   // about timing, not about the engine's queue.
   const { child, ready } = await startChild<{ port: number; offset_ms: number; model: string }>(
     './sim-server-child.ts',
-    [JSON.stringify({ model: o.model, gpu: o.gpu, maxNumSeqs: n > 1024 ? n : undefined, seed: 1 })],
+    [
+      JSON.stringify({
+        model: o.model,
+        gpu: o.gpu,
+        maxNumSeqs: n > 1024 ? n : undefined,
+        apiServerCount: o.apiServerCount,
+        seed: 1,
+      }),
+    ],
     'port',
   );
   const clock = new RealClock();
@@ -99,6 +125,7 @@ async function runLevel(n: number, o: SimRealBenchOptions): Promise<SimRealRun> 
   });
   const emitErr: number[] = [];
   const delivery: number[] = [];
+  const received: number[] = [];
   /** Per step: planned end and first/last chunk emit (server ms), to split the error in two. */
   const steps = new Map<number, { planned: number; first: number; last: number }>();
   const seen = new Set<number>();
@@ -133,6 +160,7 @@ async function runLevel(n: number, o: SimRealBenchOptions): Promise<SimRealRun> 
               if (planned < w0 || planned >= w1) return;
               emitErr.push(s.emit_ms - s.planned_ms);
               delivery.push(now - (s.emit_ms + ready.offset_ms));
+              received.push(now - planned);
               const st = steps.get(s.step);
               if (!st) steps.set(s.step, { planned: s.planned_ms, first: s.emit_ms, last: s.emit_ms });
               else {
@@ -151,7 +179,8 @@ async function runLevel(n: number, o: SimRealBenchOptions): Promise<SimRealRun> 
       reqs.push(req);
     }
     await sleep(clock, o.rampMs);
-    const cpu0 = (await child.ask<CpuMsg>({ cmd: 'cpu' }, 'cpu')).cpu;
+    const at0 = await child.ask<CpuMsg>({ cmd: 'cpu' }, 'cpu');
+    const cpu0 = at0.cpu;
     const t0 = clock.now();
     const machine = new MachineMeter();
     const reader = new CpuMeter();
@@ -161,7 +190,10 @@ async function runLevel(n: number, o: SimRealBenchOptions): Promise<SimRealRun> 
     const readerUs = reader.usedUs();
     const busyCores = machine.busyCores(cpus().length);
     const windowMs = clock.now() - t0;
-    const cpu1 = (await child.ask<CpuMsg>({ cmd: 'cpu' }, 'cpu')).cpu;
+    const at1 = await child.ask<CpuMsg>({ cmd: 'cpu' }, 'cpu');
+    const cpu1 = at1.cpu;
+    // The lags of the steps delivered between the two asks (the ring ends with the newest).
+    const stepLag = at1.lag_ms.slice(Math.max(0, at1.lag_ms.length - (at1.steps - at0.steps)));
     // Chunks planned inside the window may still be in the pipe: give them a moment.
     await sleep(clock, 300);
     const serverUs = cpu1.user + cpu1.system - cpu0.user - cpu0.system;
@@ -183,7 +215,10 @@ async function runLevel(n: number, o: SimRealBenchOptions): Promise<SimRealRun> 
       step_wake_late_ms: pcts(wake),
       step_write_spread_ms: pcts(spread),
       delivery_ms: pcts(delivery),
+      received_error_ms: pcts(received),
+      step_lag_ms: pcts(stepLag),
       server_cpu_percent: (serverUs / 1000 / windowMs) * 100,
+      server_cpu_us_per_chunk: emitErr.length ? serverUs / emitErr.length : null,
       reader_cpu_percent: (readerUs / 1000 / windowMs) * 100,
       other_cores:
         busyCores === null ? null : Math.max(0, busyCores - (serverUs + readerUs) / 1000 / windowMs),
@@ -253,7 +288,42 @@ export async function benchSimReal(o: SimRealBenchOptions): Promise<ScenarioResu
         value: r.delivery_ms.p99,
         unit: 'ms',
       }),
+      infoRow({
+        scenario: S,
+        case: c,
+        metric: 'received error p50 (recv−planned)',
+        value: r.received_error_ms.p50,
+        unit: 'ms',
+      }),
+      infoRow({
+        scenario: S,
+        case: c,
+        metric: 'received error p99 (recv−planned)',
+        value: r.received_error_ms.p99,
+        unit: 'ms',
+      }),
+      infoRow({
+        scenario: S,
+        case: c,
+        metric: 'step lag p50 (to writes done)',
+        value: r.step_lag_ms.p50,
+        unit: 'ms',
+      }),
+      infoRow({
+        scenario: S,
+        case: c,
+        metric: 'step lag p99 (to writes done)',
+        value: r.step_lag_ms.p99,
+        unit: 'ms',
+      }),
       infoRow({ scenario: S, case: c, metric: 'server CPU', value: r.server_cpu_percent, unit: '% core' }),
+      infoRow({
+        scenario: S,
+        case: c,
+        metric: 'server CPU per chunk',
+        value: r.server_cpu_us_per_chunk,
+        unit: 'µs',
+      }),
       infoRow({ scenario: S, case: c, metric: 'other processes', value: r.other_cores, unit: 'cores' }),
     );
     if (r.streams_with_tokens < r.streams)

@@ -56,6 +56,10 @@ describe('bench sim-real scenario (toy scale)', () => {
     assert.ok((r.emit_error_ms.min as number) >= 0, `emit before planned: ${r.emit_error_ms.min}`);
     // Cross-process: a wrong clock offset on either side would show up here.
     assert.ok((r.delivery_ms.min as number) >= -0.05, `received before emitted: ${r.delivery_ms.min}`);
+    // The server's own per-step lag came over IPC: no step's writes ended before its release.
+    assert.ok(r.step_lag_ms.n > 0, 'the driver reported the lag of the steps in the window');
+    assert.ok((r.step_lag_ms.min as number) >= 0, `writes done before the release: ${r.step_lag_ms.min}`);
+    assert.ok((r.server_cpu_us_per_chunk ?? 0) > 0);
   });
 });
 

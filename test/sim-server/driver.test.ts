@@ -9,21 +9,44 @@ import { VirtualClock } from '../../src/runtime/clock.js';
 import { resolveEngineConfig } from '../../src/sim/engine/config.js';
 import { createEngine } from '../../src/sim/engine/engine.js';
 import type { StepResult } from '../../src/sim/engine/types.js';
-import { RealTimeDriver } from '../../src/sim/server/driver.js';
+import { type DriverOptions, RealTimeDriver } from '../../src/sim/server/driver.js';
 
 /** Let the driver's promise chain run (timers already fired by advanceTo). */
 const settle = () => new Promise((r) => setImmediate(r));
 
-/** A driver over a real engine; `lateToleranceMs` null = the driver's default. */
-function setup(timeScale: number, lateToleranceMs: number | null = 20) {
+/**
+ * A driver over a real engine; `lateToleranceMs` null = the driver's default; `release` and
+ * `onLag` as {@link DriverOptions}; `deliverMs`: clock ms each delivery takes (its writes).
+ */
+function setup(
+  timeScale: number,
+  lateToleranceMs: number | null = 20,
+  extra: Pick<DriverOptions, 'release' | 'onLag'> & { deliverMs?: number } = {},
+) {
   const clock = new VirtualClock();
   const engine = createEngine(resolveEngineConfig({ model: 'llama-3.1-8b', gpu: 'h100' }));
   const steps: { r: StepResult; planned: number; at: number }[] = [];
-  const opts = lateToleranceMs === null ? { timeScale } : { timeScale, lateToleranceMs };
-  const driver = new RealTimeDriver(engine, clock, opts, (r, planned) =>
-    steps.push({ r: { ...r }, planned, at: clock.now() }),
-  );
+  const { deliverMs, ...hooks } = extra;
+  const opts = lateToleranceMs === null ? { timeScale, ...hooks } : { timeScale, lateToleranceMs, ...hooks };
+  const driver = new RealTimeDriver(engine, clock, opts, (r, planned) => {
+    steps.push({ r: { ...r }, planned, at: clock.now() });
+    if (deliverMs) clock.advanceTo(clock.now() + deliverMs);
+  });
   return { clock, engine, driver, steps };
+}
+
+/** Advance the clock timer by timer until the engine is idle and nothing is scheduled. */
+async function runOut(clock: VirtualClock, lateMs = 0): Promise<void> {
+  // A late driver catches up in event-loop turns with no timer pending: wait a few turns.
+  for (let i = 0, idle = 0; i < 2000 && idle < 5; i++) {
+    await settle();
+    const next = clock.nextTimerAt();
+    if (next === undefined) idle++;
+    else {
+      idle = 0;
+      clock.advanceTo(next + lateMs);
+    }
+  }
 }
 
 test('each step starts at the previous planned end, however late the wake-up (within tolerance)', async () => {
@@ -98,4 +121,63 @@ test('faster than real time, a lagging driver catches up without gaps and stamps
   assert.ok(b && b.firstScheduledMs !== null);
   assert.ok(b.arrivalMs < driver.engineNow() - 500, 'stamped on the lagging engine timeline, not the wall');
   assert.ok(b.firstScheduledMs - b.arrivalMs < 20, `queued ${b.firstScheduledMs - b.arrivalMs} ms`);
+});
+
+test('a release after the step end: tokens leave at the release, in step order, while the engine steps on', async () => {
+  // Every step's tokens are held 25 engine ms past its end (a busy API server), longer than a
+  // decode step, so several steps wait in the outbox at once.
+  const { clock, driver, steps } = setup(1, 20, { release: (r) => r.endMs + 25 });
+  driver.add({ id: 'a', promptTokens: [1, 2, 3, 4], maxTokens: 30, eosLen: 30 });
+  await runOut(clock);
+  assert.equal(steps.length, 30);
+  for (let i = 0; i < steps.length; i++) {
+    assert.equal(steps[i].planned, steps[i].r.endMs + 25, `step ${i} is planned at its release`);
+    assert.equal(steps[i].at, steps[i].planned, `step ${i} is delivered at its release`);
+    if (i > 0) {
+      assert.equal(steps[i].r.startMs, steps[i - 1].r.endMs, 'the engine does not wait for the release');
+      assert.ok(steps[i].r.step > steps[i - 1].r.step, 'in step order');
+    }
+  }
+  assert.ok(steps[3].r.startMs < steps[0].planned, 'step 3 was computed before step 0 left');
+  const st = driver.stats();
+  assert.equal(st.behind, 0);
+  assert.deepEqual(st.lateMs, new Array(30).fill(0));
+});
+
+test('a release earlier than the one before it waits for it: no step overtakes another', async () => {
+  let n = 0;
+  // Step 0 is held 40 ms, the later ones only 1 ms: they must still leave after step 0.
+  const { clock, driver, steps } = setup(1, 20, { release: (r) => r.endMs + (n++ === 0 ? 40 : 1) });
+  driver.add({ id: 'a', promptTokens: [1, 2, 3, 4], maxTokens: 12, eosLen: 12 });
+  await runOut(clock);
+  assert.equal(steps.length, 12);
+  for (let i = 1; i < steps.length; i++) {
+    assert.ok(steps[i].r.step > steps[i - 1].r.step);
+    assert.ok(steps[i].at >= steps[i - 1].at);
+    assert.ok(steps[i].planned >= steps[0].planned, 'planned no earlier than the step ahead of it');
+  }
+});
+
+test('the lag counts to the end of the writes, against the release: a slow delivery is behind', async () => {
+  const lags: { lag: number; behind: boolean }[] = [];
+  // Each delivery takes 15 clock ms of writes (above BEHIND_MS = 10), released 5 ms after the end.
+  const { clock, driver } = setup(1, null, {
+    release: (r) => r.endMs + 5,
+    onLag: (lag, behind) => lags.push({ lag, behind }),
+    deliverMs: 15,
+  });
+  driver.add({ id: 'a', promptTokens: [1, 2, 3, 4], maxTokens: 6, eosLen: 6 });
+  await runOut(clock);
+  assert.equal(lags.length, 6);
+  assert.ok(lags.every((l) => l.behind && l.lag >= 15 - 1e-9));
+  const st = driver.stats();
+  assert.equal(st.behind, 6);
+  assert.ok(st.lagMs.every((l) => l >= 15 - 1e-9));
+  // A late wake-up counts too: the writes end at least that much after the release.
+  const late = setup(1, null, { release: (r) => r.endMs + 5, onLag: () => {} });
+  late.driver.add({ id: 'a', promptTokens: [1, 2, 3, 4], maxTokens: 4, eosLen: 4 });
+  await runOut(late.clock, 18); // the first wake-up 18 ms late: 13 after its release
+  const ls = late.driver.stats();
+  assert.equal(ls.steps, 4);
+  assert.ok(ls.lagMs[0] >= 13 - 1e-9 && ls.behind >= 1, `lag ${ls.lagMs[0]}, behind ${ls.behind}`);
 });

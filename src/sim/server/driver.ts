@@ -1,7 +1,7 @@
 /**
  * @module sim/server/driver
  * The real-time driver: steps the clock-free engine on a wall {@link Clock} and hands each
- * step's tokens to the HTTP layer at the step's planned end.
+ * step's tokens to the HTTP layer at their planned release (the step's end, or later: see Release).
  *
  * Time: engine ms = clock ms × `timeScale` (`--time-scale X` runs X times faster than real time).
  *
@@ -13,6 +13,15 @@
  * tolerance is infinite: a machine too slow for the scale then writes tokens as fast as it can
  * while the engine timeline stays exact, instead of inserting simulated idle gaps of
  * tolerance × scale into running requests.
+ *
+ * Release: a step's tokens leave when `release(step)` says (engine ms, never before the step's
+ * end): the API server's output queue (`sim/frontend`), which under many streams lets chunks
+ * leave after their step ended while the engine steps on. Released steps wait in a FIFO outbox,
+ * drained by one precise sleep ({@link Clock.sleepUntil}) for the oldest, so a step's tokens go
+ * out at their planned release, in step order, and the engine never waits for them. The lag
+ * ({@link DriverOptions.onLag}, {@link DriverStats}) is measured against that planned release,
+ * after `deliver` returned, i.e. after every chunk was handed to the kernel (the server writes
+ * each socket corked, so `deliver` ends with its writes done).
  *
  * Arrivals are stamped on the engine timeline ({@link RealTimeDriver.timelineNow}): when the
  * driver lags behind the wall clock, "now" for the engine is the end of the step in flight.
@@ -37,39 +46,51 @@ export interface DriverOptions {
    */
   lateToleranceMs?: number;
   /**
-   * Wall ms after its planned end by which a step's tokens must have been handed to the sockets;
+   * Wall ms after its planned release by which a step's tokens must have been handed to the sockets;
    * a step later than this counts as the simulator falling behind ({@link DriverStats.behind}).
    * Default {@link BEHIND_MS}.
    */
   behindMs?: number;
   /**
-   * Called after every step with its lag: wall ms from the step's planned end to the end of its
+   * Called after every step with its lag: wall ms from the step's planned release to the end of its
    * delivery (every token handed to the sockets), and whether that is behind.
    */
   onLag?: (lagMs: number, behind: boolean) => void;
+  /**
+   * Engine ms at which a step's tokens leave (the API server's output queue); called once per
+   * step, in step order, right after the step is computed. Default: at the step's end.
+   */
+  release?: (step: StepResult) => number;
 }
 
 /**
  * Default lag, wall ms, past which a step counts as behind: 10 ms is well above what a keeping-up
- * server shows (docs/bench.md, sim-real: emit error p99 of a few ms at 2,000 streams) and well
- * below a TPOT anyone measures, so it flags a simulator that distorts token times and not noise.
+ * server shows (docs/bench.md, sim-real: step lag p50 of 1–3 ms at 100 streams) and well below a
+ * TPOT anyone measures, so it flags a simulator that distorts token times and not noise. Writing
+ * one chunk to each of 1,000 sockets takes ~10 ms of one core (docs/sim.md), so at 1,000 streams
+ * and more a single core is near this line.
  */
 export const BEHIND_MS = 10;
 
-/** Lateness of token delivery against the steps' planned end times. */
+/** Lateness of token delivery against the steps' planned release times. */
 export interface DriverStats {
   steps: number;
   /** Steps that restarted from "now" because the driver was later than the tolerance. */
   resyncs: number;
-  /** Steps delivered more than `behindMs` after their planned end: the simulator fell behind. */
+  /** Steps whose writes ended more than `behindMs` after their planned release: the simulator fell behind. */
   behind: number;
-  /** Wall ms by which each delivery started after its planned time (last 10,000 steps, oldest first). */
+  /** Wall ms by which each delivery started after its planned release (last 10,000 steps, oldest first). */
   lateMs: number[];
+  /**
+   * Wall ms from each delivery's planned release to the end of its writes (last 10,000 steps,
+   * oldest first): what {@link DriverOptions.onLag} reports.
+   */
+  lagMs: number[];
 }
 
 /**
- * Runs the engine in real time. `deliver(step, plannedWallMs)` is called synchronously at each
- * step's end; it writes the tokens to the clients.
+ * Runs the engine in real time. `deliver(step, plannedWallMs)` is called at each step's planned
+ * release (`plannedWallMs`, on the driver's clock); it writes the tokens to the clients.
  */
 export class RealTimeDriver {
   private readonly scale: number;
@@ -92,6 +113,15 @@ export class RealTimeDriver {
   private readonly onLag?: (lagMs: number, behind: boolean) => void;
   /** Ring buffer of the last {@link LATE_WINDOW} delivery latenesses, wall ms. */
   private readonly late = new Float64Array(LATE_WINDOW);
+  /** Ring buffer of the last {@link LATE_WINDOW} delivery lags (to the end of the writes), wall ms. */
+  private readonly lag = new Float64Array(LATE_WINDOW);
+  private readonly release?: (step: StepResult) => number;
+  /** Steps computed whose release is still ahead (or behind an earlier one), oldest first. */
+  private readonly outbox: { step: StepResult; wallMs: number }[] = [];
+  private outboxHead = 0;
+  private pumping = false;
+  /** Cancels the outbox's sleep on close (see {@link sleepCtl}). */
+  private pumpCtl: AbortController | undefined;
 
   constructor(
     readonly engine: SimEngine,
@@ -105,6 +135,7 @@ export class RealTimeDriver {
     this.toleranceMs = opts.lateToleranceMs ?? (opts.timeScale > 1 ? Number.POSITIVE_INFINITY : 20);
     this.behindMs = opts.behindMs ?? BEHIND_MS;
     this.onLag = opts.onLag;
+    this.release = opts.release;
   }
 
   /** Current engine time, ms. */
@@ -155,20 +186,82 @@ export class RealTimeDriver {
     const n = Math.min(this.steps, LATE_WINDOW);
     const lateMs: number[] = new Array(n);
     const start = this.steps - n;
-    for (let i = 0; i < n; i++) lateMs[i] = this.late[(start + i) % LATE_WINDOW];
-    return { steps: this.steps, resyncs: this.resyncs, behind: this.behind, lateMs };
+    const lagMs: number[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      lateMs[i] = this.late[(start + i) % LATE_WINDOW];
+      lagMs[i] = this.lag[(start + i) % LATE_WINDOW];
+    }
+    return { steps: this.steps, resyncs: this.resyncs, behind: this.behind, lateMs, lagMs };
   }
 
-  /** Stop stepping (pending sleeps are cancelled). */
+  /** Stop stepping (pending sleeps are cancelled, unreleased steps dropped). */
   close(): void {
     this.closed = true;
     this.sleepCtl?.abort(new Error('driver closed'));
+    this.pumpCtl?.abort(new Error('driver closed'));
+    this.outbox.length = 0;
+    this.outboxHead = 0;
   }
 
   private sleep(untilWallMs: number): Promise<void> {
     const ctl = new AbortController();
     this.sleepCtl = ctl;
     return this.clock.sleepUntil(untilWallMs, ctl.signal);
+  }
+
+  /**
+   * A step whose end has come: deliver it now if its release is due and nothing released
+   * earlier waits, else queue it behind those (releases are in step order, so a step never
+   * overtakes an earlier one, even one with a later release).
+   */
+  private offer(step: StepResult, releaseWallMs: number): void {
+    const pending = this.outbox.length - this.outboxHead;
+    if (pending === 0 && this.clock.now() >= releaseWallMs) {
+      this.handOut(step, releaseWallMs);
+      return;
+    }
+    const last = pending > 0 ? this.outbox[this.outbox.length - 1].wallMs : releaseWallMs;
+    this.outbox.push({ step, wallMs: Math.max(releaseWallMs, last) });
+    if (!this.pumping) void this.pump();
+  }
+
+  /** Drains the outbox: one sleep until the oldest step's release, deliver, repeat. */
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      while (!this.closed && this.outboxHead < this.outbox.length) {
+        const next = this.outbox[this.outboxHead];
+        if (this.clock.now() < next.wallMs) {
+          const ctl = new AbortController();
+          this.pumpCtl = ctl;
+          await this.clock.sleepUntil(next.wallMs, ctl.signal);
+          if (this.closed) break;
+        }
+        this.outboxHead++;
+        if (this.outboxHead === this.outbox.length) {
+          this.outbox.length = 0;
+          this.outboxHead = 0;
+        }
+        this.handOut(next.step, next.wallMs);
+      }
+    } catch (err) {
+      if (!this.closed) this.onError(err);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** Deliver one step at (or after) its planned release and account for its lag. */
+  private handOut(step: StepResult, plannedWall: number): void {
+    const slot = this.steps % LATE_WINDOW;
+    this.late[slot] = this.clock.now() - plannedWall;
+    this.steps++;
+    this.deliver(step, plannedWall);
+    const lateAfter = this.clock.now() - plannedWall;
+    this.lag[slot] = lateAfter;
+    const behind = lateAfter > this.behindMs;
+    if (behind) this.behind++;
+    this.onLag?.(Math.max(0, lateAfter), behind);
   }
 
   private async loop(startMs: number): Promise<void> {
@@ -180,6 +273,7 @@ export class RealTimeDriver {
         const r = this.engine.step(start);
         this.cursorMs = r.endMs;
         const plannedWall = this.toWallMs(r.endMs);
+        const releaseWall = this.release ? this.toWallMs(Math.max(r.endMs, this.release(r))) : plannedWall;
         if (r.endMs <= start && r.tokens.length === 0 && r.finished.length === 0) {
           // Nothing could run (should not happen with a sane engine): back off instead of spinning.
           await this.sleep(this.clock.now() + 1);
@@ -193,14 +287,10 @@ export class RealTimeDriver {
           await yieldToIo();
         } else await this.sleep(plannedWall);
         if (this.closed) break;
-        this.late[this.steps % LATE_WINDOW] = this.clock.now() - plannedWall;
-        this.steps++;
-        this.deliver(r, plannedWall);
-        const lateAfter = this.clock.now() - plannedWall;
-        const behind = lateAfter > this.behindMs;
-        if (behind) this.behind++;
-        this.onLag?.(Math.max(0, lateAfter), behind);
-        if (lateAfter > this.toleranceMs) {
+        this.offer(r, releaseWall);
+        // The engine's own timeline: restart from now when the engine itself (its wake-up plus
+        // what was delivered at this step's end) is later than the tolerance.
+        if (this.clock.now() - plannedWall > this.toleranceMs) {
           this.resyncs++;
           start = this.engineNow();
         } else start = r.endMs;

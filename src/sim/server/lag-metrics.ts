@@ -6,7 +6,8 @@
  * run's validity verdict (`report/diagnose/validity`, reason `sim_behind`) say so instead.
  *
  * - `servelab_sim_behind_total` (counter): steps whose tokens were handed to the sockets more than
- *   {@link BEHIND_MS} wall ms after the step's planned end.
+ *   {@link BEHIND_MS} wall ms after the step's planned release (its end, or later when the modelled
+ *   API server's output queue holds it: `sim/frontend`), counted when its last write is done.
  * - `servelab_sim_emit_lag_seconds` (histogram): that lag for every step, wall seconds.
  *
  * Wall time, not engine time: the lag is the simulator's, whatever `--time-scale` says. On a
@@ -29,7 +30,7 @@ export function registerLagMetrics(
   const labels = { model_name: modelName };
   const behind = new Counter({
     name: SIM_BEHIND_TOTAL,
-    help: `Steps the simulator delivered more than ${BEHIND_MS} ms (wall) after their planned end: it fell behind real time, so token times include its own lag.`,
+    help: `Steps the simulator delivered more than ${BEHIND_MS} ms (wall) after their planned release: it fell behind real time, so token times include its own lag.`,
     labelNames: ['model_name'],
     registers: [registry],
   });
@@ -37,7 +38,7 @@ export function registerLagMetrics(
   behind.inc(labels, 0);
   const lag = new Histogram({
     name: SIM_EMIT_LAG_SECONDS,
-    help: "Wall seconds from each step's planned end to the end of its delivery to the sockets.",
+    help: "Wall seconds from each step's planned release to the end of its writes to the sockets.",
     labelNames: ['model_name'],
     buckets: EMIT_LAG_BUCKETS_S,
     registers: [registry],
