@@ -54,10 +54,20 @@ describe('the simulator falling behind', () => {
     });
     assert.equal(res.data.at(-1), '[DONE]', 'the request still completes');
     const after = await scrape(sim.url);
-    assert.ok((after.sim_behind_total ?? 0) >= 4, `every step was late: ${after.sim_behind_total}`);
-    assert.ok(sim.driverStats().behind >= 4);
+    // Every sleep overshoots by 30 ms, so the steps that slept are late. A step that was already
+    // due when computed (a starved core) is handed out without a sleep, so "every step" would
+    // depend on the machine's load: the counter must rise and agree with the driver's own count.
+    const behind = after.sim_behind_total ?? 0;
+    assert.ok(behind >= 1, `late steps counted: ${behind}`);
+    assert.equal(behind, sim.driverStats().behind, '/metrics and the driver agree');
     const metrics = (await http(`${sim.url}/metrics`, 'GET')).text;
-    assert.match(metrics, /servelab_sim_emit_lag_seconds_bucket\{le="0.02",model_name="[^"]+"\} 0\n/);
+    const bucket = (le: string) => {
+      const line = metrics
+        .split('\n')
+        .find((l) => l.startsWith('servelab_sim_emit_lag_seconds_bucket{') && l.includes(`le="${le}"`));
+      return Number(line?.split(' ').at(-1));
+    };
+    assert.ok(bucket('+Inf') - bucket('0.02') >= 1, 'the late steps sit above 20 ms in the lag histogram');
 
     const series: SeriesPoint[] = [before, after].map((v, i) => ({
       t_ms: i * 1000,
