@@ -7,6 +7,8 @@
  * JSON, `GET /v1/models`, `/metrics`, `/health`) go through {@link call}, undici's `request` on
  * the target's dispatcher.
  */
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { request } from 'undici';
 import { createHttpTarget, type SendResult } from '../client/http.js';
 import { targetHeaders } from '../core/headers.js';
@@ -181,3 +183,93 @@ export function evidenceOf(x: Exchange | CallResult, note: string, sent?: unknow
     ),
   };
 }
+
+/**
+ * POST a large JSON body: the headers (with its Content-Length) first, then, unless the server
+ * has answered within {@link EARLY_ANSWER_MS}, the body in 64 KiB writes, stopping as soon as it
+ * answers. A server that refuses it early and closes the connection is read as its answer, not as
+ * the EPIPE of writes still under way.
+ * Through an in-process dispatcher (tests) it is {@link call}.
+ */
+export function postLarge(
+  target: GateTarget,
+  ctx: CheckContext,
+  path: string,
+  body: string,
+  timeoutMs: number,
+): Promise<CallResult> {
+  if (target.dispatcher) return call(target, ctx, 'POST', path, { body, timeoutMs });
+  const id = gateRequestId(target);
+  const url = new URL(`${target.baseUrl.replace(/\/+$/, '')}${path}`);
+  const payload = Buffer.from(body, 'utf8');
+  const started = performance.now();
+  return new Promise<CallResult>((resolve) => {
+    let settled = false;
+    const done = (r: Omit<CallResult, 'id' | 'ms'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ id, ms: performance.now() - started, ...r });
+      req.destroy();
+    };
+    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+      method: 'POST',
+      headers: {
+        ...targetHeaders(target.apiKey, {}),
+        'x-request-id': id,
+        'content-type': 'application/json',
+        'content-length': payload.length,
+      },
+      signal: ctx.signal,
+    });
+    const timer = setTimeout(
+      () => done({ status: null, headers: {}, text: '', json: null, error: `no answer within ${timeoutMs} ms` }),
+      timeoutMs,
+    );
+    req.on('response', (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      const end = () => {
+        const text = Buffer.concat(parts).toString('utf8');
+        let json: unknown = null;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = null;
+        }
+        done({ status: res.statusCode ?? null, headers: res.headers, text, json, error: null });
+      };
+      res.on('end', end);
+      res.on('error', end);
+      res.on('close', end);
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // the answer may still be on its way after a write failed; give it a moment
+      setTimeout(
+        () => done({ status: null, headers: {}, text: '', json: null, error: `${err.code ?? ''} ${err.message}`.trim() }),
+        200,
+      );
+    });
+    const CHUNK = 64 * 1024;
+    let at = 0;
+    const pump = () => {
+      while (!settled && at < payload.length) {
+        const ok = req.write(payload.subarray(at, at + CHUNK));
+        at += CHUNK;
+        if (!ok) {
+          req.once('drain', pump);
+          return;
+        }
+      }
+      if (!settled && at >= payload.length) req.end();
+    };
+    // Headers first: a server that refuses by Content-Length answers before any body byte, and
+    // its close then carries no unread data (which would reset the connection under the answer).
+    req.flushHeaders();
+    const wait = setTimeout(pump, EARLY_ANSWER_MS);
+    req.on('response', () => clearTimeout(wait));
+  });
+}
+
+/** How long {@link postLarge} waits for an answer to the headers alone before sending the body. */
+const EARLY_ANSWER_MS = 1000;

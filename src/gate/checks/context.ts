@@ -5,7 +5,7 @@
  * max_tokens over L is rejected or clamped the way the old version does it; a body of several MB
  * is refused quickly; `/health` still answers afterwards. L is `max_model_len` from `/v1/models`.
  */
-import { call, type Exchange, evidenceOf, exchange } from '../http.js';
+import { call, type Exchange, evidenceOf, exchange, postLarge } from '../http.js';
 import { fail, judgeSame, pass, skipped } from '../result.js';
 import type { Check, CheckContext, EachCheck, Evidence, GateTarget, SideResult } from '../types.js';
 import { modelEntry } from './shared.js';
@@ -158,7 +158,7 @@ const largeBody: EachCheck = {
       messages: [{ role: 'user', content: 'a '.repeat(LARGE_BODY_BYTES / 2) }],
       max_tokens: 1,
     };
-    const r = await call(target, ctx, 'POST', '/chat/completions', { body, timeoutMs: LARGE_BODY_MAX_MS });
+    const r = await postLarge(target, ctx, '/chat/completions', JSON.stringify(body), LARGE_BODY_MAX_MS);
     const observed = { status: r.status, ms: Math.round(r.ms) };
     const shown = { ...body, messages: [{ role: 'user', content: `${'a '.repeat(16)}… (${LARGE_BODY_BYTES} bytes)` }] };
     if (r.status !== null && r.status >= 400 && r.status < 500 && r.ms <= LARGE_BODY_MAX_MS) return pass(observed);
