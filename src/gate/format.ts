@@ -30,7 +30,7 @@ function cell(side: SideResult | undefined, t: T): string {
   let v = '';
   if (o === undefined || o === null) v = '';
   else if (typeof o === 'object' && Array.isArray((o as { names?: unknown }).names))
-    v = t('gate.observed.names', { count: ((o as { names: unknown[] }).names).length });
+    v = t('gate.observed.names', { count: (o as { names: unknown[] }).names.length });
   else if (typeof o === 'object') v = JSON.stringify(o);
   else v = String(o);
   if (v.length > 40) v = `${v.slice(0, 39)}…`;
@@ -39,7 +39,14 @@ function cell(side: SideResult | undefined, t: T): string {
 
 function pad(s: string, w: number): string {
   // East Asian wide characters take two columns
-  const width = [...s].reduce((n, c) => n + (/[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(c) ? 2 : 1), 0);
+  const width = [...s].reduce(
+    (n, c) =>
+      n +
+      (/[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(c)
+        ? 2
+        : 1),
+    0,
+  );
   return s + ' '.repeat(Math.max(0, w - width));
 }
 
@@ -53,7 +60,13 @@ export function formatGate(r: GateResult, t: T): string {
   );
   if (r.passes !== undefined) lines.push(t('gate.header.probe', { passes: r.passes }));
   const diff = r.old_url !== null;
-  const head = [t('gate.col.check'), t('gate.col.title'), ...(diff ? [t('gate.col.old')] : []), diff ? t('gate.col.new') : t('gate.col.result'), t('gate.col.verdict')];
+  const head = [
+    t('gate.col.check'),
+    t('gate.col.title'),
+    ...(diff ? [t('gate.col.old')] : []),
+    diff ? t('gate.col.new') : t('gate.col.result'),
+    t('gate.col.verdict'),
+  ];
   const body = r.rows.map((row) => [
     `${row.number} ${row.id}`,
     row.title,
@@ -62,7 +75,8 @@ export function formatGate(r: GateResult, t: T): string {
     t(VERDICT[row.status]),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => [...b[i]].length)));
-  const line = (cols: string[]) => `  ${cols.map((c, i) => (i === cols.length - 1 ? c : pad(c, widths[i]))).join('  ')}`.trimEnd();
+  const line = (cols: string[]) =>
+    `  ${cols.map((c, i) => (i === cols.length - 1 ? c : pad(c, widths[i]))).join('  ')}`.trimEnd();
   lines.push(line(head));
   for (const b of body) lines.push(line(b));
   const notPassed = r.rows.filter((row) => row.status !== 'pass');
@@ -77,9 +91,14 @@ export function formatGate(r: GateResult, t: T): string {
       if (!side || (side === row.old && side.status === 'pass')) continue;
       for (const e of side.evidence) {
         lines.push(`    [${name}] ${e.note}${e.request_id ? ` (x-request-id ${e.request_id})` : ''}`);
-        if (e.sent) lines.push(`      ${t('gate.evidence.sent')}: ${trimEvidence(e.sent).replace(/\n/g, '\n        ')}`);
+        if (e.sent)
+          lines.push(
+            `      ${t('gate.evidence.sent')}: ${trimEvidence(e.sent).replace(/\n/g, '\n        ')}`,
+          );
         if (e.received)
-          lines.push(`      ${t('gate.evidence.received')}: ${trimEvidence(e.received).replace(/\n/g, '\n        ')}`);
+          lines.push(
+            `      ${t('gate.evidence.received')}: ${trimEvidence(e.received).replace(/\n/g, '\n        ')}`,
+          );
       }
     }
   }
@@ -90,8 +109,15 @@ export function formatGate(r: GateResult, t: T): string {
   }
   lines.push(
     '',
-    t('gate.tally', { pass: r.counts.pass, fail: r.counts.fail, skipped: r.counts.skipped, s: r.wall_s.toFixed(1) }),
-    r.counts.fail > 0 ? t(diff ? 'gate.result.regression' : 'gate.result.nonconforming', { count: r.counts.fail }) : t('gate.result.ok'),
+    t('gate.tally', {
+      pass: r.counts.pass,
+      fail: r.counts.fail,
+      skipped: r.counts.skipped,
+      s: r.wall_s.toFixed(1),
+    }),
+    r.counts.fail > 0
+      ? t(diff ? 'gate.result.regression' : 'gate.result.nonconforming', { count: r.counts.fail })
+      : t('gate.result.ok'),
   );
   return `${lines.join('\n')}\n`;
 }
@@ -99,7 +125,6 @@ export function formatGate(r: GateResult, t: T): string {
 /** XML text and attribute escaping; characters XML 1.0 cannot carry are dropped. */
 export function xmlEscape(s: string): string {
   return s
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing what XML 1.0 forbids
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
@@ -150,7 +175,8 @@ export function formatJunit(r: GateResult, t: T): string {
         out.push(
           `      <failure message="${xmlEscape(row.reason ?? '')}" type="${r.old_url ? 'regression' : 'nonconforming'}">${xmlEscape(evidenceText(row, t))}</failure>`,
         );
-      else if (row.status === 'skipped') out.push(`      <skipped message="${xmlEscape(row.reason ?? '')}"/>`);
+      else if (row.status === 'skipped')
+        out.push(`      <skipped message="${xmlEscape(row.reason ?? '')}"/>`);
       const observed = JSON.stringify({ old: row.old?.observed, new: row.new.observed });
       out.push(`      <system-out>${xmlEscape(observed)}</system-out>`);
       out.push('    </testcase>');

@@ -124,7 +124,12 @@ export async function call(
   const base = opts.root ? serverRoot(target.baseUrl) : target.baseUrl.replace(/\/+$/, '');
   const id = gateRequestId(target);
   const headers: Record<string, string> = { ...targetHeaders(target.apiKey, {}), 'x-request-id': id };
-  const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+  const body =
+    opts.body === undefined
+      ? undefined
+      : typeof opts.body === 'string'
+        ? opts.body
+        : JSON.stringify(opts.body);
   if (body !== undefined) headers['content-type'] = 'application/json';
   const started = performance.now();
   const timeout = AbortSignal.timeout(opts.timeoutMs ?? ctx.timeoutMs);
@@ -145,7 +150,15 @@ export async function call(
     } catch {
       json = null;
     }
-    return { id, status: res.statusCode, headers: res.headers, text, json, error: null, ms: performance.now() - started };
+    return {
+      id,
+      status: res.statusCode,
+      headers: res.headers,
+      text,
+      json,
+      error: null,
+      ms: performance.now() - started,
+    };
   } catch (err) {
     const e = err as { message?: string; code?: string; cause?: { message?: string } };
     const msg = e.cause?.message ?? e.message ?? String(err);
@@ -177,10 +190,9 @@ export function evidenceOf(x: Exchange | CallResult, note: string, sent?: unknow
   return {
     request_id: x.id,
     note,
-    sent: body === undefined ? undefined : trimEvidence(typeof body === 'string' ? body : JSON.stringify(body)),
-    received: trimEvidence(
-      `${x.status === null ? '' : `HTTP ${x.status}\n`}${received}`,
-    ),
+    sent:
+      body === undefined ? undefined : trimEvidence(typeof body === 'string' ? body : JSON.stringify(body)),
+    received: trimEvidence(`${x.status === null ? '' : `HTTP ${x.status}\n`}${received}`),
   };
 }
 
@@ -223,7 +235,8 @@ export function postLarge(
       signal: ctx.signal,
     });
     const timer = setTimeout(
-      () => done({ status: null, headers: {}, text: '', json: null, error: `no answer within ${timeoutMs} ms` }),
+      () =>
+        done({ status: null, headers: {}, text: '', json: null, error: `no answer within ${timeoutMs} ms` }),
       timeoutMs,
     );
     req.on('response', (res) => {
@@ -246,7 +259,14 @@ export function postLarge(
     req.on('error', (err: NodeJS.ErrnoException) => {
       // the answer may still be on its way after a write failed; give it a moment
       setTimeout(
-        () => done({ status: null, headers: {}, text: '', json: null, error: `${err.code ?? ''} ${err.message}`.trim() }),
+        () =>
+          done({
+            status: null,
+            headers: {},
+            text: '',
+            json: null,
+            error: `${err.code ?? ''} ${err.message}`.trim(),
+          }),
         200,
       );
     });

@@ -39,9 +39,13 @@ export function selectChecks(
   if (items.length === 0 || items.includes('all')) return [...checks];
   const picked = new Set<Check>();
   for (const item of items) {
-    const groupIndex = /^\d+$/.test(item) ? Number(item) - 1 : (CHECK_GROUPS as readonly string[]).indexOf(item);
+    const groupIndex = /^\d+$/.test(item)
+      ? Number(item) - 1
+      : (CHECK_GROUPS as readonly string[]).indexOf(item);
     const group = CHECK_GROUPS[groupIndex];
-    const hits = checks.filter((c) => c.id === item || c.number === item || (group !== undefined && c.group === group));
+    const hits = checks.filter(
+      (c) => c.id === item || c.number === item || (group !== undefined && c.group === group),
+    );
     if (hits.length === 0 && group === undefined)
       problems.push({
         path: '--checks',
@@ -61,7 +65,10 @@ export interface Unreachable {
 }
 
 /** Probe `/v1/models` on every target; the ones that do not answer. */
-export async function unreachableTargets(targets: readonly GateTarget[], ctx: CheckContext): Promise<Unreachable[]> {
+export async function unreachableTargets(
+  targets: readonly GateTarget[],
+  ctx: CheckContext,
+): Promise<Unreachable[]> {
   const out: Unreachable[] = [];
   await Promise.all(
     targets.map(async (target) => {
@@ -92,7 +99,11 @@ async function guarded(ctx: CheckContext, fn: () => Promise<SideResult>): Promis
   } catch (err) {
     if (ctx.signal.aborted) return { status: 'skipped', reason: ctx.t('gate.interrupted'), evidence: [] };
     const e = err as { message?: string };
-    return { status: 'fail', reason: ctx.t('gate.check.threw', { error: e.message ?? String(err) }), evidence: [] };
+    return {
+      status: 'fail',
+      reason: ctx.t('gate.check.threw', { error: e.message ?? String(err) }),
+      evidence: [],
+    };
   }
 }
 
@@ -155,7 +166,10 @@ export async function runGate(
         res = await check.run(old, next, ctx);
       } catch (err) {
         const reason = ctx.t('gate.check.threw', { error: (err as Error).message ?? String(err) });
-        res = { old: { status: 'fail', reason, evidence: [] }, new: { status: 'fail', reason, evidence: [] } };
+        res = {
+          old: { status: 'fail', reason, evidence: [] },
+          new: { status: 'fail', reason, evidence: [] },
+        };
       }
       const r = row(check, ctx, res.new, res.old);
       rows.push(r);
@@ -226,8 +240,15 @@ export async function runProbe(
     passes++;
     for (const r of rows) {
       const seen = byId.get(r.id);
-      const mark = { ...r, reason: r.reason ? ctx.t('gate.probe.in-pass', { pass: passes, reason: r.reason }) : r.reason };
-      if (!seen || (seen.status !== 'fail' && (r.status === 'fail' || (r.status === 'pass' && seen.status === 'skipped'))))
+      const mark = {
+        ...r,
+        reason: r.reason ? ctx.t('gate.probe.in-pass', { pass: passes, reason: r.reason }) : r.reason,
+      };
+      if (
+        !seen ||
+        (seen.status !== 'fail' &&
+          (r.status === 'fail' || (r.status === 'pass' && seen.status === 'skipped')))
+      )
         byId.set(r.id, r.status === 'fail' ? mark : r);
     }
     onPass?.(passes, rows);
@@ -235,10 +256,14 @@ export async function runProbe(
     if (left <= 0 || ctx.signal.aborted) break;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, Math.min(intervalMs, left));
-      ctx.signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve();
-      }, { once: true });
+      ctx.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
     });
     if (performance.now() - started >= durationMs || ctx.signal.aborted) break;
   }

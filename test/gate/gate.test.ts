@@ -25,11 +25,15 @@ const same = await startGateSim();
 
 function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/helpers/cli-entry.ts'), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, LANG: 'C', LC_ALL: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'test/helpers/cli-entry.ts'), ...args],
+      {
+        cwd: ROOT,
+        env: { ...process.env, LANG: 'C', LC_ALL: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -50,7 +54,15 @@ describe('servelab gate', () => {
       if (row.status === 'skipped') assert.ok(row.reason && row.reason.length > 10, row.id);
     }
     const passed = mine.filter((row) => row.status === 'pass').map((row) => row.id);
-    for (const id of ['stream.parity', 'errors.ignored-constraint', 'context.over-limit', 'structured.json-schema-valid', 'tools.stream-parity', 'reasoning.field-name', 'metrics.names'])
+    for (const id of [
+      'stream.parity',
+      'errors.ignored-constraint',
+      'context.over-limit',
+      'structured.json-schema-valid',
+      'tools.stream-parity',
+      'reasoning.field-name',
+      'metrics.names',
+    ])
       assert.ok(passed.includes(id), id);
     // the human table went to stderr, with its verdict line
     assert.match(r.err, /every check that could run passes/);
@@ -83,7 +95,16 @@ describe('servelab gate', () => {
   test('--junit writes JUnit XML: one suite per group, a failure or skipped element where it did not pass', async () => {
     const bad = await startGateSim({ faultProfile: 'ignore-json-schema' });
     const file = join(dir, 'gate.xml');
-    const r = await gate(['--old', old.base, '--new', bad.base, '--checks', 'errors,5.1,5.3', '--junit', file]);
+    const r = await gate([
+      '--old',
+      old.base,
+      '--new',
+      bad.base,
+      '--checks',
+      'errors,5.1,5.3',
+      '--junit',
+      file,
+    ]);
     assert.equal(r.code, 2, r.err);
     const root = parseXml(readFileSync(file, 'utf8'));
     assert.equal(root.name, 'testsuites');
@@ -92,13 +113,17 @@ describe('servelab gate', () => {
     let skipped = 0;
     for (const suite of root.children) {
       assert.equal(suite.name, 'testsuite');
-      for (const a of ['name', 'tests', 'failures', 'errors', 'skipped', 'time']) assert.ok(a in suite.attrs, a);
+      for (const a of ['name', 'tests', 'failures', 'errors', 'skipped', 'time'])
+        assert.ok(a in suite.attrs, a);
       assert.equal(Number(suite.attrs.tests), suite.children.length);
       for (const tc of suite.children) {
         assert.equal(tc.name, 'testcase');
         for (const a of ['classname', 'name', 'time']) assert.ok(a in tc.attrs, a);
         const kinds = tc.children.map((c) => c.name);
-        assert.ok(kinds.every((k) => ['failure', 'skipped', 'system-out'].includes(k)), kinds.join());
+        assert.ok(
+          kinds.every((k) => ['failure', 'skipped', 'system-out'].includes(k)),
+          kinds.join(),
+        );
         const f = tc.children.find((c) => c.name === 'failure');
         const s = tc.children.find((c) => c.name === 'skipped');
         assert.ok(!(f && s));
@@ -111,7 +136,10 @@ describe('servelab gate', () => {
       tests += suite.children.length;
       failures += Number(suite.attrs.failures);
       skipped += Number(suite.attrs.skipped);
-      assert.equal(Number(suite.attrs.failures), suite.children.filter((c) => c.children.some((x) => x.name === 'failure')).length);
+      assert.equal(
+        Number(suite.attrs.failures),
+        suite.children.filter((c) => c.children.some((x) => x.name === 'failure')).length,
+      );
     }
     assert.equal(Number(root.attrs.tests), tests);
     assert.equal(Number(root.attrs.failures), failures);
@@ -139,14 +167,27 @@ describe('servelab gate', () => {
 
   test('--probe repeats the probe checks until --duration ends; load checks are left out', async () => {
     const r = await gate([
-      '--probe', '--duration', '1.5s', '--interval', '0.2s',
-      '--old', old.base, '--new', same.base, '--checks', '1.1,1.2,5.4,9', '--json',
+      '--probe',
+      '--duration',
+      '1.5s',
+      '--interval',
+      '0.2s',
+      '--old',
+      old.base,
+      '--new',
+      same.base,
+      '--checks',
+      '1.1,1.2,5.4,9',
+      '--json',
     ]);
     assert.equal(r.code, 0, r.err);
     const res = JSON.parse(r.out) as { mode: string; passes: number; rows: { id: string; status: string }[] };
     assert.equal(res.mode, 'probe');
     assert.ok(res.passes >= 2, `passes ${res.passes}`);
-    assert.deepEqual(res.rows.map((x) => x.id), ['stream.role-first', 'stream.one-id', 'metrics.names']);
+    assert.deepEqual(
+      res.rows.map((x) => x.id),
+      ['stream.role-first', 'stream.one-id', 'metrics.names'],
+    );
     assert.match(r.err, /probe pass 2:/);
   });
 
@@ -175,7 +216,13 @@ describe('servelab gate', () => {
         return { old: { status: 'pass', evidence: [] }, new: { status: 'pass', evidence: [] } };
       },
     };
-    const ctx: CheckContext = { t, timeoutMs: 5000, seed: 1, signal: new AbortController().signal, probe: false };
+    const ctx: CheckContext = {
+      t,
+      timeoutMs: 5000,
+      seed: 1,
+      signal: new AbortController().signal,
+      probe: false,
+    };
     const rows2 = await runGate([pair], null, { role: 'url', baseUrl: same.base, model: 'qwen3-8b' }, ctx);
     assert.equal(ran, false);
     assert.equal(rows2[0].status, 'skipped');

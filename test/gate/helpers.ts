@@ -12,7 +12,9 @@ import { type SimServer, type SimServerOptions, startSimServer } from '../../src
 export const SIM = { model: 'qwen3-8b', gpu: 'h100', timeScale: 50, maxModelLen: 2048 } as const;
 
 /** A simulator closed after the test file. */
-export async function startGateSim(opts: Partial<SimServerOptions> = {}): Promise<SimServer & { base: string }> {
+export async function startGateSim(
+  opts: Partial<SimServerOptions> = {},
+): Promise<SimServer & { base: string }> {
   const sim = await startSimServer({ ...SIM, ...opts }, { log: () => {} });
   after(() => sim.close());
   return Object.assign(sim, { base: `${sim.url}/v1` });
@@ -30,7 +32,10 @@ export interface Row {
   id: string;
   status: 'pass' | 'fail' | 'skipped';
   reason?: string;
-  new: { status: string; evidence: { request_id?: string; note: string; sent?: string; received?: string }[] };
+  new: {
+    status: string;
+    evidence: { request_id?: string; note: string; sent?: string; received?: string }[];
+  };
   old?: { status: string };
 }
 
@@ -50,7 +55,10 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 
 function decode(s: string): string {
   return s.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (whole, e: string) => {
-    if (e[0] === '#') return String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? Number.parseInt(e.slice(2), 16) : Number(e.slice(1)));
+    if (e[0] === '#')
+      return String.fromCodePoint(
+        e[1] === 'x' || e[1] === 'X' ? Number.parseInt(e.slice(2), 16) : Number(e.slice(1)),
+      );
     const v = ENTITIES[e];
     if (v === undefined) throw new Error(`unknown entity ${whole}`);
     return v;

@@ -78,16 +78,32 @@ export async function gateCommand(raw: RawGate, io: Io): Promise<number> {
   if (raw.probe) {
     durationS = raw.duration === undefined ? 600 : parseDurationS(raw.duration);
     if (durationS === null)
-      problems.push({ path: '--duration', message: t('gate.usage.duration', { value: raw.duration ?? '' }), hint: t('gate.usage.duration-hint') });
+      problems.push({
+        path: '--duration',
+        message: t('gate.usage.duration', { value: raw.duration ?? '' }),
+        hint: t('gate.usage.duration-hint'),
+      });
   } else if (raw.duration !== undefined)
-    problems.push({ path: '--duration', message: t('gate.usage.duration-needs-probe'), hint: t('gate.usage.duration-probe-hint') });
+    problems.push({
+      path: '--duration',
+      message: t('gate.usage.duration-needs-probe'),
+      hint: t('gate.usage.duration-probe-hint'),
+    });
   const intervalS = raw.interval === undefined ? 30 : parseDurationS(raw.interval);
   if (intervalS === null)
-    problems.push({ path: '--interval', message: t('gate.usage.duration', { value: raw.interval ?? '' }), hint: t('gate.usage.duration-hint') });
+    problems.push({
+      path: '--interval',
+      message: t('gate.usage.duration', { value: raw.interval ?? '' }),
+      hint: t('gate.usage.duration-hint'),
+    });
   const timeoutS = optNumber(raw.timeout, '--timeout', problems, { min: 1 }) ?? 120;
   const seed = optNumber(raw.seed, '--seed', problems, { int: true, min: 0 }) ?? 1;
   if (raw.probe && checks.length > 0 && !checks.some((c) => c.probe))
-    problems.push({ path: '--checks', message: t('gate.usage.no-probe-checks'), hint: t('gate.usage.probe-hint') });
+    problems.push({
+      path: '--checks',
+      message: t('gate.usage.no-probe-checks'),
+      hint: t('gate.usage.probe-hint'),
+    });
   const json = jsonOption(raw.json);
   throwIfProblems(problems);
   checkOutputPaths(io.cwd, [
@@ -100,14 +116,27 @@ export async function gateCommand(raw: RawGate, io: Io): Promise<number> {
   const apiKey = io.env[apiKeyEnv] || undefined;
   const ac = new AbortController();
   const off = io.onInterrupt(() => ac.abort());
-  const ctx: CheckContext = { t, timeoutMs: timeoutS * 1000, seed, signal: ac.signal, probe: raw.probe === true };
+  const ctx: CheckContext = {
+    t,
+    timeoutMs: timeoutS * 1000,
+    seed,
+    signal: ac.signal,
+    probe: raw.probe === true,
+  };
   try {
-    const next: GateTarget = { role: single ? 'url' : 'new', baseUrl: newUrl, model: raw.model ?? '', apiKey };
-    const old: GateTarget | null = oldUrl === null ? null : { role: 'old', baseUrl: oldUrl, model: raw.model ?? '', apiKey };
+    const next: GateTarget = {
+      role: single ? 'url' : 'new',
+      baseUrl: newUrl,
+      model: raw.model ?? '',
+      apiKey,
+    };
+    const old: GateTarget | null =
+      oldUrl === null ? null : { role: 'old', baseUrl: oldUrl, model: raw.model ?? '', apiKey };
     const targets = old ? [old, next] : [next];
     const down = await unreachableTargets(targets, ctx);
     if (down.length > 0) {
-      for (const d of down) io.stderr.write(`${t('gate.unreachable', { role: d.role, url: d.url, reason: d.reason })}\n`);
+      for (const d of down)
+        io.stderr.write(`${t('gate.unreachable', { role: d.role, url: d.url, reason: d.reason })}\n`);
       io.stderr.write(`${t('gate.unreachable.hint')}\n`);
       return ExitCode.nothingSucceeded;
     }
@@ -125,15 +154,27 @@ export async function gateCommand(raw: RawGate, io: Io): Promise<number> {
     let rows: GateResult['rows'];
     let passes: number | undefined;
     if (raw.probe) {
-      const res = await runProbe(checks, old, next, ctx, (durationS as number) * 1000, (intervalS as number) * 1000, (n, rs) => {
-        const c = countRows(rs);
-        io.stderr.write(`${t('gate.probe.pass', { round: n, ok: c.pass, fail: c.fail, skipped: c.skipped })}\n`);
-      });
+      const res = await runProbe(
+        checks,
+        old,
+        next,
+        ctx,
+        (durationS as number) * 1000,
+        (intervalS as number) * 1000,
+        (n, rs) => {
+          const c = countRows(rs);
+          io.stderr.write(
+            `${t('gate.probe.pass', { round: n, ok: c.pass, fail: c.fail, skipped: c.skipped })}\n`,
+          );
+        },
+      );
       rows = res.rows;
       passes = res.passes;
     } else {
       rows = await runGate(checks, old, next, ctx, (row) =>
-        io.stderr.write(`${t('gate.progress', { number: row.number, id: row.id, verdict: t(VERDICT[row.status]) })}\n`),
+        io.stderr.write(
+          `${t('gate.progress', { number: row.number, id: row.id, verdict: t(VERDICT[row.status]) })}\n`,
+        ),
       );
     }
     const result: GateResult = {
@@ -149,7 +190,12 @@ export async function gateCommand(raw: RawGate, io: Io): Promise<number> {
     if (json !== true) await emitJson(json, result, io);
     human.write(formatGate(result, t));
     if (json === true) await emitJson(json, result, io);
-    if (raw.junit) await writeOutputFile(raw.junit.startsWith('/') ? raw.junit : `${io.cwd}/${raw.junit}`, formatJunit(result, t), '--junit');
+    if (raw.junit)
+      await writeOutputFile(
+        raw.junit.startsWith('/') ? raw.junit : `${io.cwd}/${raw.junit}`,
+        formatJunit(result, t),
+        '--junit',
+      );
     if (ac.signal.aborted) return ExitCode.interrupted;
     return result.counts.fail > 0 ? ExitCode.thresholdFailed : ExitCode.ok;
   } finally {

@@ -67,11 +67,16 @@ const belowLimit: EachCheck = {
       { prompt: idPrompt(len - 1), max_tokens: 1, temperature: 0 },
       { endpoint: 'completions' },
     );
-    if (x.status === 404) return skipped(ctx.t('gate.context.no-completions'), [evidenceOf(x, ctx.t('gate.evidence.response'))]);
+    if (x.status === 404)
+      return skipped(ctx.t('gate.context.no-completions'), [evidenceOf(x, ctx.t('gate.evidence.response'))]);
     if (x.status !== 200)
-      return fail(ctx.t('gate.context.below-fail', { tokens: len - 1, status: x.status ?? x.result.record.error ?? '-' }), [
-        evidenceOf(x, ctx.t('gate.evidence.response')),
-      ]);
+      return fail(
+        ctx.t('gate.context.below-fail', {
+          tokens: len - 1,
+          status: x.status ?? x.result.record.error ?? '-',
+        }),
+        [evidenceOf(x, ctx.t('gate.evidence.response'))],
+      );
     return pass(len - 1);
   }),
 };
@@ -137,9 +142,10 @@ const promptPlusMax: EachCheck = {
     if (x.status !== null && x.status >= 400 && x.status < 500) return pass('rejected');
     const tokens = x.result.record.usage?.completion_tokens;
     if (x.status === 200 && typeof tokens === 'number' && tokens <= len - prompt) return pass('clamped');
-    return fail(ctx.t('gate.context.overrun', { status: x.status ?? '-', tokens: String(tokens), room: len - prompt }), [
-      evidenceOf(x, ctx.t('gate.evidence.response')),
-    ]);
+    return fail(
+      ctx.t('gate.context.overrun', { status: x.status ?? '-', tokens: String(tokens), room: len - prompt }),
+      [evidenceOf(x, ctx.t('gate.evidence.response'))],
+    );
   }),
   judge: (old, next, ctx) =>
     judgeSame(old, next, ctx, (o, n) => ctx.t('gate.context.reject-or-clamp-changed', { old: o, new: n })),
@@ -160,8 +166,12 @@ const largeBody: EachCheck = {
     };
     const r = await postLarge(target, ctx, '/chat/completions', JSON.stringify(body), LARGE_BODY_MAX_MS);
     const observed = { status: r.status, ms: Math.round(r.ms) };
-    const shown = { ...body, messages: [{ role: 'user', content: `${'a '.repeat(16)}… (${LARGE_BODY_BYTES} bytes)` }] };
-    if (r.status !== null && r.status >= 400 && r.status < 500 && r.ms <= LARGE_BODY_MAX_MS) return pass(observed);
+    const shown = {
+      ...body,
+      messages: [{ role: 'user', content: `${'a '.repeat(16)}… (${LARGE_BODY_BYTES} bytes)` }],
+    };
+    if (r.status !== null && r.status >= 400 && r.status < 500 && r.ms <= LARGE_BODY_MAX_MS)
+      return pass(observed);
     return fail(
       ctx.t('gate.context.large-body-fail', {
         mb: LARGE_BODY_BYTES / 1024 / 1024,

@@ -72,7 +72,11 @@ const unknownModel: EachCheck = {
     expect4xx(target, ctx, [
       {
         name: 'unknown-model',
-        body: { model: 'servelab-gate-no-such-model', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4 },
+        body: {
+          model: 'servelab-gate-no-such-model',
+          messages: [{ role: 'user', content: 'Hi' }],
+          max_tokens: 4,
+        },
       },
     ]),
 };
@@ -122,22 +126,34 @@ const ignoredConstraint: EachCheck = {
     const base = { max_tokens: 64, temperature: 0 };
     const control = await exchange(target, ctx, userChat(CONTROL_PROMPT, base));
     if (control.status !== 200)
-      return fail(ctx.t('gate.request.failed', { status: control.status ?? '-', error: control.result.record.error ?? '' }), [
+      return fail(
+        ctx.t('gate.request.failed', {
+          status: control.status ?? '-',
+          error: control.result.record.error ?? '',
+        }),
+        [evidenceOf(control, ctx.t('gate.evidence.control'))],
+      );
+    if (conforms(control, validate))
+      return skipped(ctx.t('gate.constraint.control-conforms'), [
         evidenceOf(control, ctx.t('gate.evidence.control')),
       ]);
-    if (conforms(control, validate))
-      return skipped(ctx.t('gate.constraint.control-conforms'), [evidenceOf(control, ctx.t('gate.evidence.control'))]);
     const observed: Record<string, string> = {};
     const evidence: Evidence[] = [];
     for (const [key, body] of Object.entries(CONSTRAINT_KEYS)) {
-      const x = await exchange(target, ctx, userChat(CONTROL_PROMPT, { ...base, ...body(CONSTRAINT_SCHEMA) }));
+      const x = await exchange(
+        target,
+        ctx,
+        userChat(CONTROL_PROMPT, { ...base, ...body(CONSTRAINT_SCHEMA) }),
+      );
       if (x.status !== null && x.status >= 400 && x.status < 500) observed[key] = 'rejected';
       else if (x.status === 200) observed[key] = conforms(x, validate) ? 'honoured' : 'ignored';
       else observed[key] = `HTTP ${x.status ?? '-'}`;
       if (observed[key] !== 'honoured' && observed[key] !== 'rejected')
         evidence.push(evidenceOf(x, ctx.t('gate.constraint.key', { key, verdict: observed[key] })));
     }
-    const ignored = Object.keys(observed).filter((k) => observed[k] !== 'honoured' && observed[k] !== 'rejected');
+    const ignored = Object.keys(observed).filter(
+      (k) => observed[k] !== 'honoured' && observed[k] !== 'rejected',
+    );
     if (ignored.length > 0) {
       evidence.push(evidenceOf(control, ctx.t('gate.evidence.control')));
       return fail(ctx.t('gate.constraint.ignored', { keys: ignored.join(', ') }), evidence, observed);

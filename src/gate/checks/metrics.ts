@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { MAPPED_NAMES } from '../../monitor/maps.js';
 import { parsePrometheusText } from '../../monitor/prom-parse.js';
 import { call, evidenceOf } from '../http.js';
-import { fail, pass, skipped } from '../result.js';
+import { pass, skipped } from '../result.js';
 import type { Check, EachCheck, SideResult } from '../types.js';
 
 /** The dashboard servelab ships, from this file's place in the tree (src/gate/checks → deploy/). */
@@ -18,7 +18,9 @@ const DASHBOARD = new URL('../../../deploy/grafana-dashboard.json', import.meta.
 export function promqlNames(expr: string): string[] {
   const names = new Set<string>();
   // label matchers and grouping lists name labels, not metrics
-  const stripped = expr.replace(/\{[^}]*\}/g, '{}').replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '');
+  const stripped = expr
+    .replace(/\{[^}]*\}/g, '{}')
+    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '');
   for (const m of stripped.matchAll(/[a-zA-Z_:][a-zA-Z0-9_:]*/g)) {
     const after = stripped[(m.index ?? 0) + m[0].length];
     if (after === '(') continue; // a function
@@ -65,7 +67,8 @@ const names: EachCheck = {
   probe: true,
   async run(target, ctx) {
     const r = await call(target, ctx, 'GET', '/metrics', { root: true });
-    if (r.status !== 200) return skipped(ctx.t('gate.metrics.none'), [evidenceOf(r, ctx.t('gate.evidence.response'))]);
+    if (r.status !== 200)
+      return skipped(ctx.t('gate.metrics.none'), [evidenceOf(r, ctx.t('gate.evidence.response'))]);
     const exposed = new Set(parsePrometheusText(r.text).samples.map((s) => s.name));
     const used = usedMetricNames().filter((n) => exposed.has(n));
     if (used.length === 0) return skipped(ctx.t('gate.metrics.none-used'));
@@ -73,7 +76,8 @@ const names: EachCheck = {
   },
   judge(old, next, ctx): SideResult {
     if (old.status !== 'pass' || next.status === 'fail') return next;
-    const namesOf = (r: SideResult) => ((r.observed as { names?: string[] } | undefined)?.names ?? []) as string[];
+    const namesOf = (r: SideResult) =>
+      ((r.observed as { names?: string[] } | undefined)?.names ?? []) as string[];
     const had = namesOf(old);
     const has = new Set(next.status === 'pass' ? namesOf(next) : []);
     const missing = had.filter((n) => !has.has(n));

@@ -31,15 +31,24 @@ const fieldName: EachCheck = {
         }),
       );
       if (x.status !== 200)
-        return fail(ctx.t('gate.request.failed', { status: x.status ?? '-', error: x.result.record.error ?? '' }), [
-          evidenceOf(x, ctx.t('gate.evidence.response')),
-        ]);
+        return fail(
+          ctx.t('gate.request.failed', { status: x.status ?? '-', error: x.result.record.error ?? '' }),
+          [evidenceOf(x, ctx.t('gate.evidence.response'))],
+        );
       observed[stream ? 'stream' : 'body'] = reasoningFieldOf(readChat(x));
       evidence.push(evidenceOf(x, ctx.t(stream ? 'gate.evidence.stream' : 'gate.evidence.body')));
     }
-    if (observed.stream === null && observed.body === null) return skipped(ctx.t('gate.reasoning.none'), [], observed);
+    if (observed.stream === null && observed.body === null)
+      return skipped(ctx.t('gate.reasoning.none'), [], observed);
     if (observed.stream !== observed.body)
-      return fail(ctx.t('gate.reasoning.inconsistent', { stream: String(observed.stream), body: String(observed.body) }), evidence, observed);
+      return fail(
+        ctx.t('gate.reasoning.inconsistent', {
+          stream: String(observed.stream),
+          body: String(observed.body),
+        }),
+        evidence,
+        observed,
+      );
     return pass(observed.stream, evidence.slice(0, 1));
   },
   judge(old, next, ctx) {

@@ -54,7 +54,6 @@ export const CONSTRAINT_SCHEMA = {
 /** A prompt whose free answer is prose, not JSON: the control arm. */
 export const CONTROL_PROMPT = 'Write one sentence about the sea, then rate it from 0 to 10.';
 
-
 const ajv = new Ajv({ strict: false, allErrors: false });
 
 /** A validator for `schema` (ajv). */
@@ -69,4 +68,3 @@ export function conforms(x: Exchange, validate: (v: unknown) => boolean): boolea
   const v = parseJson(text);
   return v !== undefined && validate(v);
 }
-

@@ -62,9 +62,10 @@ const roleFirst = onBasic('stream.role-first', '1.1', 'gate.check.stream.role-fi
 
 const oneId = onBasic('stream.one-id', '1.2', 'gate.check.stream.one-id', (v, x, ctx) => {
   if (v.ids.length !== 1)
-    return fail(ctx.t('gate.stream.one-id.fail', { count: v.ids.length, ids: v.ids.slice(0, 3).join(', ') }), [
-      evidenceOf(x, ctx.t('gate.evidence.stream')),
-    ]);
+    return fail(
+      ctx.t('gate.stream.one-id.fail', { count: v.ids.length, ids: v.ids.slice(0, 3).join(', ') }),
+      [evidenceOf(x, ctx.t('gate.evidence.stream'))],
+    );
   return pass(1);
 });
 
@@ -172,7 +173,11 @@ const parity: EachCheck = {
   probe: true,
   async run(target, ctx) {
     const s = await streamed(target, ctx);
-    const n = await exchange(target, ctx, userChat(PROMPT, { max_tokens: MAX_TOKENS, temperature: 0, stream: false }));
+    const n = await exchange(
+      target,
+      ctx,
+      userChat(PROMPT, { max_tokens: MAX_TOKENS, temperature: 0, stream: false }),
+    );
     const bad = answered(s, ctx) ?? (n.status === 200 ? null : answered(n, ctx));
     if (bad) return bad;
     const a = readChat(s).choices[0]?.content ?? '';
@@ -237,7 +242,12 @@ const stop: EachCheck = {
     if (b2) return b2;
     const v = readChat(x).choices[0];
     const want = text.slice(0, pick.index);
-    if (!v || v.content.includes(word) || v.finishReasons[0] !== 'stop' || v.content.trimEnd() !== want.trimEnd())
+    if (
+      !v ||
+      v.content.includes(word) ||
+      v.finishReasons[0] !== 'stop' ||
+      v.content.trimEnd() !== want.trimEnd()
+    )
       return fail(
         ctx.t('gate.stream.stop.fail', {
           stop: word,

@@ -35,12 +35,18 @@ const valid: EachCheck = {
         });
     const control = await exchange(target, ctx, userChat(CONTROL_PROMPT, modes[0].body));
     if (control.status === 200 && conforms(control, validate))
-      return skipped(ctx.t('gate.constraint.control-conforms'), [evidenceOf(control, ctx.t('gate.evidence.control'))]);
+      return skipped(ctx.t('gate.constraint.control-conforms'), [
+        evidenceOf(control, ctx.t('gate.evidence.control')),
+      ]);
     const bad: string[] = [];
     const evidence: Evidence[] = [];
     let ok = 0;
     for (const m of modes) {
-      const x = await exchange(target, ctx, userChat(CONTROL_PROMPT, { ...m.body, ...rf(CONSTRAINT_SCHEMA) }));
+      const x = await exchange(
+        target,
+        ctx,
+        userChat(CONTROL_PROMPT, { ...m.body, ...rf(CONSTRAINT_SCHEMA) }),
+      );
       if (x.status !== null && x.status >= 400 && x.status < 500 && m === modes[0])
         return skipped(ctx.t('gate.structured.unsupported', { status: x.status }), [
           evidenceOf(x, ctx.t('gate.evidence.response')),
@@ -53,10 +59,14 @@ const valid: EachCheck = {
     }
     if (bad.length > 0) {
       evidence.push(evidenceOf(control, ctx.t('gate.evidence.control')));
-      return fail(ctx.t('gate.structured.invalid', { modes: bad.join(', '), ok, total: modes.length }), evidence, {
-        valid: ok,
-        total: modes.length,
-      });
+      return fail(
+        ctx.t('gate.structured.invalid', { modes: bad.join(', '), ok, total: modes.length }),
+        evidence,
+        {
+          valid: ok,
+          total: modes.length,
+        },
+      );
     }
     return pass({ valid: ok, total: modes.length });
   },
@@ -74,12 +84,16 @@ const invalidSchema: EachCheck = {
     const x = await exchange(
       target,
       ctx,
-      userChat('Hi', { max_tokens: 8, ...rf({ type: 'object', properties: { a: { type: 'no-such-type' } } }) }),
+      userChat('Hi', {
+        max_tokens: 8,
+        ...rf({ type: 'object', properties: { a: { type: 'no-such-type' } } }),
+      }),
     );
     if (x.status !== null && x.status >= 400 && x.status < 500) return pass(x.status);
-    return fail(ctx.t('gate.structured.invalid-schema.fail', { status: x.status ?? x.result.record.error ?? '-' }), [
-      evidenceOf(x, ctx.t('gate.evidence.response')),
-    ]);
+    return fail(
+      ctx.t('gate.structured.invalid-schema.fail', { status: x.status ?? x.result.record.error ?? '-' }),
+      [evidenceOf(x, ctx.t('gate.evidence.response'))],
+    );
   },
 };
 
@@ -122,7 +136,8 @@ async function scrape(target: GateTarget, ctx: CheckContext) {
   if (r.status !== 200) return null;
   const { samples } = parsePrometheusText(r.text);
   const byName = new Map<string, number>();
-  for (const s of samples) if (Number.isFinite(s.value)) byName.set(s.name, (byName.get(s.name) ?? 0) + s.value);
+  for (const s of samples)
+    if (Number.isFinite(s.value)) byName.set(s.name, (byName.get(s.name) ?? 0) + s.value);
   return { norm: normalize(samples), byName };
 }
 
@@ -156,7 +171,9 @@ const concurrent: EachCheck = {
     const after = await scrape(target, ctx);
     const errors5xx = xs.filter((x) => x.status === null || x.status >= 500);
     const observed: Record<string, unknown> = { requests: 64, errors_5xx: errors5xx.length };
-    const evidence: Evidence[] = errors5xx.slice(0, 3).map((x) => evidenceOf(x, ctx.t('gate.evidence.response')));
+    const evidence: Evidence[] = errors5xx
+      .slice(0, 3)
+      .map((x) => evidenceOf(x, ctx.t('gate.evidence.response')));
     if (errors5xx.length > 0)
       return fail(ctx.t('gate.structured.concurrent-5xx', { count: errors5xx.length }), evidence, observed);
     if (before === null || after === null) return skipped(ctx.t('gate.metrics.none'), [], observed);

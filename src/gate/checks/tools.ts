@@ -14,7 +14,10 @@ import { makeValidator, once, userChat } from './shared.js';
 
 const WEATHER_PARAMS = {
   type: 'object',
-  properties: { city: { type: 'string', minLength: 1 }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } },
+  properties: {
+    city: { type: 'string', minLength: 1 },
+    unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
+  },
   required: ['city', 'unit'],
   additionalProperties: false,
 };
@@ -26,8 +29,14 @@ const TIME_PARAMS = {
 };
 
 const TOOLS = [
-  { type: 'function', function: { name: 'get_weather', description: 'Weather in a city', parameters: WEATHER_PARAMS } },
-  { type: 'function', function: { name: 'get_time', description: 'Time in a timezone', parameters: TIME_PARAMS } },
+  {
+    type: 'function',
+    function: { name: 'get_weather', description: 'Weather in a city', parameters: WEATHER_PARAMS },
+  },
+  {
+    type: 'function',
+    function: { name: 'get_time', description: 'Time in a timezone', parameters: TIME_PARAMS },
+  },
   { type: 'function', function: { name: 'get_status', description: 'Status of the service, no arguments' } },
 ];
 const PARAMS: Record<string, object> = { get_weather: WEATHER_PARAMS, get_time: TIME_PARAMS, get_status: {} };
@@ -39,7 +48,8 @@ function body(content: string, extra: Record<string, unknown> = {}): Record<stri
 }
 
 /** Markup tool parsers turn into tool_calls; in `content` it means the parser missed it. */
-const MARKUP = /<tool_call>|<\/tool_call>|\[TOOL_CALLS\]|<\|python_tag\|>|<function=|<\|tool_call|<tool_calls?_begin/;
+const MARKUP =
+  /<tool_call>|<\/tool_call>|\[TOOL_CALLS\]|<\|python_tag\|>|<function=|<\|tool_call|<tool_calls?_begin/;
 
 /** The arguments of each call: parsed, and valid against the tool's parameters; or why not. */
 function argsProblem(c: ChoiceView, ctx: CheckContext): string | null {
@@ -64,13 +74,15 @@ function required(target: GateTarget, ctx: CheckContext, stream: boolean): Promi
 
 function unsupported(x: Exchange, ctx: CheckContext): SideResult | null {
   if (x.status !== null && x.status >= 400 && x.status < 500)
-    return skipped(ctx.t('gate.tools.unsupported', { status: x.status, error: x.result.record.error ?? '' }), [
-      evidenceOf(x, ctx.t('gate.evidence.response')),
-    ]);
+    return skipped(
+      ctx.t('gate.tools.unsupported', { status: x.status, error: x.result.record.error ?? '' }),
+      [evidenceOf(x, ctx.t('gate.evidence.response'))],
+    );
   if (x.status !== 200)
-    return fail(ctx.t('gate.request.failed', { status: x.status ?? '-', error: x.result.record.error ?? '' }), [
-      evidenceOf(x, ctx.t('gate.evidence.response')),
-    ]);
+    return fail(
+      ctx.t('gate.request.failed', { status: x.status ?? '-', error: x.result.record.error ?? '' }),
+      [evidenceOf(x, ctx.t('gate.evidence.response'))],
+    );
   return null;
 }
 
@@ -107,7 +119,9 @@ function calls(x: Exchange, names: string[], ctx: CheckContext, note: string): S
   const p = argsProblem(c, ctx);
   if (p) return fail(p, [evidenceOf(x, note)]);
   if (!c.finishReasons.includes('tool_calls'))
-    return fail(ctx.t('gate.tools.finish', { reason: c.finishReasons.join(', ') || '-' }), [evidenceOf(x, note)]);
+    return fail(ctx.t('gate.tools.finish', { reason: c.finishReasons.join(', ') || '-' }), [
+      evidenceOf(x, note),
+    ]);
   return pass(got.join(','));
 }
 
@@ -158,7 +172,9 @@ const zeroArgs = check('tools.zero-args', '6.4', 'gate.check.tools.zero-args', a
   const x = await exchange(
     target,
     ctx,
-    body('Check the service status.', { tool_choice: { type: 'function', function: { name: 'get_status' } } }),
+    body('Check the service status.', {
+      tool_choice: { type: 'function', function: { name: 'get_status' } },
+    }),
   );
   const r = calls(x, ['get_status'], ctx, ctx.t('gate.evidence.body'));
   if (r.status !== 'pass') return r;
@@ -202,9 +218,10 @@ const roundTrip = check('tools.round-trip', '6.6', 'gate.check.tools.round-trip'
     temperature: 0,
   });
   if (x.status !== 200)
-    return fail(ctx.t('gate.request.failed', { status: x.status ?? '-', error: x.result.record.error ?? '' }), [
-      evidenceOf(x, ctx.t('gate.evidence.response')),
-    ]);
+    return fail(
+      ctx.t('gate.request.failed', { status: x.status ?? '-', error: x.result.record.error ?? '' }),
+      [evidenceOf(x, ctx.t('gate.evidence.response'))],
+    );
   const c = readChat(x).choices[0];
   if (!c || c.content.trim() === '' || c.toolCalls.length > 0)
     return fail(ctx.t('gate.tools.round-trip.fail', { calls: c?.toolCalls.length ?? 0 }), [

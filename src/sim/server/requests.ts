@@ -334,7 +334,8 @@ export function parseGenerationRequest(kind: 'chat' | 'completions', body: unkno
     temperature: b.temperature ?? undefined,
     seed: b.seed ?? undefined,
     enableThinking,
-    responseFormat: parseResponseFormat(b.response_format) ?? vllmConstraint(b.guided_json, b.structured_outputs),
+    responseFormat:
+      parseResponseFormat(b.response_format) ?? vllmConstraint(b.guided_json, b.structured_outputs),
     ...tools,
     logprobs,
     n,

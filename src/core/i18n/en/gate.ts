@@ -22,10 +22,12 @@ export const gate = {
   'gate.check.context.prompt-plus-max-tokens': 'prompt + max_tokens over L is rejected or clamped as before',
   'gate.check.context.large-body': 'a body of several MB is refused quickly with a 4xx',
   'gate.check.context.health-after': '/health still answers 200 afterwards',
-  'gate.check.structured.json-schema-valid': 'json_schema output is 100% valid (T=0 and sampled, stream and not); the control is not',
+  'gate.check.structured.json-schema-valid':
+    'json_schema output is 100% valid (T=0 and sampled, stream and not); the control is not',
   'gate.check.structured.invalid-schema': 'an invalid schema gets a 4xx',
   'gate.check.structured.reasoning-separate': 'with a reasoning model the reasoning stays out of the JSON',
-  'gate.check.structured.concurrent-prefix': '64 concurrent schema requests with a shared prefix: no 5xx, prefix-cache hits',
+  'gate.check.structured.concurrent-prefix':
+    '64 concurrent schema requests with a shared prefix: no 5xx, prefix-cache hits',
   'gate.check.tools.stream-parity': 'tool-call arguments are valid and equal as objects, streamed and not',
   'gate.check.tools.required': 'tool_choice required makes a call',
   'gate.check.tools.named': 'a named tool_choice calls that tool',
@@ -68,14 +70,18 @@ export const gate = {
   'gate.context.below-fail': 'a prompt of {tokens} tokens was refused: HTTP {status}',
   'gate.context.over-fail': '{case} ({tokens} tokens): HTTP {status}, expected a 400 before any SSE byte',
   'gate.context.over-unnamed': '{case} ({tokens} tokens): the 400 does not name the limit {len}',
-  'gate.context.overrun': 'prompt + max_tokens over the limit: HTTP {status}, {tokens} tokens generated where {room} fit',
-  'gate.context.reject-or-clamp-changed': 'the old version {old} a prompt + max_tokens over the limit, the new one {new}',
-  'gate.context.large-body-fail': 'a {mb} MiB body: HTTP {status} after {ms} ms (expected a 4xx within {limit} ms)',
+  'gate.context.overrun':
+    'prompt + max_tokens over the limit: HTTP {status}, {tokens} tokens generated where {room} fit',
+  'gate.context.reject-or-clamp-changed':
+    'the old version {old} a prompt + max_tokens over the limit, the new one {new}',
+  'gate.context.large-body-fail':
+    'a {mb} MiB body: HTTP {status} after {ms} ms (expected a 4xx within {limit} ms)',
   'gate.context.health-fail': '/health answered {status}',
   'gate.structured.unsupported': 'response_format json_schema is refused (HTTP {status})',
   'gate.structured.invalid': 'output not valid against the schema in {modes} ({ok} of {total} valid)',
   'gate.structured.invalid-schema.fail': 'an invalid schema got {status}, expected a 4xx',
-  'gate.structured.reasoning-mixed': 'with reasoning in {field}, the content is not the schema’s JSON: "{content}"',
+  'gate.structured.reasoning-mixed':
+    'with reasoning in {field}, the content is not the schema’s JSON: "{content}"',
   'gate.structured.concurrent-5xx': '{count} of 64 concurrent schema requests got a 5xx or no answer',
   'gate.structured.no-prefix-metric': '/metrics has no prefix-cache hit counter',
   'gate.structured.no-prefix-hits': 'no prefix-cache hits over 64 requests sharing a prefix',
@@ -90,9 +96,11 @@ export const gate = {
   'gate.tools.no-call': 'no tool call came back',
   'gate.tools.round-trip.fail': 'after the tool result the answer had no text ({calls} calls)',
   'gate.tools.markup': 'tool markup "{markup}" in content',
-  'gate.reasoning.none': 'no reasoning seen with thinking enabled: not a reasoning model, or no reasoning parser',
+  'gate.reasoning.none':
+    'no reasoning seen with thinking enabled: not a reasoning model, or no reasoning parser',
   'gate.reasoning.inconsistent': 'reasoning in {stream} when streamed but in {body} when not',
-  'gate.reasoning.breaking': 'BREAKING: the reasoning field was {old}, now {new}; clients reading {old} lose the reasoning',
+  'gate.reasoning.breaking':
+    'BREAKING: the reasoning field was {old}, now {new}; clients reading {old} lose the reasoning',
   'gate.metrics.none': 'no /metrics endpoint',
   'gate.metrics.none-used': '/metrics exposes none of the names servelab reads',
   'gate.metrics.missing': '{count} metric names the old version exposed are gone: {names}',
@@ -136,7 +144,8 @@ export const gate = {
   'gate.progress': '{number} {id}: {verdict}',
   'gate.probe.pass': 'probe pass {round}: {ok} passed, {fail} failed, {skipped} skipped',
   'gate.unreachable': '{role} target {url} is unreachable: GET /v1/models: {reason}',
-  'gate.unreachable.hint': 'hint: check the URL (…/v1), that the server is up, and the API key variable (--api-key-env)',
+  'gate.unreachable.hint':
+    'hint: check the URL (…/v1), that the server is up, and the API key variable (--api-key-env)',
   'gate.no-model': '{role} target {url} lists no model; pass --model NAME',
 
   // usage

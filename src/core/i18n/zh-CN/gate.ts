@@ -23,7 +23,8 @@ export const gate: Record<keyof typeof en, string> = {
   'gate.check.context.prompt-plus-max-tokens': '提示词 + max_tokens 超过 L 时，与旧版本一样被拒绝或被截断',
   'gate.check.context.large-body': '数 MB 的请求体会很快得到 4xx 拒绝',
   'gate.check.context.health-after': '之后 /health 仍然返回 200',
-  'gate.check.structured.json-schema-valid': 'json_schema 输出 100% 有效（T=0 与采样、流式与非流式），对照组则不然',
+  'gate.check.structured.json-schema-valid':
+    'json_schema 输出 100% 有效（T=0 与采样、流式与非流式），对照组则不然',
   'gate.check.structured.invalid-schema': '无效的 schema 得到 4xx',
   'gate.check.structured.reasoning-separate': '推理模型的推理内容不会混进 JSON',
   'gate.check.structured.concurrent-prefix': '64 个共享前缀的并发 schema 请求：没有 5xx，且命中前缀缓存',
@@ -57,18 +58,22 @@ export const gate: Record<keyof typeof en, string> = {
   'gate.stream.logprobs.fail': '{tokens} 个 token 只有 {entries} 条 logprob；有问题的一条：{entry}',
   'gate.errors.status': '{case}：HTTP {status}，应为 4xx',
   'gate.errors.shape': '{case}：HTTP {status}，但没有错误对象（{"error": {"message": …}}）',
-  'gate.constraint.control-conforms': '无法判定：不带约束的对照请求本身就符合 schema，因此分辨不出约束是否生效',
+  'gate.constraint.control-conforms':
+    '无法判定：不带约束的对照请求本身就符合 schema，因此分辨不出约束是否生效',
   'gate.constraint.key': '{key}：{verdict}',
-  'gate.constraint.ignored': '被接受但被忽略：{keys}（返回 200，输出不符合 schema；对照组表明无约束的输出就是这样）',
+  'gate.constraint.ignored':
+    '被接受但被忽略：{keys}（返回 200，输出不符合 schema；对照组表明无约束的输出就是这样）',
   'gate.constraint.none': '这里没有任何结构化输出字段生效（response_format 被拒绝）',
   'gate.context.no-len': '/v1/models 没有给出 max_model_len',
   'gate.context.no-completions': '没有提供 /v1/completions（token id 形式的提示词需要它）',
   'gate.context.below-fail': '{tokens} 个 token 的提示词被拒绝：HTTP {status}',
   'gate.context.over-fail': '{case}（{tokens} 个 token）：HTTP {status}，应在任何 SSE 字节之前返回 400',
   'gate.context.over-unnamed': '{case}（{tokens} 个 token）：400 没有指明上限 {len}',
-  'gate.context.overrun': '提示词 + max_tokens 超过上限：HTTP {status}，生成了 {tokens} 个 token，而只容得下 {room} 个',
+  'gate.context.overrun':
+    '提示词 + max_tokens 超过上限：HTTP {status}，生成了 {tokens} 个 token，而只容得下 {room} 个',
   'gate.context.reject-or-clamp-changed': '对于超过上限的提示词 + max_tokens，旧版本 {old}，新版本 {new}',
-  'gate.context.large-body-fail': '{mb} MiB 的请求体：{ms} ms 后得到 HTTP {status}（应在 {limit} ms 内得到 4xx）',
+  'gate.context.large-body-fail':
+    '{mb} MiB 的请求体：{ms} ms 后得到 HTTP {status}（应在 {limit} ms 内得到 4xx）',
   'gate.context.health-fail': '/health 返回了 {status}',
   'gate.structured.unsupported': 'response_format json_schema 被拒绝（HTTP {status}）',
   'gate.structured.invalid': '{modes} 下的输出不符合 schema（{total} 个中 {ok} 个有效）',
@@ -132,7 +137,8 @@ export const gate: Record<keyof typeof en, string> = {
   'gate.progress': '{number} {id}：{verdict}',
   'gate.probe.pass': '探测第 {round} 轮：{ok} 个通过，{fail} 个失败，{skipped} 个跳过',
   'gate.unreachable': '{role} 目标 {url} 无法访问：GET /v1/models：{reason}',
-  'gate.unreachable.hint': '提示：检查 URL（…/v1）、服务器是否在运行，以及存放 API 密钥的环境变量（--api-key-env）',
+  'gate.unreachable.hint':
+    '提示：检查 URL（…/v1）、服务器是否在运行，以及存放 API 密钥的环境变量（--api-key-env）',
   'gate.no-model': '{role} 目标 {url} 没有列出任何模型；请用 --model NAME 指定',
 
   'gate.checks.unknown': '未知的检查、分组或编号 "{item}"',
