@@ -14,10 +14,23 @@ import { createHttpTarget, type SendResult } from '../client/http.js';
 import { targetHeaders } from '../core/headers.js';
 import { scrubSecrets } from '../core/redact.js';
 import { serverRoot } from '../core/url.js';
-import { RealClock } from '../runtime/clock.js';
+import { type Clock, RealClock } from '../runtime/clock.js';
 import { type CheckContext, type Evidence, type GateTarget, trimEvidence } from './types.js';
 
 let seq = 0;
+const REAL = new RealClock();
+
+/** The context's clock, else the real one. */
+export function clockOf(ctx: CheckContext): Clock {
+  return ctx.clock ?? REAL;
+}
+
+/** A signal aborted after `ms` on the context's clock, or with the context's own signal. */
+function timeoutSignal(ctx: CheckContext, ms: number): { signal: AbortSignal; cancel: () => void } {
+  const ac = new AbortController();
+  const cancel = clockOf(ctx).setTimer(() => ac.abort(new Error(`no answer within ${ms} ms`)), ms);
+  return { signal: AbortSignal.any([ctx.signal, ac.signal]), cancel };
+}
 
 /** A fresh request id for a gate request (sent as `X-Request-Id`, shown in evidence). */
 export function gateRequestId(target: GateTarget): string {
@@ -61,7 +74,7 @@ export async function exchange(
     temperature: null,
     apiKey: target.apiKey,
     timeoutMs: opts.timeoutMs ?? ctx.timeoutMs,
-    clock: new RealClock(),
+    clock: clockOf(ctx),
     dispatcher: target.dispatcher,
     extraBody: body,
   });
@@ -131,15 +144,16 @@ export async function call(
         ? opts.body
         : JSON.stringify(opts.body);
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const started = performance.now();
-  const timeout = AbortSignal.timeout(opts.timeoutMs ?? ctx.timeoutMs);
+  const clock = clockOf(ctx);
+  const started = clock.now();
+  const timeout = timeoutSignal(ctx, opts.timeoutMs ?? ctx.timeoutMs);
   try {
     const res = await request(`${base}${path}`, {
       method,
       headers,
       body,
       dispatcher: target.dispatcher,
-      signal: AbortSignal.any([ctx.signal, timeout]),
+      signal: timeout.signal,
       headersTimeout: 0,
       bodyTimeout: 0,
     });
@@ -157,7 +171,7 @@ export async function call(
       text,
       json,
       error: null,
-      ms: performance.now() - started,
+      ms: clock.now() - started,
     };
   } catch (err) {
     const e = err as { message?: string; code?: string; cause?: { message?: string } };
@@ -169,8 +183,10 @@ export async function call(
       text: '',
       json: null,
       error: scrubSecrets(`${e.code ? `${e.code}: ` : ''}${msg}`, target.apiKey ? [target.apiKey] : []),
-      ms: performance.now() - started,
+      ms: clock.now() - started,
     };
+  } finally {
+    timeout.cancel();
   }
 }
 
@@ -214,14 +230,17 @@ export function postLarge(
   const id = gateRequestId(target);
   const url = new URL(`${target.baseUrl.replace(/\/+$/, '')}${path}`);
   const payload = Buffer.from(body, 'utf8');
-  const started = performance.now();
+  const clock = clockOf(ctx);
+  const started = clock.now();
   return new Promise<CallResult>((resolve) => {
     let settled = false;
+    let cancelWait: () => void = () => {};
     const done = (r: Omit<CallResult, 'id' | 'ms'>) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
-      resolve({ id, ms: performance.now() - started, ...r });
+      cancelTimer();
+      cancelWait();
+      resolve({ id, ms: clock.now() - started, ...r });
       req.destroy();
     };
     const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
@@ -234,7 +253,7 @@ export function postLarge(
       },
       signal: ctx.signal,
     });
-    const timer = setTimeout(
+    const cancelTimer = clock.setTimer(
       () =>
         done({ status: null, headers: {}, text: '', json: null, error: `no answer within ${timeoutMs} ms` }),
       timeoutMs,
@@ -258,7 +277,7 @@ export function postLarge(
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
       // the answer may still be on its way after a write failed; give it a moment
-      setTimeout(
+      clock.setTimer(
         () =>
           done({
             status: null,
@@ -286,8 +305,8 @@ export function postLarge(
     // Headers first: a server that refuses by Content-Length answers before any body byte, and
     // its close then carries no unread data (which would reset the connection under the answer).
     req.flushHeaders();
-    const wait = setTimeout(pump, EARLY_ANSWER_MS);
-    req.on('response', () => clearTimeout(wait));
+    cancelWait = clock.setTimer(pump, EARLY_ANSWER_MS);
+    req.on('response', () => cancelWait());
   });
 }
 

@@ -11,7 +11,7 @@ import type { Problem } from '../core/errors.js';
 import type { T } from '../core/i18n/index.js';
 import { redactUrl } from '../core/url.js';
 import { ALL_CHECKS } from './checks/index.js';
-import { call } from './http.js';
+import { call, clockOf } from './http.js';
 import {
   CHECK_GROUPS,
   type Check,
@@ -232,7 +232,8 @@ export async function runProbe(
   intervalMs: number,
   onPass?: (pass: number, rows: CheckRow[]) => void,
 ): Promise<{ rows: CheckRow[]; passes: number }> {
-  const started = performance.now();
+  const clock = clockOf(ctx);
+  const started = clock.now();
   const byId = new Map<string, CheckRow>();
   let passes = 0;
   for (;;) {
@@ -252,20 +253,10 @@ export async function runProbe(
         byId.set(r.id, r.status === 'fail' ? mark : r);
     }
     onPass?.(passes, rows);
-    const left = durationMs - (performance.now() - started);
+    const left = durationMs - (clock.now() - started);
     if (left <= 0 || ctx.signal.aborted) break;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, Math.min(intervalMs, left));
-      ctx.signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        { once: true },
-      );
-    });
-    if (performance.now() - started >= durationMs || ctx.signal.aborted) break;
+    await clock.sleepUntil(clock.now() + Math.min(intervalMs, left), ctx.signal).catch(() => {});
+    if (clock.now() - started >= durationMs || ctx.signal.aborted) break;
   }
   const order = checks.map((c) => c.id);
   const rows = [...byId.values()].sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));

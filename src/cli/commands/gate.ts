@@ -17,6 +17,7 @@ import {
   unreachableTargets,
 } from '../../gate/run.js';
 import type { CheckContext, GateTarget } from '../../gate/types.js';
+import { RealClock } from '../../runtime/clock.js';
 import type { Io } from '../io.js';
 import { langOf } from '../options.js';
 import {
@@ -116,7 +117,9 @@ export async function gateCommand(raw: RawGate, io: Io): Promise<number> {
   const apiKey = io.env[apiKeyEnv] || undefined;
   const ac = new AbortController();
   const off = io.onInterrupt(() => ac.abort());
+  const clock = new RealClock();
   const ctx: CheckContext = {
+    clock,
     t,
     timeoutMs: timeoutS * 1000,
     seed,
@@ -150,7 +153,7 @@ export async function gateCommand(raw: RawGate, io: Io): Promise<number> {
       target.model = m;
     }
     const human = humanStream(json, io);
-    const started = performance.now();
+    const started = clock.now();
     let rows: GateResult['rows'];
     let passes: number | undefined;
     if (raw.probe) {
@@ -184,7 +187,7 @@ export async function gateCommand(raw: RawGate, io: Io): Promise<number> {
       model: next.model,
       rows,
       counts: countRows(rows),
-      wall_s: (performance.now() - started) / 1000,
+      wall_s: (clock.now() - started) / 1000,
     };
     if (passes !== undefined) result.passes = passes;
     if (json !== true) await emitJson(json, result, io);
