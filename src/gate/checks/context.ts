@@ -8,7 +8,7 @@
 import { call, type Exchange, evidenceOf, exchange, postLarge } from '../http.js';
 import { fail, judgeSame, pass, skipped } from '../result.js';
 import type { Check, CheckContext, EachCheck, Evidence, GateTarget, SideResult } from '../types.js';
-import { modelEntry } from './shared.js';
+import { each, modelEntry } from './shared.js';
 
 /** A prompt of `n` token ids (ids 1000–1999, present in every modern vocabulary). */
 function idPrompt(n: number): number[] {
@@ -42,24 +42,12 @@ function withLen(
   };
 }
 
-const lenUnchanged: EachCheck = {
-  kind: 'each',
-  id: 'context.max-model-len',
-  number: '3.1',
-  group: 'context',
-  title: 'gate.check.context.max-model-len',
-  probe: true,
+const lenUnchanged = each('3.1', 'context.max-model-len', true, {
   run: withLen(async (_t, _c, len) => pass(len)),
   judge: (old, next, ctx) => judgeSame(old, next, ctx),
-};
+});
 
-const belowLimit: EachCheck = {
-  kind: 'each',
-  id: 'context.below-limit',
-  number: '3.2',
-  group: 'context',
-  title: 'gate.check.context.below-limit',
-  probe: false,
+const belowLimit = each('3.2', 'context.below-limit', false, {
   run: withLen(async (target, ctx, len) => {
     const x = await exchange(
       target,
@@ -79,15 +67,9 @@ const belowLimit: EachCheck = {
       );
     return pass(len - 1);
   }),
-};
+});
 
-const overLimit: EachCheck = {
-  kind: 'each',
-  id: 'context.over-limit',
-  number: '3.3',
-  group: 'context',
-  title: 'gate.check.context.over-limit',
-  probe: false,
+const overLimit = each('3.3', 'context.over-limit', false, {
   run: withLen(async (target, ctx, len) => {
     const observed: Record<string, number | null> = {};
     const problems: string[] = [];
@@ -120,15 +102,9 @@ const overLimit: EachCheck = {
     }
     return problems.length ? fail(problems.join('; '), evidence, observed) : pass(observed);
   }),
-};
+});
 
-const promptPlusMax: EachCheck = {
-  kind: 'each',
-  id: 'context.prompt-plus-max-tokens',
-  number: '3.4',
-  group: 'context',
-  title: 'gate.check.context.prompt-plus-max-tokens',
-  probe: false,
+const promptPlusMax = each('3.4', 'context.prompt-plus-max-tokens', false, {
   run: withLen(async (target, ctx, len) => {
     // L−8 prompt tokens and 16 to generate: over L by 8, and cheap if clamped
     const prompt = len - 8;
@@ -143,21 +119,19 @@ const promptPlusMax: EachCheck = {
     const tokens = x.result.record.usage?.completion_tokens;
     if (x.status === 200 && typeof tokens === 'number' && tokens <= len - prompt) return pass('clamped');
     return fail(
-      ctx.t('gate.context.overrun', { status: x.status ?? '-', tokens: String(tokens), room: len - prompt }),
+      ctx.t('gate.context.overrun', {
+        status: x.status ?? '-',
+        tokens: String(tokens),
+        room: len - prompt,
+      }),
       [evidenceOf(x, ctx.t('gate.evidence.response'))],
     );
   }),
   judge: (old, next, ctx) =>
     judgeSame(old, next, ctx, (o, n) => ctx.t('gate.context.reject-or-clamp-changed', { old: o, new: n })),
-};
+});
 
-const largeBody: EachCheck = {
-  kind: 'each',
-  id: 'context.large-body',
-  number: '3.5',
-  group: 'context',
-  title: 'gate.check.context.large-body',
-  probe: false,
+const largeBody = each('3.5', 'context.large-body', false, {
   async run(target, ctx) {
     const body = {
       model: target.model,
@@ -183,15 +157,9 @@ const largeBody: EachCheck = {
       observed,
     );
   },
-};
+});
 
-const healthAfter: EachCheck = {
-  kind: 'each',
-  id: 'context.health-after',
-  number: '3.6',
-  group: 'context',
-  title: 'gate.check.context.health-after',
-  probe: true,
+const healthAfter = each('3.6', 'context.health-after', true, {
   async run(target, ctx) {
     const r = await call(target, ctx, 'GET', '/health', { root: true });
     if (r.status === 200) return pass(200);
@@ -199,6 +167,6 @@ const healthAfter: EachCheck = {
       evidenceOf(r, ctx.t('gate.evidence.response')),
     ]);
   },
-};
+});
 
 export const checks: Check[] = [lenUnchanged, belowLimit, overLimit, promptPlusMax, largeBody, healthAfter];

@@ -6,9 +6,9 @@
  */
 import { type CallResult, call, evidenceOf, exchange } from '../http.js';
 import { fail, pass, skipped } from '../result.js';
-import type { Check, CheckContext, EachCheck, Evidence, GateTarget } from '../types.js';
+import type { Check, CheckContext, Evidence, GateTarget } from '../types.js';
 import { isErrorShape } from '../wire.js';
-import { CONSTRAINT_SCHEMA, CONTROL_PROMPT, conforms, makeValidator, userChat } from './shared.js';
+import { CONSTRAINT_SCHEMA, CONTROL_PROMPT, conforms, each, makeValidator, userChat } from './shared.js';
 
 /** A 4xx with an error body; what it was otherwise. */
 function errorVerdict(r: CallResult): 'ok' | 'status' | 'shape' {
@@ -41,13 +41,7 @@ async function expect4xx(
   return bad.length ? fail(bad.join('; '), evidence, observed) : pass(observed);
 }
 
-const malformed: EachCheck = {
-  kind: 'each',
-  id: 'errors.malformed-body',
-  number: '2.1',
-  group: 'errors',
-  title: 'gate.check.errors.malformed-body',
-  probe: true,
+const malformed = each('2.1', 'errors.malformed-body', true, {
   run: (target, ctx) => {
     const ok = { model: target.model, messages: [{ role: 'user', content: 'Hi' }] };
     return expect4xx(target, ctx, [
@@ -59,15 +53,9 @@ const malformed: EachCheck = {
       { name: 'messages-not-list', body: { ...ok, messages: 'Hi' } },
     ]);
   },
-};
+});
 
-const unknownModel: EachCheck = {
-  kind: 'each',
-  id: 'errors.unknown-model',
-  number: '2.2',
-  group: 'errors',
-  title: 'gate.check.errors.unknown-model',
-  probe: true,
+const unknownModel = each('2.2', 'errors.unknown-model', true, {
   run: (target, ctx) =>
     expect4xx(target, ctx, [
       {
@@ -79,15 +67,9 @@ const unknownModel: EachCheck = {
         },
       },
     ]),
-};
+});
 
-const schemaLess: EachCheck = {
-  kind: 'each',
-  id: 'errors.schema-less-json-schema',
-  number: '2.3',
-  group: 'errors',
-  title: 'gate.check.errors.schema-less-json-schema',
-  probe: true,
+const schemaLess = each('2.3', 'errors.schema-less-json-schema', true, {
   run: (target, ctx) =>
     expect4xx(target, ctx, [
       {
@@ -100,7 +82,7 @@ const schemaLess: EachCheck = {
         },
       },
     ]),
-};
+});
 
 /**
  * The constraint keys engines have accepted for JSON output: OpenAI's `response_format`, vLLM's
@@ -114,13 +96,7 @@ const CONSTRAINT_KEYS: Record<string, (schema: object) => Record<string, unknown
   structured_outputs: (schema) => ({ structured_outputs: { json: schema } }),
 };
 
-const ignoredConstraint: EachCheck = {
-  kind: 'each',
-  id: 'errors.ignored-constraint',
-  number: '2.4',
-  group: 'errors',
-  title: 'gate.check.errors.ignored-constraint',
-  probe: true,
+const ignoredConstraint = each('2.4', 'errors.ignored-constraint', true, {
   async run(target, ctx) {
     const validate = makeValidator(CONSTRAINT_SCHEMA);
     const base = { max_tokens: 64, temperature: 0 };
@@ -162,6 +138,6 @@ const ignoredConstraint: EachCheck = {
       return skipped(ctx.t('gate.constraint.none'), evidence, observed);
     return pass(observed);
   },
-};
+});
 
 export const checks: Check[] = [malformed, unknownModel, schemaLess, ignoredConstraint];

@@ -9,7 +9,8 @@ import { MAPPED_NAMES } from '../../monitor/maps.js';
 import { parsePrometheusText } from '../../monitor/prom-parse.js';
 import { call, evidenceOf } from '../http.js';
 import { pass, skipped } from '../result.js';
-import type { Check, EachCheck, SideResult } from '../types.js';
+import type { Check, SideResult } from '../types.js';
+import { each } from './shared.js';
 
 /** The dashboard servelab ships, from this file's place in the tree (src/gate/checks → deploy/). */
 const DASHBOARD = new URL('../../../deploy/grafana-dashboard.json', import.meta.url);
@@ -58,13 +59,7 @@ export function usedMetricNames(): string[] {
   return [...new Set([...MAPPED_NAMES, ...dash])].sort();
 }
 
-const names: EachCheck = {
-  kind: 'each',
-  id: 'metrics.names',
-  number: '9.1',
-  group: 'metrics',
-  title: 'gate.check.metrics.names',
-  probe: true,
+const names = each('9.1', 'metrics.names', true, {
   async run(target, ctx) {
     const r = await call(target, ctx, 'GET', '/metrics', { root: true });
     if (r.status !== 200)
@@ -89,6 +84,6 @@ const names: EachCheck = {
       evidence: [{ note: ctx.t('gate.metrics.diff'), received: missing.map((n) => `- ${n}`).join('\n') }],
     };
   },
-};
+});
 
 export const checks: Check[] = [names];

@@ -5,17 +5,11 @@
  */
 import { evidenceOf, exchange } from '../http.js';
 import { fail, pass, skipped } from '../result.js';
-import type { Check, EachCheck } from '../types.js';
+import type { Check } from '../types.js';
 import { readChat, reasoningFieldOf } from '../wire.js';
-import { userChat } from './shared.js';
+import { each, userChat } from './shared.js';
 
-const fieldName: EachCheck = {
-  kind: 'each',
-  id: 'reasoning.field-name',
-  number: '7.1',
-  group: 'reasoning',
-  title: 'gate.check.reasoning.field-name',
-  probe: true,
+const fieldName = each('7.1', 'reasoning.field-name', true, {
   async run(target, ctx) {
     const observed: Record<string, string | null> = {};
     const evidence = [];
@@ -66,6 +60,6 @@ const fieldName: EachCheck = {
     }
     return next;
   },
-};
+});
 
 export const checks: Check[] = [fieldName];

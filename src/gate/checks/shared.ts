@@ -3,9 +3,34 @@
  * checks reading the same answer send it once per gate pass, and the target's `/v1/models` entry.
  */
 import { Ajv } from 'ajv';
+import type { MessageKey } from '../../core/i18n/index.js';
 import { call, type Exchange } from '../http.js';
-import type { CheckContext, GateTarget } from '../types.js';
+import {
+  CHECK_GROUPS,
+  type CheckContext,
+  type CheckGroup,
+  type EachCheck,
+  type GateTarget,
+} from '../types.js';
 import { parseJson, readChat } from '../wire.js';
+
+/**
+ * An {@link EachCheck} from its number, id and probe flag and its `run` (and `judge`); the title
+ * is the catalogue's `gate.check.<id>`, the group the id's first part (one of {@link CHECK_GROUPS}).
+ */
+export function each<I extends TitledId>(
+  number: string,
+  id: I,
+  probe: boolean,
+  impl: Pick<EachCheck, 'run'> & Partial<Pick<EachCheck, 'judge'>>,
+): EachCheck {
+  const group = id.split('.')[0] as CheckGroup;
+  if (!CHECK_GROUPS.includes(group)) throw new Error(`check ${id}: unknown group ${group}`);
+  return { kind: 'each', id, number, group, title: `gate.check.${id}` as MessageKey, probe, ...impl };
+}
+
+/** The check ids whose title is in the catalogue as `gate.check.<id>` (checked by the compiler). */
+type TitledId = MessageKey extends infer K ? (K extends `gate.check.${infer I}` ? I : never) : never;
 
 const memo = new WeakMap<GateTarget, Map<string, Promise<unknown>>>();
 

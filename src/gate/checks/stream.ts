@@ -8,7 +8,7 @@ import { type Exchange, evidenceOf, exchange } from '../http.js';
 import { fail, pass, skipped } from '../result.js';
 import type { Check, CheckContext, EachCheck, GateTarget, SideResult } from '../types.js';
 import { type ChatView, readChat } from '../wire.js';
-import { once, userChat } from './shared.js';
+import { each, once, userChat } from './shared.js';
 
 /** The greedy prompt of the stream group: a long enough answer for stop strings and parity. */
 const PROMPT = 'Count from one to twenty in words, separated by spaces.';
@@ -32,26 +32,19 @@ function answered(x: Exchange, ctx: CheckContext): SideResult | null {
 
 /** A check on the shared greedy stream. */
 function onBasic(
-  id: string,
+  id: Parameters<typeof each>[1],
   number: string,
-  title: Parameters<CheckContext['t']>[0],
   judge: (v: ChatView, x: Exchange, ctx: CheckContext) => SideResult,
 ): EachCheck {
-  return {
-    kind: 'each',
-    id,
-    number,
-    group: 'stream',
-    title,
-    probe: true,
+  return each(number, id, true, {
     async run(target, ctx) {
       const x = await streamed(target, ctx);
       return answered(x, ctx) ?? judge(readChat(x), x, ctx);
     },
-  };
+  });
 }
 
-const roleFirst = onBasic('stream.role-first', '1.1', 'gate.check.stream.role-first', (v, x, ctx) => {
+const roleFirst = onBasic('stream.role-first', '1.1', (v, x, ctx) => {
   const bad = v.choices.filter((c) => c.firstRole !== 'assistant');
   if (v.choices.length === 0 || bad.length > 0)
     return fail(ctx.t('gate.stream.role-first.fail', { role: bad[0]?.firstRole ?? 'none' }), [
@@ -60,7 +53,7 @@ const roleFirst = onBasic('stream.role-first', '1.1', 'gate.check.stream.role-fi
   return pass('assistant');
 });
 
-const oneId = onBasic('stream.one-id', '1.2', 'gate.check.stream.one-id', (v, x, ctx) => {
+const oneId = onBasic('stream.one-id', '1.2', (v, x, ctx) => {
   if (v.ids.length !== 1)
     return fail(
       ctx.t('gate.stream.one-id.fail', { count: v.ids.length, ids: v.ids.slice(0, 3).join(', ') }),
@@ -69,7 +62,7 @@ const oneId = onBasic('stream.one-id', '1.2', 'gate.check.stream.one-id', (v, x,
   return pass(1);
 });
 
-const oneFinish = onBasic('stream.one-finish', '1.3', 'gate.check.stream.one-finish', (v, x, ctx) => {
+const oneFinish = onBasic('stream.one-finish', '1.3', (v, x, ctx) => {
   const bad = v.choices.find((c) => c.finishReasons.length !== 1);
   if (v.choices.length === 0 || bad)
     return fail(
@@ -82,7 +75,7 @@ const oneFinish = onBasic('stream.one-finish', '1.3', 'gate.check.stream.one-fin
   return pass(v.choices[0].finishReasons[0]);
 });
 
-const usageChunk = onBasic('stream.usage-chunk', '1.5', 'gate.check.stream.usage-chunk', (v, x, ctx) => {
+const usageChunk = onBasic('stream.usage-chunk', '1.5', (v, x, ctx) => {
   const u = v.usage;
   const ok =
     u !== null &&
@@ -96,7 +89,7 @@ const usageChunk = onBasic('stream.usage-chunk', '1.5', 'gate.check.stream.usage
   return pass(x.result.info.usage_where);
 });
 
-const done = onBasic('stream.done', '1.6', 'gate.check.stream.done', (v, x, ctx) => {
+const done = onBasic('stream.done', '1.6', (v, x, ctx) => {
   if (!v.done || v.afterDone > 0 || x.events[x.events.length - 1] !== '[DONE]')
     return fail(ctx.t('gate.stream.done.fail', { after: v.afterDone }), [
       evidenceOf(x, ctx.t('gate.evidence.stream')),
@@ -108,13 +101,7 @@ const done = onBasic('stream.done', '1.6', 'gate.check.stream.done', (v, x, ctx)
 const NORMAL_FINISH = new Set(['stop', 'length', 'tool_calls']);
 
 /** 1.4: a batch of short streams; an `abort`/`error` finish followed by `[DONE]` is no success. */
-const finishReason: EachCheck = {
-  kind: 'each',
-  id: 'stream.finish-reason',
-  number: '1.4',
-  group: 'stream',
-  title: 'gate.check.stream.finish-reason',
-  probe: true,
+const finishReason = each('1.4', 'stream.finish-reason', true, {
   async run(target, ctx) {
     const total = ctx.probe ? 4 : 32;
     const xs: Exchange[] = [];
@@ -161,16 +148,10 @@ const finishReason: EachCheck = {
     }
     return pass(counts);
   },
-};
+});
 
 /** 1.7: the streamed text equals the non-streamed text at temperature 0. */
-const parity: EachCheck = {
-  kind: 'each',
-  id: 'stream.parity',
-  number: '1.7',
-  group: 'stream',
-  title: 'gate.check.stream.parity',
-  probe: true,
+const parity = each('1.7', 'stream.parity', true, {
   async run(target, ctx) {
     const s = await streamed(target, ctx);
     const n = await exchange(
@@ -189,16 +170,10 @@ const parity: EachCheck = {
       ]);
     return pass(a.length);
   },
-};
+});
 
 /** 1.8: `max_tokens: 5` ends at 5 tokens with `length`. */
-const maxTokens: EachCheck = {
-  kind: 'each',
-  id: 'stream.max-tokens',
-  number: '1.8',
-  group: 'stream',
-  title: 'gate.check.stream.max-tokens',
-  probe: true,
+const maxTokens = each('1.8', 'stream.max-tokens', true, {
   async run(target, ctx) {
     const x = await exchange(target, ctx, userChat(PROMPT, { max_tokens: 5, temperature: 0, stream: true }));
     const bad = answered(x, ctx);
@@ -212,16 +187,10 @@ const maxTokens: EachCheck = {
       ]);
     return pass({ completion_tokens: tokens, finish_reason: reason });
   },
-};
+});
 
 /** 1.9: a stop string taken from the greedy answer cuts it there, with finish_reason `stop`. */
-const stop: EachCheck = {
-  kind: 'each',
-  id: 'stream.stop',
-  number: '1.9',
-  group: 'stream',
-  title: 'gate.check.stream.stop',
-  probe: true,
+const stop = each('1.9', 'stream.stop', true, {
   async run(target, ctx) {
     const base = await streamed(target, ctx);
     const bad = answered(base, ctx);
@@ -258,16 +227,10 @@ const stop: EachCheck = {
       );
     return pass('stop');
   },
-};
+});
 
 /** 1.10: `n: 2` gives choices 0 and 1, each finished, streamed and not. */
-const n2: EachCheck = {
-  kind: 'each',
-  id: 'stream.n2',
-  number: '1.10',
-  group: 'stream',
-  title: 'gate.check.stream.n2',
-  probe: true,
+const n2 = each('1.10', 'stream.n2', true, {
   async run(target, ctx) {
     const evidence = [];
     for (const stream of [true, false]) {
@@ -289,16 +252,10 @@ const n2: EachCheck = {
     }
     return pass(2);
   },
-};
+});
 
 /** 1.11: `logprobs` with `top_logprobs: 2`: one entry per token, logprob ≤ 0, two alternatives. */
-const logprobs: EachCheck = {
-  kind: 'each',
-  id: 'stream.logprobs',
-  number: '1.11',
-  group: 'stream',
-  title: 'gate.check.stream.logprobs',
-  probe: true,
+const logprobs = each('1.11', 'stream.logprobs', true, {
   async run(target, ctx) {
     const x = await exchange(
       target,
@@ -332,7 +289,7 @@ const logprobs: EachCheck = {
       );
     return pass(lp.length);
   },
-};
+});
 
 export const checks: Check[] = [
   roleFirst,

@@ -8,22 +8,16 @@ import { normalize } from '../../monitor/maps.js';
 import { parsePrometheusText } from '../../monitor/prom-parse.js';
 import { call, type Exchange, evidenceOf, exchange } from '../http.js';
 import { fail, pass, skipped } from '../result.js';
-import type { Check, CheckContext, EachCheck, Evidence, GateTarget } from '../types.js';
+import type { Check, CheckContext, Evidence, GateTarget } from '../types.js';
 import { readChat, reasoningFieldOf } from '../wire.js';
-import { CONSTRAINT_SCHEMA, CONTROL_PROMPT, conforms, makeValidator, userChat } from './shared.js';
+import { CONSTRAINT_SCHEMA, CONTROL_PROMPT, conforms, each, makeValidator, userChat } from './shared.js';
 
 function rf(schema: object, strict = true): Record<string, unknown> {
   return { response_format: { type: 'json_schema', json_schema: { name: 'rated', schema, strict } } };
 }
 
 /** 5.1: valid in all four modes (T=0 and sampled, stream and not); the control arm is not. */
-const valid: EachCheck = {
-  kind: 'each',
-  id: 'structured.json-schema-valid',
-  number: '5.1',
-  group: 'structured',
-  title: 'gate.check.structured.json-schema-valid',
-  probe: true,
+const valid = each('5.1', 'structured.json-schema-valid', true, {
   async run(target, ctx) {
     const validate = makeValidator(CONSTRAINT_SCHEMA);
     const modes: { name: string; body: Record<string, unknown> }[] = [];
@@ -70,16 +64,10 @@ const valid: EachCheck = {
     }
     return pass({ valid: ok, total: modes.length });
   },
-};
+});
 
 /** 5.2: a schema that is not a JSON Schema gets a 4xx, not a 5xx or an unconstrained 200. */
-const invalidSchema: EachCheck = {
-  kind: 'each',
-  id: 'structured.invalid-schema',
-  number: '5.2',
-  group: 'structured',
-  title: 'gate.check.structured.invalid-schema',
-  probe: true,
+const invalidSchema = each('5.2', 'structured.invalid-schema', true, {
   async run(target, ctx) {
     const x = await exchange(
       target,
@@ -95,16 +83,10 @@ const invalidSchema: EachCheck = {
       [evidenceOf(x, ctx.t('gate.evidence.response'))],
     );
   },
-};
+});
 
 /** 5.3: with thinking on, the JSON is in `content` and the reasoning in its own field. */
-const reasoningSeparate: EachCheck = {
-  kind: 'each',
-  id: 'structured.reasoning-separate',
-  number: '5.3',
-  group: 'structured',
-  title: 'gate.check.structured.reasoning-separate',
-  probe: true,
+const reasoningSeparate = each('5.3', 'structured.reasoning-separate', true, {
   async run(target, ctx) {
     const validate = makeValidator(CONSTRAINT_SCHEMA);
     const x = await exchange(
@@ -129,7 +111,7 @@ const reasoningSeparate: EachCheck = {
       ]);
     return pass(field);
   },
-};
+});
 
 async function scrape(target: GateTarget, ctx: CheckContext) {
   const r = await call(target, ctx, 'GET', '/metrics', { root: true });
@@ -145,13 +127,7 @@ async function scrape(target: GateTarget, ctx: CheckContext) {
 const DRAFT_TOKENS = 'vllm:spec_decode_num_draft_tokens_total';
 
 /** 5.4: 64 concurrent schema requests with a shared prefix: no 5xx, prefix-cache hits (and draft tokens) > 0. */
-const concurrent: EachCheck = {
-  kind: 'each',
-  id: 'structured.concurrent-prefix',
-  number: '5.4',
-  group: 'structured',
-  title: 'gate.check.structured.concurrent-prefix',
-  probe: false,
+const concurrent = each('5.4', 'structured.concurrent-prefix', false, {
   async run(target, ctx) {
     const before = await scrape(target, ctx);
     const prefix = `You rate sentences. ${'Rules: answer in JSON with an answer and a score. '.repeat(40)}`;
@@ -190,6 +166,6 @@ const concurrent: EachCheck = {
     }
     return pass(observed);
   },
-};
+});
 
 export const checks: Check[] = [valid, invalidSchema, reasoningSeparate, concurrent];

@@ -10,7 +10,7 @@ import { type Exchange, evidenceOf, exchange } from '../http.js';
 import { fail, pass, skipped } from '../result.js';
 import type { Check, CheckContext, EachCheck, GateTarget, SideResult } from '../types.js';
 import { type ChoiceView, parseJson, readChat } from '../wire.js';
-import { makeValidator, once, userChat } from './shared.js';
+import { each, makeValidator, once, userChat } from './shared.js';
 
 const WEATHER_PARAMS = {
   type: 'object',
@@ -87,23 +87,16 @@ function unsupported(x: Exchange, ctx: CheckContext): SideResult | null {
 }
 
 function check(
-  id: string,
+  id: Parameters<typeof each>[1],
   number: string,
-  title: Parameters<CheckContext['t']>[0],
   run: (target: GateTarget, ctx: CheckContext) => Promise<SideResult>,
 ): EachCheck {
-  return {
-    kind: 'each',
-    id,
-    number,
-    group: 'tools',
-    title,
-    probe: true,
+  return each(number, id, true, {
     async run(target, ctx) {
       const first = await required(target, ctx, false);
       return unsupported(first, ctx) ?? run(target, ctx);
     },
-  };
+  });
 }
 
 /** Judge one answer that must call `names` (in order), with valid arguments. */
@@ -125,7 +118,7 @@ function calls(x: Exchange, names: string[], ctx: CheckContext, note: string): S
   return pass(got.join(','));
 }
 
-const parity = check('tools.stream-parity', '6.1', 'gate.check.tools.stream-parity', async (target, ctx) => {
+const parity = check('tools.stream-parity', '6.1', async (target, ctx) => {
   const plain = await required(target, ctx, false);
   const streamed = await required(target, ctx, true);
   for (const [x, note] of [
@@ -145,7 +138,7 @@ const parity = check('tools.stream-parity', '6.1', 'gate.check.tools.stream-pari
   return pass(a.length);
 });
 
-const requiredChoice = check('tools.required', '6.2', 'gate.check.tools.required', async (target, ctx) => {
+const requiredChoice = check('tools.required', '6.2', async (target, ctx) => {
   // a prompt that names no tool: `required` must call one anyway
   const x = await exchange(target, ctx, body('Tell me something useful.', { tool_choice: 'required' }));
   const bad = unsupported(x, ctx);
@@ -157,7 +150,7 @@ const requiredChoice = check('tools.required', '6.2', 'gate.check.tools.required
   return p ? fail(p, [evidenceOf(x, ctx.t('gate.evidence.body'))]) : pass(c.toolCalls.length);
 });
 
-const named = check('tools.named', '6.3', 'gate.check.tools.named', async (target, ctx) => {
+const named = check('tools.named', '6.3', async (target, ctx) => {
   const x = await exchange(
     target,
     ctx,
@@ -168,7 +161,7 @@ const named = check('tools.named', '6.3', 'gate.check.tools.named', async (targe
   return calls(x, ['get_time'], ctx, ctx.t('gate.evidence.body'));
 });
 
-const zeroArgs = check('tools.zero-args', '6.4', 'gate.check.tools.zero-args', async (target, ctx) => {
+const zeroArgs = check('tools.zero-args', '6.4', async (target, ctx) => {
   const x = await exchange(
     target,
     ctx,
@@ -186,7 +179,7 @@ const zeroArgs = check('tools.zero-args', '6.4', 'gate.check.tools.zero-args', a
   return pass('{}');
 });
 
-const parallel = check('tools.parallel', '6.5', 'gate.check.tools.parallel', async (target, ctx) => {
+const parallel = check('tools.parallel', '6.5', async (target, ctx) => {
   const x = await exchange(
     target,
     ctx,
@@ -198,7 +191,7 @@ const parallel = check('tools.parallel', '6.5', 'gate.check.tools.parallel', asy
   return calls(x, ['get_weather', 'get_time'], ctx, ctx.t('gate.evidence.stream'));
 });
 
-const roundTrip = check('tools.round-trip', '6.6', 'gate.check.tools.round-trip', async (target, ctx) => {
+const roundTrip = check('tools.round-trip', '6.6', async (target, ctx) => {
   const first = readChat(await required(target, ctx, false)).choices[0];
   const call = first?.toolCalls[0];
   if (!call) return fail(ctx.t('gate.tools.no-call'));
@@ -230,7 +223,7 @@ const roundTrip = check('tools.round-trip', '6.6', 'gate.check.tools.round-trip'
   return pass('text');
 });
 
-const noMarkup = check('tools.no-markup', '6.7', 'gate.check.tools.no-markup', async (target, ctx) => {
+const noMarkup = check('tools.no-markup', '6.7', async (target, ctx) => {
   for (const stream of [false, true]) {
     const x = await required(target, ctx, stream);
     const c = readChat(x).choices[0];
