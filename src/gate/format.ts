@@ -37,17 +37,20 @@ function cell(side: SideResult | undefined, t: T): string {
   return v ? `${status} ${v}` : status;
 }
 
+/** Columns a string takes in a terminal: East Asian wide characters take two. */
+function width(s: string): number {
+  let n = 0;
+  for (const c of s)
+    n += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(
+      c,
+    )
+      ? 2
+      : 1;
+  return n;
+}
+
 function pad(s: string, w: number): string {
-  // East Asian wide characters take two columns
-  const width = [...s].reduce(
-    (n, c) =>
-      n +
-      (/[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(c)
-        ? 2
-        : 1),
-    0,
-  );
-  return s + ' '.repeat(Math.max(0, w - width));
+  return s + ' '.repeat(Math.max(0, w - width(s)));
 }
 
 /** The human report: header, table, evidence of each failure, the tally and the verdict line. */
@@ -74,7 +77,7 @@ export function formatGate(r: GateResult, t: T): string {
     cell(row.new, t),
     t(VERDICT[row.status]),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => [...b[i]].length)));
+  const widths = head.map((h, i) => Math.max(width(h), ...body.map((b) => width(b[i]))));
   const line = (cols: string[]) =>
     `  ${cols.map((c, i) => (i === cols.length - 1 ? c : pad(c, widths[i]))).join('  ')}`.trimEnd();
   lines.push(line(head));

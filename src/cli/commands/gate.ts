@@ -140,7 +140,7 @@ export async function gateCommand(raw: RawGate, io: Io): Promise<number> {
     if (down.length > 0) {
       for (const d of down)
         io.stderr.write(`${t('gate.unreachable', { role: d.role, url: d.url, reason: d.reason })}\n`);
-      io.stderr.write(`${t('gate.unreachable.hint')}\n`);
+      io.stderr.write(`    ${t('gate.unreachable.hint')}\n`);
       return ExitCode.nothingSucceeded;
     }
     for (const target of targets) {
