@@ -75,6 +75,12 @@ export async function gateCommand(raw: RawGate, io: Io): Promise<number> {
     newUrl = parseBaseUrl(raw.new, problems, '--new', notes);
   }
   const checks = selectChecks(raw.checks ?? 'all', t, problems);
+  if (checks.length === 0 && !problems.some((p) => p.path === '--checks'))
+    problems.push({
+      path: '--checks',
+      message: t('gate.usage.no-checks', { list: raw.checks ?? 'all' }),
+      hint: t('gate.usage.no-checks-hint'),
+    });
   let durationS: number | null = null;
   if (raw.probe) {
     durationS = raw.duration === undefined ? 600 : parseDurationS(raw.duration);

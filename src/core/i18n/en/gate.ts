@@ -158,6 +158,8 @@ export const gate = {
   'gate.usage.duration-hint': 'e.g. 10m, 90s, 1h or plain seconds',
   'gate.usage.duration-needs-probe': '--duration only applies to --probe',
   'gate.usage.duration-probe-hint': 'add --probe, or drop --duration',
+  'gate.usage.no-checks': 'no check is selected by "{list}" (the group has none yet)',
+  'gate.usage.no-checks-hint': 'docs/gate.md lists every check; e.g. --checks stream,tools, or --checks all',
   'gate.usage.no-probe-checks': 'none of the selected checks is a probe check',
   'gate.usage.probe-hint': 'docs/gate.md lists the probe checks; drop --checks to run them all',
 } as const;

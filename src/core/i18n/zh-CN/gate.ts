@@ -150,6 +150,8 @@ export const gate: Record<keyof typeof en, string> = {
   'gate.usage.duration-hint': '例如 10m、90s、1h，或直接写秒数',
   'gate.usage.duration-needs-probe': '--duration 只用于 --probe',
   'gate.usage.duration-probe-hint': '加上 --probe，或去掉 --duration',
+  'gate.usage.no-checks': '“{list}” 没有选中任何检查（该分组目前还没有检查）',
+  'gate.usage.no-checks-hint': 'docs/gate.md 列出了所有检查；例如 --checks stream,tools，或 --checks all',
   'gate.usage.no-probe-checks': '所选的检查中没有探测检查',
   'gate.usage.probe-hint': 'docs/gate.md 列出了探测检查；去掉 --checks 即可全部运行',
 };
