@@ -86,24 +86,12 @@ export function formatGate(r: GateResult, t: T): string {
   for (const row of notPassed) {
     if (row.status === 'skipped') continue;
     lines.push('', t('gate.failure.head', { number: row.number, id: row.id, reason: row.reason ?? '' }));
-    const sides: [string, SideResult | undefined][] = [
-      [t('gate.col.new'), row.new],
-      [t('gate.col.old'), row.old],
-    ];
-    for (const [name, side] of sides) {
-      if (!side || (side === row.old && side.status === 'pass')) continue;
-      for (const e of side.evidence) {
-        lines.push(`    [${name}] ${e.note}${e.request_id ? ` (x-request-id ${e.request_id})` : ''}`);
-        if (e.sent)
-          lines.push(
-            `      ${t('gate.evidence.sent')}: ${trimEvidence(e.sent).replace(/\n/g, '\n        ')}`,
-          );
-        if (e.received)
-          lines.push(
-            `      ${t('gate.evidence.received')}: ${trimEvidence(e.received).replace(/\n/g, '\n        ')}`,
-          );
-      }
-    }
+    for (const line of evidenceLines(
+      row,
+      t,
+      ['new', 'old'].map((k) => t(k === 'new' ? 'gate.col.new' : 'gate.col.old')),
+    ))
+      lines.push(`    ${line.replace(/\n/g, '\n        ')}`);
   }
   const skippedRows = r.rows.filter((row) => row.status === 'skipped');
   if (skippedRows.length) {
@@ -136,20 +124,33 @@ export function xmlEscape(s: string): string {
     .replace(/'/g, '&apos;');
 }
 
-function evidenceText(row: CheckRow, t: T): string {
-  const parts: string[] = [];
-  for (const [name, side] of [
-    ['new', row.new],
-    ['old', row.old],
-  ] as const) {
-    if (!side || side.status === 'pass') continue;
+/** Evidence as checks trimmed it ({@link trimEvidence}, with its note of what was cut), else trimmed here. */
+function bounded(s: string): string {
+  return s.length <= 2048 + 64 ? s : trimEvidence(s);
+}
+
+/**
+ * The evidence of a failed row, as lines: the new side's (the verdict's, which holds the old
+ * side's too when a comparison failed), then the old side's own when it did not pass either.
+ * `names` label the sides (new, old).
+ */
+function evidenceLines(row: CheckRow, t: T, names: string[] = ['new', 'old']): string[] {
+  const out: string[] = [];
+  const sides: [string, SideResult | undefined][] = [
+    [names[0], row.status === 'pass' ? undefined : row.new],
+    [names[1], row.old?.status === 'pass' ? undefined : row.old],
+  ];
+  for (const [name, side] of sides) {
+    if (!side) continue;
     for (const e of side.evidence) {
-      parts.push(`[${name}] ${e.note}${e.request_id ? ` (x-request-id ${e.request_id})` : ''}`);
-      if (e.sent) parts.push(`${t('gate.evidence.sent')}: ${e.sent}`);
-      if (e.received) parts.push(`${t('gate.evidence.received')}: ${e.received}`);
+      // a comparison's verdict holds both sides' evidence: the request id says whose
+      const whose = /^servelab-gate-old-/.test(e.request_id ?? '') ? names[1] : name;
+      out.push(`[${whose}] ${e.note}${e.request_id ? ` (x-request-id ${e.request_id})` : ''}`);
+      if (e.sent) out.push(`  ${t('gate.evidence.sent')}: ${bounded(e.sent)}`);
+      if (e.received) out.push(`  ${t('gate.evidence.received')}: ${bounded(e.received)}`);
     }
   }
-  return parts.join('\n');
+  return out;
 }
 
 /**
@@ -178,7 +179,7 @@ export function formatJunit(r: GateResult, t: T): string {
       out.push(`    <testcase classname="gate.${xmlEscape(g)}" name="${name}" time="0">`);
       if (row.status === 'fail')
         out.push(
-          `      <failure message="${xmlEscape(row.reason ?? '')}" type="${r.old_url ? 'regression' : 'nonconforming'}">${xmlEscape(evidenceText(row, t))}</failure>`,
+          `      <failure message="${xmlEscape(row.reason ?? '')}" type="${r.old_url ? 'regression' : 'nonconforming'}">${xmlEscape(evidenceLines(row, t).join('\n'))}</failure>`,
         );
       else if (row.status === 'skipped')
         out.push(`      <skipped message="${xmlEscape(row.reason ?? '')}"/>`);

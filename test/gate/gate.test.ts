@@ -88,7 +88,18 @@ describe('servelab gate', () => {
   for (const [profile, checks, id, reason] of profiles)
     test(`--fault-profile ${profile} on the new one: ${id} fails with evidence, exit 2`, async () => {
       const bad = await startGateSim({ faultProfile: profile as 'reasoning-renamed' });
-      const r = await gate(['--old', old.base, '--new', bad.base, '--checks', checks, '--json']);
+      const junit = join(dir, `${profile}-${id}.xml`);
+      const r = await gate([
+        '--old',
+        old.base,
+        '--new',
+        bad.base,
+        '--checks',
+        checks,
+        '--json',
+        '--junit',
+        junit,
+      ]);
       assert.equal(r.code, 2, r.err);
       const row = rowsOf(r.out).find((x) => x.id === id);
       assert.ok(row, id);
@@ -98,6 +109,11 @@ describe('servelab gate', () => {
       const ev = row.new.evidence[0];
       assert.ok(ev?.request_id?.startsWith('servelab-gate-'), JSON.stringify(row.new.evidence));
       assert.ok(ev.received && ev.received.length > 0 && ev.received.length <= 2048 + 40);
+      // the JUnit failure carries the evidence too (a comparison's verdict included)
+      const cases = parseXml(readFileSync(junit, 'utf8')).children.flatMap((suite) => suite.children);
+      const tc = cases.find((c) => c.attrs.name.includes(` ${id}:`));
+      const failure = tc?.children.find((c) => c.name === 'failure');
+      assert.match(failure?.text ?? '', /x-request-id servelab-gate-new-/);
       // the human output names it
       assert.match(r.err, new RegExp(`FAIL \\d+\\.\\d+ ${id.replace('.', '\\.')}`));
     });
