@@ -22,6 +22,8 @@ const dir = mkdtempSync(join(tmpdir(), 'servelab-gate-'));
 
 const old = await startGateSim();
 const same = await startGateSim();
+/** `--old` the reference simulator, `--new` the given one. */
+const pair = (next: string) => ['--old', old.base, '--new', next];
 
 function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
@@ -89,17 +91,7 @@ describe('servelab gate', () => {
     test(`--fault-profile ${profile} on the new one: ${id} fails with evidence, exit 2`, async () => {
       const bad = await startGateSim({ faultProfile: profile as 'reasoning-renamed' });
       const junit = join(dir, `${profile}-${id}.xml`);
-      const r = await gate([
-        '--old',
-        old.base,
-        '--new',
-        bad.base,
-        '--checks',
-        checks,
-        '--json',
-        '--junit',
-        junit,
-      ]);
+      const r = await gate([...pair(bad.base), '--checks', checks, '--json', '--junit', junit]);
       assert.equal(r.code, 2, r.err);
       const row = rowsOf(r.out).find((x) => x.id === id);
       assert.ok(row, id);
@@ -121,16 +113,7 @@ describe('servelab gate', () => {
   test('--junit writes JUnit XML: one suite per group, a failure or skipped element where it did not pass', async () => {
     const bad = await startGateSim({ faultProfile: 'ignore-json-schema' });
     const file = join(dir, 'gate.xml');
-    const r = await gate([
-      '--old',
-      old.base,
-      '--new',
-      bad.base,
-      '--checks',
-      'errors,5.1,5.3',
-      '--junit',
-      file,
-    ]);
+    const r = await gate([...pair(bad.base), '--checks', 'errors,5.1,5.3', '--junit', file]);
     assert.equal(r.code, 2, r.err);
     const root = parseXml(readFileSync(file, 'utf8'));
     assert.equal(root.name, 'testsuites');
