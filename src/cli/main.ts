@@ -11,6 +11,7 @@ import { type Io, processIo } from './io.js';
 import {
   addCompatOptions,
   addGenerationOptions,
+  addLangOption,
   addLoadOptions,
   addOutputOptions,
   addWorkloadOptions,
@@ -96,6 +97,26 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .action((opts) => {
       action = async (io) => (await import('./commands/check.js')).checkCommand(opts, io);
     });
+
+  const gate = program
+    .command('gate')
+    .description('check a new engine version against the old one before traffic moves (docs/gate.md)')
+    .option('--old <base>', 'the old version: OpenAI base URL, e.g. http://10.0.0.1:8000/v1')
+    .option('--new <base>', 'the new version: OpenAI base URL')
+    .option('--url <base>', 'one endpoint: the same checks as a conformance report, without a diff')
+    .option('--model <name>', 'model to ask for (default: the first /v1/models lists)')
+    .option('--checks <list>', 'all, or check ids, group names or numbers, comma-separated', 'all')
+    .option('--json [file]', 'write the result as JSON to file, or stdout')
+    .option('--junit <file>', 'write a JUnit XML report (CI)')
+    .option('--probe', 'repeat the cheap checks at a low rate against both pools until --duration ends')
+    .option('--duration <d>', 'with --probe: how long, e.g. 10m, 90s (default 10m)')
+    .option('--interval <d>', 'with --probe: pause between passes (default 30s)')
+    .option('--timeout <s>', 'per-request timeout in seconds (default 120)')
+    .option('--seed <n>', 'seed of the sampled requests (default 1)')
+    .option('--api-key-env <name>', 'environment variable holding the API key', 'INFERENCE_API_KEY');
+  addLangOption(gate).action((opts) => {
+    action = async (io) => (await import('./commands/gate.js')).gateCommand(opts, io);
+  });
 
   program
     .command('demo')

@@ -31,6 +31,10 @@ export interface SendResult {
   info: StreamInfo;
   /** Response headers (lower-case names), when a response started. */
   headers: Record<string, string | string[] | undefined> | null;
+  /** With `capture`: the response text (up to {@link MAX_BODY_BYTES}). */
+  raw?: string;
+  /** With `capture`: a stream's data events in order, parsed (`[DONE]` as the string). */
+  events?: unknown[];
 }
 
 /** An HTTP target that can also report wire details. */
@@ -114,6 +118,9 @@ class RequestHandler implements Dispatcher.DispatchHandler {
   private connectError = false;
   private responseStarted = false;
   private headers: Record<string, string | string[] | undefined> | null = null;
+  /** With `capture`: every byte of the response, up to {@link MAX_BODY_BYTES}. */
+  private rawParts: Buffer[] | null = null;
+  private rawBytes = 0;
   private cancelTtft: (() => void) | null = null;
   private cancelTotal: (() => void) | null = null;
   private cancelGrace: (() => void) | null = null;
@@ -127,6 +134,10 @@ class RequestHandler implements Dispatcher.DispatchHandler {
     rec: RequestRecord,
   ) {
     this.acc = new ResponseAccumulator(rec, args.onChunk);
+    if (args.capture) {
+      this.rawParts = [];
+      this.acc.events = [];
+    }
     this.onAbort = () => this.stop('cancelled');
   }
 
@@ -201,6 +212,10 @@ class RequestHandler implements Dispatcher.DispatchHandler {
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.finished) return;
+    if (this.rawParts !== null && this.rawBytes < MAX_BODY_BYTES) {
+      this.rawParts.push(chunk);
+      this.rawBytes += chunk.length;
+    }
     if (this.mode === 'sse') {
       const acc = this.acc;
       acc.feedSse(chunk, this.target.opts.clock.now());
@@ -296,7 +311,13 @@ class RequestHandler implements Dispatcher.DispatchHandler {
       timedOut: this.timedOut,
     });
     if (rec.error !== null) rec.error = clip(scrubSecrets(rec.error, this.target.secrets));
-    this.resolve({ record: rec, info: this.acc.info, headers: this.headers });
+    const out: SendResult = { record: rec, info: this.acc.info, headers: this.headers };
+    if (this.rawParts !== null) {
+      out.raw = Buffer.concat(this.rawParts).toString('utf8');
+      out.events = this.acc.events ?? [];
+      this.rawParts = null;
+    }
+    this.resolve(out);
   }
 
   /** The request could not even be dispatched (bad URL, closed agent). */

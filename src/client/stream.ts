@@ -138,6 +138,8 @@ export class ResponseAccumulator {
   };
   /** `[DONE]` seen: the transport may finish the record now. */
   done = false;
+  /** When not null, every parsed data event is kept here in order (`[DONE]` as the string). */
+  events: unknown[] | null = null;
   /** First in-band error (event, object, malformed JSON, finish_reason error/abort). */
   streamError: string | null = null;
   /** A content or tool-call delta was seen. */
@@ -213,6 +215,7 @@ export class ResponseAccumulator {
     }
     if (data === '[DONE]') {
       this.done = true;
+      this.events?.push(data);
       return;
     }
     if (data.length === 0) return;
@@ -222,8 +225,10 @@ export class ResponseAccumulator {
     } catch {
       // a half event cut off by the end of the stream is truncation (incomplete), not malformed
       if (!this.atEnd) this.setStreamError(`malformed JSON on a data line: ${clip(data, 80)}`);
+      this.events?.push(data);
       return;
     }
+    this.events?.push(obj);
     this.applyStreamChunk(obj, t);
   }
 

@@ -52,6 +52,11 @@ export interface SendArgs {
   signal: AbortSignal;
   /** Called for each token-carrying chunk as it arrives (monitoring hooks); must not block. */
   onChunk?: (rec: RequestRecord) => void;
+  /**
+   * Keep what came back: the response text and, for a stream, every parsed data event in order
+   * (`[DONE]` as the string). For probes that judge the wire itself (`gate`), never for load.
+   */
+  capture?: boolean;
 }
 
 /** Sends one request and always resolves (never rejects) with exactly one record. */

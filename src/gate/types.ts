@@ -12,6 +12,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { MessageKey, T } from '../core/i18n/index.js';
+import type { Clock } from '../runtime/clock.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'skipped';
 
@@ -79,6 +80,8 @@ export interface CheckContext {
   signal: AbortSignal;
   /** `--probe`: a low-rate pass of the cheap checks (only checks with `probe: true` run). */
   probe: boolean;
+  /** The clock for timeouts, pauses and durations; absent: the real clock (`gate/http` clockOf). */
+  clock?: Clock;
 }
 
 interface CheckBase {

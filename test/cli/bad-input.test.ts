@@ -127,6 +127,23 @@ const ROWS: Row[] = [
     argv: ['check', '--url', REFUSED, '--json', 'a-dir'],
     says: /--json: .*a-dir is a directory/,
   },
+  // gate
+  { argv: ['gate', '--old', 'notaurl', '--new', REFUSED], says: /--old: not an http\(s\) URL/ },
+  { argv: ['gate', '--new', REFUSED], says: /--old: is required/ },
+  {
+    argv: ['gate', '--url', REFUSED, '--checks', 'nope'],
+    says: /--checks: unknown check, group or number "nope"/,
+  },
+  {
+    argv: ['gate', '--url', REFUSED, '--probe', '--duration', 'soon'],
+    says: /--duration: not a duration: "soon"/,
+  },
+  {
+    argv: ['gate', '--old', REFUSED, '--new', REFUSED],
+    says: /old target http:\/\/127\.0\.0\.1:1\/v1 is unreachable: GET \/v1\/models: .*ECONNREFUSED/,
+    code: 3,
+  },
+  { argv: ['gate', '--url', REFUSED, '--junit', 'a-dir'], says: /--junit: .*a-dir is a directory/ },
   // plan
   { argv: ['plan', '--no-db', '--prompts', 'missing.jsonl'], says: /missing\.jsonl: no such file/ },
   { argv: ['plan', '--no-db', '--prompts', 'bad-line.jsonl'], says: /bad-line\.jsonl:2: invalid JSON/ },

@@ -542,6 +542,41 @@ describe('wire shapes', () => {
   });
 });
 
+describe('capture', () => {
+  it('keeps the response text and every parsed data event, only when asked', async () => {
+    const srv = await serve(misbehaviours.wellBehaved());
+    const send = (capture: boolean) =>
+      target(srv).sendDetailed({
+        id: `cap-${capture}`,
+        planned_id: 'cap',
+        attempt: 1,
+        phase: 'measure',
+        spec,
+        planned_at_ms: 0,
+        signal: new AbortController().signal,
+        capture,
+      });
+    const on = await send(true);
+    assert.equal(on.record.outcome, 'ok');
+    const events = on.events ?? [];
+    assert.equal(events.at(-1), '[DONE]');
+    // role chunk, 3 content chunks, usage chunk, [DONE]
+    assert.equal(events.length, 6);
+    const text = events
+      .slice(0, -1)
+      .map((e) => (e as { choices: { delta?: { content?: string } }[] }).choices[0]?.delta?.content ?? '')
+      .join('');
+    assert.equal(text, 'Hello, world');
+    assert.match(on.raw ?? '', /^data: \{.*\n\ndata: \[DONE\]\n\n$/s);
+    const off = await send(false);
+    assert.equal(off.raw, undefined);
+    assert.equal(off.events, undefined);
+    // the same record either way
+    assert.equal(off.record.outcome, on.record.outcome);
+    assert.deepEqual(off.record.chunk_kinds, on.record.chunk_kinds);
+  });
+});
+
 describe('many requests on one target', () => {
   it('one record per request, keep-alive reuse', async () => {
     const srv = await serve(misbehaviours.wellBehaved());

@@ -76,6 +76,45 @@ const jsonSchema = (schema: unknown) => ({
 });
 
 describe('structured output (response_format)', () => {
+  test("vLLM's guided_json and structured_outputs.json constrain as response_format does; a bad one is a 400", async () => {
+    const schema = SCHEMAS[0];
+    const validate = ajv.compile(schema);
+    for (const extra of [
+      { guided_json: schema },
+      { guided_json: JSON.stringify(schema) },
+      { structured_outputs: { json: schema } },
+    ]) {
+      const r = await post(`${sim.url}/v1/chat/completions`, chat({ max_tokens: 256, ...extra }));
+      assert.equal(r.status, 200);
+      const text = (r.json as { choices: { message: { content: string } }[] }).choices[0].message.content;
+      assert.ok(validate(JSON.parse(text)), `${Object.keys(extra)[0]}: ${text}`);
+    }
+    const bad = await post(`${sim.url}/v1/chat/completions`, chat({ guided_json: { type: 'nonsense' } }));
+    assert.equal(bad.status, 400);
+    assert.match(bad.text, /guided_json/);
+  });
+
+  test('a thinking model reasons first, then answers the schema in content', async (t) => {
+    const qwen = await startSim({ model: 'qwen3-8b', gpu: 'h100', timeScale: 200 }, t);
+    const schema = SCHEMAS[0];
+    const validate = ajv.compile(schema);
+    const body = {
+      messages: [{ role: 'user', content: 'Describe a person as JSON.' }],
+      max_tokens: 512,
+      response_format: jsonSchema(schema),
+    };
+    const s = await stream(`${qwen.url}/v1/chat/completions`, { ...body, stream: true });
+    assert.ok(streamText(s.chunks, 'reasoning_content').length > 0);
+    assert.ok(validate(JSON.parse(streamText(s.chunks))));
+    const off = await post(`${qwen.url}/v1/chat/completions`, {
+      ...body,
+      chat_template_kwargs: { enable_thinking: false },
+    });
+    const m = (off.json as { choices: { message: Record<string, unknown> }[] }).choices[0].message;
+    assert.ok(!m.reasoning_content);
+    assert.ok(validate(JSON.parse(String(m.content))));
+  });
+
   test('the generator alone: 100% valid over 5 schemas × 200 seeds', () => {
     for (const schema of SCHEMAS) {
       const validate = ajv.compile(schema);

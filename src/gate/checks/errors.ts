@@ -1,4 +1,143 @@
-/** Gate checks, group "errors" (docs/gate.md). */
-import type { Check } from '../types.js';
+/**
+ * Gate checks, group 2 "errors" (docs/gate.md): bad requests get a 4xx in OpenAI's error shape
+ * (vLLM's older flat `{"object": "error"}` is read as one too), never a 5xx or a 200; and a
+ * structured-output key that is accepted must constrain the output, proved against a control
+ * request without it.
+ */
+import { type CallResult, call, evidenceOf, exchange } from '../http.js';
+import { fail, pass, skipped } from '../result.js';
+import type { Check, CheckContext, Evidence, GateTarget } from '../types.js';
+import { isErrorShape } from '../wire.js';
+import { CONSTRAINT_SCHEMA, CONTROL_PROMPT, conforms, each, makeValidator, userChat } from './shared.js';
 
-export const checks: Check[] = [];
+/** A 4xx with an error body; what it was otherwise. */
+function errorVerdict(r: CallResult): 'ok' | 'status' | 'shape' {
+  if (r.status === null || r.status < 400 || r.status >= 500) return 'status';
+  return isErrorShape(r.json) ? 'ok' : 'shape';
+}
+
+async function expect4xx(
+  target: GateTarget,
+  ctx: CheckContext,
+  cases: { name: string; body: string | Record<string, unknown> }[],
+) {
+  const observed: Record<string, number | null> = {};
+  const evidence: Evidence[] = [];
+  const bad: string[] = [];
+  for (const c of cases) {
+    const r = await call(target, ctx, 'POST', '/chat/completions', { body: c.body });
+    observed[c.name] = r.status;
+    const v = errorVerdict(r);
+    if (v !== 'ok') {
+      bad.push(
+        ctx.t(v === 'status' ? 'gate.errors.status' : 'gate.errors.shape', {
+          case: c.name,
+          status: r.status ?? r.error ?? '-',
+        }),
+      );
+      evidence.push(evidenceOf(r, c.name, c.body));
+    }
+  }
+  return bad.length ? fail(bad.join('; '), evidence, observed) : pass(observed);
+}
+
+const malformed = each('2.1', 'errors.malformed-body', true, {
+  run: (target, ctx) => {
+    const ok = { model: target.model, messages: [{ role: 'user', content: 'Hi' }] };
+    return expect4xx(target, ctx, [
+      { name: 'truncated-json', body: `{"model": ${JSON.stringify(target.model)}, "messages": [` },
+      { name: 'json-array', body: '[]' },
+      { name: 'no-messages', body: { model: target.model } },
+      { name: 'max_tokens-string', body: { ...ok, max_tokens: 'ten' } },
+      { name: 'max_tokens-negative', body: { ...ok, max_tokens: -1 } },
+      { name: 'messages-not-list', body: { ...ok, messages: 'Hi' } },
+    ]);
+  },
+});
+
+const unknownModel = each('2.2', 'errors.unknown-model', true, {
+  run: (target, ctx) =>
+    expect4xx(target, ctx, [
+      {
+        name: 'unknown-model',
+        body: {
+          model: 'servelab-gate-no-such-model',
+          messages: [{ role: 'user', content: 'Hi' }],
+          max_tokens: 4,
+        },
+      },
+    ]),
+});
+
+const schemaLess = each('2.3', 'errors.schema-less-json-schema', true, {
+  run: (target, ctx) =>
+    expect4xx(target, ctx, [
+      {
+        name: 'json_schema-without-schema',
+        body: {
+          model: target.model,
+          messages: [{ role: 'user', content: 'Hi' }],
+          max_tokens: 4,
+          response_format: { type: 'json_schema', json_schema: { name: 'answer' } },
+        },
+      },
+    ]),
+});
+
+/**
+ * The constraint keys engines have accepted for JSON output: OpenAI's `response_format`, vLLM's
+ * `guided_json` (before 0.11) and `structured_outputs` (0.10.2 on).
+ */
+const CONSTRAINT_KEYS: Record<string, (schema: object) => Record<string, unknown>> = {
+  response_format: (schema) => ({
+    response_format: { type: 'json_schema', json_schema: { name: 'rated', schema, strict: true } },
+  }),
+  guided_json: (schema) => ({ guided_json: schema }),
+  structured_outputs: (schema) => ({ structured_outputs: { json: schema } }),
+};
+
+const ignoredConstraint = each('2.4', 'errors.ignored-constraint', true, {
+  async run(target, ctx) {
+    const validate = makeValidator(CONSTRAINT_SCHEMA);
+    const base = { max_tokens: 64, temperature: 0 };
+    const control = await exchange(target, ctx, userChat(CONTROL_PROMPT, base));
+    if (control.status !== 200)
+      return fail(
+        ctx.t('gate.request.failed', {
+          status: control.status ?? '-',
+          error: control.result.record.error ?? '',
+        }),
+        [evidenceOf(control, ctx.t('gate.evidence.control'))],
+      );
+    if (conforms(control, validate))
+      return skipped(ctx.t('gate.constraint.control-conforms'), [
+        evidenceOf(control, ctx.t('gate.evidence.control')),
+      ]);
+    const observed: Record<string, string> = {};
+    const evidence: Evidence[] = [];
+    for (const [key, body] of Object.entries(CONSTRAINT_KEYS)) {
+      const x = await exchange(
+        target,
+        ctx,
+        userChat(CONTROL_PROMPT, { ...base, ...body(CONSTRAINT_SCHEMA) }),
+      );
+      if (x.status !== null && x.status >= 400 && x.status < 500) observed[key] = 'rejected';
+      else if (x.status === 200) observed[key] = conforms(x, validate) ? 'honoured' : 'ignored';
+      else observed[key] = `HTTP ${x.status ?? '-'}`;
+      if (observed[key] !== 'honoured' && observed[key] !== 'rejected')
+        evidence.push(evidenceOf(x, ctx.t('gate.constraint.key', { key, verdict: observed[key] })));
+    }
+    const ignored = Object.keys(observed).filter(
+      (k) => observed[k] !== 'honoured' && observed[k] !== 'rejected',
+    );
+    if (ignored.length > 0) {
+      evidence.push(evidenceOf(control, ctx.t('gate.evidence.control')));
+      return fail(ctx.t('gate.constraint.ignored', { keys: ignored.join(', ') }), evidence, observed);
+    }
+    if (observed.response_format !== 'honoured')
+      return skipped(ctx.t('gate.constraint.none'), evidence, observed);
+    return pass(observed);
+  },
+});
+
+export const checks: Check[] = [malformed, unknownModel, schemaLess, ignoredConstraint];

@@ -43,6 +43,10 @@ const common = {
   n: z.number().int().nullish(),
   // Checked by hand below (its schema's errors name `response_format…` params).
   response_format: z.unknown().optional(),
+  // vLLM's own constraint keys: `guided_json` (before 0.11) and `structured_outputs.json`
+  // (0.10.2 on), read as a json_schema response_format.
+  guided_json: z.unknown().optional(),
+  structured_outputs: z.unknown().optional(),
 };
 
 const ToolDecl = z.looseObject({
@@ -156,6 +160,29 @@ function parseResponseFormat(rf: unknown): ParsedRequest['responseFormat'] {
         `${param}.type`,
       );
   }
+}
+
+/**
+ * vLLM's constraint keys as a json_schema format: `guided_json` (a schema, or its JSON text) and
+ * `structured_outputs: {json}` (vllm/sampling_params.py `StructuredOutputsParams`).
+ */
+function vllmConstraint(guided: unknown, structured: unknown): ParsedRequest['responseFormat'] {
+  let schema: unknown = guided;
+  let param = 'guided_json';
+  if (schema == null && structured != null && typeof structured === 'object') {
+    schema = (structured as Record<string, unknown>).json;
+    param = 'structured_outputs.json';
+  }
+  if (schema == null) return undefined;
+  if (typeof schema === 'string') {
+    try {
+      schema = JSON.parse(schema);
+    } catch {
+      throw new BadRequest(`Invalid value for '${param}': not a JSON schema.`, param);
+    }
+  }
+  checkSchema(schema, param);
+  return { type: 'json_schema', schema: schema as JsonSchema | true };
 }
 
 /** Tools and tool_choice of a chat body, checked (parameters schemas included). */
@@ -307,7 +334,8 @@ export function parseGenerationRequest(kind: 'chat' | 'completions', body: unkno
     temperature: b.temperature ?? undefined,
     seed: b.seed ?? undefined,
     enableThinking,
-    responseFormat: parseResponseFormat(b.response_format),
+    responseFormat:
+      parseResponseFormat(b.response_format) ?? vllmConstraint(b.guided_json, b.structured_outputs),
     ...tools,
     logprobs,
     n,

@@ -741,15 +741,32 @@ class SimHttp implements SimHandler {
       const { textSeed, lengthSeed } = seedsOf(k);
       // Structured output and tool calls are planned whole: their length is the JSON's, cut by
       // max_tokens (finish "length", truncated JSON, as a real engine does); min_tokens and
-      // ignore_eos do not stretch them, and there is no reasoning phase before them.
+      // ignore_eos do not stretch them. Tool calls have no reasoning phase before them; structured
+      // output on a thinking model does, as vLLM's reasoning parser constrains only what follows
+      // the reasoning (`StructuredOutputsConfig.enable_in_reasoning`, default false): the
+      // reasoning tokens are put in front of the JSON's.
       const planned = scriptOf(parsed, textSeed, this.so);
+      let plannedReasoning = 0;
+      if (
+        planned &&
+        !planned.calls &&
+        kind === 'chat' &&
+        this.config.model.reasoning &&
+        parsed.enableThinking
+      ) {
+        plannedReasoning = reasoningLength(promptKey, planned.script.length);
+        const thinking = Array.from({ length: plannedReasoning }, (_, i) => ({
+          text: tokenText(textSeed, i),
+        }));
+        planned.script = [...thinking, ...planned.script];
+      }
       const eosLen = planned
         ? Math.min(maxTokens, planned.script.length)
         : parsed.ignoreEos
           ? maxTokens
           : eosLength(promptIds, lengthSeed, maxTokens);
       const expectedTokens = planned ? eosLen : Math.min(maxTokens, Math.max(eosLen, parsed.minTokens));
-      return { textSeed, planned, eosLen, expectedTokens };
+      return { textSeed, planned, plannedReasoning, eosLen, expectedTokens };
     });
     // Faults are drawn once per HTTP request and act on choice 0 (the others share its socket).
     const fault = drawFault(this.so.seed, seq, this.so.faultRate, this.so.faults, plans[0].expectedTokens);
@@ -781,7 +798,7 @@ class SimHttp implements SimHandler {
       model: this.modelId,
     };
     const group: Group | undefined = n > 1 ? { lives: [], remaining: n, results: [] } : undefined;
-    const lives = plans.map(({ textSeed, planned, expectedTokens }, k): Live => {
+    const lives = plans.map(({ textSeed, planned, plannedReasoning, expectedTokens }, k): Live => {
       // n > 1: one engine request per choice, as vLLM v1's parallel sampling fans a request out
       // into n child requests with the same prompt (the prefix cache shares its blocks).
       const engineId = k === 0 ? id : `${id}-${k}`;
@@ -795,7 +812,11 @@ class SimHttp implements SimHandler {
         promptTokens: promptLen,
         maxTokens,
         expectedTokens,
-        reasoningLen: reasoningOn && !planned ? reasoningLength(promptKey, expectedTokens) : 0,
+        reasoningLen: planned
+          ? plannedReasoning
+          : reasoningOn
+            ? reasoningLength(promptKey, expectedTokens)
+            : 0,
         textSeed,
         script: planned?.script,
         calls: planned?.calls,
