@@ -11,6 +11,7 @@ import { type Io, processIo } from './io.js';
 import {
   addCompatOptions,
   addGenerationOptions,
+  addLangOption,
   addLoadOptions,
   addOutputOptions,
   addWorkloadOptions,
@@ -216,15 +217,16 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .action((refs, opts) => {
       action = async (io) => (await import('./commands/report.js')).reportCommand(refs, opts, io);
     });
-  program
-    .command('diagnose')
-    .description('validity verdict and symptom → likely cause → next experiment')
-    .argument('<refs...>', 'run ids, experiment ids or report.json files')
-    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
-    .option('--json [file]', 'write the diagnosis as JSON to file, or stdout')
-    .action((refs, opts) => {
-      action = async (io) => (await import('./commands/report.js')).diagnoseCommand(refs, opts, io);
-    });
+  addLangOption(
+    program
+      .command('diagnose')
+      .description('validity verdict and symptom → likely cause → next experiment')
+      .argument('<refs...>', 'run ids, experiment ids or report.json files')
+      .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
+      .option('--json [file]', 'write the diagnosis as JSON to file, or stdout'),
+  ).action((refs, opts) => {
+    action = async (io) => (await import('./commands/report.js')).diagnoseCommand(refs, opts, io);
+  });
   program
     .command('calibrate')
     .description(

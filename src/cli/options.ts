@@ -642,7 +642,7 @@ export function resolvePaths(c: CommonSettings, cwd: string): CommonSettings {
 }
 
 /** Declare `--lang` on a command that prints or writes prose (docs/cli.md). */
-export function addLangOption<C extends Command<[], Record<string, unknown>>>(cmd: C) {
+export function addLangOption<A extends unknown[], O extends Record<string, unknown>>(cmd: Command<A, O>) {
   return cmd.option('--lang <lang>', 'language of prose: en or zh-CN (default: from LC_ALL / LANG)');
 }
 
