@@ -182,7 +182,7 @@ export function renderDiagnosisText(d: Diagnosis, runs: readonly LoadedRun[] = [
       L.push(`\n${sev} ${g.rule} [${last.runs.join(', ')}]`);
       L.push(...field(labels.symptom, [last.symptom]));
     } else {
-      L.push(`\n${sev} ${g.rule} — ${levels(g.runs)} ${t('diagnose.render.runs', { n: g.runs.length })}`);
+      L.push(`\n${sev} ${g.rule} — ${levels(g.runs)}${t('diagnose.render.runs', { n: g.runs.length })}`);
       L.push(
         ...field(
           labels.symptom,

@@ -16,7 +16,7 @@ export const diagnose = {
   'diagnose.render.mechanism': 'mechanism:',
   'diagnose.render.next': 'next:',
   'diagnose.render.unexplained': 'unexplained',
-  'diagnose.render.runs': '({n} runs)',
+  'diagnose.render.runs': ' ({n} runs)',
   'diagnose.render.evidence_at': 'at {level}, the last of {n}:',
   'diagnose.level.concurrency': 'concurrency {x}',
   'diagnose.level.concurrency_range': 'concurrency {from}–{to}',
