@@ -20,6 +20,8 @@ import { jsonOption } from './commands/common.js';
 
 /** Raw values as commander hands them over (strings until validated). */
 export interface RawCommon {
+  /** `--lang` (see {@link addLangOption}). */
+  lang?: string;
   model?: string;
   maxTokens?: string;
   temperature?: string;

@@ -23,6 +23,7 @@ import { errorMessageOf } from '../client/stream.js';
 import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js';
 import { type Problem, TargetError, UsageError } from '../core/errors.js';
 import { targetHeaders } from '../core/headers.js';
+import type { T } from '../core/i18n/index.js';
 import { parseModelList } from '../core/models.js';
 import { outputPathProblem } from '../core/output-path.js';
 import { hostOf, redactUrl } from '../core/url.js';
@@ -92,6 +93,11 @@ export interface MeasureDeps {
   announce?: (runId: string) => string;
   /** The run's record (the experiment's description of its target), stored with it. */
   record?: Record<string, unknown>;
+  /**
+   * The language of {@link Measurement.validity}, which the console prints (default English);
+   * `report.validity`, stored with the run, stays English.
+   */
+  t?: T;
 }
 
 export interface Measurement {
@@ -99,7 +105,7 @@ export interface Measurement {
   result: RunResult;
   summary: Summary;
   thresholds: ThresholdResult[];
-  /** Why the run's numbers cannot bear weight (empty = valid); also in `report.validity`. */
+  /** Why the run's numbers cannot bear weight (empty = valid), in `deps.t`'s language; in English in `report.validity`. */
   validity: ValidityReason[];
   /** The server's scraped series (empty when nothing was scraped). */
   series: ScrapePoint[];
@@ -528,7 +534,7 @@ export async function measureOn(
     };
   if (mon.points.length) report.series = mon.points;
   const level = plan.level ?? null;
-  const validity = validityReasons({
+  const judged: LoadedRun = {
     id: storeRun?.id ?? plan.label ?? 'run',
     label: plan.label ?? 'run',
     config: req.config,
@@ -538,7 +544,8 @@ export async function measureOn(
     series: mon.points,
     window: result.window,
     ...(level ? { level: level as LoadedRun['level'] } : {}),
-  });
+  };
+  const validity = validityReasons(judged);
   report.validity = { valid: validity.length === 0, reasons: validity };
   if (storeRun && store) {
     report.run_id = storeRun.id;
@@ -574,7 +581,7 @@ export async function measureOn(
     result,
     summary,
     thresholds: thresholdResults,
-    validity,
+    validity: deps.t && deps.t.lang !== 'en' ? validityReasons(judged, {}, deps.t) : validity,
     series: mon.points,
     runId: storeRun?.id ?? null,
     files,
