@@ -160,25 +160,27 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .action((kind, file, opts) => {
       action = async (io) => (await import('./commands/runs.js')).expInitCommand(kind, file, io, opts);
     });
-  exp
-    .command('run')
-    .description('run an experiment file')
-    .argument('<file>', 'experiment YAML')
-    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
-    .option('--no-db', "don't record into the store")
-    .option('--json [file]', 'write the result as JSON to file, or stdout')
-    .action((file, opts) => {
-      action = async (io) => (await import('./commands/exp.js')).expRunCommand(file, opts, io);
-    });
-  exp
-    .command('rerun')
-    .description('repeat a stored experiment from its record')
-    .argument('<id>', 'experiment id (a unique prefix is enough)')
-    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
-    .option('--json [file]', 'write the result as JSON to file, or stdout')
-    .action((id, opts) => {
-      action = async (io) => (await import('./commands/exp.js')).expRerunCommand(id, opts, io);
-    });
+  addLangOption(
+    exp
+      .command('run')
+      .description('run an experiment file')
+      .argument('<file>', 'experiment YAML')
+      .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
+      .option('--no-db', "don't record into the store")
+      .option('--json [file]', 'write the result as JSON to file, or stdout'),
+  ).action((file, opts) => {
+    action = async (io) => (await import('./commands/exp.js')).expRunCommand(file, opts, io);
+  });
+  addLangOption(
+    exp
+      .command('rerun')
+      .description('repeat a stored experiment from its record')
+      .argument('<id>', 'experiment id (a unique prefix is enough)')
+      .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
+      .option('--json [file]', 'write the result as JSON to file, or stdout'),
+  ).action((id, opts) => {
+    action = async (io) => (await import('./commands/exp.js')).expRerunCommand(id, opts, io);
+  });
   exp
     .command('list')
     .description('experiments in the store')
