@@ -15,6 +15,7 @@ import { targetHeaders } from '../core/headers.js';
 import { type T, translator } from '../core/i18n/index.js';
 import { engineFromOwnedBy, type ListedModel, parseModelList } from '../core/models.js';
 import { scrubSecrets } from '../core/redact.js';
+import { displayWidth, padColumns } from '../core/text-width.js';
 import { hostOf, redactUrl, serverRoot } from '../core/url.js';
 import type { RequestRecord, Usage } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
@@ -456,9 +457,6 @@ function probeLine(p: ProbeResult, t: T): string {
   return parts.join(', ');
 }
 
-/** Display width: CJK and full-width characters take two columns. */
-const width = (s: string) => [...s].reduce((n, c) => n + ((c.codePointAt(0) ?? 0) >= 0x2e80 ? 2 : 1), 0);
-
 /**
  * A human-readable report of a {@link CheckResult} (no colours; ends with a newline), its labels
  * in `t`'s language (the problems and notes are in the language {@link runCheck} was given).
@@ -522,11 +520,8 @@ export function formatCheck(r: CheckResult, t: T = EN): string {
       ].join(', '),
     ]);
   }
-  const w = Math.max(...rows.map(([k]) => width(k)));
-  const lines = [
-    `servelab check ${r.base_url}`,
-    ...rows.map(([k, v]) => `  ${k}${' '.repeat(w - width(k))}  ${v}`),
-  ];
+  const w = Math.max(...rows.map(([k]) => displayWidth(k)));
+  const lines = [`servelab check ${r.base_url}`, ...rows.map(([k, v]) => `  ${padColumns(k, w)}  ${v}`)];
   const list = (title: string, ps: Problem[]) => {
     if (ps.length === 0) return;
     lines.push(title);

@@ -7,6 +7,7 @@
  * unexplained observations and the checks that could not run. Pure: strings in, a string out.
  */
 import type { T } from '../../core/i18n/index.js';
+import { displayWidth, padColumns } from '../../core/text-width.js';
 import { curvesOf } from '../charts.js';
 import type { Diagnosis, Finding, LoadedRun, Severity, ValidityReason } from '../types.js';
 import { EN } from './default-lang.js';
@@ -131,9 +132,6 @@ export function groupReasons(
   return groupBy(reasons, (r) => r.code).map((rs) => ({ code: rs[0].code, reasons: sort(rs, (r) => r.run) }));
 }
 
-/** Display width: CJK and full-width characters take two columns. */
-const width = (s: string) => [...s].reduce((n, c) => n + ((c.codePointAt(0) ?? 0) >= 0x2e80 ? 2 : 1), 0);
-
 /**
  * The diagnosis as console text in `t`'s language: the verdict with its reasons, the checks that
  * could not run, then one block per rule (its levels named, one symptom line per level, the
@@ -152,11 +150,11 @@ export function renderDiagnosisText(d: Diagnosis, runs: readonly LoadedRun[] = [
     mechanism: t('diagnose.render.mechanism'),
     next: t('diagnose.render.next'),
   };
-  const col = Math.max(...Object.values(labels).map(width)) + 1;
+  const col = Math.max(...Object.values(labels).map(displayWidth)) + 1;
   const pad = ' '.repeat(2 + col);
   /** One labelled field, its further lines under the first. */
   const field = (label: string, lines: readonly string[]): string[] =>
-    lines.map((l, i) => (i === 0 ? `  ${label}${' '.repeat(col - width(label))}${l}` : `${pad}${l}`));
+    lines.map((l, i) => (i === 0 ? `  ${padColumns(label, col)}${l}` : `${pad}${l}`));
   const L: string[] = [
     `${t(d.valid ? 'diagnose.verdict.valid' : 'diagnose.verdict.invalid')}${d.skipped.length ? t('diagnose.verdict.partly') : ''}`,
   ];

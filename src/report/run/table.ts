@@ -10,6 +10,7 @@ import { type ErrorGroup, formatErrorGroup } from '../../analysis/errors.js';
 import type { Stats } from '../../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary } from '../../analysis/summary.js';
 import { type T, translator } from '../../core/i18n/index.js';
+import { displayWidth, padColumns } from '../../core/text-width.js';
 import { OUTCOMES } from '../../record/types.js';
 
 const LATENCY_COLS = ['n', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
@@ -24,17 +25,14 @@ function pct(v: number | null | undefined): string {
   return v === null || v === undefined || !Number.isFinite(v) ? '-' : `${(v * 100).toFixed(1)}%`;
 }
 
-/** Display width: CJK and full-width characters take two columns. */
-const width = (s: string) => [...s].reduce((n, c) => n + ((c.codePointAt(0) ?? 0) >= 0x2e80 ? 2 : 1), 0);
-
 /** Left-aligned first column, right-aligned others, two spaces between. */
 function grid(rows: string[][]): string[] {
   const widths: number[] = [];
-  for (const r of rows) for (let i = 0; i < r.length; i++) widths[i] = Math.max(widths[i] ?? 0, width(r[i]));
-  const fill = (c: string, i: number) => ' '.repeat(widths[i] - width(c));
+  for (const r of rows)
+    for (let i = 0; i < r.length; i++) widths[i] = Math.max(widths[i] ?? 0, displayWidth(r[i]));
   return rows.map((r) =>
     r
-      .map((c, i) => (i === 0 ? c + fill(c, i) : fill(c, i) + c))
+      .map((c, i) => padColumns(c, widths[i], i === 0 ? 'end' : 'start'))
       .join('  ')
       .trimEnd(),
   );
