@@ -103,6 +103,7 @@ export interface MeasureDeps {
 export interface Measurement {
   report: RunReport;
   result: RunResult;
+  /** The summary; its `warnings` in `deps.t`'s language (`report.summary`, stored, keeps English). */
   summary: Summary;
   thresholds: ThresholdResult[];
   /** Why the run's numbers cannot bear weight (empty = valid), in `deps.t`'s language; in English in `report.validity`. */
@@ -500,13 +501,14 @@ export async function measureOn(
   }
   const { result, mon } = outcome;
 
-  const summary = summarize(result.records, {
+  const summaryCtx = {
     window: result.window,
     client: result.client_health,
     target_rate_rps: req.targetRateRps ?? null,
     max_concurrency: concurrencyOf(plan.load, !!plan.beforeEach),
     slo: req.slo,
-  });
+  };
+  const summary = summarize(result.records, summaryCtx);
   const thresholdResults = req.thresholds.length
     ? evaluateThresholds(summary, [...req.thresholds], req.baseline)
     : [];
@@ -576,12 +578,16 @@ export async function measureOn(
         })
       : [];
   if (writer) files.push(writer.path);
+  const translated = deps.t !== undefined && deps.t.lang !== 'en';
   return {
     report,
     result,
-    summary,
+    // The console's copy speaks deps.t's language; the stored summary and report stay English.
+    summary: translated
+      ? { ...summary, warnings: summarize(result.records, { ...summaryCtx, t: deps.t }).warnings }
+      : summary,
     thresholds: thresholdResults,
-    validity: deps.t && deps.t.lang !== 'en' ? validityReasons(judged, {}, deps.t) : validity,
+    validity: translated ? validityReasons(judged, {}, deps.t) : validity,
     series: mon.points,
     runId: storeRun?.id ?? null,
     files,

@@ -65,4 +65,26 @@ export const run = {
   'run.demo.closed': 'closed loop: 8 concurrent users, 48 requests',
   'run.demo.poisson': 'open loop: Poisson arrivals at 6 requests/s, 36 requests, at most 32 in flight',
   'run.demo.next': 'next: open {file}, or try',
+  // ---- the summary's warnings (analysis/summary) ----
+  'run.warn.no_measured': 'no measured requests: every metric is empty',
+  'run.warn.none_succeeded': 'none of the {n} measured requests succeeded',
+  'run.warn.thin_p99': 'p99 rests on fewer than 100 samples for {metrics}: treat it as unstable',
+  'run.warn.thin_p95': 'p95 rests on fewer than 20 samples for {metrics}: treat it as unstable',
+  'run.warn.usage_missing':
+    '{n} successful request(s) carried no usage.completion_tokens: tpot_ms, token throughput and token means leave them out (does the server honour stream_options.include_usage?)',
+  'run.warn.not_streamed':
+    '{n} successful request(s) were not streamed: a non-streaming response arrives whole, with no per-token times, so ttft_ms, ttfr_ms, tpot_ms, itl_ms, max_gap_ms and ttft_from_planned_ms leave them out (null when no request streamed); e2e_ms is their latency',
+  'run.warn.truncated':
+    '{n} request(s) were truncated: they stopped at a token limit (finish_reason length) before the output length they asked for, or asked for none (outcome length)',
+  'run.warn.retries': '{n} retry attempt(s): each request counts once, by its final attempt',
+  'run.warn.cancelled_unsent':
+    '{n} request(s) were cancelled before being sent (interrupted run, or a fail-fast stop); they count as failed',
+  'run.warn.zero_window': 'the measurement window has zero length: throughputs are null',
+  'run.warn.rate_behind':
+    'achieved send rate {achieved} rps is below the target {target} rps: the generator fell behind or the concurrency cap held requests back (see lateness_ms, queue_ms)',
+  'run.warn.event_loop':
+    "client event-loop delay p99 is {p99} ms (> {max} ms): tail latencies may include the client's own lag",
+  'run.warn.cpu': 'client CPU at {cpu}% (> {max}%): the load generator may be the bottleneck',
+  'run.warn.littles_law':
+    "Little's law: measured in-flight {measured} vs predicted {predicted} (gap {pct}%): the run did not reach a steady state (too short, or a queue built up and drained)",
 } as const;

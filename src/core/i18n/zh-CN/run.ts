@@ -62,4 +62,24 @@ export const run: Record<keyof typeof en, string> = {
   'run.demo.closed': '闭环：8 个并发用户，48 个请求',
   'run.demo.poisson': '开环：泊松到达，每秒 6 个请求，共 36 个请求，最多 32 个在途',
   'run.demo.next': '下一步：打开 {file}，或者试试',
+  'run.warn.no_measured': '没有计入测量的请求：所有指标都为空',
+  'run.warn.none_succeeded': '{n} 个计入测量的请求没有一个成功',
+  'run.warn.thin_p99': '{metrics} 的 p99 基于不到 100 个样本：请视为不稳定',
+  'run.warn.thin_p95': '{metrics} 的 p95 基于不到 20 个样本：请视为不稳定',
+  'run.warn.usage_missing':
+    '{n} 个成功请求没有返回 usage.completion_tokens：tpot_ms、token 吞吐量和 token 均值未包含它们（服务端是否支持 stream_options.include_usage？）',
+  'run.warn.not_streamed':
+    '{n} 个成功请求不是流式的：非流式响应一次性到达，没有逐 token 时刻，所以 ttft_ms、ttfr_ms、tpot_ms、itl_ms、max_gap_ms 和 ttft_from_planned_ms 未包含它们（没有任何流式请求时为 null）；e2e_ms 是它们的延迟',
+  'run.warn.truncated':
+    '{n} 个请求被截断：在达到所要求的输出长度之前（或根本没有要求长度）就停在了 token 上限（finish_reason length，outcome length）',
+  'run.warn.retries': '{n} 次重试：每个请求只按最后一次尝试计一次',
+  'run.warn.cancelled_unsent': '{n} 个请求在发送前被取消（运行被中断，或 fail fast 提前停止）；它们计为失败',
+  'run.warn.zero_window': '测量窗口长度为零：吞吐量为 null',
+  'run.warn.rate_behind':
+    '实际发送速率 {achieved} rps 低于目标 {target} rps：压测客户端落后了，或者并发上限压住了请求（见 lateness_ms、queue_ms）',
+  'run.warn.event_loop':
+    '客户端事件循环延迟 p99 为 {p99} ms（> {max} ms）：尾延迟里可能混入了客户端自身的滞后',
+  'run.warn.cpu': '客户端 CPU 占用 {cpu}%（> {max}%）：瓶颈可能在压测客户端本身',
+  'run.warn.littles_law':
+    '利特尔定律：实测在途 {measured}，预测 {predicted}（偏差 {pct}%）：这次运行没有进入稳态（太短，或者队列先积压后排空）',
 };
