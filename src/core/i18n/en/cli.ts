@@ -14,8 +14,4 @@ export const cli = {
   'cli.error.see_help': "see 'servelab {command} --help'",
   'cli.error.target': 'error: {message}',
   'cli.error.internal': 'servelab: internal error (a bug; please report it)',
-  'cli.problem.expected_number': 'expected a number, got "{value}"',
-  'cli.problem.expected_positive_int': 'expected a positive integer, got "{value}"',
-  'cli.problem.expected_price': 'expected a price, got "{value}"',
-  'cli.problem.price_hint': 'e.g. --gpu-hour-usd 2.5',
 } as const;

@@ -12,8 +12,4 @@ export const cli: Record<keyof typeof en, string> = {
   'cli.error.see_help': "参见 'servelab {command} --help'",
   'cli.error.target': '错误：{message}',
   'cli.error.internal': 'servelab：内部错误（这是一个 bug，请报告）',
-  'cli.problem.expected_number': '应为数字，实际为 "{value}"',
-  'cli.problem.expected_positive_int': '应为正整数，实际为 "{value}"',
-  'cli.problem.expected_price': '应为价格，实际为 "{value}"',
-  'cli.problem.price_hint': '例如 --gpu-hour-usd 2.5',
 };
