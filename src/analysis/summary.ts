@@ -4,6 +4,7 @@
  * itself) to the fixed-key {@link Summary} that reports, `--threshold` and scripts address.
  * Definitions are in `docs/metrics.md`. "No data" is `null`, never 0.
  */
+import { type T, translator } from '../core/i18n/index.js';
 import { OUTCOMES, type Outcome, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
 import { type ErrorGroup, errorGroups } from './errors.js';
 import { isStreamed, type RequestMetrics, requestMetrics } from './request.js';
@@ -56,6 +57,8 @@ export interface SummaryContext {
   /** Goodput objectives (`--slo`). */
   slo?: Slo | null;
   client?: ClientHealth | null;
+  /** The language of `warnings` (default English, the language a stored summary keeps). */
+  t?: T;
 }
 
 /** The run summary. Keys are fixed (snake_case) because scripts and thresholds address them. */
@@ -135,6 +138,7 @@ const DIALECT_DEFINITIONS = {
 
 /** Thresholds for the client-health warnings. */
 const LOOP_DELAY_WARN_MS = 10;
+const EN = translator('en');
 const CPU_WARN_PERCENT = 90;
 const LITTLE_GAP_WARN = 0.2;
 
@@ -283,44 +287,21 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
   };
 
   // Warnings: things that make a number less trustworthy than it looks.
-  if (measured.length === 0) warnings.push('no measured requests: every metric is empty');
-  else if (succeeded === 0) warnings.push(`none of the ${measured.length} measured requests succeeded`);
-  const thinP99 = SUMMARY_METRICS.filter((k) => stats[k].n > 0 && stats[k].n < 100);
-  if (thinP99.length > 0) {
-    warnings.push(
-      `p99 rests on fewer than 100 samples for ${thinP99.map((k) => `${k} (n=${stats[k].n})`).join(', ')}: treat it as unstable`,
-    );
-  }
-  const thinP95 = SUMMARY_METRICS.filter((k) => stats[k].n > 0 && stats[k].n < 20);
-  if (thinP95.length > 0) {
-    warnings.push(
-      `p95 rests on fewer than 20 samples for ${thinP95.map((k) => `${k} (n=${stats[k].n})`).join(', ')}: treat it as unstable`,
-    );
-  }
-  if (usageMissing > 0) {
-    warnings.push(
-      `${usageMissing} successful request(s) carried no usage.completion_tokens: tpot_ms, token throughput and token means leave them out (does the server honour stream_options.include_usage?)`,
-    );
-  }
-  if (notStreamed > 0) {
-    warnings.push(
-      `${notStreamed} successful request(s) were not streamed: a non-streaming response arrives whole, with no per-token times, so ttft_ms, ttfr_ms, tpot_ms, itl_ms, max_gap_ms and ttft_from_planned_ms leave them out (null when no request streamed); e2e_ms is their latency`,
-    );
-  }
-  if (outcomes.length > 0)
-    warnings.push(
-      `${outcomes.length} request(s) were truncated: they stopped at a token limit (finish_reason length) before the output length they asked for, or asked for none (outcome length)`,
-    );
-  if (retries > 0)
-    warnings.push(`${retries} retry attempt(s): each request counts once, by its final attempt`);
-  if (cancelledUnsent > 0) {
-    warnings.push(
-      `${cancelledUnsent} request(s) were cancelled before being sent (interrupted run, or a fail-fast stop); they count as failed`,
-    );
-  }
-  if (window && windowMs !== null && windowMs <= 0) {
-    warnings.push('the measurement window has zero length: throughputs are null');
-  }
+  const t = ctx.t ?? EN;
+  if (measured.length === 0) warnings.push(t('run.warn.no_measured'));
+  else if (succeeded === 0) warnings.push(t('run.warn.none_succeeded', { n: measured.length }));
+  const thin = (below: number) =>
+    SUMMARY_METRICS.filter((k) => stats[k].n > 0 && stats[k].n < below)
+      .map((k) => `${k} (n=${stats[k].n})`)
+      .join(', ');
+  if (thin(100)) warnings.push(t('run.warn.thin_p99', { metrics: thin(100) }));
+  if (thin(20)) warnings.push(t('run.warn.thin_p95', { metrics: thin(20) }));
+  if (usageMissing > 0) warnings.push(t('run.warn.usage_missing', { n: usageMissing }));
+  if (notStreamed > 0) warnings.push(t('run.warn.not_streamed', { n: notStreamed }));
+  if (outcomes.length > 0) warnings.push(t('run.warn.truncated', { n: outcomes.length }));
+  if (retries > 0) warnings.push(t('run.warn.retries', { n: retries }));
+  if (cancelledUnsent > 0) warnings.push(t('run.warn.cancelled_unsent', { n: cancelledUnsent }));
+  if (window && windowMs !== null && windowMs <= 0) warnings.push(t('run.warn.zero_window'));
   const target = ctx.target_rate_rps;
   // An unbounded rate (`--rate inf`) has no target to fall short of.
   if (
@@ -330,21 +311,15 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
     achieved !== null &&
     achieved < 0.95 * target
   ) {
-    warnings.push(
-      `achieved send rate ${achieved.toFixed(2)} rps is below the target ${target} rps: the generator fell behind or the concurrency cap held requests back (see lateness_ms, queue_ms)`,
-    );
+    warnings.push(t('run.warn.rate_behind', { achieved: achieved.toFixed(2), target }));
   }
   const loopP99 = summary.client.event_loop_delay_ms?.p99 ?? null;
   if (loopP99 !== null && loopP99 > LOOP_DELAY_WARN_MS) {
-    warnings.push(
-      `client event-loop delay p99 is ${loopP99.toFixed(1)} ms (> ${LOOP_DELAY_WARN_MS} ms): tail latencies may include the client's own lag`,
-    );
+    warnings.push(t('run.warn.event_loop', { p99: loopP99.toFixed(1), max: LOOP_DELAY_WARN_MS }));
   }
   const cpu = summary.client.cpu_percent;
   if (cpu !== null && cpu > CPU_WARN_PERCENT) {
-    warnings.push(
-      `client CPU at ${cpu.toFixed(0)}% (> ${CPU_WARN_PERCENT}%): the load generator may be the bottleneck`,
-    );
+    warnings.push(t('run.warn.cpu', { cpu: cpu.toFixed(0), max: CPU_WARN_PERCENT }));
   }
   if (
     little.rel_gap !== null &&
@@ -352,7 +327,11 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
     measured.length >= LITTLES_LAW_MIN_REQUESTS
   ) {
     warnings.push(
-      `Little's law: measured in-flight ${little.measured_in_flight?.toFixed(2)} vs predicted ${little.predicted_in_flight?.toFixed(2)} (gap ${(100 * little.rel_gap).toFixed(0)}%): the run did not reach a steady state (too short, or a queue built up and drained)`,
+      t('run.warn.littles_law', {
+        measured: little.measured_in_flight?.toFixed(2) ?? '—',
+        predicted: little.predicted_in_flight?.toFixed(2) ?? '—',
+        pct: (100 * little.rel_gap).toFixed(0),
+      }),
     );
   }
   return summary;

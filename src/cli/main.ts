@@ -6,6 +6,7 @@
  */
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { ExitCode, formatProblem, TargetError, UsageError } from '../core/errors.js';
+import { parseLang, resolveLang, type T, translator } from '../core/i18n/index.js';
 import { addSimOptions } from './commands/sim-flags.js';
 import { type Io, processIo } from './io.js';
 import {
@@ -21,9 +22,21 @@ import { VERSION } from './version.js';
 
 type Action = (io: Io) => Promise<number>;
 
+/**
+ * The language of the CLI's own framing (usage errors, unknown flags), read before commander
+ * parses: `--lang X` / `--lang=X` anywhere in argv, else the locale. An unknown value reads as
+ * the locale's language here; the command then reports it as a usage problem.
+ */
+function argvLang(argv: readonly string[], env: Io['env']): T {
+  const i = argv.findIndex((a) => a === '--lang' || a.startsWith('--lang='));
+  const flag = i < 0 ? undefined : argv[i].startsWith('--lang=') ? argv[i].slice(7) : argv[i + 1];
+  return translator((flag === undefined ? undefined : parseLang(flag)) ?? resolveLang(undefined, env));
+}
+
 /** Run the CLI with `argv` (without node and script) and return the exit code. */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   let action: Action | undefined;
+  const t = argvLang(argv, io.env);
   const program = new Command('servelab')
     .description('Measure, simulate and explain OpenAI-compatible LLM inference servers')
     .version(VERSION)
@@ -80,11 +93,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .option('--backend <name>', 'vLLM: openai-chat is --endpoint chat; vllm, openai: completions')
     .option('--disable-stream', 'SGLang: --no-stream')
     .option('--extra-request-body <json>', 'SGLang: --extra-body');
+  addLangOption(run);
   run.action((opts) => {
     action = async (io) => (await import('./commands/run.js')).runCommand(opts, io);
   });
 
-  program
+  const check = program
     .command('check')
     .description('probe an endpoint: models, stream shape, usage, reasoning, capabilities')
     .requiredOption(
@@ -93,10 +107,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     )
     .option('--model <name>', 'model to probe (default: the first listed)')
     .option('--api-key-env <name>', 'environment variable holding the API key', 'INFERENCE_API_KEY')
-    .option('--json [file]', 'write the result as JSON to file, or stdout')
-    .action((opts) => {
-      action = async (io) => (await import('./commands/check.js')).checkCommand(opts, io);
-    });
+    .option('--json [file]', 'write the result as JSON to file, or stdout');
+  addLangOption(check).action((opts) => {
+    action = async (io) => (await import('./commands/check.js')).checkCommand(opts, io);
+  });
 
   const gate = program
     .command('gate')
@@ -118,22 +132,22 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     action = async (io) => (await import('./commands/gate.js')).gateCommand(opts, io);
   });
 
-  program
+  const demo = program
     .command('demo')
     .description('start the built-in simulator and run a closed-loop and a Poisson open-loop test against it')
     .option('--out <dir>', 'where to write the reports', 'servelab-out/demo')
-    .option('--json [file]', 'write both summaries as JSON to file, or stdout')
-    .action((opts) => {
-      action = async (io) => (await import('./commands/demo.js')).demoCommand(opts, io);
-    });
+    .option('--json [file]', 'write both summaries as JSON to file, or stdout');
+  addLangOption(demo).action((opts) => {
+    action = async (io) => (await import('./commands/demo.js')).demoCommand(opts, io);
+  });
 
   const sim = program.command('sim').description('serve the simulated OpenAI-compatible inference engine');
   addSimOptions(sim, 'sim')
     .addOption(new Option('--seed <n>', 'deprecated: the name of --sim-seed until now').hideHelp())
-    .option('--json [file]', 'write {url, base_url, port, model} as JSON to file, or stdout, once listening')
-    .action((opts) => {
-      action = async (io) => (await import('./commands/sim.js')).simCommand(opts, io);
-    });
+    .option('--json [file]', 'write {url, base_url, port, model} as JSON to file, or stdout, once listening');
+  addLangOption(sim).action((opts) => {
+    action = async (io) => (await import('./commands/sim.js')).simCommand(opts, io);
+  });
 
   const plan = program
     .command('plan')
@@ -144,6 +158,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   addLoadOptions(plan);
   addOutputOptions(plan);
   addCompatOptions(plan);
+  addLangOption(plan);
   plan
     .option(
       '--find-max-concurrency',
@@ -165,25 +180,27 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .action((kind, file, opts) => {
       action = async (io) => (await import('./commands/runs.js')).expInitCommand(kind, file, io, opts);
     });
-  exp
-    .command('run')
-    .description('run an experiment file')
-    .argument('<file>', 'experiment YAML')
-    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
-    .option('--no-db', "don't record into the store")
-    .option('--json [file]', 'write the result as JSON to file, or stdout')
-    .action((file, opts) => {
-      action = async (io) => (await import('./commands/exp.js')).expRunCommand(file, opts, io);
-    });
-  exp
-    .command('rerun')
-    .description('repeat a stored experiment from its record')
-    .argument('<id>', 'experiment id (a unique prefix is enough)')
-    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
-    .option('--json [file]', 'write the result as JSON to file, or stdout')
-    .action((id, opts) => {
-      action = async (io) => (await import('./commands/exp.js')).expRerunCommand(id, opts, io);
-    });
+  addLangOption(
+    exp
+      .command('run')
+      .description('run an experiment file')
+      .argument('<file>', 'experiment YAML')
+      .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
+      .option('--no-db', "don't record into the store")
+      .option('--json [file]', 'write the result as JSON to file, or stdout'),
+  ).action((file, opts) => {
+    action = async (io) => (await import('./commands/exp.js')).expRunCommand(file, opts, io);
+  });
+  addLangOption(
+    exp
+      .command('rerun')
+      .description('repeat a stored experiment from its record')
+      .argument('<id>', 'experiment id (a unique prefix is enough)')
+      .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
+      .option('--json [file]', 'write the result as JSON to file, or stdout'),
+  ).action((id, opts) => {
+    action = async (io) => (await import('./commands/exp.js')).expRerunCommand(id, opts, io);
+  });
   exp
     .command('list')
     .description('experiments in the store')
@@ -237,15 +254,16 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .action((refs, opts) => {
       action = async (io) => (await import('./commands/report.js')).reportCommand(refs, opts, io);
     });
-  program
-    .command('diagnose')
-    .description('validity verdict and symptom → likely cause → next experiment')
-    .argument('<refs...>', 'run ids, experiment ids or report.json files')
-    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
-    .option('--json [file]', 'write the diagnosis as JSON to file, or stdout')
-    .action((refs, opts) => {
-      action = async (io) => (await import('./commands/report.js')).diagnoseCommand(refs, opts, io);
-    });
+  addLangOption(
+    program
+      .command('diagnose')
+      .description('validity verdict and symptom → likely cause → next experiment')
+      .argument('<refs...>', 'run ids, experiment ids or report.json files')
+      .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
+      .option('--json [file]', 'write the diagnosis as JSON to file, or stdout'),
+  ).action((refs, opts) => {
+    action = async (io) => (await import('./commands/report.js')).diagnoseCommand(refs, opts, io);
+  });
   program
     .command('calibrate')
     .description(
@@ -280,11 +298,14 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   const unknown = unknownFlags(program as unknown as Command, argv);
   if (unknown.flags.length) {
     io.stderr.write(
-      `error: unknown option${unknown.flags.length > 1 ? 's' : ''}\n${unknown.flags
-        .map((u) => `  - ${u.flag}${u.suggestion ? ` (did you mean ${u.suggestion}?)` : ''}`)
+      `${t(unknown.flags.length > 1 ? 'cli.error.unknown_options' : 'cli.error.unknown_option')}\n${unknown.flags
+        .map(
+          (u) =>
+            `  - ${u.flag}${u.suggestion ? ` ${t('cli.error.did_you_mean', { flag: u.suggestion })}` : ''}`,
+        )
         .join(
           '\n',
-        )}\n  hint: see 'servelab ${unknown.command} --help'; docs/cli.md maps vLLM's bench flags to servelab's\n`,
+        )}\n  ${t('cli.hint', { hint: t('cli.error.unknown_hint', { command: unknown.command }) })}\n`,
     );
     return ExitCode.usage;
   }
@@ -299,7 +320,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       )
         return ExitCode.ok;
       const cmd = program.commands.find((c) => c.name() === argv[0]);
-      io.stderr.write(`hint: see 'servelab ${cmd ? `${cmd.name()} ` : '<command> '}--help'\n`);
+      io.stderr.write(
+        `${t('cli.hint', { hint: t('cli.error.see_help', { command: cmd ? cmd.name() : '<command>' }) })}\n`,
+      );
       return ExitCode.usage;
     }
     throw err;
@@ -308,27 +331,28 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     io.stdout.write(program.helpInformation());
     return ExitCode.ok;
   }
-  return runAction(action, io);
+  return runAction(action, io, t);
 }
 
-/** Run a command body, turning user errors into messages with hints and exit codes. */
-export async function runAction(action: Action, io: Io): Promise<number> {
+/** Run a command body, turning user errors into messages with hints and exit codes (framed in `t`'s language). */
+export async function runAction(action: Action, io: Io, t: T = translator('en')): Promise<number> {
+  const hint = (h: string) => t('cli.hint', { hint: h });
   try {
     return await action(io);
   } catch (err) {
     if (err instanceof UsageError) {
       io.stderr.write(
-        `error: invalid usage\n${err.problems.map((p) => `  - ${formatProblem(p).replace(/\n/g, '\n  ')}`).join('\n')}\n`,
+        `${t('cli.error.invalid_usage')}\n${err.problems.map((p) => `  - ${formatProblem(p, hint).replace(/\n/g, '\n  ')}`).join('\n')}\n`,
       );
       return ExitCode.usage;
     }
     if (err instanceof TargetError) {
-      io.stderr.write(`error: ${err.message}\n${err.hint ? `  hint: ${err.hint}\n` : ''}`);
+      io.stderr.write(
+        `${t('cli.error.target', { message: err.message })}\n${err.hint ? `  ${hint(err.hint)}\n` : ''}`,
+      );
       return ExitCode.nothingSucceeded;
     }
-    io.stderr.write(
-      `servelab: internal error (a bug; please report it)\n${err instanceof Error ? err.stack : String(err)}\n`,
-    );
+    io.stderr.write(`${t('cli.error.internal')}\n${err instanceof Error ? err.stack : String(err)}\n`);
     return ExitCode.usage;
   }
 }

@@ -20,6 +20,8 @@ import { jsonOption } from './commands/common.js';
 
 /** Raw values as commander hands them over (strings until validated). */
 export interface RawCommon {
+  /** `--lang` (see {@link addLangOption}). */
+  lang?: string;
   model?: string;
   maxTokens?: string;
   temperature?: string;
@@ -642,7 +644,7 @@ export function resolvePaths(c: CommonSettings, cwd: string): CommonSettings {
 }
 
 /** Declare `--lang` on a command that prints or writes prose (docs/cli.md). */
-export function addLangOption<C extends Command<[], Record<string, unknown>>>(cmd: C) {
+export function addLangOption<A extends unknown[], O extends Record<string, unknown>>(cmd: Command<A, O>) {
   return cmd.option('--lang <lang>', 'language of prose: en or zh-CN (default: from LC_ALL / LANG)');
 }
 

@@ -7,12 +7,15 @@
  * The probes go through the real measurement client (`client/http`), so what `check` reports is
  * exactly what `run` will see.
  */
+
 import { Agent, request } from 'undici';
 import { requestMetrics } from '../analysis/request.js';
 import type { Problem } from '../core/errors.js';
 import { targetHeaders } from '../core/headers.js';
+import { type T, translator } from '../core/i18n/index.js';
 import { engineFromOwnedBy, type ListedModel, parseModelList } from '../core/models.js';
 import { scrubSecrets } from '../core/redact.js';
+import { displayWidth, padColumns } from '../core/text-width.js';
 import { hostOf, redactUrl, serverRoot } from '../core/url.js';
 import type { RequestRecord, Usage } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
@@ -33,7 +36,11 @@ export interface CheckOptions {
   timeoutMs?: number;
   /** Name of the variable the key came from, for hints (default INFERENCE_API_KEY). */
   apiKeyEnv?: string;
+  /** The language of the problems, notes and hints (default English). */
+  t?: T;
 }
+
+const EN = translator('en');
 
 export type EngineGuess = 'vllm' | 'sglang' | 'llamacpp' | 'servelab-sim' | 'unknown';
 
@@ -177,13 +184,12 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     problems: [],
     notes: [],
   };
+  const tr = opts.t ?? EN;
   const problem = (message: string, hint: string) =>
     result.problems.push({ message: scrubSecrets(message, secrets), hint });
   const note = (message: string, hint: string) =>
     result.notes.push({ message: scrubSecrets(message, secrets), hint });
-  const keyHint = opts.apiKey
-    ? `the server rejected the key: check ${keyEnv} (or --api-key-env NAME)`
-    : `set ${keyEnv} (or --api-key-env NAME)`;
+  const keyHint = tr(opts.apiKey ? 'check.key.rejected' : 'check.key.set', { env: keyEnv });
 
   // The same headers the probes below (and `run`) send: a --header Authorization beats the key.
   const headers = targetHeaders(opts.apiKey, opts.headers);
@@ -231,10 +237,10 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     });
   let probeSeq = 0;
   const probe = async (over: Partial<ClientOptions>, prompt: string): Promise<SendResult> => {
-    const t = probeTarget(over);
+    const target = probeTarget(over);
     const id = `servelab-check-${++probeSeq}`;
     try {
-      return await t.sendDetailed({
+      return await target.sendDetailed({
         id,
         planned_id: id,
         attempt: 1,
@@ -244,7 +250,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
         signal: new AbortController().signal,
       });
     } finally {
-      await t.close();
+      await target.close();
     }
   };
 
@@ -256,18 +262,17 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     const models = await get(modelsUrl);
     if (models.status === null) {
       const refused = models.code === 'ECONNREFUSED' || /ECONNREFUSED/.test(models.error ?? '');
-      if (refused) problem(`connection refused at ${host}`, `is the server running on ${host}?`);
-      else
-        problem(
-          `cannot reach ${host}: ${models.error}`,
-          'check --url (scheme, host, port) and that the server is up and reachable from here',
-        );
+      if (refused) problem(tr('check.refused', { host }), tr('check.refused.hint', { host }));
+      else problem(tr('check.unreachable', { host, error: models.error }), tr('check.unreachable.hint'));
       return finish(result);
     }
     result.reachable = true;
     if (models.status === 401 || models.status === 403) {
       result.key_accepted = false;
-      problem(`${models.status} on GET ${shown}`, `${models.status}: ${keyHint}`);
+      problem(
+        tr('check.status_on', { status: models.status, method: 'GET', url: shown }),
+        tr('check.status_key.hint', { status: models.status, keyHint }),
+      );
       return finish(result);
     }
     let listed: ListedModel[] = [];
@@ -276,20 +281,20 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
       try {
         listed = parseModelList(JSON.parse(models.text));
       } catch {
-        problem(
-          `GET ${shown} did not return JSON`,
-          'check that --url points at the OpenAI-compatible API (…/v1)',
-        );
+        problem(tr('check.models_not_json', { url: shown }), tr('check.models_not_json.hint'));
       }
     } else if (models.status === 404) {
-      problem(`GET ${shown} returned 404`, 'check that --url ends in /v1, e.g. http://127.0.0.1:8000/v1');
+      problem(tr('check.models_404', { url: shown }), tr('check.models_404.hint'));
     } else {
-      problem(`GET ${shown} returned ${models.status}`, 'the server answered but failed; check its logs');
+      problem(
+        tr('check.models_status', { url: shown, status: models.status }),
+        tr('check.models_status.hint'),
+      );
     }
     result.models = listed.map((m) => m.id);
     result.model = opts.model ?? result.models[0] ?? null;
     if (result.model === null) {
-      problem(`no model to probe: ${shown} listed none`, 'pass --model NAME');
+      problem(tr('check.no_model', { url: shown }), tr('check.no_model.hint'));
       return finish(result);
     }
     // Judged after the probe: some servers (llama.cpp) serve whatever name a request carries.
@@ -313,8 +318,12 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     if (s.http_status === 401 || s.http_status === 403) {
       result.key_accepted = false;
       problem(
-        `${s.http_status} on POST ${redactUrl(`${base}/chat/completions`)}`,
-        `${s.http_status}: ${keyHint}`,
+        tr('check.status_on', {
+          status: s.http_status,
+          method: 'POST',
+          url: redactUrl(`${base}/chat/completions`),
+        }),
+        tr('check.status_key.hint', { status: s.http_status, keyHint }),
       );
       return finish(result);
     }
@@ -322,13 +331,13 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     if (unlisted) {
       if (s.outcome === 'ok' || s.outcome === 'length')
         note(
-          `the server ignores the model name and serves ${result.models.join(', ')} (${opts.model} is not listed, yet the probe streamed)`,
-          `send one of the listed names to label results by what answered: --model ${result.models[0]}`,
+          tr('check.model_ignored', { served: result.models.join(', '), model: opts.model }),
+          tr('check.model_ignored.hint', { first: result.models[0] }),
         );
       else
         problem(
-          `model ${opts.model} is not served here`,
-          `served: ${result.models.join(', ')}; pass one with --model`,
+          tr('check.model_not_served', { model: opts.model }),
+          tr('check.model_not_served.hint', { served: result.models.join(', ') }),
         );
     }
     result.finish_reason_seen = s.finish_reason !== null;
@@ -344,39 +353,22 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
 
     if (s.outcome === 'http_error')
       problem(
-        `chat probe failed: ${s.error}`,
+        tr('check.chat_failed', { error: s.error }),
         s.http_status === 404
-          ? `is ${result.model} the served model name? (see the models list)`
-          : 'check the server log for this request (X-Request-Id servelab-check-1)',
+          ? tr('check.chat_failed.hint_404', { model: result.model })
+          : tr('check.chat_failed.hint'),
       );
     else if (s.outcome === 'connect_error')
-      problem(`chat probe could not connect: ${s.error}`, `is the server running on ${host}?`);
+      problem(tr('check.chat_connect', { error: s.error }), tr('check.refused.hint', { host }));
     else if (s.outcome === 'timeout')
-      problem(
-        `chat probe timed out: ${s.error}`,
-        'the server accepted the request but did not answer in time',
-      );
+      problem(tr('check.chat_timeout', { error: s.error }), tr('check.chat_timeout.hint'));
     else if (s.outcome === 'stream_error')
-      problem(
-        `chat probe stream error: ${s.error}`,
-        'the server sent an error inside a 200 stream; check its log',
-      );
+      problem(tr('check.chat_stream_error', { error: s.error }), tr('check.chat_stream_error.hint'));
     else if (s.outcome === 'incomplete')
-      problem(
-        'chat probe stream ended without a finish_reason',
-        'the server closed the stream early; check its log',
-      );
+      problem(tr('check.chat_incomplete'), tr('check.chat_incomplete.hint'));
     if (s.outcome !== 'http_error' && s.outcome !== 'connect_error' && s.outcome !== 'timeout') {
-      if (!s.done)
-        problem(
-          'the stream did not end with data: [DONE]',
-          'servelab still measures it, but records done: false',
-        );
-      if (!result.usage_present)
-        problem(
-          'no usage in the stream although stream_options.include_usage was sent',
-          'token counts and throughput need usage; upgrade the server or enable include_usage support',
-        );
+      if (!s.done) problem(tr('check.no_done'), tr('check.no_done.hint'));
+      if (!result.usage_present) problem(tr('check.no_usage'), tr('check.no_usage.hint'));
     }
 
     // capabilities
@@ -386,8 +378,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     result.capabilities.tokenize = tokenize.counts;
     if (!tokenize.counts && tokenize.probe !== null)
       note(
-        `/tokenize answered but did not count (${tokenize.probe} then ${tokenize.longer} tokens for a text and its triple)`,
-        '`run` will approximate prompt lengths here; `run --tokenizer NAME` counts them offline where servelab ships NAME',
+        tr('check.tokenize_no_count', { probe: tokenize.probe, longer: tokenize.longer }),
+        tr('check.tokenize_no_count.hint'),
       );
     if (result.capabilities.version) {
       try {
@@ -408,12 +400,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
           ? false
           : null;
     if (result.capabilities.ignore_eos === false)
-      note('ignore_eos was rejected', '--ignore-eos and --output-len will fail here; use --max-tokens alone');
-    if (result.capabilities.metrics === false)
-      note(
-        'no /metrics endpoint',
-        'server-side monitoring needs /metrics (vLLM: on by default; SGLang: --enable-metrics; llama.cpp: --metrics)',
-      );
+      note(tr('check.ignore_eos_rejected'), tr('check.ignore_eos_rejected.hint'));
+    if (result.capabilities.metrics === false) note(tr('check.no_metrics'), tr('check.no_metrics.hint'));
 
     // 3. reasoning: a second probe with thinking enabled and room to reach content
     const reasons = s.reasoning_field !== null || REASONING_NAME.test(result.model);
@@ -426,21 +414,20 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
         },
         'What is 17 * 23? Answer with the number.',
       );
-      const t = probeOf(thinkRes);
-      result.thinking = t;
-      result.reasoning_field ??= t.reasoning_field;
-      if (t.outcome === 'length' && !t.reached_content)
-        note(
-          'with thinking enabled the model used all 1024 tokens without reaching content',
-          'reasoning runs need a larger --max-tokens, or disable thinking with --extra-body \'{"chat_template_kwargs":{"enable_thinking":false}}\'',
+      const think = probeOf(thinkRes);
+      result.thinking = think;
+      result.reasoning_field ??= think.reasoning_field;
+      if (think.outcome === 'length' && !think.reached_content)
+        note(tr('check.thinking_exhausted'), tr('check.thinking_exhausted.hint'));
+      else if (think.outcome !== 'ok' && think.outcome !== 'length')
+        problem(
+          tr('check.thinking_failed', {
+            outcome: `${think.outcome}${think.error ? `: ${think.error}` : ''}`,
+          }),
+          tr('check.thinking_failed.hint'),
         );
-      else if (t.outcome !== 'ok' && t.outcome !== 'length')
-        problem(`thinking probe: ${t.outcome}${t.error ? `: ${t.error}` : ''}`, 'check the server log');
       if (result.reasoning_field === null)
-        note(
-          `${result.model} looks like a reasoning model but no reasoning deltas were seen`,
-          'start the server with a reasoning parser (vLLM: --reasoning-parser qwen3), or <think> stays inside content and TTFT includes the thinking',
-        );
+        note(tr('check.no_reasoning_deltas', { model: result.model }), tr('check.no_reasoning_deltas.hint'));
     }
   } finally {
     await agent.destroy();
@@ -453,16 +440,16 @@ function finish(r: CheckResult): CheckResult {
   return r;
 }
 
-function yn(v: boolean | null): string {
-  return v === null ? 'unknown' : v ? 'yes' : 'no';
+function yn(v: boolean | null, t: T = EN): string {
+  return t(v === null ? 'check.unknown' : v ? 'check.yes' : 'check.no');
 }
 
 function ms(v: number | null): string {
   return v === null ? '–' : `${v.toFixed(1)} ms`;
 }
 
-function probeLine(p: ProbeResult): string {
-  const parts = [p.outcome, `finish_reason ${p.finish_reason ?? 'none'}`, `[DONE] ${yn(p.done)}`];
+function probeLine(p: ProbeResult, t: T): string {
+  const parts = [p.outcome, `finish_reason ${p.finish_reason ?? t('check.none')}`, `[DONE] ${yn(p.done, t)}`];
   if (p.ttfr_ms !== null) parts.push(`TTFR ${ms(p.ttfr_ms)}`);
   parts.push(`TTFT ${ms(p.ttft_ms)}`, `E2E ${ms(p.e2e_ms)}`);
   if (p.usage?.completion_tokens != null) parts.push(`${p.usage.completion_tokens} tokens`);
@@ -470,67 +457,82 @@ function probeLine(p: ProbeResult): string {
   return parts.join(', ');
 }
 
-/** A human-readable report of a {@link CheckResult} (no colours; ends with a newline). */
-export function formatCheck(r: CheckResult): string {
+/**
+ * A human-readable report of a {@link CheckResult} (no colours; ends with a newline), its labels
+ * in `t`'s language (the problems and notes are in the language {@link runCheck} was given).
+ */
+export function formatCheck(r: CheckResult, t: T = EN): string {
+  const y = (v: boolean | null) => yn(v, t);
   const rows: [string, string][] = [
-    ['reachable', yn(r.reachable)],
+    [t('check.row.reachable'), y(r.reachable)],
     [
-      'api key',
-      r.key_accepted === false
-        ? r.key_sent
-          ? 'rejected'
-          : 'required, none sent'
-        : r.key_accepted
+      t('check.row.api_key'),
+      t(
+        r.key_accepted === false
           ? r.key_sent
-            ? 'accepted'
-            : 'not required'
-          : 'unknown',
+            ? 'check.key.state_rejected'
+            : 'check.key.state_required'
+          : r.key_accepted
+            ? r.key_sent
+              ? 'check.key.state_accepted'
+              : 'check.key.state_not_required'
+            : 'check.unknown',
+      ),
     ],
   ];
   if (r.reachable && r.key_accepted !== false) {
-    rows.push(['engine', r.owned_by ? `${r.engine} (owned_by ${r.owned_by})` : r.engine]);
-    rows.push(['models', r.models.length ? r.models.join(', ') : 'none listed']);
-    rows.push(['model', r.model ?? '–']);
+    rows.push([t('check.row.engine'), r.owned_by ? `${r.engine} (owned_by ${r.owned_by})` : r.engine]);
+    rows.push([t('check.row.models'), r.models.length ? r.models.join(', ') : t('check.models.none')]);
+    rows.push([t('check.row.model'), r.model ?? '–']);
   }
   if (r.stream) {
-    rows.push(['stream probe', probeLine(r.stream)]);
+    rows.push([t('check.row.stream'), probeLine(r.stream, t)]);
     rows.push([
-      'usage',
+      t('check.row.usage'),
       r.usage_present
-        ? `present (${r.stream.usage_where ?? '?'}), include_usage honoured: ${yn(r.include_usage_honoured)}`
-        : 'missing',
+        ? t('check.usage.present', {
+            where: r.stream.usage_where ?? '?',
+            honoured: y(r.include_usage_honoured),
+          })
+        : t('check.usage.missing'),
     ]);
-    rows.push(['reasoning field', r.reasoning_field ?? 'none']);
+    rows.push([t('check.row.reasoning_field'), r.reasoning_field ?? t('check.none')]);
     if (r.thinking)
       rows.push([
-        'thinking probe',
-        `${probeLine(r.thinking)}, content reached: ${yn(r.thinking.reached_content)}`,
+        t('check.row.thinking'),
+        `${probeLine(r.thinking, t)}, ${t('check.thinking.reached', { yn: y(r.thinking.reached_content) })}`,
       ]);
     const c = r.capabilities;
+    const ie =
+      c.ignore_eos === null
+        ? 'check.unknown'
+        : c.ignore_eos
+          ? 'check.ignore_eos.accepted'
+          : 'check.ignore_eos.rejected';
     rows.push([
-      'capabilities',
+      t('check.row.capabilities'),
       [
-        `/metrics ${yn(c.metrics)}`,
-        `/tokenize ${yn(c.tokenize)}`,
-        `/version ${c.version_string ?? yn(c.version)}`,
-        `timings ${yn(c.timings)}`,
-        `ignore_eos ${c.ignore_eos === null ? 'unknown' : c.ignore_eos ? 'accepted' : 'rejected'}`,
+        `/metrics ${y(c.metrics)}`,
+        `/tokenize ${y(c.tokenize)}`,
+        `/version ${c.version_string ?? y(c.version)}`,
+        `timings ${y(c.timings)}`,
+        `ignore_eos ${t(ie)}`,
       ].join(', '),
     ]);
   }
-  const w = Math.max(...rows.map(([k]) => k.length));
-  const lines = [`servelab check ${r.base_url}`, ...rows.map(([k, v]) => `  ${k.padEnd(w)}  ${v}`)];
+  const w = Math.max(...rows.map(([k]) => displayWidth(k)));
+  const lines = [`servelab check ${r.base_url}`, ...rows.map(([k, v]) => `  ${padColumns(k, w)}  ${v}`)];
   const list = (title: string, ps: Problem[]) => {
     if (ps.length === 0) return;
     lines.push(title);
-    for (const p of ps) lines.push(`  - ${p.message}`, ...(p.hint ? [`    hint: ${p.hint}`] : []));
+    for (const p of ps)
+      lines.push(`  - ${p.message}`, ...(p.hint ? [`    ${t('cli.hint', { hint: p.hint })}`] : []));
   };
-  list('problems:', r.problems);
-  list('notes:', r.notes);
+  list(t('check.problems'), r.problems);
+  list(t('check.notes'), r.notes);
+  const n = r.problems.length;
   lines.push(
-    r.ok
-      ? 'result: OK'
-      : `result: FAILED (${r.problems.length} problem${r.problems.length === 1 ? '' : 's'})`,
+    t(r.ok ? 'check.result.ok' : n === 1 ? 'check.result.failed_one' : 'check.result.failed', { n }),
   );
   return `${lines.join('\n')}\n`;
 }

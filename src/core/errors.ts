@@ -36,7 +36,7 @@ export class UsageError extends Error {
 
   constructor(problems: Problem[] | string, hint?: string) {
     const list = typeof problems === 'string' ? [{ message: problems, hint }] : problems;
-    super(list.map(formatProblem).join('\n'));
+    super(list.map((p) => formatProblem(p)).join('\n'));
     this.name = 'UsageError';
     this.problems = list;
   }
@@ -54,7 +54,7 @@ export class TargetError extends Error {
   }
 }
 
-export function formatProblem(p: Problem): string {
+export function formatProblem(p: Problem, hint: (h: string) => string = (h) => `hint: ${h}`): string {
   const head = p.path ? `${p.path}: ${p.message}` : p.message;
-  return p.hint ? `${head}\n    hint: ${p.hint}` : head;
+  return p.hint ? `${head}\n    ${hint(p.hint)}` : head;
 }

@@ -7,6 +7,7 @@
  * (`--json` prints it as is).
  */
 
+import { type T, translator } from '../core/i18n/index.js';
 import { ExpContext, type ExpDeps, type LiveTarget, type RunInfo } from './kinds/context.js';
 import { type ExperimentKind, KINDS } from './kinds/index.js';
 import { fmt, verdictOf } from './kinds/points.js';
@@ -115,26 +116,31 @@ function targetRecords(ctx: ExpContext, results: KindResult) {
 // ---- console rendering ----------------------------------------------------------------------
 
 /** The result as text for the console (a table per target, the kind's verdicts). */
-export function formatExperimentResult(r: ExperimentResult): string {
+export function formatExperimentResult(r: ExperimentResult, t: T = translator('en')): string {
   const out: string[] = [
-    `experiment ${r.experiment_id ?? '-'}: ${r.name} (${r.kind}), ${r.runs.length} runs`,
+    t('exp.header', { id: r.experiment_id ?? '-', name: r.name, kind: r.kind, n: r.runs.length }),
   ];
   out.push(...moduleOf(r.kind).format(r.results));
   for (const run of r.runs)
-    for (const t of run.thresholds)
-      if (!t.pass)
+    for (const th of run.thresholds)
+      if (!th.pass)
         out.push(
-          `threshold failed on ${run.target} ${run.label}: ${t.threshold} (actual ${fmt(t.actual, 2)}${t.reason ? `, ${t.reason}` : ''})`,
+          t(th.reason ? 'exp.threshold_failed_reason' : 'exp.threshold_failed', {
+            target: run.target,
+            label: run.label,
+            threshold: th.threshold,
+            actual: fmt(th.actual, 2),
+            reason: th.reason,
+          }),
         );
-  for (const t of r.targets)
-    if (t.time_scale !== 1)
-      out.push(
-        `note: ${t.name} is a simulator at time scale ${t.time_scale}: its ms and req/s are wall-clock (engine ms / ${t.time_scale}); schedules (rates, spacing) are in simulated time`,
-      );
-  for (const w of r.warnings) out.push(`warning: ${w}`);
+  for (const x of r.targets)
+    if (x.time_scale !== 1) out.push(t('exp.time_scale', { name: x.name, scale: x.time_scale }));
+  for (const w of r.warnings) out.push(t('exp.warning', { message: w }));
   // Every run's verdict, whatever the kind: a conclusion drawn from an invalid run says so here.
   out.push(
-    `runs: ${r.runs.map((x) => `${x.run_id ?? '-'} (${x.target} ${x.label}: ${verdictOf(x)})`).join(', ')}`,
+    t('exp.runs', {
+      list: r.runs.map((x) => `${x.run_id ?? '-'} (${x.target} ${x.label}: ${verdictOf(x)})`).join(', '),
+    }),
   );
   const invalid = r.runs.filter((x) => x.validity.length > 0);
   for (const x of invalid)

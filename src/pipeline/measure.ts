@@ -23,6 +23,7 @@ import { errorMessageOf } from '../client/stream.js';
 import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js';
 import { type Problem, TargetError, UsageError } from '../core/errors.js';
 import { targetHeaders } from '../core/headers.js';
+import type { T } from '../core/i18n/index.js';
 import { parseModelList } from '../core/models.js';
 import { outputPathProblem } from '../core/output-path.js';
 import { hostOf, redactUrl } from '../core/url.js';
@@ -92,14 +93,20 @@ export interface MeasureDeps {
   announce?: (runId: string) => string;
   /** The run's record (the experiment's description of its target), stored with it. */
   record?: Record<string, unknown>;
+  /**
+   * The language of {@link Measurement.validity}, which the console prints (default English);
+   * `report.validity`, stored with the run, stays English.
+   */
+  t?: T;
 }
 
 export interface Measurement {
   report: RunReport;
   result: RunResult;
+  /** The summary; its `warnings` in `deps.t`'s language (`report.summary`, stored, keeps English). */
   summary: Summary;
   thresholds: ThresholdResult[];
-  /** Why the run's numbers cannot bear weight (empty = valid); also in `report.validity`. */
+  /** Why the run's numbers cannot bear weight (empty = valid), in `deps.t`'s language; in English in `report.validity`. */
   validity: ValidityReason[];
   /** The server's scraped series (empty when nothing was scraped). */
   series: ScrapePoint[];
@@ -494,13 +501,14 @@ export async function measureOn(
   }
   const { result, mon } = outcome;
 
-  const summary = summarize(result.records, {
+  const summaryCtx = {
     window: result.window,
     client: result.client_health,
     target_rate_rps: req.targetRateRps ?? null,
     max_concurrency: concurrencyOf(plan.load, !!plan.beforeEach),
     slo: req.slo,
-  });
+  };
+  const summary = summarize(result.records, summaryCtx);
   const thresholdResults = req.thresholds.length
     ? evaluateThresholds(summary, [...req.thresholds], req.baseline)
     : [];
@@ -528,7 +536,7 @@ export async function measureOn(
     };
   if (mon.points.length) report.series = mon.points;
   const level = plan.level ?? null;
-  const validity = validityReasons({
+  const judged: LoadedRun = {
     id: storeRun?.id ?? plan.label ?? 'run',
     label: plan.label ?? 'run',
     config: req.config,
@@ -538,7 +546,8 @@ export async function measureOn(
     series: mon.points,
     window: result.window,
     ...(level ? { level: level as LoadedRun['level'] } : {}),
-  });
+  };
+  const validity = validityReasons(judged);
   report.validity = { valid: validity.length === 0, reasons: validity };
   if (storeRun && store) {
     report.run_id = storeRun.id;
@@ -569,12 +578,16 @@ export async function measureOn(
         })
       : [];
   if (writer) files.push(writer.path);
+  const translated = deps.t !== undefined && deps.t.lang !== 'en';
   return {
     report,
     result,
-    summary,
+    // The console's copy speaks deps.t's language; the stored summary and report stay English.
+    summary: translated
+      ? { ...summary, warnings: summarize(result.records, { ...summaryCtx, t: deps.t }).warnings }
+      : summary,
     thresholds: thresholdResults,
-    validity,
+    validity: translated ? validityReasons(judged, {}, deps.t) : validity,
     series: mon.points,
     runId: storeRun?.id ?? null,
     files,

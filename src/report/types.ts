@@ -139,8 +139,11 @@ export interface Diagnosis {
   valid: boolean;
   reasons: ValidityReason[];
   findings: Finding[];
-  /** Oddities that no rule explains, stated as observations. */
-  unexplained: { run: string; observation: string; request_ids: string[] }[];
+  /**
+   * Oddities that no rule explains, stated as observations; `rule` names the rule that looked
+   * (`high_ttft`, `pauses`, `throughput_plateau`, `tail`), so a sweep's are grouped across levels.
+   */
+  unexplained: { run: string; observation: string; request_ids: string[]; rule?: string }[];
   /**
    * Checks (validity codes and rule ids) that could not run on a run's data, with the reason:
    * a run without per-request records, or one read from another tool's result file, is not

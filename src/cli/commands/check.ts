@@ -6,6 +6,7 @@ import { formatCheck, runCheck } from '../../client/check.js';
 import { ExitCode, type Problem } from '../../core/errors.js';
 import { RealClock } from '../../runtime/clock.js';
 import type { Io } from '../io.js';
+import { langOf } from '../options.js';
 import {
   checkOutputPaths,
   emitJson,
@@ -20,11 +21,13 @@ export interface RawCheck {
   model?: string;
   apiKeyEnv?: string;
   json?: string | boolean;
+  lang?: string;
 }
 
 export async function checkCommand(raw: RawCheck, io: Io): Promise<number> {
   const problems: Problem[] = [];
   const notes: string[] = [];
+  const t = langOf(raw.lang, io.env, problems);
   const baseUrl = parseBaseUrl(raw.url, problems, '--url', notes);
   throwIfProblems(problems);
   for (const line of notes) io.stderr.write(`${line}\n`);
@@ -37,9 +40,10 @@ export async function checkCommand(raw: RawCheck, io: Io): Promise<number> {
     apiKey: io.env[apiKeyEnv] || undefined,
     apiKeyEnv,
     clock: new RealClock(),
+    t,
   });
   if (json !== true) await emitJson(json, result, io);
-  humanStream(json, io).write(formatCheck(result));
+  humanStream(json, io).write(formatCheck(result, t));
   if (json === true) await emitJson(json, result, io);
   if (!result.reachable) return ExitCode.nothingSucceeded;
   return result.ok ? ExitCode.ok : ExitCode.nothingSucceeded;

@@ -7,6 +7,7 @@ import { dirname, resolve } from 'node:path';
 import type { Summary } from '../../analysis/summary.js';
 import type { ThresholdResult } from '../../analysis/thresholds.js';
 import { ExitCode, type Problem, UsageError, worstExitCode } from '../../core/errors.js';
+import { type T, translator } from '../../core/i18n/index.js';
 import { outputPathProblem, writeErrorProblem } from '../../core/output-path.js';
 import { withV1, withV1Note } from '../../core/url.js';
 import type { Io } from '../io.js';
@@ -65,18 +66,24 @@ export function humanStream(json: string | true | null | undefined, io: Io) {
   return json === true ? io.stderr : io.stdout;
 }
 
-export function formatThresholds(results: readonly ThresholdResult[]): string {
+/** The threshold results under the summary, in `t`'s language. */
+export function formatThresholds(results: readonly ThresholdResult[], t: T = translator('en')): string {
   if (!results.length) return '';
+  const n = (v: number) => Number(v.toFixed(4));
   const lines = results.map((r) => {
-    const mark = r.pass ? 'pass' : 'FAIL';
-    const actual = r.actual === null ? 'no data' : String(Number(r.actual.toFixed(4)));
+    const mark = t(r.pass ? 'run.thresholds.pass' : 'run.thresholds.fail');
+    const actual = r.actual === null ? t('run.thresholds.no_data') : String(n(r.actual));
     const limit =
       r.limit === null
         ? ''
-        : ` (limit ${Number(r.limit.toFixed(4))}${r.baseline !== null ? `, baseline ${Number(r.baseline.toFixed(4))}` : ''})`;
+        : ` ${
+            r.baseline !== null
+              ? t('run.thresholds.limit_baseline', { limit: n(r.limit), baseline: n(r.baseline) })
+              : t('run.thresholds.limit', { limit: n(r.limit) })
+          }`;
     return `  ${mark}  ${r.threshold}: ${actual}${limit}${r.reason ? ` — ${r.reason}` : ''}`;
   });
-  return `thresholds\n${lines.join('\n')}\n`;
+  return `${t('run.thresholds')}\n${lines.join('\n')}\n`;
 }
 
 /**

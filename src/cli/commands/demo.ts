@@ -5,20 +5,29 @@
  * both summaries and write their reports. Needs nothing outside the repo; about 20 s.
  */
 import { join, resolve } from 'node:path';
-import { ExitCode } from '../../core/errors.js';
+import { ExitCode, type Problem } from '../../core/errors.js';
 import { type MeasureInput, measure } from '../../pipeline/measure.js';
 import { type CommonSettings, commonSettings, targetSettings } from '../../pipeline/settings.js';
 import { formatSummaryTable, formatVerdict } from '../../report/run/table.js';
 import { startSimServer } from '../../sim/server/index.js';
 import { openStore } from '../../store/index.js';
 import type { Io } from '../io.js';
+import { langOf } from '../options.js';
 import { VERSION } from '../version.js';
-import { checkOutputPaths, emitJson, humanStream, jsonOption, measurementExitCode } from './common.js';
+import {
+  checkOutputPaths,
+  emitJson,
+  humanStream,
+  jsonOption,
+  measurementExitCode,
+  throwIfProblems,
+} from './common.js';
 
 export interface RawDemo {
   out?: string;
   json?: string | boolean;
   db?: string | boolean;
+  lang?: string;
 }
 
 /** The demo's simulated deployment: Llama-3.1-8B in bf16 on one H100, vLLM defaults. */
@@ -34,6 +43,9 @@ function settings(load: Partial<CommonSettings['load']>, out: string): CommonSet
 }
 
 export async function demoCommand(raw: RawDemo, io: Io): Promise<number> {
+  const problems: Problem[] = [];
+  const t = langOf(raw.lang, io.env, problems);
+  throwIfProblems(problems);
   const json = jsonOption(raw.json);
   const out = humanStream(json, io);
   const outDir = resolve(io.cwd, raw.out ?? 'servelab-out/demo');
@@ -44,7 +56,7 @@ export async function demoCommand(raw: RawDemo, io: Io): Promise<number> {
   const log = (line: string) => io.stderr.write(`${line}\n`);
   const sim = await startSimServer({ ...DEMO_SIM, port: 0 });
   out.write(
-    `simulator: ${DEMO_SIM.model} on ${DEMO_SIM.gpu} (vLLM-like engine, real time) listening on ${sim.url}/v1\n`,
+    `${t('run.demo.simulator', { model: DEMO_SIM.model, gpu: DEMO_SIM.gpu, url: `${sim.url}/v1` })}\n`,
   );
   const store =
     raw.db === false ? null : openStore(resolve(io.cwd, typeof raw.db === 'string' ? raw.db : 'servelab.db'));
@@ -54,14 +66,10 @@ export async function demoCommand(raw: RawDemo, io: Io): Promise<number> {
   const codes: number[] = [];
   try {
     const runs: [string, string, Partial<CommonSettings['load']>][] = [
-      [
-        'closed',
-        'closed loop: 8 concurrent users, 48 requests',
-        { mode: 'closed', concurrency: 8, requests: 48 },
-      ],
+      ['closed', t('run.demo.closed'), { mode: 'closed', concurrency: 8, requests: 48 }],
       [
         'poisson',
-        'open loop: Poisson arrivals at 6 requests/s, 36 requests, at most 32 in flight',
+        t('run.demo.poisson'),
         // A seed of its own: the closed run's prompts would find the simulator's cache warm.
         { mode: 'open', rateRps: 6, requests: 36, maxConcurrency: 32, seed: 43 },
       ],
@@ -82,10 +90,11 @@ export async function demoCommand(raw: RawDemo, io: Io): Promise<number> {
         store,
         log,
         monitoring: { scrape: 'auto', scrapeIntervalMs: 500, metricsPort: null },
+        t,
       });
-      out.write(formatSummaryTable(m.summary));
-      out.write(formatVerdict(m.validity));
-      out.write(`wrote ${m.files.join(', ')}\n`);
+      out.write(formatSummaryTable(m.summary, t));
+      out.write(formatVerdict(m.validity, t));
+      out.write(`${t('run.wrote', { files: m.files.join(', ') })}\n`);
       results[name] = {
         run_id: m.report.run_id ?? null,
         out: join(outDir, name),
@@ -102,7 +111,7 @@ export async function demoCommand(raw: RawDemo, io: Io): Promise<number> {
   // The JSON file before the closing lines; JSON on stdout after them (see run).
   if (json !== true) await emitJson(json, results, io);
   out.write(
-    `\nnext: open ${join(outDir, 'closed', 'report.json')}, or try\n` +
+    `\n${t('run.demo.next', { file: join(outDir, 'closed', 'report.json') })}\n` +
       '  servelab plan --model llama-3.1-8b --gpu h100 --concurrency 32 --requests 200 --input-len 512 --output-len 256\n' +
       '  servelab exp init concurrency-sweep > sweep.yaml && servelab exp run sweep.yaml\n',
   );

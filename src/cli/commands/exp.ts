@@ -5,20 +5,30 @@
  * print what the kind computed.
  */
 import { resolve } from 'node:path';
-import { ExitCode, UsageError } from '../../core/errors.js';
+import { ExitCode, type Problem, UsageError } from '../../core/errors.js';
+import type { T } from '../../core/i18n/index.js';
 import { parseExperiment, readExperimentFile } from '../../exp/index.js';
 import { type ExperimentResult, formatExperimentResult, runExperiment } from '../../exp/run.js';
 import type { ExperimentFile } from '../../exp/schema.js';
 import { openStore, type Store } from '../../store/index.js';
 import type { Io } from '../io.js';
+import { langOf } from '../options.js';
 import { VERSION } from '../version.js';
-import { checkOutputPaths, emitJson, humanStream, jsonOption } from './common.js';
+import { checkOutputPaths, emitJson, humanStream, jsonOption, throwIfProblems } from './common.js';
 import { openStoreForReading } from './resolve-refs.js';
 
 type Json = string | boolean | undefined;
 
 /** Notes on a file that still reads as meant (an alias for a setting's key), on stderr. */
-const warnTo = (io: Io) => (message: string) => io.stderr.write(`warning: ${message}\n`);
+const warnTo = (io: Io, t: T) => (message: string) => io.stderr.write(`${t('exp.warning', { message })}\n`);
+
+/** The command's translator (an unknown --lang is a usage error). */
+function langFor(lang: string | undefined, io: Io): T {
+  const problems: Problem[] = [];
+  const t = langOf(lang, io.env, problems);
+  throwIfProblems(problems);
+  return t;
+}
 
 async function execute(
   exp: ExperimentFile,
@@ -26,6 +36,7 @@ async function execute(
   store: Store | null,
   json: Json,
   io: Io,
+  t: T,
 ): Promise<number> {
   const jsonOut = jsonOption(json);
   const out = humanStream(jsonOut, io);
@@ -43,7 +54,7 @@ async function execute(
     });
   } catch (err) {
     if (ctrl.signal.aborted) {
-      io.stderr.write('interrupted: finished runs are in the store\n');
+      io.stderr.write(`${t('exp.interrupted')}\n`);
       return ExitCode.interrupted;
     }
     throw err;
@@ -54,11 +65,8 @@ async function execute(
   // The JSON file before the console (the runs' files and the store are written by now); JSON
   // on stdout after it, as every command.
   if (jsonOut !== true) await emitJson(jsonOut, result, io);
-  out.write(formatExperimentResult(result));
-  if (result.experiment_id)
-    out.write(
-      `\nexperiment ${result.experiment_id}: servelab report ${result.experiment_id} --html report.html\n`,
-    );
+  out.write(formatExperimentResult(result, t));
+  if (result.experiment_id) out.write(`\n${t('exp.report_hint', { id: result.experiment_id })}\n`);
   if (jsonOut === true) await emitJson(jsonOut, result, io);
   const succeeded = result.runs.some((r) => {
     const s = r.summary as { requests?: { succeeded?: number } } | null | undefined;
@@ -70,29 +78,30 @@ async function execute(
 
 export async function expRunCommand(
   file: string,
-  raw: { db?: string | boolean; json?: Json },
+  raw: { db?: string | boolean; json?: Json; lang?: string },
   io: Io,
 ): Promise<number> {
-  const read = readExperimentFile(resolve(io.cwd, file), warnTo(io));
+  const t = langFor(raw.lang, io);
+  const read = readExperimentFile(resolve(io.cwd, file), warnTo(io, t));
   checkOutputPaths(io.cwd, [[jsonOption(raw.json), '--json']]);
   const store =
     raw.db === false ? null : openStore(resolve(io.cwd, typeof raw.db === 'string' ? raw.db : 'servelab.db'));
-  return execute(read.spec, { path: read.path, text: read.text }, store, raw.json, io);
+  return execute(read.spec, { path: read.path, text: read.text }, store, raw.json, io, t);
 }
 
 export async function expRerunCommand(
   id: string,
-  raw: { db?: string; json?: Json },
+  raw: { db?: string; json?: Json; lang?: string },
   io: Io,
 ): Promise<number> {
+  const t = langFor(raw.lang, io);
   checkOutputPaths(io.cwd, [[jsonOption(raw.json), '--json']]);
   const reader = openStoreForReading(raw.db, io.cwd);
   let text: string | null;
   let path: string;
   try {
     const row = reader.getExperiment(id);
-    if (!row)
-      throw new UsageError([{ path: id, message: 'no such experiment', hint: 'see `servelab exp list`' }]);
+    if (!row) throw new UsageError([{ path: id, message: t('exp.no_such'), hint: t('exp.no_such.hint') }]);
     text = row.file_text;
     path = row.file_path ?? `${row.id}.yaml`;
   } finally {
@@ -102,11 +111,11 @@ export async function expRerunCommand(
     throw new UsageError([
       {
         path: id,
-        message: 'the stored experiment has no file text to repeat',
-        hint: 'run the original file again with `servelab exp run`',
+        message: t('exp.no_text'),
+        hint: t('exp.no_text.hint'),
       },
     ]);
-  const spec = parseExperiment(text, path, warnTo(io));
+  const spec = parseExperiment(text, path, warnTo(io, t));
   const store = openStore(resolve(io.cwd, raw.db ?? 'servelab.db'));
-  return execute(spec, { path, text }, store, raw.json, io);
+  return execute(spec, { path, text }, store, raw.json, io, t);
 }

@@ -18,7 +18,7 @@ import { fidelityLine, regimeOf } from '../../sim/fidelity/band.js';
 import { openStore, type Store } from '../../store/index.js';
 import { workloadProblems } from '../../workload/index.js';
 import type { Io } from '../io.js';
-import { parseCommon, type RawCommon, resolvePaths } from '../options.js';
+import { langOf, parseCommon, type RawCommon, resolvePaths } from '../options.js';
 import { VERSION } from '../version.js';
 import { emitJson, formatThresholds, humanStream, measurementExitCode, throwIfProblems } from './common.js';
 import { parseSimFlags, type RawSimFlags } from './sim-flags.js';
@@ -33,6 +33,7 @@ export const PLAN_SLO_ATTAINMENT = 0.99;
 
 export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   const problems: Problem[] = [];
+  const t = langOf(raw.lang, io.env, problems);
   const engineOpts = parseSimFlags(raw, problems, 'plan', io.cwd);
   const notes: string[] = [];
   const common = resolvePaths(parseCommon({ ...raw, model: engineOpts.model }, problems, notes), io.cwd);
@@ -95,6 +96,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
           config: { mode: 'plan', engine: engineConfig, ...extra },
           store,
           runKind: 'plan',
+          t,
         },
       );
     } finally {
@@ -123,9 +125,11 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
     );
     search = { concurrency: found.concurrency, probes: found.probes, slo, attainment: PLAN_SLO_ATTAINMENT };
     out.write(
-      found.concurrency
-        ? `largest concurrency meeting the SLOs (≥ ${PLAN_SLO_ATTAINMENT * 100}% good): ${found.concurrency}\n`
-        : 'no concurrency meets the SLOs\n',
+      `${
+        found.concurrency
+          ? t('run.plan.max_concurrency', { pct: PLAN_SLO_ATTAINMENT * 100, c: found.concurrency })
+          : t('run.plan.no_concurrency')
+      }\n`,
     );
     if (found.concurrency)
       c = { ...common, load: { ...common.load, mode: 'closed', concurrency: found.concurrency, requests } };
@@ -143,14 +147,18 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   // Every file before the summary (measure wrote --out), JSON on stdout after it: see run.
   const result = { ...report, thresholds: m.thresholds };
   if (common.output.json !== true) await emitJson(common.output.json, result, io);
-  out.write(
-    `\nservelab plan: ${model} on ${engine.tp > 1 ? `${engine.tp}× ` : ''}${engine.gpu.name} (virtual time, ${((m.result.window.end_ms - m.result.window.start_ms) / 1000).toFixed(2)} s simulated)${report.run_id ? ` (run ${report.run_id})` : ''}\n`,
-  );
-  out.write(formatSummaryTable(m.summary));
-  out.write(`${fidelityLine(regimeOf(m.summary.ttft_ms.p50, m.summary.tpot_ms.p50, report.series))}\n`);
-  out.write(formatVerdict(m.validity));
-  out.write(formatThresholds(m.thresholds));
-  if (m.files.length) out.write(`wrote ${m.files.join(', ')}\n`);
+  const head = {
+    model,
+    gpu: `${engine.tp > 1 ? `${engine.tp}× ` : ''}${engine.gpu.name}`,
+    s: ((m.result.window.end_ms - m.result.window.start_ms) / 1000).toFixed(2),
+    id: report.run_id,
+  };
+  out.write(`\n${t(report.run_id ? 'run.plan.header_run' : 'run.plan.header', head)}\n`);
+  out.write(formatSummaryTable(m.summary, t));
+  out.write(`${fidelityLine(regimeOf(m.summary.ttft_ms.p50, m.summary.tpot_ms.p50, report.series), t)}\n`);
+  out.write(formatVerdict(m.validity, t));
+  out.write(formatThresholds(m.thresholds, t));
+  if (m.files.length) out.write(`${t('run.wrote', { files: m.files.join(', ') })}\n`);
   if (common.output.json === true) await emitJson(true, result, io);
   return measurementExitCode(m.summary, m.thresholds, false);
 }

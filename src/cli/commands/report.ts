@@ -5,10 +5,18 @@
  * write-up and the diagnosis. Rendering is lazy-loaded (echarts costs ~0.8 s to import).
  */
 import { dirname, relative, resolve } from 'node:path';
-import { UsageError } from '../../core/errors.js';
-import type { Diagnosis, LoadedRun } from '../../report/index.js';
+import { type Problem, UsageError } from '../../core/errors.js';
+import type { LoadedRun } from '../../report/index.js';
 import type { Io } from '../io.js';
-import { checkOutputPaths, emitJson, humanStream, jsonOption, writeOutputFile } from './common.js';
+import { langOf } from '../options.js';
+import {
+  checkOutputPaths,
+  emitJson,
+  humanStream,
+  jsonOption,
+  throwIfProblems,
+  writeOutputFile,
+} from './common.js';
 import { loadRuns } from './resolve-refs.js';
 
 export interface RawReport {
@@ -18,29 +26,7 @@ export interface RawReport {
   db?: string;
   gpuHourUsd?: string;
   title?: string;
-}
-
-function formatDiagnosis(d: Diagnosis): string {
-  const L: string[] = [
-    `valid: ${d.valid}${d.skipped.length ? ' (some checks could not run: see "not checked")' : ''}`,
-  ];
-  for (const r of d.reasons) L.push(`  - [${r.run}] ${r.code}: ${r.message}`);
-  for (const s of d.skipped) L.push(`not checked [${s.run}]: ${s.checks.join(', ')}: ${s.reason}`);
-  if (!d.findings.length) L.push('findings: none');
-  for (const f of d.findings) {
-    L.push(`\n${f.severity.toUpperCase()} ${f.rule} [${f.runs.join(', ')}]`);
-    L.push(`  symptom:   ${f.symptom}`);
-    for (const e of f.evidence) L.push(`  evidence:  ${e}`);
-    if (f.request_ids.length) L.push(`  requests:  ${f.request_ids.join(', ')}`);
-    L.push(`  mechanism: ${f.mechanism}`);
-    L.push(`  next:      ${f.next.command}`);
-    L.push(`             ${f.next.change}`);
-  }
-  for (const u of d.unexplained)
-    L.push(
-      `\nunexplained [${u.run}]: ${u.observation}${u.request_ids.length ? ` (${u.request_ids.join(', ')})` : ''}`,
-    );
-  return `${L.join('\n')}\n`;
+  lang?: string;
 }
 
 function price(raw: RawReport, runs: LoadedRun[]): number | undefined {
@@ -100,21 +86,24 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   for (const r of runs)
     if (r.source?.notes.length)
       out.write(`\nnotes [${r.id}]:\n${r.source.notes.map((n) => `  - ${n}\n`).join('')}`);
-  out.write(`\n${formatDiagnosis(diagnosis)}`);
+  out.write(`\n${rep.renderDiagnosisText(diagnosis, runs)}`);
   for (const line of wrote) out.write(line);
   if (json === true) await emitJson(json, reportJson, io);
   return 0;
 }
 
 export async function diagnoseCommand(refs: string[], raw: RawReport, io: Io): Promise<number> {
+  const problems: Problem[] = [];
+  const t = langOf(raw.lang, io.env, problems);
+  throwIfProblems(problems);
   checkOutputPaths(io.cwd, [[jsonOption(raw.json), '--json']]);
   const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd });
   const rep = await import('../../report/diagnose/index.js');
-  const diagnosis = rep.diagnose(runs);
+  const diagnosis = rep.diagnose(runs, { t });
   const json = jsonOption(raw.json);
   // The file first, then the console (see reportCommand).
   if (json !== true) await emitJson(json, diagnosis, io);
-  humanStream(json, io).write(formatDiagnosis(diagnosis));
+  humanStream(json, io).write(rep.renderDiagnosisText(diagnosis, runs, t));
   if (json === true) await emitJson(json, diagnosis, io);
   return 0;
 }

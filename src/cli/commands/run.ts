@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { type ErrorGroup, FAIL_FAST_UNSENT } from '../../analysis/errors.js';
 import type { Endpoint } from '../../client/types.js';
 import type { Problem } from '../../core/errors.js';
+import { type T, translator } from '../../core/i18n/index.js';
 import { redactUrl } from '../../core/url.js';
 import { checkMeasureInput, type MeasureInput, measure, workloadOptions } from '../../pipeline/measure.js';
 import type { MonitoringSettings } from '../../pipeline/monitoring.js';
@@ -13,7 +14,14 @@ import { formatSummaryTable, formatTokenization, formatVerdict } from '../../rep
 import { openStore } from '../../store/index.js';
 import { workloadProblems } from '../../workload/index.js';
 import type { Io } from '../io.js';
-import { applyAliases, parseCommon, type RawCommon, resolvePaths, TARGET_ALIASES } from '../options.js';
+import {
+  applyAliases,
+  langOf,
+  parseCommon,
+  type RawCommon,
+  resolvePaths,
+  TARGET_ALIASES,
+} from '../options.js';
 import { VERSION } from '../version.js';
 import {
   emitJson,
@@ -139,8 +147,10 @@ function parseEndpoint(raw: RawRun, problems: Problem[], notes: string[]): Endpo
 
 export function parseRunFlags(
   input: RawRun,
-): MeasureInput & { monitoring: MonitoringSettings; db: string | null; notes: string[] } {
+  env: Record<string, string | undefined> = {},
+): MeasureInput & { monitoring: MonitoringSettings; db: string | null; notes: string[]; t: T } {
   const problems: Problem[] = [];
+  const t = langOf(input.lang, env, problems);
   /** Lines for stderr before the run starts (`base URL: … (added /v1)`, vLLM names read as ours). */
   const notes: string[] = [];
   const raw = applyAliases(input, TARGET_ALIASES, problems, notes);
@@ -187,22 +197,27 @@ export function parseRunFlags(
     common,
     label: raw.label ?? null,
     notes,
+    t,
   };
 }
 
 /** What the console says when a run stopped early: the cause, its hint, and the way out. */
-export function failFastNotice(reason: string | null, errors: readonly ErrorGroup[]): string {
+export function failFastNotice(
+  reason: string | null,
+  errors: readonly ErrorGroup[],
+  t: T = translator('en'),
+): string {
   const hint = errors.find((g) => g.outcome !== 'cancelled' && g.hint)?.hint ?? null;
   const unsent = errors.find((g) => g.message.startsWith(FAIL_FAST_UNSENT))?.count ?? 0;
   return (
-    `stopped early (fail fast): ${reason ?? 'the first requests all failed the same way'}\n` +
-    (hint ? `  hint: ${hint}\n` : '') +
-    `  ${unsent} unsent request(s) were recorded as cancelled; --no-fail-fast sends every request anyway\n`
+    `${t('run.fail_fast', { reason: reason ?? t('run.fail_fast.same_way') })}\n` +
+    (hint ? `  ${t('cli.hint', { hint })}\n` : '') +
+    `  ${t('run.fail_fast.unsent', { n: unsent })}\n`
   );
 }
 
 export async function runCommand(raw: RawRun, io: Io): Promise<number> {
-  const { notes, ...parsed } = parseRunFlags(raw);
+  const { notes, t, ...parsed } = parseRunFlags(raw, io.env);
   for (const line of notes) io.stderr.write(`${line}\n`);
   const input = { ...parsed, common: resolvePaths(parsed.common, io.cwd) };
   const out = humanStream(input.common.output.json, io);
@@ -218,25 +233,24 @@ export async function runCommand(raw: RawRun, io: Io): Promise<number> {
       monitoring: input.monitoring,
       store,
       log: (line) => io.stderr.write(`${line}\n`),
+      t,
     });
     // Every file before the summary (measure wrote --out): a reader that closes stdout early
     // (`| head`) must not cost the --json file. JSON on stdout still comes after the summary.
     const json = input.common.output.json;
     const result = { ...m.report, thresholds: m.thresholds };
     if (json !== true) await emitJson(json, result, io);
-    out.write(
-      `\nservelab run: ${redactUrl(input.target.url)} model ${m.model}${m.report.run_id ? ` (run ${m.report.run_id})` : ''}\n`,
-    );
+    const head = { url: redactUrl(input.target.url), model: m.model, id: m.report.run_id };
+    out.write(`\n${t(m.report.run_id ? 'run.header_run' : 'run.header', head)}\n`);
     // How prompt lengths were made exact: the offline tokenizer, the server's, or the approximation (and why).
-    out.write(formatTokenization(m.workload.method, m.workload.notes));
-    out.write(formatSummaryTable(m.summary));
-    out.write(formatVerdict(m.validity));
-    out.write(formatThresholds(m.thresholds));
-    if (m.files.length) out.write(`wrote ${m.files.join(', ')}\n`);
-    if (m.result.interrupted)
-      io.stderr.write('interrupted: in-flight and unsent requests were recorded as cancelled\n');
+    out.write(formatTokenization(m.workload.method, m.workload.notes, t));
+    out.write(formatSummaryTable(m.summary, t));
+    out.write(formatVerdict(m.validity, t));
+    out.write(formatThresholds(m.thresholds, t));
+    if (m.files.length) out.write(`${t('run.wrote', { files: m.files.join(', ') })}\n`);
+    if (m.result.interrupted) io.stderr.write(`${t('run.interrupted')}\n`);
     const failedFast = m.result.reason === 'failed_fast';
-    if (failedFast) io.stderr.write(failFastNotice(m.result.failed_fast, m.summary.errors));
+    if (failedFast) io.stderr.write(failFastNotice(m.result.failed_fast, m.summary.errors, t));
     if (json === true) await emitJson(json, result, io);
     return measurementExitCode(m.summary, m.thresholds, m.result.interrupted, failedFast);
   } finally {

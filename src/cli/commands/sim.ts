@@ -6,6 +6,7 @@ import { ExitCode, type Problem } from '../../core/errors.js';
 import { describeEngine } from '../../sim/engine/index.js';
 import { startSimServer } from '../../sim/server/index.js';
 import type { Io } from '../io.js';
+import { langOf } from '../options.js';
 import { checkOutputPaths, emitJson, humanStream, jsonOption, throwIfProblems } from './common.js';
 import { parseSimFlags, type RawSimFlags } from './sim-flags.js';
 
@@ -13,10 +14,12 @@ export interface RawSim extends RawSimFlags {
   json?: string | boolean;
   /** Deprecated name of `--sim-seed` (`--seed` seeds the workload in `run` and `plan`). */
   seed?: string;
+  lang?: string;
 }
 
 export async function simCommand(raw: RawSim, io: Io): Promise<number> {
   const problems: Problem[] = [];
+  const t = langOf(raw.lang, io.env, problems);
   let flags: RawSimFlags = raw;
   if (raw.seed !== undefined) {
     if (raw.simSeed !== undefined)
@@ -43,7 +46,7 @@ export async function simCommand(raw: RawSim, io: Io): Promise<number> {
     // The line a user copies into `--url`: the OpenAI base URL, with /v1. The JSON keeps the
     // server root as `url` (for /metrics) and the same base URL as `base_url`.
     const baseUrl = `${server.url}/v1`;
-    humanStream(json, io).write(`listening on ${baseUrl} (OpenAI base URL)\n`);
+    humanStream(json, io).write(`${t('sim.listening', { url: baseUrl })}\n`);
     await emitJson(
       json,
       { url: server.url, base_url: baseUrl, port: server.port, model: server.modelId },
@@ -56,9 +59,9 @@ export async function simCommand(raw: RawSim, io: Io): Promise<number> {
       const off = io.onInterrupt((signal) => {
         if (signal === 'SIGTERM' && !draining) {
           draining = true;
-          io.stderr.write('SIGTERM: draining (new requests get 503); a second signal stops at once\n');
+          io.stderr.write(`${t('sim.draining')}\n`);
           void server.drain().then(({ idle }) => {
-            io.stderr.write(idle ? 'drained: every request in flight finished\n' : 'drain timed out\n');
+            io.stderr.write(`${t(idle ? 'sim.drained' : 'sim.drain_timeout')}\n`);
             off();
             resolve();
           });
@@ -72,7 +75,7 @@ export async function simCommand(raw: RawSim, io: Io): Promise<number> {
     // Also when the --json file cannot be written: a failed command must not leave a server up.
     await server.close();
   }
-  io.stderr.write('simulator stopped\n');
+  io.stderr.write(`${t('sim.stopped')}\n`);
   // Stopped by SIGINT/SIGTERM, the only way a server ends: 130, as for every command.
   return ExitCode.interrupted;
 }

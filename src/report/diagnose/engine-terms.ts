@@ -7,7 +7,9 @@
  * a recorded experiment, its record's `engine.name`; unknown means vLLM's terms, which are also
  * the simulator's setting keys.
  */
+import type { T } from '../../core/i18n/index.js';
 import type { LoadedRun } from '../types.js';
+import { EN } from './default-lang.js';
 
 /** What the advice calls each engine's settings and mechanisms. */
 export interface EngineTerms {
@@ -20,29 +22,33 @@ export interface EngineTerms {
   kvFp8: string;
   /** What the engine calls evicting a running request. */
   preemption: string;
-  /** How a long prefill delays running decodes. */
+  /** How a long prefill delays running decodes (prose, in the translator's language). */
   prefillInterference: string;
 }
 
-const VLLM: EngineTerms = {
+type Terms = Omit<EngineTerms, 'prefillInterference'> & {
+  prefillInterference:
+    | 'diagnose.engine.prefill_interference_vllm'
+    | 'diagnose.engine.prefill_interference_sglang';
+};
+
+const VLLM: Terms = {
   engine: 'vllm',
   maxSeqs: 'max_num_seqs',
   batchTokens: 'max_num_batched_tokens',
   kvFp8: 'kv_cache_dtype fp8',
   preemption: 'preemption',
-  prefillInterference:
-    "a long prompt's prefill chunk shares the engine step with the running decodes, so every decode waits for the whole chunk (chunked prefill bounds it by max_num_batched_tokens)",
+  prefillInterference: 'diagnose.engine.prefill_interference_vllm',
 };
 
 /** SGLang's server arguments (`sgl-project/sglang:python/sglang/srt/server_args.py`). */
-const SGLANG: EngineTerms = {
+const SGLANG: Terms = {
   engine: 'sglang',
   maxSeqs: '--max-running-requests',
   batchTokens: '--chunked-prefill-size',
   kvFp8: '--kv-cache-dtype fp8_e5m2',
   preemption: 'retraction',
-  prefillInterference:
-    'SGLang runs a prefill batch on its own, so every running decode waits for each prefill chunk (chunked prefill bounds it by --chunked-prefill-size; --enable-mixed-chunk lets decodes share the step)',
+  prefillInterference: 'diagnose.engine.prefill_interference_sglang',
 };
 
 /** The engine of the first scraped source that named one (`sglang`, `vllm`, `vllm-v0`, `sim` …). */
@@ -64,7 +70,8 @@ export function runEngine(run: LoadedRun): string | undefined {
   return typeof name === 'string' ? name : undefined;
 }
 
-/** The terms of the run's engine (vLLM's unless it was SGLang). */
-export function engineTerms(run: LoadedRun): EngineTerms {
-  return runEngine(run)?.toLowerCase() === 'sglang' ? SGLANG : VLLM;
+/** The terms of the run's engine (vLLM's unless it was SGLang), its prose in `t`'s language. */
+export function engineTerms(run: LoadedRun, t: T = EN): EngineTerms {
+  const terms = runEngine(run)?.toLowerCase() === 'sglang' ? SGLANG : VLLM;
+  return { ...terms, prefillInterference: t(terms.prefillInterference) };
 }

@@ -10,10 +10,12 @@ import { chunkGaps, e2eMs, ttftMs } from '../../analysis/request.js';
 import { seriesSummary } from '../../analysis/series.js';
 import { describe, lowerBound, mean, percentile, upperBound } from '../../analysis/stats.js';
 import { attemptEndAt, measurementWindow } from '../../analysis/window.js';
+import type { T } from '../../core/i18n/index.js';
 import type { ScrapePoint } from '../../record/series.js';
 import type { RequestRecord } from '../../record/types.js';
 import { curvesOf, loadPoints, measuredSuccesses, stallThresholdMs } from '../charts.js';
 import type { Diagnosis, Finding, LoadedRun } from '../types.js';
+import { EN } from './default-lang.js';
 import { engineTerms } from './engine-terms.js';
 import { validityReasons } from './validity.js';
 
@@ -66,7 +68,8 @@ export const RULE_DEFAULTS: Required<RuleOptions> = {
   batch_min_spread: 2,
 };
 
-type Opts = Required<RuleOptions>;
+/** The thresholds, and the translator the findings are written with. */
+type Opts = Required<RuleOptions> & { t: T };
 type Unexplained = Diagnosis['unexplained'];
 
 const fmt = (v: number | null | undefined, d = 1) => (v == null ? '—' : v.toFixed(d));
@@ -105,26 +108,22 @@ export function coldStart(run: LoadedRun, o: Opts): Finding | null {
   const rest = describe(rs.slice(k).map((x) => x.t));
   if ((rest.p90 ?? 0) > 2 * base + o.cold_min_excess_ms) return null;
   const lead = rs.slice(0, k);
+  const t = o.t;
   const warm = run.summary.requests.planned - run.summary.requests.measured;
   return {
     rule: 'cold_start',
     severity: 'warn',
     runs: [run.id],
-    symptom: `the first ${k} request(s) were slow, then TTFT settled: first TTFT ${fmt(lead[0].t)} ms vs steady median ${fmt(base)} ms`,
+    symptom: t('diagnose.cold_start.symptom', { k, first: fmt(lead[0].t), base: fmt(base) }),
     evidence: [
-      `leading slow requests: ${k} (TTFT ${lead.map((x) => fmt(x.t, 0)).join(', ')} ms)`,
-      `steady TTFT p50: ${fmt(base)} ms (second half of the run)`,
-      `TTFT p90 after them: ${fmt(rest.p90)} ms`,
-      `warm-up requests: ${warm}`,
+      t('diagnose.cold_start.ev_leading', { k, list: lead.map((x) => fmt(x.t, 0)).join(', ') }),
+      t('diagnose.cold_start.ev_steady', { base: fmt(base) }),
+      t('diagnose.cold_start.ev_after', { p90: fmt(rest.p90) }),
+      t('diagnose.cold_start.ev_warmup', { n: warm }),
     ],
     request_ids: lead.slice(0, 5).map((x) => x.r.id),
-    mechanism:
-      'cold start: the engine paid one-off costs on its first requests (weight loading or lazy init, torch.compile/CUDA graph capture, allocator growth, cold prefix cache); they are not steady-state latency',
-    next: {
-      command: 'servelab exp init baseline',
-      change:
-        'run it twice against a freshly started server: once with warmup: 0 (cold), once with warmup: 5 (warm); report the first request of the cold run separately',
-    },
+    mechanism: t('diagnose.cold_start.mechanism'),
+    next: { command: 'servelab exp init baseline', change: t('diagnose.cold_start.next') },
   };
 }
 
@@ -161,12 +160,17 @@ export function highTtft(run: LoadedRun, o: Opts, unexplained: Unexplained): Fin
   const tpot = s.tpot_ms.p50;
   if (p50 === null || p90 === null || tpot === null) return null;
   if (!(p90 > o.high_ttft_ms && p50 > o.ttft_over_tpot * tpot)) return null;
+  const t = o.t;
   const rs = measuredSuccesses(run.records);
   if (rs.length === 0) {
     // The symptom is in the summary; its cause needs each request's input length and TTFT.
     unexplained.push({
+      rule: 'high_ttft',
       run: run.id,
-      observation: `TTFT p90 ${fmt(p90, 0)} ms is high while TPOT p50 is ${fmt(tpot, 2)} ms${run.source ? " (vLLM's definitions)" : ''}, but without per-request records queueing, prefill and front-end cost cannot be told apart`,
+      observation: t(run.source ? 'diagnose.high_ttft.no_records_vllm' : 'diagnose.high_ttft.no_records', {
+        p90: fmt(p90, 0),
+        tpot: fmt(tpot, 2),
+      }),
       request_ids: [],
     });
     return null;
@@ -177,14 +181,15 @@ export function highTtft(run: LoadedRun, o: Opts, unexplained: Unexplained): Fin
   const worst = topIds(pts.map((p) => [p[2], p[1]]));
   const ser = runSeries(run);
   const base = [
-    `TTFT p50 ${fmt(p50)} ms, p90 ${fmt(p90)} ms`,
-    `TPOT p50 ${fmt(tpot, 2)} ms (decode normal: TTFT p50 is ${fmt(p50 / tpot, 0)}× a token)`,
+    t('diagnose.high_ttft.ev_ttft', { p50: fmt(p50), p90: fmt(p90) }),
+    t('diagnose.high_ttft.ev_tpot', { tpot: fmt(tpot, 2), ratio: fmt(p50 / tpot, 0) }),
   ];
+  const terms = engineTerms(run, t);
   const mk = (rule: string, mechanism: string, evidence: string[], next: Finding['next']): Finding => ({
     rule,
     severity: 'warn',
     runs: [run.id],
-    symptom: `high time to first token (p90 ${fmt(p90, 0)} ms) while decoding runs at ${fmt(tpot, 1)} ms/token`,
+    symptom: t('diagnose.high_ttft.symptom', { p90: fmt(p90, 0), tpot: fmt(tpot, 1) }),
     evidence: [...base, ...evidence],
     request_ids: worst,
     mechanism,
@@ -194,15 +199,17 @@ export function highTtft(run: LoadedRun, o: Opts, unexplained: Unexplained): Fin
     const mw = mean((run.series ?? []).filter((p) => p.name === 'waiting').map((p) => p.value)) ?? 0;
     return mk(
       'high_ttft_queueing',
-      `queueing: requests waited in the engine for a running slot or KV blocks before their prefill started (${engineTerms(run).maxSeqs} or KV capacity reached)`,
+      t('diagnose.high_ttft_queueing.mechanism', { maxSeqs: terms.maxSeqs }),
       [
-        `server waiting: max ${fmt(ser.max_waiting, 0)}, mean ${fmt(mw, 2)}`,
-        `server running: max ${fmt(ser.max_running, 0)}`,
-        `KV usage: max ${fmt(ser.max_kv_usage == null ? null : 100 * ser.max_kv_usage, 0)}%`,
+        t('diagnose.high_ttft_queueing.ev_waiting', { max: fmt(ser.max_waiting, 0), mean: fmt(mw, 2) }),
+        t('diagnose.high_ttft_queueing.ev_running', { max: fmt(ser.max_running, 0) }),
+        t('diagnose.high_ttft_queueing.ev_kv', {
+          pct: fmt(ser.max_kv_usage == null ? null : 100 * ser.max_kv_usage, 0),
+        }),
       ],
       {
         command: 'servelab exp init concurrency-sweep',
-        change: `sweep concurrency below and above the engine's ${engineTerms(run).maxSeqs}; TTFT should track the waiting series, and rise only past saturation`,
+        change: t('diagnose.high_ttft_queueing.next', { maxSeqs: terms.maxSeqs }),
       },
     );
   }
@@ -218,14 +225,14 @@ export function highTtft(run: LoadedRun, o: Opts, unexplained: Unexplained): Fin
   if (f && f.r2 >= 0.6 && f.b * median(lens) >= 0.5 * p50) {
     return mk(
       'high_ttft_prefill',
-      'prefill: TTFT grows with the prompt length, so the time is the prefill itself (compute-bound attention and GEMMs over the prompt)',
+      t('diagnose.high_ttft_prefill.mechanism'),
       [
-        `TTFT ≈ ${fmt(f.a, 0)} ms + ${fmt(f.b * 1000, 2)} ms per 1k input tokens (R² ${fmt(f.r2, 2)})`,
-        `input tokens ${Math.min(...lens)}–${Math.max(...lens)}`,
+        t('diagnose.high_ttft.ev_fit', { a: fmt(f.a, 0), b: fmt(f.b * 1000, 2), r2: fmt(f.r2, 2) }),
+        t('diagnose.high_ttft_prefill.ev_inputs', { min: Math.min(...lens), max: Math.max(...lens) }),
       ],
       {
         command: 'servelab exp init mixed-input',
-        change: `compare short and long prompts at concurrency 1; try prefix caching or a larger ${engineTerms(run).batchTokens} for long prompts`,
+        change: t('diagnose.high_ttft_prefill.next', { batchTokens: terms.batchTokens }),
       },
     );
   }
@@ -235,22 +242,26 @@ export function highTtft(run: LoadedRun, o: Opts, unexplained: Unexplained): Fin
     if (inflight < 1.5) {
       return mk(
         'high_ttft_frontend',
-        'a fixed per-request cost before prefill: chat-template rendering, tokenisation or detokenisation in the API server (TTFT does not depend on input length and requests did not overlap)',
+        t('diagnose.high_ttft_frontend.mechanism'),
         [
-          `TTFT ≈ ${fmt(f.a, 0)} ms + ${fmt(f.b * 1000, 2)} ms per 1k input tokens (R² ${fmt(f.r2, 2)}): flat`,
-          `mean requests in flight at send: ${fmt(inflight, 2)}`,
+          t('diagnose.high_ttft.ev_fit_flat', { a: fmt(f.a, 0), b: fmt(f.b * 1000, 2), r2: fmt(f.r2, 2) }),
+          t('diagnose.high_ttft_frontend.ev_inflight', { n: fmt(inflight, 2) }),
         ],
-        {
-          command: 'servelab exp init baseline',
-          change:
-            "send the same prompt through /v1/completions (no chat template) and /v1/chat/completions; scrape /metrics to read the engine's own queue and prefill times",
-        },
+        { command: 'servelab exp init baseline', change: t('diagnose.high_ttft_frontend.next') },
       );
     }
   }
   unexplained.push({
+    rule: 'high_ttft',
     run: run.id,
-    observation: `TTFT p90 ${fmt(p90, 0)} ms is high while TPOT p50 is ${fmt(tpot, 2)} ms, but queueing, prefill and front-end cost cannot be told apart (${ser ? 'no waiting requests seen' : 'no server series scraped'}; input lengths ${spread >= 2 ? 'do not explain it' : 'all alike'})`,
+    observation: t(
+      ser ? 'diagnose.high_ttft.unexplained_series' : 'diagnose.high_ttft.unexplained_no_series',
+      {
+        p90: fmt(p90, 0),
+        tpot: fmt(tpot, 2),
+        lens: t(spread >= 2 ? 'diagnose.high_ttft.lens_spread' : 'diagnose.high_ttft.lens_alike'),
+      },
+    ),
     request_ids: worst,
   });
   return null;
@@ -367,29 +378,48 @@ export function pauses(run: LoadedRun, o: Opts, unexplained: Unexplained): Findi
     else other.push(s);
   }
   const out: Finding[] = [];
+  const t = o.t;
+  const terms = engineTerms(run, t);
   const gapText = (xs: Stall[]) => describe(xs.map((x) => x.to - x.from));
   const ids = (xs: Stall[]) => [...new Set(xs.map((x) => x.id))].slice(0, 5);
   const symptom = (xs: Stall[]) =>
-    `${xs.length} pause(s) mid-generation longer than ${fmt(thr, 0)} ms (max ${fmt(gapText(xs).max, 0)} ms)`;
+    t('diagnose.pauses.symptom', { n: xs.length, thr: fmt(thr, 0), max: fmt(gapText(xs).max, 0) });
+  const stallP = (xs: Stall[]) =>
+    t('diagnose.pauses.ev_stall_p', { p50: fmt(gapText(xs).p50, 0), max: fmt(gapText(xs).max, 0) });
   if (byPrefill.length >= o.min_stalls || slowed) {
     const culprits = [...new Set(byPrefill.flatMap((x) => x.by))];
     const st = byPrefill.map((x) => x.s);
     const ov = inter.gaps_overlapping_ms;
     const cl = inter.gaps_clean_ms;
-    const timeline =
+    const timeline = t(
       inter.intervals_from === 'server'
-        ? "on the engine's timeline (the server's exposed timings)"
-        : "from the client's records: each long prompt's [sent, first token] window, queueing included";
+        ? 'diagnose.stall_prefill_interference.timeline_server'
+        : 'diagnose.stall_prefill_interference.timeline_client',
+    );
     const longIds = prefills.map((p) => p.id);
     const stallLines =
       st.length >= o.min_stalls
         ? [
-            `stall threshold ${fmt(thr, 0)} ms (${stalls.length} stalls in ${gaps.length} gaps; median gap ${fmt(median(gaps), 1)} ms)`,
-            `${byPrefill.length} of ${stalls.length} stalls overlap the prefill of a long prompt (≥ ${fmt(longCut, 0)} tokens)`,
-            `stall p50 ${fmt(gapText(st).p50, 0)} ms, max ${fmt(gapText(st).max, 0)} ms`,
-            `long prompts overlapping: ${culprits.slice(0, 5).join(', ')}`,
+            t('diagnose.stall_prefill_interference.ev_threshold', {
+              thr: fmt(thr, 0),
+              stalls: stalls.length,
+              gaps: gaps.length,
+              median: fmt(median(gaps), 1),
+            }),
+            t('diagnose.stall_prefill_interference.ev_overlap', {
+              n: byPrefill.length,
+              stalls: stalls.length,
+              cut: fmt(longCut, 0),
+            }),
+            stallP(st),
+            t('diagnose.stall_prefill_interference.ev_culprits', { ids: culprits.slice(0, 5).join(', ') }),
           ]
-        : [`long prompts (≥ ${fmt(longCut, 0)} tokens): ${longIds.slice(0, 5).join(', ')}`];
+        : [
+            t('diagnose.stall_prefill_interference.ev_long', {
+              cut: fmt(longCut, 0),
+              ids: longIds.slice(0, 5).join(', '),
+            }),
+          ];
     out.push({
       rule: 'stall_prefill_interference',
       severity: 'warn',
@@ -397,17 +427,28 @@ export function pauses(run: LoadedRun, o: Opts, unexplained: Unexplained): Findi
       symptom:
         st.length >= o.min_stalls
           ? symptom(st)
-          : `decoding slows while long prompts prefill: chunk gaps average ${fmt(ov.mean, 2)} ms while a long prefill overlaps them vs ${fmt(cl.mean, 2)} ms otherwise (stall ratio ${fmt(inter.stall_ratio, 2)})`,
+          : t('diagnose.stall_prefill_interference.symptom_slowed', {
+              ov: fmt(ov.mean, 2),
+              cl: fmt(cl.mean, 2),
+              ratio: fmt(inter.stall_ratio, 2),
+            }),
       evidence: [
-        `stall ratio ${fmt(inter.stall_ratio, 2)}: mean chunk gap ${fmt(ov.mean, 2)} ms over ${ov.n} gaps overlapping a long prefill vs ${fmt(cl.mean, 2)} ms over ${cl.n} clean gaps, ${timeline}`,
-        `chunk gap p99 ${fmt(ov.p99, 1)} ms while a long prefill overlaps vs ${fmt(cl.p99, 1)} ms otherwise`,
+        t('diagnose.stall_prefill_interference.ev_ratio', {
+          ratio: fmt(inter.stall_ratio, 2),
+          ov: fmt(ov.mean, 2),
+          ovn: ov.n,
+          cl: fmt(cl.mean, 2),
+          cln: cl.n,
+          timeline,
+        }),
+        t('diagnose.stall_prefill_interference.ev_p99', { ov: fmt(ov.p99, 1), cl: fmt(cl.p99, 1) }),
         ...stallLines,
       ],
       request_ids: st.length >= o.min_stalls ? [...ids(st), ...culprits.slice(0, 3)] : longIds.slice(0, 5),
-      mechanism: `long-prefill interference: ${engineTerms(run).prefillInterference}`,
+      mechanism: t('diagnose.stall_prefill_interference.mechanism', { how: terms.prefillInterference }),
       next: {
         command: 'servelab exp init mixed-input',
-        change: `repeat with ${engineTerms(run).batchTokens} halved (smaller prefill chunks): the stalls should shrink and the long prompts' TTFT grow`,
+        change: t('diagnose.stall_prefill_interference.next', { batchTokens: terms.batchTokens }),
       },
     });
   } else other.push(...byPrefill.map((x) => x.s));
@@ -418,18 +459,16 @@ export function pauses(run: LoadedRun, o: Opts, unexplained: Unexplained): Findi
       runs: [run.id],
       symptom: symptom(byClient),
       evidence: [
-        `stall threshold ${fmt(thr, 0)} ms`,
-        `${byClient.length} stalls shared by most streams at once`,
-        `client event-loop delay max ${fmt(loopMax, 0)} ms, p99 ${fmt(run.summary.client.event_loop_delay_ms?.p99)} ms`,
+        t('diagnose.stall_client.ev_threshold', { thr: fmt(thr, 0) }),
+        t('diagnose.stall_client.ev_shared', { n: byClient.length }),
+        t('diagnose.stall_client.ev_loop', {
+          max: fmt(loopMax, 0),
+          p99: fmt(run.summary.client.event_loop_delay_ms?.p99),
+        }),
       ],
       request_ids: ids(byClient),
-      mechanism:
-        "client-side gap: the load generator's event loop (or its CPU) paused, so chunks that had arrived were time-stamped late for every stream at once; the server did not stall",
-      next: {
-        command: 'servelab exp init baseline',
-        change:
-          "rerun with fewer concurrent streams per client process (or on a less loaded machine); the stalls should vanish if they were the client's",
-      },
+      mechanism: t('diagnose.stall_client.mechanism'),
+      next: { command: 'servelab exp init baseline', change: t('diagnose.stall_client.next') },
     });
   } else other.push(...byClient);
   // Preemption: the scheduler evicted running requests (KV full) and recomputes them later,
@@ -437,28 +476,45 @@ export function pauses(run: LoadedRun, o: Opts, unexplained: Unexplained): Findi
   const ser = runSeries(run);
   if (other.length >= o.min_stalls && ser && (ser.preemptions_delta ?? 0) > 0) {
     const st = other.splice(0);
+    const retraction = terms.preemption === 'retraction';
     out.push({
       rule: 'stall_preemption',
       severity: 'warn',
       runs: [run.id],
       symptom: symptom(st),
       evidence: [
-        `stall threshold ${fmt(thr, 0)} ms; ${st.length} stalls with no long prefill or client lag behind them`,
-        `server preemptions +${ser.preemptions_delta}, KV usage max ${fmt(100 * (ser.max_kv_usage ?? 0), 0)}%`,
-        `stall p50 ${fmt(gapText(st).p50, 0)} ms, max ${fmt(gapText(st).max, 0)} ms`,
+        t('diagnose.stall_preemption.ev_threshold', { thr: fmt(thr, 0), n: st.length }),
+        t('diagnose.stall_preemption.ev_server', {
+          n: ser.preemptions_delta,
+          pct: fmt(100 * (ser.max_kv_usage ?? 0), 0),
+        }),
+        stallP(st),
       ],
       request_ids: ids(st),
-      mechanism: `${engineTerms(run).preemption === 'retraction' ? "retraction (SGLang's preemption)" : 'preemption'}: the KV cache filled, the scheduler evicted running requests and recomputed them later, so each evicted stream paused for the wait plus the recompute`,
+      mechanism: t(
+        retraction ? 'diagnose.stall_preemption.mechanism_retraction' : 'diagnose.stall_preemption.mechanism',
+      ),
       next: {
         command: 'servelab exp init ab',
-        change: `switch: ${engineTerms(run).kvFp8} (or a lower ${engineTerms(run).maxSeqs}) at the same load: ${engineTerms(run).preemption === 'retraction' ? 'retractions' : 'preemptions'} and the long gaps should disappear`,
+        change: t(
+          retraction ? 'diagnose.stall_preemption.next_retraction' : 'diagnose.stall_preemption.next',
+          {
+            kvFp8: terms.kvFp8,
+            maxSeqs: terms.maxSeqs,
+          },
+        ),
       },
     });
   }
   if (other.length >= o.min_stalls) {
     unexplained.push({
+      rule: 'pauses',
       run: run.id,
-      observation: `${other.length} mid-generation pause(s) above ${fmt(thr, 0)} ms (max ${fmt(gapText(other).max, 0)} ms) that coincide with no long prefill and no client lag`,
+      observation: t('diagnose.pauses.unexplained', {
+        n: other.length,
+        thr: fmt(thr, 0),
+        max: fmt(gapText(other).max, 0),
+      }),
       request_ids: ids(other),
     });
   }
@@ -501,20 +557,23 @@ export function spearman(xs: readonly number[], ys: readonly number[]): number |
  * present, since it counts only scheduled requests, not queued ones; else the number of
  * requests in flight from the records' [sent, end] intervals.
  */
-function batchSizeAt(run: LoadedRun): { at: (t_ms: number) => number; source: string } {
+function batchSizeAt(run: LoadedRun, t: T): { at: (t_ms: number) => number; source: string } {
   const running = (run.series ?? []).filter((p) => p.name === 'running');
   const src = running[0]?.source;
   const pts = running.filter((p) => p.source === src).sort((a, b) => a.t_ms - b.t_ms);
   if (pts.length >= 10) {
     const ts = Float64Array.from(pts.map((p) => p.t_ms));
-    return { at: (t) => pts[Math.max(0, bound(ts, t, true) - 1)].value, source: 'server running series' };
+    return {
+      at: (x) => pts[Math.max(0, bound(ts, x, true) - 1)].value,
+      source: t('diagnose.stall_batch_growth.source_series'),
+    };
   }
   const cov = new Coverage(
     run.records
       .filter((r) => r.sent_at_ms !== null)
       .map((r) => [r.sent_at_ms as number, attemptEndAt(r) as number] as const),
   );
-  return { at: (t) => cov.at(t, false), source: 'requests in flight (client records)' };
+  return { at: (x) => cov.at(x, false), source: t('diagnose.stall_batch_growth.source_inflight') };
 }
 
 /**
@@ -543,7 +602,8 @@ export function batchGrowth(run: LoadedRun, o: Opts): Finding | null {
   // gaps that ended while load was still being offered.
   let lastSent = Number.NEGATIVE_INFINITY;
   for (const r of run.records) if (r.sent_at_ms !== null && r.sent_at_ms > lastSent) lastSent = r.sent_at_ms;
-  const batch = batchSizeAt(run);
+  const t = o.t;
+  const batch = batchSizeAt(run, t);
   const pts: { id: string; gap: number; b: number }[] = [];
   for (const r of rs) {
     const ts = r.chunk_times_ms;
@@ -573,19 +633,33 @@ export function batchGrowth(run: LoadedRun, o: Opts): Finding | null {
     rule: 'stall_batch_growth',
     severity: 'warn',
     runs: [run.id],
-    symptom: `decode gaps grow with the batch: gap p50 ${fmt(loGap, 2)} ms at ≤ ${fmt(loB, 0)} running vs ${fmt(hiGap, 2)} ms at ≥ ${fmt(hiB, 0)} running (${fmt(hiGap / loGap, 2)}×)`,
+    symptom: t('diagnose.stall_batch_growth.symptom', {
+      lo: fmt(loGap, 2),
+      loB: fmt(loB, 0),
+      hi: fmt(hiGap, 2),
+      hiB: fmt(hiB, 0),
+      ratio: fmt(hiGap / loGap, 2),
+    }),
     evidence: [
-      `${pts.length} chunk gaps that overlap no other request's prefill (batch size from the ${batch.source})`,
-      `batch size p10 ${fmt(loB, 0)}, p90 ${fmt(hiB, 0)}`,
-      `gap p50 at the low-batch decile: ${fmt(loGap, 2)} ms (${lo.length} gaps); at the high-batch decile: ${fmt(hiGap, 2)} ms (${hi.length} gaps)`,
-      `Spearman rank correlation of gap vs batch size: ${fmt(rho, 2)}`,
+      t('diagnose.stall_batch_growth.ev_gaps', { n: pts.length, source: batch.source }),
+      t('diagnose.stall_batch_growth.ev_batch', { lo: fmt(loB, 0), hi: fmt(hiB, 0) }),
+      t('diagnose.stall_batch_growth.ev_deciles', {
+        lo: fmt(loGap, 2),
+        lon: lo.length,
+        hi: fmt(hiGap, 2),
+        hin: hi.length,
+      }),
+      t('diagnose.stall_batch_growth.ev_rho', { rho: fmt(rho, 2) }),
     ],
     request_ids: slow,
-    mechanism:
-      'batch growth: in continuous batching every running request gets one token per engine step, and a decode step reads more KV and pays more per-request overhead as the batch grows, so every stream slows as more requests run (no prefill overlapped these gaps)',
+    mechanism: t('diagnose.stall_batch_growth.mechanism'),
     next: {
       command: 'servelab exp init concurrency-sweep',
-      change: `sweep concurrency from ${fmt(loB, 0)} to ${fmt(hiB, 0)}: TPOT should grow with the batch size; or lower ${engineTerms(run).maxSeqs} to cap the batch and trade throughput for per-stream speed`,
+      change: t('diagnose.stall_batch_growth.next', {
+        lo: fmt(loB, 0),
+        hi: fmt(hiB, 0),
+        maxSeqs: engineTerms(run, t).maxSeqs,
+      }),
     },
   };
 }
@@ -619,9 +693,18 @@ export function throughputPlateau(
   // The runs past the point where scaling stopped.
   const fromX = falls ? peak.x : prev.x;
   const high = runs.filter((r) => (r.level?.[lp.axis] ?? 0) >= fromX);
-  const label = lp.axis === 'concurrency' ? 'concurrency' : 'rate';
-  const curve = pts.map((p) => `${p.x}: ${fmt(p.output_tok_s, 0)} tok/s`).join(', ');
-  const symptom = `throughput ${falls ? 'falls' : 'stops rising'} at high ${label} (${curve})`;
+  const t = o.t;
+  const curve = pts.map((p) => t('diagnose.plateau.point', { x: p.x, v: fmt(p.output_tok_s, 0) })).join(', ');
+  const symptom = t(
+    lp.axis === 'concurrency'
+      ? falls
+        ? 'diagnose.plateau.falls_concurrency'
+        : 'diagnose.plateau.flat_concurrency'
+      : falls
+        ? 'diagnose.plateau.falls_rate'
+        : 'diagnose.plateau.flat_rate',
+    { curve },
+  );
   const kv = high
     .map((r) => ({ r, s: runSeries(r) }))
     .filter((x) => x.s && (x.s.max_kv_usage ?? 0) >= o.kv_high && (x.s.preemptions_delta ?? 0) > 0);
@@ -631,27 +714,28 @@ export function throughputPlateau(
       severity: 'warn',
       runs: kv.map((x) => x.r.id),
       symptom,
-      evidence: kv.flatMap((x) => [
-        `${x.r.label}: KV usage max ${fmt(100 * (x.s?.max_kv_usage ?? 0), 0)}%, preemptions +${x.s?.preemptions_delta}, waiting max ${fmt(x.s?.max_waiting, 0)}, running max ${fmt(x.s?.max_running, 0)}`,
-      ]),
+      evidence: kv.map((x) =>
+        t('diagnose.kv_pressure.ev', {
+          label: x.r.label,
+          pct: fmt(100 * (x.s?.max_kv_usage ?? 0), 0),
+          n: x.s?.preemptions_delta,
+          waiting: fmt(x.s?.max_waiting, 0),
+          running: fmt(x.s?.max_running, 0),
+        }),
+      ),
       request_ids: topIds(
         kv.flatMap((x) =>
           measuredSuccesses(x.r.records).map((r) => [r.id, ttftOf(r) ?? 0] as [string, number]),
         ),
       ),
-      mechanism:
-        'KV-cache pressure: the KV pool is full, so the scheduler admits fewer requests than the load offers and preempts running ones (recompute), capping the batch and wasting work',
-      next: {
-        command: 'servelab exp init ab',
-        change:
-          'switch: kv_cache_dtype fp8 (twice the KV capacity), or raise gpu_memory_utilization; at the same high concurrency throughput should rise and preemptions drop',
-      },
+      mechanism: t('diagnose.kv_pressure.mechanism'),
+      next: { command: 'servelab exp init ab', change: t('diagnose.kv_pressure.next') },
     };
   }
   const client = high
     .map((r) => ({
       r,
-      reasons: validityReasons(r).filter((x) =>
+      reasons: validityReasons(r, {}, t).filter((x) =>
         ['lateness', 'event_loop_lag', 'client_cpu'].includes(x.code),
       ),
     }))
@@ -664,18 +748,19 @@ export function throughputPlateau(
       symptom,
       evidence: client.flatMap((x) => x.reasons.map((m) => `${x.r.label}: ${m.message}`)),
       request_ids: [],
-      mechanism:
-        'a client-side limit: the load generator could not offer or read the load (event-loop lag, CPU, lateness), so the server was never pushed harder',
-      next: {
-        command: 'servelab exp init concurrency-sweep',
-        change:
-          'rerun the high levels from a second client machine (or with --workers) and compare server-side token rates',
-      },
+      mechanism: t('diagnose.client_limit.mechanism'),
+      next: { command: 'servelab exp init concurrency-sweep', change: t('diagnose.client_limit.next') },
     };
   }
   unexplained.push({
+    rule: 'throughput_plateau',
     run: high.map((r) => r.id).join(','),
-    observation: `${symptom}; no KV pressure${high.some((r) => r.series?.length) ? '' : ' (not scraped)'} or client limit seen; compute saturation is the ordinary cause of a plateau (check GPU utilisation)`,
+    observation: t(
+      high.some((r) => r.series?.length)
+        ? 'diagnose.plateau.unexplained'
+        : 'diagnose.plateau.unexplained_not_scraped',
+      { symptom },
+    ),
     request_ids: [],
   });
   return null;
@@ -764,20 +849,29 @@ function loss(slow: Side<unknown>, fast: Side<unknown>): number | null {
 
 const sideIds = (x: Side<unknown>) => x.runs.map((r) => r.id);
 
-const abEvidence = (x: Side<unknown>, y: Side<unknown>, what: (r: LoadedRun) => string) => {
+const abEvidence = (t: T, x: Side<unknown>, y: Side<unknown>, what: (r: LoadedRun) => string) => {
   const line = (s: Side<unknown>) => {
-    const name = s.runs.length === 1 ? s.runs[0].label : `${what(s.runs[0])} (${s.runs.length} runs)`;
-    const mean = s.runs.length === 1 ? '' : 'mean ';
-    return `${name} (${what(s.runs[0])}): ${mean}${fmt(sideMean(s, tokS), 0)} tok/s, ${mean}TPOT p50 ${fmt(
-      sideMean(s, (r) => r.summary.tpot_ms.p50),
-      2,
-    )} ms, ${mean}TTFT p50 ${fmt(sideMean(s, (r) => r.summary.ttft_ms.p50))} ms`;
+    const one = s.runs.length === 1;
+    return t(one ? 'diagnose.ab.line' : 'diagnose.ab.line_mean', {
+      name: one ? s.runs[0].label : t('diagnose.ab.side_runs', { what: what(s.runs[0]), n: s.runs.length }),
+      what: what(s.runs[0]),
+      tok: fmt(sideMean(s, tokS), 0),
+      tpot: fmt(
+        sideMean(s, (r) => r.summary.tpot_ms.p50),
+        2,
+      ),
+      ttft: fmt(sideMean(s, (r) => r.summary.ttft_ms.p50)),
+    });
   };
   const l = x.runs[0].level;
   return [
     line(x),
     line(y),
-    `level: ${l?.concurrency != null ? `concurrency ${l.concurrency}` : l?.rate_rps != null ? `rate ${l.rate_rps} rps` : 'unspecified'}`,
+    l?.concurrency != null
+      ? t('diagnose.ab.level_concurrency', { c: l.concurrency })
+      : l?.rate_rps != null
+        ? t('diagnose.ab.level_rate', { r: l.rate_rps })
+        : t('diagnose.ab.level_unspecified'),
   ];
 };
 
@@ -791,18 +885,22 @@ export function quantisedSlower(runs: readonly LoadedRun[], o: Opts): Finding[] 
     const [q, full] = qa ? [a, b] : [b, a];
     const l = loss(q, full);
     if (l === null || l < o.ab_min_loss) continue;
+    const t = o.t;
     out.push({
       rule: 'quantised_slower',
       severity: 'warn',
       runs: [...sideIds(q), ...sideIds(full)],
-      symptom: `${q.key} is ${fmt(100 * l, 0)}% slower than ${full.key} in output throughput`,
-      evidence: abEvidence(q, full, (r) => precisionOf(r) ?? '?'),
+      symptom: t('diagnose.quantised_slower.symptom', { q: q.key, pct: fmt(100 * l, 0), full: full.key }),
+      evidence: abEvidence(t, q, full, (r) => precisionOf(r) ?? '?'),
       request_ids: [],
-      mechanism:
-        'quantisation cost outweighs its bandwidth saving at this batch: weight-only formats dequantise inside the GEMM, and their kernels are tuned for small batches (memory-bound decode); at a large batch the GEMMs are compute-bound, so the extra work and a less efficient kernel/shape make the step slower',
+      mechanism: t('diagnose.quantised_slower.mechanism'),
       next: {
         command: 'servelab exp init matrix',
-        change: `cells: ${full.key} and ${q.key}; concurrency: [1, ${q.runs[0].level?.concurrency ?? 64}]: expect the quantised cell to win at 1 and lose at the high level`,
+        change: t('diagnose.quantised_slower.next', {
+          full: full.key,
+          q: q.key,
+          c: q.runs[0].level?.concurrency ?? 64,
+        }),
       },
     });
   }
@@ -817,21 +915,23 @@ export function multiGpuSlower(runs: readonly LoadedRun[], o: Opts): Finding[] {
     const l = loss(hi, lo);
     if (l === null || l < o.ab_min_loss) continue;
     const link = hi.runs[0].record?.device?.value?.interconnect;
+    const t = o.t;
     out.push({
       rule: 'multi_gpu_slower',
       severity: 'warn',
       runs: [...sideIds(hi), ...sideIds(lo)],
-      symptom: `tp=${hi.key} is ${fmt(100 * l, 0)}% slower than tp=${lo.key} in output throughput`,
+      symptom: t('diagnose.multi_gpu_slower.symptom', { hi: hi.key, pct: fmt(100 * l, 0), lo: lo.key }),
       evidence: [
-        ...abEvidence(hi, lo, (r) => `tp=${tpOf(r)}`),
-        `interconnect: ${typeof link === 'string' ? link : 'missing from the record'}`,
+        ...abEvidence(t, hi, lo, (r) => `tp=${tpOf(r)}`),
+        typeof link === 'string'
+          ? t('diagnose.multi_gpu_slower.ev_link', { link })
+          : t('diagnose.multi_gpu_slower.ev_link_missing'),
       ],
       request_ids: [],
-      mechanism:
-        'tensor-parallel communication: every layer ends in an all-reduce across GPUs; over a slow interconnect (PCIe) and for a small model the communication costs more than the halved per-GPU compute and bandwidth save',
+      mechanism: t('diagnose.multi_gpu_slower.mechanism'),
       next: {
         command: 'servelab exp init ab',
-        change: `switch: tp (${lo.key} vs ${hi.key}) on a larger model or an NVLink machine; or run ${hi.key} independent replicas (data parallel) instead`,
+        change: t('diagnose.multi_gpu_slower.next', { lo: lo.key, hi: hi.key }),
       },
     });
   }
@@ -869,26 +969,21 @@ export function truncation(run: LoadedRun, o: Opts): Finding | null {
       .filter((r) => r.outcome === 'length')
       .map((r) => r.usage?.completion_tokens ?? 0),
   );
+  const t = o.t;
   return {
     rule: 'truncation',
     severity: structured ? 'critical' : 'warn',
     runs: [run.id],
-    symptom: `${cut} of ${n} requests (${fmt((100 * cut) / n, 0)}%) stopped at the token limit (finish_reason length)`,
+    symptom: t('diagnose.truncation.symptom', { cut, n, pct: fmt((100 * cut) / n, 0) }),
     evidence: [
-      `truncated output tokens: p50 ${fmt(outLen.p50, 0)}, max ${fmt(outLen.max, 0)}`,
+      t('diagnose.truncation.ev_tokens', { p50: fmt(outLen.p50, 0), max: fmt(outLen.max, 0) }),
       structured
-        ? `structured output configured (${structured}): a truncated answer cannot be valid`
-        : 'no structured output configured',
+        ? t('diagnose.truncation.ev_structured', { key: structured })
+        : t('diagnose.truncation.ev_unstructured'),
     ],
     request_ids: ids,
-    mechanism: structured
-      ? 'truncation by max_tokens under structured output: the grammar kept the model inside the schema but the answer ran out of tokens before closing it, so the output fails the schema'
-      : "truncation by max_tokens: answers are longer than the limit, so output lengths (and E2E) are the limit, not the model's",
-    next: {
-      command: 'servelab exp init baseline',
-      change:
-        'raise max_tokens (output_len) until finish_reason is stop for ≥ 95% of requests; report output lengths from usage',
-    },
+    mechanism: t(structured ? 'diagnose.truncation.mechanism_structured' : 'diagnose.truncation.mechanism'),
+    next: { command: 'servelab exp init baseline', change: t('diagnose.truncation.next') },
   };
 }
 
@@ -899,14 +994,23 @@ export function unexplainedTail(
   run: LoadedRun,
   findings: readonly Finding[],
   unexplained: Unexplained,
+  t: T = EN,
 ): void {
   const e = run.summary.e2e_ms;
   if (e.n < 100 || e.p50 === null || e.p99 === null || e.p99 <= 3 * e.p50) return;
   if (findings.some((f) => f.runs.includes(run.id))) return;
   const worst = topIds(measuredSuccesses(run.records).map((r) => [r.id, e2eMs(r) ?? 0]));
   unexplained.push({
+    rule: 'tail',
     run: run.id,
-    observation: `E2E p99 ${fmt(e.p99, 0)} ms is ${fmt(e.p99 / e.p50, 1)}× the p50 (${fmt(e.p50, 0)} ms) and no rule explains it${run.records.length ? '' : ' (the per-request rules could not run: no records)'}`,
+    observation: t(
+      run.records.length ? 'diagnose.tail.unexplained' : 'diagnose.tail.unexplained_no_records',
+      {
+        p99: fmt(e.p99, 0),
+        ratio: fmt(e.p99 / e.p50, 1),
+        p50: fmt(e.p50, 0),
+      },
+    ),
     request_ids: worst,
   });
 }

@@ -10,8 +10,10 @@ import { counterIncrease, seriesSummary } from '../../analysis/series.js';
 import { describe } from '../../analysis/stats.js';
 import { groupAttempts, LITTLES_LAW_MIN_REQUESTS } from '../../analysis/summary.js';
 import { attemptEndAt, measurementWindow, slotWaits } from '../../analysis/window.js';
+import type { T } from '../../core/i18n/index.js';
 import type { ScrapePoint } from '../../record/series.js';
 import type { LoadedRun, SkippedCheck, ValidityReason } from '../types.js';
+import { EN } from './default-lang.js';
 
 /** Thresholds of the verdict; every one can be overridden. */
 export interface ValidityOptions {
@@ -122,10 +124,8 @@ export function tokenCounts(run: LoadedRun): { client: number; server: number } 
 }
 
 /** Why a run has no per-request records, for the checks that need them. */
-export function noRecordsReason(run: LoadedRun): string {
-  return run.source
-    ? 'no per-request records: a vLLM result file carries summary statistics and per-request durations, not the send and token times servelab records'
-    : 'no per-request records (no requests.jsonl next to its report.json, and none embedded)';
+export function noRecordsReason(run: LoadedRun, t: T = EN): string {
+  return t(run.source ? 'diagnose.skipped.no_records_vllm' : 'diagnose.skipped.no_records');
 }
 
 /**
@@ -133,7 +133,7 @@ export function noRecordsReason(run: LoadedRun): string {
  * {@link validityReasons} finds nothing wrong on data it does not have, so without this list a
  * vLLM result file would read as "valid" on points nobody looked at.
  */
-export function validitySkipped(run: LoadedRun): SkippedCheck[] {
+export function validitySkipped(run: LoadedRun, t: T = EN): SkippedCheck[] {
   if (run.source)
     return [
       {
@@ -147,8 +147,7 @@ export function validitySkipped(run: LoadedRun): SkippedCheck[] {
           'cache_hits',
           'littles_law',
         ],
-        reason:
-          'a vLLM result file records no planned send times, no client health, no usage counts per request and no server series; only the error rate is checked',
+        reason: t('diagnose.skipped.vllm_validity'),
       },
     ];
   if (run.records.length === 0)
@@ -156,7 +155,7 @@ export function validitySkipped(run: LoadedRun): SkippedCheck[] {
       {
         run: run.id,
         checks: run.series?.length ? ['lateness', 'token_mismatch'] : ['lateness'],
-        reason: noRecordsReason(run),
+        reason: noRecordsReason(run, t),
       },
     ];
   return [];
@@ -183,8 +182,9 @@ export function simBehindSteps(run: LoadedRun): { behind: number; steps: number 
  * Validity reasons for one run (empty = valid; see {@link validitySkipped} for what could not be
  * checked).
  * @param opts thresholds (see {@link VALIDITY_DEFAULTS})
+ * @param t the language of the messages (default English)
  */
-export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}): ValidityReason[] {
+export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}, t: T = EN): ValidityReason[] {
   const o = { ...VALIDITY_DEFAULTS, ...opts };
   const s = run.summary;
   const out: ValidityReason[] = [];
@@ -194,16 +194,13 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}): Val
   // the client can send them, which is the load asked for.
   const late = unboundedRate(run) ? null : generatorLatenessP99(run);
   if (late !== null && late > o.max_lateness_p99_ms) {
-    add(
-      'lateness',
-      `generator lateness p99 ${late.toFixed(1)} ms > ${o.max_lateness_p99_ms} ms: requests left later than planned, so the offered load was not the one asked for`,
-    );
+    add('lateness', t('diagnose.validity.lateness', { late: late.toFixed(1), max: o.max_lateness_p99_ms }));
   }
   const loop = s.client.event_loop_delay_ms?.p99 ?? null;
   if (loop !== null && loop > o.max_event_loop_p99_ms) {
     add(
       'event_loop_lag',
-      `client event-loop delay p99 ${loop.toFixed(1)} ms > ${o.max_event_loop_p99_ms} ms: token times include the client's own lag`,
+      t('diagnose.validity.event_loop_lag', { p99: loop.toFixed(1), max: o.max_event_loop_p99_ms }),
     );
   }
   // CPU over a run of a second or two is mostly start-up (JIT, first connections), not load.
@@ -213,14 +210,11 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}): Val
   if (cpu !== null && cpu > o.max_client_cpu_percent && windowMs >= MIN_CPU_WINDOW_MS) {
     add(
       'client_cpu',
-      `client CPU ${cpu.toFixed(0)}% > ${o.max_client_cpu_percent}%: the load generator may be the bottleneck`,
+      t('diagnose.validity.client_cpu', { cpu: cpu.toFixed(0), max: o.max_client_cpu_percent }),
     );
   }
   if (s.usage_missing > 0) {
-    add(
-      'usage_missing',
-      `${s.usage_missing} successful request(s) carried no usage.completion_tokens: token counts and TPOT leave them out`,
-    );
+    add('usage_missing', t('diagnose.validity.usage_missing', { n: s.usage_missing }));
   }
   const tc = tokenCounts(run);
   if (tc) {
@@ -229,37 +223,48 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}): Val
     if (gap > o.max_token_mismatch) {
       add(
         'token_mismatch',
-        `client usage.completion_tokens sum ${tc.client} vs server generation-token counter +${tc.server} (${(100 * gap).toFixed(1)}% apart): usage or the counter is wrong, or other traffic hit the server`,
+        t('diagnose.validity.token_mismatch', {
+          client: tc.client,
+          server: tc.server,
+          pct: (100 * gap).toFixed(1),
+        }),
       );
     }
   }
   if (run.config.prompts === 'fresh' && run.series?.length) {
     const rate = seriesSummary(run.series as ScrapePoint[]).prefix_hit_rate;
     if (rate !== null && rate > o.max_cold_hit_rate)
-      add(
-        'cache_hits',
-        `${(100 * rate).toFixed(1)}% of the prompt tokens were prefix-cache hits in a run meant to be cold (fresh prompts): its TTFT is a warm cache's, not a cold one's`,
-      );
+      add('cache_hits', t('diagnose.validity.cache_hits', { pct: (100 * rate).toFixed(1) }));
   }
   const simLate = simBehindSteps(run);
   const share = simLate?.steps ? simLate.behind / simLate.steps : null;
   if (simLate && simLate.behind > 0 && (share === null || share > o.max_sim_behind_fraction)) {
     add(
       'sim_behind',
-      `the simulator fell behind real time on ${simLate.behind}${simLate.steps ? ` of ${simLate.steps}` : ''} step(s) (servelab_sim_behind_total +${simLate.behind}): it delivered their tokens late, so token times include the simulator's own lag; that is not the engine being slow (give it a quieter core, fewer streams, or use plan)`,
+      t(simLate.steps ? 'diagnose.validity.sim_behind_of' : 'diagnose.validity.sim_behind', {
+        behind: simLate.behind,
+        steps: simLate.steps,
+      }),
     );
   }
   if (s.error_rate !== null && s.error_rate > o.max_error_rate) {
     add(
       'error_rate',
-      `error rate ${(100 * s.error_rate).toFixed(1)}% > ${(100 * o.max_error_rate).toFixed(0)}%: latencies describe only the survivors`,
+      t('diagnose.validity.error_rate', {
+        pct: (100 * s.error_rate).toFixed(1),
+        max: (100 * o.max_error_rate).toFixed(0),
+      }),
     );
   }
   const gap = s.littles_law.rel_gap;
   if (gap !== null && gap > o.max_littles_gap && s.requests.measured >= LITTLES_LAW_MIN_REQUESTS) {
     add(
       'littles_law',
-      `Little's law off by ${(100 * gap).toFixed(0)}% (measured in flight ${s.littles_law.measured_in_flight?.toFixed(2)}, predicted ${s.littles_law.predicted_in_flight?.toFixed(2)}): the run never reached a steady state`,
+      t('diagnose.validity.littles_law', {
+        pct: (100 * gap).toFixed(0),
+        measured: s.littles_law.measured_in_flight?.toFixed(2) ?? '—',
+        predicted: s.littles_law.predicted_in_flight?.toFixed(2) ?? '—',
+      }),
     );
   }
   return out;

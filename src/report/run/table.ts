@@ -9,9 +9,12 @@
 import { type ErrorGroup, formatErrorGroup } from '../../analysis/errors.js';
 import type { Stats } from '../../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary } from '../../analysis/summary.js';
+import { type T, translator } from '../../core/i18n/index.js';
+import { displayWidth, padColumns } from '../../core/text-width.js';
 import { OUTCOMES } from '../../record/types.js';
 
 const LATENCY_COLS = ['n', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
+const EN = translator('en');
 
 /** Number with a fixed count of decimals, or `-` for no data. */
 function num(v: number | null | undefined, digits = 2): string {
@@ -25,10 +28,11 @@ function pct(v: number | null | undefined): string {
 /** Left-aligned first column, right-aligned others, two spaces between. */
 function grid(rows: string[][]): string[] {
   const widths: number[] = [];
-  for (const r of rows) for (let i = 0; i < r.length; i++) widths[i] = Math.max(widths[i] ?? 0, r[i].length);
+  for (const r of rows)
+    for (let i = 0; i < r.length; i++) widths[i] = Math.max(widths[i] ?? 0, displayWidth(r[i]));
   return rows.map((r) =>
     r
-      .map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .map((c, i) => padColumns(c, widths[i], i === 0 ? 'end' : 'start'))
       .join('  ')
       .trimEnd(),
   );
@@ -39,24 +43,24 @@ function section(title: string, lines: string[]): string[] {
 }
 
 /**
- * Render the summary as the end-of-run console table.
+ * Render the summary as the end-of-run console table, its headings in `t`'s language.
  * @example process.stdout.write(formatSummaryTable(summary));
  */
-export function formatSummaryTable(summary: Summary): string {
+export function formatSummaryTable(summary: Summary, t: T = EN): string {
   const s = summary;
   const out: string[] = [];
 
   const r = s.requests;
   out.push(
     ...section(
-      'Requests',
+      t('run.table.requests'),
       grid([
-        ['planned', String(r.planned)],
-        ['measured', String(r.measured)],
-        ['succeeded', String(r.succeeded)],
-        ['failed', String(r.failed)],
-        ['error rate', pct(s.error_rate)],
-        ['usage missing', String(s.usage_missing)],
+        [t('run.table.planned'), String(r.planned)],
+        [t('run.table.measured'), String(r.measured)],
+        [t('run.table.succeeded'), String(r.succeeded)],
+        [t('run.table.failed'), String(r.failed)],
+        [t('run.table.error_rate'), pct(s.error_rate)],
+        [t('run.table.usage_missing'), String(s.usage_missing)],
       ]),
     ),
   );
@@ -65,8 +69,8 @@ export function formatSummaryTable(summary: Summary): string {
   const reasons = Object.entries(s.finish_reasons)
     .sort((a, b) => b[1] - a[1])
     .map(([k, v]) => [k, String(v)]);
-  out.push(...section('Outcomes', grid(outcomes)));
-  out.push(...section('Finish reasons', grid(reasons)));
+  out.push(...section(t('run.table.outcomes'), grid(outcomes)));
+  out.push(...section(t('run.table.finish_reasons'), grid(reasons)));
 
   const latencyRows: string[][] = [];
   for (const m of SUMMARY_METRICS) {
@@ -75,16 +79,18 @@ export function formatSummaryTable(summary: Summary): string {
     latencyRows.push([m, ...LATENCY_COLS.map((c) => (c === 'n' ? String(st.n) : num(st[c])))]);
   }
   if (latencyRows.length > 0)
-    out.push(...section('Latency (ms)', grid([['metric', ...LATENCY_COLS], ...latencyRows])));
+    out.push(
+      ...section(t('run.table.latency'), grid([[t('run.table.metric'), ...LATENCY_COLS], ...latencyRows])),
+    );
 
   out.push(
     ...section(
-      'Throughput',
+      t('run.table.throughput'),
       grid([
-        ['output tokens/s', num(s.output_throughput_tok_s, 1)],
-        ['total tokens/s', num(s.total_throughput_tok_s, 1)],
-        ['requests/s', num(s.request_throughput_rps, 3)],
-        ['achieved send rate (req/s)', num(s.achieved_rate_rps, 3)],
+        [t('run.table.output_tok_s'), num(s.output_throughput_tok_s, 1)],
+        [t('run.table.total_tok_s'), num(s.total_throughput_tok_s, 1)],
+        [t('run.table.requests_s'), num(s.request_throughput_rps, 3)],
+        [t('run.table.achieved_rate'), num(s.achieved_rate_rps, 3)],
       ]),
     ),
   );
@@ -95,10 +101,10 @@ export function formatSummaryTable(summary: Summary): string {
       .join(', ');
     out.push(
       ...section(
-        `Goodput (${slo})`,
+        t('run.table.goodput', { slo }),
         grid([
-          ['good requests/s', num(s.goodput.rps, 3)],
-          ['good fraction', pct(s.goodput.fraction)],
+          [t('run.table.good_rps'), num(s.goodput.rps, 3)],
+          [t('run.table.good_fraction'), pct(s.goodput.fraction)],
         ]),
       ),
     );
@@ -107,21 +113,21 @@ export function formatSummaryTable(summary: Summary): string {
   const ll = s.littles_law;
   out.push(
     ...section(
-      "Little's law",
+      t('run.table.littles_law'),
       grid([
-        ['measured in flight', num(ll.measured_in_flight)],
-        ['predicted (λ·W)', num(ll.predicted_in_flight)],
-        ['relative gap', pct(ll.rel_gap)],
+        [t('run.table.measured_in_flight'), num(ll.measured_in_flight)],
+        [t('run.table.predicted_in_flight'), num(ll.predicted_in_flight)],
+        [t('run.table.relative_gap'), pct(ll.rel_gap)],
       ]),
     ),
   );
 
   out.push(
     ...section(
-      'Tokens (mean per request)',
+      t('run.table.tokens'),
       grid([
-        ['input', num(s.input_tokens.mean, 1)],
-        ['output', num(s.output_tokens.mean, 1)],
+        [t('run.table.input'), num(s.input_tokens.mean, 1)],
+        [t('run.table.output'), num(s.output_tokens.mean, 1)],
       ]),
     ),
   );
@@ -129,18 +135,18 @@ export function formatSummaryTable(summary: Summary): string {
   const loop = s.client.event_loop_delay_ms;
   out.push(
     ...section(
-      'Client',
+      t('run.table.client'),
       grid([
-        ['event-loop delay p50/p99/max (ms)', `${num(loop?.p50)} / ${num(loop?.p99)} / ${num(loop?.max)}`],
-        ['CPU', s.client.cpu_percent === null ? '-' : `${s.client.cpu_percent.toFixed(0)}%`],
+        [t('run.table.event_loop'), `${num(loop?.p50)} / ${num(loop?.p99)} / ${num(loop?.max)}`],
+        [t('run.table.cpu'), s.client.cpu_percent === null ? '-' : `${s.client.cpu_percent.toFixed(0)}%`],
       ]),
     ),
   );
 
-  out.push(...section('Top errors', errorLines(s.errors)));
+  out.push(...section(t('run.table.top_errors'), errorLines(s.errors, t)));
   out.push(
     ...section(
-      'Warnings',
+      t('run.table.warnings'),
       s.warnings.map((w) => `! ${w}`),
     ),
   );
@@ -152,11 +158,11 @@ export function formatSummaryTable(summary: Summary): string {
  * The top error groups as lines: `300 × HTTP 401: Invalid or missing API key`, and the hint
  * under it. A summary from before `errors` existed has none.
  */
-export function errorLines(errors: readonly ErrorGroup[] | undefined): string[] {
+export function errorLines(errors: readonly ErrorGroup[] | undefined, t: T = EN): string[] {
   const lines: string[] = [];
   for (const g of errors ?? []) {
     lines.push(formatErrorGroup(g));
-    if (g.hint) lines.push(`  hint: ${g.hint}`);
+    if (g.hint) lines.push(`  ${t('cli.hint', { hint: g.hint })}`);
   }
   return lines;
 }
@@ -165,9 +171,9 @@ export function errorLines(errors: readonly ErrorGroup[] | undefined): string[] 
  * The validity verdict as the console shows it, right under the numbers it judges: one line
  * when valid, else one line per reason.
  */
-export function formatVerdict(reasons: readonly { code: string; message: string }[]): string {
-  if (reasons.length === 0) return 'verdict: valid (no reason found to doubt these numbers)\n';
-  return `verdict: NOT VALID, these numbers cannot bear weight:\n${reasons.map((r) => `  - ${r.code}: ${r.message}\n`).join('')}`;
+export function formatVerdict(reasons: readonly { code: string; message: string }[], t: T = EN): string {
+  if (reasons.length === 0) return `${t('run.verdict.valid')}\n`;
+  return `${t('run.verdict.invalid')}\n${reasons.map((r) => `  - ${r.code}: ${r.message}\n`).join('')}`;
 }
 
 /**
@@ -177,17 +183,16 @@ export function formatVerdict(reasons: readonly { code: string; message: string 
  * median 5–10% high (p10–p90 −3% to +25%); Chinese paragraphs (the course chapters) a median 11%
  * low (p10–p90 −18% to −3%), CJK characters counted in pairs. docs/cli.md repeats these figures.
  */
-const APPROXIMATION_ERROR =
-  'synthetic prompts exact; English prose about +10% (−3% to +25%); Chinese about −11% (−18% to −3%), against Qwen3';
+const METHODS = {
+  tokenizer: 'run.tokenization.tokenizer',
+  server_tokenize: 'run.tokenization.server_tokenize',
+  approximate: 'run.tokenization.approximate',
+  none: 'run.tokenization.none',
+} as const;
 
 /** The `tokenization:` line of `run`: which counter made prompt lengths exact, or why none did. */
-export function formatTokenization(method: string, notes: readonly string[]): string {
-  const what: Record<string, string> = {
-    tokenizer: 'the offline tokenizer (exact)',
-    server_tokenize: "the server's /tokenize (exact)",
-    approximate: `the approximation (${APPROXIMATION_ERROR})`,
-    none: 'none needed (the prompts are sent as given)',
-  };
+export function formatTokenization(method: string, notes: readonly string[], t: T = EN): string {
+  const key = METHODS[method as keyof typeof METHODS];
   const why = notes.filter((n) => /tokeni|approximat/.test(n));
-  return `tokenization: ${what[method] ?? method}${why.length ? `\n  ${why.join('\n  ')}` : ''}\n`;
+  return `${t('run.tokenization', { what: key ? t(key) : method })}${why.length ? `\n  ${why.join('\n  ')}` : ''}\n`;
 }

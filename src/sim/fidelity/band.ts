@@ -3,6 +3,8 @@
  * The error band measured for each regime, read from the stored results of
  * `npm run fidelity -- --write` (src/sim/fidelity/results.json), for `plan` summaries.
  */
+
+import { type T, translator } from '../../core/i18n/index.js';
 import results from './results.json' with { type: 'json' };
 import type { Regime } from './table.js';
 
@@ -61,8 +63,11 @@ export function regimeOf(
 }
 
 /** One summary line, e.g. `fidelity (low load): median |error| 5.4%, max 76.4% over 7 public measurements`. */
-export function fidelityLine(regime: Regime): string {
+export function fidelityLine(regime: Regime, t: T = translator('en')): string {
   const b = fidelityBand(regime);
-  const name = regime === 'low' ? 'low load' : 'saturation';
-  return `simulator fidelity (${name}): median |error| ${b.medianAbsErrorPct.toFixed(1)}%, max ${b.maxAbsErrorPct.toFixed(1)}% over ${b.rows} public measurements (docs/fidelity.md)`;
+  return t(regime === 'low' ? 'sim.fidelity.low' : 'sim.fidelity.saturation', {
+    median: b.medianAbsErrorPct.toFixed(1),
+    max: b.maxAbsErrorPct.toFixed(1),
+    rows: b.rows,
+  });
 }

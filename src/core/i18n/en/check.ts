@@ -1,2 +1,91 @@
-/** Prose of the "check" section (keys `check.*`). */
-export const check = {} as const;
+/**
+ * Prose of the "check" section (keys `check.*`): `servelab check`'s problems, notes and hints
+ * (src/client/check.ts) and the labels of its report.
+ */
+export const check = {
+  'check.key.rejected': 'the server rejected the key: check {env} (or --api-key-env NAME)',
+  'check.key.set': 'set {env} (or --api-key-env NAME)',
+  'check.refused': 'connection refused at {host}',
+  'check.refused.hint': 'is the server running on {host}?',
+  'check.unreachable': 'cannot reach {host}: {error}',
+  'check.unreachable.hint':
+    'check --url (scheme, host, port) and that the server is up and reachable from here',
+  'check.status_on': '{status} on {method} {url}',
+  'check.status_key.hint': '{status}: {keyHint}',
+  'check.models_not_json': 'GET {url} did not return JSON',
+  'check.models_not_json.hint': 'check that --url points at the OpenAI-compatible API (…/v1)',
+  'check.models_404': 'GET {url} returned 404',
+  'check.models_404.hint': 'check that --url ends in /v1, e.g. http://127.0.0.1:8000/v1',
+  'check.models_status': 'GET {url} returned {status}',
+  'check.models_status.hint': 'the server answered but failed; check its logs',
+  'check.no_model': 'no model to probe: {url} listed none',
+  'check.no_model.hint': 'pass --model NAME',
+  'check.model_ignored':
+    'the server ignores the model name and serves {served} ({model} is not listed, yet the probe streamed)',
+  'check.model_ignored.hint':
+    'send one of the listed names to label results by what answered: --model {first}',
+  'check.model_not_served': 'model {model} is not served here',
+  'check.model_not_served.hint': 'served: {served}; pass one with --model',
+  'check.chat_failed': 'chat probe failed: {error}',
+  'check.chat_failed.hint_404': 'is {model} the served model name? (see the models list)',
+  'check.chat_failed.hint': 'check the server log for this request (X-Request-Id servelab-check-1)',
+  'check.chat_connect': 'chat probe could not connect: {error}',
+  'check.chat_timeout': 'chat probe timed out: {error}',
+  'check.chat_timeout.hint': 'the server accepted the request but did not answer in time',
+  'check.chat_stream_error': 'chat probe stream error: {error}',
+  'check.chat_stream_error.hint': 'the server sent an error inside a 200 stream; check its log',
+  'check.chat_incomplete': 'chat probe stream ended without a finish_reason',
+  'check.chat_incomplete.hint': 'the server closed the stream early; check its log',
+  'check.no_done': 'the stream did not end with data: [DONE]',
+  'check.no_done.hint': 'servelab still measures it, but records done: false',
+  'check.no_usage': 'no usage in the stream although stream_options.include_usage was sent',
+  'check.no_usage.hint':
+    'token counts and throughput need usage; upgrade the server or enable include_usage support',
+  'check.tokenize_no_count':
+    '/tokenize answered but did not count ({probe} then {longer} tokens for a text and its triple)',
+  'check.tokenize_no_count.hint':
+    '`run` will approximate prompt lengths here; `run --tokenizer NAME` counts them offline where servelab ships NAME',
+  'check.ignore_eos_rejected': 'ignore_eos was rejected',
+  'check.ignore_eos_rejected.hint': '--ignore-eos and --output-len will fail here; use --max-tokens alone',
+  'check.no_metrics': 'no /metrics endpoint',
+  'check.no_metrics.hint':
+    'server-side monitoring needs /metrics (vLLM: on by default; SGLang: --enable-metrics; llama.cpp: --metrics)',
+  'check.thinking_exhausted': 'with thinking enabled the model used all 1024 tokens without reaching content',
+  'check.thinking_exhausted.hint':
+    'reasoning runs need a larger --max-tokens, or disable thinking with --extra-body \'{"chat_template_kwargs":{"enable_thinking":false}}\'',
+  'check.thinking_failed': 'thinking probe: {outcome}',
+  'check.thinking_failed.hint': 'check the server log',
+  'check.no_reasoning_deltas': '{model} looks like a reasoning model but no reasoning deltas were seen',
+  'check.no_reasoning_deltas.hint':
+    'start the server with a reasoning parser (vLLM: --reasoning-parser qwen3), or <think> stays inside content and TTFT includes the thinking',
+  // ---- the report ----
+  'check.yes': 'yes',
+  'check.no': 'no',
+  'check.unknown': 'unknown',
+  'check.none': 'none',
+  'check.row.reachable': 'reachable',
+  'check.row.api_key': 'api key',
+  'check.key.state_rejected': 'rejected',
+  'check.key.state_required': 'required, none sent',
+  'check.key.state_accepted': 'accepted',
+  'check.key.state_not_required': 'not required',
+  'check.row.engine': 'engine',
+  'check.row.models': 'models',
+  'check.models.none': 'none listed',
+  'check.row.model': 'model',
+  'check.row.stream': 'stream probe',
+  'check.row.usage': 'usage',
+  'check.usage.present': 'present ({where}), include_usage honoured: {honoured}',
+  'check.usage.missing': 'missing',
+  'check.row.reasoning_field': 'reasoning field',
+  'check.row.thinking': 'thinking probe',
+  'check.thinking.reached': 'content reached: {yn}',
+  'check.row.capabilities': 'capabilities',
+  'check.ignore_eos.accepted': 'accepted',
+  'check.ignore_eos.rejected': 'rejected',
+  'check.problems': 'problems:',
+  'check.notes': 'notes:',
+  'check.result.ok': 'result: OK',
+  'check.result.failed': 'result: FAILED ({n} problems)',
+  'check.result.failed_one': 'result: FAILED (1 problem)',
+} as const;

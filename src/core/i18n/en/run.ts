@@ -1,2 +1,90 @@
-/** Prose of the "run" section (keys `run.*`). */
-export const run = {} as const;
+/**
+ * Prose of the "run" section (keys `run.*`): the console summary of `run`, `plan` and `demo`
+ * (report/run/table), their verdict, tokenization, thresholds and closing lines. Metric names
+ * (`ttft_ms`) are not prose and stay as they are.
+ */
+export const run = {
+  'run.table.requests': 'Requests',
+  'run.table.planned': 'planned',
+  'run.table.measured': 'measured',
+  'run.table.succeeded': 'succeeded',
+  'run.table.failed': 'failed',
+  'run.table.error_rate': 'error rate',
+  'run.table.usage_missing': 'usage missing',
+  'run.table.outcomes': 'Outcomes',
+  'run.table.finish_reasons': 'Finish reasons',
+  'run.table.latency': 'Latency (ms)',
+  'run.table.metric': 'metric',
+  'run.table.throughput': 'Throughput',
+  'run.table.output_tok_s': 'output tokens/s',
+  'run.table.total_tok_s': 'total tokens/s',
+  'run.table.requests_s': 'requests/s',
+  'run.table.achieved_rate': 'achieved send rate (req/s)',
+  'run.table.goodput': 'Goodput ({slo})',
+  'run.table.good_rps': 'good requests/s',
+  'run.table.good_fraction': 'good fraction',
+  'run.table.littles_law': "Little's law",
+  'run.table.measured_in_flight': 'measured in flight',
+  'run.table.predicted_in_flight': 'predicted (λ·W)',
+  'run.table.relative_gap': 'relative gap',
+  'run.table.tokens': 'Tokens (mean per request)',
+  'run.table.input': 'input',
+  'run.table.output': 'output',
+  'run.table.client': 'Client',
+  'run.table.event_loop': 'event-loop delay p50/p99/max (ms)',
+  'run.table.cpu': 'CPU',
+  'run.table.top_errors': 'Top errors',
+  'run.table.warnings': 'Warnings',
+  'run.verdict.valid': 'verdict: valid (no reason found to doubt these numbers)',
+  'run.verdict.invalid': 'verdict: NOT VALID, these numbers cannot bear weight:',
+  'run.tokenization': 'tokenization: {what}',
+  'run.tokenization.tokenizer': 'the offline tokenizer (exact)',
+  'run.tokenization.server_tokenize': "the server's /tokenize (exact)",
+  'run.tokenization.approximate':
+    'the approximation (synthetic prompts exact; English prose about +10% (−3% to +25%); Chinese about −11% (−18% to −3%), against Qwen3)',
+  'run.tokenization.none': 'none needed (the prompts are sent as given)',
+  'run.header': 'servelab run: {url} model {model}',
+  'run.header_run': 'servelab run: {url} model {model} (run {id})',
+  'run.wrote': 'wrote {files}',
+  'run.interrupted': 'interrupted: in-flight and unsent requests were recorded as cancelled',
+  'run.fail_fast': 'stopped early (fail fast): {reason}',
+  'run.fail_fast.same_way': 'the first requests all failed the same way',
+  'run.fail_fast.unsent':
+    '{n} unsent request(s) were recorded as cancelled; --no-fail-fast sends every request anyway',
+  'run.thresholds': 'thresholds',
+  'run.thresholds.pass': 'pass',
+  'run.thresholds.fail': 'FAIL',
+  'run.thresholds.no_data': 'no data',
+  'run.thresholds.limit': '(limit {limit})',
+  'run.thresholds.limit_baseline': '(limit {limit}, baseline {baseline})',
+  'run.plan.header': 'servelab plan: {model} on {gpu} (virtual time, {s} s simulated)',
+  'run.plan.header_run': 'servelab plan: {model} on {gpu} (virtual time, {s} s simulated) (run {id})',
+  'run.plan.max_concurrency': 'largest concurrency meeting the SLOs (≥ {pct}% good): {c}',
+  'run.plan.no_concurrency': 'no concurrency meets the SLOs',
+  'run.demo.simulator': 'simulator: {model} on {gpu} (vLLM-like engine, real time) listening on {url}',
+  'run.demo.closed': 'closed loop: 8 concurrent users, 48 requests',
+  'run.demo.poisson': 'open loop: Poisson arrivals at 6 requests/s, 36 requests, at most 32 in flight',
+  'run.demo.next': 'next: open {file}, or try',
+  // ---- the summary's warnings (analysis/summary) ----
+  'run.warn.no_measured': 'no measured requests: every metric is empty',
+  'run.warn.none_succeeded': 'none of the {n} measured requests succeeded',
+  'run.warn.thin_p99': 'p99 rests on fewer than 100 samples for {metrics}: treat it as unstable',
+  'run.warn.thin_p95': 'p95 rests on fewer than 20 samples for {metrics}: treat it as unstable',
+  'run.warn.usage_missing':
+    '{n} successful request(s) carried no usage.completion_tokens: tpot_ms, token throughput and token means leave them out (does the server honour stream_options.include_usage?)',
+  'run.warn.not_streamed':
+    '{n} successful request(s) were not streamed: a non-streaming response arrives whole, with no per-token times, so ttft_ms, ttfr_ms, tpot_ms, itl_ms, max_gap_ms and ttft_from_planned_ms leave them out (null when no request streamed); e2e_ms is their latency',
+  'run.warn.truncated':
+    '{n} request(s) were truncated: they stopped at a token limit (finish_reason length) before the output length they asked for, or asked for none (outcome length)',
+  'run.warn.retries': '{n} retry attempt(s): each request counts once, by its final attempt',
+  'run.warn.cancelled_unsent':
+    '{n} request(s) were cancelled before being sent (interrupted run, or a fail-fast stop); they count as failed',
+  'run.warn.zero_window': 'the measurement window has zero length: throughputs are null',
+  'run.warn.rate_behind':
+    'achieved send rate {achieved} rps is below the target {target} rps: the generator fell behind or the concurrency cap held requests back (see lateness_ms, queue_ms)',
+  'run.warn.event_loop':
+    "client event-loop delay p99 is {p99} ms (> {max} ms): tail latencies may include the client's own lag",
+  'run.warn.cpu': 'client CPU at {cpu}% (> {max}%): the load generator may be the bottleneck',
+  'run.warn.littles_law':
+    "Little's law: measured in-flight {measured} vs predicted {predicted} (gap {pct}%): the run did not reach a steady state (too short, or a queue built up and drained)",
+} as const;
