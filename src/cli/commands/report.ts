@@ -4,11 +4,12 @@
  * report.json files), then render the comparison table, the HTML report, the Markdown
  * write-up and the diagnosis. Rendering is lazy-loaded (echarts costs ~0.8 s to import).
  */
-import { dirname, relative, resolve } from 'node:path';
-import { UsageError } from '../../core/errors.js';
+import { basename, dirname, relative, resolve } from 'node:path';
+import { type Problem, UsageError } from '../../core/errors.js';
 import type { Diagnosis, LoadedRun } from '../../report/index.js';
 import type { Io } from '../io.js';
-import { checkOutputPaths, emitJson, humanStream, jsonOption, writeOutputFile } from './common.js';
+import { langOf } from '../options.js';
+import { checkOutputPaths, emitJson, humanStream, jsonOption, throwIfProblems, writeOutputFile } from './common.js';
 import { loadRuns } from './resolve-refs.js';
 
 export interface RawReport {
@@ -18,6 +19,7 @@ export interface RawReport {
   db?: string;
   gpuHourUsd?: string;
   title?: string;
+  lang?: string;
 }
 
 function formatDiagnosis(d: Diagnosis): string {
@@ -59,10 +61,15 @@ function price(raw: RawReport, runs: LoadedRun[]): number | undefined {
 }
 
 export async function reportCommand(refs: string[], raw: RawReport, io: Io): Promise<number> {
+  const problems: Problem[] = [];
+  const t = langOf(raw.lang, io.env, problems);
+  throwIfProblems(problems);
   const json = jsonOption(raw.json);
   const html = raw.html ? resolve(io.cwd, raw.html) : null;
   const md = raw.md ? resolve(io.cwd, raw.md) : null;
-  const svgDir = md ? resolve(dirname(md), 'charts') : null;
+  const rep0 = md ? await import('../../report/markdown.js') : null;
+  // Each write-up has its own chart folder (`w.md` → `w.charts/`): two in one folder keep theirs.
+  const svgDir = md && rep0 ? resolve(dirname(md), rep0.chartsDirFor(basename(md))) : null;
   checkOutputPaths(io.cwd, [
     [html, '--html'],
     [md, '--md'],
@@ -79,7 +86,7 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   if (html) {
     await writeOutputFile(
       html,
-      rep.renderHtmlReport(runs, diagnosis, { title: raw.title, gpu_hour_usd: gpuHourUsd }),
+      rep.renderHtmlReport(runs, diagnosis, { title: raw.title, gpu_hour_usd: gpuHourUsd, t }),
       '--html',
     );
     wrote.push(`wrote ${html}\n`);
@@ -88,6 +95,8 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
     const doc = rep.renderMarkdownReport(runs, diagnosis, {
       svgDir: relative(dirname(md), svgDir) || '.',
       title: raw.title,
+      gpu_hour_usd: gpuHourUsd,
+      t,
     });
     await writeOutputFile(md, doc.markdown, '--md');
     for (const f of doc.files) await writeOutputFile(resolve(dirname(md), f.path), f.svg, '--md');
