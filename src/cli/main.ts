@@ -211,7 +211,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   )
     .argument('<refs...>', 'run ids, experiment ids or report.json files')
     .option('--html <file>', 'write a self-contained HTML report')
-    .option('--md <file>', 'write the Markdown project write-up (its charts as SVG files in NAME.charts/ next to it)')
+    .option(
+      '--md <file>',
+      'write the Markdown project write-up (its charts as SVG files in NAME.charts/ next to it)',
+    )
     .option('--gpu-hour-usd <price>', 'GPU price per hour for the cost columns')
     .option('--title <text>', 'report title')
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')

@@ -8,11 +8,11 @@
 
 import type { EChartsOption } from 'echarts';
 import * as echarts from 'echarts';
-import { type T, translator } from '../core/i18n/index.js';
 import { chunkGaps, e2eMs, ttftMs } from '../analysis/request.js';
 import { percentile } from '../analysis/stats.js';
 import { groupAttempts } from '../analysis/summary.js';
 import { attemptEndAt } from '../analysis/window.js';
+import { type T, translator } from '../core/i18n/index.js';
 import { type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
 import { validityReasons } from './diagnose/validity.js';
 import { throughputKnee } from './knee.js';
@@ -55,7 +55,7 @@ const BASE: EChartsOption = {
   backgroundColor: '#ffffff',
   textStyle: { fontFamily: 'sans-serif' },
   grid: { left: 64, right: 64, top: 74, bottom: 52 },
-  legend: { top: 28, type: 'scroll', textStyle: { fontSize: 11 } },
+  legend: { top: 26, type: 'plain', textStyle: { fontSize: 11 } },
   tooltip: { trigger: 'axis' },
 };
 
@@ -74,8 +74,41 @@ function valueAxis(name: string, extra: Record<string, unknown> = {}, x = false)
   };
 }
 
+/** Width the legend is laid out in, px: the narrowest chart cell of the report's grid and the dashboard's. */
+const LEGEND_WIDTH = 420;
+
+/**
+ * Rows a plain legend of these names takes at {@link LEGEND_WIDTH} (an item is its symbol plus
+ * its text at ~6.5 px a Latin character, twice that for a CJK one). The legend wraps instead of
+ * paging: an SVG cannot turn a legend's pages, and a reader should see every series' name.
+ */
+export function legendRows(names: readonly string[]): number {
+  let rows = names.length ? 1 : 0;
+  let x = 0;
+  for (const n of names) {
+    let w = 36;
+    for (const ch of n) w += ch.charCodeAt(0) > 0x2e80 ? 12 : 6.5;
+    if (x > 0 && x + w > LEGEND_WIDTH) {
+      rows += 1;
+      x = 0;
+    }
+    x += w;
+  }
+  return rows;
+}
+
 function withBase(title: string, o: EChartsOption): EChartsOption {
-  return { ...BASE, title: { text: title, left: 'center', top: 4, textStyle: { fontSize: 13 } }, ...o };
+  const series = (Array.isArray(o.series) ? o.series : o.series ? [o.series] : []) as { name?: string }[];
+  const names = [...new Set(series.map((x) => x.name).filter((n): n is string => typeof n === 'string'))];
+  const legendShown = (o.legend as { show?: boolean } | undefined)?.show !== false;
+  const rows = legendShown ? legendRows(names) : 0;
+  const grid = { ...(BASE.grid as object), top: 44 + 20 * Math.max(1, rows) + 10 };
+  return {
+    ...BASE,
+    grid,
+    title: { text: title, left: 'center', top: 4, textStyle: { fontSize: 13 } },
+    ...o,
+  };
 }
 
 /**
@@ -289,7 +322,10 @@ export function loadCurveOption(runs: readonly LoadedRun[], t: T = EN): EChartsO
       return {
         symbol: 'none',
         lineStyle: { color: '#c0392b', type: 'dotted' as const, width: 2 },
-        label: { formatter: t('report.chart.sloLine', { metric, value: v }), position: 'insideEndTop' as const },
+        label: {
+          formatter: t('report.chart.sloLine', { metric, value: v }),
+          position: 'insideEndTop' as const,
+        },
         data: [{ yAxis: v }],
       };
     };
@@ -328,10 +364,7 @@ export function loadCurveOption(runs: readonly LoadedRun[], t: T = EN): EChartsO
   });
   return withBase(t(axis === 'concurrency' ? 'report.chart.loadCurveC' : 'report.chart.loadCurveR'), {
     xAxis: valueAxis(t(axis === 'concurrency' ? 'report.axis.concurrency' : 'report.axis.rate'), {}, true),
-    yAxis: [
-      valueAxis(t('report.axis.tokS')),
-      valueAxis(t('report.axis.ms'), { splitLine: { show: false } }),
-    ],
+    yAxis: [valueAxis(t('report.axis.tokS')), valueAxis(t('report.axis.ms'), { splitLine: { show: false } })],
     series,
   });
 }
@@ -365,7 +398,10 @@ export function goodputOption(runs: readonly LoadedRun[], t: T = EN): EChartsOpt
 }
 
 /** Counts of `values` in `bins` equal bins from 0 to the largest: [bin middle, count], empty bins left out. */
-export function histogram(values: readonly number[], bins: number): { width: number; points: [number, number][] } {
+export function histogram(
+  values: readonly number[],
+  bins: number,
+): { width: number; points: [number, number][] } {
   let max = 0;
   for (const v of values) if (v > max) max = v;
   const width = max / bins || 1;
@@ -610,10 +646,10 @@ export function serverSeriesOptions(run: LoadedRun, t: T = EN): { name: string; 
       .map(([k, v]) => `${k}=${v}`)
       .join(',');
     const line = `${p.source}${lab ? ` {${lab}}` : ''}`;
-    let g = groups.get(p.name);
-    if (!g) groups.set(p.name, (g = new Map()));
-    let d = g.get(line);
-    if (!d) g.set(line, (d = []));
+    const g = groups.get(p.name) ?? new Map<string, [number, number][]>();
+    groups.set(p.name, g);
+    const d = g.get(line) ?? [];
+    g.set(line, d);
     d.push([p.t_ms / 1000, p.value]);
   }
   const out: { name: string; option: EChartsOption }[] = [];
@@ -739,7 +775,8 @@ export function reportCharts(runs: readonly LoadedRun[], t: T = EN): ChartSpec[]
     const k = `${i}-${safeId(run.label)}`;
     add(`timeline-${k}`, timelineOption(run, t), run.id);
     add(`chunk-gaps-${k}`, chunkGapOption(run, 40, t), run.id);
-    for (const p of serverSeriesOptions(run, t)) add(`server-${k}-${safeId(p.name)}`, p.option, run.id, 'panel');
+    for (const p of serverSeriesOptions(run, t))
+      add(`server-${k}-${safeId(p.name)}`, p.option, run.id, 'panel');
   });
   return out;
 }

@@ -19,17 +19,18 @@ import {
   escapeHtml,
   renderTableHtml,
   type TableOptions,
+  verdictCell,
   verdictText,
 } from './table.js';
 import type { Diagnosis, Finding, LoadedRun, ReportRecordField } from './types.js';
 
 const EN = translator('en');
 
-const CSS = `
-*{box-sizing:border-box}
-body{font-family:system-ui,-apple-system,"Segoe UI","PingFang SC","Noto Sans CJK SC",sans-serif;margin:0 auto;padding:16px clamp(10px,2vw,28px);color:#222;max-width:1600px}
-h1{font-size:22px;margin:6px 0 12px;overflow-wrap:anywhere}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd;padding-bottom:4px}
-h3{font-size:15px}
+/**
+ * The rules of the report's fragments (headline, table, chart grid, folded levels, findings):
+ * the report embeds them, and the dashboard serves them (`/report.css`) for the same fragments.
+ */
+export const FRAGMENT_CSS = `
 .headline{border:1px solid #d8d8d8;border-radius:8px;padding:12px 14px;background:#fcfcfc}
 .verdict{padding:8px 12px;border-radius:6px;font-weight:600}
 .valid{background:#e6f4ea;border:1px solid #8bc79b}.invalid{background:#fdecea;border:1px solid #e6a19a}
@@ -65,8 +66,12 @@ table.record td:last-child{white-space:normal;text-align:left;overflow-wrap:anyw
 .src-probed{color:#1b7f3b}.src-declared{color:#555}.src-missing{color:#c0392b}
 `;
 
-/** The report's stylesheet (the dashboard serves the same rules for the fragments it embeds). */
-export const REPORT_CSS = CSS;
+const CSS = `
+*{box-sizing:border-box}
+body{font-family:system-ui,-apple-system,"Segoe UI","PingFang SC","Noto Sans CJK SC",sans-serif;margin:0 auto;padding:16px clamp(10px,2vw,28px);color:#222;max-width:1600px}
+h1{font-size:22px;margin:6px 0 12px;overflow-wrap:anywhere}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd;padding-bottom:4px}
+h3{font-size:15px}
+${FRAGMENT_CSS}`;
 
 /**
  * The validity reasons grouped by code, in first-seen order: one entry per code with the runs
@@ -122,7 +127,9 @@ ${x.request_ids.length ? `<p>${escapeHtml(t('report.diag.requests'))}: ${x.reque
   return [
     f.length ? f.join('\n') : `<p>${escapeHtml(t('report.diag.noRule'))}</p>`,
     u.length ? `<h3>${escapeHtml(t('report.diag.unexplained'))}</h3><ul>${u.join('')}</ul>` : '',
-    s.length ? `<h3>${escapeHtml(t('report.diag.notChecked'))}</h3><ul class="skipped">${s.join('')}</ul>` : '',
+    s.length
+      ? `<h3>${escapeHtml(t('report.diag.notChecked'))}</h3><ul class="skipped">${s.join('')}</ul>`
+      : '',
   ].join('\n');
 }
 
@@ -188,7 +195,11 @@ export function headlineOf(runs: readonly LoadedRun[], d: Diagnosis, opts: Table
     let best = -1;
     runs.forEach((r, i) => {
       const v = r.summary.output_throughput_tok_s;
-      if (!invalid.has(r.id) && v !== null && (best < 0 || v > (runs[best].summary.output_throughput_tok_s ?? 0)))
+      if (
+        !invalid.has(r.id) &&
+        v !== null &&
+        (best < 0 || v > (runs[best].summary.output_throughput_tok_s ?? 0))
+      )
         best = i;
     });
     if (best >= 0) [focus, why] = [best, 'best'];
@@ -253,16 +264,17 @@ export function headlineFocusText(h: Headline, t: T, runs: readonly LoadedRun[])
       : h.focus.why === 'best'
         ? t('report.headline.focusBest', { run: label })
         : t('report.headline.focusLast', { run: label });
-  const knee = h.curve && h.knee === null ? ` ${t('report.headline.noKnee')}` : '';
-  return `${base} ${t('report.headline.levels', { valid: h.validLevels, all: runs.length })}${knee}`;
+  const sep = t('report.sentenceSep');
+  const knee = h.curve && h.knee === null ? `${sep}${t('report.headline.noKnee')}` : '';
+  return `${base}${sep}${t('report.headline.levels', { valid: h.validLevels, all: runs.length })}${knee}`;
 }
 
 /** The one-line diagnosis. */
 export function headlineDiagnosisText(h: Headline, t: T): string {
   if (!h.finding) return t('report.headline.noFinding');
   const f = h.finding;
-  const more = h.more ? ` ${t('report.headline.more', { n: h.more })}` : '';
-  return `${t('report.headline.diagnosis')}: ${f.symptom} (${f.rule})${more}`;
+  const more = h.more ? t('report.headline.more', { n: h.more }) : '';
+  return `${t('report.headline.diagnosis', { symptom: f.symptom, rule: f.rule })}${more}`;
 }
 
 /** The headline as HTML (`<section id="headline">`), for the report and the dashboard's run and experiment pages. */
@@ -421,7 +433,7 @@ export function renderHtmlReport(
     : perRun
         .filter((x) => x.charts.length > 0)
         .map((x, i) => {
-          const verdict = rows[runs.indexOf(x.run)]?.verdict ?? verdictText([]);
+          const verdict = verdictCell(rows[runs.indexOf(x.run)]?.verdict ?? verdictText([]), t);
           return `<details class="level" data-run="${escapeHtml(x.run.id)}"${i === 0 ? ' open' : ''}><summary>${escapeHtml(x.run.label)} · ${escapeHtml(verdict)}</summary>
 ${runChartsHtml(x.charts)}
 </details>`;

@@ -16,6 +16,7 @@ import { type T, translator } from '../core/i18n/index.js';
 import { redactSecrets } from '../core/redact.js';
 import { renderChartSvg, reportCharts } from './charts.js';
 import {
+  groupedReasons,
   headlineDiagnosisText,
   headlineFocusText,
   headlineOf,
@@ -88,7 +89,10 @@ export function readable(v: unknown): string {
 }
 
 const get = (o: unknown, path: string[]): unknown =>
-  path.reduce<unknown>((x, k) => (x && typeof x === 'object' ? (x as Record<string, unknown>)[k] : undefined), o);
+  path.reduce<unknown>(
+    (x, k) => (x && typeof x === 'object' ? (x as Record<string, unknown>)[k] : undefined),
+    o,
+  );
 
 /** One fact of §2 and where it came from (`probed`, `declared`, `config`, `scrape`), or null when nothing knows it. */
 export interface SystemFact {
@@ -101,11 +105,15 @@ export interface SystemFact {
  * the experiment record (probed or declared) first, then the run's config (a simulator target
  * names its model and GPU), then what the scrape read the server as. Null where none knows.
  */
-export function systemFacts(run: LoadedRun): Record<'engine' | 'version' | 'model' | 'gpu' | 'count', SystemFact | null> {
+export function systemFacts(
+  run: LoadedRun,
+): Record<'engine' | 'version' | 'model' | 'gpu' | 'count', SystemFact | null> {
   const rec = (field: string, key: string): SystemFact | null => {
     const f = run.record?.[field];
     const v = f?.value?.[key];
-    return v === null || v === undefined || f?.source === 'missing' ? null : { value: readable(v), from: (f as { source: string }).source };
+    return v === null || v === undefined || f?.source === 'missing'
+      ? null
+      : { value: readable(v), from: (f as { source: string }).source };
   };
   const cfg = (...paths: string[][]): SystemFact | null => {
     for (const p of paths) {
@@ -122,7 +130,8 @@ export function systemFacts(run: LoadedRun): Record<'engine' | 'version' | 'mode
   return {
     engine,
     version: rec('engine', 'version'),
-    model: rec('model', 'id') ?? cfg(['model'], ['generation', 'model'], ['target', 'model'], ['sim', 'model']),
+    model:
+      rec('model', 'id') ?? cfg(['model'], ['generation', 'model'], ['target', 'model'], ['sim', 'model']),
     gpu: rec('device', 'gpu') ?? cfg(['target', 'sim', 'gpu'], ['sim', 'gpu'], ['gpu']),
     count: rec('device', 'count') ?? cfg(['target', 'sim', 'tp'], ['sim', 'tp']),
   };
@@ -161,8 +170,10 @@ export function renderMarkdownReport(
 
   // The headline: the verdict, the key numbers against the SLOs, the diagnosis in one line.
   L.push(`**${t(diagnosis.valid ? 'report.verdict.valid' : 'report.verdict.invalid')}**`, '');
-  const label = new Map(runs.map((r) => [r.id, r.label]));
-  for (const r of diagnosis.reasons) L.push(`- \`${r.code}\` [${cellMd(label.get(r.run) ?? r.run)}] ${r.message}`);
+  for (const g of groupedReasons(diagnosis, runs))
+    L.push(
+      `- \`${g.code}\` [${cellMd(g.runs.join(', '))}] ${g.runs.length > 1 ? t('report.verdict.firstOf', { message: g.message }) : g.message}`,
+    );
   if (diagnosis.reasons.length) L.push('');
   if (runs.length) {
     const h = headlineOf(runs, diagnosis, opts);
@@ -173,7 +184,9 @@ export function renderMarkdownReport(
       const slo =
         x.slo === null
           ? '—'
-          : `≤ ${x.slo} ${x.unit}: ${t(x.met === false ? 'writeup.slo.over' : 'writeup.slo.met')}`;
+          : t(x.met === false ? 'report.headline.sloOver' : 'report.headline.sloMet', {
+              slo: `${x.slo} ${x.unit}`,
+            });
       L.push(`| ${x.name} | ${headlineValue(x)} | ${slo} |`);
     }
     L.push('', headlineDiagnosisText(h, t), '');
@@ -200,10 +213,12 @@ export function renderMarkdownReport(
     );
   }
   L.push('', t('writeup.s2.sources'), '', todo(t('writeup.s2.todo')), '');
-  // The full record, once per distinct record (a sweep's levels share one).
+  // The full record, once per distinct record (a sweep's levels share one). Its `metrics` are
+  // results: they are §4's, not the system's.
+  const systemFields = (r: LoadedRun) => recordFields(r).filter(([name]) => name !== 'metrics');
   const byRecord = new Map<string, LoadedRun[]>();
   for (const r of runs) {
-    const key = r.record ? JSON.stringify(recordFields(r)) : '';
+    const key = r.record ? JSON.stringify(systemFields(r)) : '';
     byRecord.set(key, [...(byRecord.get(key) ?? []), r]);
   }
   for (const [key, group] of byRecord) {
@@ -217,7 +232,7 @@ export function renderMarkdownReport(
       `| ${t('report.record.field')} | ${t('report.record.source')} | ${t('report.record.value')} | ${missing} |`,
       '| --- | --- | --- | --- |',
     );
-    for (const [name, f] of recordFields(r)) {
+    for (const [name, f] of systemFields(r)) {
       const vals = Object.entries(f.value ?? {})
         .filter(([, v]) => v !== null && v !== undefined)
         .map(([k, v]) => `${k}=${readable(v)}`)

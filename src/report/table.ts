@@ -9,10 +9,10 @@
  */
 
 import { seriesSummary } from '../analysis/series.js';
-import type { MessageKey, T } from '../core/i18n/index.js';
 import { describe, type Stats } from '../analysis/stats.js';
 import { groupAttempts } from '../analysis/summary.js';
 import { measurementWindow } from '../analysis/window.js';
+import type { MessageKey, T } from '../core/i18n/index.js';
 import type { ScrapePoint } from '../record/series.js';
 import { OUTCOMES, type Outcome, SUCCESS_OUTCOMES } from '../record/types.js';
 import { validityReasons, validitySkipped } from './diagnose/validity.js';
@@ -288,6 +288,16 @@ export const COLUMNS: readonly Column[] = [
 /** The write-up's split tables, in order: each group's columns after the run column. */
 export const COLUMN_GROUPS: readonly Exclude<ColumnGroup, 'run'>[] = ['requests', 'latency', 'throughput'];
 
+/** A verdict cell (`valid`, `INVALID: codes`, `partly checked`) in `t`'s language; the codes stay as they are. */
+export function verdictCell(verdict: string, t?: T): string {
+  if (!t) return verdict;
+  if (verdict.startsWith('INVALID: '))
+    return t('report.cell.invalid', { codes: verdict.slice('INVALID: '.length) });
+  if (verdict === 'valid') return t('report.cell.valid');
+  if (verdict === 'partly checked') return t('report.cell.partly');
+  return verdict;
+}
+
 /** A column's header in `t`'s language (metric names stay as they are). */
 export function columnHeader(c: Column, t?: T): string {
   return c.key && t ? t(c.key) : c.header;
@@ -316,8 +326,15 @@ export function columnsFor(rows: readonly ComparisonRow[]): readonly Column[] {
     : COLUMNS.filter((c) => c.header !== 'definitions');
 }
 
-function grid(rows: readonly ComparisonRow[], cols: readonly Column[]): string[][] {
-  return rows.map((r) => cols.map((col) => formatCell(col.get(r), col.digits)));
+function grid(rows: readonly ComparisonRow[], cols: readonly Column[], t?: T): string[][] {
+  return rows.map((r) =>
+    cols.map((col) => {
+      const c = col.get(r);
+      return col.header === 'verdict' && typeof c === 'string'
+        ? verdictCell(c, t)
+        : formatCell(c, col.digits);
+    }),
+  );
 }
 
 const anyUnreliable = (rows: readonly ComparisonRow[]) =>
@@ -371,7 +388,7 @@ export function renderTableMarkdown(
   const head = `| ${cols.map((c) => mdEscape(columnHeader(c, t))).join(' | ')} |`;
   // Text columns (run, level, failed-by-class) align left, numbers right.
   const sep = `|${cols.map((c) => (c.text ? ' --- |' : ' ---: |')).join('')}`;
-  const body = grid(rows, cols).map((r) => `| ${r.map(mdEscape).join(' | ')} |`);
+  const body = grid(rows, cols, t).map((r) => `| ${r.map(mdEscape).join(' | ')} |`);
   const note = tableNotes(rows, t)
     .map((n) => `\n\n${mdEscape(n)}`)
     .join('');
@@ -399,7 +416,8 @@ export function renderTableHtml(rows: readonly ComparisonRow[], t?: T): string {
   const body = rows
     .map((r) => {
       const tds = cols.map((col) => {
-        const c = col.get(r);
+        const raw = col.get(r);
+        const c = col.header === 'verdict' && typeof raw === 'string' ? verdictCell(raw, t) : raw;
         const cls =
           typeof c === 'object' && c.unreliable ? ' class="unreliable" title="too few samples"' : '';
         const l = col.text ? ' class="l"' : '';

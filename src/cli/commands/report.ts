@@ -9,7 +9,14 @@ import { type Problem, UsageError } from '../../core/errors.js';
 import type { Diagnosis, LoadedRun } from '../../report/index.js';
 import type { Io } from '../io.js';
 import { langOf } from '../options.js';
-import { checkOutputPaths, emitJson, humanStream, jsonOption, throwIfProblems, writeOutputFile } from './common.js';
+import {
+  checkOutputPaths,
+  emitJson,
+  humanStream,
+  jsonOption,
+  throwIfProblems,
+  writeOutputFile,
+} from './common.js';
 import { loadRuns } from './resolve-refs.js';
 
 export interface RawReport {

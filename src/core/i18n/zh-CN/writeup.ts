@@ -7,8 +7,6 @@ export const writeup: Record<keyof typeof en, string> = {
   'writeup.runs': '运行',
   'writeup.col.metric': '指标',
   'writeup.col.value': '数值',
-  'writeup.slo.met': '达标',
-  'writeup.slo.over': '超标',
   'writeup.s1': '背景与目标',
   'writeup.s1.todo': '这些运行要回答什么问题，为谁回答',
   'writeup.s2': '系统配置',
@@ -30,7 +28,8 @@ export const writeup: Record<keyof typeof en, string> = {
   'writeup.group.requests': '请求与判定',
   'writeup.group.latency': '延迟（ms）',
   'writeup.group.throughput': '吞吐、goodput 与成本',
-  'writeup.vllmDefinitions': '读取自 vLLM 结果文件（`vllm bench serve --save-result`）的运行采用 vLLM 的指标定义：',
+  'writeup.vllmDefinitions':
+    '读取自 vLLM 结果文件（`vllm bench serve --save-result`）的运行采用 vLLM 的指标定义：',
   'writeup.vllmStats': '文件中给出的统计量',
   'writeup.s5': '问题解释',
   'writeup.s5.todo': '哪条发现回答了问题，以及用什么排除其他解释',
