@@ -264,9 +264,9 @@ export function headlineFocusText(h: Headline, t: T, runs: readonly LoadedRun[])
       : h.focus.why === 'best'
         ? t('report.headline.focusBest', { run: label })
         : t('report.headline.focusLast', { run: label });
-  const sep = t('report.sentenceSep');
-  const knee = h.curve && h.knee === null ? `${sep}${t('report.headline.noKnee')}` : '';
-  return `${base}${sep}${t('report.headline.levels', { valid: h.validLevels, all: runs.length })}${knee}`;
+  const join = (a: string, b: string) => t('report.headline.join', { a, b });
+  const levels = join(base, t('report.headline.levels', { valid: h.validLevels, all: runs.length }));
+  return h.curve && h.knee === null ? join(levels, t('report.headline.noKnee')) : levels;
 }
 
 /** The one-line diagnosis. */

@@ -131,7 +131,14 @@ export function systemFacts(
     engine,
     version: rec('engine', 'version'),
     model:
-      rec('model', 'id') ?? cfg(['model'], ['generation', 'model'], ['target', 'model'], ['sim', 'model']),
+      rec('model', 'id') ??
+      cfg(
+        ['model'],
+        ['generation', 'model'],
+        ['target', 'model'],
+        ['target', 'sim', 'model'],
+        ['sim', 'model'],
+      ),
     gpu: rec('device', 'gpu') ?? cfg(['target', 'sim', 'gpu'], ['sim', 'gpu'], ['gpu']),
     count: rec('device', 'count') ?? cfg(['target', 'sim', 'tp'], ['sim', 'tp']),
   };
@@ -268,7 +275,7 @@ export function renderMarkdownReport(
   // report.json from before it existed has none).
   const erring = runs.filter((r) => (r.summary.errors ?? []).length > 0);
   if (erring.length) {
-    L.push(`${t('report.record.topErrors')}:`, '');
+    L.push(t('writeup.topErrors'), '');
     for (const r of erring)
       for (const g of r.summary.errors)
         L.push(

@@ -20,7 +20,7 @@ export const report = {
   'report.headline.sloMet': 'SLO ≤ {slo}: met',
   'report.headline.sloOver': 'SLO ≤ {slo}: exceeded',
   'report.headline.diagnosis': 'Diagnosis: {symptom} ({rule})',
-  'report.sentenceSep': ' ',
+  'report.headline.join': '{a} {b}',
   'report.headline.noFinding': 'Diagnosis: no rule matched.',
   'report.headline.more': ' (and {n} more finding(s) below)',
   'report.diag.requests': 'requests',

@@ -28,7 +28,8 @@ export const writeup = {
   'writeup.s4': 'Metric results',
   'writeup.group.requests': 'Requests and verdict',
   'writeup.group.latency': 'Latency (ms)',
-  'writeup.group.throughput': 'Throughput, goodput and cost',
+  'writeup.group.throughput': 'Tokens, throughput, goodput and cost',
+  'writeup.topErrors': 'Top errors:',
   'writeup.vllmDefinitions':
     "Runs read from a vLLM result file (`vllm bench serve --save-result`) follow vLLM's definitions:",
   'writeup.vllmStats': 'the statistics as the file gives them',

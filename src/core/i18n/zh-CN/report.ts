@@ -21,7 +21,7 @@ export const report: Record<keyof typeof en, string> = {
   'report.headline.sloMet': 'SLO ≤ {slo}：达标',
   'report.headline.sloOver': 'SLO ≤ {slo}：超标',
   'report.headline.diagnosis': '诊断：{symptom}（{rule}）',
-  'report.sentenceSep': '',
+  'report.headline.join': '{a}{b}',
   'report.headline.noFinding': '诊断：没有规则命中。',
   'report.headline.more': '（下文另有 {n} 条发现）',
   'report.diag.requests': '相关请求',
