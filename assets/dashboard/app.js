@@ -367,7 +367,7 @@ function liveStat(id, label) {
  * A run in progress: its live headline (counters), summary and charts, all fed by one
  * server-sent event stream; on `end` the page reloads the finished run.
  */
-function startLive(run, parent) {
+function startLive(run, parent, setMeta) {
   const panel = el(
     'section',
     { class: 'live headline', id: 'live' },
@@ -409,6 +409,7 @@ function startLive(run, parent) {
       `${fmt(u.in_flight.server_running)} / ${fmt(u.in_flight.server_waiting)}`;
     set('live-updates', updates);
     panel.dataset.records = String(u.records);
+    setMeta(u.records);
     summaryBox.replaceChildren(liveSummaryTables(s));
     summaryBox.dataset.records = String(u.records);
     if (u.charts?.timeline) {
@@ -444,21 +445,21 @@ async function showRun(id) {
   const detail = await api(`/api/runs/${encodeURIComponent(id)}`);
   const run = detail.run;
   view.append(el('h1', {}, `${t('run')} ${run.label} `, statusSpan(run.status)));
-  view.append(
-    el('p', {
-      class: 'muted',
-      text: t('runMeta', {
-        id: run.id,
-        kind: run.kind,
-        started: when(run.started_at_unix_ms),
-        records: run.records,
-        source: t(`summarySource.${detail.summary_source}`),
-      }),
-    }),
-  );
+  const meta = el('p', { class: 'muted', id: 'run-meta' });
+  const setMeta = (records) => {
+    meta.textContent = t('runMeta', {
+      id: run.id,
+      kind: run.kind,
+      started: when(run.started_at_unix_ms),
+      records,
+      source: t(`summarySource.${detail.summary_source}`),
+    });
+  };
+  setMeta(run.records);
+  view.append(meta);
   if (run.status === 'running') {
-    startLive(run, view);
-    view.append(el('h2', { text: t('reportTable') }), fragment('report-table', detail.table_html));
+    // Everything on a live page follows the stream; the report table comes with the finished run.
+    startLive(run, view, setMeta);
   } else {
     view.append(fragment('run-headline', detail.headline_html));
     view.append(el('h2', { text: t('summary') }), summaryTables(detail.summary));
