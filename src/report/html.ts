@@ -50,7 +50,7 @@ table.comparison th:first-child{z-index:2}
 tr.invalid td{color:#777;background:#f4f4f4}
 td.unreliable{color:#a15c00;background:#fff6e5}
 .note{font-size:12px;color:#a15c00}
-.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,440px),1fr));gap:12px}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,560px),1fr));gap:12px}
 .charts.panels{grid-template-columns:repeat(auto-fill,minmax(min(100%,300px),1fr))}
 .charts.lead{grid-template-columns:minmax(0,960px)}
 figure{margin:0;border:1px solid #eee;min-width:0}figcaption{font-size:12px;text-align:center;color:#555}
