@@ -202,7 +202,7 @@ export function renderMarkdownReport(
   // 1. Background and goals
   L.push(`## 1. ${t('writeup.s1')}`, '', todo(t('writeup.s1.todo')), '');
   L.push(
-    `${t('writeup.runs')}: ${runs.map((r) => `\`${r.id}\`${r.kind ? ` (${r.kind})` : ''}`).join(', ')}.`,
+    t('writeup.runsLine', { runs: runs.map((r) => `\`${r.id}\`${r.kind ? ` (${r.kind})` : ''}`).join(', ') }),
     '',
   );
 
@@ -313,7 +313,7 @@ export function renderMarkdownReport(
   L.push(`## 5. ${t('writeup.s5')}`, '');
   if (diagnosis.findings.length === 0) L.push(t('report.diag.noRule'), '');
   for (const f of diagnosis.findings) {
-    L.push(`### ${f.symptom}`, '', `${t('writeup.runs')}: ${f.runs.join(', ')} · \`${f.rule}\``, '');
+    L.push(`### ${f.symptom}`, '', t('writeup.findingRuns', { runs: f.runs.join(', '), rule: `\`${f.rule}\`` }), '');
     for (const e of f.evidence) L.push(`- ${e}`);
     if (f.request_ids.length)
       L.push(`- ${t('report.diag.requests')}: ${f.request_ids.map((x) => `\`${x}\``).join(', ')}`);

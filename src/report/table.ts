@@ -389,7 +389,8 @@ export function renderTableMarkdown(
   // Text columns (run, level, failed-by-class) align left, numbers right.
   const sep = `|${cols.map((c) => (c.text ? ' --- |' : ' ---: |')).join('')}`;
   const body = grid(rows, cols, t).map((r) => `| ${r.map(mdEscape).join(' | ')} |`);
-  const note = tableNotes(rows, t)
+  // The notes are about percentiles and definitions: under the whole table, or the latency part.
+  const note = (only && only !== 'latency' ? [] : tableNotes(rows, t))
     .map((n) => `\n\n${mdEscape(n)}`)
     .join('');
   return `${[head, sep, ...body].join('\n')}${note}\n`;

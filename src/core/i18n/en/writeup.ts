@@ -5,7 +5,8 @@
 export const writeup = {
   'writeup.title': 'Serving benchmark: {runs}',
   'writeup.todo': 'To write: {what}',
-  'writeup.runs': 'Runs',
+  'writeup.runsLine': 'Runs: {runs}.',
+  'writeup.findingRuns': 'Runs: {runs} · rule {rule}',
   'writeup.col.metric': 'metric',
   'writeup.col.value': 'value',
   'writeup.s1': 'Background and goals',

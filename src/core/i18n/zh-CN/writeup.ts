@@ -4,7 +4,8 @@ import type { writeup as en } from '../en/writeup.js';
 export const writeup: Record<keyof typeof en, string> = {
   'writeup.title': '推理服务压测：{runs}',
   'writeup.todo': '待撰写：{what}',
-  'writeup.runs': '运行',
+  'writeup.runsLine': '运行：{runs}。',
+  'writeup.findingRuns': '运行：{runs} · 规则 {rule}',
   'writeup.col.metric': '指标',
   'writeup.col.value': '数值',
   'writeup.s1': '背景与目标',
