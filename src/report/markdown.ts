@@ -313,7 +313,12 @@ export function renderMarkdownReport(
   L.push(`## 5. ${t('writeup.s5')}`, '');
   if (diagnosis.findings.length === 0) L.push(t('report.diag.noRule'), '');
   for (const f of diagnosis.findings) {
-    L.push(`### ${f.symptom}`, '', t('writeup.findingRuns', { runs: f.runs.join(', '), rule: `\`${f.rule}\`` }), '');
+    L.push(
+      `### ${f.symptom}`,
+      '',
+      t('writeup.findingRuns', { runs: f.runs.join(', '), rule: `\`${f.rule}\`` }),
+      '',
+    );
     for (const e of f.evidence) L.push(`- ${e}`);
     if (f.request_ids.length)
       L.push(`- ${t('report.diag.requests')}: ${f.request_ids.map((x) => `\`${x}\``).join(', ')}`);
