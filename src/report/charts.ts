@@ -111,6 +111,14 @@ function withBase(title: string, o: EChartsOption): EChartsOption {
   };
 }
 
+/** The smallest round number (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 × 10ⁿ) at or above `v` (> 0): an axis end a reader can take in. */
+export function niceCeil(v: number): number {
+  const p = 10 ** Math.floor(Math.log10(v));
+  for (const m of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10])
+    if (m * p >= v) return Number((m * p).toPrecision(6));
+  return 10 * p;
+}
+
 /**
  * A number as an axis label shows it: at most 3 significant decimals, no float noise
  * (`7.630594756000001` → `7.63`), thousands as `12k`.
@@ -297,6 +305,8 @@ export function loadCurveOption(runs: readonly LoadedRun[], t: T = EN): EChartsO
   if (!lc) return null;
   const { axis, curves } = lc;
   const slo = sloOf(runs);
+  /** The highest SLO drawn on the latency axis (0: none). */
+  let latencyTop = 0;
   // One target: plain names (as before); several: each line names its target.
   const named = (c: { name: string }, what: string) => (curves.length > 1 ? `${c.name}: ${what}` : what);
   const series = curves.flatMap((c) => {
@@ -319,6 +329,8 @@ export function loadCurveOption(runs: readonly LoadedRun[], t: T = EN): EChartsO
       let top = 0;
       for (const p of points) top = Math.max(top, (p[key] as number | null) ?? 0);
       if (v === undefined || top === 0 || v > 3 * top) return undefined;
+      // A mark line does not stretch its axis: the axis must reach the SLO for it to show.
+      latencyTop = Math.max(latencyTop, v);
       return {
         symbol: 'none',
         lineStyle: { color: '#c0392b', type: 'dotted' as const, width: 2 },
@@ -364,7 +376,13 @@ export function loadCurveOption(runs: readonly LoadedRun[], t: T = EN): EChartsO
   });
   return withBase(t(axis === 'concurrency' ? 'report.chart.loadCurveC' : 'report.chart.loadCurveR'), {
     xAxis: valueAxis(t(axis === 'concurrency' ? 'report.axis.concurrency' : 'report.axis.rate'), {}, true),
-    yAxis: [valueAxis(t('report.axis.tokS')), valueAxis(t('report.axis.ms'), { splitLine: { show: false } })],
+    yAxis: [
+      valueAxis(t('report.axis.tokS')),
+      valueAxis(t('report.axis.ms'), {
+        splitLine: { show: false },
+        ...(latencyTop > 0 ? { max: niceCeil(latencyTop * 1.1) } : {}),
+      }),
+    ],
     series,
   });
 }
