@@ -1,12 +1,16 @@
 /**
  * @module assets/dashboard/app
  * The dashboard page: plain JS + echarts (a global from /vendor/echarts.min.js), no build step.
- * Views by URL hash: `#/` runs and experiments, `#/experiment/ID` one experiment's runs,
- * `#/run/ID` one run (summary, the report's table and charts, server series on the run's time
- * axis, and a live panel fed by server-sent events while it runs), `#/compare/A,B` runs side by
- * side. Chart options come from the server, built by the same functions as `servelab report`.
- * All text from the store goes in through textContent; only the report's table (escaped on the
- * server) is inserted as HTML.
+ * Views by URL hash: `#/` runs and experiments (refreshed every few seconds), `#/experiment/ID`
+ * one experiment (the report's headline, its load curve with the knee, a verdict per level and
+ * the diagnosis), `#/run/ID` one run (headline, summary, the report's table and charts, server
+ * series as small panels on the run's time axis; while it runs, the headline, the summary and
+ * the charts all follow the one live stream of server-sent events), `#/compare/A,B` runs side by
+ * side. Chart options and the headline, table and diagnosis fragments come from the server,
+ * built by the same functions as `servelab report`; every other sentence comes from the
+ * dashboard's message catalogue (`/api/i18n`), in the language `servelab dashboard --lang` chose.
+ * All text from the store goes in through textContent; only the report's fragments (escaped on
+ * the server) are inserted as HTML.
  */
 
 /* global echarts */
@@ -16,12 +20,25 @@ const statusLine = document.getElementById('status');
 /** Charts and the live stream of the current view, disposed when the view changes. */
 let charts = [];
 let liveSource = null;
+/** The home list's refresh timer. */
+let refreshTimer = null;
 /** Bumped on every navigation: a response that arrives for an older view is dropped. */
 let generation = 0;
+/** The dashboard's messages (`dashboard.*`), from /api/i18n. */
+let messages = {};
+
+/** How often the home list refreshes, ms. */
+const HOME_REFRESH_MS = 3000;
 
 class StaleView extends Error {}
 
 // ---- helpers ---------------------------------------------------------------------------------
+
+/** A message in the dashboard's language, `{name}` placeholders filled; the key itself when unknown. */
+function t(key, params = {}) {
+  const m = messages[`dashboard.${key}`] ?? key;
+  return m.replace(/\{(\w+)\}/g, (whole, name) => (params[name] === undefined ? whole : String(params[name])));
+}
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -36,6 +53,13 @@ function el(tag, attrs = {}, ...children) {
   return e;
 }
 
+/** A fragment rendered (and escaped) by the server's report functions. */
+function fragment(id, html) {
+  const d = el('div', { id });
+  d.innerHTML = html; // escaped by report/ on the server
+  return d;
+}
+
 /** A number for a table cell: '—' for no data, fewer decimals as it grows. */
 function fmt(v) {
   if (v === null || v === undefined || Number.isNaN(v)) return '—';
@@ -43,6 +67,27 @@ function fmt(v) {
   const a = Math.abs(v);
   if (a === 0 || Number.isInteger(v)) return String(v);
   return v.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3);
+}
+
+/** An axis label: no float noise (`7.630594756000001` → `7.63`), thousands as `12k` (report/charts axisNumber). */
+function axisNumber(v) {
+  if (!Number.isFinite(v)) return String(v);
+  const a = Math.abs(v);
+  if (a >= 10000) return `${Number((v / 1000).toPrecision(3))}k`;
+  if (a >= 100 || Number.isInteger(v)) return String(Math.round(v));
+  return String(Number(v.toPrecision(3)));
+}
+
+/** Every value and log axis of an option labelled through {@link axisNumber}. */
+function roundAxes(option) {
+  const fix = (axis) => {
+    if (Array.isArray(axis)) return axis.map(fix);
+    if (!axis || typeof axis !== 'object') return axis;
+    const type = axis.type ?? 'value';
+    if (type !== 'value' && type !== 'log') return axis;
+    return { ...axis, axisLabel: { ...(axis.axisLabel || {}), formatter: axisNumber } };
+  };
+  return { ...option, xAxis: fix(option.xAxis), yAxis: fix(option.yAxis) };
 }
 
 function when(unixMs) {
@@ -69,47 +114,68 @@ function clearView() {
     liveSource.close();
     liveSource = null;
   }
+  if (refreshTimer) {
+    clearInterval(refreshTimer);
+    refreshTimer = null;
+  }
   view.replaceChildren();
   statusLine.textContent = '';
 }
 
 /** Charts need a laid-out container: add the box to the page before init. */
-function addChart(parent, id, option) {
-  const box = el('div', { class: 'chart', 'data-chart': id });
+function addChart(parent, id, option, size) {
+  const box = el('div', { class: `chart${size ? ` ${size}` : ''}`, 'data-chart': id });
   parent.append(box);
   const chart = echarts.init(box, null, { renderer: 'canvas' });
-  chart.setOption(option);
+  chart.setOption(roundAxes(option));
   charts.push(chart);
   return chart;
 }
 
 function statusSpan(status) {
-  return el('span', { class: `status-${status}`, text: status });
+  return el('span', { class: `status-${status}`, text: t(`status.${status}`) === `status.${status}` ? status : t(`status.${status}`) });
 }
 
 function showError(e) {
   view.append(el('p', { class: 'error', text: `${e.message}${e.hint ? ` — ${e.hint}` : ''}` }));
 }
 
+/** A table that scrolls sideways inside its box instead of widening the page. */
+function scroller(table) {
+  return el('div', { class: 'table-scroll' }, table);
+}
+
 // ---- lists -----------------------------------------------------------------------------------
 
-function runsTable(runs) {
-  const selected = new Set();
+function runsTable(runs, selected = new Set()) {
   const compare = el('button', {
     id: 'compare-btn',
-    disabled: 'disabled',
-    text: 'compare selected',
+    text: t('compareSelected'),
     onclick: () => {
       location.hash = `#/compare/${[...selected].join(',')}`;
     },
   });
-  const head = el(
-    'tr',
-    {},
-    ...['', 'id', 'label', 'kind', 'status', 'started (UTC)', 'records', 'ok', 'failed', 'TTFT p50 ms', 'TTFT p99 ms', 'E2E p50 ms', 'output tok/s'].map(
-      (h, i) => el('th', { class: i <= 5 ? 'l' : undefined, text: h }),
-    ),
-  );
+  const enable = () => {
+    if (selected.size >= 2) compare.removeAttribute('disabled');
+    else compare.setAttribute('disabled', 'disabled');
+  };
+  enable();
+  const cols = [
+    ['', 'l'],
+    [t('col.id'), 'l'],
+    [t('col.label'), 'l'],
+    [t('col.kind'), 'l'],
+    [t('col.status'), 'l'],
+    [t('col.started'), 'l'],
+    [t('col.records')],
+    [t('col.ok')],
+    [t('col.failed')],
+    ['TTFT p50 ms'],
+    ['TTFT p99 ms'],
+    ['E2E p50 ms'],
+    [t('col.outTokS')],
+  ];
+  const head = el('tr', {}, ...cols.map(([h, cls]) => el('th', { class: cls, text: h })));
   const rows = runs.map((r) => {
     const box = el('input', {
       type: 'checkbox',
@@ -117,10 +183,10 @@ function runsTable(runs) {
       onchange: (ev) => {
         if (ev.target.checked) selected.add(r.id);
         else selected.delete(r.id);
-        if (selected.size >= 2) compare.removeAttribute('disabled');
-        else compare.setAttribute('disabled', 'disabled');
+        enable();
       },
     });
+    if (selected.has(r.id)) box.checked = true;
     const h = r.headline;
     return el(
       'tr',
@@ -140,19 +206,17 @@ function runsTable(runs) {
       el('td', { text: fmt(h?.output_tok_s) }),
     );
   });
-  return el('div', {}, el('table', { id: 'runs' }, el('thead', {}, head), el('tbody', {}, ...rows)), compare);
+  return el('div', {}, scroller(el('table', { id: 'runs' }, el('thead', {}, head), el('tbody', {}, ...rows))), compare);
 }
 
-async function showHome() {
-  const [{ runs }, { experiments }] = await Promise.all([api('/api/runs'), api('/api/experiments')]);
-  view.append(el('h1', { text: 'Runs' }));
-  view.append(runs.length ? runsTable(runs) : el('p', { class: 'muted', text: 'No runs in this store yet.' }));
-  view.append(el('h2', { text: 'Experiments' }));
-  if (!experiments.length) {
-    view.append(el('p', { class: 'muted', text: 'No experiments in this store.' }));
-    return;
-  }
-  const head = el('tr', {}, ...['id', 'name', 'kind', 'status', 'created (UTC)', 'runs'].map((h) => el('th', { class: 'l', text: h })));
+function experimentsTable(experiments) {
+  const head = el(
+    'tr',
+    {},
+    ...[t('col.id'), t('col.name'), t('col.kind'), t('col.status'), t('col.created'), t('col.runs')].map((h) =>
+      el('th', { class: 'l', text: h }),
+    ),
+  );
   const rows = experiments.map((e) =>
     el(
       'tr',
@@ -165,15 +229,63 @@ async function showHome() {
       el('td', { text: fmt(e.runs) }),
     ),
   );
-  view.append(el('table', { id: 'experiments' }, el('thead', {}, head), el('tbody', {}, ...rows)));
+  return scroller(el('table', { id: 'experiments' }, el('thead', {}, head), el('tbody', {}, ...rows)));
+}
+
+/** The home page: runs and experiments, refreshed every {@link HOME_REFRESH_MS} while it is open. */
+async function showHome() {
+  const selected = new Set();
+  const runsBox = el('div', { id: 'runs-box' });
+  const expBox = el('div', { id: 'experiments-box' });
+  const updated = el('p', { class: 'muted', id: 'updated' });
+  view.append(el('h1', { text: t('runs') }), runsBox, el('h2', { text: t('experiments') }), expBox, updated);
+  const fill = async () => {
+    const [{ runs }, { experiments }] = await Promise.all([api('/api/runs'), api('/api/experiments')]);
+    runsBox.replaceChildren(runs.length ? runsTable(runs, selected) : el('p', { class: 'muted', text: t('noRuns') }));
+    expBox.replaceChildren(
+      experiments.length ? experimentsTable(experiments) : el('p', { class: 'muted', text: t('noExperiments') }),
+    );
+    updated.textContent = t('updated', { time: new Date().toISOString().slice(11, 19) });
+    view.dataset.refreshed = String(Number(view.dataset.refreshed ?? 0) + 1);
+  };
+  await fill();
+  const mine = generation;
+  refreshTimer = setInterval(() => {
+    if (mine !== generation) return;
+    fill().catch((e) => {
+      if (!(e instanceof StaleView)) statusLine.textContent = e.message;
+    });
+  }, HOME_REFRESH_MS);
 }
 
 async function showExperiment(id) {
-  const { experiment, runs } = await api(`/api/experiments/${encodeURIComponent(id)}`);
-  view.append(el('h1', {}, `Experiment ${experiment.name} `, statusSpan(experiment.status)));
-  view.append(el('p', { class: 'muted', text: `${experiment.kind} · ${experiment.id} · created ${when(experiment.created_at_unix_ms)}` }));
-  view.append(runs.length ? runsTable(runs) : el('p', { class: 'muted', text: 'No runs yet.' }));
-  if (experiment.summary) view.append(el('h2', { text: 'Summary' }), el('pre', { text: JSON.stringify(experiment.summary, null, 2) }));
+  const exp = await api(`/api/experiments/${encodeURIComponent(id)}`);
+  const { experiment, runs } = exp;
+  view.append(el('h1', {}, `${t('experiment')} ${experiment.name} `, statusSpan(experiment.status)));
+  view.append(
+    el('p', {
+      class: 'muted',
+      text: `${experiment.kind} · ${experiment.id} · ${t('created', { time: when(experiment.created_at_unix_ms) })}`,
+    }),
+  );
+  if (exp.headline_html) view.append(fragment('experiment-headline', exp.headline_html));
+  else view.append(el('section', { class: 'headline', id: 'headline' }, el('p', { text: t('noRunsYet') })));
+  const grid = el('div', { class: 'charts', id: 'charts' });
+  if (exp.charts.length) view.append(grid);
+  for (const c of exp.charts) addChart(grid, c.id, c.option, c.size);
+  if (exp.table_html) view.append(el('h2', { text: t('levels') }), fragment('report-table', exp.table_html));
+  view.append(el('h2', { text: t('runs') }));
+  view.append(runs.length ? runsTable(runs) : el('p', { class: 'muted', text: t('noRunsYet') }));
+  if (exp.diagnosis_html) view.append(el('h2', { text: t('diagnosis') }), fragment('diagnosis', exp.diagnosis_html));
+  if (experiment.summary)
+    view.append(
+      el(
+        'details',
+        { class: 'level' },
+        el('summary', { text: t('experimentSummary') }),
+        el('pre', { text: JSON.stringify(experiment.summary, null, 2) }),
+      ),
+    );
 }
 
 // ---- one run ---------------------------------------------------------------------------------
@@ -181,34 +293,63 @@ async function showExperiment(id) {
 const STAT_COLS = ['n', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'];
 const LATENCY_KEYS = ['ttft_ms', 'ttfr_ms', 'e2e_ms', 'tpot_ms', 'itl_ms', 'max_gap_ms', 'lateness_ms', 'queue_ms'];
 
+/** A two-column table of name → number. */
+function scalarTable(id, pairs) {
+  return el(
+    'table',
+    { id },
+    el('tbody', {}, ...pairs.map(([k, v]) => el('tr', {}, el('th', { class: 'l', text: k }), el('td', { 'data-key': k, text: fmt(v) })))),
+  );
+}
+
+/** A latency table: one row per metric, one column per statistic (ms). */
+function latencyTable(stats) {
+  const head = el('tr', {}, el('th', { class: 'l', text: t('metric') }), ...STAT_COLS.map((c) => el('th', { text: c })));
+  const rows = Object.entries(stats).map(([k, s]) =>
+    el('tr', { 'data-metric': k }, el('td', { class: 'l', text: k }), ...STAT_COLS.map((c) => el('td', { text: fmt(s[c]) }))),
+  );
+  return el('table', { id: 'summary-latency' }, el('thead', {}, head), el('tbody', {}, ...rows));
+}
+
 /** The run summary as two tables: counts and rates, then latency distributions (ms). */
 function summaryTables(s) {
-  const scalars = [
-    ['planned', s.requests?.planned],
-    ['measured', s.requests?.measured],
-    ['succeeded', s.requests?.succeeded],
-    ['failed', s.requests?.failed],
-    ['error rate', s.error_rate],
+  const t1 = scalarTable('summary-counts', [
+    [t('s.planned'), s.requests?.planned],
+    [t('s.measured'), s.requests?.measured],
+    [t('s.succeeded'), s.requests?.succeeded],
+    [t('s.failed'), s.requests?.failed],
+    ['error_rate', s.error_rate],
     ['output tok/s', s.output_throughput_tok_s],
     ['total tok/s', s.total_throughput_tok_s],
-    ['requests/s', s.request_throughput_rps],
-    ['achieved send rate/s', s.achieved_rate_rps],
+    ['req/s', s.request_throughput_rps],
+    [t('s.achievedRate'), s.achieved_rate_rps],
     ['goodput req/s', s.goodput?.rps],
-    ['mean input tokens', s.input_tokens?.mean],
-    ['mean output tokens', s.output_tokens?.mean],
-  ];
-  const t1 = el(
-    'table',
-    { id: 'summary-counts' },
-    el('tbody', {}, ...scalars.map(([k, v]) => el('tr', {}, el('th', { class: 'l', text: k }), el('td', { 'data-key': k, text: fmt(v) })))),
-  );
-  const head = el('tr', {}, el('th', { class: 'l', text: 'metric' }), ...STAT_COLS.map((c) => el('th', { text: c })));
-  const rows = LATENCY_KEYS.filter((k) => s[k]).map((k) =>
-    el('tr', { 'data-metric': k }, el('td', { class: 'l', text: k }), ...STAT_COLS.map((c) => el('td', { text: fmt(s[k][c]) }))),
-  );
-  const t2 = el('table', { id: 'summary-latency' }, el('thead', {}, head), el('tbody', {}, ...rows));
+    [t('s.inputMean'), s.input_tokens?.mean],
+    [t('s.outputMean'), s.output_tokens?.mean],
+  ]);
+  const lat = Object.fromEntries(LATENCY_KEYS.filter((k) => s[k]).map((k) => [k, s[k]]));
   const warn = (s.warnings || []).map((w) => el('li', { text: w }));
-  return el('div', {}, t1, t2, warn.length ? el('ul', { class: 'muted' }, ...warn) : null);
+  return el('div', { class: 'summary' }, scroller(t1), scroller(latencyTable(lat)), warn.length ? el('ul', { class: 'muted' }, ...warn) : null);
+}
+
+/** The summary of a run in progress, from the live stream's statistics (the same numbers as its counters). */
+function liveSummaryTables(st) {
+  const t1 = scalarTable('summary-counts', [
+    [t('live.records'), st.records],
+    [t('live.warmup'), st.warmup],
+    [t('s.succeeded'), st.succeeded],
+    [t('s.failed'), st.failed],
+    ['error_rate', st.error_rate],
+    ['output tok/s', st.output_tok_s],
+    ['req/s', st.request_rps],
+  ]);
+  return el(
+    'div',
+    { class: 'summary' },
+    scroller(t1),
+    scroller(latencyTable({ ttft_ms: st.ttft_ms, e2e_ms: st.e2e_ms })),
+    el('p', { class: 'muted', text: t('live.summaryNote') }),
+  );
 }
 
 /** Largest x of a line/scatter option's data, in the option's own units. */
@@ -218,66 +359,36 @@ function maxX(option) {
   return m;
 }
 
-/**
- * Every scraped server series other than those the timeline already draws, one line per
- * (name, source, labels), on run time in seconds: the same axis as the client's timeline.
- */
-function serverSeriesOption(points, xMaxS, skip) {
-  const groups = new Map();
-  for (const p of points) {
-    if (skip.has(p.name)) continue;
-    const lab = Object.entries(p.labels || {})
-      .map(([k, v]) => `${k}=${v}`)
-      .join(',');
-    const key = `${p.name}${lab ? `{${lab}}` : ''} · ${p.source}`;
-    if (!groups.has(key)) groups.set(key, []);
-    groups.get(key).push([p.t_ms / 1000, p.value]);
-  }
-  if (groups.size === 0) return null;
-  return {
-    animation: false,
-    title: { text: 'Server series', left: 'center', textStyle: { fontSize: 14 } },
-    legend: { top: 28, type: 'scroll' },
-    tooltip: { trigger: 'axis' },
-    grid: { left: 70, right: 70, top: 60, bottom: 55 },
-    xAxis: { type: 'value', name: 'run time (s)', nameLocation: 'middle', nameGap: 30, min: 0, max: xMaxS || undefined },
-    yAxis: { type: 'value', scale: true },
-    series: [...groups].map(([name, data]) => ({
-      type: 'line',
-      name,
-      showSymbol: false,
-      data: data.sort((a, b) => a[0] - b[0]),
-    })),
-  };
-}
-
 function liveStat(id, label) {
   return el('span', {}, `${label}: `, el('b', { id, text: '—' }));
 }
 
-/** The live panel of a running run: counters and the report's timeline/TTFT CDF, fed by SSE. */
-function startLive(run, parent) {
+/**
+ * A run in progress: its live headline (counters), summary and charts, all fed by one
+ * server-sent event stream; on `end` the page reloads the finished run.
+ */
+function startLive(run, parent, setMeta) {
   const panel = el(
     'section',
-    { class: 'live', id: 'live' },
-    el('h2', { text: 'Live' }),
+    { class: 'live headline', id: 'live' },
+    el('div', { id: 'headline' }, el('div', { class: 'verdict running', text: t('live.running') })),
     el(
       'div',
       { class: 'kv' },
-      liveStat('live-records', 'records'),
-      liveStat('live-ok', 'ok'),
-      liveStat('live-failed', 'failed'),
+      liveStat('live-records', t('live.records')),
+      liveStat('live-ok', t('col.ok')),
+      liveStat('live-failed', t('col.failed')),
       liveStat('live-ttft-p50', 'TTFT p50 ms'),
       liveStat('live-ttft-p99', 'TTFT p99 ms'),
       liveStat('live-e2e-p50', 'E2E p50 ms'),
       liveStat('live-tok-s', 'output tok/s'),
-      liveStat('live-inflight', 'in flight (server running / waiting)'),
-      liveStat('live-updates', 'updates'),
+      liveStat('live-inflight', t('live.inflight')),
+      liveStat('live-updates', t('live.updates')),
     ),
   );
-  const chartsDiv = el('div', { class: 'charts' });
-  panel.append(chartsDiv);
-  parent.append(panel);
+  const summaryBox = el('div', { id: 'summary' }, el('p', { class: 'muted', text: t('live.waiting') }));
+  const grid = el('div', { class: 'charts', id: 'charts' });
+  parent.append(panel, el('h2', { text: t('summary') }), summaryBox, el('h2', { text: t('charts') }), grid);
   let timeline = null;
   let cdf = null;
   let updates = 0;
@@ -298,14 +409,18 @@ function startLive(run, parent) {
       `${fmt(u.in_flight.server_running)} / ${fmt(u.in_flight.server_waiting)}`;
     set('live-updates', updates);
     panel.dataset.records = String(u.records);
+    setMeta(u.records);
+    summaryBox.replaceChildren(liveSummaryTables(s));
+    summaryBox.dataset.records = String(u.records);
     if (u.charts?.timeline) {
-      if (timeline) timeline.setOption(u.charts.timeline, { notMerge: true });
-      else timeline = addChart(chartsDiv, 'live-timeline', u.charts.timeline);
+      if (timeline) timeline.setOption(roundAxes(u.charts.timeline), { notMerge: true });
+      else timeline = addChart(grid, 'live-timeline', u.charts.timeline);
     }
     if (u.charts?.ttft_cdf) {
-      if (cdf) cdf.setOption(u.charts.ttft_cdf, { notMerge: true });
-      else cdf = addChart(chartsDiv, 'live-ttft-cdf', u.charts.ttft_cdf);
+      if (cdf) cdf.setOption(roundAxes(u.charts.ttft_cdf), { notMerge: true });
+      else cdf = addChart(grid, 'live-ttft-cdf', u.charts.ttft_cdf);
     }
+    grid.dataset.records = String(u.records);
   };
   const es = new EventSource(`/api/runs/${encodeURIComponent(run.id)}/live`);
   liveSource = es;
@@ -316,60 +431,60 @@ function startLive(run, parent) {
     es.close();
     liveSource = null;
     panel.dataset.ended = u.status;
-    statusLine.textContent = `run ${u.status}; reloading`;
+    statusLine.textContent = t('live.ended', { status: t(`status.${u.status}`) });
     // The finished run has a stored summary and the full report charts: show those.
     route();
   });
   es.addEventListener('error', (ev) => {
-    if (ev.data) statusLine.textContent = `live stream: ${JSON.parse(ev.data).error}`;
-    else if (es.readyState === EventSource.CONNECTING) statusLine.textContent = 'live stream: reconnecting…';
+    if (ev.data) statusLine.textContent = t('live.error', { error: JSON.parse(ev.data).error });
+    else if (es.readyState === EventSource.CONNECTING) statusLine.textContent = t('live.reconnecting');
   });
 }
 
 async function showRun(id) {
   const detail = await api(`/api/runs/${encodeURIComponent(id)}`);
   const run = detail.run;
-  view.append(el('h1', {}, `Run ${run.label} `, statusSpan(run.status)));
-  view.append(
-    el('p', {
-      class: 'muted',
-      text: `${run.id} · ${run.kind} · started ${when(run.started_at_unix_ms)} UTC · ${run.records} records · summary ${detail.summary_source}`,
-    }),
-  );
-  if (run.status === 'running') startLive(run, view);
-  view.append(el('h2', { text: 'Summary' }), summaryTables(detail.summary));
-  const table = el('div', { id: 'report-table' });
-  table.innerHTML = detail.table_html; // escaped by report/table on the server
-  view.append(el('h2', { text: 'Report table' }), table);
-
-  const [{ charts: specs }, { series }] = await Promise.all([
-    api(`/api/runs/${encodeURIComponent(run.id)}/charts`),
-    api(`/api/runs/${encodeURIComponent(run.id)}/series`),
-  ]);
-  view.append(el('h2', { text: 'Charts' }));
-  const grid = el('div', { class: 'charts', id: 'charts' });
-  view.append(grid);
-  if (!specs.length) grid.append(el('p', { class: 'muted', text: 'Not enough data for any chart yet.' }));
-  // Client timeline and server series share one x range (run time, s) so they line up.
-  const timelineSpec = specs.find((c) => c.id.startsWith('timeline-'));
-  const seriesMaxS = series.reduce((m, p) => Math.max(m, p.t_ms / 1000), 0);
-  const xMaxS = Math.max(timelineSpec ? maxX(timelineSpec.option) : 0, seriesMaxS);
-  for (const c of specs) {
-    const option = c === timelineSpec ? { ...c.option, xAxis: { ...c.option.xAxis, min: 0, max: xMaxS || undefined } } : c.option;
-    addChart(grid, c.id, option);
+  view.append(el('h1', {}, `${t('run')} ${run.label} `, statusSpan(run.status)));
+  const meta = el('p', { class: 'muted', id: 'run-meta' });
+  const setMeta = (records) => {
+    meta.textContent = t('runMeta', {
+      id: run.id,
+      kind: run.kind,
+      started: when(run.started_at_unix_ms),
+      records,
+      source: t(`summarySource.${detail.summary_source}`),
+    });
+  };
+  setMeta(run.records);
+  view.append(meta);
+  if (run.status === 'running') {
+    // Everything on a live page follows the stream; the report table comes with the finished run.
+    startLive(run, view, setMeta);
+  } else {
+    view.append(fragment('run-headline', detail.headline_html));
+    view.append(el('h2', { text: t('summary') }), summaryTables(detail.summary));
+    view.append(el('h2', { text: t('reportTable') }), fragment('report-table', detail.table_html));
+    const { charts: specs } = await api(`/api/runs/${encodeURIComponent(run.id)}/charts`);
+    view.append(el('h2', { text: t('charts') }));
+    const grid = el('div', { class: 'charts', id: 'charts' });
+    const panels = el('div', { class: 'charts panels', id: 'server-panels' });
+    view.append(grid);
+    if (!specs.length) grid.append(el('p', { class: 'muted', text: t('noCharts') }));
+    // The client timeline and the server panels share one x range (run time, s) so they line up.
+    const timed = (c) => c.id.startsWith('timeline-') || c.id.startsWith('server-');
+    const xMaxS = Math.ceil(specs.filter(timed).reduce((m, c) => Math.max(m, maxX(c.option)), 0));
+    for (const c of specs) {
+      const option = timed(c) && xMaxS ? { ...c.option, xAxis: { ...c.option.xAxis, min: 0, max: xMaxS } } : c.option;
+      addChart(c.size === 'panel' ? panels : grid, c.id, option, c.size);
+    }
+    if (panels.childElementCount) view.append(el('h3', { text: t('serverSeries') }), panels);
+    const group = `run-${run.id}`;
+    for (const c of charts) c.group = group;
+    echarts.connect(group);
   }
-  // The timeline already draws running/waiting/KV usage next to the client's in-flight count.
-  const so = serverSeriesOption(series, xMaxS, new Set(timelineSpec ? ['running', 'waiting', 'kv_usage'] : []));
-  if (so) addChart(grid, 'server-series', so);
-  const group = `run-${run.id}`;
-  for (const c of charts) c.group = group;
-  echarts.connect(group);
-
   view.append(
-    el('h2', { text: 'Configuration' }),
-    el('pre', { text: run.config ? JSON.stringify(run.config, null, 2) : 'not recorded' }),
-    el('h2', { text: 'Environment' }),
-    el('pre', { text: run.environment ? JSON.stringify(run.environment, null, 2) : 'not recorded' }),
+    el('details', { class: 'level' }, el('summary', { text: t('configuration') }), el('pre', { text: run.config ? JSON.stringify(run.config, null, 2) : t('notRecorded') })),
+    el('details', { class: 'level' }, el('summary', { text: t('environment') }), el('pre', { text: run.environment ? JSON.stringify(run.environment, null, 2) : t('notRecorded') })),
   );
 }
 
@@ -377,31 +492,33 @@ async function showRun(id) {
 
 async function showCompare(ids) {
   const cmp = await api(`/api/compare?ids=${ids.map(encodeURIComponent).join(',')}`);
-  view.append(el('h1', { text: `Compare ${cmp.runs.map((r) => r.label).join(' · ')}` }));
-  const head = el('tr', {}, el('th', { class: 'l', text: 'metric' }), ...cmp.runs.map((r) => el('th', {}, el('a', { href: `#/run/${r.id}`, text: r.label }))));
+  view.append(el('h1', { text: t('compareTitle', { runs: cmp.runs.map((r) => r.label).join(' · ') }) }));
+  view.append(fragment('compare-headline', cmp.headline_html));
+  const head = el('tr', {}, el('th', { class: 'l', text: t('metric') }), ...cmp.runs.map((r) => el('th', {}, el('a', { href: `#/run/${r.id}`, text: r.label }))));
   const line = (name, get) => el('tr', {}, el('td', { class: 'l', text: name }), ...cmp.runs.map((r) => el('td', { text: fmt(get(r.summary)) })));
   view.append(
-    el(
-      'table',
-      { id: 'compare' },
-      el('thead', {}, head),
+    scroller(
       el(
-        'tbody',
-        {},
-        line('succeeded', (s) => s.requests.succeeded),
-        line('failed', (s) => s.requests.failed),
-        ...['ttft_ms', 'e2e_ms', 'tpot_ms'].flatMap((k) => ['p50', 'p95', 'p99'].map((p) => line(`${k} ${p}`, (s) => s[k]?.[p]))),
-        line('output tok/s', (s) => s.output_throughput_tok_s),
-        line('requests/s', (s) => s.request_throughput_rps),
+        'table',
+        { id: 'compare' },
+        el('thead', {}, head),
+        el(
+          'tbody',
+          {},
+          line(t('s.succeeded'), (s) => s.requests.succeeded),
+          line(t('s.failed'), (s) => s.requests.failed),
+          ...['ttft_ms', 'e2e_ms', 'tpot_ms'].flatMap((k) => ['p50', 'p95', 'p99'].map((p) => line(`${k} ${p}`, (s) => s[k]?.[p]))),
+          line('output tok/s', (s) => s.output_throughput_tok_s),
+          line('req/s', (s) => s.request_throughput_rps),
+        ),
       ),
     ),
   );
-  const table = el('div', { id: 'report-table' });
-  table.innerHTML = cmp.table_html; // escaped by report/table on the server
-  view.append(el('h2', { text: 'Report table' }), table, el('h2', { text: 'Charts' }));
+  view.append(el('h2', { text: t('reportTable') }), fragment('report-table', cmp.table_html), el('h2', { text: t('charts') }));
   const grid = el('div', { class: 'charts', id: 'charts' });
-  view.append(grid);
-  for (const c of cmp.charts) addChart(grid, c.id, c.option);
+  const panels = el('div', { class: 'charts panels' });
+  view.append(grid, panels);
+  for (const c of cmp.charts) addChart(c.size === 'panel' ? panels : grid, c.id, c.option, c.size);
 }
 
 // ---- routing ---------------------------------------------------------------------------------
@@ -421,8 +538,22 @@ async function route() {
   }
 }
 
-window.addEventListener('hashchange', route);
-window.addEventListener('resize', () => {
-  for (const c of charts) c.resize();
-});
-route();
+async function start() {
+  try {
+    const res = await fetch('/api/i18n', { headers: { accept: 'application/json' } });
+    const body = await res.json();
+    messages = body.messages || {};
+    document.documentElement.lang = body.lang || 'en';
+    document.title = t('title');
+    document.querySelector('nav a').textContent = t('runs');
+  } catch {
+    // No catalogue: the keys show, the page still works.
+  }
+  window.addEventListener('hashchange', route);
+  window.addEventListener('resize', () => {
+    for (const c of charts) c.resize();
+  });
+  route();
+}
+
+start();

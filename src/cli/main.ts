@@ -239,14 +239,19 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       action = async (io) => (await import('./commands/runs.js')).runsCommand('export', [id], opts, io);
     });
 
-  program
-    .command('report')
-    .description(
-      'comparison table, HTML report and Markdown write-up for runs, experiments or report.json files',
-    )
+  addLangOption(
+    program
+      .command('report')
+      .description(
+        'comparison table, HTML report and Markdown write-up for runs, experiments or report.json files',
+      ),
+  )
     .argument('<refs...>', 'run ids, experiment ids or report.json files')
     .option('--html <file>', 'write a self-contained HTML report')
-    .option('--md <file>', 'write the Markdown project write-up (charts as SVG files next to it)')
+    .option(
+      '--md <file>',
+      'write the Markdown project write-up (its charts as SVG files in NAME.charts/ next to it)',
+    )
     .option('--gpu-hour-usd <price>', 'GPU price per hour for the cost columns')
     .option('--title <text>', 'report title')
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
@@ -284,9 +289,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .action((refs, opts) => {
       action = async (io) => (await import('./commands/calibrate.js')).calibrateCommand(refs, opts, io);
     });
-  program
-    .command('dashboard')
-    .description('a live local dashboard over the store')
+  addLangOption(program.command('dashboard').description('a live local dashboard over the store'))
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--port <p>', 'listen port (0 = any free port)', '8600')
     .option('--host <addr>', 'listen address', '127.0.0.1')

@@ -5,9 +5,14 @@
  * the JSON API over the store, and the live stream of a running run.
  *
  * Routes (GET only):
- * - `/` the page; `/app.js`, `/style.css`, `/vendor/echarts.min.js` its assets
- * - `/api/runs[?experiment=ID]` runs, newest first · `/api/experiments` · `/api/experiments/:id`
- * - `/api/runs/:id` the row and its summary (stored, or computed while running) and the report's table
+ * - `/` the page; `/app.js`, `/style.css`, `/report.css` (the report's fragment rules),
+ *   `/vendor/echarts.min.js` its assets
+ * - `/api/i18n` the page's prose in the dashboard's language (`dashboard.*` keys)
+ * - `/api/runs[?experiment=ID]` runs, newest first · `/api/experiments`
+ * - `/api/experiments/:id` the experiment, its runs, and the report over them: headline, table
+ *   (a verdict per level), the cross-run charts (load curve with its knee) and the diagnosis
+ * - `/api/runs/:id` the row and its summary (stored, or computed while running), the report's
+ *   headline and table
  * - `/api/runs/:id/records?offset=&limit=` records in commit order, paged
  * - `/api/runs/:id/series` scraped server series (run-clock ms)
  * - `/api/runs/:id/charts` the report's charts for the run (echarts options)
@@ -20,7 +25,16 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { UsageError } from '../core/errors.js';
-import { comparisonTable, renderTableHtml, reportCharts } from '../report/index.js';
+import { CATALOGUES, type T, translator } from '../core/i18n/index.js';
+import {
+  comparisonTable,
+  diagnose,
+  diagnosisHtml,
+  FRAGMENT_CSS,
+  headlineHtml,
+  renderTableHtml,
+  reportCharts,
+} from '../report/index.js';
 import type { LoadedRun } from '../report/types.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RunRow, Store } from '../store/index.js';
@@ -47,6 +61,7 @@ export function loadAssets(assetsDir: URL): Map<string, Asset> {
     ['/', { type: 'text/html; charset=utf-8', body: read('index.html') }],
     ['/app.js', { type: 'text/javascript; charset=utf-8', body: read('app.js') }],
     ['/style.css', { type: 'text/css; charset=utf-8', body: read('style.css') }],
+    ['/report.css', { type: 'text/css; charset=utf-8', body: Buffer.from(FRAGMENT_CSS) }],
     ['/vendor/echarts.min.js', { type: 'text/javascript; charset=utf-8', body: readFileSync(echartsPath) }],
   ]);
 }
@@ -65,6 +80,8 @@ export interface AppDeps {
   livePollMs?: number;
   /** Recently loaded finished runs (see {@link loadRunCached}); created on first use when absent. */
   cache?: Map<string, CachedRun>;
+  /** Language of the page's prose and of the report fragments (default English). */
+  t?: T;
 }
 
 /** A loaded run and the row state it was loaded at. */
@@ -74,8 +91,11 @@ interface CachedRun {
   run: LoadedRun;
 }
 
-/** Finished runs kept loaded: the page asks for a run's detail and its charts back to back. */
-const CACHE_RUNS = 4;
+/**
+ * Finished runs kept loaded: the page asks for a run's detail and its charts back to back, and
+ * an experiment's page for all of its levels.
+ */
+const CACHE_RUNS = 16;
 
 /**
  * {@link loadedRunFromStore} with a small cache of finished runs: parsing every record of a large run
@@ -172,9 +192,17 @@ function decodePart(s: string): string {
 /** The API routes; each returns a JSON body, or handles the response itself (the live stream) and returns undefined. */
 function routeApi(path: string, u: URL, res: ServerResponse, deps: AppDeps): unknown {
   const { store } = deps;
+  const t = deps.t ?? translator('en');
   const parts = path.split('/').filter(Boolean).map(decodePart); // ['api', 'runs', ':id', …]
   const [, what, id, sub, extra] = parts;
 
+  if (what === 'i18n' && id === undefined) {
+    const cat = CATALOGUES[t.lang];
+    return {
+      lang: t.lang,
+      messages: Object.fromEntries(Object.entries(cat).filter(([k]) => k.startsWith('dashboard.'))),
+    };
+  }
   if (what === 'runs' && id === undefined) {
     const exp = u.searchParams.get('experiment');
     if (exp && !store.getExperiment(exp))
@@ -195,7 +223,11 @@ function routeApi(path: string, u: URL, res: ServerResponse, deps: AppDeps): unk
   if (what === 'experiments' && id !== undefined && sub === undefined) {
     const e = store.getExperiment(id);
     if (!e) throw new HttpError(404, `no experiment ${id} in the store`, 'GET /api/experiments lists them');
-    const runs = store.listRuns({ experimentId: e.id }).map(runListItem);
+    const rows = store.listRuns({ experimentId: e.id });
+    const runs = rows.map(runListItem);
+    // The report over its runs: what `servelab report EXP_ID` leads with.
+    const loaded = rows.filter((r) => r.records > 0).map((r) => loadRunCached(deps, r));
+    const d = loaded.length ? diagnose(loaded) : null;
     return {
       experiment: {
         ...experimentListItem(e, runs.length),
@@ -204,6 +236,10 @@ function routeApi(path: string, u: URL, res: ServerResponse, deps: AppDeps): unk
         summary: e.summary,
       },
       runs,
+      headline_html: d ? headlineHtml(loaded, d, t) : '',
+      table_html: loaded.length ? renderTableHtml(comparisonTable(loaded), t) : '',
+      charts: loaded.length ? reportCharts(loaded, t).filter((c) => c.run === undefined) : [],
+      diagnosis_html: d ? diagnosisHtml(d, t) : '',
     };
   }
   if (what === 'compare' && id === undefined) {
@@ -232,8 +268,9 @@ function routeApi(path: string, u: URL, res: ServerResponse, deps: AppDeps): unk
     return {
       runs: rows.map((r, k) => ({ ...runListItem(r.row as RunRow), summary: runs[k].summary })),
       table,
-      table_html: renderTableHtml(table),
-      charts: reportCharts(runs),
+      table_html: renderTableHtml(table, t),
+      headline_html: headlineHtml(runs, diagnose(runs), t),
+      charts: reportCharts(runs, t),
     };
   }
   if (what === 'runs' && id !== undefined && extra === undefined) {
@@ -252,7 +289,9 @@ function routeApi(path: string, u: URL, res: ServerResponse, deps: AppDeps): unk
           },
           summary: run.summary,
           summary_source: source,
-          table_html: renderTableHtml(comparisonTable([run])),
+          // A run in progress has its live headline on the page, from the live stream.
+          headline_html: row.status === 'running' ? '' : headlineHtml([run], diagnose([run]), t),
+          table_html: renderTableHtml(comparisonTable([run]), t),
         };
       }
       case 'records': {
@@ -277,9 +316,9 @@ function routeApi(path: string, u: URL, res: ServerResponse, deps: AppDeps): unk
       case 'series':
         return { run_id: row.id, series: store.getSeries(row.id) };
       case 'charts':
-        return { run_id: row.id, charts: reportCharts([loadRunCached(deps, row)]) };
+        return { run_id: row.id, charts: reportCharts([loadRunCached(deps, row)], t) };
       case 'live': {
-        const stop = streamLive(row, res, { store, clock: deps.clock, pollMs: deps.livePollMs });
+        const stop = streamLive(row, res, { store, clock: deps.clock, pollMs: deps.livePollMs, t });
         deps.liveStreams.add(stop);
         res.on('close', () => deps.liveStreams.delete(stop));
         return undefined;
@@ -289,7 +328,7 @@ function routeApi(path: string, u: URL, res: ServerResponse, deps: AppDeps): unk
   throw new HttpError(
     404,
     `no such API route: ${path}`,
-    'routes: /api/runs, /api/experiments, /api/runs/:id, /api/runs/:id/records, /api/runs/:id/series, /api/runs/:id/charts, /api/runs/:id/live, /api/compare?ids=a,b',
+    'routes: /api/i18n, /api/runs, /api/experiments, /api/runs/:id, /api/runs/:id/records, /api/runs/:id/series, /api/runs/:id/charts, /api/runs/:id/live, /api/compare?ids=a,b',
   );
 }
 

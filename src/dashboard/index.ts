@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../core/errors.js';
+import type { T } from '../core/i18n/index.js';
 import { type Clock, RealClock } from '../runtime/clock.js';
 import { openStore } from '../store/index.js';
 import { createDashboardHandler, DEFAULT_ASSETS_DIR, loadAssets } from './app.js';
@@ -53,6 +54,8 @@ export interface DashboardOptions {
   livePollMs?: number;
   /** The page's files; default the bundled `assets/dashboard/`. */
   assetsDir?: URL;
+  /** Language of the page's prose (`--lang`; default English). */
+  t?: T;
 }
 
 /** A running dashboard. */
@@ -115,7 +118,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     );
   }
   const server = createServer(
-    createDashboardHandler({ store, clock, assets, liveStreams, livePollMs: opts.livePollMs }),
+    createDashboardHandler({ store, clock, assets, liveStreams, livePollMs: opts.livePollMs, t: opts.t }),
   );
 
   try {

@@ -16,6 +16,7 @@ import { e2eMs, ttftMs } from '../analysis/request.js';
 import { insertSorted, percentile } from '../analysis/stats.js';
 import { summarize } from '../analysis/summary.js';
 import { attemptEndAt } from '../analysis/window.js';
+import { type T, translator } from '../core/i18n/index.js';
 import { OUTCOMES, type Outcome, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
 import { cdfOption, timelineOption } from '../report/charts.js';
 import type { LoadedRun } from '../report/types.js';
@@ -214,7 +215,7 @@ export class LiveTracker {
   }
 
   /** The report's timeline and TTFT CDF over what has arrived, as echarts options (null when not drawable yet). */
-  charts(label: string, runId: string): LiveCharts {
+  charts(label: string, runId: string, t: T = translator('en')): LiveCharts {
     const run: LoadedRun = {
       id: runId,
       label,
@@ -224,7 +225,7 @@ export class LiveTracker {
       records: this.kept,
       series: this.series,
     };
-    return { timeline: timelineOption(run), ttft_cdf: cdfOption([run], 'ttft_ms') };
+    return { timeline: timelineOption(run, t), ttft_cdf: cdfOption([run], 'ttft_ms', t) };
   }
 }
 
@@ -234,6 +235,8 @@ export interface LiveDeps {
   clock: Clock;
   /** Poll period, ms. Default {@link LIVE_POLL_MS}. */
   pollMs?: number;
+  /** Language of the charts' titles and axes (default English). */
+  t?: T;
 }
 
 /** One SSE frame. Data is one JSON line, so no `data:` continuation is needed. */
@@ -318,7 +321,7 @@ export function streamLive(row: RunRow, res: ServerResponse, deps: LiveDeps): ()
       client_recent: tracker.clientInFlightAtEdge(),
     },
     series: newSeries,
-    charts: tracker.charts(label, row.id),
+    charts: tracker.charts(label, row.id, deps.t),
   });
 
   const tick = (first: boolean) => {

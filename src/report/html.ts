@@ -1,55 +1,119 @@
 /**
  * @module report/html
- * The self-contained HTML report: validity verdict first, then the comparison table, the
- * charts (echarts SSR, inline SVG), the diagnosis and the full record of each run with missing
- * fields shown as missing. No scripts, no external URLs: it opens offline from a file.
+ * The self-contained HTML report. It leads with the headline (the verdict and why, the key
+ * numbers against the SLOs, the one-line diagnosis) and, for a sweep or matrix, the load curve
+ * with its knee; then the comparison table (it scrolls sideways, first column sticky), the
+ * cross-run charts in a responsive grid of small multiples, each level's own charts (timeline,
+ * chunk gaps, server panels) folded per level, the diagnosis and the full record of each run
+ * with missing fields shown as missing. No scripts, no external URLs: it opens offline from a
+ * file. Every sentence goes through the message catalogue (`report.*`), so it reads in English
+ * or Chinese; metric names stay as they are.
  */
 import { formatErrorGroup } from '../analysis/errors.js';
+import { type T, translator } from '../core/i18n/index.js';
 import { redactSecrets } from '../core/redact.js';
-import { renderSvg, reportCharts } from './charts.js';
-import { comparisonTable, escapeHtml, renderTableHtml, type TableOptions } from './table.js';
-import type { Diagnosis, LoadedRun, ReportRecordField } from './types.js';
+import { type ChartSpec, findKnee, loadCurves, renderChartSvg, reportCharts, sloOf } from './charts.js';
+import {
+  type ComparisonRow,
+  comparisonTable,
+  escapeHtml,
+  renderTableHtml,
+  type TableOptions,
+  verdictCell,
+  verdictText,
+} from './table.js';
+import type { Diagnosis, Finding, LoadedRun, ReportRecordField } from './types.js';
 
-const CSS = `
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;max-width:1560px}
-h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd;padding-bottom:4px}
-.verdict{padding:10px 14px;border-radius:6px;font-weight:600}
+const EN = translator('en');
+
+/**
+ * The rules of the report's fragments (headline, table, chart grid, folded levels, findings):
+ * the report embeds them, and the dashboard serves them (`/report.css`) for the same fragments.
+ */
+export const FRAGMENT_CSS = `
+.headline{border:1px solid #d8d8d8;border-radius:8px;padding:12px 14px;background:#fcfcfc}
+.verdict{padding:8px 12px;border-radius:6px;font-weight:600}
 .valid{background:#e6f4ea;border:1px solid #8bc79b}.invalid{background:#fdecea;border:1px solid #e6a19a}
-table{border-collapse:collapse;font-size:12px;margin:8px 0}
-th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap}
-th{background:#f3f3f3}td:first-child,td:nth-child(2){text-align:left}
+.reasons{margin:6px 0 0;font-size:13px}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:8px;margin:10px 0}
+.card{border:1px solid #e2e2e2;border-radius:6px;padding:6px 10px;background:#fff}
+.card .k{font-size:12px;color:#555}.card .v{font-size:20px;font-weight:600;font-variant-numeric:tabular-nums}
+.card .s{font-size:11px;color:#666}.card.over{border-color:#e6a19a;background:#fff5f4}.card.over .v{color:#b3261e}
+.card.met{border-color:#8bc79b}
+.oneline{margin:6px 0 0;font-size:14px}.focus{font-size:12px;color:#555;margin:4px 0}
+.table-scroll{overflow-x:auto;max-width:100%;border:1px solid #e5e5e5}
+table{border-collapse:separate;border-spacing:0;font-size:12px;margin:0}
+th,td{border-right:1px solid #ddd;border-bottom:1px solid #ddd;padding:3px 6px;text-align:right;white-space:nowrap;background:#fff}
+th{background:#f3f3f3;position:sticky;top:0}th.l,td.l{text-align:left}
+table.comparison tr>*:first-child{position:sticky;left:0;z-index:1;text-align:left;border-right:2px solid #ccc}
+table.comparison th:first-child{z-index:2}
+tr.invalid td{color:#777;background:#f4f4f4}
 td.unreliable{color:#a15c00;background:#fff6e5}
 .note{font-size:12px;color:#a15c00}
-.charts{display:flex;flex-wrap:wrap;gap:12px}
-figure{margin:0;border:1px solid #eee}figcaption{font-size:12px;text-align:center;color:#555}
-.finding{border-left:4px solid #e0a800;padding:4px 12px;margin:12px 0;background:#fffdf3}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,560px),1fr));gap:12px}
+.charts.panels{grid-template-columns:repeat(auto-fill,minmax(min(100%,300px),1fr))}
+.charts.lead{grid-template-columns:minmax(0,960px)}
+figure{margin:0;border:1px solid #eee;min-width:0}figcaption{font-size:12px;text-align:center;color:#555}
+figure svg{display:block;width:100%;height:auto}
+details.level{border:1px solid #e5e5e5;border-radius:6px;margin:8px 0;padding:4px 10px}
+details.level>summary{cursor:pointer;font-weight:600}
+.finding{border-left:4px solid #e0a800;padding:4px 12px;margin:12px 0;background:#fffdf3;overflow-wrap:anywhere}
 .finding.critical{border-color:#c0392b}.finding.info{border-color:#3b82f6}
-code{background:#f3f3f3;padding:1px 4px;border-radius:3px}
+code{background:#f3f3f3;padding:1px 4px;border-radius:3px;overflow-wrap:anywhere}
 .missing{color:#c0392b;font-style:italic}
-pre{background:#f7f7f7;padding:8px;font-size:12px;overflow:auto}
+pre{background:#f7f7f7;padding:8px;font-size:12px;overflow:auto;max-width:100%}
+table.record td:last-child{white-space:normal;text-align:left;overflow-wrap:anywhere}
 .src-probed{color:#1b7f3b}.src-declared{color:#555}.src-missing{color:#c0392b}
 `;
 
+const CSS = `
+*{box-sizing:border-box}
+body{font-family:system-ui,-apple-system,"Segoe UI","PingFang SC","Noto Sans CJK SC",sans-serif;margin:0 auto;padding:16px clamp(10px,2vw,28px);color:#222;max-width:1600px}
+h1{font-size:22px;margin:6px 0 12px;overflow-wrap:anywhere}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd;padding-bottom:4px}
+h3{font-size:15px}
+${FRAGMENT_CSS}`;
+
+/**
+ * The validity reasons grouped by code, in first-seen order: one entry per code with the runs
+ * it holds for and the first run's message (a sweep's levels often share a reason).
+ */
+export function groupedReasons(
+  d: Diagnosis,
+  runs: readonly LoadedRun[] = [],
+): { code: string; runs: string[]; message: string }[] {
+  const label = new Map(runs.map((r) => [r.id, r.label]));
+  const by = new Map<string, { code: string; runs: string[]; message: string }>();
+  for (const r of d.reasons) {
+    const g = by.get(r.code);
+    const name = label.get(r.run) ?? r.run;
+    if (g) {
+      if (!g.runs.includes(name)) g.runs.push(name);
+    } else by.set(r.code, { code: r.code, runs: [name], message: r.message });
+  }
+  return [...by.values()];
+}
+
 /** The verdict banner's HTML. */
-export function verdictHtml(d: Diagnosis): string {
-  const partly = (d.skipped ?? []).length ? ' (some checks could not run: see Diagnosis, not checked)' : '';
-  const head = `<div class="verdict ${d.valid ? 'valid' : 'invalid'}" id="verdict">valid: ${d.valid}${partly}</div>`;
+export function verdictHtml(d: Diagnosis, t: T = EN, runs: readonly LoadedRun[] = []): string {
+  const partly = (d.skipped ?? []).length ? ` ${t('report.verdict.partly')}` : '';
+  const head = `<div class="verdict ${d.valid ? 'valid' : 'invalid'}" id="verdict">${escapeHtml(t(d.valid ? 'report.verdict.valid' : 'report.verdict.invalid'))}${escapeHtml(partly)}</div>`;
   if (d.reasons.length === 0) return head;
-  const items = d.reasons.map(
-    (r) => `<li><code>${escapeHtml(r.code)}</code> [${escapeHtml(r.run)}] ${escapeHtml(r.message)}</li>`,
+  const items = groupedReasons(d, runs).map(
+    (g) =>
+      `<li><code>${escapeHtml(g.code)}</code> [${escapeHtml(g.runs.join(', '))}] ${escapeHtml(g.runs.length > 1 ? t('report.verdict.firstOf', { message: g.message }) : g.message)}</li>`,
   );
   return `${head}\n<ul class="reasons">${items.join('')}</ul>`;
 }
 
 /** The findings and unexplained observations as HTML. */
-export function diagnosisHtml(d: Diagnosis): string {
+export function diagnosisHtml(d: Diagnosis, t: T = EN): string {
   const f = d.findings.map(
     (x) => `<div class="finding ${x.severity}" data-rule="${escapeHtml(x.rule)}">
 <p><strong>${escapeHtml(x.symptom)}</strong> <small>(${escapeHtml(x.rule)}; ${escapeHtml(x.runs.join(', '))})</small></p>
 <ul>${x.evidence.map((e) => `<li>${escapeHtml(e)}</li>`).join('')}</ul>
-${x.request_ids.length ? `<p>requests: ${x.request_ids.map((id) => `<code>${escapeHtml(id)}</code>`).join(' ')}</p>` : ''}
-<p>likely mechanism: ${escapeHtml(x.mechanism)}</p>
-<p>next: <code>${escapeHtml(x.next.command)}</code> — ${escapeHtml(x.next.change)}</p>
+${x.request_ids.length ? `<p>${escapeHtml(t('report.diag.requests'))}: ${x.request_ids.map((id) => `<code>${escapeHtml(id)}</code>`).join(' ')}</p>` : ''}
+<p>${escapeHtml(t('report.diag.mechanism'))}: ${escapeHtml(x.mechanism)}</p>
+<p>${escapeHtml(t('report.diag.next'))}: <code>${escapeHtml(x.next.command)}</code> — ${escapeHtml(x.next.change)}</p>
 </div>`,
   );
   const u = d.unexplained.map(
@@ -61,10 +125,182 @@ ${x.request_ids.length ? `<p>requests: ${x.request_ids.map((id) => `<code>${esca
       `<li>[${escapeHtml(x.run)}] ${x.checks.map((c) => `<code>${escapeHtml(c)}</code>`).join(' ')}: ${escapeHtml(x.reason)}</li>`,
   );
   return [
-    f.length ? f.join('\n') : '<p>No rule matched.</p>',
-    u.length ? `<h3>Unexplained</h3><ul>${u.join('')}</ul>` : '',
-    s.length ? `<h3>Not checked</h3><ul class="skipped">${s.join('')}</ul>` : '',
+    f.length ? f.join('\n') : `<p>${escapeHtml(t('report.diag.noRule'))}</p>`,
+    u.length ? `<h3>${escapeHtml(t('report.diag.unexplained'))}</h3><ul>${u.join('')}</ul>` : '',
+    s.length
+      ? `<h3>${escapeHtml(t('report.diag.notChecked'))}</h3><ul class="skipped">${s.join('')}</ul>`
+      : '',
   ].join('\n');
+}
+
+/** One key number of the headline, judged against its SLO when there is one. */
+export interface HeadlineMetric {
+  /** The metric's name as the summary keys it (`ttft_ms p99`, `error_rate`): never translated. */
+  name: string;
+  value: number | null;
+  /** What the value is shown in (`ms`, `%`, `tok/s`, `req/s`). */
+  unit: string;
+  digits: number;
+  /** The objective it is judged against (same unit), when the run had one. */
+  slo: number | null;
+  /** Whether it meets the objective; null without one (or without a value). */
+  met: boolean | null;
+}
+
+/** What the headline shows: the verdict, the run it speaks for, its key numbers, the diagnosis in one line. */
+export interface Headline {
+  valid: boolean;
+  /** Some checks could not run (the diagnosis's `skipped`). */
+  partly: boolean;
+  /** The run whose numbers the cards show, and why that one. */
+  focus: { run: LoadedRun; row: ComparisonRow; why: 'only' | 'knee' | 'best' | 'last' };
+  /** The knee of the first load curve, as a level, when the runs form one and it bent. */
+  knee: { axis: 'concurrency' | 'rate_rps'; level: number } | null;
+  /** Whether the runs form a load curve (a sweep or matrix). */
+  curve: boolean;
+  /** Levels that are valid, of all (for a sweep). */
+  validLevels: number;
+  metrics: HeadlineMetric[];
+  /** The most severe finding, and how many more there are. */
+  finding: Finding | null;
+  more: number;
+}
+
+const SEVERITY_RANK = { critical: 0, warn: 1, info: 2 } as const;
+
+/**
+ * The headline of a report over `runs`: the run it speaks for is the only one, else the knee
+ * level of the load curve, else the valid run with the highest output tok/s, else the last.
+ */
+export function headlineOf(runs: readonly LoadedRun[], d: Diagnosis, opts: TableOptions = {}): Headline {
+  const rows = comparisonTable(runs, opts);
+  const invalid = new Set(d.reasons.map((r) => r.run));
+  let focus = runs.length - 1;
+  let why: Headline['focus']['why'] = runs.length === 1 ? 'only' : 'last';
+  let knee: Headline['knee'] = null;
+  const lc = runs.length > 1 ? loadCurves(runs) : null;
+  const curve = lc?.curves[0];
+  if (lc && curve) {
+    const k = findKnee(
+      curve.points.map((p) => p.x),
+      curve.points.map((p) => (p.valid ? p.output_tok_s : null)),
+    );
+    if (k !== null) {
+      knee = { axis: lc.axis, level: curve.points[k].x };
+      const i = runs.findIndex((r) => r.label === curve.points[k].run && r.level?.[lc.axis] === knee?.level);
+      if (i >= 0) [focus, why] = [i, 'knee'];
+    }
+  }
+  if (why === 'last') {
+    let best = -1;
+    runs.forEach((r, i) => {
+      const v = r.summary.output_throughput_tok_s;
+      if (
+        !invalid.has(r.id) &&
+        v !== null &&
+        (best < 0 || v > (runs[best].summary.output_throughput_tok_s ?? 0))
+      )
+        best = i;
+    });
+    if (best >= 0) [focus, why] = [best, 'best'];
+  }
+  const run = runs[focus];
+  const s = run.summary;
+  const slo = sloOf([run]) ?? {};
+  const m = (
+    name: string,
+    value: number | null | undefined,
+    unit: string,
+    digits: number,
+    objective?: number,
+    higherIsBetter = false,
+  ): HeadlineMetric => {
+    const v = value ?? null;
+    const o = objective ?? null;
+    return {
+      name,
+      value: v,
+      unit,
+      digits,
+      slo: o,
+      met: v === null || o === null ? null : higherIsBetter ? v >= o : v <= o,
+    };
+  };
+  const metrics = [
+    m('ttft_ms p50', s.ttft_ms.p50, 'ms', 0, slo.ttft_ms),
+    m('ttft_ms p99', s.ttft_ms.p99, 'ms', 0, slo.ttft_ms),
+    m('tpot_ms p50', s.tpot_ms.p50, 'ms', 2, slo.tpot_ms),
+    m('tpot_ms p99', s.tpot_ms.p99, 'ms', 2, slo.tpot_ms),
+    m('goodput', s.goodput.rps, 'req/s', 2),
+    m('error_rate', s.error_rate === null ? null : s.error_rate * 100, '%', 1),
+    m('output tok/s', s.output_throughput_tok_s, 'tok/s', 0),
+  ];
+  const findings = [...d.findings].sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity]);
+  return {
+    valid: d.valid,
+    partly: (d.skipped ?? []).length > 0,
+    focus: { run, row: rows[focus], why },
+    knee,
+    curve: curve !== undefined,
+    validLevels: runs.filter((r) => !invalid.has(r.id)).length,
+    metrics,
+    finding: findings[0] ?? null,
+    more: Math.max(0, findings.length - 1),
+  };
+}
+
+/** A headline number as text: rounded, with its unit; `—` for no data. */
+export function headlineValue(x: HeadlineMetric): string {
+  return x.value === null ? '—' : `${x.value.toFixed(x.digits)} ${x.unit}`;
+}
+
+/** Why the headline speaks for this run, in a sentence. */
+export function headlineFocusText(h: Headline, t: T, runs: readonly LoadedRun[]): string {
+  const label = h.focus.run.label;
+  if (h.focus.why === 'only') return '';
+  const base =
+    h.focus.why === 'knee'
+      ? t('report.headline.focusKnee', { run: label, level: h.knee?.level ?? '' })
+      : h.focus.why === 'best'
+        ? t('report.headline.focusBest', { run: label })
+        : t('report.headline.focusLast', { run: label });
+  const join = (a: string, b: string) => t('report.headline.join', { a, b });
+  const levels = join(base, t('report.headline.levels', { valid: h.validLevels, all: runs.length }));
+  return h.curve && h.knee === null ? join(levels, t('report.headline.noKnee')) : levels;
+}
+
+/** The one-line diagnosis. */
+export function headlineDiagnosisText(h: Headline, t: T): string {
+  if (!h.finding) return t('report.headline.noFinding');
+  const f = h.finding;
+  const more = h.more ? t('report.headline.more', { n: h.more }) : '';
+  return `${t('report.headline.diagnosis', { symptom: f.symptom, rule: f.rule })}${more}`;
+}
+
+/** The headline as HTML (`<section id="headline">`), for the report and the dashboard's run and experiment pages. */
+export function headlineHtml(
+  runs: readonly LoadedRun[],
+  d: Diagnosis,
+  t: T = EN,
+  opts: TableOptions = {},
+): string {
+  if (runs.length === 0) return '';
+  const h = headlineOf(runs, d, opts);
+  const cards = h.metrics.map((x) => {
+    const cls = x.met === null ? '' : x.met ? ' met' : ' over';
+    const slo =
+      x.slo === null
+        ? ''
+        : `<div class="s">${escapeHtml(t(x.met === false ? 'report.headline.sloOver' : 'report.headline.sloMet', { slo: `${x.slo} ${x.unit}` }))}</div>`;
+    return `<div class="card${cls}" data-metric="${escapeHtml(x.name)}"><div class="k">${escapeHtml(x.name)}</div><div class="v">${escapeHtml(headlineValue(x))}</div>${slo}</div>`;
+  });
+  const focus = headlineFocusText(h, t, runs);
+  return `<section class="headline" id="headline">
+${verdictHtml(d, t, runs)}
+${focus ? `<p class="focus">${escapeHtml(focus)}</p>` : ''}
+<div class="cards">${cards.join('')}</div>
+<p class="oneline" id="oneline">${escapeHtml(headlineDiagnosisText(h, t))}</p>
+</section>`;
 }
 
 /**
@@ -88,24 +324,26 @@ export function sourceStatsRows(run: LoadedRun): { header: string[]; rows: strin
 }
 
 /** A run read from another tool's result file: whose definitions, what it lacks, its statistics. */
-export function runSourceHtml(run: LoadedRun): string {
+export function runSourceHtml(run: LoadedRun, t: T = EN): string {
   const src = run.source;
   if (!src) return '';
-  const t = sourceStatsRows(run);
-  const table = t
-    ? `<table class="source-stats"><thead><tr>${t.header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${t.rows
+  const st = sourceStatsRows(run);
+  const table = st
+    ? `<div class="table-scroll"><table class="source-stats"><thead><tr>${st.header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${st.rows
         .map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`)
-        .join('')}</tbody></table>`
+        .join('')}</tbody></table></div>`
     : '';
-  return `<p><strong>definitions: vLLM</strong>: read from a vLLM result file (<code>vllm bench serve --save-result</code>)</p>
+  return `<p><strong>${escapeHtml(t('report.source.definitions'))}</strong>: ${escapeHtml(t('report.source.readFrom'))} (<code>vllm bench serve --save-result</code>)</p>
 <ul class="definitions">${src.definitions.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>
 ${table}
-${src.notes.length ? `<p>notes</p><ul class="source-notes">${src.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : ''}`;
+${src.notes.length ? `<p>${escapeHtml(t('report.source.notes'))}</p><ul class="source-notes">${src.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : ''}`;
 }
 
-const show = (v: unknown): string =>
+const missingHtml = (t: T) => `<span class="missing">${escapeHtml(t('common.missing'))}</span>`;
+
+const show = (v: unknown, t: T): string =>
   v === null || v === undefined
-    ? '<span class="missing">missing</span>'
+    ? missingHtml(t)
     : escapeHtml(typeof v === 'object' ? JSON.stringify(redactSecrets(v)) : String(v));
 
 /**
@@ -121,33 +359,54 @@ export function recordFields(run: LoadedRun): [string, ReportRecordField][] {
 }
 
 /** One run's full record (every field, missing parts marked), config and environment. */
-export function runRecordHtml(run: LoadedRun): string {
+export function runRecordHtml(run: LoadedRun, t: T = EN): string {
   const rows = run.record
     ? recordFields(run).map(([name, f]) => {
         const missing = new Set(f.missing ?? []);
         const parts = Object.entries(f.value ?? {}).map(
           ([k, v]) =>
-            `${escapeHtml(k)}: ${missing.has(k) || v === null || v === undefined ? '<span class="missing">missing</span>' : show(v)}`,
+            `${escapeHtml(k)}: ${missing.has(k) || v === null || v === undefined ? missingHtml(t) : show(v, t)}`,
         );
-        return `<tr><td>${escapeHtml(name)}</td><td class="src-${escapeHtml(f.source)}">${escapeHtml(f.source)}</td><td style="text-align:left;white-space:normal">${parts.join('<br>') || '<span class="missing">missing</span>'}</td></tr>`;
+        return `<tr><td>${escapeHtml(name)}</td><td class="src-${escapeHtml(f.source)}">${escapeHtml(f.source)}</td><td>${parts.join('<br>') || missingHtml(t)}</td></tr>`;
       })
     : [];
   const table = rows.length
-    ? `<table class="record"><thead><tr><th>field</th><th>source</th><th>value</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
-    : '<p class="missing">missing: no experiment record for this run</p>';
-  return `<details open><summary><strong>${escapeHtml(run.label)}</strong> (${escapeHtml(run.id)})</summary>
-${runSourceHtml(run)}
+    ? `<div class="table-scroll"><table class="record"><thead><tr><th class="l">${escapeHtml(t('report.record.field'))}</th><th class="l">${escapeHtml(t('report.record.source'))}</th><th class="l">${escapeHtml(t('report.record.value'))}</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`
+    : `<p class="missing">${escapeHtml(t('report.record.none'))}</p>`;
+  const errors = run.summary.errors ?? [];
+  return `<details class="level"><summary>${escapeHtml(run.label)} (${escapeHtml(run.id)})</summary>
+${runSourceHtml(run, t)}
 ${table}
-<p>configuration</p><pre>${escapeHtml(JSON.stringify(redactSecrets(run.config), null, 2))}</pre>
-<p>environment</p><pre>${escapeHtml(JSON.stringify(redactSecrets(run.environment), null, 2))}</pre>
-${(run.summary.errors ?? []).length ? `<p>top errors</p><ul>${run.summary.errors.map((g) => `<li>${escapeHtml(formatErrorGroup(g))}${g.hint ? ` <small>(hint: ${escapeHtml(g.hint)})</small>` : ''}</li>`).join('')}</ul>` : ''}
-${run.summary.warnings.length ? `<p>summary warnings</p><ul>${run.summary.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : ''}
+<p>${escapeHtml(t('report.record.configuration'))}</p><pre>${escapeHtml(JSON.stringify(redactSecrets(run.config), null, 2))}</pre>
+<p>${escapeHtml(t('report.record.environment'))}</p><pre>${escapeHtml(JSON.stringify(redactSecrets(run.environment), null, 2))}</pre>
+${errors.length ? `<p>${escapeHtml(t('report.record.topErrors'))}</p><ul>${errors.map((g) => `<li>${escapeHtml(formatErrorGroup(g))}${g.hint ? ` <small>(${escapeHtml(t('report.record.hint'))}: ${escapeHtml(g.hint)})</small>` : ''}</li>`).join('')}</ul>` : ''}
+${run.summary.warnings.length ? `<p>${escapeHtml(t('report.record.warnings'))}</p><ul>${run.summary.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : ''}
 </details>`;
+}
+
+/** One chart as a `<figure>` with its inline SVG. */
+export function figureHtml(c: ChartSpec): string {
+  return `<figure data-chart="${escapeHtml(c.id)}">${renderChartSvg(c)}<figcaption>${escapeHtml(c.title)}</figcaption></figure>`;
+}
+
+/**
+ * The charts of one run (timeline, chunk gaps, then its server panels in their own smaller
+ * grid), for a run's folded detail.
+ */
+export function runChartsHtml(charts: readonly ChartSpec[]): string {
+  const big = charts.filter((c) => c.size !== 'panel');
+  const panels = charts.filter((c) => c.size === 'panel');
+  return [
+    big.length ? `<div class="charts">${big.map(figureHtml).join('\n')}</div>` : '',
+    panels.length ? `<div class="charts panels">${panels.map(figureHtml).join('\n')}</div>` : '',
+  ].join('\n');
 }
 
 /** Options for {@link renderHtmlReport}. */
 export interface HtmlReportOptions extends TableOptions {
   title?: string;
+  /** Language of the prose (default English). */
+  t?: T;
 }
 
 /**
@@ -160,28 +419,46 @@ export function renderHtmlReport(
   diagnosis: Diagnosis,
   opts: HtmlReportOptions = {},
 ): string {
-  const title = opts.title ?? `servelab report: ${runs.map((r) => r.label).join(', ')}`;
-  const charts = reportCharts(runs).map(
-    (c) =>
-      `<figure data-chart="${escapeHtml(c.id)}">${renderSvg(c.option)}<figcaption>${escapeHtml(c.title)}</figcaption></figure>`,
-  );
+  const t = opts.t ?? EN;
+  const title = opts.title ?? t('report.title', { runs: runs.map((r) => r.label).join(', ') });
+  const all = reportCharts(runs, t);
+  const lead = all.find((c) => c.id === 'load-curve');
+  const shared = all.filter((c) => c.run === undefined && c !== lead);
+  // A single run's own charts sit in the main grid; a sweep's fold per level.
+  const single = runs.length === 1;
+  const perRun = runs.map((r) => ({ run: r, charts: all.filter((c) => c.run === r.id) }));
+  const rows = comparisonTable(runs, opts);
+  const levels = single
+    ? runChartsHtml(perRun[0]?.charts ?? [])
+    : perRun
+        .filter((x) => x.charts.length > 0)
+        .map((x, i) => {
+          const verdict = verdictCell(rows[runs.indexOf(x.run)]?.verdict ?? verdictText([]), t);
+          return `<details class="level" data-run="${escapeHtml(x.run.id)}"${i === 0 ? ' open' : ''}><summary>${escapeHtml(x.run.label)} · ${escapeHtml(verdict)}</summary>
+${runChartsHtml(x.charts)}
+</details>`;
+        })
+        .join('\n');
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="${t.lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
 <style>${CSS}</style></head>
 <body>
 <h1>${escapeHtml(title)}</h1>
-${verdictHtml(diagnosis)}
-<h2>Comparison</h2>
-${renderTableHtml(comparisonTable(runs, opts))}
-<h2>Charts</h2>
-<div class="charts">${charts.join('\n') || '<p>Not enough data for any chart.</p>'}</div>
-<h2>Diagnosis</h2>
-${diagnosisHtml(diagnosis)}
-<h2>Runs</h2>
-${runs.map(runRecordHtml).join('\n')}
+${headlineHtml(runs, diagnosis, t, opts)}
+${lead ? `<div class="charts lead">${figureHtml(lead)}</div>` : ''}
+<h2>${escapeHtml(t('report.h.results'))}</h2>
+${renderTableHtml(rows, t)}
+<h2>${escapeHtml(t('report.h.charts'))}</h2>
+${shared.length ? `<div class="charts">${shared.map(figureHtml).join('\n')}</div>` : ''}
+${single ? levels : levels ? `<h3>${escapeHtml(t('report.h.levels'))}</h3>\n${levels}` : ''}
+${all.length ? '' : `<p>${escapeHtml(t('report.noCharts'))}</p>`}
+<h2>${escapeHtml(t('report.h.diagnosis'))}</h2>
+${diagnosisHtml(diagnosis, t)}
+<h2>${escapeHtml(t('report.h.runs'))}</h2>
+${runs.map((r) => runRecordHtml(r, t)).join('\n')}
 </body></html>
 `;
 }

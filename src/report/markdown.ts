@@ -1,64 +1,67 @@
 /**
  * @module report/markdown
- * The Markdown project write-up (`servelab report --md`): nine sections from background to next
- * hypotheses, with the comparison table, charts as SVG files linked next to it, the diagnosis
- * as the explanation, and source-reading placeholders naming the vLLM and SGLang files to trace.
- * Pure: it returns the text and the SVG files; the caller writes them.
+ * The Markdown project write-up (`servelab report --md`) in the course's seven sections:
+ * background and goals, system configuration, load design, metric results, the explanation of
+ * the problem, what the source code showed, and the conclusion (背景与目标、系统配置、负载设计、
+ * 指标结果、问题解释、源码发现、最终结论). It leads with the headline; §2 is filled from each
+ * run's experiment record, config and probes (missing only for what none of them knows); the
+ * results table is split so that no table is wider than about 12 columns; charts are SVG files
+ * in the write-up's own folder (`NAME.charts/`, so two write-ups in one folder keep their own);
+ * §6 lists the source notes the caller passes (`sourceNotes`). Every sentence goes through the
+ * catalogue (`writeup.*`, `report.*`). Pure: it returns the text and the SVG files; the caller
+ * writes them.
  */
 import { formatErrorGroup } from '../analysis/errors.js';
+import { type T, translator } from '../core/i18n/index.js';
 import { redactSecrets } from '../core/redact.js';
-import { renderSvg, reportCharts } from './charts.js';
-import { recordFields, sourceStatsRows } from './html.js';
-import { comparisonTable, renderTableMarkdown, type TableOptions } from './table.js';
+import { renderChartSvg, reportCharts } from './charts.js';
+import { runEngine } from './diagnose/engine-terms.js';
+import {
+  groupedReasons,
+  headlineDiagnosisText,
+  headlineFocusText,
+  headlineOf,
+  headlineValue,
+  recordFields,
+  sourceStatsRows,
+} from './html.js';
+import { sourceNotes } from './source-map.js';
+import { COLUMN_GROUPS, comparisonTable, renderTableMarkdown, type TableOptions } from './table.js';
 import type { Diagnosis, LoadedRun } from './types.js';
 
-/** The four objects to trace through an engine's source, with where each lives. */
-export const SOURCE_MAP: readonly { object: string; question: string; vllm: string[]; sglang: string[] }[] = [
-  {
-    object: 'Service entry',
-    question: 'where the HTTP request arrives, is templated and tokenised, and becomes an engine request',
-    vllm: [
-      'vllm/entrypoints/openai/api_server.py',
-      'vllm/entrypoints/openai/serving_chat.py',
-      'vllm/v1/engine/async_llm.py',
-    ],
-    sglang: [
-      'python/sglang/srt/entrypoints/http_server.py',
-      'python/sglang/srt/managers/tokenizer_manager.py',
-    ],
-  },
-  {
-    object: 'Request state',
-    question: 'what the engine keeps per request (tokens, status, KV blocks, timestamps)',
-    vllm: ['vllm/v1/request.py', 'vllm/v1/core/kv_cache_manager.py'],
-    sglang: ['python/sglang/srt/managers/schedule_batch.py', 'python/sglang/srt/mem_cache/radix_cache.py'],
-  },
-  {
-    object: 'Scheduler',
-    question: 'who runs next: token budget, chunked prefill, preemption, prefix reuse',
-    vllm: ['vllm/v1/core/sched/scheduler.py', 'vllm/v1/core/sched/output.py'],
-    sglang: ['python/sglang/srt/managers/scheduler.py', 'python/sglang/srt/managers/schedule_policy.py'],
-  },
-  {
-    object: 'Execution backend',
-    question: 'how a batch becomes kernels: input preparation, attention backend, CUDA graphs, sampling',
-    vllm: [
-      'vllm/v1/worker/gpu_model_runner.py',
-      'vllm/v1/worker/gpu_worker.py',
-      'vllm/v1/attention/backends/',
-    ],
-    sglang: [
-      'python/sglang/srt/model_executor/model_runner.py',
-      'python/sglang/srt/model_executor/cuda_graph_runner.py',
-    ],
-  },
-];
+const EN = translator('en');
+
+/**
+ * One row of §6 (源码发现): where a mechanism lives in an engine's source, checked at a version.
+ * The rows come from the caller (the source map); the write-up only renders them.
+ */
+export interface SourceNoteRow {
+  /** `vllm`, `sglang`, `llama.cpp`, `servelab-sim` … */
+  engine: string;
+  /** Which of the course's objects: service entry, request state, scheduler, execution backend. */
+  object: string;
+  /** Path in the engine's repository. */
+  path: string;
+  /** Function, class or method at that path. */
+  symbol: string;
+  /** The commit or tag the path was checked at. */
+  version: string;
+  /** Optional: which finding or experiment kind the row explains. */
+  note?: string;
+}
 
 /** Options for {@link renderMarkdownReport}. */
 export interface MarkdownReportOptions extends TableOptions {
   /** Folder (relative to the Markdown file) the SVG charts are written to and linked from. */
   svgDir: string;
   title?: string;
+  /** Language of the prose (default English). */
+  t?: T;
+  /**
+   * §6's rows; by default the source map's rows (`report/source-map`) for the measured engine,
+   * the rules that fired and the experiment kinds that ran ({@link measuredSourceNotes}).
+   */
+  sourceNotes?: readonly SourceNoteRow[];
 }
 
 /** The write-up and the chart files to write next to it. */
@@ -68,96 +71,220 @@ export interface MarkdownReport {
   files: { path: string; svg: string }[];
 }
 
-const TODO = (what: string) => `> _To write: ${what}_`;
+/** The chart folder of a write-up file: `w.md` → `w.charts` (its own, next to it). */
+export function chartsDirFor(mdFileName: string): string {
+  return `${mdFileName.replace(/\.(md|markdown)$/i, '')}.charts`;
+}
 
-/** Escape a table cell's pipes. */
-const cellMd = (s: string) => s.replaceAll('|', '\\|');
+/** Escape a table cell's pipes (and keep it on one line). */
+const cellMd = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
-function recordValue(run: LoadedRun, field: string, key: string): string {
-  const f = run.record?.[field];
-  const v = f?.value?.[key];
-  return v === null || v === undefined ? 'missing' : cellMd(String(v));
+/** A value as the write-up shows it: numbers rounded for reading (no float noise), objects as compact JSON. */
+export function readable(v: unknown): string {
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v) || Number.isInteger(v)) return String(v);
+    const a = Math.abs(v);
+    return String(a >= 100 ? Math.round(v) : Number(v.toPrecision(3)));
+  }
+  if (v !== null && typeof v === 'object')
+    return JSON.stringify(redactSecrets(v), (_k, x) =>
+      typeof x === 'number' && !Number.isInteger(x) ? Number(readable(x)) : x,
+    );
+  return String(v);
+}
+
+const get = (o: unknown, path: string[]): unknown =>
+  path.reduce<unknown>(
+    (x, k) => (x && typeof x === 'object' ? (x as Record<string, unknown>)[k] : undefined),
+    o,
+  );
+
+/** One fact of §2 and where it came from (`probed`, `declared`, `config`, `scrape`), or null when nothing knows it. */
+export interface SystemFact {
+  value: string;
+  from: string;
+}
+
+/**
+ * What §2 knows of a run's system: engine, engine version, model, GPU and GPU count, each from
+ * the experiment record (probed or declared) first, then the run's config (a simulator target
+ * names its model and GPU), then what the scrape read the server as. Null where none knows.
+ */
+export function systemFacts(
+  run: LoadedRun,
+): Record<'engine' | 'version' | 'model' | 'gpu' | 'count', SystemFact | null> {
+  const rec = (field: string, key: string): SystemFact | null => {
+    const f = run.record?.[field];
+    const v = f?.value?.[key];
+    return v === null || v === undefined || f?.source === 'missing'
+      ? null
+      : { value: readable(v), from: (f as { source: string }).source };
+  };
+  const cfg = (...paths: string[][]): SystemFact | null => {
+    for (const p of paths) {
+      const v = get(run.config, p);
+      if (typeof v === 'string' || typeof v === 'number') return { value: String(v), from: 'config' };
+    }
+    return null;
+  };
+  const sim = get(run.config, ['target', 'sim']) ?? get(run.config, ['sim']);
+  const engine =
+    rec('engine', 'name') ??
+    (run.engine ? { value: run.engine, from: 'scrape' } : null) ??
+    (sim || run.config.target === 'sim' ? { value: 'servelab-sim', from: 'config' } : null);
+  return {
+    engine,
+    version: rec('engine', 'version'),
+    model:
+      rec('model', 'id') ??
+      cfg(
+        ['model'],
+        ['generation', 'model'],
+        ['target', 'model'],
+        ['target', 'sim', 'model'],
+        ['sim', 'model'],
+      ),
+    gpu: rec('device', 'gpu') ?? cfg(['target', 'sim', 'gpu'], ['sim', 'gpu'], ['gpu']),
+    count: rec('device', 'count') ?? cfg(['target', 'sim', 'tp'], ['sim', 'tp']),
+  };
+}
+
+/** `key=value` pairs of an object, values rounded; nested objects as compact JSON. */
+function pairs(o: unknown): string {
+  if (o === null || o === undefined) return '—';
+  if (typeof o !== 'object') return readable(o);
+  const parts = Object.entries(redactSecrets(o) as Record<string, unknown>)
+    .filter(([, v]) => v !== null && v !== undefined)
+    .map(([k, v]) => `${k}=${readable(v)}`);
+  return parts.join(', ') || '—';
 }
 
 /**
  * Render the Markdown write-up.
  * @param runs loaded runs, in display order
  * @param diagnosis from `diagnose(runs)`
- * @param opts `svgDir` for the chart files, price fallback, title
+ * @param opts `svgDir` for the chart files, price fallback, title, language, source notes
  */
 export function renderMarkdownReport(
   runs: readonly LoadedRun[],
   diagnosis: Diagnosis,
   opts: MarkdownReportOptions,
 ): MarkdownReport {
+  const t = opts.t ?? EN;
   const dir = opts.svgDir.replace(/\/+$/, '') || '.';
-  const charts = reportCharts(runs);
-  const files = charts.map((c) => ({ path: `${dir}/${c.id}.svg`, svg: renderSvg(c.option) }));
+  // The server panels stay in the HTML report and the dashboard: a write-up keeps its figures few.
+  const charts = reportCharts(runs, t).filter((c) => c.size !== 'panel');
+  const files = charts.map((c) => ({ path: `${dir}/${c.id}.svg`, svg: renderChartSvg(c) }));
+  const todo = (what: string) => `> _${t('writeup.todo', { what })}_`;
+  const missing = t('common.missing');
   const L: string[] = [];
-  L.push(`# ${opts.title ?? `Serving benchmark: ${runs.map((r) => r.label).join(', ')}`}`, '');
-  L.push(`**valid: ${diagnosis.valid}**`, '');
-  for (const r of diagnosis.reasons) L.push(`- \`${r.code}\` [${r.run}] ${r.message}`);
-  if (diagnosis.reasons.length) L.push('');
+  L.push(`# ${opts.title ?? t('writeup.title', { runs: runs.map((r) => r.label).join(', ') })}`, '');
 
-  L.push('## 1. Background and goals', '', TODO('what question these runs answer, and for whom'), '');
-  L.push(`Runs: ${runs.map((r) => `\`${r.id}\`${r.kind ? ` (${r.kind})` : ''}`).join(', ')}.`, '');
-
-  L.push('## 2. Choice of engine and model', '');
-  L.push('| run | engine | version | model | GPU | count |', '| --- | --- | --- | --- | --- | --- |');
-  for (const r of runs) {
+  // The headline: the verdict, the key numbers against the SLOs, the diagnosis in one line.
+  L.push(`**${t(diagnosis.valid ? 'report.verdict.valid' : 'report.verdict.invalid')}**`, '');
+  for (const g of groupedReasons(diagnosis, runs))
     L.push(
-      `| ${cellMd(r.label)} | ${recordValue(r, 'engine', 'name')} | ${recordValue(r, 'engine', 'version')} | ${recordValue(r, 'model', 'id')} | ${recordValue(r, 'device', 'gpu')} | ${recordValue(r, 'device', 'count')} |`,
+      `- \`${g.code}\` [${cellMd(g.runs.join(', '))}] ${g.runs.length > 1 ? t('report.verdict.firstOf', { message: g.message }) : g.message}`,
+    );
+  if (diagnosis.reasons.length) L.push('');
+  if (runs.length) {
+    const h = headlineOf(runs, diagnosis, opts);
+    const focus = headlineFocusText(h, t, runs);
+    if (focus) L.push(focus, '');
+    L.push(`| ${t('writeup.col.metric')} | ${t('writeup.col.value')} | SLO |`, '| --- | ---: | --- |');
+    for (const x of h.metrics) {
+      const slo =
+        x.slo === null
+          ? '—'
+          : t(x.met === false ? 'report.headline.sloOver' : 'report.headline.sloMet', {
+              slo: `${x.slo} ${x.unit}`,
+            });
+      L.push(`| ${x.name} | ${headlineValue(x)} | ${slo} |`);
+    }
+    L.push('', headlineDiagnosisText(h, t), '');
+  }
+
+  // 1. Background and goals
+  L.push(`## 1. ${t('writeup.s1')}`, '', todo(t('writeup.s1.todo')), '');
+  L.push(
+    t('writeup.runsLine', { runs: runs.map((r) => `\`${r.id}\`${r.kind ? ` (${r.kind})` : ''}`).join(', ') }),
+    '',
+  );
+
+  // 2. System configuration
+  L.push(`## 2. ${t('writeup.s2')}`, '');
+  L.push(
+    `| ${t('report.col.run')} | ${t('writeup.col.engine')} | ${t('writeup.col.version')} | ${t('writeup.col.model')} | GPU | ${t('writeup.col.count')} |`,
+    '| --- | --- | --- | --- | --- | --- |',
+  );
+  const fact = (f: SystemFact | null) => (f ? `${cellMd(f.value)} <sub>${f.from}</sub>` : missing);
+  for (const r of runs) {
+    const f = systemFacts(r);
+    L.push(
+      `| ${cellMd(r.label)} | ${fact(f.engine)} | ${fact(f.version)} | ${fact(f.model)} | ${fact(f.gpu)} | ${fact(f.count)} |`,
     );
   }
-  L.push('', TODO('why this engine and model, and what the alternatives were'), '');
-
-  L.push('## 3. System configuration', '');
+  L.push('', t('writeup.s2.sources'), '', todo(t('writeup.s2.todo')), '');
+  // The full record, once per distinct record (a sweep's levels share one). Its `metrics` are
+  // results: they are §4's, not the system's.
+  const systemFields = (r: LoadedRun) => recordFields(r).filter(([name]) => name !== 'metrics');
+  const byRecord = new Map<string, LoadedRun[]>();
   for (const r of runs) {
-    L.push(`### ${r.label}`, '');
-    if (!r.record) {
-      L.push('missing: no experiment record for this run', '');
+    const key = r.record ? JSON.stringify(systemFields(r)) : '';
+    byRecord.set(key, [...(byRecord.get(key) ?? []), r]);
+  }
+  for (const [key, group] of byRecord) {
+    L.push(`### ${group.map((r) => cellMd(r.label)).join(', ')}`, '');
+    const r = group[0];
+    if (!key || !r.record) {
+      L.push(t('report.record.none'), '');
       continue;
     }
-    L.push('| field | source | value | missing |', '| --- | --- | --- | --- |');
-    for (const [name, f] of recordFields(r)) {
+    L.push(
+      `| ${t('report.record.field')} | ${t('report.record.source')} | ${t('report.record.value')} | ${missing} |`,
+      '| --- | --- | --- | --- |',
+    );
+    for (const [name, f] of systemFields(r)) {
       const vals = Object.entries(f.value ?? {})
         .filter(([, v]) => v !== null && v !== undefined)
-        .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(redactSecrets(v)) : String(v)}`)
+        .map(([k, v]) => `${k}=${readable(v)}`)
         .join(', ');
       // A part with no value is missing whether or not the field lists it: never hidden.
-      const missing = new Set(f.missing ?? []);
-      for (const [k, v] of Object.entries(f.value ?? {})) if (v === null || v === undefined) missing.add(k);
-      L.push(
-        `| ${name} | ${f.source} | ${vals.replaceAll('|', '\\|') || '—'} | ${[...missing].join(', ') || '—'} |`,
-      );
+      const miss = new Set(f.missing ?? []);
+      for (const [k, v] of Object.entries(f.value ?? {})) if (v === null || v === undefined) miss.add(k);
+      L.push(`| ${name} | ${f.source} | ${cellMd(vals) || '—'} | ${[...miss].join(', ') || '—'} |`);
     }
     L.push('');
   }
 
-  L.push('## 4. Load design', '');
+  // 3. Load design
+  L.push(`## 3. ${t('writeup.s3')}`, '');
   L.push(
-    '| run | level | measured | warm-up | window s | config.load |',
+    `| ${t('report.col.run')} | ${t('report.col.level')} | n | ${t('report.col.warmup')} | ${t('report.col.window')} | ${t('writeup.col.load')} |`,
     '| --- | --- | ---: | ---: | ---: | --- |',
   );
   const rows = comparisonTable(runs, opts);
   rows.forEach((row, i) => {
-    const load = redactSecrets(runs[i].config.load ?? null);
     L.push(
-      `| ${cellMd(row.label)} | ${row.level ?? '—'} | ${row.measured.value ?? '—'} | ${row.warmup.value ?? '—'} | ${row.window_s.value?.toFixed(1) ?? '—'} | ${load === null ? '—' : `\`${JSON.stringify(load).replaceAll('|', '\\|')}\``} |`,
+      `| ${cellMd(row.label)} | ${row.level ?? '—'} | ${row.measured.value ?? '—'} | ${row.warmup.value ?? '—'} | ${row.window_s.value?.toFixed(1) ?? '—'} | ${cellMd(pairs(runs[i].config.load ?? null))} |`,
     );
   });
-  L.push('', TODO('why these levels, arrival process and request shapes'), '');
+  L.push('', todo(t('writeup.s3.todo')), '');
 
-  L.push('## 5. Results', '', renderTableMarkdown(rows));
+  // 4. Metric results: the table in groups of at most ~12 columns.
+  L.push(`## 4. ${t('writeup.s4')}`, '');
+  for (const g of COLUMN_GROUPS) {
+    L.push(`### ${t(`writeup.group.${g}`)}`, '', renderTableMarkdown(rows, t, g));
+  }
   // The top errors of each run that had failures, with the hint for each (summary.errors; a
   // report.json from before it existed has none).
   const erring = runs.filter((r) => (r.summary.errors ?? []).length > 0);
   if (erring.length) {
-    L.push('Top errors:', '');
+    L.push(t('writeup.topErrors'), '');
     for (const r of erring)
       for (const g of r.summary.errors)
         L.push(
-          `- ${cellMd(r.label)}: ${cellMd(formatErrorGroup(g))}${g.hint ? ` (hint: ${cellMd(g.hint)})` : ''}`,
+          `- ${cellMd(r.label)}: ${cellMd(formatErrorGroup(g))}${g.hint ? ` (${t('report.record.hint')}: ${cellMd(g.hint)})` : ''}`,
         );
     L.push('');
   }
@@ -165,73 +292,116 @@ export function renderMarkdownReport(
   // statistic it gives (the table shows p50/p95/p99 only).
   const foreign = runs.filter((r) => r.source);
   if (foreign.length) {
-    L.push(
-      "Runs read from a vLLM result file (`vllm bench serve --save-result`) follow vLLM's definitions:",
-      '',
-    );
+    L.push(t('writeup.vllmDefinitions'), '');
     for (const d of foreign[0].source?.definitions ?? []) L.push(`- ${d}`);
     L.push('');
   }
   for (const r of foreign) {
     if (!r.source) continue;
-    L.push(`**${cellMd(r.label)}** (definitions vLLM): the statistics as the file gives them`, '');
-    const t = sourceStatsRows(r);
-    if (t) {
+    L.push(`**${cellMd(r.label)}** (${t('report.source.definitions')}): ${t('writeup.vllmStats')}`, '');
+    const st = sourceStatsRows(r);
+    if (st) {
       L.push(
-        `| ${t.header.map(cellMd).join(' | ')} |`,
-        `|${t.header.map((_, i) => (i ? ' ---: |' : ' --- |')).join('')}`,
+        `| ${st.header.map(cellMd).join(' | ')} |`,
+        `|${st.header.map((_, i) => (i ? ' ---: |' : ' --- |')).join('')}`,
       );
-      for (const row of t.rows) L.push(`| ${row.map(cellMd).join(' | ')} |`);
+      for (const row of st.rows) L.push(`| ${row.map(cellMd).join(' | ')} |`);
       L.push('');
     }
     for (const n of r.source.notes) L.push(`- ${cellMd(n)}`);
     if (r.source.notes.length) L.push('');
   }
+  if (charts.length) L.push(`### ${t('report.h.charts')}`, '');
   for (let i = 0; i < charts.length; i++) L.push(`![${charts[i].title}](${files[i].path})`, '');
 
-  L.push('## 6. Explanation', '');
-  if (diagnosis.findings.length === 0) L.push('No diagnosis rule matched.', '');
+  // 5. Explanation of the problem: the diagnosis.
+  L.push(`## 5. ${t('writeup.s5')}`, '');
+  if (diagnosis.findings.length === 0) L.push(t('report.diag.noRule'), '');
   for (const f of diagnosis.findings) {
-    L.push(`### ${f.symptom}`, '', `Runs: ${f.runs.join(', ')} · rule \`${f.rule}\``, '');
+    L.push(
+      `### ${f.symptom}`,
+      '',
+      t('writeup.findingRuns', { runs: f.runs.join(', '), rule: `\`${f.rule}\`` }),
+      '',
+    );
     for (const e of f.evidence) L.push(`- ${e}`);
-    if (f.request_ids.length) L.push(`- requests: ${f.request_ids.map((x) => `\`${x}\``).join(', ')}`);
-    L.push('', `**Likely mechanism.** ${f.mechanism}`, '');
+    if (f.request_ids.length)
+      L.push(`- ${t('report.diag.requests')}: ${f.request_ids.map((x) => `\`${x}\``).join(', ')}`);
+    L.push('', `**${t('report.diag.mechanism')}.** ${f.mechanism}`, '');
   }
   if (diagnosis.unexplained.length) {
-    L.push('### Unexplained', '');
+    L.push(`### ${t('report.diag.unexplained')}`, '');
     for (const u of diagnosis.unexplained) L.push(`- [${u.run}] ${u.observation}`);
     L.push('');
   }
   if ((diagnosis.skipped ?? []).length) {
-    L.push('### Not checked', '');
+    L.push(`### ${t('report.diag.notChecked')}`, '');
     for (const x of diagnosis.skipped)
       L.push(`- [${x.run}] ${x.checks.map((c) => `\`${c}\``).join(', ')}: ${x.reason}`);
     L.push('');
   }
+  L.push(todo(t('writeup.s5.todo')), '');
 
-  L.push("## 7. Notes on reading the engine's source", '');
-  for (const s of SOURCE_MAP) {
-    L.push(`### ${s.object}`, '', `What to trace: ${s.question}.`, '');
-    L.push(`- vLLM: ${s.vllm.map((p) => `\`${p}\``).join(', ')}`);
-    L.push(`- SGLang: ${s.sglang.map((p) => `\`${p}\``).join(', ')}`, '');
-    L.push(
-      TODO(
-        `what the ${s.object.toLowerCase()} does with a request in these runs, and which finding it explains`,
-      ),
-      '',
-    );
-  }
-
+  // 6. What the source code showed: the rows the caller passes (the source map's rows for the
+  // measured engine).
   L.push(
-    '## 8. Conclusion',
+    `## 6. ${t('writeup.s6')}`,
     '',
-    TODO('the answer to the question in section 1, with the numbers that carry it'),
+    ...sourceNotesMarkdown(opts.sourceNotes ?? measuredSourceNotes(runs, diagnosis, t), t),
     '',
   );
+  L.push(todo(t('writeup.s6.todo')), '');
 
-  L.push('## 9. Next hypotheses', '');
-  if (diagnosis.findings.length === 0) L.push(TODO('what to test next'));
+  // 7. Conclusion, with the next experiments the findings name.
+  L.push(`## 7. ${t('writeup.s7')}`, '', todo(t('writeup.s7.todo')), '');
+  L.push(`### ${t('writeup.next')}`, '');
+  if (diagnosis.findings.length === 0) L.push(todo(t('writeup.next.todo')));
   for (const f of diagnosis.findings) L.push(`- ${f.rule}: \`${f.next.command}\`, ${f.next.change}`);
   L.push('');
   return { markdown: L.join('\n'), files };
+}
+
+/**
+ * The source map's rows for what was measured: the engine the runs name (config, probe or
+ * scrape), the diagnosis rules that fired, and the runs' experiment kinds (a plain run is a
+ * baseline). Only the measured engine's rows, as the course asks: a llama.cpp run is pointed to
+ * llama.cpp's code, not vLLM's.
+ */
+export function measuredSourceNotes(
+  runs: readonly LoadedRun[],
+  diagnosis: Diagnosis,
+  t: T = EN,
+): SourceNoteRow[] {
+  const engine = runs.map(runEngine).find((e) => e !== undefined);
+  const kinds = [...new Set(runs.map((r) => r.kind ?? 'baseline'))];
+  return sourceNotes(
+    engine,
+    diagnosis.findings.map((f) => f.rule),
+    kinds,
+  ).map((r) => ({
+    engine: r.engine,
+    object: t(`source.object.${r.object}`),
+    path: r.path,
+    symbol: r.symbol,
+    version: r.version,
+    note: t(r.note_key),
+  }));
+}
+
+/**
+ * §6's table: engine, object, path, symbol, version (and the note when a row has one); without
+ * rows, one line saying there are none yet.
+ */
+export function sourceNotesMarkdown(rows: readonly SourceNoteRow[], t: T = EN): string[] {
+  if (rows.length === 0) return [t('writeup.s6.none')];
+  const note = rows.some((r) => r.note);
+  const L = [
+    `| ${t('writeup.col.engine')} | ${t('writeup.col.object')} | ${t('writeup.col.path')} | ${t('writeup.col.symbol')} | ${t('writeup.col.version')} |${note ? ` ${t('writeup.col.note')} |` : ''}`,
+    `| --- | --- | --- | --- | --- |${note ? ' --- |' : ''}`,
+  ];
+  for (const r of rows)
+    L.push(
+      `| ${cellMd(r.engine)} | ${cellMd(r.object)} | \`${cellMd(r.path)}\` | \`${cellMd(r.symbol)}\` | ${cellMd(r.version)} |${note ? ` ${cellMd(r.note ?? '')} |` : ''}`,
+    );
+  return L;
 }

@@ -12,6 +12,7 @@ import { seriesSummary } from '../analysis/series.js';
 import { describe, type Stats } from '../analysis/stats.js';
 import { groupAttempts } from '../analysis/summary.js';
 import { measurementWindow } from '../analysis/window.js';
+import type { MessageKey, T } from '../core/i18n/index.js';
 import type { ScrapePoint } from '../record/series.js';
 import { OUTCOMES, type Outcome, SUCCESS_OUTCOMES } from '../record/types.js';
 import { validityReasons, validitySkipped } from './diagnose/validity.js';
@@ -194,67 +195,113 @@ export function comparisonTable(runs: readonly LoadedRun[], opts: TableOptions =
 
 /** A displayed column: header, unit and how to read its cell. */
 export interface Column {
+  /** English header (the console's, and the key metric names keep in every language). */
   header: string;
+  /** Catalogue key of the header in other languages; absent when the header is a metric name. */
+  key?: MessageKey;
   get(r: ComparisonRow): Cell | string;
   digits: number;
   /** A text column (left-aligned). */
   text?: boolean;
+  /** Which group the write-up's split tables put it in ({@link COLUMN_GROUPS}). */
+  group: ColumnGroup;
 }
 
-const num = (key: keyof ComparisonRow, header: string, digits = 1): Column => ({
-  header,
-  get: (r) => r[key] as Cell,
-  digits,
-});
+/** The write-up splits the table into these groups (each ≤ 12 columns with the run column). */
+export type ColumnGroup = 'run' | 'requests' | 'latency' | 'throughput';
+
+const num = (
+  key: keyof ComparisonRow,
+  header: string,
+  group: ColumnGroup,
+  digits = 1,
+  msg?: MessageKey,
+): Column => ({ header, get: (r) => r[key] as Cell, digits, group, ...(msg ? { key: msg } : {}) });
 
 /**
  * Columns in display order (shared by all renderers so they never disagree; `definitions` only
  * when a row has another tool's, {@link columnsFor}).
  */
 export const COLUMNS: readonly Column[] = [
-  { header: 'run', get: (r) => r.label, digits: 0, text: true },
-  { header: 'level', get: (r) => r.level ?? '', digits: 0, text: true },
+  { header: 'run', key: 'report.col.run', get: (r) => r.label, digits: 0, text: true, group: 'run' },
+  {
+    header: 'level',
+    key: 'report.col.level',
+    get: (r) => r.level ?? '',
+    digits: 0,
+    text: true,
+    group: 'requests',
+  },
   {
     header: 'definitions',
+    key: 'report.col.definitions',
     get: (r) => (r.definitions === 'vllm' ? 'vLLM' : 'servelab'),
     digits: 0,
     text: true,
+    group: 'requests',
   },
-  num('input_tokens_mean', 'in tok mean'),
-  num('input_tokens_p50', 'in tok p50', 0),
-  num('output_tokens_mean', 'out tok mean'),
-  num('output_tokens_p50', 'out tok p50', 0),
-  num('succeeded', 'ok', 0),
-  num('truncated', 'truncated', 0),
+  num('input_tokens_mean', 'in tok mean', 'throughput', 1, 'report.col.inMean'),
+  num('input_tokens_p50', 'in tok p50', 'throughput', 0, 'report.col.inP50'),
+  num('output_tokens_mean', 'out tok mean', 'throughput', 1, 'report.col.outMean'),
+  num('output_tokens_p50', 'out tok p50', 'throughput', 0, 'report.col.outP50'),
+  num('succeeded', 'ok', 'requests', 0, 'report.col.ok'),
+  num('truncated', 'truncated', 'requests', 0, 'report.col.truncated'),
   {
     header: 'failed (by class)',
+    key: 'report.col.failed',
     get: (r) => {
       const parts = Object.entries(r.failed_by_class).map(([k, v]) => `${k} ${v}`);
       return parts.length ? `${r.failed.value} (${parts.join(', ')})` : String(r.failed.value ?? 0);
     },
     digits: 0,
     text: true,
+    group: 'requests',
   },
-  num('ttft_ms_p50', 'TTFT p50 ms'),
-  num('ttft_ms_p95', 'TTFT p95 ms'),
-  num('ttft_ms_p99', 'TTFT p99 ms'),
-  num('e2e_ms_p50', 'E2E p50 ms'),
-  num('e2e_ms_p95', 'E2E p95 ms'),
-  num('e2e_ms_p99', 'E2E p99 ms'),
-  num('tpot_ms_p50', 'TPOT p50 ms', 2),
-  num('tpot_ms_p99', 'TPOT p99 ms', 2),
-  num('output_tok_s', 'out tok/s'),
-  num('server_tok_s', 'server tok/s'),
-  num('prefix_hit_pct', 'cache hit %'),
-  num('goodput_rps', 'goodput rps', 2),
-  num('peak_gpu_memory_gib', 'peak GPU GiB', 1),
-  num('usd_per_1m_output_tokens', '$/1M out tok', 3),
-  num('usd_per_1k_requests', '$/1k req', 3),
-  num('measured', 'n', 0),
-  num('warmup', 'warm-up', 0),
-  num('window_s', 'window s', 1),
-  { header: 'verdict', get: (r) => r.verdict, digits: 0, text: true },
+  num('ttft_ms_p50', 'TTFT p50 ms', 'latency'),
+  num('ttft_ms_p95', 'TTFT p95 ms', 'latency'),
+  num('ttft_ms_p99', 'TTFT p99 ms', 'latency'),
+  num('e2e_ms_p50', 'E2E p50 ms', 'latency'),
+  num('e2e_ms_p95', 'E2E p95 ms', 'latency'),
+  num('e2e_ms_p99', 'E2E p99 ms', 'latency'),
+  num('tpot_ms_p50', 'TPOT p50 ms', 'latency', 2),
+  num('tpot_ms_p99', 'TPOT p99 ms', 'latency', 2),
+  num('output_tok_s', 'out tok/s', 'throughput', 1, 'report.col.outTokS'),
+  num('server_tok_s', 'server tok/s', 'throughput', 1, 'report.col.serverTokS'),
+  num('prefix_hit_pct', 'cache hit %', 'throughput', 1, 'report.col.cacheHit'),
+  num('goodput_rps', 'goodput rps', 'throughput', 2, 'report.col.goodput'),
+  num('peak_gpu_memory_gib', 'peak GPU GiB', 'throughput', 1, 'report.col.peakGpu'),
+  num('usd_per_1m_output_tokens', '$/1M out tok', 'throughput', 3, 'report.col.usdPer1m'),
+  num('usd_per_1k_requests', '$/1k req', 'throughput', 3, 'report.col.usdPer1k'),
+  num('measured', 'n', 'requests', 0),
+  num('warmup', 'warm-up', 'requests', 0, 'report.col.warmup'),
+  num('window_s', 'window s', 'requests', 1, 'report.col.window'),
+  {
+    header: 'verdict',
+    key: 'report.col.verdict',
+    get: (r) => r.verdict,
+    digits: 0,
+    text: true,
+    group: 'requests',
+  },
 ];
+
+/** The write-up's split tables, in order: each group's columns after the run column. */
+export const COLUMN_GROUPS: readonly Exclude<ColumnGroup, 'run'>[] = ['requests', 'latency', 'throughput'];
+
+/** A verdict cell (`valid`, `INVALID: codes`, `partly checked`) in `t`'s language; the codes stay as they are. */
+export function verdictCell(verdict: string, t?: T): string {
+  if (!t) return verdict;
+  if (verdict.startsWith('INVALID: '))
+    return t('report.cell.invalid', { codes: verdict.slice('INVALID: '.length) });
+  if (verdict === 'valid') return t('report.cell.valid');
+  if (verdict === 'partly checked') return t('report.cell.partly');
+  return verdict;
+}
+
+/** A column's header in `t`'s language (metric names stay as they are). */
+export function columnHeader(c: Column, t?: T): string {
+  return c.key && t ? t(c.key) : c.header;
+}
 
 /** Marker appended to an unreliable percentile. */
 export const UNRELIABLE_MARK = '*';
@@ -279,8 +326,15 @@ export function columnsFor(rows: readonly ComparisonRow[]): readonly Column[] {
     : COLUMNS.filter((c) => c.header !== 'definitions');
 }
 
-function grid(rows: readonly ComparisonRow[], cols: readonly Column[]): string[][] {
-  return rows.map((r) => cols.map((col) => formatCell(col.get(r), col.digits)));
+function grid(rows: readonly ComparisonRow[], cols: readonly Column[], t?: T): string[][] {
+  return rows.map((r) =>
+    cols.map((col) => {
+      const c = col.get(r);
+      return col.header === 'verdict' && typeof c === 'string'
+        ? verdictCell(c, t)
+        : formatCell(c, col.digits);
+    }),
+  );
 }
 
 const anyUnreliable = (rows: readonly ComparisonRow[]) =>
@@ -289,9 +343,14 @@ const anyUnreliable = (rows: readonly ComparisonRow[]) =>
   );
 
 /** The table's footnotes: the unreliable mark, and vLLM's definitions when a row has them. */
-export function tableNotes(rows: readonly ComparisonRow[]): string[] {
+export function tableNotes(rows: readonly ComparisonRow[], t?: T): string[] {
   const notes: string[] = [];
-  if (anyUnreliable(rows)) notes.push(UNRELIABLE_NOTE);
+  if (anyUnreliable(rows))
+    notes.push(
+      t
+        ? t('report.note.unreliable', { mark: UNRELIABLE_MARK, p99: MIN_SAMPLES_P99, p95: MIN_SAMPLES_P95 })
+        : UNRELIABLE_NOTE,
+    );
   if (rows.some((r) => r.definitions === 'vllm')) notes.push(VLLM_DEFINITIONS_NOTE);
   return notes;
 }
@@ -316,14 +375,22 @@ export function renderTableText(rows: readonly ComparisonRow[]): string {
 
 const mdEscape = (s: string) => s.replaceAll('|', '\\|');
 
-/** Markdown rendering: one row per run. */
-export function renderTableMarkdown(rows: readonly ComparisonRow[]): string {
-  const cols = columnsFor(rows);
-  const head = `| ${cols.map((c) => mdEscape(c.header)).join(' | ')} |`;
+/**
+ * Markdown rendering: one row per run; `only` keeps the run column and that group's columns
+ * (the write-up splits the table so that none is wider than about 12 columns).
+ */
+export function renderTableMarkdown(
+  rows: readonly ComparisonRow[],
+  t?: T,
+  only?: Exclude<ColumnGroup, 'run'>,
+): string {
+  const cols = columnsFor(rows).filter((c) => !only || c.group === 'run' || c.group === only);
+  const head = `| ${cols.map((c) => mdEscape(columnHeader(c, t))).join(' | ')} |`;
   // Text columns (run, level, failed-by-class) align left, numbers right.
   const sep = `|${cols.map((c) => (c.text ? ' --- |' : ' ---: |')).join('')}`;
-  const body = grid(rows, cols).map((r) => `| ${r.map(mdEscape).join(' | ')} |`);
-  const note = tableNotes(rows)
+  const body = grid(rows, cols, t).map((r) => `| ${r.map(mdEscape).join(' | ')} |`);
+  // The notes are about percentiles and definitions: under the whole table, or the latency part.
+  const note = (only && only !== 'latency' ? [] : tableNotes(rows, t))
     .map((n) => `\n\n${mdEscape(n)}`)
     .join('');
   return `${[head, sep, ...body].join('\n')}${note}\n`;
@@ -339,25 +406,32 @@ export function escapeHtml(s: string): string {
     .replaceAll("'", '&#39;');
 }
 
-/** HTML rendering: a `<table class="comparison">`; unreliable cells get `class="unreliable"`. */
-export function renderTableHtml(rows: readonly ComparisonRow[]): string {
+/**
+ * HTML rendering: a `<table class="comparison">` inside a `<div class="table-scroll">` (it
+ * scrolls sideways, first column sticky, so no column is cut off); unreliable cells get
+ * `class="unreliable"`, an invalid run's row `class="invalid"`.
+ */
+export function renderTableHtml(rows: readonly ComparisonRow[], t?: T): string {
   const cols = columnsFor(rows);
-  const head = `<tr>${cols.map((c) => `<th>${escapeHtml(c.header)}</th>`).join('')}</tr>`;
+  const head = `<tr>${cols.map((c) => `<th${c.text ? ' class="l"' : ''}>${escapeHtml(columnHeader(c, t))}</th>`).join('')}</tr>`;
   const body = rows
     .map((r) => {
       const tds = cols.map((col) => {
-        const c = col.get(r);
+        const raw = col.get(r);
+        const c = col.header === 'verdict' && typeof raw === 'string' ? verdictCell(raw, t) : raw;
         const cls =
           typeof c === 'object' && c.unreliable ? ' class="unreliable" title="too few samples"' : '';
-        return `<td${cls}>${escapeHtml(formatCell(c, col.digits))}</td>`;
+        const l = col.text ? ' class="l"' : '';
+        return `<td${cls || l}>${escapeHtml(formatCell(c, col.digits))}</td>`;
       });
       // Only the exception is marked: a row with another tool's definitions.
       const defs = r.definitions === 'servelab' ? '' : ` data-definitions="${r.definitions}"`;
-      return `<tr data-run="${escapeHtml(r.id)}"${defs}>${tds.join('')}</tr>`;
+      const bad = r.verdict.startsWith('INVALID') ? ' class="invalid"' : '';
+      return `<tr data-run="${escapeHtml(r.id)}"${defs}${bad}>${tds.join('')}</tr>`;
     })
     .join('\n');
-  const note = tableNotes(rows)
+  const note = tableNotes(rows, t)
     .map((n) => `<p class="note">${escapeHtml(n)}</p>`)
     .join('');
-  return `<table class="comparison">\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table>${note}`;
+  return `<div class="table-scroll"><table class="comparison">\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table></div>${note}`;
 }

@@ -326,7 +326,8 @@ function spawnCli(argv: string[], close: 'first-line' | 'at-once') {
 
 function assertMarkdownComplete(mdPath: string): void {
   const md = readFileSync(mdPath, 'utf8');
-  const charts = [...md.matchAll(/\((charts\/[^)]+\.svg)\)/g)].map((m) => m[1]);
+  // Its own chart folder: `r.md` → `r.charts/`.
+  const charts = [...md.matchAll(/\(([\w.-]+\.charts\/[^)]+\.svg)\)/g)].map((m) => m[1]);
   assert.ok(charts.length > 0, 'the write-up links its charts');
   for (const c of charts) {
     const svg = readFileSync(join(mdPath, '..', c), 'utf8');

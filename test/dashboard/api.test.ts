@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
+import { translator } from '../../src/core/i18n/index.js';
 import { type Dashboard, serveDashboard, startDashboard } from '../../src/dashboard/index.js';
 import type { RequestRecord } from '../../src/record/types.js';
 import type { Store } from '../../src/store/index.js';
@@ -59,6 +60,26 @@ describe('dashboard API', () => {
     tmp.cleanup();
   });
 
+  test("/api/i18n gives the page its prose in the dashboard's language; --lang zh-CN changes it and the fragments", async () => {
+    const en = await api('/api/i18n');
+    assert.equal(en.body.lang, 'en');
+    assert.equal(en.body.messages['dashboard.runs'], 'Runs');
+    assert.ok(Object.keys(en.body.messages).every((k) => k.startsWith('dashboard.')));
+    const zhDash = await startDashboard({ dbPath: tmp.path, t: translator('zh-CN') });
+    try {
+      const zb = zhDash.url.replace(/\/$/, '');
+      const zh = JSON.parse((await get(`${zb}/api/i18n`)).text) as Json;
+      assert.equal(zh.lang, 'zh-CN');
+      assert.equal(zh.messages['dashboard.runs'], '运行');
+      assert.deepEqual(Object.keys(zh.messages).sort(), Object.keys(en.body.messages).sort());
+      const run = JSON.parse((await get(`${zb}/api/runs/${runA}`)).text) as Json;
+      assert.match(run.headline_html, /有效：这些数字可以作为依据|无效：部分数字不能作为依据/);
+      assert.match(run.table_html, /<th class="l">运行<\/th>/);
+    } finally {
+      await zhDash.close();
+    }
+  });
+
   test('prints the ready line with the bound port', () => {
     assert.deepEqual(logged, [`listening on http://127.0.0.1:${dash.port}`]);
     assert.ok(dash.port > 0);
@@ -97,6 +118,15 @@ describe('dashboard API', () => {
     assert.equal(one.status, 200);
     assert.equal(one.body.experiment.id, expId);
     assert.equal(one.body.runs.length, 2);
+    // The report over its levels: headline, a verdict per level, the load curve with its knee, the diagnosis.
+    assert.match(one.body.headline_html, /<section class="headline" id="headline">/);
+    assert.equal((one.body.table_html.match(/<tr data-run=/g) ?? []).length, 2);
+    assert.equal(one.body.charts[0].id, 'load-curve');
+    assert.ok(
+      one.body.charts.every((c: Json) => c.run === undefined),
+      'only the cross-run charts',
+    );
+    assert.equal(typeof one.body.diagnosis_html, 'string');
     const none = await api('/api/runs?experiment=zzzzzzzz');
     assert.equal(none.status, 404);
     assert.match(none.body.hint, /api\/experiments/);

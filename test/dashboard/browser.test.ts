@@ -1,11 +1,15 @@
 /**
  * The dashboard in a real browser: headless Debian chromium driven by playwright-core (no
- * browser download). Loads the run list, opens a run and checks its charts render, compares two
- * runs, and follows a running run live while records are appended, then sees it finish.
- * No console errors are allowed. Without chromium the suite skips with an install hint, except
- * under CI=true, where it fails.
+ * browser download). Loads the run list (and sees it refresh by itself), opens an experiment
+ * (headline, load curve, verdicts, diagnosis) and a run and checks its charts render, compares
+ * two runs, and follows a running run live while records are appended (counters, summary and
+ * charts from the one stream), then sees it finish. Every page, at 1400 and 800 px, has its
+ * headline, does not scroll sideways and draws ink in every chart; screenshots go to
+ * test-results/. No console errors and no request off loopback are allowed. Without chromium the
+ * suite skips with an install hint, except under CI=true, where it fails.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { summarize } from '../../src/analysis/summary.js';
@@ -34,7 +38,24 @@ declare const document: {
   querySelector(sel: string): PageEl | null;
   querySelectorAll(sel: string): Iterable<PageEl>;
   getElementById(id: string): PageEl | null;
+  documentElement: { scrollWidth: number; clientWidth: number };
 };
+
+/** Dark pixels of every chart canvas on the page, by chart id (a blank chart has none). */
+function inkByChart(): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const box of document.querySelectorAll('.chart[data-chart]')) {
+    const canvas = box.querySelector('canvas');
+    const d = canvas?.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data;
+    let dark = 0;
+    if (d) for (let i = 0; i < d.length; i += 4) if (d[i] < 200 && d[i + 3] > 0) dark += 1;
+    out[box.getAttribute('data-chart') ?? '?'] = dark;
+  }
+  return out;
+}
+
+/** Where the screenshots go (CI keeps the folder as an artefact). */
+const SHOTS = 'test-results/dashboard';
 
 /** Text of the first element matching `sel` ('' when it has none). */
 async function text(page: Page, sel: string): Promise<string> {
@@ -59,6 +80,7 @@ describe('dashboard in chromium', { skip: SKIP }, () => {
   const consoleErrors: string[] = [];
 
   before(async () => {
+    mkdirSync(SHOTS, { recursive: true });
     writer = openWriter(tmp.path);
     expId = writer.createExperiment({ kind: 'sweep', name: 'conc sweep' }).id;
     runA = addFinishedRun(writer, { label: 'c=2', n: 40, nFailed: 1, concurrency: 2, experimentId: expId });
@@ -92,6 +114,29 @@ describe('dashboard in chromium', { skip: SKIP }, () => {
     });
   });
 
+  /**
+   * At 1400 and 800 px: the page does not scroll sideways, every chart has ink, a page other than
+   * the home list has its headline; a full-page screenshot of each goes to {@link SHOTS}.
+   */
+  async function shotsAt(p: Page, name: string): Promise<void> {
+    for (const width of [1400, 800]) {
+      await p.setViewportSize({ width, height: 1000 });
+      // echarts resizes on the window's resize event; give it a frame to redraw.
+      await p.waitForTimeout(150);
+      const [scroll, client] = await p.evaluate(() => [
+        document.documentElement.scrollWidth,
+        document.documentElement.clientWidth,
+      ]);
+      assert.ok(scroll <= client, `${name} at ${width}px scrolls sideways: ${scroll} > ${client}`);
+      const ink = await p.evaluate(inkByChart);
+      for (const [id, dark] of Object.entries(ink))
+        assert.ok(dark > 50, `${name} ${width}px: chart ${id} is blank`);
+      if (name !== 'home') assert.ok((await p.locator('#headline').count()) >= 1, `${name}: headline`);
+      await p.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+    }
+    await p.setViewportSize({ width: 1600, height: 1000 });
+  }
+
   after(async () => {
     await browser?.close();
     await dash?.close();
@@ -117,6 +162,12 @@ describe('dashboard in chromium', { skip: SKIP }, () => {
       .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-row')));
     assert.deepEqual(ids.sort(), [runA, runB].sort());
     assert.match(await text(page, 'h1'), /conc sweep/);
+    // The report over its levels: headline, the load curve first, a verdict per level, the diagnosis.
+    assert.equal(await page.locator('#experiment-headline #verdict').count(), 1);
+    await page.locator('#charts [data-chart="load-curve"] canvas').waitFor();
+    assert.equal(await page.locator('#charts .chart').first().getAttribute('data-chart'), 'load-curve');
+    assert.equal(await page.locator('#report-table table.comparison tbody tr').count(), 2);
+    assert.equal(await page.locator('#diagnosis').count(), 1);
     await page.goto(`${dash.url}#/`);
     await page.locator('#runs tbody tr').nth(2).waitFor();
   });
@@ -141,7 +192,14 @@ describe('dashboard in chromium', { skip: SKIP }, () => {
     assert.ok(chartIds.includes('ttft-cdf'), chartIds.join());
     assert.ok(chartIds.includes('e2e-cdf'));
     assert.ok(chartIds.some((id) => id?.startsWith('timeline-')));
-    assert.ok(chartIds.includes('server-series'));
+    const panels = await page
+      .locator('#server-panels .chart')
+      .evaluateAll((bs) => bs.map((b) => b.getAttribute('data-chart')));
+    assert.ok(
+      panels.some((id) => id?.startsWith('server-')),
+      `server series as small panels: ${panels.join()}`,
+    );
+    assert.equal(await page.locator('#headline #verdict').count(), 1);
     // A drawn canvas has non-blank pixels.
     const painted = await page
       .locator('[data-chart="ttft-cdf"] canvas')
@@ -201,6 +259,17 @@ describe('dashboard in chromium', { skip: SKIP }, () => {
     );
     assert.equal(await text(page, '#live-ok'), '12');
     assert.equal(await text(page, '#live-inflight'), '4 / 1');
+    // The summary and the charts follow the same stream as the counters, not the page load.
+    await page.waitForFunction(
+      () =>
+        document.querySelector('#summary')?.getAttribute('data-records') === '12' &&
+        document.querySelector('#charts')?.getAttribute('data-records') === '12',
+      undefined,
+      { timeout: WAIT_MS },
+    );
+    assert.equal(await text(page, '#summary-counts td[data-key="records"]'), '12');
+    assert.equal(await page.locator('#live #headline').count(), 1);
+    await shotsAt(page, 'live');
 
     writer.finishRun(runLive, summarize(liveRecords) as unknown as Record<string, unknown>, 'completed');
     // On `end` the page reloads the run: now completed, with the stored summary and full charts.
@@ -208,6 +277,37 @@ describe('dashboard in chromium', { skip: SKIP }, () => {
     await page.locator('#charts [data-chart="ttft-cdf"] canvas').waitFor();
     assert.equal(await page.locator('#live').count(), 0);
     assert.match(await text(page, '.muted'), /summary stored/);
+  });
+
+  test('the home list refreshes by itself', async () => {
+    await page.goto(`${dash.url}#/`);
+    await page.locator('#runs tbody tr').nth(2).waitFor();
+    const late = addFinishedRun(writer, { label: 'late', n: 5, concurrency: 1 });
+    await page.locator(`tr[data-run-row="${late}"]`).waitFor({ timeout: WAIT_MS });
+  });
+
+  test('every page at 1400 and 800 px: headline, no sideways scroll, ink in every chart', async () => {
+    for (const [name, hash] of [
+      ['home', '#/'],
+      ['experiment', `#/experiment/${expId}`],
+      ['run', `#/run/${runB}`],
+      ['compare', `#/compare/${runA},${runB}`],
+    ] as const) {
+      await page.goto(`${dash.url}${hash}`);
+      if (name === 'home') await page.locator('#runs tbody tr').first().waitFor();
+      else {
+        await page.locator('#headline').first().waitFor();
+        await page.waitForFunction(
+          () => {
+            const boxes = [...document.querySelectorAll('.chart[data-chart]')];
+            return boxes.length > 0 && boxes.every((b) => b.querySelector('canvas'));
+          },
+          undefined,
+          { timeout: WAIT_MS },
+        );
+      }
+      await shotsAt(page, name);
+    }
   });
 
   test('an unknown run shows the error and its hint', async () => {

@@ -4,18 +4,22 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { EChartsOption } from 'echarts';
 import { parseSlo } from '../../src/analysis/slo.js';
 import { findKnee as expKnee } from '../../src/exp/kinds/points.js';
 import {
+  axisNumber,
   cdfOption,
   cdfPoints,
   chunkGapOption,
   findKnee,
   goodputOption,
   inFlightSeries,
+  legendRows,
   loadCurveOption,
   renderSvg,
   reportCharts,
+  serverSeriesOptions,
   stallThresholdMs,
   timelineOption,
   timelineSvg,
@@ -216,15 +220,156 @@ describe('SVG rendering', () => {
   it('renders an option to a standalone SVG string with the title inside', () => {
     const svg = timelineSvg(handRun('svg-run', recs(10)));
     assert.ok(svg);
-    assert.match(svg, /^<svg[^>]*width="720"[^>]*height="380"/);
+    assert.match(svg, /^<svg[^>]*width="600"[^>]*height="340"/);
     assert.match(svg, /Requests in flight — svg-run/);
     assert.match(svg, /<\/svg>$/);
     assert.equal(timelineSvg(handRun('none', [])), null);
     assert.match(renderSvg({ title: { text: 'x' }, series: [] }, 100, 50), /width="100" height="50"/);
   });
 
-  it('reportCharts lists only the charts the data allows', () => {
+  it('reportCharts lists only the charts the data allows; a load curve comes first', () => {
     const ids = reportCharts([handRun('only', recs(10))]).map((c) => c.id);
     assert.deepEqual(ids, ['ttft-cdf', 'e2e-cdf', 'ttft-vs-input', 'timeline-0-only', 'chunk-gaps-0-only']);
+    const sweep = [1, 2].map((c) => handRun(`c${c}`, recs(10), {}, { level: { concurrency: c } }));
+    const specs = reportCharts(sweep);
+    assert.equal(specs[0].id, 'load-curve');
+    assert.equal(specs[0].size, 'lead');
+    // Per-run charts carry their run, so a report can fold them per level.
+    assert.deepEqual(
+      specs.filter((c) => c.run === 'c2').map((c) => c.id),
+      ['timeline-1-c2', 'chunk-gaps-1-c2'],
+    );
+  });
+
+  it('a stall bar of one gap draws with a height (a log axis starting at 1 would draw nothing)', () => {
+    const gaps = Array.from({ length: 49 }, (_, j) => (j === 20 ? 400 : 10));
+    const svg = renderSvg(chunkGapOption(handRun('g', [handRecord('g0', 0, 20, 50, gaps)])) as EChartsOption);
+    const red = [...svg.matchAll(/<path d="([^"]+)"[^>]*fill="#c0392b"/g)].map((m) => m[1]);
+    assert.ok(red.length >= 1, 'a red stall bar is drawn');
+    const heights = red.map((d) => {
+      const ys = [...d.matchAll(/[ML][\d.]+ ([\d.]+)/g)].map((m) => Number(m[1]));
+      return Math.max(...ys) - Math.min(...ys);
+    });
+    assert.ok(Math.max(...heights) >= 3, `stall bar height ${heights}`);
+  });
+
+  it('axis labels are rounded for reading, never float noise', () => {
+    assert.deepEqual([7.630594756000001, 0.30000000000000004, 12, 1234.5, 25_000, -0.5].map(axisNumber), [
+      '7.63',
+      '0.3',
+      '12',
+      '1235',
+      '25k',
+      '-0.5',
+    ]);
+    const o = timelineOption(handRun('n', recs(10))) as EChartsOption;
+    const svg = renderSvg({
+      ...o,
+      xAxis: { ...(o.xAxis as object), max: 7.630594756000001 },
+    } as EChartsOption);
+    assert.doesNotMatch(svg, /7\.6305/);
+    assert.match(svg, />7\.63</);
+  });
+
+  it('legends wrap onto rows instead of paging, and the plot starts below them', () => {
+    assert.equal(legendRows([]), 0);
+    assert.equal(legendRows(['a', 'b']), 1);
+    assert.ok(legendRows(Array.from({ length: 12 }, (_, i) => `run number ${i}`)) >= 3);
+    const many12 = Array.from({ length: 12 }, (_, i) => handRun(`run number ${i}`, recs(5)));
+    // biome-ignore lint/suspicious/noExplicitAny: echarts grid/legend
+    const o = cdfOption(many12, 'ttft_ms') as any;
+    assert.equal(o.legend.type, 'plain');
+    assert.ok(o.grid.top >= 44 + 20 * 3, String(o.grid.top));
+  });
+});
+
+describe('small multiples', () => {
+  it('TTFT with a single input length: a histogram for one run, a strip per run for several', () => {
+    const same = (id: string) =>
+      handRun(
+        id,
+        Array.from({ length: 20 }, (_, i) => handRecord(`${id}${i}`, i * 50, 20 + i, 10, 10, 256)),
+      );
+    // biome-ignore lint/suspicious/noExplicitAny: echarts option
+    const one = ttftVsInputOption([same('a')]) as any;
+    assert.match(one.title.text, /TTFT distribution \(every prompt 256 tokens\)/);
+    assert.equal(one.series[0].type, 'bar');
+    assert.equal(
+      one.series[0].data.reduce((n: number, p: number[]) => n + p[1], 0),
+      20,
+      'every request counted once',
+    );
+    // biome-ignore lint/suspicious/noExplicitAny: echarts option
+    const two = ttftVsInputOption([same('a'), same('b')]) as any;
+    assert.equal(two.yAxis.type, 'category');
+    assert.deepEqual(two.yAxis.data, ['a', 'b']);
+    assert.deepEqual(two.series[1].data[0], [20, 'b']);
+    // Varied lengths stay a scatter.
+    assert.equal(series(ttftVsInputOption([handRun('v', recs(7))]))[0].type, 'scatter');
+  });
+
+  it('server series: one small panel per name, counters as rates per second, gauges as values', () => {
+    const run = handRun(
+      's',
+      recs(5),
+      {},
+      {
+        series: [
+          { t_ms: 0, source: 'm', name: 'generation_tokens_total', value: 0 },
+          { t_ms: 1000, source: 'm', name: 'generation_tokens_total', value: 100 },
+          { t_ms: 2000, source: 'm', name: 'generation_tokens_total', value: 300 },
+          // A counter reset is not a negative rate.
+          { t_ms: 3000, source: 'm', name: 'generation_tokens_total', value: 10 },
+          { t_ms: 0, source: 'm', name: 'gpu_memory_used_mib', value: 2048 },
+          { t_ms: 1000, source: 'm', name: 'gpu_memory_used_mib', value: 4096 },
+          { t_ms: 0, source: 'm', name: 'running', value: 3 },
+        ],
+      },
+    );
+    const panels = serverSeriesOptions(run);
+    assert.deepEqual(
+      panels.map((p) => p.name),
+      ['generation_tokens_total', 'gpu_memory_used_mib'],
+      'running is on the timeline',
+    );
+    assert.deepEqual(series(panels[0].option)[0].data, [
+      [1, 100],
+      [2, 200],
+    ]);
+    assert.deepEqual(series(panels[1].option)[0].data, [
+      [0, 2048],
+      [1, 4096],
+    ]);
+    // biome-ignore lint/suspicious/noExplicitAny: echarts axis
+    assert.match((panels[0].option as any).yAxis.name, /rate \(\/s\)/);
+    // biome-ignore lint/suspicious/noExplicitAny: echarts axis
+    assert.equal((panels[1].option as any).yAxis.name, 'MiB');
+    assert.ok(
+      reportCharts([run]).some((c) => c.id === 'server-0-s-generation_tokens_total' && c.size === 'panel'),
+    );
+  });
+
+  it('load curve: the SLO drawn as a line on the latency axis, invalid levels greyed', () => {
+    const slo = parseSlo('ttft_ms=100');
+    const runs = [1, 2, 4].map((c, i) => {
+      const r = handRun(`c${c}`, recs(20), { slo }, { level: { concurrency: c } });
+      r.summary = {
+        ...r.summary,
+        output_throughput_tok_s: [100, 200, 300][i],
+        ttft_ms: { ...r.summary.ttft_ms, p99: [40, 60, 90][i] },
+        client: { event_loop_delay_ms: { p50: 1, p99: c === 2 ? 40 : 1, max: 50 }, cpu_percent: 10 },
+      };
+      return r;
+    });
+    const ss = series(loadCurveOption(runs));
+    const ttft = ss.find((s) => s.name === 'TTFT p99 (ms)');
+    assert.deepEqual(ttft.markLine.data, [{ yAxis: 100 }]);
+    assert.equal(ttft.yAxisIndex, 1);
+    // The latency axis reaches the SLO, or its line would be drawn off the chart.
+    // biome-ignore lint/suspicious/noExplicitAny: echarts axis
+    assert.equal((loadCurveOption(runs) as any).yAxis[1].max, 120);
+    const grey = ss.find((s) => s.type === 'scatter');
+    assert.deepEqual(grey.data, [[2, 200]]);
+    assert.equal(grey.itemStyle.color, '#b0b0b0');
   });
 });

@@ -1,13 +1,16 @@
 /**
- * The HTML report and the Markdown write-up: verdict first, self-contained (no scripts, no
+ * The HTML report and the Markdown write-up: the headline first (verdict, key numbers against
+ * the SLOs, the one-line diagnosis), a sweep's load curve next, self-contained (no scripts, no
  * external URLs), every chart inline, findings and missing record fields shown; the write-up
- * has its nine sections and links the SVG files it returns.
+ * has the course's seven sections (in Chinese with zh-CN, no catalogue key left), splits its
+ * results table, fills §2 from config and probes, and links the SVG files it returns.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { translator } from '../../src/core/i18n/index.js';
 import { diagnose } from '../../src/report/diagnose/index.js';
 import { renderHtmlReport } from '../../src/report/html.js';
-import { renderMarkdownReport, SOURCE_MAP } from '../../src/report/markdown.js';
+import { chartsDirFor, renderMarkdownReport, systemFacts } from '../../src/report/markdown.js';
 import { buildReportJson, loadedRunFromReport } from '../../src/report/report-json.js';
 import { buildRunReport } from '../../src/report/run/report.js';
 import { sampleRuns } from './helpers.js';
@@ -17,13 +20,44 @@ describe('renderHtmlReport', () => {
   const d = diagnose(runs);
   const html = renderHtmlReport(runs, d);
 
-  it('opens with the validity verdict, before the table, charts and findings', () => {
+  it('opens with the headline, then the load curve, before the table, the other charts and the findings', () => {
     const at = (s: string) => html.indexOf(s);
-    assert.ok(at('id="verdict"') > 0);
-    assert.ok(at('id="verdict"') < at('<table class="comparison">'));
-    assert.ok(at('<table class="comparison">') < at('<svg'));
-    assert.ok(at('<svg') < at('data-rule="cold_start"'));
-    assert.match(html, new RegExp(`valid: ${d.valid}`));
+    assert.ok(at('id="headline"') > 0);
+    assert.ok(at('id="headline"') < at('id="verdict"'));
+    assert.ok(at('id="verdict"') < at('data-chart="load-curve"'));
+    assert.ok(at('data-chart="load-curve"') < at('<table class="comparison">'));
+    assert.ok(at('<table class="comparison">') < at('data-chart="ttft-cdf"'));
+    assert.ok(at('data-chart="ttft-cdf"') < at('data-rule="cold_start"'));
+    assert.equal(d.valid, true);
+    assert.match(html, /these numbers can bear weight/);
+    // The key numbers, each against its SLO where there is one; the one-line diagnosis names a rule.
+    for (const m of [
+      'ttft_ms p50',
+      'ttft_ms p99',
+      'tpot_ms p50',
+      'tpot_ms p99',
+      'goodput',
+      'error_rate',
+      'output tok/s',
+    ])
+      assert.ok(html.includes(`data-metric="${m}"`), m);
+    assert.match(html, /<p class="oneline" id="oneline">Diagnosis: .*\(cold_start\)/);
+  });
+
+  it('folds each level of a sweep into its own details, and keeps the table scrolling inside its box', () => {
+    assert.equal((html.match(/<details class="level" data-run=/g) ?? []).length, 2);
+    assert.match(html, /<div class="table-scroll"><table class="comparison">/);
+    assert.match(html, /table\.comparison tr>\*:first-child\{position:sticky;left:0/);
+  });
+
+  it('in Chinese: the section names and sentences from the zh-CN catalogue, no key left', () => {
+    const zh = renderHtmlReport(runs, d, { t: translator('zh-CN') });
+    assert.match(zh, /<html lang="zh-CN">/);
+    for (const h of ['指标结果', '问题解释', '运行记录']) assert.ok(zh.includes(`<h2>${h}</h2>`), h);
+    assert.match(zh, /有效：这些数字可以作为依据/);
+    assert.doesNotMatch(zh, /\b(report|writeup|common)\.[a-z]+[.A-Za-z]*/);
+    // Metric names stay as they are.
+    assert.ok(zh.includes('data-metric="ttft_ms p99"'));
   });
 
   it('is self-contained: no scripts, no external resources', () => {
@@ -35,9 +69,12 @@ describe('renderHtmlReport', () => {
   });
 
   it('inlines every chart and escapes labels', () => {
-    const figures = html.match(/<figure data-chart="[^"]+"><svg/g) ?? [];
-    // CDF ×2, load curve, TTFT vs input, and per run a timeline and a chunk-gap chart.
+    const figures = html.match(/<figure data-chart="(?!server-)[^"]+"><svg/g) ?? [];
+    // Load curve, CDF ×2, TTFT per request, and per run a timeline and a chunk-gap chart…
     assert.equal(figures.length, 4 + 2 * 2);
+    // …and the server series, one small panel each, in their own grid.
+    assert.ok((html.match(/<figure data-chart="server-/g) ?? []).length > 0);
+    assert.match(html, /<div class="charts panels"><figure data-chart="server-0-/);
     assert.match(html, /c1 &lt;&amp;&gt;/);
     assert.doesNotMatch(html, /c1 <&>/);
   });
@@ -143,15 +180,33 @@ describe('renderMarkdownReport', () => {
   const d = diagnose(runs);
   const { markdown, files } = renderMarkdownReport(runs, d, { svgDir: 'charts/' });
 
-  it('has the nine sections in order', () => {
+  it("has the course's seven sections in order, after the headline", () => {
     const heads = markdown.split('\n').filter((l) => /^## \d\./.test(l));
-    assert.deepEqual(
-      heads.map((h) => h.replace(/^## (\d)\..*/, '$1')),
-      ['1', '2', '3', '4', '5', '6', '7', '8', '9'],
-    );
+    assert.deepEqual(heads, [
+      '## 1. Background and goals',
+      '## 2. System configuration',
+      '## 3. Load design',
+      '## 4. Metric results',
+      '## 5. Explanation of the problem',
+      '## 6. Source code findings',
+      '## 7. Conclusion',
+    ]);
     // The sample runs pass every validity check: the verdict says so and lists no reason.
     assert.deepEqual([d.valid, d.reasons], [true, []]);
-    assert.match(markdown, /^# .*\n\n\*\*valid: true\*\*\n\n## 1\. /);
+    assert.match(markdown, /^# .*\n\n\*\*valid: these numbers can bear weight\*\*\n\n/);
+    assert.match(markdown, /\| ttft_ms p99 \| \d+ ms \|/);
+  });
+
+  it("in Chinese: the course's section names, no catalogue key left, metric names as they are", () => {
+    const zh = renderMarkdownReport(runs, d, { svgDir: 'charts', t: translator('zh-CN') }).markdown;
+    const heads = zh.split('\n').filter((l) => /^## \d\./.test(l));
+    assert.deepEqual(
+      heads.map((h) => h.slice(6)),
+      ['背景与目标', '系统配置', '负载设计', '指标结果', '问题解释', '源码发现', '最终结论'],
+    );
+    assert.doesNotMatch(zh, /\b(report|writeup|common)\.[a-z]+[.A-Za-z]*/);
+    assert.match(zh, /\| ttft_ms p50 \|/);
+    assert.match(zh, /这个引擎暂无源码笔记/);
   });
 
   it('puts an invalid verdict first, with each reason under it', () => {
@@ -161,7 +216,10 @@ describe('renderMarkdownReport', () => {
     assert.equal(dd.valid, false);
     assert.match(
       md,
-      new RegExp(`^\\*\\*valid: false\\*\\*\n\n- \`error_rate\` \\[${bad.id}\\] error rate`, 'm'),
+      new RegExp(
+        `^\\*\\*NOT VALID: some numbers cannot bear weight\\*\\*\n\n- \`error_rate\` \\[${bad.label.replace(/[<&>]/g, '.')}\\] error rate`,
+        'm',
+      ),
     );
   });
 
@@ -172,35 +230,78 @@ describe('renderMarkdownReport', () => {
       assert.ok(markdown.includes(`](${f.path})`), f.path);
       assert.match(f.svg, /^<svg/);
     }
+    assert.equal(chartsDirFor('w.md'), 'w.charts');
+    assert.equal(chartsDirFor('notes.v2.md'), 'notes.v2.charts');
+  });
+
+  it('splits the results table so that none is wider than 12 columns', () => {
+    const widths = markdown
+      .split('\n')
+      .filter((l) => l.startsWith('|'))
+      .map((l) => l.replace(/\\\|/g, '').split('|').length - 2);
+    assert.ok(Math.max(...widths) <= 12, String(Math.max(...widths)));
+    for (const h of [
+      '### Requests and verdict',
+      '### Latency (ms)',
+      '### Tokens, throughput, goodput and cost',
+    ])
+      assert.ok(markdown.includes(h), h);
   });
 
   it('explains from the diagnosis and lists its next experiments', () => {
-    assert.match(markdown, /## 6\. Explanation[\s\S]*\*\*Likely mechanism\.\*\* cold start/);
-    assert.match(markdown, /## 9\. Next hypotheses\n\n- cold_start: `servelab exp init baseline`/);
+    assert.match(markdown, /## 5\. Explanation of the problem[\s\S]*\*\*likely mechanism\.\*\* cold start/);
+    assert.match(markdown, /### Next experiments\n\n- cold_start: `servelab exp init baseline`/);
   });
 
-  it('names the vLLM and SGLang files for the four objects to trace', () => {
-    assert.deepEqual(
-      SOURCE_MAP.map((s) => s.object),
-      ['Service entry', 'Request state', 'Scheduler', 'Execution backend'],
+  it('§6 renders the source notes it is given as a table, and says so when there are none', () => {
+    assert.match(markdown, /## 6\. Source code findings\n\nNo source notes yet for this engine\./);
+    const withNotes = renderMarkdownReport(runs, d, {
+      svgDir: '.',
+      sourceNotes: [
+        {
+          engine: 'vllm',
+          object: 'Scheduler',
+          path: 'vllm/v1/core/sched/scheduler.py',
+          symbol: 'Scheduler.schedule',
+          version: 'v0.11.0',
+        },
+      ],
+    }).markdown;
+    assert.match(
+      withNotes,
+      /\| engine \| object \| path \| symbol \| version \|\n[^\n]+\n\| vllm \| Scheduler \| `vllm\/v1\/core\/sched\/scheduler\.py` \| `Scheduler\.schedule` \| v0\.11\.0 \|/,
     );
-    for (const p of [
-      'vllm/entrypoints/openai/api_server.py',
-      'vllm/v1/request.py',
-      'vllm/v1/core/sched/scheduler.py',
-      'vllm/v1/worker/gpu_model_runner.py',
-      'python/sglang/srt/entrypoints/http_server.py',
-      'python/sglang/srt/managers/schedule_batch.py',
-      'python/sglang/srt/managers/scheduler.py',
-      'python/sglang/srt/model_executor/model_runner.py',
-    ])
-      assert.ok(markdown.includes(`\`${p}\``), p);
   });
 
-  it('shows the record with sources and missing parts, and the load design per run', () => {
+  it('§2 takes engine, model and GPU from the record, else the config and the scrape; missing only when none knows', () => {
+    const [r] = runs;
+    const plain = {
+      ...r,
+      record: undefined,
+      engine: 'vllm',
+      config: { model: 'Qwen/Qwen3-8B', target: { url: 'http://x/v1' } },
+    };
+    const f = systemFacts(plain);
+    assert.deepEqual(f.engine, { value: 'vllm', from: 'scrape' });
+    assert.deepEqual(f.model, { value: 'Qwen/Qwen3-8B', from: 'config' });
+    assert.equal(f.gpu, null);
+    const sim = systemFacts({
+      ...plain,
+      engine: undefined,
+      config: { target: { sim: { model: 'qwen3-8b', gpu: 'h100' } } },
+    });
+    assert.deepEqual(
+      [sim.engine?.value, sim.model?.value, sim.gpu?.value],
+      ['servelab-sim', 'qwen3-8b', 'h100'],
+    );
+    assert.deepEqual(systemFacts(r).engine, { value: 'servelab-sim', from: 'probed' });
+  });
+
+  it('shows the record with sources and missing parts, and the load design per run, rounded', () => {
     assert.match(markdown, /\| image \| missing \| — \| digest \|/);
     assert.match(markdown, /\| engine \| probed \| name=servelab-sim, version=0\.1\.0 \| server_header \|/);
-    assert.match(markdown, /\| c4 <&> \| c=4 \| 24 \| 0 \| [\d.]+ \| `\{"concurrency":4\}` \|/);
+    assert.match(markdown, /\| c4 <&> \| c=4 \| 24 \| 0 \| [\d.]+ \| concurrency=4 \|/);
+    assert.doesNotMatch(markdown, /\d\.\d{5,}/);
   });
 });
 

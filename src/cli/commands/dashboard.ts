@@ -7,13 +7,15 @@ import type { Problem } from '../../core/errors.js';
 import { ExitCode } from '../../core/errors.js';
 import { serveDashboard } from '../../dashboard/index.js';
 import type { Io } from '../io.js';
+import { langOf } from '../options.js';
 import { optNumber, throwIfProblems } from './common.js';
 
 export async function dashboardCommand(
-  raw: { db?: string; port?: string; host?: string },
+  raw: { db?: string; port?: string; host?: string; lang?: string },
   io: Io,
 ): Promise<number> {
   const problems: Problem[] = [];
+  const t = langOf(raw.lang, io.env, problems);
   const port = optNumber(raw.port ?? '8600', '--port', problems, { int: true, min: 0 }) ?? 8600;
   throwIfProblems(problems);
   await serveDashboard(
@@ -21,6 +23,7 @@ export async function dashboardCommand(
       dbPath: resolve(io.cwd, raw.db ?? 'servelab.db'),
       port,
       host: raw.host ?? '127.0.0.1',
+      t,
       log: (l) => io.stdout.write(`${l}\n`),
     },
     io.onInterrupt,

@@ -4,7 +4,7 @@
  * report.json files), then render the comparison table, the HTML report, the Markdown
  * write-up and the diagnosis. Rendering is lazy-loaded (echarts costs ~0.8 s to import).
  */
-import { dirname, relative, resolve } from 'node:path';
+import { basename, dirname, relative, resolve } from 'node:path';
 import { type Problem, UsageError } from '../../core/errors.js';
 import type { LoadedRun } from '../../report/index.js';
 import type { Io } from '../io.js';
@@ -45,10 +45,15 @@ function price(raw: RawReport, runs: LoadedRun[]): number | undefined {
 }
 
 export async function reportCommand(refs: string[], raw: RawReport, io: Io): Promise<number> {
+  const problems: Problem[] = [];
+  const t = langOf(raw.lang, io.env, problems);
+  throwIfProblems(problems);
   const json = jsonOption(raw.json);
   const html = raw.html ? resolve(io.cwd, raw.html) : null;
   const md = raw.md ? resolve(io.cwd, raw.md) : null;
-  const svgDir = md ? resolve(dirname(md), 'charts') : null;
+  const rep0 = md ? await import('../../report/markdown.js') : null;
+  // Each write-up has its own chart folder (`w.md` → `w.charts/`): two in one folder keep theirs.
+  const svgDir = md && rep0 ? resolve(dirname(md), rep0.chartsDirFor(basename(md))) : null;
   checkOutputPaths(io.cwd, [
     [html, '--html'],
     [md, '--md'],
@@ -58,14 +63,16 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd });
   const gpuHourUsd = price(raw, runs);
   const rep = await import('../../report/index.js');
-  const diagnosis = rep.diagnose(runs);
+  // report.json keeps the diagnosis in English (like the store); the pages and the console speak --lang.
+  const diagnosisEn = rep.diagnose(runs);
+  const diagnosis = t.lang === 'en' ? diagnosisEn : rep.diagnose(runs, { t });
   // Files first, the console after: a reader that closes stdout early (`| head -1`) must not
   // cost a file, and the `wrote` lines then name files that are complete.
   const wrote: string[] = [];
   if (html) {
     await writeOutputFile(
       html,
-      rep.renderHtmlReport(runs, diagnosis, { title: raw.title, gpu_hour_usd: gpuHourUsd }),
+      rep.renderHtmlReport(runs, diagnosis, { title: raw.title, gpu_hour_usd: gpuHourUsd, t }),
       '--html',
     );
     wrote.push(`wrote ${html}\n`);
@@ -74,19 +81,21 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
     const doc = rep.renderMarkdownReport(runs, diagnosis, {
       svgDir: relative(dirname(md), svgDir) || '.',
       title: raw.title,
+      gpu_hour_usd: gpuHourUsd,
+      t,
     });
     await writeOutputFile(md, doc.markdown, '--md');
     for (const f of doc.files) await writeOutputFile(resolve(dirname(md), f.path), f.svg, '--md');
     wrote.push(`wrote ${md} and ${doc.files.length} chart(s) in ${svgDir}\n`);
   }
-  const reportJson = rep.buildReportJson(runs, diagnosis);
+  const reportJson = rep.buildReportJson(runs, diagnosisEn);
   if (json !== true) await emitJson(json, reportJson, io);
   const out = humanStream(json, io);
   out.write(rep.renderTableText(rep.comparisonTable(runs, { gpu_hour_usd: gpuHourUsd })));
   for (const r of runs)
     if (r.source?.notes.length)
       out.write(`\nnotes [${r.id}]:\n${r.source.notes.map((n) => `  - ${n}\n`).join('')}`);
-  out.write(`\n${rep.renderDiagnosisText(diagnosis, runs)}`);
+  out.write(`\n${rep.renderDiagnosisText(diagnosis, runs, t)}`);
   for (const line of wrote) out.write(line);
   if (json === true) await emitJson(json, reportJson, io);
   return 0;

@@ -1,4 +1,45 @@
 import type { writeup as en } from '../en/writeup.js';
 
-/** "writeup" 部分的文字。 */
-export const writeup: Record<keyof typeof en, string> = {};
+/** "writeup" 部分的文字：Markdown 项目报告，按课程的七个部分组织。 */
+export const writeup: Record<keyof typeof en, string> = {
+  'writeup.title': '推理服务压测：{runs}',
+  'writeup.todo': '待撰写：{what}',
+  'writeup.runsLine': '运行：{runs}。',
+  'writeup.findingRuns': '运行：{runs} · 规则 {rule}',
+  'writeup.col.metric': '指标',
+  'writeup.col.value': '数值',
+  'writeup.s1': '背景与目标',
+  'writeup.s1.todo': '这些运行要回答什么问题，为谁回答',
+  'writeup.s2': '系统配置',
+  'writeup.s2.sources':
+    '每个取值都注明了来源：probed 或 declared（实验记录中探测到或声明的）、config（运行配置）、scrape（根据 /metrics 识别出的服务端）。',
+  'writeup.s2.todo': '为什么选择这个引擎和模型，还考虑过哪些替代方案',
+  'writeup.col.engine': '引擎',
+  'writeup.col.version': '版本',
+  'writeup.col.model': '模型',
+  'writeup.col.count': '数量',
+  'writeup.col.load': '负载',
+  'writeup.col.object': '对象',
+  'writeup.col.path': '路径',
+  'writeup.col.symbol': '符号',
+  'writeup.col.note': '解释的现象',
+  'writeup.s3': '负载设计',
+  'writeup.s3.todo': '为什么选择这些负载档位、到达过程和请求形态',
+  'writeup.s4': '指标结果',
+  'writeup.group.requests': '请求与判定',
+  'writeup.group.latency': '延迟（ms）',
+  'writeup.group.throughput': 'token 数、吞吐、goodput 与成本',
+  'writeup.topErrors': '主要错误：',
+  'writeup.vllmDefinitions':
+    '读取自 vLLM 结果文件（`vllm bench serve --save-result`）的运行采用 vLLM 的指标定义：',
+  'writeup.vllmStats': '文件中给出的统计量',
+  'writeup.s5': '问题解释',
+  'writeup.s5.todo': '哪条发现回答了问题，以及用什么排除其他解释',
+  'writeup.s6': '源码发现',
+  'writeup.s6.none': '这个引擎暂无源码笔记。',
+  'writeup.s6.todo': '服务入口、请求状态、调度器和执行后端在这些运行中如何处理一个请求，分别解释了哪条发现',
+  'writeup.s7': '最终结论',
+  'writeup.s7.todo': '用支撑结论的数字回答第 1 部分提出的问题',
+  'writeup.next': '下一步实验',
+  'writeup.next.todo': '接下来要验证什么',
+};
