@@ -1,4 +1,4 @@
-/** Prose of the "gate-load" section (keys `gate-load.*`): the gate's checks 4, 8 and 10 (docs/gate-load.md). */
+/** Prose of the "gate-load" section (keys `gate-load.*`): the gate's checks 4, 8 and 10 (docs/gate.md). */
 export const gateLoad = {
   // Titles (one per check id).
   'gate-load.title.disconnect-mid-stream': 'Clients that disconnect mid-stream are freed on the server',

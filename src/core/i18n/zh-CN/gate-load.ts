@@ -1,6 +1,6 @@
 import type { gateLoad as en } from '../en/gate-load.js';
 
-/** "gate-load" 部分的文字：门禁的第 4、8、10 组检查（docs/gate-load.md）。 */
+/** "gate-load" 部分的文字：门禁的第 4、8、10 组检查（docs/gate.md）。 */
 export const gateLoad: Record<keyof typeof en, string> = {
   'gate-load.title.disconnect-mid-stream': '客户端在流式输出中途断开后，服务端释放其请求',
   'gate-load.title.queued-never-start': '排队中、尚未收到首字节就被取消的请求不会再开始',
