@@ -28,8 +28,17 @@ export function clockOf(ctx: CheckContext): Clock {
 /** A signal aborted after `ms` on the context's clock, or with the context's own signal. */
 function timeoutSignal(ctx: CheckContext, ms: number): { signal: AbortSignal; cancel: () => void } {
   const ac = new AbortController();
-  const cancel = clockOf(ctx).setTimer(() => ac.abort(new Error(`no answer within ${ms} ms`)), ms);
-  return { signal: AbortSignal.any([ctx.signal, ac.signal]), cancel };
+  const stop = clockOf(ctx).setTimer(() => ac.abort(new Error(`no answer within ${ms} ms`)), ms);
+  // The gate's own signal is forwarded by hand rather than with AbortSignal.any, whose result
+  // Node 20 holds only weakly (nodejs/node#57736).
+  const onAbort = () => ac.abort(ctx.signal.reason);
+  if (ctx.signal.aborted) onAbort();
+  else ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const cancel = () => {
+    stop();
+    ctx.signal.removeEventListener('abort', onAbort);
+  };
+  return { signal: ac.signal, cancel };
 }
 
 /** A fresh request id for a gate request (sent as `X-Request-Id`, shown in evidence). */

@@ -72,7 +72,7 @@ describe('gate group 4', { concurrency: true }, () => {
 
     test('4.3 fails when a client timeout does not abort the request', async () => {
       const r = await onFake('cancel.client-timeout', { slots: 2, ignoreDisconnect: true });
-      assert.equal(r.status, 'fail');
+      assert.equal(r.status, 'fail', r.reason);
       assert.ok(r.evidence.some((e) => e.sent?.includes('"stream":false')));
     });
 

@@ -349,7 +349,9 @@ const clientTimeout: EachCheck = {
     if ('skip' in b) return b.skip;
     const { probe, base, evidence } = b;
     const clock = wallClock();
-    const timeoutMs = Math.min(ctx.timeoutMs, 800);
+    // Long enough for a loaded server to count the request in its running gauge before the client
+    // gives up (a 4096-token answer takes far longer), short enough to keep the gate quick.
+    const timeoutMs = Math.min(ctx.timeoutMs, 2000);
     const req = openChat(target, longBody(freshPrompt(ctx.seed, 'timeout', 32), false, 4096), timeoutMs);
     let during: Vals | undefined;
     await waitFor(

@@ -102,8 +102,11 @@ export function openChat(target: GateTarget, body: Record<string, unknown>, time
   const headers = new Promise<number | null>((resolve) => {
     onHeaders = resolve;
   });
-  const timer = AbortSignal.timeout(timeoutMs);
-  const signal = AbortSignal.any([ctl.signal, timer]);
+  // One controller with a plain timer, not AbortSignal.any over AbortSignal.timeout: the
+  // timeout signal is held only weakly there, and on Node 20 a collected one never fires
+  // (nodejs/node#57736), so a long answer ran to its end instead of timing out.
+  const timer = setTimeout(() => ctl.abort(new DOMException('client timeout', 'TimeoutError')), timeoutMs);
+  const signal = ctl.signal;
   const run = async () => {
     let status: number | null = null;
     try {
@@ -129,6 +132,7 @@ export function openChat(target: GateTarget, body: Record<string, unknown>, time
     }
   };
   const done = run().finally(() => {
+    clearTimeout(timer);
     over = true;
   });
   return {
