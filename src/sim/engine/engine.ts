@@ -14,13 +14,13 @@ import { CostModel, type StepShape } from './cost.js';
 import { KvCacheManager } from './kv-cache.js';
 import type { KvPool } from './kv-pool.js';
 import { RadixCache } from './radix-cache.js';
-import { EngineReq } from './request.js';
+import { EngineReq, StepList } from './request.js';
 import { createScheduler, type SchedulePolicy, type SchedulerOutput } from './scheduler.js';
 import type { EngineRequest, EngineStats, RequestTimes, SimEngine, StepResult } from './types.js';
 
 const GIB = 1024 ** 3;
 
-/** One step's outcome in reused arrays (valid until the next call). */
+/** One step's outcome in reused lists (valid until the next call). */
 export interface RawStep {
   step: number;
   startMs: number;
@@ -29,13 +29,13 @@ export interface RawStep {
    * Requests that sampled a token at `endMs`, one entry per token (a request appears up to
    * `num_scheduler_steps` times, in token order); the token's index is in `sampledIndex`.
    */
-  sampled: EngineReq[];
+  readonly sampled: StepList<EngineReq>;
   /** 0-based output index of each sampled token (parallel to `sampled`). */
-  sampledIndex: number[];
+  readonly sampledIndex: StepList<number>;
   /** Requests that finished this step (subset of `sampled`). */
-  finished: EngineReq[];
-  admitted: EngineReq[];
-  preempted: EngineReq[];
+  readonly finished: StepList<EngineReq>;
+  readonly admitted: StepList<EngineReq>;
+  readonly preempted: StepList<EngineReq>;
   numBatchedTokens: number;
   /** Forward passes this step ran (vLLM v0 multi-step: up to `num_scheduler_steps`; else 1). */
   numSteps: number;
@@ -47,7 +47,13 @@ export class EngineCore {
   readonly scheduler: SchedulePolicy;
   readonly cost: CostModel;
   private readonly reqs = new Map<string, EngineReq>();
-  private readonly out: SchedulerOutput = { reqs: [], numNew: [], admitted: [], preempted: [], numSteps: 1 };
+  private readonly out: SchedulerOutput = {
+    reqs: new StepList(),
+    numNew: new StepList(),
+    admitted: new StepList(),
+    preempted: new StepList(),
+    numSteps: 1,
+  };
   /** Requests still decoding in the later passes of a multi-step schedule (scratch). */
   private readonly alive: EngineReq[] = [];
   private readonly raw: RawStep;
@@ -90,11 +96,11 @@ export class EngineCore {
       step: 0,
       startMs: 0,
       endMs: 0,
-      sampled: [],
-      sampledIndex: [],
-      finished: [],
-      admitted: [],
-      preempted: [],
+      sampled: new StepList(),
+      sampledIndex: new StepList(),
+      finished: new StepList(),
+      admitted: this.out.admitted,
+      preempted: this.out.preempted,
       numBatchedTokens: 0,
       numSteps: 1,
     };
@@ -128,9 +134,9 @@ export class EngineCore {
     const out = this.out;
     const raw = this.raw;
     this.scheduler.schedule(out, nowMs);
-    raw.sampled.length = 0;
-    raw.sampledIndex.length = 0;
-    raw.finished.length = 0;
+    raw.sampled.clear();
+    raw.sampledIndex.clear();
+    raw.finished.clear();
     const shape = this.shape;
     shape.numTokens = 0;
     shape.ctxTokens = 0;
@@ -140,8 +146,8 @@ export class EngineCore {
     shape.decodeCtxTokens = 0;
     shape.numReqs = out.reqs.length;
     for (let i = 0; i < out.reqs.length; i++) {
-      const r = out.reqs[i];
-      const n = out.numNew[i];
+      const r = out.reqs.at(i);
+      const n = out.numNew.at(i);
       const ctx = r.numComputed;
       shape.numTokens += n;
       shape.ctxTokens += ctx;
@@ -169,7 +175,10 @@ export class EngineCore {
     for (let s = 1; s < out.numSteps; s++) {
       const alive = this.alive;
       alive.length = 0;
-      for (const r of out.reqs) if (r.status === 'running' && this.kv.allocate(r, 1)) alive.push(r);
+      for (let i = 0; i < out.reqs.length; i++) {
+        const r = out.reqs.at(i);
+        if (r.status === 'running' && this.kv.allocate(r, 1)) alive.push(r);
+      }
       if (!alive.length) break;
       shape.numTokens = alive.length;
       shape.ctxTokens = 0;
@@ -190,11 +199,21 @@ export class EngineCore {
     }
     const endMs = nowMs + dt;
     const step = this.stepNo;
+    if (out.reqs.length > 0) {
+      // Busy time over the window since the previous step ended (back-to-back steps: 100%).
+      const idleMs = this.lastEndMs !== null && this.lastEndMs < nowMs ? nowMs - this.lastEndMs : 0;
+      this.lastUtil = idleMs > 0 ? dt / (dt + idleMs) : 1;
+      this.lastEndMs = endMs;
+    }
+    // Every token of the step is stamped with the one boxed number `lastEndMs` holds (a field
+    // that starts as null keeps its numbers boxed): storing `endMs` itself boxed it anew for
+    // each token. There are tokens only when requests were scheduled, so it is `endMs`.
+    const stamp = this.lastEndMs;
     for (let i = 0; i < raw.sampled.length; i++) {
-      const t = raw.sampled[i].times;
-      if (t.firstTokenMs === null) t.firstTokenMs = endMs;
-      t.lastTokenMs = endMs;
-      t.tokenSteps.push(step);
+      const t = raw.sampled.at(i).times;
+      if (t.firstTokenMs === null) t.firstTokenMs = stamp;
+      t.lastTokenMs = stamp;
+      t.addTokenStep(step);
     }
     if (anyFinished) {
       const running = this.scheduler.running;
@@ -202,17 +221,9 @@ export class EngineCore {
       for (let i = 0; i < running.length; i++) if (running[i].status === 'running') running[w++] = running[i];
       running.length = w;
     }
-    if (out.reqs.length > 0) {
-      // Busy time over the window since the previous step ended (back-to-back steps: 100%).
-      const idleMs = this.lastEndMs !== null && this.lastEndMs < nowMs ? nowMs - this.lastEndMs : 0;
-      this.lastUtil = idleMs > 0 ? dt / (dt + idleMs) : 1;
-      this.lastEndMs = endMs;
-    }
     raw.step = step;
     raw.startMs = nowMs;
     raw.endMs = endMs;
-    raw.admitted = out.admitted;
-    raw.preempted = out.preempted;
     raw.numBatchedTokens = numBatched;
     raw.numSteps = out.numSteps;
     return raw;
@@ -223,7 +234,7 @@ export class EngineCore {
     const raw = this.raw;
     let anyFinished = false;
     for (let i = from; i < to; i++) {
-      const r = raw.sampled[i];
+      const r = raw.sampled.at(i);
       if (!r.prefilled) {
         r.prefilled = true;
         this.promptTokens += r.numPrompt;
@@ -307,10 +318,10 @@ class SimEngineImpl implements SimEngine {
       step: raw.step,
       startMs: raw.startMs,
       endMs: raw.endMs,
-      scheduled: raw.admitted.map((r) => r.id),
+      scheduled: raw.admitted.toArray().map((r) => r.id),
       tokens: tokenEvents(raw),
-      finished: raw.finished.map((r) => ({ reqId: r.id, reason: r.finishReason })),
-      preempted: raw.preempted.map((r) => r.id),
+      finished: raw.finished.toArray().map((r) => ({ reqId: r.id, reason: r.finishReason })),
+      preempted: raw.preempted.toArray().map((r) => r.id),
       numBatchedTokens: raw.numBatchedTokens,
     };
   }
@@ -339,7 +350,7 @@ class SimEngineImpl implements SimEngine {
 function tokenEvents(raw: RawStep): StepResult['tokens'] {
   const n = raw.sampled.length;
   const out: StepResult['tokens'] = new Array(n);
-  for (let i = 0; i < n; i++) out[i] = { reqId: raw.sampled[i].id, index: raw.sampledIndex[i] };
+  for (let i = 0; i < n; i++) out[i] = { reqId: raw.sampled.at(i).id, index: raw.sampledIndex.at(i) };
   if (raw.numSteps === 1) return out;
   // A multi-step group: by request in first-appearance order (a stable sort keeps token order).
   const order = new Map<string, number>();

@@ -4,16 +4,16 @@
  * (recompute preemption, admission stats). `sim/engine/scheduler` picks the policy.
  */
 import type { KvPool } from '../kv-pool.js';
-import type { Deque, EngineReq } from '../request.js';
+import type { Deque, EngineReq, StepList } from '../request.js';
 
-/** What one call to {@link SchedulePolicy.schedule} decided; arrays are reused between steps. */
+/** What one call to {@link SchedulePolicy.schedule} decided; the lists are reused between steps. */
 export interface SchedulerOutput {
-  reqs: EngineReq[];
+  readonly reqs: StepList<EngineReq>;
   /** New tokens per scheduled request (parallel to `reqs`). */
-  numNew: number[];
+  readonly numNew: StepList<number>;
   /** Requests admitted from waiting this step (new or resumed after preemption). */
-  admitted: EngineReq[];
-  preempted: EngineReq[];
+  readonly admitted: StepList<EngineReq>;
+  readonly preempted: StepList<EngineReq>;
   /**
    * Forward passes in this schedule: 1, or vLLM v0's `--num-scheduler-steps` for an all-decode
    * batch, whose every request then decodes one token per pass (its KV room for all of them is
@@ -43,10 +43,10 @@ export interface SchedulerLimits {
 
 /** Empty `out` for a new step. */
 export function clearOutput(out: SchedulerOutput): void {
-  out.reqs.length = 0;
-  out.numNew.length = 0;
-  out.admitted.length = 0;
-  out.preempted.length = 0;
+  out.reqs.clear();
+  out.numNew.clear();
+  out.admitted.clear();
+  out.preempted.clear();
   out.numSteps = 1;
 }
 
@@ -64,7 +64,8 @@ export function preemptRecompute(kv: KvPool, r: EngineReq, waiting: Deque<Engine
  * (recompute) while the pool is short, as vLLM's `Scheduler.schedule` does for its running queue
  * (vllm/v1/core/sched/scheduler.py) and SGLang's `update_running_batch` retracts. Every victim
  * goes to `out.preempted`.
- * @returns how many were preempted, and whether `r` itself was (then nothing was allocated)
+ * @returns how many were preempted; `r` itself was one of them (and nothing was allocated) when
+ * it is no longer running. A number, not an object: this runs for every request on every step.
  */
 export function allocateOrPreempt(
   kv: KvPool,
@@ -73,16 +74,16 @@ export function allocateOrPreempt(
   r: EngineReq,
   n: number,
   out: SchedulerOutput,
-): { preempted: number; self: boolean } {
+): number {
   let preempted = 0;
   while (!kv.allocate(r, n)) {
     const victim = running.pop() as EngineReq;
     preemptRecompute(kv, victim, waiting);
     preempted++;
     out.preempted.push(victim);
-    if (victim === r) return { preempted, self: true };
+    if (victim === r) break;
   }
-  return { preempted, self: false };
+  return preempted;
 }
 
 /**
@@ -103,9 +104,8 @@ export function scheduleRunningQueue(
     const r = running[i];
     const n = Math.min(r.numTokens - r.numComputed, budget);
     if (n <= 0) continue;
-    const room = allocateOrPreempt(kv, running, waiting, r, n, out);
-    preempted += room.preempted;
-    if (room.self) break;
+    preempted += allocateOrPreempt(kv, running, waiting, r, n, out);
+    if (r.status !== 'running') break;
     out.reqs.push(r);
     out.numNew.push(n);
     budget -= n;
