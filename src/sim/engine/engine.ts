@@ -14,7 +14,7 @@ import { CostModel, type StepShape } from './cost.js';
 import { KvCacheManager } from './kv-cache.js';
 import type { KvPool } from './kv-pool.js';
 import { RadixCache } from './radix-cache.js';
-import { EngineReq, StepList } from './request.js';
+import { EngineReq, IntStepList, StepList } from './request.js';
 import { createScheduler, type SchedulePolicy, type SchedulerOutput } from './scheduler.js';
 import type { EngineRequest, EngineStats, RequestTimes, SimEngine, StepResult } from './types.js';
 
@@ -31,7 +31,7 @@ export interface RawStep {
    */
   readonly sampled: StepList<EngineReq>;
   /** 0-based output index of each sampled token (parallel to `sampled`). */
-  readonly sampledIndex: StepList<number>;
+  readonly sampledIndex: IntStepList;
   /** Requests that finished this step (subset of `sampled`). */
   readonly finished: StepList<EngineReq>;
   readonly admitted: StepList<EngineReq>;
@@ -49,7 +49,7 @@ export class EngineCore {
   private readonly reqs = new Map<string, EngineReq>();
   private readonly out: SchedulerOutput = {
     reqs: new StepList(),
-    numNew: new StepList(),
+    numNew: new IntStepList(),
     admitted: new StepList(),
     preempted: new StepList(),
     numSteps: 1,
@@ -97,7 +97,7 @@ export class EngineCore {
       startMs: 0,
       endMs: 0,
       sampled: new StepList(),
-      sampledIndex: new StepList(),
+      sampledIndex: new IntStepList(),
       finished: new StepList(),
       admitted: this.out.admitted,
       preempted: this.out.preempted,

@@ -82,21 +82,21 @@ export class BlockHashTable {
     return this.keys[i] === h ? this.vals[i] : -1;
   }
 
-  has(h: number): boolean {
-    return this.keys[this.slot(h)] === h;
-  }
-
-  set(h: number, b: number): void {
+  /** Cache `b` under `h` unless `h` is there already; false (nothing changed) when it was. */
+  add(h: number, b: number): boolean {
     const i = this.slot(h);
+    if (this.keys[i] === h) return false;
     this.keys[i] = h;
     this.vals[i] = b;
+    return true;
   }
 
-  delete(h: number): void {
+  /** Remove `h` if it maps to block `b`. */
+  deleteBlock(h: number, b: number): void {
     const keys = this.keys;
     const mask = this.mask;
     let i = this.slot(h);
-    if (keys[i] !== h) return;
+    if (keys[i] !== h || this.vals[i] !== b) return;
     // Backward-shift deletion: move later entries of the run into the hole when their home
     // slot does not lie (cyclically) between the hole and their own slot.
     let j = i;
@@ -236,7 +236,7 @@ export class KvCacheManager implements KvPool {
       const h = this.hash[b];
       if (h !== NO_HASH) {
         // Evict: the block's old content is overwritten now, so it leaves the prefix cache.
-        if (this.cached.get(h) === b) this.cached.delete(h);
+        this.cached.deleteBlock(h, b);
         this.hash[b] = NO_HASH;
       }
       this.ref[b] = 1;
@@ -256,9 +256,8 @@ export class KvCacheManager implements KvPool {
       if (this.hash[b] !== NO_HASH) continue;
       const h = req.blockHashes[j];
       // Same content already cached in another block: keep the existing entry (vLLM does too).
-      if (this.cached.has(h)) continue;
+      if (!this.cached.add(h, b)) continue;
       this.hash[b] = h;
-      this.cached.set(h, b);
     }
     req.numCachedBlocks = nFull;
   }

@@ -135,6 +135,33 @@ export class StepList<T> {
   }
 }
 
+/** {@link StepList} for small non-negative integers (token counts, output indices), in an `Int32Array`. */
+export class IntStepList {
+  private items = new Int32Array(64);
+  private n = 0;
+
+  get length(): number {
+    return this.n;
+  }
+
+  push(x: number): void {
+    if (this.n === this.items.length) {
+      const grown = new Int32Array(this.items.length * 2);
+      grown.set(this.items);
+      this.items = grown;
+    }
+    this.items[this.n++] = x;
+  }
+
+  at(i: number): number {
+    return this.items[i];
+  }
+
+  clear(): void {
+    this.n = 0;
+  }
+}
+
 /** A growable ring buffer: vLLM's waiting queue needs push-front for preempted requests. */
 export class Deque<T> {
   private buf: (T | undefined)[] = new Array(16);

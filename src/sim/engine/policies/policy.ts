@@ -4,13 +4,13 @@
  * (recompute preemption, admission stats). `sim/engine/scheduler` picks the policy.
  */
 import type { KvPool } from '../kv-pool.js';
-import type { Deque, EngineReq, StepList } from '../request.js';
+import type { Deque, EngineReq, IntStepList, StepList } from '../request.js';
 
 /** What one call to {@link SchedulePolicy.schedule} decided; the lists are reused between steps. */
 export interface SchedulerOutput {
   readonly reqs: StepList<EngineReq>;
   /** New tokens per scheduled request (parallel to `reqs`). */
-  readonly numNew: StepList<number>;
+  readonly numNew: IntStepList;
   /** Requests admitted from waiting this step (new or resumed after preemption). */
   readonly admitted: StepList<EngineReq>;
   readonly preempted: StepList<EngineReq>;
