@@ -4,8 +4,11 @@
  * entry (`add`) → request state ({@link EngineReq}) → the profile's scheduling policy
  * ({@link SchedulePolicy}: vLLM v1, vLLM v0 or SGLang) → its KV pool ({@link KvCacheManager}, or
  * SGLang's {@link RadixCache}) → executor ({@link CostModel}: how long the forward pass takes)
- * → outputs (sampled tokens, finished requests). A schedule of several forward passes (vLLM
- * v0's multi-step) is one call: its tokens come out together at the end of the last pass. It never reads a clock: drivers pass `nowMs` and deliver the step's
+ * → outputs (sampled tokens, finished requests). {@link EngineCore.stepRaw} follows vLLM's
+ * `EngineCore.step`: schedule, `updateAfterSchedule`, `executeModel`, `updateFromOutput`,
+ * `makeOutputs` (docs/learn-vllm-with-sim.md maps every method to vLLM's). A schedule of several
+ * forward passes (vLLM v0's multi-step) is one call: its tokens come out together at the end of
+ * the last pass. It never reads a clock: drivers pass `nowMs` and deliver the step's
  * tokens at its `endMs`. {@link EngineCore.stepRaw} is the allocation-light form used by the
  * virtual-time planner; {@link createEngine} wraps it in the {@link SimEngine} contract.
  */
@@ -129,11 +132,42 @@ export class EngineCore {
     return this.scheduler.running.length > 0 || this.scheduler.waiting.length > 0;
   }
 
-  /** Schedule, cost and apply one iteration (or a multi-step group of them) starting at `nowMs`. */
+  /**
+   * One iteration (or a multi-step group of them) starting at `nowMs`, in the order of vLLM's
+   * `EngineCore.step` (vllm/v1/engine/core.py): `Scheduler.schedule` (the policy), the forward
+   * pass (`model_executor.execute_model`: here the cost model says how long it takes), then
+   * `Scheduler.update_from_output` (the sampled tokens are appended, finished requests freed).
+   */
   stepRaw(nowMs: number): RawStep {
     const out = this.out;
-    const raw = this.raw;
     this.scheduler.schedule(out, nowMs);
+    this.updateAfterSchedule(out);
+    const numBatched = this.shape.numTokens;
+    let dt = this.executeModel();
+    if (out.reqs.length > 0) {
+      this.stepNo++;
+      if (this.stepNo === 1) dt += this.cfg.coldStartMs;
+    }
+    this.updateFromOutput(0, this.raw.sampled.length);
+    // vLLM v0 multi-step: the later passes of the group decode one more token per live request.
+    for (let s = 1; s < out.numSteps; s++) {
+      const from = this.raw.sampled.length;
+      if (!this.scheduleNextPass(out)) break;
+      dt += this.executeModel();
+      this.updateFromOutput(from, this.raw.sampled.length);
+    }
+    return this.makeOutputs(nowMs, dt, numBatched);
+  }
+
+  /**
+   * vLLM's `Scheduler._update_after_schedule`: each scheduled request's computed tokens advance
+   * by what it was scheduled, and its newly full blocks enter the prefix cache (vLLM caches them
+   * in `KVCacheManager.allocate_slots`). Sums the step's shape for the cost model and lists the
+   * requests that will sample a token: a request samples only in the step that brings it up to
+   * date (the end of its prefill, or a decode).
+   */
+  private updateAfterSchedule(out: SchedulerOutput): void {
+    const raw = this.raw;
     raw.sampled.clear();
     raw.sampledIndex.clear();
     raw.finished.clear();
@@ -158,79 +192,54 @@ export class EngineCore {
       }
       r.numComputed = ctx + n;
       this.kv.cacheFull(r);
-      // A token is sampled only in the step that brings the request up to date (end of prefill, or a decode).
       if (r.numComputed >= r.numTokens) {
         shape.numSampled++;
         raw.sampled.push(r);
       }
     }
-    let dt = this.cost.stepMs(shape);
-    const numBatched = shape.numTokens;
-    if (shape.numReqs > 0) {
-      this.stepNo++;
-      if (this.stepNo === 1) dt += this.cfg.coldStartMs;
-    }
-    let anyFinished = this.sample(0, raw.sampled.length);
-    // vLLM v0 multi-step: the later passes of the group decode one more token per live request.
-    for (let s = 1; s < out.numSteps; s++) {
-      const alive = this.alive;
-      alive.length = 0;
-      for (let i = 0; i < out.reqs.length; i++) {
-        const r = out.reqs.at(i);
-        if (r.status === 'running' && this.kv.allocate(r, 1)) alive.push(r);
-      }
-      if (!alive.length) break;
-      shape.numTokens = alive.length;
-      shape.ctxTokens = 0;
-      shape.attnPairs = 0;
-      shape.numSampled = alive.length;
-      shape.numReqs = alive.length;
-      const from = raw.sampled.length;
-      for (const r of alive) {
-        const ctx = r.numComputed;
-        shape.ctxTokens += ctx;
-        shape.attnPairs += ctx + 0.5;
-        r.numComputed = ctx + 1;
-        this.kv.cacheFull(r);
-        raw.sampled.push(r);
-      }
-      dt += this.cost.stepMs(shape);
-      anyFinished = this.sample(from, raw.sampled.length) || anyFinished;
-    }
-    const endMs = nowMs + dt;
-    const step = this.stepNo;
-    if (out.reqs.length > 0) {
-      // Busy time over the window since the previous step ended (back-to-back steps: 100%).
-      const idleMs = this.lastEndMs !== null && this.lastEndMs < nowMs ? nowMs - this.lastEndMs : 0;
-      this.lastUtil = idleMs > 0 ? dt / (dt + idleMs) : 1;
-      this.lastEndMs = endMs;
-    }
-    // Every token of the step is stamped with the one boxed number `lastEndMs` holds (a field
-    // that starts as null keeps its numbers boxed): storing `endMs` itself boxed it anew for
-    // each token. There are tokens only when requests were scheduled, so it is `endMs`.
-    const stamp = this.lastEndMs;
-    for (let i = 0; i < raw.sampled.length; i++) {
-      const t = raw.sampled.at(i).times;
-      if (t.firstTokenMs === null) t.firstTokenMs = stamp;
-      t.lastTokenMs = stamp;
-      t.addTokenStep(step);
-    }
-    if (anyFinished) {
-      const running = this.scheduler.running;
-      let w = 0;
-      for (let i = 0; i < running.length; i++) if (running[i].status === 'running') running[w++] = running[i];
-      running.length = w;
-    }
-    raw.step = step;
-    raw.startMs = nowMs;
-    raw.endMs = endMs;
-    raw.numBatchedTokens = numBatched;
-    raw.numSteps = out.numSteps;
-    return raw;
   }
 
-  /** Apply the tokens `raw.sampled[from, to)`: count them, finish requests at their stop length. */
-  private sample(from: number, to: number): boolean {
+  /** The forward pass over the current shape (vLLM's `execute_model`): its duration, ms. */
+  private executeModel(): number {
+    return this.cost.stepMs(this.shape);
+  }
+
+  /**
+   * A later pass of a vLLM v0 multi-step group: every request of the group still running decodes
+   * one more token (room for it allocated now if the lookahead did not cover it). False when none
+   * is left.
+   */
+  private scheduleNextPass(out: SchedulerOutput): boolean {
+    const alive = this.alive;
+    alive.length = 0;
+    for (let i = 0; i < out.reqs.length; i++) {
+      const r = out.reqs.at(i);
+      if (r.status === 'running' && this.kv.allocate(r, 1)) alive.push(r);
+    }
+    if (!alive.length) return false;
+    const shape = this.shape;
+    shape.numTokens = alive.length;
+    shape.ctxTokens = 0;
+    shape.attnPairs = 0;
+    shape.numSampled = alive.length;
+    shape.numReqs = alive.length;
+    for (const r of alive) {
+      const ctx = r.numComputed;
+      shape.ctxTokens += ctx;
+      shape.attnPairs += ctx + 0.5;
+      r.numComputed = ctx + 1;
+      this.kv.cacheFull(r);
+      this.raw.sampled.push(r);
+    }
+    return true;
+  }
+
+  /**
+   * vLLM's `Scheduler.update_from_output` for the tokens `raw.sampled[from, to)`: each request
+   * gets its token, one that reaches its stop length finishes (its blocks are freed, vLLM's
+   * `_free_request`) and leaves the running list.
+   */
+  private updateFromOutput(from: number, to: number): void {
     const raw = this.raw;
     let anyFinished = false;
     for (let i = from; i < to; i++) {
@@ -249,7 +258,44 @@ export class EngineCore {
         anyFinished = true;
       }
     }
-    return anyFinished;
+    if (anyFinished) {
+      const running = this.scheduler.running;
+      let w = 0;
+      for (let i = 0; i < running.length; i++) if (running[i].status === 'running') running[w++] = running[i];
+      running.length = w;
+    }
+  }
+
+  /**
+   * The step's outputs (vLLM's `EngineCoreOutputs`): every sampled token is stamped with the
+   * step's end, and the GPU's busy share is updated.
+   */
+  private makeOutputs(nowMs: number, dt: number, numBatched: number): RawStep {
+    const raw = this.raw;
+    const endMs = nowMs + dt;
+    const step = this.stepNo;
+    if (this.out.reqs.length > 0) {
+      // Busy time over the window since the previous step ended (back-to-back steps: 100%).
+      const idleMs = this.lastEndMs !== null && this.lastEndMs < nowMs ? nowMs - this.lastEndMs : 0;
+      this.lastUtil = idleMs > 0 ? dt / (dt + idleMs) : 1;
+      this.lastEndMs = endMs;
+    }
+    // Every token of the step is stamped with the one boxed number `lastEndMs` holds (a field
+    // that starts as null keeps its numbers boxed): storing `endMs` itself boxed it anew for
+    // each token. There are tokens only when requests were scheduled, so it is `endMs`.
+    const stamp = this.lastEndMs;
+    for (let i = 0; i < raw.sampled.length; i++) {
+      const t = raw.sampled.at(i).times;
+      if (t.firstTokenMs === null) t.firstTokenMs = stamp;
+      t.lastTokenMs = stamp;
+      t.addTokenStep(step);
+    }
+    raw.step = step;
+    raw.startMs = nowMs;
+    raw.endMs = endMs;
+    raw.numBatchedTokens = numBatched;
+    raw.numSteps = this.out.numSteps;
+    return raw;
   }
 
   resetPrefixCache(): boolean {

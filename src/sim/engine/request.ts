@@ -7,7 +7,13 @@
 import { hashString } from '../../runtime/rng.js';
 import type { EngineRequest, RequestTimes } from './types.js';
 
-export type ReqStatus = 'waiting' | 'running' | 'finished';
+/**
+ * vLLM's `RequestStatus` (vllm/v1/request.py), the states the simulator has: WAITING (never
+ * scheduled), RUNNING, PREEMPTED (its KV was freed and it waits again, at the front of the
+ * queue, to be recomputed) and one FINISHED for all of vLLM's FINISHED_* reasons
+ * (`finishReason` says which).
+ */
+export type ReqStatus = 'waiting' | 'running' | 'preempted' | 'finished';
 
 export class EngineReq {
   readonly id: string;

@@ -50,11 +50,14 @@ export function clearOutput(out: SchedulerOutput): void {
   out.numSteps = 1;
 }
 
-/** Recompute-style preemption shared by the policies: drop the KV, keep the tokens, front of waiting. */
+/**
+ * Recompute-style preemption shared by the policies: drop the KV, keep the tokens, front of
+ * waiting, status PREEMPTED (vLLM's `Scheduler._preempt_request`, vllm/v1/core/sched/scheduler.py).
+ */
 export function preemptRecompute(kv: KvPool, r: EngineReq, waiting: Deque<EngineReq>): void {
   kv.freeReq(r);
   r.numComputed = 0;
-  r.status = 'waiting';
+  r.status = 'preempted';
   r.times.preemptions++;
   waiting.pushFront(r);
 }
@@ -115,7 +118,11 @@ export function scheduleRunningQueue(
 
 /** Bookkeeping of an admission shared by the policies (prefix stats, first-schedule time). */
 export function noteAdmission(kv: KvPool, r: EngineReq, hit: number, nowMs: number): void {
-  // Counted on admission only, so a head-of-line request is not counted once per step.
+  // Counted on admission only, where vLLM counts them: `Scheduler.schedule` calls
+  // `KVCacheManager.record_prefix_cache_stats` once the request's slots are allocated ("Record at
+  // admission so unscheduled lookups are not counted", vllm-project/vllm@003df29), not in
+  // `get_computed_blocks`, so a head-of-line request looked up on every step counts once.
+  // docs/learn-vllm-with-sim.md, "Prefix-cache statistics".
   kv.queries += r.numTokens;
   kv.hits += hit;
   if (r.times.firstScheduledMs === null) {
@@ -130,7 +137,7 @@ export function removeFrom(running: EngineReq[], waiting: Deque<EngineReq>, r: E
   if (r.status === 'running') {
     const i = running.indexOf(r);
     if (i >= 0) running.splice(i, 1);
-  } else if (r.status === 'waiting') {
+  } else if (r.status === 'waiting' || r.status === 'preempted') {
     waiting.remove(r);
   }
 }
