@@ -42,16 +42,18 @@ function isLetter(c: number): boolean {
 }
 
 /**
- * Split text into approximation pieces (see the module comment). An `exec` loop with character
+ * Split text into approximation pieces (see the module comment). A `test` loop with character
  * tests rather than `matchAll` and two more regular expressions per piece: `plan` splits every
- * prompt it sends, and the iterator's result objects were most of its garbage.
+ * prompt it sends, and the match objects were most of its garbage. Every character starts a
+ * match of one of the alternatives (letter, digit, CJK, other, whitespace), so the pieces are
+ * contiguous: each one runs from the previous `lastIndex` to the new one.
  */
 export function approximatePieces(text: string): string[] {
   const out: string[] = [];
   const re = PIECE_RE;
   re.lastIndex = 0;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const p = m[0];
+  for (let start = 0; re.test(text); start = re.lastIndex) {
+    const p = text.slice(start, re.lastIndex);
     // `re` matches at least one character, so lastIndex always advances.
     const lead = p.length > 1 && p.charCodeAt(0) === 32 && isLetter(p.charCodeAt(1)) ? 1 : 0;
     // A piece that starts (after a space) with a letter is a run of letters: the regular
