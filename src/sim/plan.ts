@@ -228,27 +228,28 @@ export function simulateDetailed(cfg: EngineConfig, reqs: PlanRequest[], load: P
     if (raw.numBatchedTokens === 0) throw new Error('engine made no progress with requests waiting');
     const end = raw.endMs;
     let firsts = 0;
-    for (let k = 0; k < raw.sampled.length; k++) if (raw.sampled[k].numOutput === 1) firsts++;
+    for (let k = 0; k < raw.sampled.length; k++) if (raw.sampled.at(k).numOutput === 1) firsts++;
     // When the API server has written this step's chunks: what the client sees.
     const emit = frontend.emitMs(end, raw.sampled.length, firsts);
     // Arrivals until then, while a slot was free, are sent at their own time.
     startOpen(emit, null);
     for (let k = 0; k < raw.sampled.length; k++) {
-      const r = raw.sampled[k];
+      const r = raw.sampled.at(k);
       const rec = records[r.tag];
-      rec.chunk_times_ms[raw.sampledIndex[k]] = emit;
+      rec.chunk_times_ms[raw.sampledIndex.at(k)] = emit;
       if (rec.first_token_at_ms === null) {
         rec.first_chunk_at_ms = emit;
         rec.first_token_at_ms = emit;
         rec.first_content_at_ms = emit;
         rec.has_content = true;
       }
-      rec.last_token_at_ms = emit;
-      rec.last_content_at_ms = emit;
     }
     for (let k = 0; k < raw.finished.length; k++) {
-      const r = raw.finished[k];
+      const r = raw.finished.at(k);
       const rec = records[r.tag];
+      // Its last token came in this step (every request runs to its stop length here).
+      rec.last_token_at_ms = emit;
+      rec.last_content_at_ms = emit;
       rec.end_at_ms = emit;
       rec.finish_reason = r.finishReason;
       rec.outcome = isTruncated({

@@ -36,14 +36,29 @@ const PIECE_RE = new RegExp(` ?[A-Za-z]+| ?\\d|[${CJK}]{1,2}| ?[^\\sA-Za-z\\d${C
 const MAX_LETTERS = 6;
 const APPROX_VOCAB = 150_000;
 
-/** Split text into approximation pieces (see the module comment). */
+/** Whether UTF-16 code unit `c` is an ASCII letter. */
+function isLetter(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
+/**
+ * Split text into approximation pieces (see the module comment). A `test` loop with character
+ * tests rather than `matchAll` and two more regular expressions per piece: `plan` splits every
+ * prompt it sends, and the match objects were most of its garbage. Every character starts a
+ * match of one of the alternatives (letter, digit, CJK, other, whitespace), so the pieces are
+ * contiguous: each one runs from the previous `lastIndex` to the new one.
+ */
 export function approximatePieces(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(PIECE_RE)) {
-    const p = m[0];
-    const lead = p.startsWith(' ') && p.length > 1 && /[A-Za-z]/.test(p[1]) ? 1 : 0;
-    const letters = p.length - lead;
-    if (letters <= MAX_LETTERS || !/^ ?[A-Za-z]+$/.test(p)) {
+  const re = PIECE_RE;
+  re.lastIndex = 0;
+  for (let start = 0; re.test(text); start = re.lastIndex) {
+    const p = text.slice(start, re.lastIndex);
+    // `re` matches at least one character, so lastIndex always advances.
+    const lead = p.length > 1 && p.charCodeAt(0) === 32 && isLetter(p.charCodeAt(1)) ? 1 : 0;
+    // A piece that starts (after a space) with a letter is a run of letters: the regular
+    // expression's only alternative with letters in it is ` ?[A-Za-z]+`.
+    if (p.length - lead <= MAX_LETTERS || !isLetter(p.charCodeAt(lead))) {
       out.push(p);
       continue;
     }

@@ -15,7 +15,7 @@ import { targetSettings } from '../../pipeline/settings.js';
 import { formatSummaryTable, formatVerdict } from '../../report/run/table.js';
 import { describeEngine, resolveEngineConfig } from '../../sim/engine/index.js';
 import { fidelityLine, regimeOf } from '../../sim/fidelity/band.js';
-import { openStore, type Store } from '../../store/index.js';
+import type { Store } from '../../store/index.js';
 import { workloadProblems } from '../../workload/index.js';
 import type { Io } from '../io.js';
 import { langOf, parseCommon, type RawCommon, resolvePaths } from '../options.js';
@@ -135,8 +135,13 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
       c = { ...common, load: { ...common.load, mode: 'closed', concurrency: found.concurrency, requests } };
   }
 
+  // The store (and its native SQLite binding) is loaded only when the run is stored: not with --no-db.
   const store =
-    raw.db !== false ? openStore(resolve(io.cwd, typeof raw.db === 'string' ? raw.db : 'servelab.db')) : null;
+    raw.db !== false
+      ? (await import('../../store/index.js')).openStore(
+          resolve(io.cwd, typeof raw.db === 'string' ? raw.db : 'servelab.db'),
+        )
+      : null;
   let m: Measurement;
   try {
     m = await measureOnce(c, { find_max_concurrency: search }, store);

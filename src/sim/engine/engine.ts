@@ -4,8 +4,11 @@
  * entry (`add`) → request state ({@link EngineReq}) → the profile's scheduling policy
  * ({@link SchedulePolicy}: vLLM v1, vLLM v0 or SGLang) → its KV pool ({@link KvCacheManager}, or
  * SGLang's {@link RadixCache}) → executor ({@link CostModel}: how long the forward pass takes)
- * → outputs (sampled tokens, finished requests). A schedule of several forward passes (vLLM
- * v0's multi-step) is one call: its tokens come out together at the end of the last pass. It never reads a clock: drivers pass `nowMs` and deliver the step's
+ * → outputs (sampled tokens, finished requests). {@link EngineCore.stepRaw} follows vLLM's
+ * `EngineCore.step`: schedule, `updateAfterSchedule`, `executeModel`, `updateFromOutput`,
+ * `makeOutputs` (docs/learn-vllm-with-sim.md maps every method to vLLM's). A schedule of several
+ * forward passes (vLLM v0's multi-step) is one call: its tokens come out together at the end of
+ * the last pass. It never reads a clock: drivers pass `nowMs` and deliver the step's
  * tokens at its `endMs`. {@link EngineCore.stepRaw} is the allocation-light form used by the
  * virtual-time planner; {@link createEngine} wraps it in the {@link SimEngine} contract.
  */
@@ -14,13 +17,13 @@ import { CostModel, type StepShape } from './cost.js';
 import { KvCacheManager } from './kv-cache.js';
 import type { KvPool } from './kv-pool.js';
 import { RadixCache } from './radix-cache.js';
-import { EngineReq } from './request.js';
+import { EngineReq, IntStepList, StepList } from './request.js';
 import { createScheduler, type SchedulePolicy, type SchedulerOutput } from './scheduler.js';
 import type { EngineRequest, EngineStats, RequestTimes, SimEngine, StepResult } from './types.js';
 
 const GIB = 1024 ** 3;
 
-/** One step's outcome in reused arrays (valid until the next call). */
+/** One step's outcome in reused lists (valid until the next call). */
 export interface RawStep {
   step: number;
   startMs: number;
@@ -29,13 +32,13 @@ export interface RawStep {
    * Requests that sampled a token at `endMs`, one entry per token (a request appears up to
    * `num_scheduler_steps` times, in token order); the token's index is in `sampledIndex`.
    */
-  sampled: EngineReq[];
+  readonly sampled: StepList<EngineReq>;
   /** 0-based output index of each sampled token (parallel to `sampled`). */
-  sampledIndex: number[];
+  readonly sampledIndex: IntStepList;
   /** Requests that finished this step (subset of `sampled`). */
-  finished: EngineReq[];
-  admitted: EngineReq[];
-  preempted: EngineReq[];
+  readonly finished: StepList<EngineReq>;
+  readonly admitted: StepList<EngineReq>;
+  readonly preempted: StepList<EngineReq>;
   numBatchedTokens: number;
   /** Forward passes this step ran (vLLM v0 multi-step: up to `num_scheduler_steps`; else 1). */
   numSteps: number;
@@ -47,7 +50,13 @@ export class EngineCore {
   readonly scheduler: SchedulePolicy;
   readonly cost: CostModel;
   private readonly reqs = new Map<string, EngineReq>();
-  private readonly out: SchedulerOutput = { reqs: [], numNew: [], admitted: [], preempted: [], numSteps: 1 };
+  private readonly out: SchedulerOutput = {
+    reqs: new StepList(),
+    numNew: new IntStepList(),
+    admitted: new StepList(),
+    preempted: new StepList(),
+    numSteps: 1,
+  };
   /** Requests still decoding in the later passes of a multi-step schedule (scratch). */
   private readonly alive: EngineReq[] = [];
   private readonly raw: RawStep;
@@ -90,11 +99,11 @@ export class EngineCore {
       step: 0,
       startMs: 0,
       endMs: 0,
-      sampled: [],
-      sampledIndex: [],
-      finished: [],
-      admitted: [],
-      preempted: [],
+      sampled: new StepList(),
+      sampledIndex: new IntStepList(),
+      finished: new StepList(),
+      admitted: this.out.admitted,
+      preempted: this.out.preempted,
       numBatchedTokens: 0,
       numSteps: 1,
     };
@@ -123,14 +132,45 @@ export class EngineCore {
     return this.scheduler.running.length > 0 || this.scheduler.waiting.length > 0;
   }
 
-  /** Schedule, cost and apply one iteration (or a multi-step group of them) starting at `nowMs`. */
+  /**
+   * One iteration (or a multi-step group of them) starting at `nowMs`, in the order of vLLM's
+   * `EngineCore.step` (vllm/v1/engine/core.py): `Scheduler.schedule` (the policy), the forward
+   * pass (`model_executor.execute_model`: here the cost model says how long it takes), then
+   * `Scheduler.update_from_output` (the sampled tokens are appended, finished requests freed).
+   */
   stepRaw(nowMs: number): RawStep {
     const out = this.out;
-    const raw = this.raw;
     this.scheduler.schedule(out, nowMs);
-    raw.sampled.length = 0;
-    raw.sampledIndex.length = 0;
-    raw.finished.length = 0;
+    this.updateAfterSchedule(out);
+    const numBatched = this.shape.numTokens;
+    let dt = this.executeModel();
+    if (out.reqs.length > 0) {
+      this.stepNo++;
+      if (this.stepNo === 1) dt += this.cfg.coldStartMs;
+    }
+    this.updateFromOutput(0, this.raw.sampled.length);
+    // vLLM v0 multi-step: the later passes of the group decode one more token per live request.
+    for (let s = 1; s < out.numSteps; s++) {
+      const from = this.raw.sampled.length;
+      if (!this.scheduleNextPass(out)) break;
+      dt += this.executeModel();
+      this.updateFromOutput(from, this.raw.sampled.length);
+    }
+    return this.makeOutputs(nowMs, dt, numBatched);
+  }
+
+  /**
+   * vLLM's `Scheduler._update_after_schedule`: each scheduled request's computed tokens advance
+   * by what it was scheduled, and its newly full blocks enter the prefix cache (vLLM caches them
+   * in `KVCacheManager.allocate_slots`). Sums the step's shape for the cost model and lists the
+   * requests that will sample a token: a request samples only in the step that brings it up to
+   * date (the end of its prefill, or a decode).
+   */
+  private updateAfterSchedule(out: SchedulerOutput): void {
+    const raw = this.raw;
+    raw.sampled.clear();
+    raw.sampledIndex.clear();
+    raw.finished.clear();
     const shape = this.shape;
     shape.numTokens = 0;
     shape.ctxTokens = 0;
@@ -140,8 +180,8 @@ export class EngineCore {
     shape.decodeCtxTokens = 0;
     shape.numReqs = out.reqs.length;
     for (let i = 0; i < out.reqs.length; i++) {
-      const r = out.reqs[i];
-      const n = out.numNew[i];
+      const r = out.reqs.at(i);
+      const n = out.numNew.at(i);
       const ctx = r.numComputed;
       shape.numTokens += n;
       shape.ctxTokens += ctx;
@@ -152,78 +192,58 @@ export class EngineCore {
       }
       r.numComputed = ctx + n;
       this.kv.cacheFull(r);
-      // A token is sampled only in the step that brings the request up to date (end of prefill, or a decode).
       if (r.numComputed >= r.numTokens) {
         shape.numSampled++;
         raw.sampled.push(r);
       }
     }
-    let dt = this.cost.stepMs(shape);
-    const numBatched = shape.numTokens;
-    if (shape.numReqs > 0) {
-      this.stepNo++;
-      if (this.stepNo === 1) dt += this.cfg.coldStartMs;
-    }
-    let anyFinished = this.sample(0, raw.sampled.length);
-    // vLLM v0 multi-step: the later passes of the group decode one more token per live request.
-    for (let s = 1; s < out.numSteps; s++) {
-      const alive = this.alive;
-      alive.length = 0;
-      for (const r of out.reqs) if (r.status === 'running' && this.kv.allocate(r, 1)) alive.push(r);
-      if (!alive.length) break;
-      shape.numTokens = alive.length;
-      shape.ctxTokens = 0;
-      shape.attnPairs = 0;
-      shape.numSampled = alive.length;
-      shape.numReqs = alive.length;
-      const from = raw.sampled.length;
-      for (const r of alive) {
-        const ctx = r.numComputed;
-        shape.ctxTokens += ctx;
-        shape.attnPairs += ctx + 0.5;
-        r.numComputed = ctx + 1;
-        this.kv.cacheFull(r);
-        raw.sampled.push(r);
-      }
-      dt += this.cost.stepMs(shape);
-      anyFinished = this.sample(from, raw.sampled.length) || anyFinished;
-    }
-    const endMs = nowMs + dt;
-    const step = this.stepNo;
-    for (let i = 0; i < raw.sampled.length; i++) {
-      const t = raw.sampled[i].times;
-      if (t.firstTokenMs === null) t.firstTokenMs = endMs;
-      t.lastTokenMs = endMs;
-      t.tokenSteps.push(step);
-    }
-    if (anyFinished) {
-      const running = this.scheduler.running;
-      let w = 0;
-      for (let i = 0; i < running.length; i++) if (running[i].status === 'running') running[w++] = running[i];
-      running.length = w;
-    }
-    if (out.reqs.length > 0) {
-      // Busy time over the window since the previous step ended (back-to-back steps: 100%).
-      const idleMs = this.lastEndMs !== null && this.lastEndMs < nowMs ? nowMs - this.lastEndMs : 0;
-      this.lastUtil = idleMs > 0 ? dt / (dt + idleMs) : 1;
-      this.lastEndMs = endMs;
-    }
-    raw.step = step;
-    raw.startMs = nowMs;
-    raw.endMs = endMs;
-    raw.admitted = out.admitted;
-    raw.preempted = out.preempted;
-    raw.numBatchedTokens = numBatched;
-    raw.numSteps = out.numSteps;
-    return raw;
   }
 
-  /** Apply the tokens `raw.sampled[from, to)`: count them, finish requests at their stop length. */
-  private sample(from: number, to: number): boolean {
+  /** The forward pass over the current shape (vLLM's `execute_model`): its duration, ms. */
+  private executeModel(): number {
+    return this.cost.stepMs(this.shape);
+  }
+
+  /**
+   * A later pass of a vLLM v0 multi-step group: every request of the group still running decodes
+   * one more token (room for it allocated now if the lookahead did not cover it). False when none
+   * is left.
+   */
+  private scheduleNextPass(out: SchedulerOutput): boolean {
+    const alive = this.alive;
+    alive.length = 0;
+    for (let i = 0; i < out.reqs.length; i++) {
+      const r = out.reqs.at(i);
+      if (r.status === 'running' && this.kv.allocate(r, 1)) alive.push(r);
+    }
+    if (!alive.length) return false;
+    const shape = this.shape;
+    shape.numTokens = alive.length;
+    shape.ctxTokens = 0;
+    shape.attnPairs = 0;
+    shape.numSampled = alive.length;
+    shape.numReqs = alive.length;
+    for (const r of alive) {
+      const ctx = r.numComputed;
+      shape.ctxTokens += ctx;
+      shape.attnPairs += ctx + 0.5;
+      r.numComputed = ctx + 1;
+      this.kv.cacheFull(r);
+      this.raw.sampled.push(r);
+    }
+    return true;
+  }
+
+  /**
+   * vLLM's `Scheduler.update_from_output` for the tokens `raw.sampled[from, to)`: each request
+   * gets its token, one that reaches its stop length finishes (its blocks are freed, vLLM's
+   * `_free_request`) and leaves the running list.
+   */
+  private updateFromOutput(from: number, to: number): void {
     const raw = this.raw;
     let anyFinished = false;
     for (let i = from; i < to; i++) {
-      const r = raw.sampled[i];
+      const r = raw.sampled.at(i);
       if (!r.prefilled) {
         r.prefilled = true;
         this.promptTokens += r.numPrompt;
@@ -238,7 +258,44 @@ export class EngineCore {
         anyFinished = true;
       }
     }
-    return anyFinished;
+    if (anyFinished) {
+      const running = this.scheduler.running;
+      let w = 0;
+      for (let i = 0; i < running.length; i++) if (running[i].status === 'running') running[w++] = running[i];
+      running.length = w;
+    }
+  }
+
+  /**
+   * The step's outputs (vLLM's `EngineCoreOutputs`): every sampled token is stamped with the
+   * step's end, and the GPU's busy share is updated.
+   */
+  private makeOutputs(nowMs: number, dt: number, numBatched: number): RawStep {
+    const raw = this.raw;
+    const endMs = nowMs + dt;
+    const step = this.stepNo;
+    if (this.out.reqs.length > 0) {
+      // Busy time over the window since the previous step ended (back-to-back steps: 100%).
+      const idleMs = this.lastEndMs !== null && this.lastEndMs < nowMs ? nowMs - this.lastEndMs : 0;
+      this.lastUtil = idleMs > 0 ? dt / (dt + idleMs) : 1;
+      this.lastEndMs = endMs;
+    }
+    // Every token of the step is stamped with the one boxed number `lastEndMs` holds (a field
+    // that starts as null keeps its numbers boxed): storing `endMs` itself boxed it anew for
+    // each token. There are tokens only when requests were scheduled, so it is `endMs`.
+    const stamp = this.lastEndMs;
+    for (let i = 0; i < raw.sampled.length; i++) {
+      const t = raw.sampled.at(i).times;
+      if (t.firstTokenMs === null) t.firstTokenMs = stamp;
+      t.lastTokenMs = stamp;
+      t.addTokenStep(step);
+    }
+    raw.step = step;
+    raw.startMs = nowMs;
+    raw.endMs = endMs;
+    raw.numBatchedTokens = numBatched;
+    raw.numSteps = this.out.numSteps;
+    return raw;
   }
 
   resetPrefixCache(): boolean {
@@ -307,10 +364,10 @@ class SimEngineImpl implements SimEngine {
       step: raw.step,
       startMs: raw.startMs,
       endMs: raw.endMs,
-      scheduled: raw.admitted.map((r) => r.id),
+      scheduled: raw.admitted.toArray().map((r) => r.id),
       tokens: tokenEvents(raw),
-      finished: raw.finished.map((r) => ({ reqId: r.id, reason: r.finishReason })),
-      preempted: raw.preempted.map((r) => r.id),
+      finished: raw.finished.toArray().map((r) => ({ reqId: r.id, reason: r.finishReason })),
+      preempted: raw.preempted.toArray().map((r) => r.id),
       numBatchedTokens: raw.numBatchedTokens,
     };
   }
@@ -339,7 +396,7 @@ class SimEngineImpl implements SimEngine {
 function tokenEvents(raw: RawStep): StepResult['tokens'] {
   const n = raw.sampled.length;
   const out: StepResult['tokens'] = new Array(n);
-  for (let i = 0; i < n; i++) out[i] = { reqId: raw.sampled[i].id, index: raw.sampledIndex[i] };
+  for (let i = 0; i < n; i++) out[i] = { reqId: raw.sampled.at(i).id, index: raw.sampledIndex.at(i) };
   if (raw.numSteps === 1) return out;
   // A multi-step group: by request in first-appearance order (a stable sort keeps token order).
   const order = new Map<string, number>();

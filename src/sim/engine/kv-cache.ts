@@ -42,6 +42,84 @@ function blockHash(parent: number, req: EngineReq, start: number, end: number): 
   return (a >>> 0) * TWO_21 + ((b >>> 0) >>> 11);
 }
 
+/**
+ * Block hash → block id, for the prefix cache: open addressing with linear probing over typed
+ * arrays, so a lookup allocates nothing (a `Map` keyed by 53-bit numbers boxes every key and
+ * was a third of the planner's time). Holds at most one entry per block, so a table of twice the
+ * block count (rounded up to a power of two) stays at most half full; deletion shifts the rest
+ * of a probe run back instead of leaving tombstones.
+ */
+export class BlockHashTable {
+  private readonly keys: Float64Array;
+  private readonly vals: Int32Array;
+  private readonly mask: number;
+
+  constructor(maxEntries: number) {
+    let cap = 16;
+    while (cap < 2 * maxEntries) cap *= 2;
+    this.keys = new Float64Array(cap).fill(NO_HASH);
+    this.vals = new Int32Array(cap);
+    this.mask = cap - 1;
+  }
+
+  /** First slot to probe for `h` (a non-negative integer below 2^53). */
+  private home(h: number): number {
+    // `h | 0` is h mod 2^32 (ToInt32); mix in the bits above it.
+    return (Math.imul((h | 0) ^ ((h / 4294967296) | 0), 0x9e3779b1) >>> 7) & this.mask;
+  }
+
+  /** Slot holding `h`, or the empty slot where it would go. */
+  private slot(h: number): number {
+    const keys = this.keys;
+    let i = this.home(h);
+    while (keys[i] !== h && keys[i] !== NO_HASH) i = (i + 1) & this.mask;
+    return i;
+  }
+
+  /** The block cached under `h`, or -1. */
+  get(h: number): number {
+    const i = this.slot(h);
+    return this.keys[i] === h ? this.vals[i] : -1;
+  }
+
+  /** Cache `b` under `h` unless `h` is there already; false (nothing changed) when it was. */
+  add(h: number, b: number): boolean {
+    const i = this.slot(h);
+    if (this.keys[i] === h) return false;
+    this.keys[i] = h;
+    this.vals[i] = b;
+    return true;
+  }
+
+  /** Remove `h` if it maps to block `b`. */
+  deleteBlock(h: number, b: number): void {
+    const keys = this.keys;
+    const mask = this.mask;
+    let i = this.slot(h);
+    if (keys[i] !== h || this.vals[i] !== b) return;
+    // Backward-shift deletion: move later entries of the run into the hole when their home
+    // slot does not lie (cyclically) between the hole and their own slot.
+    let j = i;
+    for (;;) {
+      keys[i] = NO_HASH;
+      for (;;) {
+        j = (j + 1) & mask;
+        if (keys[j] === NO_HASH) return;
+        const k = this.home(keys[j]);
+        if (i <= j ? i < k && k <= j : i < k || k <= j) continue;
+        break;
+      }
+      keys[i] = keys[j];
+      this.vals[i] = this.vals[j];
+      i = j;
+    }
+  }
+
+  clear(): void {
+    this.keys.fill(NO_HASH);
+  }
+}
+
 export class KvCacheManager implements KvPool {
   readonly numBlocks: number;
   readonly blockSize: number;
@@ -55,7 +133,7 @@ export class KvCacheManager implements KvPool {
   private readonly prev: Int32Array;
   private readonly next: Int32Array;
   private free = 0;
-  private readonly cached = new Map<number, number>();
+  private readonly cached: BlockHashTable;
   /** Scratch: block ids of the last prefix lookup. */
   private readonly hitBlocks: number[] = [];
 
@@ -65,6 +143,7 @@ export class KvCacheManager implements KvPool {
     this.prefixCaching = prefixCaching;
     this.ref = new Int32Array(numBlocks);
     this.hash = new Float64Array(numBlocks).fill(NO_HASH);
+    this.cached = new BlockHashTable(numBlocks);
     this.prev = new Int32Array(numBlocks + 1);
     this.next = new Int32Array(numBlocks + 1);
     const s = numBlocks;
@@ -121,7 +200,7 @@ export class KvCacheManager implements KvPool {
     this.ensureHashes(req, maxBlocks);
     for (let j = 0; j < maxBlocks; j++) {
       const b = this.cached.get(req.blockHashes[j]);
-      if (b === undefined) break;
+      if (b < 0) break;
       this.hitBlocks.push(b);
     }
     return this.hitBlocks.length;
@@ -157,7 +236,7 @@ export class KvCacheManager implements KvPool {
       const h = this.hash[b];
       if (h !== NO_HASH) {
         // Evict: the block's old content is overwritten now, so it leaves the prefix cache.
-        if (this.cached.get(h) === b) this.cached.delete(h);
+        this.cached.deleteBlock(h, b);
         this.hash[b] = NO_HASH;
       }
       this.ref[b] = 1;
@@ -177,9 +256,8 @@ export class KvCacheManager implements KvPool {
       if (this.hash[b] !== NO_HASH) continue;
       const h = req.blockHashes[j];
       // Same content already cached in another block: keep the existing entry (vLLM does too).
-      if (this.cached.has(h)) continue;
+      if (!this.cached.add(h, b)) continue;
       this.hash[b] = h;
-      this.cached.set(h, b);
     }
     req.numCachedBlocks = nFull;
   }

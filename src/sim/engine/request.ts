@@ -7,7 +7,13 @@
 import { hashString } from '../../runtime/rng.js';
 import type { EngineRequest, RequestTimes } from './types.js';
 
-export type ReqStatus = 'waiting' | 'running' | 'finished';
+/**
+ * vLLM's `RequestStatus` (vllm/v1/request.py), the states the simulator has: WAITING (never
+ * scheduled), RUNNING, PREEMPTED (its KV was freed and it waits again, at the front of the
+ * queue, to be recomputed) and one FINISHED for all of vLLM's FINISHED_* reasons
+ * (`finishReason` says which).
+ */
+export type ReqStatus = 'waiting' | 'running' | 'preempted' | 'finished';
 
 export class EngineReq {
   readonly id: string;
@@ -30,7 +36,7 @@ export class EngineReq {
   prefilled = false;
   /** Free for the driver (e.g. the planner's record index), so it needs no id lookup per token. */
   tag = -1;
-  readonly times: RequestTimes;
+  readonly times: ReqTimes;
   /** Salt for synthetic output token ids (identity of generated tokens for block hashing). */
   private readonly outSalt: number;
 
@@ -48,15 +54,7 @@ export class EngineReq {
     this.stopLen = Math.max(1, Math.min(natural, cap));
     this.finishReason = natural >= cap ? 'length' : 'stop';
     this.outSalt = hashString(r.id);
-    this.times = {
-      arrivalMs: r.arrivalMs,
-      firstScheduledMs: null,
-      firstTokenMs: null,
-      lastTokenMs: null,
-      cachedTokens: 0,
-      preemptions: 0,
-      tokenSteps: [],
-    };
+    this.times = new ReqTimes(r.arrivalMs, this.stopLen);
   }
 
   /** Prompt plus generated tokens. */
@@ -69,6 +67,104 @@ export class EngineReq {
     return i < this.numPrompt
       ? this.prompt[i]
       : (Math.imul(i - this.numPrompt + 1, 0x9e3779b1) ^ this.outSalt) >>> 0;
+  }
+}
+
+/**
+ * {@link RequestTimes} with the token steps in an `Int32Array` sized from the stop length: a
+ * plain array grown by `push` allocated about three times its final size in 8-byte slots, for
+ * every token of every request, and most of that was garbage the scavenger had to copy first.
+ */
+export class ReqTimes implements RequestTimes {
+  firstScheduledMs: number | null = null;
+  firstTokenMs: number | null = null;
+  lastTokenMs: number | null = null;
+  cachedTokens = 0;
+  preemptions = 0;
+  private steps: Int32Array;
+  private numSteps = 0;
+
+  constructor(
+    public arrivalMs: number,
+    maxTokens: number,
+  ) {
+    this.steps = new Int32Array(Math.min(maxTokens, 1024));
+  }
+
+  /** Stamp the next token with the step that produced it. */
+  addTokenStep(step: number): void {
+    if (this.numSteps === this.steps.length) {
+      const grown = new Int32Array(Math.max(16, this.steps.length * 2));
+      grown.set(this.steps);
+      this.steps = grown;
+    }
+    this.steps[this.numSteps++] = step;
+  }
+
+  get tokenSteps(): number[] {
+    const n = this.numSteps;
+    const out = new Array<number>(n);
+    for (let i = 0; i < n; i++) out[i] = this.steps[i];
+    return out;
+  }
+}
+
+/**
+ * A list refilled every step. Emptying a plain array with `length = 0` makes V8 drop its backing
+ * store, so every step regrew the batch arrays from nothing (most of the planner's garbage);
+ * this keeps the storage and counts the live entries. Entries past `length` are stale.
+ */
+export class StepList<T> {
+  private readonly items: T[] = [];
+  private n = 0;
+
+  get length(): number {
+    return this.n;
+  }
+
+  push(x: T): void {
+    this.items[this.n++] = x;
+  }
+
+  /** Entry `i` (0 ≤ i < length). */
+  at(i: number): T {
+    return this.items[i];
+  }
+
+  clear(): void {
+    this.n = 0;
+  }
+
+  /** A copy of the live entries. */
+  toArray(): T[] {
+    return this.items.slice(0, this.n);
+  }
+}
+
+/** {@link StepList} for small non-negative integers (token counts, output indices), in an `Int32Array`. */
+export class IntStepList {
+  private items = new Int32Array(64);
+  private n = 0;
+
+  get length(): number {
+    return this.n;
+  }
+
+  push(x: number): void {
+    if (this.n === this.items.length) {
+      const grown = new Int32Array(this.items.length * 2);
+      grown.set(this.items);
+      this.items = grown;
+    }
+    this.items[this.n++] = x;
+  }
+
+  at(i: number): number {
+    return this.items[i];
+  }
+
+  clear(): void {
+    this.n = 0;
   }
 }
 

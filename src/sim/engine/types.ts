@@ -59,8 +59,8 @@ export interface RequestTimes {
   lastTokenMs: number | null;
   cachedTokens: number;
   preemptions: number;
-  /** Step stamp of every produced token. */
-  tokenSteps: number[];
+  /** Step stamp of every produced token (a fresh copy on each read). */
+  readonly tokenSteps: number[];
 }
 
 /** Counters and gauges, vLLM-named in spirit (exposed on /metrics by the server). */

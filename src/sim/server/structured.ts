@@ -18,7 +18,8 @@
  * pieces (`approximatePieces`): the pieces join back to the exact text, and their count is what
  * the simulator's tokenizer would give.
  */
-import { Ajv } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv } from 'ajv';
 import { approximatePieces } from '../../tokenizer/index.js';
 import { BadRequest } from './requests.js';
 import { mix32, VOCABULARY } from './text.js';
@@ -28,8 +29,19 @@ export type JsonSchema = Record<string, unknown>;
 
 const TYPES = new Set(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null']);
 
-/** Meta-schema checks only (unknown keywords are allowed, as vLLM's xgrammar backend allows them). */
-const ajv = new Ajv({ strict: false, validateSchema: true, allErrors: false });
+/**
+ * Meta-schema checks only (unknown keywords are allowed, as vLLM's xgrammar backend allows them).
+ * Loaded and built on the first schema: loading ajv and compiling its meta-schema cost every
+ * `plan` and `sim` start ~50 ms, and most runs never send a schema.
+ */
+let ajvInstance: Ajv | null = null;
+function metaValidator(): Ajv {
+  if (ajvInstance === null) {
+    const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+    ajvInstance = new AjvClass({ strict: false, validateSchema: true, allErrors: false });
+  }
+  return ajvInstance;
+}
 
 /**
  * Check a schema the simulator will generate from; throws {@link BadRequest} (a 400) naming
@@ -41,6 +53,7 @@ export function checkSchema(schema: unknown, param: string): void {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema))
     throw new BadRequest(`Invalid JSON schema in '${param}': the schema must be an object.`, param);
   walk(schema as JsonSchema, schema as JsonSchema, param, 0);
+  const ajv = metaValidator();
   if (!ajv.validateSchema(schema)) {
     const e = ajv.errors?.[0];
     throw new BadRequest(

@@ -4,16 +4,16 @@
  * (recompute preemption, admission stats). `sim/engine/scheduler` picks the policy.
  */
 import type { KvPool } from '../kv-pool.js';
-import type { Deque, EngineReq } from '../request.js';
+import type { Deque, EngineReq, IntStepList, StepList } from '../request.js';
 
-/** What one call to {@link SchedulePolicy.schedule} decided; arrays are reused between steps. */
+/** What one call to {@link SchedulePolicy.schedule} decided; the lists are reused between steps. */
 export interface SchedulerOutput {
-  reqs: EngineReq[];
+  readonly reqs: StepList<EngineReq>;
   /** New tokens per scheduled request (parallel to `reqs`). */
-  numNew: number[];
+  readonly numNew: IntStepList;
   /** Requests admitted from waiting this step (new or resumed after preemption). */
-  admitted: EngineReq[];
-  preempted: EngineReq[];
+  readonly admitted: StepList<EngineReq>;
+  readonly preempted: StepList<EngineReq>;
   /**
    * Forward passes in this schedule: 1, or vLLM v0's `--num-scheduler-steps` for an all-decode
    * batch, whose every request then decodes one token per pass (its KV room for all of them is
@@ -43,18 +43,21 @@ export interface SchedulerLimits {
 
 /** Empty `out` for a new step. */
 export function clearOutput(out: SchedulerOutput): void {
-  out.reqs.length = 0;
-  out.numNew.length = 0;
-  out.admitted.length = 0;
-  out.preempted.length = 0;
+  out.reqs.clear();
+  out.numNew.clear();
+  out.admitted.clear();
+  out.preempted.clear();
   out.numSteps = 1;
 }
 
-/** Recompute-style preemption shared by the policies: drop the KV, keep the tokens, front of waiting. */
+/**
+ * Recompute-style preemption shared by the policies: drop the KV, keep the tokens, front of
+ * waiting, status PREEMPTED (vLLM's `Scheduler._preempt_request`, vllm/v1/core/sched/scheduler.py).
+ */
 export function preemptRecompute(kv: KvPool, r: EngineReq, waiting: Deque<EngineReq>): void {
   kv.freeReq(r);
   r.numComputed = 0;
-  r.status = 'waiting';
+  r.status = 'preempted';
   r.times.preemptions++;
   waiting.pushFront(r);
 }
@@ -64,7 +67,8 @@ export function preemptRecompute(kv: KvPool, r: EngineReq, waiting: Deque<Engine
  * (recompute) while the pool is short, as vLLM's `Scheduler.schedule` does for its running queue
  * (vllm/v1/core/sched/scheduler.py) and SGLang's `update_running_batch` retracts. Every victim
  * goes to `out.preempted`.
- * @returns how many were preempted, and whether `r` itself was (then nothing was allocated)
+ * @returns how many were preempted; `r` itself was one of them (and nothing was allocated) when
+ * it is no longer running. A number, not an object: this runs for every request on every step.
  */
 export function allocateOrPreempt(
   kv: KvPool,
@@ -73,16 +77,16 @@ export function allocateOrPreempt(
   r: EngineReq,
   n: number,
   out: SchedulerOutput,
-): { preempted: number; self: boolean } {
+): number {
   let preempted = 0;
   while (!kv.allocate(r, n)) {
     const victim = running.pop() as EngineReq;
     preemptRecompute(kv, victim, waiting);
     preempted++;
     out.preempted.push(victim);
-    if (victim === r) return { preempted, self: true };
+    if (victim === r) break;
   }
-  return { preempted, self: false };
+  return preempted;
 }
 
 /**
@@ -103,9 +107,8 @@ export function scheduleRunningQueue(
     const r = running[i];
     const n = Math.min(r.numTokens - r.numComputed, budget);
     if (n <= 0) continue;
-    const room = allocateOrPreempt(kv, running, waiting, r, n, out);
-    preempted += room.preempted;
-    if (room.self) break;
+    preempted += allocateOrPreempt(kv, running, waiting, r, n, out);
+    if (r.status !== 'running') break;
     out.reqs.push(r);
     out.numNew.push(n);
     budget -= n;
@@ -115,7 +118,11 @@ export function scheduleRunningQueue(
 
 /** Bookkeeping of an admission shared by the policies (prefix stats, first-schedule time). */
 export function noteAdmission(kv: KvPool, r: EngineReq, hit: number, nowMs: number): void {
-  // Counted on admission only, so a head-of-line request is not counted once per step.
+  // Counted on admission only, where vLLM counts them: `Scheduler.schedule` calls
+  // `KVCacheManager.record_prefix_cache_stats` once the request's slots are allocated ("Record at
+  // admission so unscheduled lookups are not counted", vllm-project/vllm@003df29), not in
+  // `get_computed_blocks`, so a head-of-line request looked up on every step counts once.
+  // docs/learn-vllm-with-sim.md, "Prefix-cache statistics".
   kv.queries += r.numTokens;
   kv.hits += hit;
   if (r.times.firstScheduledMs === null) {
@@ -130,7 +137,7 @@ export function removeFrom(running: EngineReq[], waiting: Deque<EngineReq>, r: E
   if (r.status === 'running') {
     const i = running.indexOf(r);
     if (i >= 0) running.splice(i, 1);
-  } else if (r.status === 'waiting') {
+  } else if (r.status === 'waiting' || r.status === 'preempted') {
     waiting.remove(r);
   }
 }

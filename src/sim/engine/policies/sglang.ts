@@ -111,9 +111,8 @@ export class SglangScheduler implements SchedulePolicy {
       const n = r.numTokens - r.numComputed;
       // A chunked prefill that could not continue waits for room; it is no decode.
       if (n !== 1) continue;
-      const room = allocateOrPreempt(kv, running, this.waiting, r, n, out);
-      this.numPreemptions += room.preempted;
-      if (room.self) break;
+      this.numPreemptions += allocateOrPreempt(kv, running, this.waiting, r, n, out);
+      if (r.status !== 'running') break;
       out.reqs.push(r);
       out.numNew.push(n);
     }

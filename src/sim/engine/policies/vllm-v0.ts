@@ -55,8 +55,9 @@ export class VllmV0Scheduler implements SchedulePolicy {
       this.scheduleDecodes(out);
     // Multi-step applies to a batch of decodes only.
     const n = this.profile.numSchedulerSteps;
-    if (n > 1 && out.reqs.length > 0 && out.admitted.length === 0 && out.numNew.every((k) => k === 1)) {
-      for (const r of out.reqs) {
+    if (n > 1 && out.reqs.length > 0 && out.admitted.length === 0 && allDecodes(out)) {
+      for (let i = 0; i < out.reqs.length; i++) {
+        const r = out.reqs.at(i);
         // Lookahead slots: room for the group's other tokens now (a request that cannot get it
         // runs the group anyway; its extra tokens are allocated step by step by the engine).
         this.kv.allocate(r, Math.min(n, r.stopLen - r.numOutput));
@@ -117,4 +118,10 @@ export class VllmV0Scheduler implements SchedulePolicy {
   remove(r: EngineReq): void {
     removeFrom(this.running, this.waiting, r);
   }
+}
+
+/** Whether every scheduled request gets one new token (a batch of decodes). */
+function allDecodes(out: SchedulerOutput): boolean {
+  for (let i = 0; i < out.numNew.length; i++) if (out.numNew.at(i) !== 1) return false;
+  return true;
 }
