@@ -14,6 +14,7 @@ import {
   addLoadOptions,
   addOutputOptions,
   addWorkloadOptions,
+  LANG_OPTION_HELP,
 } from './options.js';
 import { unknownFlags } from './unknown-flags.js';
 import { VERSION } from './version.js';
@@ -67,7 +68,17 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     )
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--no-db', "don't record into the store")
-    .option('--label <text>', 'a label for this run in the store');
+    .option('--label <text>', 'a label for this run in the store')
+    .option(
+      '--shard <i/N>',
+      'send shard i of N (requests k with k mod N = i; default $JOB_COMPLETION_INDEX/$SERVELAB_SHARD_COUNT)',
+    )
+    .option('--start-at <time>', "the shards' common start (RFC 3339); needed with N > 1")
+    .option('--start-in <s>', 'the common start, this many seconds from now')
+    .option(
+      '--late-policy <p>',
+      'a shard more than 1 s late: fail (default: send nothing, exit non-zero) or truncate',
+    );
   addGenerationOptions(run);
   addWorkloadOptions(run);
   addLoadOptions(run);
@@ -215,6 +226,18 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .option('--json [file]', 'write the report as JSON to file, or stdout')
     .action((refs, opts) => {
       action = async (io) => (await import('./commands/report.js')).reportCommand(refs, opts, io);
+    });
+  program
+    .command('merge')
+    .description("merge the shards of one run (run --shard i/N) into one run's report.json")
+    .argument('<files...>', 'the shard reports, report.shard-<i>-of-<N>.json')
+    .requiredOption('--expect <n>', 'the number of shards N (a missing or extra shard is refused)')
+    .requiredOption('--out <dir>', 'folder for the merged report.json (and requests.jsonl with --exact)')
+    .option('--exact', "recompute every statistic from the shards' records, not their histograms")
+    .option('--allow-missing', "merge what is there; missing shards' planned requests count as lost")
+    .option('--lang <lang>', LANG_OPTION_HELP)
+    .action((files, opts) => {
+      action = async (io) => (await import('./commands/merge.js')).mergeCommand(files, opts, io);
     });
   program
     .command('diagnose')

@@ -641,9 +641,12 @@ export function resolvePaths(c: CommonSettings, cwd: string): CommonSettings {
   };
 }
 
+/** `--lang`'s help text (for commands that take arguments, which {@link addLangOption} cannot type). */
+export const LANG_OPTION_HELP = 'language of prose: en or zh-CN (default: from LC_ALL / LANG)';
+
 /** Declare `--lang` on a command that prints or writes prose (docs/cli.md). */
 export function addLangOption<C extends Command<[], Record<string, unknown>>>(cmd: C) {
-  return cmd.option('--lang <lang>', 'language of prose: en or zh-CN (default: from LC_ALL / LANG)');
+  return cmd.option('--lang <lang>', LANG_OPTION_HELP);
 }
 
 /**

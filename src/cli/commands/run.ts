@@ -5,11 +5,14 @@
 import { resolve } from 'node:path';
 import { type ErrorGroup, FAIL_FAST_UNSENT } from '../../analysis/errors.js';
 import type { Endpoint } from '../../client/types.js';
-import type { Problem } from '../../core/errors.js';
+import { ExitCode, type Problem } from '../../core/errors.js';
+import { resolveLang, translator } from '../../core/i18n/index.js';
 import { redactUrl } from '../../core/url.js';
 import { checkMeasureInput, type MeasureInput, measure, workloadOptions } from '../../pipeline/measure.js';
 import type { MonitoringSettings } from '../../pipeline/monitoring.js';
+import { LATE_LIMIT_MS, parseShardSettings } from '../../pipeline/shard.js';
 import { formatSummaryTable, formatTokenization, formatVerdict } from '../../report/run/table.js';
+import { unixNowMs } from '../../runtime/clock.js';
 import { openStore } from '../../store/index.js';
 import { workloadProblems } from '../../workload/index.js';
 import type { Io } from '../io.js';
@@ -51,6 +54,10 @@ export interface RawRun extends RawCommon {
   metricsPort?: string;
   db?: string | boolean;
   label?: string;
+  shard?: string;
+  startAt?: string;
+  startIn?: string;
+  latePolicy?: string;
 }
 
 /** Monitoring flags: --scrape/--no-scrape, --scrape-interval, --metrics-port. */
@@ -139,6 +146,7 @@ function parseEndpoint(raw: RawRun, problems: Problem[], notes: string[]): Endpo
 
 export function parseRunFlags(
   input: RawRun,
+  env: Record<string, string | undefined> = {},
 ): MeasureInput & { monitoring: MonitoringSettings; db: string | null; notes: string[] } {
   const problems: Problem[] = [];
   /** Lines for stderr before the run starts (`base URL: … (added /v1)`, vLLM names read as ours). */
@@ -164,6 +172,7 @@ export function parseRunFlags(
     });
   const common = parseCommon(raw, problems, notes);
   const monitoring = parseMonitoringFlags(raw, problems);
+  const shard = parseShardSettings(raw, env, unixNowMs(), problems, translator(resolveLang(undefined, env)));
   const target = {
     url,
     endpoint,
@@ -186,6 +195,7 @@ export function parseRunFlags(
     target,
     common,
     label: raw.label ?? null,
+    shard,
     notes,
   };
 }
@@ -202,10 +212,11 @@ export function failFastNotice(reason: string | null, errors: readonly ErrorGrou
 }
 
 export async function runCommand(raw: RawRun, io: Io): Promise<number> {
-  const { notes, ...parsed } = parseRunFlags(raw);
+  const { notes, ...parsed } = parseRunFlags(raw, io.env);
   for (const line of notes) io.stderr.write(`${line}\n`);
   const input = { ...parsed, common: resolvePaths(parsed.common, io.cwd) };
   const out = humanStream(input.common.output.json, io);
+  const t = translator(resolveLang(undefined, io.env));
   const ctrl = new AbortController();
   const off = io.onInterrupt(() => ctrl.abort(new Error('interrupted')));
   const store = input.db ? openStore(resolve(io.cwd, input.db)) : null;
@@ -232,12 +243,28 @@ export async function runCommand(raw: RawRun, io: Io): Promise<number> {
     out.write(formatSummaryTable(m.summary));
     out.write(formatVerdict(m.validity));
     out.write(formatThresholds(m.thresholds));
-    if (m.files.length) out.write(`wrote ${m.files.join(', ')}\n`);
+    const sh = m.shardReport?.shard;
+    if (sh)
+      out.write(
+        `${t('shard.run.wrote', { index: sh.index, count: sh.count, run_id: sh.run_id, files: m.files.join(', ') })}\n`,
+      );
+    else if (m.files.length) out.write(`wrote ${m.files.join(', ')}\n`);
+    if (m.result.reason === 'late_start' && sh) {
+      const late = {
+        index: sh.index,
+        count: sh.count,
+        late_ms: Math.round(sh.late_ms ?? 0),
+        limit_ms: LATE_LIMIT_MS,
+      };
+      io.stderr.write(`error: ${t('shard.late.failed', late)}\n  hint: ${t('shard.late.failedHint')}\n`);
+    }
     if (m.result.interrupted)
       io.stderr.write('interrupted: in-flight and unsent requests were recorded as cancelled\n');
     const failedFast = m.result.reason === 'failed_fast';
     if (failedFast) io.stderr.write(failFastNotice(m.result.failed_fast, m.summary.errors));
     if (json === true) await emitJson(json, result, io);
+    // A shard that missed the common start sent nothing: the job must fail, not be retried late.
+    if (m.result.reason === 'late_start') return ExitCode.nothingSucceeded;
     return measurementExitCode(m.summary, m.thresholds, m.result.interrupted, failedFast);
   } finally {
     off();
