@@ -617,6 +617,7 @@ export async function measureOn(
             seed: plan.shard.seed,
             planned_total: plan.shard.plannedTotal,
             planned_here: plan.load.kind === 'open' ? plan.load.arrivalsMs.length : (plan.load.requests ?? 0),
+            concurrency_cap: concurrencyOf(plan.load, !!plan.beforeEach),
             planned_start_unix_ms: plan.shard.startAtUnixMs,
             late_ms: result.late_ms ?? null,
             late_policy: plan.shard.latePolicy,

@@ -23,7 +23,7 @@ import {
   histogramStats,
   type SecondBucket,
 } from '../analysis/histogram.js';
-import { emptyStats } from '../analysis/stats.js';
+import { describe, emptyStats } from '../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary, type SummaryMetric, summarize } from '../analysis/summary.js';
 import { type Problem, UsageError } from '../core/errors.js';
 import type { T } from '../core/i18n/index.js';
@@ -254,11 +254,17 @@ export async function mergeShards(
       const own = await readShardRecords(s, t);
       // The histograms from each shard's own timeline (the values it recorded); the summary
       // from every record shifted onto the merged one.
-      summarize(own, { window: s.report.window, detail: (d) => perShard.push(d.samples) });
+      summarize(own, {
+        window: s.report.window,
+        max_concurrency: s.report.shard.concurrency_cap,
+        detail: (d) => perShard.push(d.samples),
+      });
       const shift = s.report.started_at_unix_ms - origin;
       for (const r of own) records.push(shift === 0 ? r : shiftRecord(r, shift));
     }
     summary = summarize(records, ctx);
+    // A slot wait is a wait for this shard's own slots: queue_ms is each shard's, put together.
+    summary.queue_ms = describe(perShard.flatMap((p) => p.queue_ms));
     histograms = Object.fromEntries(
       SUMMARY_METRICS.map((k) => [k, histogramOf(perShard.flatMap((p) => p[k])).histogram]),
     ) as Record<SummaryMetric, Histogram>;

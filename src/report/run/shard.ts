@@ -33,6 +33,8 @@ export interface ShardInfo {
   /** Requests in the full schedule, and of those, this shard's. */
   planned_total: number;
   planned_here: number;
+  /** This shard's part of the concurrency cap (closed loop: its workers), null for none. */
+  concurrency_cap: number | null;
   planned_start_unix_ms: number | null;
   /** When this shard sent its first measured request (null: it sent none). */
   first_dispatch_unix_ms: number | null;
