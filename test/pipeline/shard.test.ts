@@ -12,11 +12,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import {
-  decodeHistogram,
-  histogramBuckets,
-  histogramOf,
-} from '../../src/analysis/histogram.js';
+import { decodeHistogram, histogramBuckets, histogramOf } from '../../src/analysis/histogram.js';
 import { ksCritical01, ksStatistic } from '../../src/analysis/stats.js';
 import { SUMMARY_METRICS, type SummaryMetric, summarize } from '../../src/analysis/summary.js';
 import { UsageError } from '../../src/core/errors.js';
@@ -50,7 +46,11 @@ function readRecords(path: string): RequestRecord[] {
 }
 
 describe('shard plans', () => {
-  const specs: RequestSpec[] = Array.from({ length: 100 }, (_, index) => ({ index, input_len: index, output_len: 1 }));
+  const specs: RequestSpec[] = Array.from({ length: 100 }, (_, index) => ({
+    index,
+    input_len: index,
+    output_len: 1,
+  }));
   const arrivalsMs = arrivalOffsetsMs({ rateRps: 50, arrival: 'poisson', count: 100, seed: 3 });
   for (const n of [1, 2, 3, 7]) {
     it(`N=${n}: disjoint, covering, the unsharded planned times exactly, the cap split`, () => {
@@ -106,7 +106,13 @@ describe('shard plans', () => {
   });
   it('needs a common start for N > 1 and reads the index from the environment', () => {
     const problems: { path?: string }[] = [];
-    const s = parseShardSettings({}, { JOB_COMPLETION_INDEX: '2', SERVELAB_SHARD_COUNT: '3' }, 0, problems as never[], t);
+    const s = parseShardSettings(
+      {},
+      { JOB_COMPLETION_INDEX: '2', SERVELAB_SHARD_COUNT: '3' },
+      0,
+      problems as never[],
+      t,
+    );
     assert.equal(s?.index, 2);
     assert.equal(problems[0]?.path, '--start-at');
     const ok: never[] = [];
@@ -149,7 +155,11 @@ describe('sharded runs against the simulator, merged', () => {
             common,
             shard: { index, count: n, startAtUnixMs, latePolicy: 'fail' },
           },
-          { env: {}, version: 'test', monitoring: { scrape: 'off', scrapeIntervalMs: 1000, metricsPort: null } },
+          {
+            env: {},
+            version: 'test',
+            monitoring: { scrape: 'off', scrapeIntervalMs: 1000, metricsPort: null },
+          },
         ),
       ),
     );
@@ -175,7 +185,8 @@ describe('sharded runs against the simulator, merged', () => {
         const s = shards[i];
         for (const r of rs) planned.set(r.index, (r.planned_at_ms as number) - s.window.start_ms);
       });
-      for (let k = 0; k < REQUESTS; k++) assert.ok(Math.abs((planned.get(k) as number) - full.arrivalsMs[k]) < 1e-6);
+      for (let k = 0; k < REQUESTS; k++)
+        assert.ok(Math.abs((planned.get(k) as number) - full.arrivalsMs[k]) < 1e-6);
       // every shard has the same hashes as N=1 would
       const hash = shards[0].shard.schedule_hash;
       for (const s of shards) assert.equal(s.shard.schedule_hash, hash);
@@ -239,7 +250,10 @@ describe('sharded runs against the simulator, merged', () => {
     const relaidFile = join(dir, 'relaid.json');
     writeFileSync(relaidFile, JSON.stringify(relaid));
     assert.match(await refusal([files[0], files[1], relaidFile]), /another layout/);
-    const { report } = await mergeShards({ expect: 3, files: files.slice(0, 2), out: null, allowMissing: true }, t);
+    const { report } = await mergeShards(
+      { expect: 3, files: files.slice(0, 2), out: null, allowMissing: true },
+      t,
+    );
     assert.equal(report.summary.requests.measured, REQUESTS);
     assert.equal(report.merge.lost, REQUESTS / 3);
     assert.equal(report.summary.requests.failed, REQUESTS / 3);
