@@ -198,15 +198,15 @@ describe('sharded runs against the simulator, merged', () => {
         SummaryMetric,
         number[]
       >;
-      records.forEach((rs, i) =>
+      records.forEach((rs, i) => {
         summarize(rs, {
           window: shards[i].window,
           max_concurrency: splitCap(14, i, n),
           detail: (d) => {
             for (const k of SUMMARY_METRICS) samples[k].push(...d.samples[k]);
           },
-        }),
-      );
+        });
+      });
       for (const k of SUMMARY_METRICS)
         assert.deepEqual(
           histogramBuckets(decodeHistogram(report.merge.histograms.metrics[k])),
