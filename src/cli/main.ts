@@ -240,6 +240,31 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       action = async (io) => (await import('./commands/merge.js')).mergeCommand(files, opts, io);
     });
   program
+    .command('k8s')
+    .description('Kubernetes manifests for a run split over pods')
+    .command('render')
+    .description(
+      'print the Indexed Job, ConfigMap, results volume, merge Job and PodMonitor of a sharded run',
+    )
+    .argument(
+      '[run...]',
+      "run's flags, after --, e.g. -- --url http://engine:8000/v1 --rate 200 --duration 300",
+    )
+    .requiredOption('--shards <n>', 'the number of shard pods N')
+    .option('--start-at <time>', 'the common start (RFC 3339)')
+    .option('--start-in <s>', 'the common start, this many seconds from now')
+    .option('--name <name>', 'name prefix of the objects', 'servelab')
+    .option('--image <ref>', 'container image with servelab on its PATH', `servelab:${VERSION}`)
+    .option('--cpu <q>', 'CPU of each shard pod (requests = limits)', '2')
+    .option('--memory <q>', 'memory of each shard pod (requests = limits)', '4Gi')
+    .option('--storage <q>', 'size of the ReadWriteMany results volume', '5Gi')
+    .option('--merge-wait <s>', 'seconds the merge Job waits for every shard file', '3600')
+    .option('--metrics-port <p>', "port of each shard's Prometheus exporter", '9464')
+    .option('--lang <lang>', LANG_OPTION_HELP)
+    .action((runArgs, opts) => {
+      action = async (io) => (await import('./commands/k8s.js')).k8sRenderCommand(runArgs, opts, io);
+    });
+  program
     .command('diagnose')
     .description('validity verdict and symptom → likely cause → next experiment')
     .argument('<refs...>', 'run ids, experiment ids or report.json files')

@@ -59,6 +59,7 @@ export interface MergeInfo {
     started_at_unix_ms: number;
     planned_start_unix_ms: number | null;
     first_dispatch_unix_ms: number | null;
+    actual_start_unix_ms: number | null;
     late_ms: number | null;
     window_unix_ms: { start: number; end: number };
     valid: boolean | null;
@@ -69,7 +70,7 @@ export interface MergeInfo {
   lost: number;
   /** Where every shard's window overlaps (run-clock ms of the merged report), null if nowhere. */
   overlap_window: { start_ms: number; end_ms: number } | null;
-  /** Last first dispatch − first first dispatch (ms). */
+  /** Latest actual start − earliest actual start over the shards (ms). */
   start_spread_ms: number | null;
   histograms: { layout: typeof HISTOGRAM_LAYOUT; metrics: Record<SummaryMetric, string> };
   per_second: Record<string, SecondBucket>;
@@ -233,7 +234,7 @@ export async function mergeShards(
   const overlapStart = Math.max(...win.map((w) => w.start));
   const overlapEnd = Math.min(...win.map((w) => w.end));
   const dispatches = shards
-    .map((s) => s.report.shard.first_dispatch_unix_ms)
+    .map((s) => s.report.shard.actual_start_unix_ms)
     .filter((x): x is number => x !== null);
   const spread = dispatches.length ? Math.max(...dispatches) - Math.min(...dispatches) : null;
   const load = (first.config.load ?? {}) as { mode?: string; rateRps?: number | null };
@@ -329,6 +330,7 @@ export async function mergeShards(
       started_at_unix_ms: s.report.started_at_unix_ms,
       planned_start_unix_ms: s.report.shard.planned_start_unix_ms,
       first_dispatch_unix_ms: s.report.shard.first_dispatch_unix_ms,
+      actual_start_unix_ms: s.report.shard.actual_start_unix_ms,
       late_ms: s.report.shard.late_ms,
       window_unix_ms: win[i],
       valid: s.report.validity?.valid ?? null,

@@ -38,6 +38,12 @@ export interface ShardInfo {
   planned_start_unix_ms: number | null;
   /** When this shard sent its first measured request (null: it sent none). */
   first_dispatch_unix_ms: number | null;
+  /**
+   * When the shard actually started its schedule: the first dispatch less that request's
+   * planned offset in the schedule (so shards whose first requests are planned at different
+   * offsets compare), null when it sent nothing. `merge` warns when these spread > 50 ms.
+   */
+  actual_start_unix_ms: number | null;
   /** How late the measured window opened (ms). */
   late_ms: number | null;
   late_policy: 'fail' | 'truncate';
@@ -66,7 +72,7 @@ export function buildShardReport(
   report: RunReport,
   records: readonly RequestRecord[],
   detail: SummaryDetail,
-  shard: Omit<ShardInfo, 'first_dispatch_unix_ms'>,
+  shard: Omit<ShardInfo, 'first_dispatch_unix_ms' | 'actual_start_unix_ms'>,
   recordsFile: string,
 ): ShardReport {
   const { kind: _kind, records_file: _file, schema_version: _v, ...rest } = report;
@@ -78,6 +84,11 @@ export function buildShardReport(
     if (h.clamped) clamped[k] = h.clamped;
   }
   const first = detail.totals.first_send_ms;
+  const firstRec =
+    first === null
+      ? undefined
+      : records.find((r) => r.phase === 'measure' && r.attempt === 1 && r.sent_at_ms === first);
+  const offset = firstRec?.planned_at_ms != null ? firstRec.planned_at_ms - report.window.start_ms : null;
   return {
     ...rest,
     schema_version: SHARD_REPORT_SCHEMA_VERSION,
@@ -86,6 +97,8 @@ export function buildShardReport(
     shard: {
       ...shard,
       first_dispatch_unix_ms: first === null ? null : report.started_at_unix_ms + first,
+      actual_start_unix_ms:
+        first === null || offset === null ? null : report.started_at_unix_ms + first - offset,
     },
     totals: detail.totals,
     histograms: { layout: HISTOGRAM_LAYOUT, clamped, metrics },
