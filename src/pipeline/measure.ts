@@ -487,8 +487,11 @@ export async function measureOn(
   }
 
   const work = async () => {
+    const settings = deps.monitoring ?? { scrape: 'auto', scrapeIntervalMs: 1000, metricsPort: null };
     const monitoring = await startMonitoring(
-      deps.monitoring ?? { scrape: 'auto', scrapeIntervalMs: 1000, metricsPort: null },
+      plan.shard
+        ? { ...settings, exporterLabels: { shard: String(plan.shard.index), run_id: plan.shard.runId } }
+        : settings,
       {
         targetUrl: endpoint.baseUrl,
         clock,

@@ -65,3 +65,18 @@ it('needs a common start', async () => {
   assert.notEqual(await main(['k8s', 'render', '--shards', '3'], io), 0);
   assert.match(io.err(), /common start/);
 });
+
+it("a shard's exporter labels every series with shard and run_id, which the shards dashboard sums by", async () => {
+  const { createExporter } = await import('../../src/monitor/exporter.js');
+  const text = await createExporter({ shard: '2', run_id: 'abc123' }).registry.metrics();
+  assert.match(text, /servelab_requests_in_flight\{shard="2",run_id="abc123"\} 0/);
+  const board = JSON.parse(
+    readFileSync(join(import.meta.dirname, '..', '..', 'deploy', 'grafana-shards-dashboard.json'), 'utf8'),
+  ) as { panels: { targets: { expr: string }[] }[] };
+  for (const p of board.panels)
+    for (const t of p.targets) {
+      assert.match(t.expr, /by \(run_id\)/);
+      const names = [...t.expr.matchAll(/servelab_[a-z_]+/g)].map((m) => m[0]);
+      for (const n of names) assert.match(text, new RegExp(`^# TYPE ${n} `, 'm'), n);
+    }
+});
