@@ -45,7 +45,7 @@ export const shard = {
   'shard.merge.records': 'cannot read the records of {file}: {why}',
   'shard.merge.recordsHint': '--exact needs each shard’s requests.shard-<i>-of-<N>.jsonl beside its report',
   'shard.merge.spread':
-    'the shards’ first dispatches spread over {spread_ms} ms (more than 50 ms): the combined arrivals are not quite the planned schedule',
+    'the shards’ actual starts spread over {spread_ms} ms (more than 50 ms): the combined arrivals are not quite the planned schedule (give every shard one --start-at)',
   'shard.merge.lost': '{n} planned request(s) of missing shard(s) {shards} are counted as lost (failed)',
   'shard.merge.approx':
     'percentiles come from the merged histograms (within 0.1% of the recorded values); merge --exact recomputes every statistic from the records',

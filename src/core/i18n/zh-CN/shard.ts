@@ -45,7 +45,7 @@ export const shard: Record<keyof typeof en, string> = {
   'shard.merge.records': '无法读取 {file} 的请求记录：{why}',
   'shard.merge.recordsHint': '--exact 需要每个分片报告旁边的 requests.shard-<i>-of-<N>.jsonl',
   'shard.merge.spread':
-    '各分片首个请求的发出时刻相差 {spread_ms} 毫秒（超过 50 毫秒）：合起来的到达过程与计划略有出入',
+    '各分片实际起跑时刻相差 {spread_ms} 毫秒（超过 50 毫秒）：合起来的到达过程与计划略有出入（请给所有分片同一个 --start-at）',
   'shard.merge.lost': '缺失分片 {shards} 计划中的 {n} 个请求计为丢失（失败）',
   'shard.merge.approx':
     '百分位数取自合并后的直方图（与记录值相差不超过 0.1%）；merge --exact 会根据请求记录重新计算全部统计量',
