@@ -69,6 +69,7 @@ export {
   SUMMARY_METRICS,
   type Summary,
   type SummaryContext,
+  type SummaryDetail,
   type SummaryMetric,
   summarize,
 } from './summary.js';

@@ -170,3 +170,28 @@ export function mean(values: readonly number[]): number | null {
   for (const v of values) s += v;
   return s / values.length;
 }
+
+/**
+ * One-sample Kolmogorov–Smirnov statistic D = sup |F_n(x) − F(x)| of `values` against the
+ * continuous CDF `cdf` (Kolmogorov 1933; the two one-sided gaps at each order statistic).
+ * @returns D, or null for an empty list
+ */
+export function ksStatistic(values: readonly number[], cdf: (x: number) => number): number | null {
+  const n = values.length;
+  if (n === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  let d = 0;
+  for (let i = 0; i < n; i++) {
+    const f = cdf(sorted[i]);
+    d = Math.max(d, (i + 1) / n - f, f - i / n);
+  }
+  return d;
+}
+
+/**
+ * The asymptotic KS critical value at significance 0.01, 1.628 / √n (Smirnov 1948's table):
+ * a sample from `cdf` exceeds it with probability about 1%.
+ */
+export function ksCritical01(n: number): number {
+  return 1.628 / Math.sqrt(n);
+}

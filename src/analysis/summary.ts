@@ -59,6 +59,27 @@ export interface SummaryContext {
   client?: ClientHealth | null;
   /** The language of `warnings` (default English, the language a stored summary keeps). */
   t?: T;
+  /**
+   * Called once with the samples behind each metric and the run's totals, so a shard's
+   * mergeable histograms (`analysis/histogram`) are built from exactly the summary's values.
+   */
+  detail?: (d: SummaryDetail) => void;
+}
+
+/** What {@link summarize} adds up, for shards to carry and `merge` to sum. */
+export interface SummaryDetail {
+  samples: Readonly<Record<SummaryMetric, readonly number[]>>;
+  totals: {
+    completion_tokens: number;
+    prompt_tokens: number;
+    any_usage: boolean;
+    /** Requests meeting the SLO (0 without one). */
+    good: number;
+    /** Measured first attempts that were sent, and the first and last of those sends (run-clock ms). */
+    first_sends: number;
+    first_send_ms: number | null;
+    last_send_ms: number | null;
+  };
 }
 
 /** The run summary. Keys are fixed (snake_case) because scripts and thresholds address them. */
@@ -254,6 +275,18 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
   const little = littlesLaw(intervals, window);
 
   const achieved = sendRate(firstSends);
+  ctx.detail?.({
+    samples,
+    totals: {
+      completion_tokens: completionTokens,
+      prompt_tokens: promptTokens,
+      any_usage: anyUsage,
+      good,
+      first_sends: firstSends.length,
+      first_send_ms: firstSends.length ? firstSends.reduce((a, b) => Math.min(a, b)) : null,
+      last_send_ms: firstSends.length ? firstSends.reduce((a, b) => Math.max(a, b)) : null,
+    },
+  });
   const summary: Summary = {
     requests: { planned: groups.size, measured: measured.length, succeeded, failed },
     outcomes,

@@ -16,6 +16,7 @@ import {
   addLoadOptions,
   addOutputOptions,
   addWorkloadOptions,
+  LANG_OPTION_HELP,
 } from './options.js';
 import { unknownFlags } from './unknown-flags.js';
 import { VERSION } from './version.js';
@@ -81,7 +82,17 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     )
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--no-db', "don't record into the store")
-    .option('--label <text>', 'a label for this run in the store');
+    .option('--label <text>', 'a label for this run in the store')
+    .option(
+      '--shard <i/N>',
+      'send shard i of N (requests k with k mod N = i; default $JOB_COMPLETION_INDEX/$SERVELAB_SHARD_COUNT)',
+    )
+    .option('--start-at <time>', "the shards' common start (RFC 3339); needed with N > 1")
+    .option('--start-in <s>', 'the common start, this many seconds from now')
+    .option(
+      '--late-policy <p>',
+      'a shard more than 1 s late: fail (default: send nothing, exit non-zero) or truncate',
+    );
   addGenerationOptions(run);
   addWorkloadOptions(run);
   addLoadOptions(run);
@@ -258,6 +269,43 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .option('--json [file]', 'write the report as JSON to file, or stdout')
     .action((refs, opts) => {
       action = async (io) => (await import('./commands/report.js')).reportCommand(refs, opts, io);
+    });
+  program
+    .command('merge')
+    .description("merge the shards of one run (run --shard i/N) into one run's report.json")
+    .argument('<files...>', 'the shard reports, report.shard-<i>-of-<N>.json')
+    .requiredOption('--expect <n>', 'the number of shards N (a missing or extra shard is refused)')
+    .requiredOption('--out <dir>', 'folder for the merged report.json (and requests.jsonl with --exact)')
+    .option('--exact', "recompute every statistic from the shards' records, not their histograms")
+    .option('--allow-missing', "merge what is there; missing shards' planned requests count as lost")
+    .option('--lang <lang>', LANG_OPTION_HELP)
+    .action((files, opts) => {
+      action = async (io) => (await import('./commands/merge.js')).mergeCommand(files, opts, io);
+    });
+  program
+    .command('k8s')
+    .description('Kubernetes manifests for a run split over pods')
+    .command('render')
+    .description(
+      'print the Indexed Job, ConfigMap, results volume, merge Job and PodMonitor of a sharded run',
+    )
+    .argument(
+      '[run...]',
+      "run's flags, after --, e.g. -- --url http://engine:8000/v1 --rate 200 --duration 300",
+    )
+    .requiredOption('--shards <n>', 'the number of shard pods N')
+    .option('--start-at <time>', 'the common start (RFC 3339)')
+    .option('--start-in <s>', 'the common start, this many seconds from now')
+    .option('--name <name>', 'name prefix of the objects', 'servelab')
+    .option('--image <ref>', 'container image with servelab on its PATH', `servelab:${VERSION}`)
+    .option('--cpu <q>', 'CPU of each shard pod (requests = limits)', '2')
+    .option('--memory <q>', 'memory of each shard pod (requests = limits)', '4Gi')
+    .option('--storage <q>', 'size of the ReadWriteMany results volume', '5Gi')
+    .option('--merge-wait <s>', 'seconds the merge Job waits for every shard file', '3600')
+    .option('--metrics-port <p>', "port of each shard's Prometheus exporter", '9464')
+    .option('--lang <lang>', LANG_OPTION_HELP)
+    .action((runArgs, opts) => {
+      action = async (io) => (await import('./commands/k8s.js')).k8sRenderCommand(runArgs, opts, io);
     });
   addLangOption(
     program

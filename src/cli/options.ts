@@ -643,9 +643,12 @@ export function resolvePaths(c: CommonSettings, cwd: string): CommonSettings {
   };
 }
 
+/** `--lang`'s help text (for commands that take arguments, which {@link addLangOption} cannot type). */
+export const LANG_OPTION_HELP = 'language of prose: en or zh-CN (default: from LC_ALL / LANG)';
+
 /** Declare `--lang` on a command that prints or writes prose (docs/cli.md). */
 export function addLangOption<A extends unknown[], O extends Record<string, unknown>>(cmd: Command<A, O>) {
-  return cmd.option('--lang <lang>', 'language of prose: en or zh-CN (default: from LC_ALL / LANG)');
+  return cmd.option('--lang <lang>', LANG_OPTION_HELP);
 }
 
 /**

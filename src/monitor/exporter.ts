@@ -63,10 +63,12 @@ const COUNTED =
  * {@link countsInSummary}: a Grafana panel and `report.json` then describe the same requests.
  * Token counters use the server's `usage` only and skip records without it, never estimating.
  * `servelab_requests_total` counts every finished attempt (warm-up and retries included) by
- * outcome.
+ * outcome. `labels` go on every series (a shard's `shard` and `run_id`).
  */
-export function createExporter(): Exporter {
+export function createExporter(labels: Record<string, string> = {}): Exporter {
   const registry = new Registry();
+  // A shard's `shard` and `run_id` on every series: Prometheus sums the shards of one run by run_id.
+  if (Object.keys(labels).length) registry.setDefaultLabels(labels);
   const registers = [registry];
   const requests = new Counter({
     name: 'servelab_requests_total',

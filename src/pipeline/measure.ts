@@ -13,6 +13,7 @@ import {
   parseThresholds,
   type Slo,
   type Summary,
+  type SummaryDetail,
   sloProblemsWithoutStream,
   summarize,
 } from '../analysis/index.js';
@@ -23,7 +24,7 @@ import { errorMessageOf } from '../client/stream.js';
 import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js';
 import { type Problem, TargetError, UsageError } from '../core/errors.js';
 import { targetHeaders } from '../core/headers.js';
-import type { T } from '../core/i18n/index.js';
+import { resolveLang, type T, translator } from '../core/i18n/index.js';
 import { parseModelList } from '../core/models.js';
 import { outputPathProblem } from '../core/output-path.js';
 import { hostOf, redactUrl } from '../core/url.js';
@@ -31,11 +32,18 @@ import type { ScrapePoint } from '../monitor/index.js';
 import { openRecordWriter } from '../record/writer.js';
 import { validityReasons } from '../report/diagnose/validity.js';
 import { describeEnvironment } from '../report/run/environment.js';
-import { buildRunReport, type RunReport, runReportProblem } from '../report/run/report.js';
-import { writeRunOutputs } from '../report/run/write.js';
+import { buildRunReport, RECORDS_FILE, type RunReport, runReportProblem } from '../report/run/report.js';
+import { buildShardReport, type ShardReport } from '../report/run/shard.js';
+import { writeJsonFile, writeRunOutputs } from '../report/run/write.js';
 import type { LoadedRun, ValidityReason } from '../report/types.js';
 import type { RunObserver } from '../runner/events.js';
-import { type LoadMode, type RunLoadDeps, type RunResult, runLoad } from '../runner/loops.js';
+import {
+  type LoadMode,
+  type RunLoadConfig,
+  type RunLoadDeps,
+  type RunResult,
+  runLoad,
+} from '../runner/loops.js';
 import { createProgress } from '../runner/progress.js';
 import type { Clock } from '../runtime/clock.js';
 import { arrivalOffsetsMs, openLoopCount, traceOffsetsMs } from '../schedule/index.js';
@@ -45,6 +53,15 @@ import type { RequestSpec } from '../workload/types.js';
 import { type Endpoint, urlEndpoint } from './endpoint.js';
 import { type MonitoringResult, type MonitoringSettings, startMonitoring } from './monitoring.js';
 import type { CommonSettings } from './settings.js';
+import {
+  commonRunId,
+  configHash,
+  LATE_LIMIT_MS,
+  type ShardSettings,
+  scheduleHash,
+  shardFiles,
+  shardPlan,
+} from './shard.js';
 
 export interface TargetSettings {
   /** Base URL ending in /v1. */
@@ -69,6 +86,8 @@ export interface MeasureInput {
   target: TargetSettings;
   common: CommonSettings;
   label?: string | null;
+  /** This run is one shard of a larger one (`--shard i/N`); absent or null: the whole run. */
+  shard?: ShardSettings | null;
 }
 
 export interface MeasureDeps {
@@ -102,6 +121,8 @@ export interface MeasureDeps {
 
 export interface Measurement {
   report: RunReport;
+  /** A shard's report (written instead of report.json), when the plan is a shard's. */
+  shardReport?: ShardReport | null;
   result: RunResult;
   /** The summary; its `warnings` in `deps.t`'s language (`report.summary`, stored, keeps English). */
   summary: Summary;
@@ -368,6 +389,17 @@ export interface MeasurePlan {
    * (`--no-fail-fast`). Not applied with `beforeEach`, whose requests are runs of one.
    */
   failFast?: boolean;
+  /** A shard's part of a larger run: its identity, and the common start it waits for. */
+  shard?: MeasureShard | null;
+}
+
+/** What a shard's measurement needs beyond its plan (see pipeline/shard). */
+export interface MeasureShard extends ShardSettings {
+  runId: string;
+  configHash: string;
+  scheduleHash: string;
+  seed: number;
+  plannedTotal: number;
 }
 
 /** Generation and transport settings of the client (everything but where and when). */
@@ -426,7 +458,8 @@ export async function measureOn(
   });
   const observers: RunObserver[] = [...(deps.observers ?? [])];
   const outDir = req.output?.out ?? null;
-  const writer = outDir ? openRecordWriter(join(outDir, 'requests.jsonl')) : null;
+  const shardNames = plan.shard ? shardFiles(plan.shard.index, plan.shard.count) : null;
+  const writer = outDir ? openRecordWriter(join(outDir, shardNames?.records ?? RECORDS_FILE)) : null;
   if (writer) observers.push(writer);
   const progress = deps.progress
     ? createProgress({
@@ -460,8 +493,11 @@ export async function measureOn(
   }
 
   const work = async () => {
+    const settings = deps.monitoring ?? { scrape: 'auto', scrapeIntervalMs: 1000, metricsPort: null };
     const monitoring = await startMonitoring(
-      deps.monitoring ?? { scrape: 'auto', scrapeIntervalMs: 1000, metricsPort: null },
+      plan.shard
+        ? { ...settings, exporterLabels: { shard: String(plan.shard.index), run_id: plan.shard.runId } }
+        : settings,
       {
         targetUrl: endpoint.baseUrl,
         clock,
@@ -475,7 +511,16 @@ export async function measureOn(
     let result: RunResult | null = null;
     let mon: MonitoringResult | null = null;
     try {
-      result = await runPlan(plan, monitoring.mark, {
+      // The common start, converted once from the wall clock to this run's monotonic clock.
+      const start =
+        plan.shard?.startAtUnixMs != null
+          ? {
+              atMs: plan.shard.startAtUnixMs - clock.originUnixMs,
+              lateLimitMs: LATE_LIMIT_MS,
+              policy: plan.shard.latePolicy,
+            }
+          : null;
+      result = await runPlan({ ...plan, start }, monitoring.mark, {
         target: client,
         clock,
         observers,
@@ -501,12 +546,16 @@ export async function measureOn(
   }
   const { result, mon } = outcome;
 
+  let detail: SummaryDetail | null = null;
   const summaryCtx = {
     window: result.window,
     client: result.client_health,
     target_rate_rps: req.targetRateRps ?? null,
     max_concurrency: concurrencyOf(plan.load, !!plan.beforeEach),
     slo: req.slo,
+    detail: (d: SummaryDetail) => {
+      detail = d;
+    },
   };
   const summary = summarize(result.records, summaryCtx);
   const thresholdResults = req.thresholds.length
@@ -564,8 +613,35 @@ export async function measureOn(
   const vllmFile = req.output?.vllm?.file
     ? { path: req.output.vllm.file, append: req.output.vllm.append }
     : null;
-  const files =
-    outDir || (req.output?.formatVllm && vllmFile)
+  const shardReport =
+    plan.shard && detail && shardNames
+      ? buildShardReport(
+          report,
+          result.records,
+          detail,
+          {
+            index: plan.shard.index,
+            count: plan.shard.count,
+            run_id: plan.shard.runId,
+            config_hash: plan.shard.configHash,
+            schedule_hash: plan.shard.scheduleHash,
+            seed: plan.shard.seed,
+            planned_total: plan.shard.plannedTotal,
+            planned_here: plan.load.kind === 'open' ? plan.load.arrivalsMs.length : (plan.load.requests ?? 0),
+            concurrency_cap: concurrencyOf(plan.load, !!plan.beforeEach),
+            planned_start_unix_ms: plan.shard.startAtUnixMs,
+            late_ms: result.late_ms ?? null,
+            late_policy: plan.shard.latePolicy,
+            host: environment.hostname ?? '',
+          },
+          shardNames.records,
+        )
+      : null;
+  const files = shardReport
+    ? outDir
+      ? [await writeJsonFile(join(outDir, (shardNames as { report: string }).report), shardReport)]
+      : []
+    : outDir || (req.output?.formatVllm && vllmFile)
       ? await writeRunOutputs(outDir, report, {
           vllm: req.output?.formatVllm ?? false,
           records: result.records,
@@ -581,6 +657,7 @@ export async function measureOn(
   const translated = deps.t !== undefined && deps.t.lang !== 'en';
   return {
     report,
+    shardReport,
     result,
     // The console's copy speaks deps.t's language; the stored summary and report stay English.
     summary: translated
@@ -596,7 +673,7 @@ export async function measureOn(
 
 /** Run the plan's load on the target: one runner call, or one per request after `beforeEach`. */
 async function runPlan(
-  plan: MeasurePlan,
+  plan: MeasurePlan & { start?: RunLoadConfig['start'] },
   mark: () => Promise<void>,
   deps: RunLoadDeps & { endpoint: Endpoint },
 ): Promise<RunResult> {
@@ -608,6 +685,7 @@ async function runPlan(
     drainTimeoutMs: plan.drainTimeoutMs,
     runPrefix: plan.runPrefix,
     failFast: plan.failFast === false ? null : {},
+    start: plan.start ?? null,
     // After a warm-up, a reading before the window opens: the window's counters start there.
     ...((plan.warmup ?? 0) > 0 ? { beforeMeasure: mark } : {}),
   };
@@ -690,15 +768,42 @@ export async function measure(
   );
   const workload = split ? { ...built, specs: built.specs.slice(0, built.specs.length - warm) } : built;
   const warmupSpecs = split ? built.specs.slice(built.specs.length - warm) : undefined;
-  const { load } = loadPlan(common, workload);
+  const full = loadPlan(common, workload);
   const config = { ...describeConfig(input, model, workload, slo), ...(deps.config ?? {}) };
+  // A shard: the full schedule, built as every other shard builds it, then its part of it.
+  let shard: MeasureShard | null = null;
+  let specs = workload.specs;
+  let load = full.load;
+  if (input.shard) {
+    const cfgHash = configHash(config);
+    const schedHash = scheduleHash(workload.specs, full.load);
+    const t = deps.t ?? translator(resolveLang(undefined, deps.env));
+    const part = shardPlan(workload.specs, full.load, input.shard.index, input.shard.count, problems, t);
+    if (problems.length) throw new UsageError(problems);
+    specs = part.specs;
+    load = part.load;
+    shard = {
+      ...input.shard,
+      runId: commonRunId(cfgHash, schedHash),
+      configHash: cfgHash,
+      scheduleHash: schedHash,
+      seed: common.load.seed,
+      plannedTotal:
+        full.load.kind === 'open'
+          ? full.load.arrivalsMs.length
+          : (full.load.requests ?? workload.specs.length),
+    };
+  }
   const m = await measureOn(
     endpoint,
     {
       plan: {
         label: input.label ?? null,
-        specs: workload.specs,
+        specs,
         load,
+        shard,
+        // Ids unique across the shards, so a merge never takes two shards' requests for one.
+        ...(shard ? { runPrefix: `${shard.runId.slice(0, 6)}s${shard.index}` } : {}),
         warmup: common.load.warmup,
         warmupSpecs,
         retries: target.retries,
@@ -723,7 +828,11 @@ export async function measure(
       slo,
       thresholds,
       baseline,
-      targetRateRps: common.load.mode === 'open' ? common.load.rateRps : null,
+      // A shard sends its 1/N of the rate (request k of every N).
+      targetRateRps:
+        common.load.mode === 'open' && common.load.rateRps !== null
+          ? common.load.rateRps / (shard?.count ?? 1)
+          : null,
       config,
       output: {
         out: common.output.out,

@@ -26,6 +26,8 @@ export interface MonitoringSettings {
   scrapeIntervalMs: number;
   /** Serve servelab's own /metrics on this port during the run (0 = any), or null. */
   metricsPort: number | null;
+  /** Labels on every exporter series (a shard's `shard` and `run_id`, so Prometheus can sum shards). */
+  exporterLabels?: Record<string, string>;
 }
 
 export interface MonitoringResult {
@@ -79,7 +81,7 @@ export async function startMonitoring(
   let exporterClose: (() => Promise<void>) | null = null;
   let exporterUrl: string | null = null;
   if (s.metricsPort !== null) {
-    const exp = createExporter();
+    const exp = createExporter(s.exporterLabels);
     observers.push(exp.observer);
     const srv = await startMetricsServer(exp.registry, { port: s.metricsPort, log: deps.log });
     exporterClose = () => srv.close();

@@ -98,7 +98,17 @@ export interface RunLoadConfig {
    * request is recorded as `cancelled` with the reason. null or absent: off.
    */
   failFast?: { after?: number } | null;
+  /**
+   * A common start (sharded runs): the measured window opens at `atMs` on the run clock (the
+   * warm-up runs before it). A start more than `lateLimitMs` late either sends nothing and
+   * ends with reason `late_start` (`fail`), or records the arrivals already missed as
+   * `cancelled` with the reason `late start` and sends the rest on schedule (`truncate`).
+   */
+  start?: { atMs: number; lateLimitMs: number; policy: 'fail' | 'truncate' } | null;
 }
+
+/** The error of a request a late shard never sent (`--late-policy`). */
+export const LATE_START = 'late start';
 
 export interface RunLoadDeps {
   target: Target;
@@ -111,7 +121,7 @@ export interface RunLoadDeps {
   health?: () => HealthProbe;
 }
 
-export type RunEndReason = 'completed' | 'duration' | 'interrupted' | 'error' | 'failed_fast';
+export type RunEndReason = 'completed' | 'duration' | 'interrupted' | 'error' | 'failed_fast' | 'late_start';
 
 export interface RunResult {
   /** Every record, warm-up included, in the order they ended. */
@@ -127,6 +137,8 @@ export interface RunResult {
   reason: RunEndReason;
   /** With reason `failed_fast`: why, e.g. `20 × HTTP 401: Invalid or missing API key`; else null. */
   failed_fast: string | null;
+  /** With a common start: how late the measured window opened (ms, ≥ 0); else null. */
+  late_ms?: number | null;
   client_health: ClientHealth;
   /**
    * Messages of observer hooks that threw (first 20; an observer failure never stops the run),
@@ -270,6 +282,8 @@ class LoadRun {
   private readonly inFlight = new Set<Flight>();
   private nextN = 0;
   private interrupted = false;
+  /** The common start was missed under `--late-policy fail`: nothing measured is sent. */
+  private lateStart = false;
   /** Fail fast: the measured requests to wait for, those finished so far, and the verdict. */
   private failFastAfter = 0;
   private readonly failFastSeen: RequestRecord[] = [];
@@ -329,6 +343,7 @@ class LoadRun {
 
     let reason: RunEndReason = 'completed';
     let windowStart = clock.now();
+    let lateMs: number | null = null;
     try {
       if (warmup > 0) {
         const wc =
@@ -337,12 +352,28 @@ class LoadRun {
       }
       if (cfg.beforeMeasure && !this.stopped) await cfg.beforeMeasure();
       windowStart = clock.now();
-      if (load.kind === 'closed') {
+      const start = cfg.start ?? null;
+      if (start) {
+        if (windowStart < start.atMs)
+          await clock.sleepUntil(start.atMs, this.stopCtl.signal).catch(() => undefined);
+        lateMs = Math.max(0, clock.now() - start.atMs);
+        // On time: the window opens at the common start exactly, so every shard's planned
+        // times are start + the schedule's offsets, with no per-process skew added.
+        windowStart = lateMs <= start.lateLimitMs ? start.atMs : clock.now();
+        if (lateMs > start.lateLimitMs && start.policy === 'fail') {
+          this.lateStart = true;
+          this.unsentMeasured(load, start.atMs);
+        }
+      }
+      if (this.lateStart) {
+        // nothing is sent: every measured request was recorded as not sent above
+      } else if (load.kind === 'closed') {
         const deadline = load.durationMs != null ? windowStart + load.durationMs : null;
         await this.closedPhase('measure', cfg.specs, load.concurrency, load.requests ?? null, deadline);
         if (deadline !== null) reason = 'duration';
       } else {
-        await this.openPhase(windowStart, load.arrivalsMs, load.maxConcurrency ?? null);
+        const t0 = start ? start.atMs : windowStart;
+        await this.openPhase(t0, load.arrivalsMs, load.maxConcurrency ?? null, start ? clock.now() : null);
       }
     } catch (err) {
       // A bug inside the runner: still hand back what was recorded, and say so.
@@ -353,6 +384,7 @@ class LoadRun {
     }
     if (this.failedFast !== null && reason !== 'error') reason = 'failed_fast';
     if (this.interrupted) reason = 'interrupted';
+    if (this.lateStart) reason = 'late_start';
     const windowEnd = this.lastMeasureRecordAt ?? clock.now();
     this.emit('onRunEnd', reason);
     return {
@@ -362,6 +394,7 @@ class LoadRun {
       interrupted: this.interrupted,
       reason,
       failed_fast: this.failedFast,
+      late_ms: lateMs,
       client_health: health.stop(),
       observer_errors: this.observerErrors,
     };
@@ -435,7 +468,12 @@ class LoadRun {
    * frees under `maxConcurrency`, keeping its planned time either way. The schedule never
    * slides: the dispatcher sleeps until absolute times and never waits for a slot itself.
    */
-  private async openPhase(t0: number, arrivalsMs: readonly number[], cap: number | null): Promise<void> {
+  private async openPhase(
+    t0: number,
+    arrivalsMs: readonly number[],
+    cap: number | null,
+    openedAt: number | null,
+  ): Promise<void> {
     const specs = this.cfg.specs;
     const queue: Planned[] = [];
     let active = 0;
@@ -454,6 +492,12 @@ class LoadRun {
         });
     };
     let i = 0;
+    // A late start (`--late-policy truncate`): arrivals more than the limit before the window
+    // opened were missed; they are recorded, never sent late in a burst.
+    const limit = this.cfg.start?.lateLimitMs ?? 0;
+    if (openedAt !== null)
+      for (; i < arrivalsMs.length && t0 + arrivalsMs[i] < openedAt - limit; i++)
+        this.unsent(this.plan('measure', specs[i % specs.length], t0 + arrivalsMs[i]), LATE_START);
     for (; i < arrivalsMs.length; i++) {
       const at = t0 + arrivalsMs[i];
       if (this.stopped) break;
@@ -632,8 +676,19 @@ class LoadRun {
     });
   }
 
-  /** A planned request that was never sent (interrupted run, or a fail-fast stop). */
-  private unsent(p: Planned): void {
+  /** Every measured request of the load, recorded as not sent because the start was missed. */
+  private unsentMeasured(load: LoadMode, t0: number): void {
+    const specs = this.cfg.specs;
+    const n = load.kind === 'open' ? load.arrivalsMs.length : (load.requests ?? 0);
+    for (let i = 0; i < n; i++)
+      this.unsent(
+        this.plan('measure', specs[i % specs.length], load.kind === 'open' ? t0 + load.arrivalsMs[i] : null),
+        LATE_START,
+      );
+  }
+
+  /** A planned request that was never sent (interrupted run, a fail-fast stop, or a late start). */
+  private unsent(p: Planned, why?: string): void {
     const rec = this.skeleton(
       { id: p.planned_id, planned_id: p.planned_id, attempt: 1, phase: p.phase, index: p.spec.index },
       p.spec,
@@ -641,9 +696,10 @@ class LoadRun {
     );
     rec.outcome = 'cancelled';
     rec.error =
-      this.failedFast !== null && !this.interrupted
+      why ??
+      (this.failedFast !== null && !this.interrupted
         ? `${FAIL_FAST_UNSENT}: ${this.failedFast}`
-        : 'not sent: the run was interrupted';
+        : 'not sent: the run was interrupted');
     this.record(rec);
   }
 

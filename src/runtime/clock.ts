@@ -134,6 +134,11 @@ class FineWaker {
 
 let fineWaker: FineWaker | null = null;
 
+/** Unix wall-clock ms now, on the same anchor as {@link RealClock}'s `originUnixMs`. */
+export function unixNowMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
 /** Wall clock: `performance.now()` relative to construction. */
 export class RealClock implements Clock {
   readonly originUnixMs: number;

@@ -115,6 +115,25 @@ const ROWS: Row[] = [
     argv: [...RUN, '--metrics-port', '$BUSY'],
     says: /--metrics-port: cannot listen on 127\.0\.0\.1:\d+ \(in use\)/,
   },
+  { argv: [...RUN, '--shard', '3/3'], says: /--shard: not a shard i\/N with 0 ≤ i < N \(got 3\/3\)/ },
+  {
+    argv: [...RUN, '--shard', '1/3'],
+    says: /--start-at: a run split over more than one shard needs a common start/,
+  },
+  {
+    argv: [...RUN, '--shard', '1/3', '--start-at', 'soon'],
+    says: /--start-at: not an RFC 3339 time: "soon"/,
+  },
+  // merge
+  {
+    argv: ['merge', '--expect', '3', 'missing.json', '--out', 'm'],
+    says: /cannot read .*missing\.json: ENOENT/,
+  },
+  { argv: ['merge', '--expect', '3', 'v99.json', '--out', 'm'], says: /v99\.json is not a shard report/ },
+  { argv: ['merge', '--expect', 'x', 'v99.json', '--out', 'm'], says: /--expect/ },
+  // k8s render
+  { argv: ['k8s', 'render', '--shards', '3'], says: /needs a common start/ },
+  { argv: ['k8s', 'render', '--shards', '0', '--start-in', '5'], says: /--shards/ },
   // check
   { argv: ['check', '--url', 'notaurl'], says: /--url: not an http\(s\) URL/ },
   { argv: ['check', '--url', 'ftp://x'], says: /--url: not an http\(s\) URL/ },

@@ -5,12 +5,14 @@
 import { resolve } from 'node:path';
 import { type ErrorGroup, FAIL_FAST_UNSENT } from '../../analysis/errors.js';
 import type { Endpoint } from '../../client/types.js';
-import type { Problem } from '../../core/errors.js';
+import { ExitCode, type Problem } from '../../core/errors.js';
 import { type T, translator } from '../../core/i18n/index.js';
 import { redactUrl } from '../../core/url.js';
 import { checkMeasureInput, type MeasureInput, measure, workloadOptions } from '../../pipeline/measure.js';
 import type { MonitoringSettings } from '../../pipeline/monitoring.js';
+import { LATE_LIMIT_MS, parseShardSettings } from '../../pipeline/shard.js';
 import { formatSummaryTable, formatTokenization, formatVerdict } from '../../report/run/table.js';
+import { unixNowMs } from '../../runtime/clock.js';
 import { openStore } from '../../store/index.js';
 import { workloadProblems } from '../../workload/index.js';
 import type { Io } from '../io.js';
@@ -59,6 +61,10 @@ export interface RawRun extends RawCommon {
   metricsPort?: string;
   db?: string | boolean;
   label?: string;
+  shard?: string;
+  startAt?: string;
+  startIn?: string;
+  latePolicy?: string;
 }
 
 /** Monitoring flags: --scrape/--no-scrape, --scrape-interval, --metrics-port. */
@@ -174,6 +180,7 @@ export function parseRunFlags(
     });
   const common = parseCommon(raw, problems, notes);
   const monitoring = parseMonitoringFlags(raw, problems);
+  const shard = parseShardSettings(raw, env, unixNowMs(), problems, t);
   const target = {
     url,
     endpoint,
@@ -196,6 +203,7 @@ export function parseRunFlags(
     target,
     common,
     label: raw.label ?? null,
+    shard,
     notes,
     t,
   };
@@ -247,11 +255,27 @@ export async function runCommand(raw: RawRun, io: Io): Promise<number> {
     out.write(formatSummaryTable(m.summary, t));
     out.write(formatVerdict(m.validity, t));
     out.write(formatThresholds(m.thresholds, t));
-    if (m.files.length) out.write(`${t('run.wrote', { files: m.files.join(', ') })}\n`);
+    const sh = m.shardReport?.shard;
+    if (sh)
+      out.write(
+        `${t('shard.run.wrote', { index: sh.index, count: sh.count, run_id: sh.run_id, files: m.files.join(', ') })}\n`,
+      );
+    else if (m.files.length) out.write(`${t('run.wrote', { files: m.files.join(', ') })}\n`);
+    if (m.result.reason === 'late_start' && sh) {
+      const late = {
+        index: sh.index,
+        count: sh.count,
+        late_ms: Math.round(sh.late_ms ?? 0),
+        limit_ms: LATE_LIMIT_MS,
+      };
+      io.stderr.write(`error: ${t('shard.late.failed', late)}\n  hint: ${t('shard.late.failedHint')}\n`);
+    }
     if (m.result.interrupted) io.stderr.write(`${t('run.interrupted')}\n`);
     const failedFast = m.result.reason === 'failed_fast';
     if (failedFast) io.stderr.write(failFastNotice(m.result.failed_fast, m.summary.errors, t));
     if (json === true) await emitJson(json, result, io);
+    // A shard that missed the common start sent nothing: the job must fail, not be retried late.
+    if (m.result.reason === 'late_start') return ExitCode.nothingSucceeded;
     return measurementExitCode(m.summary, m.thresholds, m.result.interrupted, failedFast);
   } finally {
     off();

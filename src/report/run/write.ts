@@ -64,3 +64,10 @@ export async function writeRunOutputs(
   }
   return written;
 }
+
+/** Write one JSON file (pretty, with a final newline), creating its folder; returns the path. */
+export async function writeJsonFile(path: string, value: unknown): Promise<string> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, `${JSON.stringify(value, null, 2)}\n`, 'utf8');
+  return path;
+}

@@ -13,6 +13,7 @@ import { gate } from './gate.js';
 import { gateLoad } from './gate-load.js';
 import { report } from './report.js';
 import { run } from './run.js';
+import { shard } from './shard.js';
 import { sim } from './sim.js';
 import { source } from './source.js';
 import { writeup } from './writeup.js';
@@ -28,6 +29,7 @@ export const en = {
   ...cli,
   ...check,
   ...run,
+  ...shard,
   ...sim,
   ...source,
   ...exp,
