@@ -206,7 +206,8 @@ describe('renderMarkdownReport', () => {
     );
     assert.doesNotMatch(zh, /\b(report|writeup|common)\.[a-z]+[.A-Za-z]*/);
     assert.match(zh, /\| ttft_ms p50 \|/);
-    assert.match(zh, /这个引擎暂无源码笔记/);
+    // §6: the source map's rows for the measured engine (the simulator), in Chinese
+    assert.match(zh, /\| servelab-sim \| 服务入口 \| `src\/sim\/server\/server\.ts` \|/);
   });
 
   it('puts an invalid verdict first, with each reason under it', () => {
@@ -253,8 +254,12 @@ describe('renderMarkdownReport', () => {
     assert.match(markdown, /### Next experiments\n\n- cold_start: `servelab exp init baseline`/);
   });
 
-  it('§6 renders the source notes it is given as a table, and says so when there are none', () => {
-    assert.match(markdown, /## 6\. Source code findings\n\nNo source notes yet for this engine\./);
+  it("§6 shows the source map's rows for the measured engine only, or the notes it is given, and says so when there are none", () => {
+    const s6 = markdown.slice(markdown.indexOf('## 6.'), markdown.indexOf('## 7.'));
+    assert.match(s6, /\| servelab-sim \| request state \| `src\/sim\/engine\/request\.ts` \|/);
+    assert.doesNotMatch(s6, /\| (vllm|sglang|llamacpp) \|/, 'only the measured engine');
+    const none = renderMarkdownReport(runs, d, { svgDir: '.', sourceNotes: [] }).markdown;
+    assert.match(none, /## 6\. Source code findings\n\nNo source notes yet for this engine\./);
     const withNotes = renderMarkdownReport(runs, d, {
       svgDir: '.',
       sourceNotes: [
