@@ -69,14 +69,34 @@ const skipped = (reason: string, evidence: Evidence[] = []): SideResult => ({
  * The check's start: the target's `/metrics`, its baseline reading (the first evidence), or why
  * the check cannot run (no /metrics, or no series it needs).
  */
+/** How long {@link begin} waits for a quiet server, and the gap between its readings. */
+const QUIET_MS = 5000;
+const QUIET_GAP_MS = 150;
+
 async function begin(
   target: GateTarget,
   t: T,
   need: readonly (keyof Vals)[],
 ): Promise<{ skip: SideResult } | { probe: MetricsProbe; base: Vals; evidence: Evidence[] }> {
   const probe = metricsProbe(target);
-  const reading = await probe.read();
+  let reading = await probe.read();
   if (!reading) return { skip: skipped(t('gate-load.skip.no-metrics', { url: probe.url })) };
+  // The baseline is a quiet server: an earlier check's requests may still be draining (a
+  // 64-stream check just before), and a baseline taken then hides this check's own rise. Wait
+  // until two readings QUIET_GAP_MS apart agree on the gauges and the token counter, at most
+  // QUIET_MS; a server that never settles (other traffic) keeps the last reading.
+  const clock = wallClock();
+  const t0 = clock.now();
+  while (clock.now() - t0 < QUIET_MS) {
+    await pause(clock, QUIET_GAP_MS);
+    const next = await probe.read();
+    if (!next) break;
+    const same = (['running', 'waiting', 'generation_tokens_total'] as const).every(
+      (k) => next.values[k] === reading?.values[k],
+    );
+    reading = next;
+    if (same) break;
+  }
   const base = reading.values;
   const evidence: Evidence[] = [{ note: t('gate-load.evidence.baseline'), received: show(base) }];
   const missing = need.filter((k) => base[k] === undefined);
