@@ -36,7 +36,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   const t = langOf(raw.lang, io.env, problems);
   const engineOpts = parseSimFlags(raw, problems, 'plan', io.cwd);
   const notes: string[] = [];
-  const common = resolvePaths(parseCommon({ ...raw, model: engineOpts.model }, problems, notes), io.cwd);
+  const common = resolvePaths(parseCommon({ ...raw, model: engineOpts.model }, problems, notes, t), io.cwd);
   for (const n of notes) io.stderr.write(`${n}\n`);
   if (common.load.mode === 'closed' && common.load.durationS !== null)
     problems.push({
