@@ -82,7 +82,7 @@ export async function expRunCommand(
   io: Io,
 ): Promise<number> {
   const t = langFor(raw.lang, io);
-  const read = readExperimentFile(resolve(io.cwd, file), warnTo(io, t));
+  const read = readExperimentFile(resolve(io.cwd, file), warnTo(io, t), t);
   checkOutputPaths(io.cwd, [[jsonOption(raw.json), '--json']]);
   const store =
     raw.db === false ? null : openStore(resolve(io.cwd, typeof raw.db === 'string' ? raw.db : 'servelab.db'));
@@ -115,7 +115,7 @@ export async function expRerunCommand(
         hint: t('exp.no_text.hint'),
       },
     ]);
-  const spec = parseExperiment(text, path, warnTo(io, t));
+  const spec = parseExperiment(text, path, warnTo(io, t), t);
   const store = openStore(resolve(io.cwd, raw.db ?? 'servelab.db'));
   return execute(spec, { path, text }, store, raw.json, io, t);
 }
