@@ -34,7 +34,7 @@ export const PLAN_SLO_ATTAINMENT = 0.99;
 export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   const problems: Problem[] = [];
   const t = langOf(raw.lang, io.env, problems);
-  const engineOpts = parseSimFlags(raw, problems, 'plan', io.cwd);
+  const engineOpts = parseSimFlags(raw, problems, 'plan', io.cwd, t);
   const notes: string[] = [];
   const common = resolvePaths(parseCommon({ ...raw, model: engineOpts.model }, problems, notes, t), io.cwd);
   for (const n of notes) io.stderr.write(`${n}\n`);

@@ -35,7 +35,7 @@ export async function simCommand(raw: RawSim, io: Io): Promise<number> {
       flags = { ...raw, simSeed: raw.seed };
     }
   }
-  const opts = parseSimFlags(flags, problems, 'sim', io.cwd);
+  const opts = parseSimFlags(flags, problems, 'sim', io.cwd, t);
   throwIfProblems(problems);
   const json = jsonOption(raw.json);
   checkOutputPaths(io.cwd, [[json, '--json']]);
