@@ -1,0 +1,110 @@
+/**
+ * `--lang zh-CN` on bad command lines: the problems and hints the flag parsers write
+ * (src/cli/options.ts, run's target flags, the simulator's rules, an experiment file's
+ * problems) come out in Chinese, with no catalogue key or `{placeholder}` left in them. Run as a
+ * real process through test/helpers/cli-entry.ts, so what is checked is what a user reads.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const ENTRY = join(ROOT, 'test', 'helpers', 'cli-entry.ts');
+const dir = mkdtempSync(join(tmpdir(), 'servelab-lang-usage-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
+      // tsx resolves from the repository; every path given is absolute.
+      cwd: ROOT,
+      env: { ...process.env, LANG: 'C', LC_ALL: '', LC_MESSAGES: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+/** A message key (`cli.num.not_number`) or an unfilled placeholder means a lookup went wrong. */
+function assertNoKeys(text: string): void {
+  assert.doesNotMatch(text, /\b(cli|exp|sim|common)\.[a-z_]+\.[a-z_.]+/, text);
+  assert.doesNotMatch(text, /\{[a-z_]+\}/, text);
+}
+
+describe('usage errors with --lang zh-CN', () => {
+  it('plan: number and range problems of the shared flags, with their hints', async () => {
+    const args = ['plan', '--requests', 'x', '--concurrency', '0', '--top-p', '0'];
+    const zh = await cli([...args, '--lang', 'zh-CN']);
+    assert.equal(zh.code, 1, zh.err);
+    assert.match(zh.err, /^错误：用法不正确$/m);
+    assert.match(zh.err, /^ {2}- --requests: 应为数字，实际为 "x"\n {6}提示：例如 --requests 8$/m);
+    assert.match(zh.err, /^ {2}- --concurrency: 不能小于 1，实际为 0$/m);
+    assert.match(zh.err, /^ {2}- --top-p: 必须大于 0，实际为 0$/m);
+    assert.doesNotMatch(zh.err, /expected|must be|e\.g\./);
+    assertNoKeys(zh.err);
+    // The same command line in English reads as it always has.
+    const en = await cli(args);
+    assert.equal(en.code, 1, en.err);
+    assert.match(en.err, /^ {2}- --requests: expected a number, got "x"\n {6}hint: e\.g\. --requests 8$/m);
+    assert.match(en.err, /^ {2}- --concurrency: must be at least 1, got 0$/m);
+  });
+
+  it('run: the target flags and a vLLM name given with the flag it renames', async () => {
+    const r = await cli([
+      'run',
+      '--url',
+      'ftp://h',
+      '--num-prompts',
+      '8',
+      '--requests',
+      '8',
+      '--header',
+      'bad',
+      '--dataset-name',
+      'bogus',
+      '--lang',
+      'zh-CN',
+    ]);
+    assert.equal(r.code, 1, r.err);
+    assert.match(r.err, /^ {2}- --url: 不是 http\(s\) URL："ftp:\/\/h"$/m);
+    assert.match(r.err, /^ {2}- --header: 应为 NAME:VALUE，实际为 "bad"$/m);
+    assert.match(r.err, /--num-prompts 是 vLLM 对 --requests 的叫法，两者不能同时给出/);
+    assert.match(r.err, /^ {2}- --dataset-name: servelab 不支持 vLLM 的 "bogus" 数据集$/m);
+    assert.doesNotMatch(r.err, /expected|both are given|does not read/);
+    assertNoKeys(r.err);
+  });
+
+  it('sim: a rule between simulator flags', async () => {
+    const r = await cli(['sim', '--fault-rate', '0.1', '--lang', 'zh-CN']);
+    assert.equal(r.code, 1, r.err);
+    assert.match(
+      r.err,
+      /^ {2}- --fault-rate: 故障率需要配合一个故障列表\n {6}提示：例如加上 --faults http500,disconnect,garble$/m,
+    );
+    assertNoKeys(r.err);
+  });
+
+  it('exp run: an experiment file’s unknown kind and field, and a missing file', async () => {
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, 'kind: sweep\nname: x\nbogus: 1\n');
+    const r = await cli(['exp', 'run', file, '--no-db', '--lang', 'zh-CN']);
+    assert.equal(r.code, 1, r.err);
+    assert.match(r.err, /: kind: 未知的实验类型 "sweep"（第 1 行）\n {6}提示：可用的 kind：baseline, /);
+    assert.match(r.err, /: bogus: 未知字段（第 3 行）\n {6}提示：此处可用的字段：kind, name, /);
+    assertNoKeys(r.err);
+    const missing = await cli(['exp', 'run', join(dir, 'none.yaml'), '--lang', 'zh-CN']);
+    assert.equal(missing.code, 1, missing.err);
+    assert.match(
+      missing.err,
+      /none\.yaml: 文件不存在\n {6}提示：`servelab exp init KIND FILE\.yaml` 会写出一个模板/,
+    );
+    assertNoKeys(missing.err);
+  });
+});
