@@ -55,7 +55,13 @@ export async function runExperiment(exp: ExperimentFile, deps: RunExperimentDeps
     fileText: deps.file?.text ?? null,
     spec: exp as unknown as Record<string, unknown>,
   });
-  deps.log(`experiment ${row?.id ?? '-'}: ${exp.name} (${exp.kind})`);
+  deps.log(
+    (deps.t ?? translator('en'))('exp.progress.start', {
+      id: row?.id ?? '-',
+      name: exp.name,
+      kind: exp.kind,
+    }),
+  );
   const ctx = new ExpContext(exp, deps, row?.id ?? null);
   try {
     await ctx.start();

@@ -108,3 +108,36 @@ describe('usage errors with --lang zh-CN', () => {
     assertNoKeys(missing.err);
   });
 });
+
+describe('exp run output with --lang zh-CN', () => {
+  it('a sweep: progress lines, table headings, verdicts and the knee line in Chinese', async () => {
+    const file = join(dir, 'sweep.yaml');
+    writeFileSync(
+      file,
+      `kind: concurrency-sweep
+name: zh
+targets:
+  engine:
+    sim: {model: qwen3-0.6b, gpu: h100, clock: virtual}
+workload: {input_len: 128, output_len: 16}
+load: {concurrency: [1, 4], requests: 8}
+warmup: 0
+`,
+    );
+    const r = await cli(['exp', 'run', file, '--no-db', '--lang', 'zh-CN']);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err, /^目标 engine：模拟器 qwen3-0\.6b，运行在 h100 上（虚拟时钟）$/m);
+    assert.match(r.err, /^ {2}engine c=1：[\d.]+ tok\/s，p99 TTFT [\d.]+ ms，缓存命中 [\d.]+%，有效$/m);
+    assert.match(r.out, /^并发 +req\/s +out tok\/s .* 错误 +缓存命中 +结论 +停止$/m);
+    assert.match(r.out, /^1 .* 有效 *$/m);
+    assert.match(r.out, /^拐点：/m);
+    assert.match(r.out, /^各次运行：- \(engine c=1: 有效\), - \(engine c=4: 有效\)$/m);
+    assert.doesNotMatch(r.out + r.err, /\b(valid|verdict|knee|target|errors)\b/);
+    assertNoKeys(r.out + r.err);
+    // English, as before.
+    const en = await cli(['exp', 'run', file, '--no-db']);
+    assert.equal(en.code, 0, en.err);
+    assert.match(en.out, /^concurrency +req\/s .* errors +cache hit +verdict +stop$/m);
+    assert.match(en.err, /^ {2}engine c=1: [\d.]+ tok\/s, p99 TTFT [\d.]+ ms, cache hits [\d.]+%, valid$/m);
+  });
+});

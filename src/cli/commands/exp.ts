@@ -51,6 +51,7 @@ async function execute(
       signal: ctrl.signal,
       version: VERSION,
       file,
+      t,
     });
   } catch (err) {
     if (ctrl.signal.aborted) {

@@ -160,7 +160,14 @@ export async function runConcurrencySweep(ctx: ExpContext): Promise<SweepResult>
       const stopped = points.length ? stopReason(p, points[0], rules) : null;
       points.push({ ...p, level: c, achieved_rate_rps: null, stopped });
       ctx.deps.log(
-        `  ${t.name} c=${c}: ${p.output_throughput_tok_s?.toFixed(1) ?? '-'} tok/s, p99 TTFT ${p.ttft_ms.p99?.toFixed(1) ?? '-'} ms, cache hits ${pctOf(p.cache_hit_rate)}, ${verdictOf(p)}${stopped ? ` — stop: ${stopped}` : ''}`,
+        ctx.tr('exp.progress.level_c', {
+          target: t.name,
+          level: c,
+          tok_s: p.output_throughput_tok_s?.toFixed(1) ?? '-',
+          ttft: p.ttft_ms.p99?.toFixed(1) ?? '-',
+          hits: pctOf(p.cache_hit_rate),
+          verdict: verdictOf(p, ctx.tr),
+        }) + (stopped ? ctx.tr('exp.progress.stop', { reason: stopped }) : ''),
       );
       if (stopped) break;
     }
@@ -272,7 +279,13 @@ export async function runRateSweep(ctx: ExpContext): Promise<SweepResult> {
         ]);
       const fr = ctx.exp.sweep?.capacity_fractions ?? [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25];
       rates = fr.map((f) => Number((f * capacity!).toPrecision(3)));
-      ctx.deps.log(`  ${t.name}: capacity ${capacity.toFixed(2)} req/s → rates ${rates.join(', ')}`);
+      ctx.deps.log(
+        ctx.tr('exp.progress.capacity', {
+          target: t.name,
+          rps: capacity.toFixed(2),
+          rates: rates.join(', '),
+        }),
+      );
     }
     const points: SweepPoint[] = [];
     for (const rate of rates) {
@@ -302,7 +315,14 @@ export async function runRateSweep(ctx: ExpContext): Promise<SweepResult> {
       const stopped = points.length ? stopReason(p, points[0], rules) : null;
       points.push({ ...p, level: rate, achieved_rate_rps: m.summary.achieved_rate_rps, stopped });
       ctx.deps.log(
-        `  ${t.name} rate=${rate}: ${p.request_throughput_rps?.toFixed(2) ?? '-'} req/s, p99 TTFT ${p.ttft_ms.p99?.toFixed(1) ?? '-'} ms, cache hits ${pctOf(p.cache_hit_rate)}, ${verdictOf(p)}${stopped ? ` — stop: ${stopped}` : ''}`,
+        ctx.tr('exp.progress.level_rate', {
+          target: t.name,
+          level: rate,
+          rps: p.request_throughput_rps?.toFixed(2) ?? '-',
+          ttft: p.ttft_ms.p99?.toFixed(1) ?? '-',
+          hits: pctOf(p.cache_hit_rate),
+          verdict: verdictOf(p, ctx.tr),
+        }) + (stopped ? ctx.tr('exp.progress.stop', { reason: stopped }) : ''),
       );
       if (stopped) break;
     }

@@ -107,4 +107,16 @@ export const exp = {
   'exp.ab.quality': 'quality ({checks}): {result}',
   'exp.ab.passed': 'passed',
   'exp.ab.failed': 'FAILED',
+  // progress lines on stderr (src/exp/run.ts, src/exp/kinds/context.ts, sweep.ts)
+  'exp.progress.start': 'experiment {id}: {name} ({kind})',
+  'exp.progress.sim_virtual': 'target {name}: simulator {model} on {gpu} (virtual clock)',
+  'exp.progress.sim_live': 'target {name}: simulator {model} on {gpu} at {url} (time scale {scale})',
+  'exp.progress.note': 'target {name}: {note}',
+  'exp.progress.server': 'target {name}: {url} ({engine})',
+  'exp.progress.level_c':
+    '  {target} c={level}: {tok_s} tok/s, p99 TTFT {ttft} ms, cache hits {hits}, {verdict}',
+  'exp.progress.level_rate':
+    '  {target} rate={level}: {rps} req/s, p99 TTFT {ttft} ms, cache hits {hits}, {verdict}',
+  'exp.progress.stop': ' — stop: {reason}',
+  'exp.progress.capacity': '  {target}: capacity {rps} req/s → rates {rates}',
 } as const;

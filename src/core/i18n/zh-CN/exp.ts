@@ -100,4 +100,15 @@ export const exp: Record<keyof typeof en, string> = {
   'exp.ab.quality': '质量（{checks}）：{result}',
   'exp.ab.passed': '通过',
   'exp.ab.failed': '未通过',
+  'exp.progress.start': '实验 {id}：{name}（{kind}）',
+  'exp.progress.sim_virtual': '目标 {name}：模拟器 {model}，运行在 {gpu} 上（虚拟时钟）',
+  'exp.progress.sim_live': '目标 {name}：模拟器 {model}，运行在 {gpu} 上，地址 {url}（时间倍率 {scale}）',
+  'exp.progress.note': '目标 {name}：{note}',
+  'exp.progress.server': '目标 {name}：{url}（{engine}）',
+  'exp.progress.level_c':
+    '  {target} c={level}：{tok_s} tok/s，p99 TTFT {ttft} ms，缓存命中 {hits}，{verdict}',
+  'exp.progress.level_rate':
+    '  {target} rate={level}：{rps} req/s，p99 TTFT {ttft} ms，缓存命中 {hits}，{verdict}',
+  'exp.progress.stop': ' — 停止：{reason}',
+  'exp.progress.capacity': '  {target}：容量 {rps} req/s → 速率 {rates}',
 };
