@@ -5,32 +5,15 @@
  * real process through test/helpers/cli-entry.ts, so what is checked is what a user reads.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { cliProcess } from '../helpers/cli-process.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const ENTRY = join(ROOT, 'test', 'helpers', 'cli-entry.ts');
 const dir = mkdtempSync(join(tmpdir(), 'servelab-lang-usage-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
-      // tsx resolves from the repository; every path given is absolute.
-      cwd: ROOT,
-      env: { ...process.env, LANG: 'C', LC_ALL: '', LC_MESSAGES: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
-}
+const cli = (args: string[]) => cliProcess(args);
 
 /** A message key (`cli.num.not_number`) or an unfilled placeholder means a lookup went wrong. */
 function assertNoKeys(text: string): void {

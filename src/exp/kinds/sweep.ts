@@ -159,16 +159,7 @@ export async function runConcurrencySweep(ctx: ExpContext): Promise<SweepResult>
       summaries.set(c, { s: m.summary, run_id: m.run.run_id, validity: m.run.validity.map((v) => v.code) });
       const stopped = points.length ? stopReason(p, points[0], rules) : null;
       points.push({ ...p, level: c, achieved_rate_rps: null, stopped });
-      ctx.deps.log(
-        ctx.tr('exp.progress.level_c', {
-          target: t.name,
-          level: c,
-          tok_s: p.output_throughput_tok_s?.toFixed(1) ?? '-',
-          ttft: p.ttft_ms.p99?.toFixed(1) ?? '-',
-          hits: pctOf(p.cache_hit_rate),
-          verdict: verdictOf(p, ctx.tr),
-        }) + (stopped ? ctx.tr('exp.progress.stop', { reason: stopped }) : ''),
-      );
+      logLevel(ctx, 'exp.progress.level_c', t.name, c, p, stopped);
       if (stopped) break;
     }
     const res = concludeSweep(t.name, 'concurrency', points);
@@ -314,16 +305,7 @@ export async function runRateSweep(ctx: ExpContext): Promise<SweepResult> {
       const p = pointOf(m.run);
       const stopped = points.length ? stopReason(p, points[0], rules) : null;
       points.push({ ...p, level: rate, achieved_rate_rps: m.summary.achieved_rate_rps, stopped });
-      ctx.deps.log(
-        ctx.tr('exp.progress.level_rate', {
-          target: t.name,
-          level: rate,
-          rps: p.request_throughput_rps?.toFixed(2) ?? '-',
-          ttft: p.ttft_ms.p99?.toFixed(1) ?? '-',
-          hits: pctOf(p.cache_hit_rate),
-          verdict: verdictOf(p, ctx.tr),
-        }) + (stopped ? ctx.tr('exp.progress.stop', { reason: stopped }) : ''),
-      );
+      logLevel(ctx, 'exp.progress.level_rate', t.name, rate, p, stopped);
       if (stopped) break;
     }
     out.push({ ...concludeSweep(t.name, 'rate_rps', points), capacity_rps: capacity });
@@ -370,6 +352,27 @@ export const sweepSchema = z.strictObject({
 /** The `sweep` section as a rule reads it (a map, or nothing). */
 const sweepAt = (f: { sweep?: unknown }): Record<string, unknown> =>
   f.sweep && typeof f.sweep === 'object' ? (f.sweep as Record<string, unknown>) : {};
+
+/** The progress line of one sweep level: its throughput, p99 TTFT, cache hits, verdict and stop reason. */
+function logLevel(
+  ctx: ExpContext,
+  key: 'exp.progress.level_c' | 'exp.progress.level_rate',
+  target: string,
+  level: number,
+  p: LoadPoint,
+  stopped: string | null,
+): void {
+  const line = ctx.tr(key, {
+    target,
+    level,
+    tok_s: p.output_throughput_tok_s?.toFixed(1) ?? '-',
+    rps: p.request_throughput_rps?.toFixed(2) ?? '-',
+    ttft: p.ttft_ms.p99?.toFixed(1) ?? '-',
+    hits: pctOf(p.cache_hit_rate),
+    verdict: verdictOf(p, ctx.tr),
+  });
+  ctx.deps.log(stopped ? line + ctx.tr('exp.progress.stop', { reason: stopped }) : line);
+}
 
 /** A sweep's table per target: throughput and latency percentiles per level, the knee. */
 function formatSweep(res: SweepResult, tr: T): string[] {
