@@ -39,6 +39,27 @@ describe('usage errors with --lang zh-CN', () => {
     assert.match(en.err, /^ {2}- --concurrency: must be at least 1, got 0$/m);
   });
 
+  it('plan: the notes on vLLM names read as servelab flags', async () => {
+    const r = await cli([
+      'plan',
+      '--num-prompts',
+      '4',
+      '--random-input-len',
+      '64',
+      '--random-output-len',
+      '8',
+      '--random-range-ratio',
+      '0.1',
+      '--lang',
+      'zh-CN',
+    ]);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err, /^注意：--num-prompts 按 servelab 的 --requests 理解$/m);
+    assert.match(r.err, /^注意：--random-range-ratio 0\.1：--input-len uniform:57-71$/m);
+    assert.doesNotMatch(r.err, /^note:/m);
+    assertNoKeys(r.err);
+  });
+
   it('run: the target flags and a vLLM name given with the flag it renames', async () => {
     const r = await cli([
       'run',
