@@ -30,6 +30,23 @@ describe('usage errors with --lang zh-CN', () => {
     assert.match(zh.err, /^ {2}- --requests: 应为数字，实际为 "x"\n {6}提示：例如 --requests 8$/m);
     assert.match(zh.err, /^ {2}- --concurrency: 不能小于 1，实际为 0$/m);
     assert.match(zh.err, /^ {2}- --top-p: 必须大于 0，实际为 0$/m);
+    // A simulator rule the engine checks again (in English) is reported once, in Chinese.
+    const steps = await cli([
+      'plan',
+      '--requests',
+      '4',
+      '--num-scheduler-steps',
+      '4',
+      '--duration',
+      '5',
+      '--lang',
+      'zh-CN',
+    ]);
+    assert.equal(steps.code, 1, steps.err);
+    assert.match(steps.err, /^ {2}- --num-scheduler-steps: 多步调度是 vLLM v0 的功能；--engine 是 vllm-v1$/m);
+    assert.match(steps.err, /^ {2}- --duration: plan 在闭环中按请求数运行$/m);
+    assert.equal(steps.err.match(/--num-scheduler-steps:/g)?.length, 1, steps.err);
+    assertNoKeys(steps.err);
     assert.doesNotMatch(zh.err, /expected|must be|e\.g\./);
     assertNoKeys(zh.err);
     // The same command line in English reads as it always has.

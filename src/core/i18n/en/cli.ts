@@ -123,4 +123,13 @@ export const cli = {
   'cli.header.hint': "e.g. --header 'X-Team:infra'",
   'cli.extra_body.bad': 'expected a JSON object',
   'cli.extra_body.hint': 'e.g. --extra-body \'{"chat_template_kwargs":{"enable_thinking":false}}\'',
+  // src/cli/commands/plan.ts and sim.ts
+  'cli.plan.duration': 'plan runs a request count in closed loop',
+  'cli.plan.duration_hint': 'use --requests N (virtual time makes large counts cheap)',
+  'cli.plan.needs_slo': 'needs the SLOs to meet',
+  'cli.plan.needs_slo_hint': 'add --slo ttft_ms=1000,tpot_ms=50',
+  'cli.sim.seed_both': 'is the deprecated name of --sim-seed, and both are given',
+  'cli.sim.seed_both_hint': 'keep --sim-seed only',
+  'cli.sim.seed_deprecated':
+    "warning: `servelab sim --seed` is deprecated: the simulator's seed is --sim-seed (--seed seeds the workload in run and plan)",
 } as const;

@@ -114,4 +114,12 @@ export const cli: Record<keyof typeof en, string> = {
   'cli.header.hint': "例如 --header 'X-Team:infra'",
   'cli.extra_body.bad': '应为 JSON 对象',
   'cli.extra_body.hint': '例如 --extra-body \'{"chat_template_kwargs":{"enable_thinking":false}}\'',
+  'cli.plan.duration': 'plan 在闭环中按请求数运行',
+  'cli.plan.duration_hint': '请用 --requests N（虚拟时间下，大的请求数也很便宜）',
+  'cli.plan.needs_slo': '需要给出要满足的 SLO',
+  'cli.plan.needs_slo_hint': '加上 --slo ttft_ms=1000,tpot_ms=50',
+  'cli.sim.seed_both': '是 --sim-seed 已弃用的旧名，两者不能同时给出',
+  'cli.sim.seed_both_hint': '只保留 --sim-seed',
+  'cli.sim.seed_deprecated':
+    '警告：`servelab sim --seed` 已弃用：模拟器的种子是 --sim-seed（在 run 和 plan 中，--seed 是工作负载的种子）',
 };
