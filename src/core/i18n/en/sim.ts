@@ -1,4 +1,7 @@
-/** Prose of the "sim" section (keys `sim.*`): what `servelab sim` and `plan` say about the simulator. */
+/**
+ * Prose of the "sim" section (keys `sim.*`): what `servelab sim` and `plan` say about the
+ * simulator, and the rules between its flags (src/sim/settings.ts crossRules).
+ */
 export const sim = {
   'sim.fidelity.low':
     'simulator fidelity (low load): median |error| {median}%, max {max}% over {rows} public measurements (docs/fidelity.md)',

@@ -1,6 +1,6 @@
 import type { exp as en } from '../en/exp.js';
 
-/** "exp" 部分的文字：servelab exp run 结果的框架和 exp 命令自己的输出行。 */
+/** "exp" 部分的文字：servelab exp run 结果的框架、exp 命令自己的输出行、实验文件的问题、各类实验的表格与结论行，以及进度行。 */
 export const exp: Record<keyof typeof en, string> = {
   'exp.header': '实验 {id}：{name}（{kind}），{n} 次运行',
   'exp.threshold_failed': '{target} {label} 未通过阈值：{threshold}（实际 {actual}）',

@@ -1,6 +1,6 @@
 import type { sim as en } from '../en/sim.js';
 
-/** "sim" 部分的文字：servelab sim 和 plan 关于模拟器的说明。 */
+/** "sim" 部分的文字：servelab sim 和 plan 关于模拟器的说明，以及模拟器参数之间的规则。 */
 export const sim: Record<keyof typeof en, string> = {
   'sim.fidelity.low':
     '模拟器保真度（低负载）：误差绝对值中位数 {median}%，最大 {max}%，基于 {rows} 个公开测量（docs/fidelity.md）',
