@@ -214,85 +214,94 @@ export function addCompatOptions<C extends Command<[], Record<string, unknown>>>
     .option('--disable-ignore-eos', 'SGLang: no ignore_eos, even with --output-len');
 }
 
+/** English, for callers that have no command translator (tests, library use). */
+const EN = translator('en');
+
 function num(
   problems: Problem[],
   flag: string,
   raw: string | undefined,
   opts: { int?: boolean; min?: number; gt?: number; hint?: string } = {},
+  t: T = EN,
 ): number | null {
   if (raw === undefined) return null;
   const v = Number(raw);
-  const hint = opts.hint ?? `e.g. ${flag} ${opts.int ? '8' : '2.5'}`;
+  const hint = opts.hint ?? t('cli.num.example', { flag, value: opts.int ? '8' : '2.5' });
   if (raw.trim() === '' || !Number.isFinite(v)) {
-    problems.push({ path: flag, message: `expected a number, got "${raw}"`, hint });
+    problems.push({ path: flag, message: t('cli.num.not_number', { raw }), hint });
     return null;
   }
   if (opts.int && !Number.isInteger(v)) {
-    problems.push({ path: flag, message: `expected a whole number, got ${raw}`, hint });
+    problems.push({ path: flag, message: t('cli.num.not_integer', { raw }), hint });
     return null;
   }
   if (opts.min !== undefined && v < opts.min) {
-    problems.push({ path: flag, message: `must be at least ${opts.min}, got ${raw}`, hint });
+    problems.push({ path: flag, message: t('cli.num.at_least', { min: opts.min, raw }), hint });
     return null;
   }
   if (opts.gt !== undefined && v <= opts.gt) {
-    problems.push({ path: flag, message: `must be greater than ${opts.gt}, got ${raw}`, hint });
+    problems.push({ path: flag, message: t('cli.num.greater_than', { gt: opts.gt, raw }), hint });
     return null;
   }
   return v;
 }
 
 /** Validate the shared flags. Pushes every problem found; returns settings (meaningful only if none). */
-export function parseCommon(input: RawCommon, problems: Problem[], notes: string[] = []): CommonSettings {
-  const raw = applyCompatFlags(applyAliases(input, COMMON_ALIASES, problems, notes), problems, notes);
-  const concurrency = num(problems, '--concurrency', raw.concurrency, { int: true, min: 1 });
-  const requests = num(problems, '--requests', raw.requests, { int: true, min: 1 });
-  const durationS = num(problems, '--duration', raw.duration, { gt: 0 });
+export function parseCommon(
+  input: RawCommon,
+  problems: Problem[],
+  notes: string[] = [],
+  t: T = EN,
+): CommonSettings {
+  const raw = applyCompatFlags(applyAliases(input, COMMON_ALIASES, problems, notes, t), problems, notes, t);
+  const concurrency = num(problems, '--concurrency', raw.concurrency, { int: true, min: 1 }, t);
+  const requests = num(problems, '--requests', raw.requests, { int: true, min: 1 }, t);
+  const durationS = num(problems, '--duration', raw.duration, { gt: 0 }, t);
   const rate =
     raw.rate?.trim().toLowerCase() === 'inf'
       ? Number.POSITIVE_INFINITY
-      : num(problems, '--rate', raw.rate, { gt: 0 });
-  const maxConcurrency = num(problems, '--max-concurrency', raw.maxConcurrency, { int: true, min: 1 });
+      : num(problems, '--rate', raw.rate, { gt: 0 }, t);
+  const maxConcurrency = num(problems, '--max-concurrency', raw.maxConcurrency, { int: true, min: 1 }, t);
   const arrival = (raw.arrival ?? 'poisson') as LoadSettings['arrival'];
   if (!['constant', 'poisson', 'gamma'].includes(arrival))
     problems.push({
       path: '--arrival',
-      message: `unknown arrival "${raw.arrival}"`,
-      hint: 'use constant, poisson or gamma',
+      message: t('cli.arrival.unknown', { value: raw.arrival }),
+      hint: t('cli.arrival.hint'),
     });
   const trace = raw.trace ?? null;
 
   if (concurrency !== null && rate !== null)
     problems.push({
       path: '--concurrency/--rate',
-      message: 'choose one load model',
-      hint: 'closed loop: --concurrency N; open loop: --rate R (cap in-flight requests with --max-concurrency)',
+      message: t('cli.load_model.many'),
+      hint: t('cli.load_model.hint'),
     });
   if (trace && (concurrency !== null || rate !== null))
     problems.push({
       path: '--trace',
-      message: 'a trace sets its own arrival times',
-      hint: 'drop --concurrency/--rate, or use --trace-speedup',
+      message: t('cli.trace.own_arrivals'),
+      hint: t('cli.trace.own_arrivals_hint'),
     });
   if (requests !== null && durationS !== null)
     problems.push({
       path: '--requests/--duration',
-      message: 'give a request count or a duration, not both',
-      hint: 'e.g. --requests 200 or --duration 60',
+      message: t('cli.requests_duration.both'),
+      hint: t('cli.requests_duration.hint'),
     });
   // vLLM's reading: --max-concurrency N without a rate is a closed loop of N users.
   const closedAt = maxConcurrency !== null && rate === null && !trace ? maxConcurrency : null;
   if (closedAt !== null && concurrency !== null && concurrency !== closedAt)
     problems.push({
       path: '--concurrency/--max-concurrency',
-      message: `without --rate both mean users in flight, and they differ (${concurrency} vs ${closedAt})`,
-      hint: 'give one of them',
+      message: t('cli.max_concurrency.differ', { concurrency, closedAt }),
+      hint: t('cli.give_one'),
     });
   if (rate === Number.POSITIVE_INFINITY && durationS !== null)
     problems.push({
       path: '--rate',
-      message: 'an unbounded rate (inf) sends a number of requests at once, not a duration',
-      hint: 'give --requests N with --rate inf',
+      message: t('cli.rate.inf_duration'),
+      hint: t('cli.rate.inf_duration_hint'),
     });
 
   const mode: LoadSettings['mode'] = trace ? 'trace' : rate !== null ? 'open' : 'closed';
@@ -301,15 +310,15 @@ export function parseCommon(input: RawCommon, problems: Problem[], notes: string
     concurrency: mode === 'closed' ? (concurrency ?? closedAt ?? 1) : null,
     requests: requests ?? (durationS === null && mode !== 'trace' ? 100 : null),
     durationS,
-    drainTimeoutS: num(problems, '--drain-timeout', raw.drainTimeout, { min: 0 }) ?? 30,
+    drainTimeoutS: num(problems, '--drain-timeout', raw.drainTimeout, { min: 0 }, t) ?? 30,
     rateRps: rate,
     arrival,
-    burstiness: num(problems, '--burstiness', raw.burstiness, { gt: 0 }) ?? 1,
+    burstiness: num(problems, '--burstiness', raw.burstiness, { gt: 0 }, t) ?? 1,
     maxConcurrency: closedAt !== null ? null : maxConcurrency,
     traceFile: trace,
-    traceSpeedup: num(problems, '--trace-speedup', raw.traceSpeedup, { gt: 0 }) ?? 1,
-    warmup: num(problems, '--warmup', raw.warmup, { int: true, min: 0 }) ?? 0,
-    seed: num(problems, '--seed', raw.seed, { int: true, min: 0 }) ?? 42,
+    traceSpeedup: num(problems, '--trace-speedup', raw.traceSpeedup, { gt: 0 }, t) ?? 1,
+    warmup: num(problems, '--warmup', raw.warmup, { int: true, min: 0 }, t) ?? 0,
+    seed: num(problems, '--seed', raw.seed, { int: true, min: 0 }, t) ?? 42,
   };
 
   let dataset: WorkloadSettings['dataset'] = null;
@@ -318,8 +327,8 @@ export function parseCommon(input: RawCommon, problems: Problem[], notes: string
     if (kind !== 'sharegpt' || !path || rest.length)
       problems.push({
         path: '--dataset',
-        message: `cannot read "${raw.dataset.join(' ')}"`,
-        hint: 'use --dataset sharegpt FILE.json',
+        message: t('cli.cannot_read', { value: raw.dataset.join(' ') }),
+        hint: t('cli.dataset.hint'),
       });
     else dataset = { kind: 'sharegpt', path };
   }
@@ -327,16 +336,16 @@ export function parseCommon(input: RawCommon, problems: Problem[], notes: string
   if (sources > 1)
     problems.push({
       path: '--prompt/--prompts/--dataset/--trace',
-      message: 'choose one prompt source',
-      hint: 'or none for synthetic prompts (--input-len)',
+      message: t('cli.prompt_source.many'),
+      hint: t('cli.prompt_source.hint'),
     });
-  const sharedPrefixLen = num(problems, '--shared-prefix-len', raw.sharedPrefixLen, { int: true, min: 1 });
-  const numPrefixGroups = num(problems, '--num-prefix-groups', raw.numPrefixGroups, { int: true, min: 1 });
+  const sharedPrefixLen = num(problems, '--shared-prefix-len', raw.sharedPrefixLen, { int: true, min: 1 }, t);
+  const numPrefixGroups = num(problems, '--num-prefix-groups', raw.numPrefixGroups, { int: true, min: 1 }, t);
   if (numPrefixGroups !== null && sharedPrefixLen === null)
     problems.push({
       path: '--num-prefix-groups',
-      message: 'needs --shared-prefix-len',
-      hint: 'e.g. --shared-prefix-len 1024 --num-prefix-groups 4',
+      message: t('cli.prefix_groups.needs'),
+      hint: t('cli.prefix_groups.hint'),
     });
 
   const workload: WorkloadSettings = {
@@ -352,9 +361,9 @@ export function parseCommon(input: RawCommon, problems: Problem[], notes: string
 
   const generation: GenerationSettings = {
     model: raw.model ?? null,
-    maxTokens: num(problems, '--max-tokens', raw.maxTokens, { int: true, min: 1 }),
-    temperature: num(problems, '--temperature', raw.temperature, { min: 0 }) ?? 0,
-    topP: num(problems, '--top-p', raw.topP, { gt: 0 }),
+    maxTokens: num(problems, '--max-tokens', raw.maxTokens, { int: true, min: 1 }, t),
+    temperature: num(problems, '--temperature', raw.temperature, { min: 0 }, t) ?? 0,
+    topP: num(problems, '--top-p', raw.topP, { gt: 0 }, t),
     stop: raw.stop ?? null,
     // SGLang's --disable-ignore-eos turns off the ignore_eos that --output-len implies.
     ignoreEos: !raw.disableIgnoreEos && (!!raw.ignoreEos || raw.outputLen !== undefined),
@@ -362,31 +371,29 @@ export function parseCommon(input: RawCommon, problems: Problem[], notes: string
   if (raw.disableIgnoreEos && raw.ignoreEos)
     problems.push({
       path: '--disable-ignore-eos',
-      message: 'contradicts --ignore-eos',
-      hint: 'keep one',
+      message: t('cli.ignore_eos.contradicts'),
+      hint: t('cli.keep_one'),
     });
 
   if (raw.format !== undefined && raw.format !== 'vllm')
     problems.push({
       path: '--format',
-      message: `unknown format "${raw.format}"`,
-      hint: 'the only extra format is vllm',
+      message: t('cli.format.unknown', { value: raw.format }),
+      hint: t('cli.format.hint'),
     });
-  const vllm = vllmOptions(raw, problems);
+  const vllm = vllmOptions(raw, problems, t);
   const out = raw.out ?? (raw.saveResult ? '.' : null);
   if (raw.outputFile !== undefined && (raw.resultFilename !== undefined || raw.saveResult))
     problems.push({
       path: '--output-file',
-      message: "SGLang's --output-file and vLLM's --save-result both name the result file",
-      hint: 'keep one',
+      message: t('cli.output_file.both'),
+      hint: t('cli.keep_one'),
     });
   // --result-filename names the file in --out; SGLang's --output-file is a path, appended to.
   if (raw.outputFile !== undefined) {
     vllm.file = raw.outputFile;
     vllm.append = true;
-    notes.push(
-      `note: --output-file appends one JSON line to ${raw.outputFile}, in vllm.json's format (SGLang's own keys differ)`,
-    );
+    notes.push(t('cli.note.output_file', { file: raw.outputFile }));
   } else if (raw.resultFilename !== undefined && out) vllm.file = join(out, raw.resultFilename);
   const output: OutputSettings = {
     out,
@@ -399,7 +406,11 @@ export function parseCommon(input: RawCommon, problems: Problem[], notes: string
     baseline: raw.baseline ?? null,
   };
   if (output.formatVllm && !output.out && !vllm.file)
-    problems.push({ path: '--format', message: 'vllm.json is written into --out', hint: 'add --out DIR' });
+    problems.push({
+      path: '--format',
+      message: t('cli.format.needs_out'),
+      hint: t('cli.format.needs_out_hint'),
+    });
   return { load, workload, generation, output };
 }
 
@@ -422,6 +433,7 @@ export function applyAliases<R extends object>(
   keys: readonly AliasKey[],
   problems: Problem[],
   notes: string[],
+  t: T = EN,
 ): R {
   const raw = input as Record<string, unknown>;
   const out: Record<string, unknown> = { ...raw };
@@ -432,19 +444,19 @@ export function applyAliases<R extends object>(
     if (raw[key] !== undefined) {
       problems.push({
         path: flag,
-        message: `${flag} is ${from}'s name of ${ours}, and both are given`,
-        hint: `keep one of ${flag} and ${ours}`,
+        message: t('cli.alias.both', { flag, from, ours }),
+        hint: t('cli.alias.both_hint', { flag, ours }),
       });
       continue;
     }
     out[key] = v;
-    notes.push(`note: ${flag} is read as servelab's ${ours}`);
+    notes.push(t('cli.note.alias', { flag, ours }));
   }
   return out as R;
 }
 
 /** The vLLM/SGLang flags that are more than a rename: datasets, prefix, range ratio, goodput, result files. */
-function applyCompatFlags(raw: RawCommon, problems: Problem[], notes: string[]): RawCommon {
+function applyCompatFlags(raw: RawCommon, problems: Problem[], notes: string[], t: T): RawCommon {
   const out: RawCommon = { ...raw };
   if (raw.datasetName !== undefined) {
     const name = raw.datasetName;
@@ -454,53 +466,53 @@ function applyCompatFlags(raw: RawCommon, problems: Problem[], notes: string[]):
       if (raw.datasetPath !== undefined)
         problems.push({
           path: '--dataset-path',
-          message: 'the random dataset has no file',
-          hint: 'drop --dataset-path, or use --dataset-name sharegpt',
+          message: t('cli.dataset_path.random'),
+          hint: t('cli.dataset_path.random_hint'),
         });
+      const lens = { input: out.inputLen, output: out.outputLen };
       notes.push(
-        `note: --dataset-name random is read as servelab's --input-len ${out.inputLen} --output-len ${out.outputLen}` +
-          (raw.inputLen === undefined || raw.outputLen === undefined ? " (vLLM's defaults)" : ''),
+        raw.inputLen === undefined || raw.outputLen === undefined
+          ? t('cli.note.dataset_random_defaults', lens)
+          : t('cli.note.dataset_random', lens),
       );
     } else if (name === 'sharegpt') {
       if (raw.datasetPath === undefined)
         problems.push({
           path: '--dataset-name',
-          message: 'sharegpt needs its file',
-          hint: 'add --dataset-path ShareGPT_V3_unfiltered_cleaned_split.json',
+          message: t('cli.dataset_name.sharegpt_file'),
+          hint: t('cli.dataset_name.sharegpt_file_hint'),
         });
       else if (raw.dataset !== undefined)
         problems.push({
           path: '--dataset-name',
-          message: '--dataset-name/--dataset-path and --dataset are the same thing, both given',
-          hint: 'keep one',
+          message: t('cli.dataset_name.both'),
+          hint: t('cli.keep_one'),
         });
       else {
         out.dataset = ['sharegpt', raw.datasetPath];
-        notes.push(
-          `note: --dataset-name sharegpt --dataset-path is read as servelab's --dataset sharegpt FILE`,
-        );
+        notes.push(t('cli.note.dataset_sharegpt'));
       }
     } else
       problems.push({
         path: '--dataset-name',
-        message: `servelab does not read vLLM's "${name}" dataset`,
-        hint: 'use random or sharegpt; or --prompts FILE.jsonl, --trace FILE.jsonl',
+        message: t('cli.dataset_name.unknown', { name }),
+        hint: t('cli.dataset_name.unknown_hint'),
       });
   } else if (raw.datasetPath !== undefined)
     problems.push({
       path: '--dataset-path',
-      message: 'needs --dataset-name',
-      hint: 'e.g. --dataset-name sharegpt --dataset-path FILE.json',
+      message: t('cli.dataset_path.needs_name'),
+      hint: t('cli.dataset_path.needs_name_hint'),
     });
 
-  const ratio = num(problems, '--random-range-ratio', raw.randomRangeRatio, { min: 0 });
+  const ratio = num(problems, '--random-range-ratio', raw.randomRangeRatio, { min: 0 }, t);
   if (ratio !== null && ratio >= 1)
     problems.push({
       path: '--random-range-ratio',
-      message: `must be below 1, got ${ratio}`,
-      hint: 'e.g. 0.1',
+      message: t('cli.num.below', { max: 1, raw: ratio }),
+      hint: t('cli.range_ratio.hint'),
     });
-  const prefix = num(problems, '--random-prefix-len', raw.randomPrefixLen, { int: true, min: 0 });
+  const prefix = num(problems, '--random-prefix-len', raw.randomPrefixLen, { int: true, min: 0 }, t);
   // vLLM's random dataset: lengths uniform in [⌊N·(1−r)⌋, ⌈N·(1+r)⌉], and the prefix comes on
   // top of the input (vllm/benchmarks/datasets.py RandomDataset); servelab's --input-len counts
   // the prefix, so it is added here.
@@ -512,8 +524,8 @@ function applyCompatFlags(raw: RawCommon, problems: Problem[], notes: string[]):
       if (add)
         problems.push({
           path: '--random-prefix-len',
-          message: 'a prefix goes before random inputs of a plain length',
-          hint: 'add --random-input-len N (or --dataset-name random)',
+          message: t('cli.random_prefix.plain_length'),
+          hint: t('cli.random_prefix.plain_length_hint'),
         });
       continue;
     }
@@ -523,20 +535,24 @@ function applyCompatFlags(raw: RawCommon, problems: Problem[], notes: string[]):
     out[key] = lo === hi ? String(lo) : `uniform:${lo}-${hi}`;
     const why = [r ? `--random-range-ratio ${r}` : '', add ? `--random-prefix-len ${add}` : ''];
     notes.push(
-      `note: ${why.filter(Boolean).join(' and ')}: ${key === 'inputLen' ? '--input-len' : '--output-len'} ${out[key]}`,
+      t('cli.note.random_lengths', {
+        why: why.filter(Boolean).join(t('cli.and')),
+        flag: key === 'inputLen' ? '--input-len' : '--output-len',
+        value: out[key],
+      }),
     );
   }
   if (prefix) {
     if (raw.sharedPrefixLen !== undefined)
       problems.push({
         path: '--random-prefix-len',
-        message: "is vLLM's one-group --shared-prefix-len, and both are given",
-        hint: 'keep one',
+        message: t('cli.random_prefix.both'),
+        hint: t('cli.keep_one'),
       });
     else {
       out.sharedPrefixLen = String(prefix);
       out.numPrefixGroups ??= '1';
-      notes.push(`note: --random-prefix-len ${prefix} is read as servelab's --shared-prefix-len ${prefix}`);
+      notes.push(t('cli.note.random_prefix', { n: prefix }));
     }
   }
 
@@ -548,43 +564,40 @@ function applyCompatFlags(raw: RawCommon, problems: Problem[], notes: string[]):
       if (!m || !metric)
         problems.push({
           path: '--goodput',
-          message: `cannot read "${kv}"`,
-          hint: `use vLLM's KEY:MS pairs with KEY one of ${Object.keys(VLLM_GOODPUT).join(', ')}, e.g. --goodput ttft:500 tpot:50`,
+          message: t('cli.cannot_read', { value: kv }),
+          hint: t('cli.goodput.hint', { keys: Object.keys(VLLM_GOODPUT).join(', ') }),
         });
       else pairs.push(`${metric}=${m[2]}`);
     }
     if (raw.slo !== undefined)
       problems.push({
         path: '--goodput',
-        message: "is vLLM's name of --slo, and both are given",
-        hint: 'keep one',
+        message: t('cli.goodput.both'),
+        hint: t('cli.keep_one'),
       });
     else if (pairs.length) {
       out.slo = pairs.join(',');
-      notes.push(
-        `note: --goodput is read as servelab's --slo ${out.slo} (vLLM's TTFT: first chunk of any kind)`,
-      );
+      notes.push(t('cli.note.goodput', { slo: out.slo }));
     }
   }
-  if (raw.saveResult)
-    notes.push("note: --save-result is read as servelab's --format vllm (into --out, else .)");
+  if (raw.saveResult) notes.push(t('cli.note.save_result'));
   if (raw.resultFilename !== undefined && !raw.saveResult)
     problems.push({
       path: '--result-filename',
-      message: 'names the file of --save-result',
-      hint: 'add --save-result',
+      message: t('cli.result_filename.needs_save'),
+      hint: t('cli.result_filename.needs_save_hint'),
     });
   if (raw.resultFilename !== undefined && /[\\/]/.test(raw.resultFilename))
     problems.push({
       path: '--result-filename',
-      message: 'is a file name, not a path',
-      hint: 'give the directory with --result-dir',
+      message: t('cli.result_filename.path'),
+      hint: t('cli.result_filename.path_hint'),
     });
   return out;
 }
 
 /** `vllm.json`'s `--percentile-metrics`, `--metric-percentiles` and `--save-detailed`. */
-function vllmOptions(raw: RawCommon, problems: Problem[]): OutputSettings['vllm'] {
+function vllmOptions(raw: RawCommon, problems: Problem[], t: T): OutputSettings['vllm'] {
   let metrics: VllmMetric[] | null = null;
   if (raw.percentileMetrics !== undefined) {
     const names = raw.percentileMetrics
@@ -595,8 +608,10 @@ function vllmOptions(raw: RawCommon, problems: Problem[]): OutputSettings['vllm'
     if (bad.length || !names.length)
       problems.push({
         path: '--percentile-metrics',
-        message: `unknown metric(s) ${bad.join(', ') || '(none given)'}`,
-        hint: `use vLLM's names: ${VLLM_METRICS.join(',')}`,
+        message: t('cli.percentile_metrics.unknown', {
+          names: bad.join(', ') || t('cli.percentile_metrics.none'),
+        }),
+        hint: t('cli.percentile_metrics.hint', { names: VLLM_METRICS.join(',') }),
       });
     else metrics = names as VllmMetric[];
   }
@@ -606,8 +621,8 @@ function vllmOptions(raw: RawCommon, problems: Problem[]): OutputSettings['vllm'
     if (!ps.length || ps.some((p) => !Number.isFinite(p) || p <= 0 || p > 100))
       problems.push({
         path: '--metric-percentiles',
-        message: `expected percentiles in (0, 100], got "${raw.metricPercentiles}"`,
-        hint: 'e.g. --metric-percentiles 50,90,99',
+        message: t('cli.metric_percentiles.bad', { raw: raw.metricPercentiles }),
+        hint: t('cli.metric_percentiles.hint'),
       });
     else percentiles = ps;
   }

@@ -7,6 +7,7 @@
  * machine (so its GPU can be read here).
  */
 import { hostname, networkInterfaces } from 'node:os';
+import { type T, translator } from './i18n/index.js';
 import { isSecretName, REDACTED } from './redact.js';
 
 /**
@@ -57,8 +58,8 @@ export function withV1(raw: string): BaseUrl {
 }
 
 /** The stderr line that says which base URL was used when `/v1` was added (credentials removed). */
-export function withV1Note(b: BaseUrl): string | null {
-  return b.added ? `base URL: ${redactUrl(b.url)} (added /v1)` : null;
+export function withV1Note(b: BaseUrl, t: T = translator('en')): string | null {
+  return b.added ? t('cli.note.added_v1', { url: redactUrl(b.url) }) : null;
 }
 
 /**

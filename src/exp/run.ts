@@ -55,7 +55,13 @@ export async function runExperiment(exp: ExperimentFile, deps: RunExperimentDeps
     fileText: deps.file?.text ?? null,
     spec: exp as unknown as Record<string, unknown>,
   });
-  deps.log(`experiment ${row?.id ?? '-'}: ${exp.name} (${exp.kind})`);
+  deps.log(
+    (deps.t ?? translator('en'))('exp.progress.start', {
+      id: row?.id ?? '-',
+      name: exp.name,
+      kind: exp.kind,
+    }),
+  );
   const ctx = new ExpContext(exp, deps, row?.id ?? null);
   try {
     await ctx.start();
@@ -104,7 +110,7 @@ function runKind(ctx: ExpContext): Promise<KindResult> {
 // A module's functions take its own result; the registry's union of them takes the union of
 // results, which TypeScript cannot pair up with the module by itself.
 type ModuleFns = {
-  format: (r: KindResult) => string[];
+  format: (r: KindResult, t: T) => string[];
   targetRecords?: (t: readonly LiveTarget[], r: KindResult) => Record<string, ExperimentRecord | null> | null;
 };
 const moduleOf = (kind: ExperimentKind) => KINDS[kind] as unknown as ModuleFns;
@@ -120,7 +126,7 @@ export function formatExperimentResult(r: ExperimentResult, t: T = translator('e
   const out: string[] = [
     t('exp.header', { id: r.experiment_id ?? '-', name: r.name, kind: r.kind, n: r.runs.length }),
   ];
-  out.push(...moduleOf(r.kind).format(r.results));
+  out.push(...moduleOf(r.kind).format(r.results, t));
   for (const run of r.runs)
     for (const th of run.thresholds)
       if (!th.pass)
@@ -139,7 +145,7 @@ export function formatExperimentResult(r: ExperimentResult, t: T = translator('e
   // Every run's verdict, whatever the kind: a conclusion drawn from an invalid run says so here.
   out.push(
     t('exp.runs', {
-      list: r.runs.map((x) => `${x.run_id ?? '-'} (${x.target} ${x.label}: ${verdictOf(x)})`).join(', '),
+      list: r.runs.map((x) => `${x.run_id ?? '-'} (${x.target} ${x.label}: ${verdictOf(x, t)})`).join(', '),
     }),
   );
   const invalid = r.runs.filter((x) => x.validity.length > 0);

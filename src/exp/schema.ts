@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { type Problem, UsageError } from '../core/errors.js';
+import { type T, translator } from '../core/i18n/index.js';
 import { SIM_SETTINGS, type SimSettingKey, simAliasesIn, simSettingHint } from '../sim/settings.js';
 import { LENGTH_FORMS_HINT } from '../workload/index.js';
 import { isObj, SHARED_FIELDS, type SharedFile, sharedRules, withRules } from './fields.js';
@@ -139,38 +140,56 @@ function keysAt(path: readonly PropertyKey[], kind: unknown): string[] {
   return d?.type === 'object' && d.shape ? Object.keys(d.shape) : [];
 }
 
-const FIELD_HINTS: Record<string, string> = {
-  kind: `valid kinds: ${EXPERIMENT_KINDS.join(', ')}; \`servelab exp init KIND\` prints a template`,
-  concurrency: 'a list of positive integers, e.g. [1, 2, 4, 8]',
-  rates: 'a list of positive request rates per second, e.g. [0.5, 1, 2]',
-  input_len: LENGTH_FORMS_HINT,
-  output_len: LENGTH_FORMS_HINT,
-  targets: 'targets: {NAME: {url: http://HOST:PORT/v1}} or {NAME: {sim: {model: qwen3-0.6b, gpu: h100}}}',
-  thresholds: "e.g. ['ttft_ms.p99<500', 'error_rate<0.01']",
-};
+/** English, for callers that have no command translator. */
+const EN = translator('en');
 
-function hintFor(issue: z.core.$ZodIssue, raw: unknown): string {
+/** The hint of a field, by its name (the last name on a problem's path). */
+function fieldHint(field: string, t: T): string | undefined {
+  switch (field) {
+    case 'kind':
+      return t('exp.schema.hint.kind', { kinds: EXPERIMENT_KINDS.join(', ') });
+    case 'concurrency':
+      return t('exp.schema.hint.concurrency');
+    case 'rates':
+      return t('exp.schema.hint.rates');
+    case 'input_len':
+    case 'output_len':
+      return LENGTH_FORMS_HINT;
+    case 'targets':
+      return t('exp.schema.hint.targets');
+    case 'thresholds':
+      return t('exp.schema.hint.thresholds');
+    default:
+      return undefined;
+  }
+}
+
+function hintFor(issue: z.core.$ZodIssue, raw: unknown, t: T): string {
   const p = (issue as { params?: { hint?: string } }).params;
   if (p?.hint) return p.hint;
   if (issue.code === 'unrecognized_keys') {
     const keys = keysAt(issue.path, isObj(raw) ? raw.kind : undefined);
-    return keys.length ? `valid fields here: ${keys.join(', ')}` : 'remove it';
+    return keys.length
+      ? t('exp.schema.hint.valid_fields', { fields: keys.join(', ') })
+      : t('exp.schema.hint.remove');
   }
-  if (issue.path.length === 1 && issue.path[0] === 'kind') return FIELD_HINTS.kind;
+  if (issue.path.length === 1 && issue.path[0] === 'kind') return fieldHint('kind', t) as string;
   // A simulator setting: what it takes and its default, from the settings schema.
-  const [t, , s, key] = issue.path;
-  if (t === 'targets' && s === 'sim' && typeof key === 'string' && Object.hasOwn(SIM_SETTINGS, key))
+  const [top, , s, key] = issue.path;
+  if (top === 'targets' && s === 'sim' && typeof key === 'string' && Object.hasOwn(SIM_SETTINGS, key))
     return simSettingHint(key as SimSettingKey);
-  if (issue.code === 'invalid_value') return `valid values: ${issue.values.map(String).join(', ')}`;
+  if (issue.code === 'invalid_value')
+    return t('exp.schema.hint.valid_values', { values: issue.values.map(String).join(', ') });
   const last = [...issue.path].reverse().find((k) => typeof k === 'string');
-  if (typeof last === 'string' && FIELD_HINTS[last]) return FIELD_HINTS[last];
+  const named = typeof last === 'string' ? fieldHint(last, t) : undefined;
+  if (named) return named;
   if (
     issue.code === 'invalid_type' &&
     typeof valueAt(raw, issue.path) === 'string' &&
     issue.expected === 'number'
   )
-    return 'write the number without quotes';
-  return '`servelab exp init KIND` prints a template that documents every field';
+    return t('exp.schema.hint.unquote');
+  return t('exp.schema.hint.template');
 }
 
 function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
@@ -193,49 +212,50 @@ function hasPath(raw: unknown, path: readonly PropertyKey[]): boolean {
   return true;
 }
 
-function issueProblems(issue: z.core.$ZodIssue, raw: unknown): PathProblem[] {
+function issueProblems(issue: z.core.$ZodIssue, raw: unknown, t: T): PathProblem[] {
   const path = issue.path.map((k) => (typeof k === 'symbol' ? String(k) : k));
   if (issue.code === 'unrecognized_keys')
     return issue.keys.map(
       (k) =>
-        otherKindSection(path, k, raw) ?? {
+        otherKindSection(path, k, raw, t) ?? {
           path: [...path, k],
-          message: 'unknown field',
-          hint: hintFor(issue, raw),
+          message: t('exp.schema.unknown_field'),
+          hint: hintFor(issue, raw, t),
         },
     );
   if (issue.code === 'invalid_type' && !hasPath(raw, issue.path))
-    return [{ path, message: 'missing required field', hint: hintFor(issue, raw) }];
+    return [{ path, message: t('exp.schema.missing_field'), hint: hintFor(issue, raw, t) }];
   let message = issue.message;
   if (message.startsWith('Invalid input: expected')) message = message.slice('Invalid input: '.length);
-  return [{ path, message, hint: hintFor(issue, raw) }];
+  return [{ path, message, hint: hintFor(issue, raw, t) }];
 }
 
 /**
  * A section of another kind at the top level: a sign of a wrong `kind` or a copy-paste slip,
  * said as such (the kinds that read it, and the `kind` that would).
  */
-function otherKindSection(path: (string | number)[], key: string, raw: unknown): PathProblem | null {
+function otherKindSection(path: (string | number)[], key: string, raw: unknown, t: T): PathProblem | null {
   if (path.length) return null;
   const readers = MODULE_LIST.filter((m) => m.section === key).map((m) => m.kind);
   if (!readers.length) return null;
   const kind = isObj(raw) ? String(raw.kind) : '';
   return {
     path: [key],
-    message: `section \`${key}\` is read by kind ${readers.join(' and ')}, not ${kind}`,
-    hint: `remove it, or set kind: ${readers[0]}`,
+    message: t('exp.schema.other_section', { key, readers: readers.join(t('exp.schema.and')), kind }),
+    hint: t('exp.schema.other_section_hint', { kind: readers[0] }),
   };
 }
 
 /** The file's `kind` problem, when it has no registered kind. */
-function kindProblem(raw: Record<string, unknown>): PathProblem | null {
+function kindProblem(raw: Record<string, unknown>, t: T): PathProblem | null {
   if (typeof raw.kind === 'string' && Object.hasOwn(KINDS, raw.kind)) return null;
+  const hint = fieldHint('kind', t);
   return raw.kind === undefined
-    ? { path: ['kind'], message: 'missing required field', hint: FIELD_HINTS.kind }
+    ? { path: ['kind'], message: t('exp.schema.missing_field'), hint }
     : {
         path: ['kind'],
-        message: `unknown experiment kind ${JSON.stringify(raw.kind)}`,
-        hint: FIELD_HINTS.kind,
+        message: t('exp.schema.unknown_kind', { kind: JSON.stringify(raw.kind) }),
+        hint,
       };
 }
 
@@ -249,16 +269,20 @@ export function parseExperiment(
   text: string,
   label = 'experiment.yaml',
   warn: (message: string) => void = () => {},
+  t: T = EN,
 ): ExperimentFile {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const problems: Problem[] = [];
   for (const e of doc.errors) {
     const pos = e.linePos?.[0] ?? (e.pos ? lines.linePos(e.pos[0]) : undefined);
+    const error = e.message.split('\n')[0];
     problems.push({
       path: label,
-      message: `YAML syntax: ${e.message.split('\n')[0]}${pos ? ` (line ${pos.line}, column ${pos.col})` : ''}`,
-      hint: 'indent with spaces and quote values that contain `: ` or `#`',
+      message: pos
+        ? t('exp.schema.yaml_at', { error, line: pos.line, col: pos.col })
+        : t('exp.schema.yaml', { error }),
+      hint: t('exp.schema.yaml_hint'),
     });
   }
   if (problems.length) throw new UsageError(problems);
@@ -267,13 +291,13 @@ export function parseExperiment(
     throw new UsageError([
       {
         path: label,
-        message: 'the file is empty',
-        hint: '`servelab exp init KIND > FILE.yaml` writes a template',
+        message: t('exp.schema.empty'),
+        hint: t('exp.schema.empty_hint'),
       },
     ]);
   if (!isObj(raw))
     throw new UsageError([
-      { path: label, message: 'expected a map of fields at the top level', hint: 'start with `kind: …`' },
+      { path: label, message: t('exp.schema.not_map'), hint: t('exp.schema.not_map_hint') },
     ]);
 
   const lineOf = (path: readonly (string | number)[]): number | undefined => {
@@ -297,19 +321,22 @@ export function parseExperiment(
   };
 
   // Aliases are read as their settings' keys, with a note to write the key.
-  for (const [name, t] of Object.entries(isObj(raw.targets) ? raw.targets : {}))
-    for (const [alias, key] of simAliasesIn(isObj(t) ? t.sim : undefined)) {
+  for (const [name, target] of Object.entries(isObj(raw.targets) ? raw.targets : {}))
+    for (const [alias, key] of simAliasesIn(isObj(target) ? target.sim : undefined)) {
       const line = lineOf(['targets', name, 'sim', alias]);
+      const path = formatPath(['targets', name, 'sim', alias]);
       warn(
-        `${label}: ${formatPath(['targets', name, 'sim', alias])}: \`${alias}\` is an alias of \`${key}\`${line ? ` (line ${line})` : ''}; write \`${key}\``,
+        line
+          ? t('exp.schema.alias_at', { label, path, alias, key, line })
+          : t('exp.schema.alias', { label, path, alias, key }),
       );
     }
 
   const found: PathProblem[] = [];
-  const badKind = kindProblem(raw);
+  const badKind = kindProblem(raw, t);
   if (badKind) found.push(badKind);
   const res = badKind ? anyKindSchema.safeParse(raw) : experimentSchema.safeParse(raw);
-  if (!res.success) for (const issue of res.error.issues) found.push(...issueProblems(issue, raw));
+  if (!res.success) for (const issue of res.error.issues) found.push(...issueProblems(issue, raw, t));
 
   if (found.length) {
     const seen = new Set<string>();
@@ -320,7 +347,7 @@ export function parseExperiment(
       const line = lineOf(p.path);
       problems.push({
         path: `${label}: ${formatPath(p.path)}`,
-        message: line ? `${p.message} (line ${line})` : p.message,
+        message: line ? t('exp.schema.at_line', { message: p.message, line }) : p.message,
         hint: p.hint,
       });
     }
@@ -342,14 +369,19 @@ export function applyKindDefaults(spec: ExperimentFile): ExperimentFile {
  * Read and validate an experiment file.
  * @throws UsageError when the file cannot be read or is invalid (every problem at once).
  */
-export function loadExperimentFile(path: string, warn?: (message: string) => void): ExperimentFile {
-  return readExperimentFile(path, warn).spec;
+export function loadExperimentFile(
+  path: string,
+  warn?: (message: string) => void,
+  t: T = EN,
+): ExperimentFile {
+  return readExperimentFile(path, warn, t).spec;
 }
 
 /** Like {@link loadExperimentFile}, also returning the text as read (stored with the experiment). */
 export function readExperimentFile(
   path: string,
   warn?: (message: string) => void,
+  t: T = EN,
 ): { path: string; text: string; spec: ExperimentFile } {
   let text: string;
   try {
@@ -360,12 +392,14 @@ export function readExperimentFile(
       {
         path,
         message:
-          code === 'ENOENT' ? 'no such file' : `cannot read the file (${code ?? (e as Error).message})`,
-        hint: '`servelab exp init KIND FILE.yaml` writes a template',
+          code === 'ENOENT'
+            ? t('exp.schema.no_file')
+            : t('exp.schema.cannot_read', { code: code ?? (e as Error).message }),
+        hint: t('exp.schema.no_file_hint'),
       },
     ]);
   }
-  return { path, text, spec: parseExperiment(text, path, warn) };
+  return { path, text, spec: parseExperiment(text, path, warn, t) };
 }
 
 /** The target names of a validated experiment, in file order. */

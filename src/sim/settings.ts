@@ -17,6 +17,7 @@
 import { z } from 'zod';
 import { type Problem, UsageError } from '../core/errors.js';
 import { bool, err, fraction, nonNegInt, nonNegNum, oneOf, posInt, posNum, str } from '../core/fields.js';
+import { type T as Translate, translator } from '../core/i18n/index.js';
 import { loadCalibrationProfile } from './calibrate/profile.js';
 import { BUILTIN_GPUS, BUILTIN_MODELS } from './catalogue/builtin.js';
 import { defaultCatalogue, loadCatalogueFile, loadModelConfig } from './catalogue/index.js';
@@ -26,6 +27,9 @@ import { ENGINE_PROFILES, SCHEDULE_POLICIES } from './engine/profiles.js';
 import { FAULT_FORMS, FAULT_PROFILES, parseFaults } from './server/faults.js';
 import { DEFAULT_MAX_BODY_BYTES } from './server/limits.js';
 import type { SimServerOptions } from './server/options.js';
+
+/** English, for callers (and the file schema) that have no command translator. */
+const EN = translator('en');
 
 /** Where a setting is written: the `servelab sim` flags, the `servelab plan` flags, an experiment file's `sim:`. */
 export type SimSurface = 'sim' | 'plan' | 'file';
@@ -533,7 +537,12 @@ function suppliedElsewhere(key: SimSettingKey, settings: Record<string, unknown>
  * The rules between settings. They run on whatever parsed, so they are reported together with
  * the problems of other fields; each reads only values of the right type.
  */
-function crossRules(s: Record<string, unknown>, scope: SimScope, add: (p: RuleIssue) => void): void {
+function crossRules(
+  s: Record<string, unknown>,
+  scope: SimScope,
+  add: (p: RuleIssue) => void,
+  t: Translate = EN,
+): void {
   const keys = keysIn(scope);
   if (keys.includes('fault_rate') && keys.includes('faults')) {
     const rate = s.fault_rate;
@@ -541,15 +550,24 @@ function crossRules(s: Record<string, unknown>, scope: SimScope, add: (p: RuleIs
     if (typeof rate === 'number' && rate > 0 && faults.length === 0)
       add({
         key: 'fault_rate',
-        message: 'a fault rate needs a list of faults',
-        hint: `add e.g. ${written('faults', scope === 'file' ? '[http500, disconnect, garble]' : 'http500,disconnect,garble', scope)}`,
+        message: t('sim.rule.fault_rate_needs_faults'),
+        hint: t('sim.rule.fault_rate_needs_faults_hint', {
+          example: written(
+            'faults',
+            scope === 'file' ? '[http500, disconnect, garble]' : 'http500,disconnect,garble',
+            scope,
+          ),
+        }),
       });
     // Unset (a file keeps what it writes) or 0: no request would get a fault.
     if (faults.length > 0 && (rate === undefined || rate === 0))
       add({
         key: 'fault_rate',
-        message: `${ref('faults', scope)} is set but ${ref('fault_rate', scope)} is ${rate === undefined ? 'not' : '0, so no request gets a fault'}`,
-        hint: `set the fraction of requests to fault, e.g. ${written('fault_rate', '0.1', scope)}`,
+        message: t(rate === undefined ? 'sim.rule.faults_without_rate' : 'sim.rule.faults_rate_zero', {
+          faults: ref('faults', scope),
+          rate: ref('fault_rate', scope),
+        }),
+        hint: t('sim.rule.faults_rate_hint', { example: written('fault_rate', '0.1', scope) }),
       });
   }
   if (scope === 'file')
@@ -563,8 +581,13 @@ function crossRules(s: Record<string, unknown>, scope: SimScope, add: (p: RuleIs
       )
         add({
           key,
-          message: `a file must name the ${key} it simulates`,
-          hint: `add ${[written(key, String(fixedDefault(key)), scope), ...from.map((f) => written(f, 'FILE', scope))].join(' or ')}`,
+          message: t('sim.rule.file_must_name', { key }),
+          hint: t('sim.rule.file_must_name_hint', {
+            options: [
+              written(key, String(fixedDefault(key)), scope),
+              ...from.map((f) => written(f, 'FILE', scope)),
+            ].join(t('sim.rule.or')),
+          }),
         });
     }
   // Each profile's own knobs: refused under another profile rather than silently ignored.
@@ -574,20 +597,33 @@ function crossRules(s: Record<string, unknown>, scope: SimScope, add: (p: RuleIs
     if (typeof steps === 'number' && steps > 1 && engine !== 'vllm-v0')
       add({
         key: 'num_scheduler_steps',
-        message: `multi-step scheduling is vLLM v0's; ${ref('engine', scope)} is ${engine}`,
-        hint: `add ${written('engine', 'vllm-v0', scope)}, or drop ${ref('num_scheduler_steps', scope)}`,
+        message: t('sim.rule.multi_step', { engine_ref: ref('engine', scope), engine }),
+        hint: t('sim.rule.add_or_drop', {
+          add: written('engine', 'vllm-v0', scope),
+          drop: ref('num_scheduler_steps', scope),
+        }),
       });
     if (s.schedule_policy === 'lpm' && engine !== 'sglang')
       add({
         key: 'schedule_policy',
-        message: `the lpm schedule policy is SGLang's; ${ref('engine', scope)} is ${engine}`,
-        hint: `add ${written('engine', 'sglang', scope)}, or drop ${ref('schedule_policy', scope)}`,
+        message: t('sim.rule.lpm', { engine_ref: ref('engine', scope), engine }),
+        hint: t('sim.rule.add_or_drop', {
+          add: written('engine', 'sglang', scope),
+          drop: ref('schedule_policy', scope),
+        }),
       });
     if (s.chunked_prefill_size !== undefined && engine !== 'sglang')
       add({
         key: 'chunked_prefill_size',
-        message: `${ref('chunked_prefill_size', scope)} is SGLang's; ${ref('engine', scope)} is ${engine}`,
-        hint: `vLLM bounds a step's prefill by ${ref('max_num_batched_tokens', scope)}; or add ${written('engine', 'sglang', scope)}`,
+        message: t('sim.rule.chunked_prefill', {
+          setting: ref('chunked_prefill_size', scope),
+          engine_ref: ref('engine', scope),
+          engine,
+        }),
+        hint: t('sim.rule.chunked_prefill_hint', {
+          setting: ref('max_num_batched_tokens', scope),
+          add: written('engine', 'sglang', scope),
+        }),
       });
   }
   // A file is checked before anything starts; elsewhere the engine checks the names against the
@@ -596,14 +632,20 @@ function crossRules(s: Record<string, unknown>, scope: SimScope, add: (p: RuleIs
     if (typeof s.model === 'string' && !Object.hasOwn(BUILTIN_MODELS, s.model))
       add({
         key: 'model',
-        message: `unknown simulator model ${s.model}`,
-        hint: `built-in models: ${MODELS.join(', ')}; or add one with ${written('catalogue', 'FILE', scope)}`,
+        message: t('sim.rule.unknown_model', { model: s.model }),
+        hint: t('sim.rule.unknown_model_hint', {
+          models: MODELS.join(', '),
+          add: written('catalogue', 'FILE', scope),
+        }),
       });
     if (typeof s.gpu === 'string' && !Object.hasOwn(BUILTIN_GPUS, s.gpu))
       add({
         key: 'gpu',
-        message: `unknown simulator GPU ${s.gpu}`,
-        hint: `built-in GPUs: ${GPUS.join(', ')}; or add one with ${written('catalogue', 'FILE', scope)}`,
+        message: t('sim.rule.unknown_gpu', { gpu: s.gpu }),
+        hint: t('sim.rule.unknown_gpu_hint', {
+          gpus: GPUS.join(', '),
+          add: written('catalogue', 'FILE', scope),
+        }),
       });
   }
 }
@@ -704,10 +746,11 @@ export function simSettingDefault(key: SimSettingKey): string | null {
 }
 
 /** The hint for a bad value: what the setting takes, and its default. */
-export function simSettingHint(key: SimSettingKey): string {
+export function simSettingHint(key: SimSettingKey, t: Translate = EN): string {
   const unit = DEFS[key].unit;
   const dflt = simSettingDefault(key);
-  return `${simSettingValues(key)}${unit ? ` (${unit})` : ''}${dflt !== null ? `; default ${dflt}` : ''}`;
+  const values = `${simSettingValues(key)}${unit ? ` (${unit})` : ''}`;
+  return dflt !== null ? t('sim.setting.default', { values, default: dflt }) : values;
 }
 
 /** Whether an experiment file must write the setting (it names what it simulates). */
@@ -779,6 +822,7 @@ export function simFlags(surface: 'sim' | 'plan'): SimFlag[] {
 function checkFields<Sc extends SimScope>(
   input: Record<string, unknown>,
   scope: Sc,
+  t: Translate = EN,
 ): { values: Partial<SimSettings<Sc>>; problems: Problem[] } {
   const values: Record<string, unknown> = {};
   const problems: Problem[] = [];
@@ -797,12 +841,15 @@ function checkFields<Sc extends SimScope>(
         // An issue inside the value (a list item) names what it is about.
         message:
           issue.path.length || given === undefined ? message : `${message}, got ${JSON.stringify(given)}`,
-        hint: (issue as { params?: { hint?: string } }).params?.hint ?? simSettingHint(key),
+        hint: (issue as { params?: { hint?: string } }).params?.hint ?? simSettingHint(key, t),
       });
     }
   }
-  crossRules({ ...input, ...values }, scope, (p) =>
-    problems.push({ path: `--${simFlagName(p.key)}`, message: p.message, hint: p.hint }),
+  crossRules(
+    { ...input, ...values },
+    scope,
+    (p) => problems.push({ path: `--${simFlagName(p.key)}`, message: p.message, hint: p.hint }),
+    t,
   );
   return { values: values as Partial<SimSettings<Sc>>, problems };
 }
@@ -815,6 +862,7 @@ function checkFields<Sc extends SimScope>(
 export function parseSimSettings<S extends 'sim' | 'plan'>(
   raw: Record<string, unknown>,
   surface: S,
+  t: Translate = EN,
 ): { values: Partial<SimSettings<S>>; problems: Problem[] } {
   const input: Record<string, unknown> = {};
   for (const f of simFlags(surface)) {
@@ -826,7 +874,7 @@ export function parseSimSettings<S extends 'sim' | 'plan'>(
     }
     input[f.key] = v;
   }
-  return checkFields(input, surface);
+  return checkFields(input, surface, t);
 }
 
 /**

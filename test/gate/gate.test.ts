@@ -5,7 +5,6 @@
  * the probe checks until its duration ends; one endpoint skips the pair checks with the reason.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,10 +13,10 @@ import { translator } from '../../src/core/i18n/index.js';
 import { ALL_CHECKS } from '../../src/gate/checks/index.js';
 import { runGate, selectChecks } from '../../src/gate/run.js';
 import type { CheckContext, PairCheck } from '../../src/gate/types.js';
+import { cliProcess } from '../helpers/cli-process.js';
 import { refusedPort } from '../helpers/misbehaving.js';
 import { gate, parseXml, rowsOf, startGateSim } from './helpers.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'servelab-gate-'));
 
 const old = await startGateSim();
@@ -25,24 +24,7 @@ const same = await startGateSim();
 /** `--old` the reference simulator, `--new` the given one. */
 const pair = (next: string) => ['--old', old.base, '--new', next];
 
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(ROOT, 'test/helpers/cli-entry.ts'), ...args],
-      {
-        cwd: ROOT,
-        env: { ...process.env, LANG: 'C', LC_ALL: '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
-}
+const cli = (args: string[]) => cliProcess(args);
 
 describe('servelab gate', () => {
   test('two identical simulators: exit 0, every check passed or skipped with its reason', async () => {

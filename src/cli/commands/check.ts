@@ -28,7 +28,7 @@ export async function checkCommand(raw: RawCheck, io: Io): Promise<number> {
   const problems: Problem[] = [];
   const notes: string[] = [];
   const t = langOf(raw.lang, io.env, problems);
-  const baseUrl = parseBaseUrl(raw.url, problems, '--url', notes);
+  const baseUrl = parseBaseUrl(raw.url, problems, '--url', notes, t);
   throwIfProblems(problems);
   for (const line of notes) io.stderr.write(`${line}\n`);
   const apiKeyEnv = raw.apiKeyEnv ?? 'INFERENCE_API_KEY';

@@ -106,15 +106,19 @@ export function measurementExitCode(
 }
 
 /** Parse `K:V` header flags. */
-export function parseHeaders(raw: string[] | undefined, problems: Problem[]): Record<string, string> {
+export function parseHeaders(
+  raw: string[] | undefined,
+  problems: Problem[],
+  t: T = translator('en'),
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const h of raw ?? []) {
     const i = h.indexOf(':');
     if (i <= 0) {
       problems.push({
         path: '--header',
-        message: `expected NAME:VALUE, got "${h.replace(/:.*/, ':…')}"`,
-        hint: "e.g. --header 'X-Team:infra'",
+        message: t('cli.header.bad', { raw: h.replace(/:.*/, ':…') }),
+        hint: t('cli.header.hint'),
       });
       continue;
     }
@@ -124,7 +128,11 @@ export function parseHeaders(raw: string[] | undefined, problems: Problem[]): Re
 }
 
 /** Parse `--extra-body JSON` into an object. */
-export function parseExtraBody(raw: string | undefined, problems: Problem[]): Record<string, unknown> | null {
+export function parseExtraBody(
+  raw: string | undefined,
+  problems: Problem[],
+  t: T = translator('en'),
+): Record<string, unknown> | null {
   if (raw === undefined) return null;
   try {
     const v = JSON.parse(raw) as unknown;
@@ -132,8 +140,8 @@ export function parseExtraBody(raw: string | undefined, problems: Problem[]): Re
   } catch {}
   problems.push({
     path: '--extra-body',
-    message: 'expected a JSON object',
-    hint: `e.g. --extra-body '{"chat_template_kwargs":{"enable_thinking":false}}'`,
+    message: t('cli.extra_body.bad'),
+    hint: t('cli.extra_body.hint'),
   });
   return null;
 }
@@ -148,12 +156,13 @@ export function parseBaseUrl(
   problems: Problem[],
   flag = '--url',
   notes: string[] = [],
+  t: T = translator('en'),
 ): string {
   if (!raw) {
     problems.push({
       path: flag,
-      message: 'is required',
-      hint: 'e.g. --url http://127.0.0.1:8000/v1 (or try `servelab demo`, which starts the simulator)',
+      message: t('cli.url.required'),
+      hint: t('cli.url.required_hint'),
     });
     return '';
   }
@@ -163,13 +172,13 @@ export function parseBaseUrl(
   } catch {
     problems.push({
       path: flag,
-      message: `not an http(s) URL: "${raw}"`,
-      hint: 'e.g. --url http://127.0.0.1:8000/v1',
+      message: t('cli.url.not_http', { raw }),
+      hint: t('cli.url.not_http_hint'),
     });
     return '';
   }
   const base = withV1(raw);
-  const note = withV1Note(base);
+  const note = withV1Note(base, t);
   if (note) notes.push(note);
   return base.url;
 }
@@ -180,14 +189,19 @@ export function optNumber(
   flag: string,
   problems: Problem[],
   opts: { int?: boolean; min?: number } = {},
+  t: T = translator('en'),
 ): number | null {
   if (raw === undefined) return null;
   const v = Number(raw);
   if (!Number.isFinite(v) || (opts.int && !Number.isInteger(v)) || (opts.min !== undefined && v < opts.min)) {
+    const what = t(opts.int ? 'cli.num.a_whole_number' : 'cli.num.a_number');
     problems.push({
       path: flag,
-      message: `expected ${opts.int ? 'a whole number' : 'a number'}${opts.min !== undefined ? ` ≥ ${opts.min}` : ''}, got "${raw}"`,
-      hint: `e.g. ${flag} ${opts.int ? 2 : 30}`,
+      message:
+        opts.min !== undefined
+          ? t('cli.num.expected_at_least', { what, min: opts.min, raw })
+          : t('cli.num.expected', { what, raw }),
+      hint: t('cli.num.example', { flag, value: opts.int ? 2 : 30 }),
     });
     return null;
   }

@@ -16,7 +16,7 @@ export async function dashboardCommand(
 ): Promise<number> {
   const problems: Problem[] = [];
   const t = langOf(raw.lang, io.env, problems);
-  const port = optNumber(raw.port ?? '8600', '--port', problems, { int: true, min: 0 }) ?? 8600;
+  const port = optNumber(raw.port ?? '8600', '--port', problems, { int: true, min: 0 }, t) ?? 8600;
   throwIfProblems(problems);
   await serveDashboard(
     {

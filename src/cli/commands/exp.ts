@@ -51,6 +51,7 @@ async function execute(
       signal: ctrl.signal,
       version: VERSION,
       file,
+      t,
     });
   } catch (err) {
     if (ctrl.signal.aborted) {
@@ -82,7 +83,7 @@ export async function expRunCommand(
   io: Io,
 ): Promise<number> {
   const t = langFor(raw.lang, io);
-  const read = readExperimentFile(resolve(io.cwd, file), warnTo(io, t));
+  const read = readExperimentFile(resolve(io.cwd, file), warnTo(io, t), t);
   checkOutputPaths(io.cwd, [[jsonOption(raw.json), '--json']]);
   const store =
     raw.db === false ? null : openStore(resolve(io.cwd, typeof raw.db === 'string' ? raw.db : 'servelab.db'));
@@ -115,7 +116,7 @@ export async function expRerunCommand(
         hint: t('exp.no_text.hint'),
       },
     ]);
-  const spec = parseExperiment(text, path, warnTo(io, t));
+  const spec = parseExperiment(text, path, warnTo(io, t), t);
   const store = openStore(resolve(io.cwd, raw.db ?? 'servelab.db'));
   return execute(spec, { path, text }, store, raw.json, io, t);
 }

@@ -67,12 +67,12 @@ export async function gateCommand(raw: RawGate, io: Io): Promise<number> {
     problems.push({ path: '--url', message: t('gate.usage.url-and-pair'), hint: t('gate.usage.url-hint') });
   let oldUrl: string | null = null;
   let newUrl = '';
-  if (single) newUrl = parseBaseUrl(raw.url, problems, '--url', notes);
+  if (single) newUrl = parseBaseUrl(raw.url, problems, '--url', notes, t);
   else if (raw.old === undefined && raw.new === undefined)
     problems.push({ path: '--old/--new', message: t('gate.usage.targets'), hint: t('gate.usage.url-hint') });
   else {
-    oldUrl = parseBaseUrl(raw.old, problems, '--old', notes);
-    newUrl = parseBaseUrl(raw.new, problems, '--new', notes);
+    oldUrl = parseBaseUrl(raw.old, problems, '--old', notes, t);
+    newUrl = parseBaseUrl(raw.new, problems, '--new', notes, t);
   }
   const checks = selectChecks(raw.checks ?? 'all', t, problems);
   if (checks.length === 0 && !problems.some((p) => p.path === '--checks'))
@@ -103,8 +103,8 @@ export async function gateCommand(raw: RawGate, io: Io): Promise<number> {
       message: t('gate.usage.duration', { value: raw.interval ?? '' }),
       hint: t('gate.usage.duration-hint'),
     });
-  const timeoutS = optNumber(raw.timeout, '--timeout', problems, { min: 1 }) ?? 120;
-  const seed = optNumber(raw.seed, '--seed', problems, { int: true, min: 0 }) ?? 1;
+  const timeoutS = optNumber(raw.timeout, '--timeout', problems, { min: 1 }, t) ?? 120;
+  const seed = optNumber(raw.seed, '--seed', problems, { int: true, min: 0 }, t) ?? 1;
   if (raw.probe && checks.length > 0 && !checks.some((c) => c.probe))
     problems.push({
       path: '--checks',

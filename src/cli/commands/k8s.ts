@@ -28,7 +28,7 @@ export interface RawRender {
 export async function k8sRenderCommand(runArgs: string[], raw: RawRender, io: Io): Promise<number> {
   const problems: Problem[] = [];
   const t = langOf(raw.lang, io.env, problems);
-  const shards = optNumber(raw.shards, '--shards', problems, { int: true, min: 1 }) ?? 1;
+  const shards = optNumber(raw.shards, '--shards', problems, { int: true, min: 1 }, t) ?? 1;
   const s = parseShardSettings(
     { shard: `0/${shards}`, startAt: raw.startAt, startIn: raw.startIn },
     {},
@@ -38,8 +38,9 @@ export async function k8sRenderCommand(runArgs: string[], raw: RawRender, io: Io
   );
   if (s && s.startAtUnixMs === null && !problems.length)
     problems.push({ path: '--start-at', message: t('shard.start.required'), hint: t('shard.start.hint') });
-  const mergeWaitS = optNumber(raw.mergeWait, '--merge-wait', problems, { int: true, min: 0 }) ?? 3600;
-  const metricsPort = optNumber(raw.metricsPort, '--metrics-port', problems, { int: true, min: 1 }) ?? 9464;
+  const mergeWaitS = optNumber(raw.mergeWait, '--merge-wait', problems, { int: true, min: 0 }, t) ?? 3600;
+  const metricsPort =
+    optNumber(raw.metricsPort, '--metrics-port', problems, { int: true, min: 1 }, t) ?? 9464;
   throwIfProblems(problems);
   io.stdout.write(
     renderYaml({

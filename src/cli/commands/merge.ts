@@ -20,7 +20,7 @@ export interface RawMerge {
 export async function mergeCommand(files: string[], raw: RawMerge, io: Io): Promise<number> {
   const problems: Problem[] = [];
   const t = langOf(raw.lang, io.env, problems);
-  const expect = optNumber(raw.expect, '--expect', problems, { int: true, min: 1 }) ?? 0;
+  const expect = optNumber(raw.expect, '--expect', problems, { int: true, min: 1 }, t) ?? 0;
   throwIfProblems(problems);
   const { report, files: written } = await mergeShards(
     {

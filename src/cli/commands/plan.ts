@@ -34,15 +34,15 @@ export const PLAN_SLO_ATTAINMENT = 0.99;
 export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   const problems: Problem[] = [];
   const t = langOf(raw.lang, io.env, problems);
-  const engineOpts = parseSimFlags(raw, problems, 'plan', io.cwd);
+  const engineOpts = parseSimFlags(raw, problems, 'plan', io.cwd, t);
   const notes: string[] = [];
-  const common = resolvePaths(parseCommon({ ...raw, model: engineOpts.model }, problems, notes), io.cwd);
+  const common = resolvePaths(parseCommon({ ...raw, model: engineOpts.model }, problems, notes, t), io.cwd);
   for (const n of notes) io.stderr.write(`${n}\n`);
   if (common.load.mode === 'closed' && common.load.durationS !== null)
     problems.push({
       path: '--duration',
-      message: 'plan runs a request count in closed loop',
-      hint: 'use --requests N (virtual time makes large counts cheap)',
+      message: t('cli.plan.duration'),
+      hint: t('cli.plan.duration_hint'),
     });
   const model = engineOpts.model ?? 'qwen3-8b';
   const cfg = (() => {
@@ -50,9 +50,10 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
       return resolveEngineConfig(engineOpts);
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;
-      // The engine checks the flags' rules again; a problem the flags already reported is not repeated.
-      const seen = new Set(problems.map((p) => `${p.path}\n${p.message}`));
-      problems.push(...err.problems.filter((p) => !seen.has(`${p.path}\n${p.message}`)));
+      // The engine checks the flags' rules again, in English; a flag the flags' check already
+      // reported on (in the command's language) is not reported twice.
+      const seen = new Set(problems.map((p) => p.path));
+      problems.push(...err.problems.filter((p) => !seen.has(p.path)));
       return null;
     }
   })();
@@ -61,8 +62,8 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   if (raw.findMaxConcurrency && !slo)
     problems.push({
       path: '--find-max-concurrency',
-      message: 'needs the SLOs to meet',
-      hint: 'add --slo ttft_ms=1000,tpot_ms=50',
+      message: t('cli.plan.needs_slo'),
+      hint: t('cli.plan.needs_slo_hint'),
     });
   problems.push(...workloadProblems(workloadOptions(common, model)));
   throwIfProblems(problems);

@@ -68,17 +68,21 @@ export interface RawRun extends RawCommon {
 }
 
 /** Monitoring flags: --scrape/--no-scrape, --scrape-interval, --metrics-port. */
-export function parseMonitoringFlags(raw: RawRun, problems: Problem[]): MonitoringSettings {
-  const interval = optNumber(raw.scrapeInterval, '--scrape-interval', problems, { min: 0.05 }) ?? 1;
-  const metricsPort = optNumber(raw.metricsPort, '--metrics-port', problems, { int: true, min: 0 });
+export function parseMonitoringFlags(
+  raw: RawRun,
+  problems: Problem[],
+  t: T = translator('en'),
+): MonitoringSettings {
+  const interval = optNumber(raw.scrapeInterval, '--scrape-interval', problems, { min: 0.05 }, t) ?? 1;
+  const metricsPort = optNumber(raw.metricsPort, '--metrics-port', problems, { int: true, min: 0 }, t);
   const scrape = raw.scrape === false ? 'off' : Array.isArray(raw.scrape) ? raw.scrape : 'auto';
   if (Array.isArray(scrape))
     for (const u of scrape)
       if (!/^https?:\/\//.test(u))
         problems.push({
           path: '--scrape',
-          message: `not an http(s) URL: "${u}"`,
-          hint: 'e.g. --scrape http://127.0.0.1:8000/metrics',
+          message: t('cli.scrape.not_http', { raw: u }),
+          hint: t('cli.scrape.not_http_hint'),
         });
   return { scrape, scrapeIntervalMs: interval * 1000, metricsPort };
 }
@@ -99,22 +103,20 @@ const VLLM_BACKENDS: Record<string, Endpoint> = {
 };
 
 /** vLLM's `--host`/`--port` (defaults 127.0.0.1 and 8000) as a `--url`; `--base-url`/`--url` win. */
-function hostPortUrl(raw: RawRun, problems: Problem[], notes: string[]): string | undefined {
+function hostPortUrl(raw: RawRun, problems: Problem[], notes: string[], t: T): string | undefined {
   if (raw.host === undefined && raw.port === undefined) return raw.url;
   if (raw.url !== undefined) {
-    notes.push(
-      `note: --host/--port are ignored: ${raw.baseUrl !== undefined ? '--base-url' : '--url'} is given (as vLLM does)`,
-    );
+    notes.push(t('cli.note.host_port_ignored', { flag: raw.baseUrl !== undefined ? '--base-url' : '--url' }));
     return raw.url;
   }
-  const port = optNumber(raw.port, '--port', problems, { int: true, min: 1 }) ?? 8000;
+  const port = optNumber(raw.port, '--port', problems, { int: true, min: 1 }, t) ?? 8000;
   const url = `http://${raw.host ?? '127.0.0.1'}:${port}`;
-  notes.push(`note: --host/--port are read as servelab's --url ${url}`);
+  notes.push(t('cli.note.host_port', { url }));
   return url;
 }
 
 /** `--endpoint` (also vLLM's path form) and vLLM's `--backend`, as the API to send. */
-function parseEndpoint(raw: RawRun, problems: Problem[], notes: string[]): Endpoint {
+function parseEndpoint(raw: RawRun, problems: Problem[], notes: string[], t: T): Endpoint {
   // vLLM's --endpoint is the path (`/v1/chat/completions`, `/v1/completions`).
   const path = raw.endpoint?.replace(/\/+$/, '');
   const fromPath = path?.endsWith('/chat/completions')
@@ -123,30 +125,34 @@ function parseEndpoint(raw: RawRun, problems: Problem[], notes: string[]): Endpo
       ? 'completions'
       : raw.endpoint;
   if (raw.endpoint !== undefined && raw.endpoint !== fromPath)
-    notes.push(`note: --endpoint ${raw.endpoint} is read as ${fromPath}`);
+    notes.push(t('cli.note.endpoint_path', { endpoint: raw.endpoint, as: fromPath }));
   let fromBackend: Endpoint | undefined;
   if (raw.backend !== undefined) {
     fromBackend = VLLM_BACKENDS[raw.backend];
     if (!fromBackend)
       problems.push({
         path: '--backend',
-        message: `servelab does not send vLLM's "${raw.backend}" backend`,
-        hint: `use one of ${Object.keys(VLLM_BACKENDS).join(', ')} (OpenAI-compatible APIs)`,
+        message: t('cli.backend.unknown', { backend: raw.backend }),
+        hint: t('cli.backend.unknown_hint', { names: Object.keys(VLLM_BACKENDS).join(', ') }),
       });
     else if (fromPath !== undefined && fromPath !== fromBackend)
       problems.push({
         path: '--backend',
-        message: `--backend ${raw.backend} sends ${fromBackend}, and --endpoint says ${fromPath}`,
-        hint: 'keep one of them',
+        message: t('cli.backend.endpoint_differ', {
+          backend: raw.backend,
+          sends: fromBackend,
+          says: fromPath,
+        }),
+        hint: t('cli.keep_one_of_them'),
       });
-    else notes.push(`note: --backend ${raw.backend} is read as servelab's --endpoint ${fromBackend}`);
+    else notes.push(t('cli.note.backend', { backend: raw.backend, endpoint: fromBackend }));
   }
   const endpoint = (fromPath ?? fromBackend ?? 'chat') as Endpoint;
   if (endpoint !== 'chat' && endpoint !== 'completions')
     problems.push({
       path: '--endpoint',
-      message: `unknown endpoint "${raw.endpoint}"`,
-      hint: 'use chat (/v1/chat/completions) or completions (/v1/completions)',
+      message: t('cli.endpoint.unknown', { value: raw.endpoint }),
+      hint: t('cli.endpoint.unknown_hint'),
     });
   return endpoint;
 }
@@ -159,27 +165,27 @@ export function parseRunFlags(
   const t = langOf(input.lang, env, problems);
   /** Lines for stderr before the run starts (`base URL: … (added /v1)`, vLLM names read as ours). */
   const notes: string[] = [];
-  const raw = applyAliases(input, TARGET_ALIASES, problems, notes);
+  const raw = applyAliases(input, TARGET_ALIASES, problems, notes, t);
   if (raw.disableStream) {
-    if (raw.stream === false) notes.push('note: --disable-stream and --no-stream say the same');
-    else notes.push("note: --disable-stream is read as servelab's --no-stream");
+    if (raw.stream === false) notes.push(t('cli.note.disable_stream_same'));
+    else notes.push(t('cli.note.disable_stream'));
   }
-  const url = parseBaseUrl(hostPortUrl(raw, problems, notes), problems, '--url', notes);
-  const endpoint = parseEndpoint(raw, problems, notes);
-  const headers = parseHeaders(raw.header, problems);
-  const extraBody = parseExtraBody(raw.extraBody, problems);
-  const timeoutS = optNumber(raw.timeout, '--timeout', problems, { min: 0 });
-  const timeoutTtftS = optNumber(raw.timeoutTtft, '--timeout-ttft', problems, { min: 0 });
-  const retries = optNumber(raw.retries, '--retries', problems, { int: true, min: 0 }) ?? 0;
+  const url = parseBaseUrl(hostPortUrl(raw, problems, notes, t), problems, '--url', notes, t);
+  const endpoint = parseEndpoint(raw, problems, notes, t);
+  const headers = parseHeaders(raw.header, problems, t);
+  const extraBody = parseExtraBody(raw.extraBody, problems, t);
+  const timeoutS = optNumber(raw.timeout, '--timeout', problems, { min: 0 }, t);
+  const timeoutTtftS = optNumber(raw.timeoutTtft, '--timeout-ttft', problems, { min: 0 }, t);
+  const retries = optNumber(raw.retries, '--retries', problems, { int: true, min: 0 }, t) ?? 0;
   const apiKeyEnv = raw.apiKeyEnv ?? 'INFERENCE_API_KEY';
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(apiKeyEnv))
     problems.push({
       path: '--api-key-env',
-      message: `"${apiKeyEnv}" is not an environment variable name`,
-      hint: 'give the variable’s name, not the key itself',
+      message: t('cli.api_key_env.bad', { name: apiKeyEnv }),
+      hint: t('cli.api_key_env.hint'),
     });
-  const common = parseCommon(raw, problems, notes);
-  const monitoring = parseMonitoringFlags(raw, problems);
+  const common = parseCommon(raw, problems, notes, t);
+  const monitoring = parseMonitoringFlags(raw, problems, t);
   const shard = parseShardSettings(raw, env, unixNowMs(), problems, t);
   const target = {
     url,

@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import type { Command } from '@commander-js/extra-typings';
 import { type Problem, UsageError } from '../../core/errors.js';
+import type { T } from '../../core/i18n/index.js';
 import type { SimServerOptions } from '../../sim/server/index.js';
 import { parseSimSettings, simFlags, toSimServerOptions } from '../../sim/settings.js';
 
@@ -33,13 +34,14 @@ export function parseSimFlags(
   problems: Problem[],
   surface: 'sim' | 'plan',
   cwd?: string,
+  t?: T,
 ): SimServerOptions & { model: string; seed: number } {
   // File flags are read from `cwd`.
   const flags: RawSimFlags = { ...raw };
   if (cwd !== undefined)
     for (const k of ['catalogue', 'profile'] as const)
       if (typeof raw[k] === 'string') flags[k] = resolve(cwd, raw[k] as string);
-  const { values, problems: found } = parseSimSettings(flags, surface);
+  const { values, problems: found } = parseSimSettings(flags, surface, t);
   problems.push(...found);
   let opts: SimServerOptions;
   try {

@@ -25,17 +25,15 @@ export async function simCommand(raw: RawSim, io: Io): Promise<number> {
     if (raw.simSeed !== undefined)
       problems.push({
         path: '--seed',
-        message: 'is the deprecated name of --sim-seed, and both are given',
-        hint: 'keep --sim-seed only',
+        message: t('cli.sim.seed_both'),
+        hint: t('cli.sim.seed_both_hint'),
       });
     else {
-      io.stderr.write(
-        "warning: `servelab sim --seed` is deprecated: the simulator's seed is --sim-seed (--seed seeds the workload in run and plan)\n",
-      );
+      io.stderr.write(`${t('cli.sim.seed_deprecated')}\n`);
       flags = { ...raw, simSeed: raw.seed };
     }
   }
-  const opts = parseSimFlags(flags, problems, 'sim', io.cwd);
+  const opts = parseSimFlags(flags, problems, 'sim', io.cwd, t);
   throwIfProblems(problems);
   const json = jsonOption(raw.json);
   checkOutputPaths(io.cwd, [[json, '--json']]);

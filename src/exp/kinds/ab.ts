@@ -481,11 +481,26 @@ ab:
 ${t.common({ load: ['concurrency: 4', 'requests: 32'], generation: ['temperature: 0'] })}
 `,
   run: runAb,
-  format: (res) => {
+  format: (res, tr) => {
     const out: string[] = [
-      `A = ${res.a}, B = ${res.b}, switch: ${res.switch}; significant = Holm-adjusted p < ${res.alpha} and |Δ| ≥ ${res.min_effect_pct}%`,
+      tr('exp.ab.header', {
+        a: res.a,
+        b: res.b,
+        switch: res.switch,
+        alpha: res.alpha,
+        min: res.min_effect_pct,
+      }),
       table(
-        ['metric', 'A mean', 'B mean', 'Δ', 'Δ%', '95% CI', 'p (Holm)', 'verdict'],
+        [
+          tr('exp.col.metric'),
+          tr('exp.ab.a_mean'),
+          tr('exp.ab.b_mean'),
+          'Δ',
+          'Δ%',
+          '95% CI',
+          'p (Holm)',
+          tr('exp.col.verdict'),
+        ],
         res.metrics.map((m) => [
           m.metric,
           fmt(m.mean_a, 2),
@@ -494,15 +509,31 @@ ${t.common({ load: ['concurrency: 4', 'requests: 32'], generation: ['temperature
           fmt(m.delta_pct),
           `[${fmt(m.ci_low, 2)}, ${fmt(m.ci_high, 2)}]`,
           m.p_holm.toFixed(4),
-          m.significant ? `${m.better === 'b' ? 'B' : 'A'} better` : 'no significant difference',
+          m.significant
+            ? tr('exp.ab.better', { side: m.better === 'b' ? 'B' : 'A' })
+            : tr('exp.ab.no_difference'),
         ]),
       ),
     ];
     if (res.quality) {
       const q = res.quality;
       const side = (name: string, s: typeof q.a) =>
-        `${name}: ${s.successes}/${s.samples} answered, ${s.truncations} truncated, ${s.errors} errors, ${s.exact_mismatches} exact mismatches, ${s.regex_failures} regex, ${s.schema_failures} schema failures`;
-      out.push(`quality (${q.checks.join(', ')}): ${q.passed ? 'passed' : 'FAILED'}`);
+        tr('exp.ab.side', {
+          name,
+          successes: s.successes,
+          samples: s.samples,
+          truncations: s.truncations,
+          errors: s.errors,
+          mismatches: s.exact_mismatches,
+          regex: s.regex_failures,
+          schema: s.schema_failures,
+        });
+      out.push(
+        tr('exp.ab.quality', {
+          checks: q.checks.join(', '),
+          result: tr(q.passed ? 'exp.ab.passed' : 'exp.ab.failed'),
+        }),
+      );
       out.push(`  ${side(`A ${res.a}`, q.a)}`);
       out.push(`  ${side(`B ${res.b}`, q.b)}`);
     }

@@ -220,9 +220,17 @@ baseline:
 ${t.common({ load: ['# (one request at a time; baseline.requests sets how many)'], workload: ['input_len: 256', 'output_len: 128'], warmup: 0 })}
 `,
   run: runBaseline,
-  format: (res) => [
+  format: (res, tr) => [
     table(
-      ['target', 'cold TTFT ms', 'warm TTFT ms', 'warm E2E ms', 'TPOT ms', 'finish', 'problems'],
+      [
+        tr('exp.col.target'),
+        tr('exp.baseline.cold_ttft'),
+        tr('exp.baseline.warm_ttft'),
+        tr('exp.baseline.warm_e2e'),
+        'TPOT ms',
+        tr('exp.baseline.finish'),
+        tr('exp.baseline.problems'),
+      ],
       res.targets.map((t) => [
         t.target,
         fmt(t.cold?.ttft_ms),
@@ -232,7 +240,7 @@ ${t.common({ load: ['# (one request at a time; baseline.requests sets how many)'
         Object.entries(t.correctness.finish_reasons)
           .map(([k, v]) => `${k}:${v}`)
           .join(' '),
-        t.correctness.problems.join('; ') || 'none',
+        t.correctness.problems.join('; ') || tr('exp.baseline.none'),
       ]),
     ),
   ],

@@ -145,13 +145,22 @@ calibration:
 ${t.common({ generation: ['ignore_eos: true                   # every request generates exactly output_len'], load: ['# (levels are calibration.saturation.concurrency)'], warmup: 1 })}
 `,
   run: runCalibration,
-  format: (res) => {
+  format: (res, tr) => {
     const out: string[] = [];
     for (const t of res.targets) {
       out.push(t.target);
       out.push(
         table(
-          ['phase', 'in', 'out', 'conc', 'TTFT p50 ms', 'TPOT p50 ms', 'out tok/s', 'run'],
+          [
+            tr('exp.col.phase'),
+            tr('exp.col.in'),
+            tr('exp.col.out'),
+            tr('exp.col.conc'),
+            'TTFT p50 ms',
+            'TPOT p50 ms',
+            'out tok/s',
+            tr('exp.col.run'),
+          ],
           t.points.map((p) => [
             p.phase,
             String(p.input_len),
@@ -165,7 +174,7 @@ ${t.common({ generation: ['ignore_eos: true                   # every request ge
         ),
       );
     }
-    out.push('fit the simulator to these runs: servelab calibrate EXPERIMENT_ID --out profile.yaml');
+    out.push(tr('exp.calibration.next'));
     return out;
   },
 });

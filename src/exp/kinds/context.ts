@@ -25,6 +25,7 @@ import { redactUrl } from '../../client/index.js';
 import type { Endpoint as ApiEndpoint } from '../../client/types.js';
 import { UsageError } from '../../core/errors.js';
 import { targetHeaders } from '../../core/headers.js';
+import { type T, translator } from '../../core/i18n/index.js';
 import { hostOf, withV1, withV1Note } from '../../core/url.js';
 import { type Endpoint, simEndpoint, urlEndpoint } from '../../pipeline/endpoint.js';
 import { measureOn } from '../../pipeline/measure.js';
@@ -62,6 +63,8 @@ export interface ExpDeps {
   signal?: AbortSignal;
   /** servelab's version, recorded. */
   version: string;
+  /** The language of the progress lines and verdicts (default English). */
+  t?: T;
 }
 
 /** A target, started and ready. */
@@ -190,12 +193,15 @@ export class ExpContext {
   targets: LiveTarget[] = [];
   private seq = 0;
   private readonly thresholds: Threshold[];
+  /** The translator of the progress lines. */
+  readonly tr: T;
 
   constructor(
     readonly exp: ExperimentFile,
     readonly deps: ExpDeps,
     readonly experimentId: string | null,
   ) {
+    this.tr = deps.t ?? translator('en');
     // Relative thresholds need a baseline run, which an experiment does not have.
     const all = parseThresholds(exp.thresholds, 'thresholds');
     this.thresholds = all.filter((t) => t.relative_percent === null);
@@ -252,7 +258,9 @@ export class ExpContext {
         base.live = await simEndpoint({ ...opts, timeScale: 1, exposeTimings: true }, { virtual: true });
         base.baseUrl = base.live.baseUrl;
         base.model = base.live.sim?.modelId ?? '';
-        this.deps.log(`target ${name}: simulator ${base.model} on ${opts.gpu ?? t.sim.gpu} (virtual clock)`);
+        this.deps.log(
+          this.tr('exp.progress.sim_virtual', { name, model: base.model, gpu: opts.gpu ?? t.sim.gpu }),
+        );
       } else {
         const sim = await startSimServer(opts);
         base.sim = sim;
@@ -260,14 +268,20 @@ export class ExpContext {
         base.live = urlEndpoint(base.baseUrl);
         base.model = sim.modelId;
         this.deps.log(
-          `target ${name}: simulator ${sim.modelId} on ${opts.gpu ?? t.sim.gpu} at ${sim.url} (time scale ${opts.timeScale})`,
+          this.tr('exp.progress.sim_live', {
+            name,
+            model: sim.modelId,
+            gpu: opts.gpu ?? t.sim.gpu,
+            url: sim.url,
+            scale: opts.timeScale,
+          }),
         );
       }
     } else {
       const given = withV1(t.url as string);
       base.baseUrl = given.url;
-      const note = withV1Note(given);
-      if (note) this.deps.log(`target ${name}: ${note}`);
+      const note = withV1Note(given, this.tr);
+      if (note) this.deps.log(this.tr('exp.progress.note', { name, note }));
       const local = t.local ?? isLocalUrl(base.baseUrl);
       base.live = urlEndpoint(base.baseUrl, { local });
       base.model = t.model ?? this.exp.model ?? '';
@@ -292,7 +306,11 @@ export class ExpContext {
     base.record = buildExperimentRecord({ spec: this.exp, targetName: name, probe, gpu, host });
     if (!t.sim)
       this.deps.log(
-        `target ${name}: ${redactUrl(base.baseUrl)} (${probe.engine}${probe.engine_version ? ` ${probe.engine_version}` : ''})`,
+        this.tr('exp.progress.server', {
+          name,
+          url: redactUrl(base.baseUrl),
+          engine: `${probe.engine}${probe.engine_version ? ` ${probe.engine_version}` : ''}`,
+        }),
       );
     return base;
   }

@@ -6,6 +6,7 @@
  * module here and a line in the registry.
  */
 import type { z } from 'zod';
+import type { T } from '../../core/i18n/index.js';
 import { kindFile, type RuleReport, sharedRules, withRules } from '../fields.js';
 import type { ExperimentRecord } from '../record.js';
 import type { TemplateParts } from '../templates.js';
@@ -37,8 +38,8 @@ export interface KindSpec<
   template: (parts: TemplateParts) => string;
   /** Run the experiment (targets started) and compute the kind's result. */
   run: (ctx: ExpContext) => Promise<R>;
-  /** The result as console lines (tables, verdicts). */
-  format: (result: R) => string[];
+  /** The result as console lines (tables, verdicts), in `t`'s language. */
+  format: (result: R, t: T) => string[];
   /** Target records with what the kind measured beyond its runs, to store with the experiment (or null). */
   targetRecords?: (
     targets: readonly LiveTarget[],

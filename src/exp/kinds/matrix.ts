@@ -6,12 +6,12 @@
  */
 import { z } from 'zod';
 import { err, listOf, posInt, str } from '../../core/fields.js';
-import { MIN_SAMPLES_P99, UNRELIABLE_MARK, UNRELIABLE_NOTE } from '../../report/table.js';
+import { MIN_SAMPLES_P99, UNRELIABLE_MARK } from '../../report/table.js';
 import { isObj, lengthDist, listAt, refuseLoadLevels } from '../fields.js';
 import type { ExpContext } from './context.js';
 import { pct, table } from './format.js';
 import { defineKind } from './kind.js';
-import { fmt, type LoadPoint, pointOf, reindex } from './points.js';
+import { fmt, type LoadPoint, pointOf, reindex, unreliableNote } from './points.js';
 
 export interface MatrixCell extends LoadPoint {
   cell: string;
@@ -129,23 +129,23 @@ matrix:
 ${t.common({ load: ['requests: 16                      # per cell and level'] })}
 `,
   run: runMatrix,
-  format: (res) => {
+  format: (res, tr) => {
     const out: string[] = [];
     for (const t of res.targets) {
       out.push(t.target);
       out.push(
         table(
           [
-            'cell',
-            'in',
-            'out',
-            'conc',
+            tr('exp.col.cell'),
+            tr('exp.col.in'),
+            tr('exp.col.out'),
+            tr('exp.col.conc'),
             'TTFT p50 ms',
             'TTFT p99 ms',
             'TPOT p50 ms',
             'E2E p50 ms',
             'out tok/s',
-            'errors',
+            tr('exp.col.errors'),
           ],
           t.cells.map((c) => [
             c.cell,
@@ -162,7 +162,7 @@ ${t.common({ load: ['requests: 16                      # per cell and level'] })
         ),
       );
       if (t.cells.some((c) => c.ttft_ms.p99 !== null && c.ttft_ms.n < MIN_SAMPLES_P99))
-        out.push(UNRELIABLE_NOTE);
+        out.push(unreliableNote(tr));
     }
     return out;
   },

@@ -184,11 +184,20 @@ mixed_input:
 ${t.common({ load: ['# (arrivals come from mixed_input; requests, concurrency and rates do not apply)'], warmup: 0 })}
 `,
   run: runMixedInput,
-  format: (res) =>
+  format: (res, tr) =>
     res.targets.flatMap((t) => [
       t.target,
       table(
-        ['order', 'overlap gaps n', 'mean ms', 'p99 ms', 'clean gaps n', 'mean ms', 'p99 ms', 'stall ratio'],
+        [
+          tr('exp.col.order'),
+          tr('exp.mixed.overlap_n'),
+          tr('exp.mixed.mean_ms'),
+          'p99 ms',
+          tr('exp.mixed.clean_n'),
+          tr('exp.mixed.mean_ms'),
+          'p99 ms',
+          tr('exp.mixed.stall_ratio'),
+        ],
         t.orders.map((o) => [
           o.order,
           String(o.gaps_overlapping_ms.n),

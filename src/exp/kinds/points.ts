@@ -3,7 +3,14 @@
  * The numbers every load-shaped kind tabulates for one run (a sweep level, a matrix cell),
  * taken from the run's summary and verdict, and the stop rules shared by both sweeps.
  */
-import { MIN_SAMPLES_P95, MIN_SAMPLES_P99, UNRELIABLE_MARK, verdictText } from '../../report/table.js';
+import type { T } from '../../core/i18n/index.js';
+import {
+  MIN_SAMPLES_P95,
+  MIN_SAMPLES_P99,
+  UNRELIABLE_MARK,
+  verdictCell,
+  verdictText,
+} from '../../report/table.js';
 import type { RequestSpec } from '../../workload/types.js';
 import type { ExperimentFile } from '../schema.js';
 import type { RunInfo } from './context.js';
@@ -75,9 +82,14 @@ export function pointOf(run: RunInfo): LoadPoint {
   };
 }
 
-/** A level's verdict as the experiment tables print it: `valid`, or the reasons' codes. */
-export function verdictOf(p: Pick<LoadPoint, 'validity'>): string {
-  return verdictText(p.validity);
+/** A level's verdict as the experiment tables print it: `valid`, or the reasons' codes (in `t`'s language). */
+export function verdictOf(p: Pick<LoadPoint, 'validity'>, t?: T): string {
+  return verdictCell(verdictText(p.validity), t);
+}
+
+/** The note under a table with {@link UNRELIABLE_MARK}s, in `t`'s language (the report's words). */
+export function unreliableNote(t: T): string {
+  return t('report.note.unreliable', { mark: UNRELIABLE_MARK, p99: MIN_SAMPLES_P99, p95: MIN_SAMPLES_P95 });
 }
 
 /** Stop rules of a sweep (defaults in `exp/kinds/sweep`: DEFAULT_STOP_*). */

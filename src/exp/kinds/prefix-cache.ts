@@ -309,20 +309,24 @@ prefix_cache:
 ${t.common({ load: ['# (one request at a time; prefix_cache sets the counts)'], workload: ['input_len: 2048', 'output_len: 32'], cache: ['policy: cold'], warmup: 0 })}
 `,
   run: runPrefixCache,
-  format: (res) =>
+  format: (res, tr) =>
     res.targets.flatMap((t) => [
-      `${t.target} (cold state: ${t.cold_state}; hits as expected: ${t.hits_as_expected ? 'yes' : 'NO'})`,
+      tr('exp.prefix.header', {
+        target: t.target,
+        cold: t.cold_state,
+        hits: tr(t.hits_as_expected ? 'exp.yes' : 'exp.no_caps'),
+      }),
       table(
         [
-          'phase',
-          'prompt tok',
-          'cached tok',
-          'hit',
+          tr('exp.col.phase'),
+          tr('exp.prefix.prompt_tok'),
+          tr('exp.prefix.cached_tok'),
+          tr('exp.prefix.hit'),
           'TTFT p50 ms',
           'prefill p50 ms',
           'prefill tok/s',
-          'expected',
-          'ok',
+          tr('exp.prefix.expected'),
+          tr('exp.prefix.ok'),
         ],
         t.phases.map((p) => [
           p.phase,
@@ -333,7 +337,7 @@ ${t.common({ load: ['# (one request at a time; prefix_cache sets the counts)'], 
           `${fmt(p.prefill_ms_p50)} (${p.prefill_source})`,
           fmt(p.prefill_tok_s, 0),
           p.expected,
-          p.as_expected === null ? '-' : p.as_expected ? 'yes' : 'NO',
+          p.as_expected === null ? '-' : tr(p.as_expected ? 'exp.yes' : 'exp.no_caps'),
         ]),
       ),
     ]),

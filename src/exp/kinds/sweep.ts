@@ -15,7 +15,7 @@ import { z } from 'zod';
 import type { Summary } from '../../analysis/index.js';
 import { UsageError } from '../../core/errors.js';
 import { bool, fraction, listOf, posNum } from '../../core/fields.js';
-import { UNRELIABLE_NOTE } from '../../report/table.js';
+import type { T } from '../../core/i18n/index.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
 import { increasing, loadLevels } from '../fields.js';
 import type { ExpContext, LiveTarget } from './context.js';
@@ -33,6 +33,7 @@ import {
   reindex,
   stopReason,
   stopRules,
+  unreliableNote,
   verdictOf,
 } from './points.js';
 
@@ -158,9 +159,7 @@ export async function runConcurrencySweep(ctx: ExpContext): Promise<SweepResult>
       summaries.set(c, { s: m.summary, run_id: m.run.run_id, validity: m.run.validity.map((v) => v.code) });
       const stopped = points.length ? stopReason(p, points[0], rules) : null;
       points.push({ ...p, level: c, achieved_rate_rps: null, stopped });
-      ctx.deps.log(
-        `  ${t.name} c=${c}: ${p.output_throughput_tok_s?.toFixed(1) ?? '-'} tok/s, p99 TTFT ${p.ttft_ms.p99?.toFixed(1) ?? '-'} ms, cache hits ${pctOf(p.cache_hit_rate)}, ${verdictOf(p)}${stopped ? ` — stop: ${stopped}` : ''}`,
-      );
+      logLevel(ctx, 'exp.progress.level_c', t.name, c, p, stopped);
       if (stopped) break;
     }
     const res = concludeSweep(t.name, 'concurrency', points);
@@ -271,7 +270,13 @@ export async function runRateSweep(ctx: ExpContext): Promise<SweepResult> {
         ]);
       const fr = ctx.exp.sweep?.capacity_fractions ?? [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25];
       rates = fr.map((f) => Number((f * capacity!).toPrecision(3)));
-      ctx.deps.log(`  ${t.name}: capacity ${capacity.toFixed(2)} req/s → rates ${rates.join(', ')}`);
+      ctx.deps.log(
+        ctx.tr('exp.progress.capacity', {
+          target: t.name,
+          rps: capacity.toFixed(2),
+          rates: rates.join(', '),
+        }),
+      );
     }
     const points: SweepPoint[] = [];
     for (const rate of rates) {
@@ -300,9 +305,7 @@ export async function runRateSweep(ctx: ExpContext): Promise<SweepResult> {
       const p = pointOf(m.run);
       const stopped = points.length ? stopReason(p, points[0], rules) : null;
       points.push({ ...p, level: rate, achieved_rate_rps: m.summary.achieved_rate_rps, stopped });
-      ctx.deps.log(
-        `  ${t.name} rate=${rate}: ${p.request_throughput_rps?.toFixed(2) ?? '-'} req/s, p99 TTFT ${p.ttft_ms.p99?.toFixed(1) ?? '-'} ms, cache hits ${pctOf(p.cache_hit_rate)}, ${verdictOf(p)}${stopped ? ` — stop: ${stopped}` : ''}`,
-      );
+      logLevel(ctx, 'exp.progress.level_rate', t.name, rate, p, stopped);
       if (stopped) break;
     }
     out.push({ ...concludeSweep(t.name, 'rate_rps', points), capacity_rps: capacity });
@@ -350,25 +353,48 @@ export const sweepSchema = z.strictObject({
 const sweepAt = (f: { sweep?: unknown }): Record<string, unknown> =>
   f.sweep && typeof f.sweep === 'object' ? (f.sweep as Record<string, unknown>) : {};
 
+/** The progress line of one sweep level: its throughput, p99 TTFT, cache hits, verdict and stop reason. */
+function logLevel(
+  ctx: ExpContext,
+  key: 'exp.progress.level_c' | 'exp.progress.level_rate',
+  target: string,
+  level: number,
+  p: LoadPoint,
+  stopped: string | null,
+): void {
+  const line = ctx.tr(key, {
+    target,
+    level,
+    tok_s: p.output_throughput_tok_s?.toFixed(1) ?? '-',
+    rps: p.request_throughput_rps?.toFixed(2) ?? '-',
+    ttft: p.ttft_ms.p99?.toFixed(1) ?? '-',
+    hits: pctOf(p.cache_hit_rate),
+    verdict: verdictOf(p, ctx.tr),
+  });
+  ctx.deps.log(stopped ? line + ctx.tr('exp.progress.stop', { reason: stopped }) : line);
+}
+
 /** A sweep's table per target: throughput and latency percentiles per level, the knee. */
-function formatSweep(res: SweepResult): string[] {
+function formatSweep(res: SweepResult, tr: T): string[] {
   const out: string[] = [];
   for (const t of res.targets) {
-    out.push(`${t.target}${t.capacity_rps ? ` (capacity ${fmt(t.capacity_rps, 2)} req/s)` : ''}`);
+    out.push(
+      t.capacity_rps ? tr('exp.sweep.capacity', { target: t.target, rps: fmt(t.capacity_rps, 2) }) : t.target,
+    );
     out.push(
       table(
         [
-          t.factor === 'concurrency' ? 'concurrency' : 'rate req/s',
+          t.factor === 'concurrency' ? tr('exp.sweep.concurrency') : tr('exp.sweep.rate'),
           'req/s',
           'out tok/s',
           'server tok/s',
           'TTFT p50/p95/p99 ms',
           'E2E p50/p95/p99 ms',
           'TPOT p50',
-          'errors',
-          'cache hit',
-          'verdict',
-          'stop',
+          tr('exp.col.errors'),
+          tr('exp.sweep.cache_hit'),
+          tr('exp.col.verdict'),
+          tr('exp.col.stop'),
         ],
         t.points.map((p) => [
           String(p.level),
@@ -380,31 +406,33 @@ function formatSweep(res: SweepResult): string[] {
           fmt(p.tpot_ms.p50, 2),
           pct(p.error_rate),
           pct(p.cache_hit_rate),
-          verdictOf(p),
+          verdictOf(p, tr),
           p.stopped ?? '',
         ]),
       ),
     );
-    if (t.points.some((p) => pctUnreliable(p.ttft_ms) || pctUnreliable(p.e2e_ms))) out.push(UNRELIABLE_NOTE);
-    if (res.prompts === 'reused')
-      out.push(
-        'prompts: the same at every level (workload.reuse_prompts): on an engine with a prefix cache the later levels run warm (see the cache hit column)',
-      );
+    if (t.points.some((p) => pctUnreliable(p.ttft_ms) || pctUnreliable(p.e2e_ms)))
+      out.push(unreliableNote(tr));
+    if (res.prompts === 'reused') out.push(tr('exp.sweep.reused'));
     const leftOut = t.left_out.length
-      ? `; left out: ${t.left_out.map((l) => `${l.level} (${l.reasons.join(', ')})`).join(', ')}`
+      ? tr('exp.sweep.left_out', {
+          list: t.left_out.map((l) => `${l.level} (${l.reasons.join(', ')})`).join(', '),
+        })
       : '';
+    const knee = { knee: t.knee, reason: t.knee_reason, left_out: leftOut };
     out.push(
       t.knee_determined
-        ? `knee: ${t.knee} (${t.knee_reason}${leftOut})`
+        ? tr('exp.sweep.knee', knee)
         : t.points.length - t.left_out.length < MIN_VALID_LEVELS_FOR_KNEE
-          ? `knee: undetermined (${t.knee_reason}${leftOut})`
-          : `knee: not reached (${t.knee_reason}${leftOut})`,
+          ? tr('exp.sweep.knee_undetermined', knee)
+          : tr('exp.sweep.knee_not_reached', knee),
     );
-    if (t.max_concurrency)
+    const mc = t.max_concurrency;
+    if (mc)
       out.push(
-        t.max_concurrency.concurrency === null
-          ? `max concurrency meeting the SLO (p90): undetermined (${t.max_concurrency.undetermined})`
-          : `max concurrency meeting the SLO (p90): ${t.max_concurrency.concurrency}${t.max_concurrency.bounded ? '' : ' (or more: the SLO still held at the largest level tried)'}`,
+        mc.concurrency === null
+          ? tr('exp.sweep.max_conc_undetermined', { why: mc.undetermined })
+          : tr(mc.bounded ? 'exp.sweep.max_conc' : 'exp.sweep.max_conc_unbounded', { n: mc.concurrency }),
       );
   }
   return out;

@@ -1,7 +1,8 @@
 /**
  * Prose of the "exp" section (keys `exp.*`): the framing of `servelab exp run`'s result
- * (src/exp/run.ts formatExperimentResult) and the exp commands' own lines. Each kind's table
- * and verdict lines (src/exp/kinds/*) are not in it yet.
+ * (src/exp/run.ts formatExperimentResult), the exp commands' own lines, an experiment file's
+ * problems (src/exp/schema.ts), each kind's tables and verdict lines (src/exp/kinds/*) and the
+ * progress lines. Reasons stored with a result (stop, knee, validity) are not in it.
  */
 export const exp = {
   'exp.header': 'experiment {id}: {name} ({kind}), {n} runs',
@@ -18,4 +19,105 @@ export const exp = {
   'exp.no_such.hint': 'see `servelab exp list`',
   'exp.no_text': 'the stored experiment has no file text to repeat',
   'exp.no_text.hint': 'run the original file again with `servelab exp run`',
+  // src/exp/schema.ts: problems and hints of an experiment file
+  'exp.schema.hint.kind': 'valid kinds: {kinds}; `servelab exp init KIND` prints a template',
+  'exp.schema.hint.concurrency': 'a list of positive integers, e.g. [1, 2, 4, 8]',
+  'exp.schema.hint.rates': 'a list of positive request rates per second, e.g. [0.5, 1, 2]',
+  'exp.schema.hint.targets':
+    'targets: {NAME: {url: http://HOST:PORT/v1}} or {NAME: {sim: {model: qwen3-0.6b, gpu: h100}}}',
+  'exp.schema.hint.thresholds': "e.g. ['ttft_ms.p99<500', 'error_rate<0.01']",
+  'exp.schema.hint.valid_fields': 'valid fields here: {fields}',
+  'exp.schema.hint.remove': 'remove it',
+  'exp.schema.hint.valid_values': 'valid values: {values}',
+  'exp.schema.hint.unquote': 'write the number without quotes',
+  'exp.schema.hint.template': '`servelab exp init KIND` prints a template that documents every field',
+  'exp.schema.unknown_field': 'unknown field',
+  'exp.schema.missing_field': 'missing required field',
+  'exp.schema.other_section': 'section `{key}` is read by kind {readers}, not {kind}',
+  'exp.schema.other_section_hint': 'remove it, or set kind: {kind}',
+  'exp.schema.and': ' and ',
+  'exp.schema.unknown_kind': 'unknown experiment kind {kind}',
+  'exp.schema.yaml': 'YAML syntax: {error}',
+  'exp.schema.yaml_at': 'YAML syntax: {error} (line {line}, column {col})',
+  'exp.schema.yaml_hint': 'indent with spaces and quote values that contain `: ` or `#`',
+  'exp.schema.empty': 'the file is empty',
+  'exp.schema.empty_hint': '`servelab exp init KIND > FILE.yaml` writes a template',
+  'exp.schema.not_map': 'expected a map of fields at the top level',
+  'exp.schema.not_map_hint': 'start with `kind: …`',
+  'exp.schema.at_line': '{message} (line {line})',
+  'exp.schema.alias': '{label}: {path}: `{alias}` is an alias of `{key}`; write `{key}`',
+  'exp.schema.alias_at': '{label}: {path}: `{alias}` is an alias of `{key}` (line {line}); write `{key}`',
+  'exp.schema.no_file': 'no such file',
+  'exp.schema.cannot_read': 'cannot read the file ({code})',
+  'exp.schema.no_file_hint': '`servelab exp init KIND FILE.yaml` writes a template',
+  // src/exp/kinds/*: each kind's tables and verdict lines
+  'exp.col.target': 'target',
+  'exp.col.cell': 'cell',
+  'exp.col.in': 'in',
+  'exp.col.out': 'out',
+  'exp.col.conc': 'conc',
+  'exp.col.errors': 'errors',
+  'exp.col.phase': 'phase',
+  'exp.col.run': 'run',
+  'exp.col.order': 'order',
+  'exp.col.verdict': 'verdict',
+  'exp.col.stop': 'stop',
+  'exp.col.metric': 'metric',
+  'exp.baseline.cold_ttft': 'cold TTFT ms',
+  'exp.baseline.warm_ttft': 'warm TTFT ms',
+  'exp.baseline.warm_e2e': 'warm E2E ms',
+  'exp.baseline.finish': 'finish',
+  'exp.baseline.problems': 'problems',
+  'exp.baseline.none': 'none',
+  'exp.mixed.overlap_n': 'overlap gaps n',
+  'exp.mixed.clean_n': 'clean gaps n',
+  'exp.mixed.mean_ms': 'mean ms',
+  'exp.mixed.stall_ratio': 'stall ratio',
+  'exp.calibration.next':
+    'fit the simulator to these runs: servelab calibrate EXPERIMENT_ID --out profile.yaml',
+  'exp.prefix.header': '{target} (cold state: {cold}; hits as expected: {hits})',
+  'exp.prefix.prompt_tok': 'prompt tok',
+  'exp.prefix.cached_tok': 'cached tok',
+  'exp.prefix.hit': 'hit',
+  'exp.prefix.expected': 'expected',
+  'exp.prefix.ok': 'ok',
+  'exp.yes': 'yes',
+  'exp.no_caps': 'NO',
+  'exp.sweep.capacity': '{target} (capacity {rps} req/s)',
+  'exp.sweep.concurrency': 'concurrency',
+  'exp.sweep.rate': 'rate req/s',
+  'exp.sweep.cache_hit': 'cache hit',
+  'exp.sweep.reused':
+    'prompts: the same at every level (workload.reuse_prompts): on an engine with a prefix cache the later levels run warm (see the cache hit column)',
+  'exp.sweep.left_out': '; left out: {list}',
+  'exp.sweep.knee': 'knee: {knee} ({reason}{left_out})',
+  'exp.sweep.knee_undetermined': 'knee: undetermined ({reason}{left_out})',
+  'exp.sweep.knee_not_reached': 'knee: not reached ({reason}{left_out})',
+  'exp.sweep.max_conc_undetermined': 'max concurrency meeting the SLO (p90): undetermined ({why})',
+  'exp.sweep.max_conc': 'max concurrency meeting the SLO (p90): {n}',
+  'exp.sweep.max_conc_unbounded':
+    'max concurrency meeting the SLO (p90): {n} (or more: the SLO still held at the largest level tried)',
+  'exp.ab.header':
+    'A = {a}, B = {b}, switch: {switch}; significant = Holm-adjusted p < {alpha} and |Δ| ≥ {min}%',
+  'exp.ab.a_mean': 'A mean',
+  'exp.ab.b_mean': 'B mean',
+  'exp.ab.better': '{side} better',
+  'exp.ab.no_difference': 'no significant difference',
+  'exp.ab.side':
+    '{name}: {successes}/{samples} answered, {truncations} truncated, {errors} errors, {mismatches} exact mismatches, {regex} regex, {schema} schema failures',
+  'exp.ab.quality': 'quality ({checks}): {result}',
+  'exp.ab.passed': 'passed',
+  'exp.ab.failed': 'FAILED',
+  // progress lines on stderr (src/exp/run.ts, src/exp/kinds/context.ts, sweep.ts)
+  'exp.progress.start': 'experiment {id}: {name} ({kind})',
+  'exp.progress.sim_virtual': 'target {name}: simulator {model} on {gpu} (virtual clock)',
+  'exp.progress.sim_live': 'target {name}: simulator {model} on {gpu} at {url} (time scale {scale})',
+  'exp.progress.note': 'target {name}: {note}',
+  'exp.progress.server': 'target {name}: {url} ({engine})',
+  'exp.progress.level_c':
+    '  {target} c={level}: {tok_s} tok/s, p99 TTFT {ttft} ms, cache hits {hits}, {verdict}',
+  'exp.progress.level_rate':
+    '  {target} rate={level}: {rps} req/s, p99 TTFT {ttft} ms, cache hits {hits}, {verdict}',
+  'exp.progress.stop': ' — stop: {reason}',
+  'exp.progress.capacity': '  {target}: capacity {rps} req/s → rates {rates}',
 } as const;
