@@ -85,6 +85,8 @@ const SERVED = ['sim', 'file'] as const;
 export const BLOCK_SIZES: readonly number[] = [1, 8, 16, 32, 64, 128];
 /** Names of the reasoning delta field: SGLang's and older vLLM's, and newer vLLM's. */
 export const REASONING_FIELDS = ['reasoning_content', 'reasoning'] as const;
+/** Whose context-length errors the simulator answers with (`--context-error`). */
+export const CONTEXT_ERROR_SHAPES = ['vllm', 'llamacpp'] as const;
 
 const MODELS = Object.keys(BUILTIN_MODELS);
 const GPUS = Object.keys(BUILTIN_GPUS);
@@ -400,6 +402,13 @@ export const SIM_SETTINGS = {
     arg: 'name',
     description:
       'Name of the reasoning delta field: reasoning_content (SGLang, older vLLM) or reasoning (newer vLLM).',
+  }),
+  context_error: setting(oneOf(CONTEXT_ERROR_SHAPES).default('vllm'), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 'shape',
+    description:
+      "Context-length errors as vLLM answers them (400, max_tokens that do not fit refused) or as llama.cpp's server does (400 exceed_context_size_error with n_prompt_tokens and n_ctx; max_tokens clamped to the context).",
   }),
   enable_prompt_tokens_details: setting(bool().default(true), {
     surfaces: SERVED,

@@ -143,3 +143,32 @@ describe('sim server auth and admission', () => {
     assert.equal((await post(url, { prompt: 'again', max_tokens: 1 })).status, 200);
   });
 });
+
+describe("--context-error llamacpp: llama.cpp's context errors", () => {
+  test('a prompt that fills the context gets exceed_context_size_error with both sizes; max_tokens is clamped', async (t) => {
+    const ll = await startSim({ maxModelLen: 64, contextError: 'llamacpp' });
+    t.after(() => ll.close());
+    const url = `${ll.url}/v1/chat/completions`;
+    const r = await post(url, { messages: [{ role: 'user', content: 'word '.repeat(100) }], max_tokens: 2 });
+    assert.equal(r.status, 400, r.text);
+    const e = (r.json as { error: Record<string, unknown> }).error;
+    assert.equal(e.type, 'exceed_context_size_error');
+    assert.equal(e.code, 400);
+    assert.equal(e.n_ctx, 64);
+    assert.ok((e.n_prompt_tokens as number) >= 64, String(e.n_prompt_tokens));
+    assert.match(String(e.message), /exceeds the available context size \(64 tokens\)/);
+    // vLLM refuses a max_tokens that does not fit; llama.cpp stops at the context's end.
+    const c = await post(url, {
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 500,
+      ignore_eos: true,
+    });
+    assert.equal(c.status, 200, c.text);
+    const body = c.json as {
+      usage: { prompt_tokens: number; completion_tokens: number };
+      choices: { finish_reason: string }[];
+    };
+    assert.equal(body.usage.prompt_tokens + body.usage.completion_tokens, 64);
+    assert.equal(body.choices[0].finish_reason, 'length');
+  });
+});

@@ -41,6 +41,8 @@ export interface ResolvedServerOptions {
   maxWaiting?: number;
   apiKey?: string;
   reasoningField: 'reasoning_content' | 'reasoning';
+  /** Whose context-length errors: vLLM's (default) or llama.cpp's. */
+  contextError: 'vllm' | 'llamacpp';
   enablePromptTokensDetails: boolean;
   exposeTimings: boolean;
   faultRate: number;

@@ -69,6 +69,7 @@ import {
   completionResponse,
   completionResponseOf,
   errorBody,
+  llamaCppContextErrorBody,
   SSE_DONE,
   sglangChatChunk,
   sglangCompletionChunk,
@@ -713,9 +714,18 @@ class SimHttp implements SimHandler {
     const promptLen = promptIds.length;
     const maxLen = this.config.maxModelLen;
     if (promptLen === 0) return this.reject(res, requestId, 400, 'The prompt is empty (0 tokens).', 'prompt');
-    const ctxError = contextLengthError(promptLen, parsed.maxTokens, maxLen);
-    if (ctxError) return this.reject(res, requestId, 400, ctxError, null);
-    const maxTokens = parsed.maxTokens ?? maxLen - promptLen;
+    let maxTokens: number;
+    if (this.so.contextError === 'llamacpp') {
+      // llama.cpp refuses a prompt that fills its context and stops a generation at the
+      // context's end (finish_reason length): max_tokens beyond it is clamped, not refused.
+      if (promptLen >= maxLen)
+        return this.rejectBody(res, requestId, 400, llamaCppContextErrorBody(promptLen, maxLen));
+      maxTokens = Math.min(parsed.maxTokens ?? maxLen - promptLen, maxLen - promptLen);
+    } else {
+      const ctxError = contextLengthError(promptLen, parsed.maxTokens, maxLen);
+      if (ctxError) return this.reject(res, requestId, 400, ctxError, null);
+      maxTokens = parsed.maxTokens ?? maxLen - promptLen;
+    }
     if (this.so.maxWaiting !== undefined && this.engine.stats().waiting + this.pending >= this.so.maxWaiting)
       return this.reject(
         res,
@@ -1481,18 +1491,28 @@ class SimHttp implements SimHandler {
     this.reject(res, requestId, 413, err.message);
   }
 
+  /** {@link reject} with a body in another engine's error shape (llama.cpp's context error). */
+  private rejectBody(res: ServerResponse, requestId: string | undefined, status: number, body: string): void {
+    this.sendError(res, status, '', null, requestId, body);
+    this.log(
+      `sim request x_request_id=${requestId ?? '-'} status=${status} outcome=rejected ` +
+        `queue_ms=- prefill_ms=- decode_ms=- error=${JSON.stringify(body)}`,
+    );
+  }
+
   private sendError(
     res: ServerResponse,
     status: number,
     message: string,
     param: string | null = null,
     requestId?: string,
+    rawBody?: string,
   ): void {
     if (res.headersSent) {
       res.end();
       return;
     }
-    const body = errorBody(status, message, param);
+    const body = rawBody ?? errorBody(status, message, param);
     const headers: Record<string, string | number> = {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(body),

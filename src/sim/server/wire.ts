@@ -32,6 +32,23 @@ export function errorBody(status: number, message: string, param: string | null 
   return JSON.stringify({ error: { message, type: errorType(status), param, code: status } });
 }
 
+/**
+ * llama.cpp's server answer to a prompt that does not fit its context (ggml-org/llama.cpp
+ * `tools/server`, error type `exceed_context_size_error`): HTTP 400 with the prompt's and the
+ * context's sizes as fields of the error object.
+ */
+export function llamaCppContextErrorBody(promptLen: number, nCtx: number): string {
+  return JSON.stringify({
+    error: {
+      code: 400,
+      message: `request (${promptLen} tokens) exceeds the available context size (${nCtx} tokens), try increasing it`,
+      type: 'exceed_context_size_error',
+      n_prompt_tokens: promptLen,
+      n_ctx: nCtx,
+    },
+  });
+}
+
 /** Usage as vLLM reports it; optional details appear only when requested. */
 export interface UsageInput {
   promptTokens: number;
