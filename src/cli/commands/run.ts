@@ -353,9 +353,8 @@ async function runWithWorkers(
     out.write(formatSummaryTable(report.summary, t));
     out.write(formatVerdict(report.validity?.reasons ?? [], t));
     out.write(formatThresholds(results, t));
-    out.write(
-      `${t('shard.workers.wrote', { n: workers, run_id: report.merge.run_id, files: files.join(', ') || '-' })}\n`,
-    );
+    const merged = { n: workers, run_id: report.merge.run_id, files: files.join(', ') };
+    out.write(`${t(files.length ? 'shard.workers.wrote' : 'shard.workers.merged', merged)}\n`);
     if (json === true) await emitJson(json, result, io);
     const end = report.end;
     if (end?.reason === 'late_start') {

@@ -67,4 +67,5 @@ export const shard = {
   'shard.workers.late':
     'a worker started after the common start and sent nothing: the merged run is missing its requests',
   'shard.workers.wrote': 'merged {n} workers of run {run_id}: wrote {files}',
+  'shard.workers.merged': 'merged {n} workers of run {run_id}',
 } as const;
