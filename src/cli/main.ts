@@ -92,6 +92,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .option(
       '--late-policy <p>',
       'a shard more than 1 s late: fail (default: send nothing, exit non-zero) or truncate',
+    )
+    .option(
+      '--workers <n>',
+      'split the run over n child processes on this host (auto: one per core), merged exactly (default 1)',
     );
   addGenerationOptions(run);
   addWorkloadOptions(run);
@@ -106,7 +110,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .option('--extra-request-body <json>', 'SGLang: --extra-body');
   addLangOption(run);
   run.action((opts) => {
-    action = async (io) => (await import('./commands/run.js')).runCommand(opts, io);
+    action = async (io) =>
+      (await import('./commands/run.js')).runCommand(opts, io, argv.slice(argv.indexOf('run') + 1));
   });
 
   const check = program

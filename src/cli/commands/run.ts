@@ -4,11 +4,18 @@
  */
 import { resolve } from 'node:path';
 import { type ErrorGroup, FAIL_FAST_UNSENT } from '../../analysis/errors.js';
+import { evaluateThresholds } from '../../analysis/thresholds.js';
 import type { Endpoint } from '../../client/types.js';
 import { ExitCode, type Problem } from '../../core/errors.js';
 import { type T, translator } from '../../core/i18n/index.js';
 import { redactUrl } from '../../core/url.js';
-import { checkMeasureInput, type MeasureInput, measure, workloadOptions } from '../../pipeline/measure.js';
+import {
+  checkMeasureInput,
+  type MeasureInput,
+  measure,
+  readBaseline,
+  workloadOptions,
+} from '../../pipeline/measure.js';
 import type { MonitoringSettings } from '../../pipeline/monitoring.js';
 import { LATE_LIMIT_MS, parseShardSettings } from '../../pipeline/shard.js';
 import { formatSummaryTable, formatTokenization, formatVerdict } from '../../report/run/table.js';
@@ -36,6 +43,7 @@ import {
   parseHeaders,
   throwIfProblems,
 } from './common.js';
+import { parseWorkers, runWorkers } from './workers.js';
 
 export interface RawRun extends RawCommon {
   url?: string;
@@ -65,6 +73,7 @@ export interface RawRun extends RawCommon {
   startAt?: string;
   startIn?: string;
   latePolicy?: string;
+  workers?: string;
 }
 
 /** Monitoring flags: --scrape/--no-scrape, --scrape-interval, --metrics-port. */
@@ -160,7 +169,13 @@ function parseEndpoint(raw: RawRun, problems: Problem[], notes: string[], t: T):
 export function parseRunFlags(
   input: RawRun,
   env: Record<string, string | undefined> = {},
-): MeasureInput & { monitoring: MonitoringSettings; db: string | null; notes: string[]; t: T } {
+): MeasureInput & {
+  monitoring: MonitoringSettings;
+  db: string | null;
+  notes: string[];
+  t: T;
+  workers: number;
+} {
   const problems: Problem[] = [];
   const t = langOf(input.lang, env, problems);
   /** Lines for stderr before the run starts (`base URL: … (added /v1)`, vLLM names read as ours). */
@@ -187,6 +202,13 @@ export function parseRunFlags(
   const common = parseCommon(raw, problems, notes, t);
   const monitoring = parseMonitoringFlags(raw, problems, t);
   const shard = parseShardSettings(raw, env, unixNowMs(), problems, t);
+  const workers = parseWorkers(raw.workers, problems, t);
+  if (workers > 1 && shard)
+    problems.push({
+      path: '--workers',
+      message: t('shard.workers.withShard'),
+      hint: t('shard.workers.withShardHint'),
+    });
   const target = {
     url,
     endpoint,
@@ -212,6 +234,7 @@ export function parseRunFlags(
     shard,
     notes,
     t,
+    workers,
   };
 }
 
@@ -230,10 +253,11 @@ export function failFastNotice(
   );
 }
 
-export async function runCommand(raw: RawRun, io: Io): Promise<number> {
-  const { notes, t, ...parsed } = parseRunFlags(raw, io.env);
+export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = []): Promise<number> {
+  const { notes, t, workers, ...parsed } = parseRunFlags(raw, io.env);
   for (const line of notes) io.stderr.write(`${line}\n`);
   const input = { ...parsed, common: resolvePaths(parsed.common, io.cwd) };
+  if (workers > 1) return runWithWorkers(input, workers, argv, io, t);
   const out = humanStream(input.common.output.json, io);
   const ctrl = new AbortController();
   const off = io.onInterrupt(() => ctrl.abort(new Error('interrupted')));
@@ -286,5 +310,61 @@ export async function runCommand(raw: RawRun, io: Io): Promise<number> {
   } finally {
     off();
     store?.close();
+  }
+}
+
+/**
+ * `run --workers N`: N shard children on this host, merged exactly into `--out`; the summary,
+ * verdict, thresholds and exit code of the merged report, as a plain run prints them.
+ */
+async function runWithWorkers(
+  input: MeasureInput,
+  workers: number,
+  argv: readonly string[],
+  io: Io,
+  t: T,
+): Promise<number> {
+  const out = humanStream(input.common.output.json, io);
+  const { thresholds } = checkMeasureInput(input, []);
+  const baseline = input.common.output.baseline
+    ? await readBaseline(input.common.output.baseline)
+    : undefined;
+  const ctrl = new AbortController();
+  const off = io.onInterrupt(() => ctrl.abort(new Error('interrupted')));
+  try {
+    const { report, files } = await runWorkers(
+      {
+        runArgv: argv,
+        workers,
+        out: input.common.output.out,
+        env: io.env,
+        signal: ctrl.signal,
+        log: (line) => io.stderr.write(`${line}\n`),
+      },
+      t,
+    );
+    const results = thresholds.length ? evaluateThresholds(report.summary, [...thresholds], baseline) : [];
+    const json = input.common.output.json;
+    const result = { ...report, thresholds: results };
+    if (json !== true) await emitJson(json, result, io);
+    const model = input.common.generation.model ?? (report.config as { model?: string }).model ?? null;
+    const head = { url: redactUrl(input.target.url), model, id: report.merge.run_id };
+    out.write(`\n${t('run.header_run', head)}\n`);
+    out.write(formatSummaryTable(report.summary, t));
+    out.write(formatVerdict(report.validity?.reasons ?? [], t));
+    out.write(formatThresholds(results, t));
+    const merged = { n: workers, run_id: report.merge.run_id, files: files.join(', ') };
+    out.write(`${t(files.length ? 'shard.workers.wrote' : 'shard.workers.merged', merged)}\n`);
+    if (json === true) await emitJson(json, result, io);
+    const end = report.end;
+    if (end?.reason === 'late_start') {
+      io.stderr.write(`error: ${t('shard.workers.late')}\n  hint: ${t('shard.late.failedHint')}\n`);
+      return ExitCode.nothingSucceeded;
+    }
+    const interrupted = ctrl.signal.aborted || end?.interrupted === true;
+    if (interrupted) io.stderr.write(`${t('run.interrupted')}\n`);
+    return measurementExitCode(report.summary, results, interrupted, end?.reason === 'failed_fast');
+  } finally {
+    off();
   }
 }

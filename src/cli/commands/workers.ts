@@ -1,0 +1,179 @@
+/**
+ * @module cli/commands/workers
+ * `servelab run --workers N|auto`: the sharding of `run --shard i/N` inside one host. The parent
+ * starts N child processes of this same CLI (process.execPath + process.execArgv + the script,
+ * so it works under tsx and from dist), each `run --shard i/N --start-at T --out TMP/i` with the
+ * user's other flags, waits for all, then merges their shard files with `merge --exact`
+ * semantics (pipeline/merge) into the user's `--out`.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ExitCode, type Problem, UsageError } from '../../core/errors.js';
+import type { T } from '../../core/i18n/index.js';
+import { mergeShards } from '../../pipeline/merge.js';
+import { shardFiles } from '../../pipeline/shard.js';
+import { unixNowMs } from '../../runtime/clock.js';
+
+/** `--workers N|auto` as a count (auto: one per core); problems for anything else. */
+export function parseWorkers(raw: string | undefined, problems: Problem[], t: T): number {
+  if (raw === undefined) return 1;
+  if (raw === 'auto') return availableParallelism();
+  const n = Number(raw);
+  if (raw.trim() !== '' && Number.isInteger(n) && n >= 1) return n;
+  problems.push({
+    path: '--workers',
+    message: t('shard.workers.bad', { got: raw }),
+    hint: t('shard.workers.hint'),
+  });
+  return 1;
+}
+
+/**
+ * The flags a worker must not inherit: the parent owns the workers, the output folder, the
+ * --json result, the store and the exporter port (N children cannot share one port).
+ * name → whether it takes a value (`optional`: a value when the next word is not a flag).
+ */
+const PARENT_FLAGS: Record<string, 'value' | 'none' | 'optional'> = {
+  '--workers': 'value',
+  '--out': 'value',
+  '--json': 'optional',
+  '--db': 'value',
+  '--no-db': 'none',
+  '--metrics-port': 'value',
+  '--label': 'value',
+};
+
+/** `run`'s own argv (after `run`) less the parent's flags. */
+export function workerArgs(runArgv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < runArgv.length; i++) {
+    const a = runArgv[i];
+    const name = a.includes('=') ? a.slice(0, a.indexOf('=')) : a;
+    const kind = PARENT_FLAGS[name];
+    if (a === '--') {
+      out.push(...runArgv.slice(i));
+      break;
+    }
+    if (!kind) {
+      out.push(a);
+      continue;
+    }
+    if (a.includes('=') || kind === 'none') continue;
+    const next = runArgv[i + 1];
+    if (kind === 'value' || (next !== undefined && !next.startsWith('-'))) i++;
+  }
+  return out;
+}
+
+/** Time for N children to start (node, imports, the workload) before their common start. */
+export function workersLeadMs(n: number): number {
+  return 2000 + 500 * n;
+}
+
+interface Child {
+  code: number | null;
+  stderr: string;
+}
+
+/**
+ * This CLI as a child's arguments: node's own flags of this process (`--import tsx` under tsx),
+ * less any `-e` launcher code, then `main(argv)` of the CLI module beside this one (main.ts under
+ * tsx, main.js from dist), so a child runs the same code however the parent was started.
+ */
+export function cliCommand(args: readonly string[]): string[] {
+  const own: string[] = [];
+  for (let i = 0; i < process.execArgv.length; i++) {
+    const a = process.execArgv[i];
+    if (a === '-e' || a === '--eval' || a === '-p' || a === '--print') i++;
+    else if (!a.startsWith('--input-type') && !a.startsWith('--eval=') && !a.startsWith('--test'))
+      own.push(a);
+  }
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const mainUrl = new URL(`../main${ext}`, import.meta.url).href;
+  const code = `import(${JSON.stringify(mainUrl)}).then((m) => m.main(process.argv.slice(1))).then((c) => { process.exitCode = c; })`;
+  return [...own, '--input-type=module', '-e', code, '--', ...args];
+}
+
+function runChild(
+  args: string[],
+  env: Record<string, string | undefined>,
+  signal: AbortSignal,
+): Promise<Child> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, cliCommand(args), {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env,
+    });
+    const kill = () => p.kill('SIGINT');
+    signal.addEventListener('abort', kill, { once: true });
+    let stderr = '';
+    p.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    p.on('error', reject);
+    p.on('close', (code) => {
+      signal.removeEventListener('abort', kill);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+/**
+ * Run N shard children from `runArgv` and merge them (exact) into `out` (null: nothing written).
+ * A child that exits with a code a measurement does not give (0, 2, 3), or writes no shard
+ * report, fails the run with its stderr.
+ */
+export async function runWorkers(
+  opts: {
+    runArgv: readonly string[];
+    workers: number;
+    out: string | null;
+    env: Record<string, string | undefined>;
+    signal: AbortSignal;
+    log: (line: string) => void;
+  },
+  t: T,
+) {
+  const n = opts.workers;
+  const startAt = new Date(unixNowMs() + workersLeadMs(n)).toISOString();
+  const base = workerArgs(opts.runArgv);
+  const tmp = await mkdtemp(join(tmpdir(), 'servelab-workers-'));
+  try {
+    opts.log(t('shard.workers.start', { n, start_at: startAt }));
+    const dirs = Array.from({ length: n }, (_, i) => join(tmp, String(i)));
+    // A worker reads its shard from the flags, never from an Indexed Job's environment.
+    const env = { ...opts.env, JOB_COMPLETION_INDEX: undefined, SERVELAB_SHARD_COUNT: undefined };
+    const children = await Promise.all(
+      dirs.map((dir, i) =>
+        runChild(
+          ['run', ...base, ...['--shard', `${i}/${n}`, '--start-at', startAt, '--out', dir, '--no-db']],
+          env,
+          opts.signal,
+        ),
+      ),
+    );
+    const files = dirs.map((dir, i) => join(dir, shardFiles(i, n).report));
+    const problems: Problem[] = [];
+    children.forEach((c, i) => {
+      const ok =
+        c.code === ExitCode.ok || c.code === ExitCode.thresholdFailed || c.code === ExitCode.nothingSucceeded;
+      if (!ok)
+        problems.push({
+          path: '--workers',
+          message: t('shard.workers.failed', {
+            index: i,
+            count: n,
+            code: String(c.code),
+            stderr: c.stderr.trim(),
+          }),
+          hint: t('shard.workers.failedHint', { index: i, count: n }),
+        });
+    });
+    if (problems.length) throw new UsageError(problems);
+    return await mergeShards({ expect: n, files, out: opts.out, exact: true }, t);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * @module test/cli/workers
+ * `run --workers 2` against the simulator (port 0): two child processes of the CLI, one per
+ * shard, merged exactly. On a seeded closed and a seeded open run it must plan what `run` plans
+ * (the same request indices and prompt lengths; in the open run the same planned send times),
+ * give `run`'s counts, and its merged histograms must equal, bucket for bucket, those built from
+ * its own merged records. `--workers` with `--shard` is refused.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { decodeHistogram, histogramBuckets, histogramOf } from '../../src/analysis/histogram.js';
+import { SUMMARY_METRICS, type SummaryMetric, summarize } from '../../src/analysis/summary.js';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import type { RequestRecord } from '../../src/record/types.js';
+import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
+
+let sim: SimServer;
+let root: string;
+before(async () => {
+  sim = await startSimServer({ model: 'qwen3-8b', gpu: 'h100', port: 0, timeScale: 50 });
+  root = mkdtempSync(join(tmpdir(), 'servelab-workers-'));
+});
+after(async () => {
+  await sim.close();
+});
+
+function readRecords(path: string): RequestRecord[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as RequestRecord);
+}
+
+async function run(args: string[], out: string) {
+  const io = memoryIo({}, root);
+  const code = await main(
+    [
+      'run',
+      ...['--url', `${sim.url}/v1`, '--input-len', 'uniform:8-32', '--output-len', 'uniform:2-6'],
+      ...['--requests', '24', '--seed', '7', '--no-db', '--no-scrape', '--out', out],
+      ...args,
+    ],
+    io,
+  );
+  assert.equal(code, 0, io.err());
+  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+  const records = readRecords(join(out, 'requests.jsonl')).filter((r) => r.phase === 'measure');
+  return { report, records, io };
+}
+
+const prompts = (rs: readonly RequestRecord[]) =>
+  [...rs].sort((a, b) => a.index - b.index).map((r) => [r.index, r.usage?.prompt_tokens ?? null]);
+
+describe('run --workers 2', () => {
+  for (const [name, load] of [
+    ['closed', ['--concurrency', '4']],
+    ['open', ['--rate', '200', '--arrival', 'poisson']],
+  ] as const) {
+    it(`${name} loop: run's plan and counts; merged histograms equal its own records'`, async () => {
+      const plain = await run([...load], join(root, `${name}-plain`));
+      const w = await run([...load, '--workers', '2'], join(root, `${name}-workers`));
+      assert.match(w.io.err(), /starting 2 workers/);
+      assert.match(w.io.out(), /merged 2 workers of run \w+: wrote .*report\.json/);
+      assert.equal(w.report.merge.exact, true);
+      assert.equal(w.report.merge.shards.length, 2);
+      assert.deepEqual(w.report.summary.requests, plain.report.summary.requests);
+      assert.equal(w.report.summary.requests.succeeded, 24);
+      // the same requests: indices and their seeded prompt lengths
+      assert.deepEqual(prompts(w.records), prompts(plain.records));
+      assert.equal(w.records.length, 24);
+      if (name === 'open') {
+        // planned send times, each on its own shard's clock, against the plain run's schedule
+        const origin = w.report.started_at_unix_ms;
+        const wins = w.report.merge.shards.map(
+          (s: { window_unix_ms: { start: number } }) => s.window_unix_ms,
+        );
+        const plannedW = new Map(
+          w.records.map((r) => [r.index, (r.planned_at_ms as number) + origin - wins[r.index % 2].start]),
+        );
+        for (const r of plain.records) {
+          const want = (r.planned_at_ms as number) - plain.report.window.start_ms;
+          const got = plannedW.get(r.index) as number;
+          assert.ok(Math.abs(got - want) < 1e-3, `request ${r.index}: planned ${got} vs ${want}`);
+        }
+      }
+      // bucket for bucket: the merged histograms against those of its own records
+      const samples = Object.fromEntries(SUMMARY_METRICS.map((k) => [k, [] as number[]])) as Record<
+        SummaryMetric,
+        number[]
+      >;
+      for (const i of [0, 1])
+        summarize(
+          w.records.filter((r) => r.index % 2 === i),
+          {
+            window: w.report.window,
+            max_concurrency: name === 'closed' ? 2 : null,
+            detail: (d) => {
+              for (const k of SUMMARY_METRICS) samples[k].push(...d.samples[k]);
+            },
+          },
+        );
+      assert.equal(samples.ttft_ms.length, 24);
+      for (const k of SUMMARY_METRICS)
+        assert.deepEqual(
+          histogramBuckets(decodeHistogram(w.report.merge.histograms.metrics[k])),
+          histogramBuckets(histogramOf(samples[k]).histogram),
+          k,
+        );
+    });
+  }
+
+  it('refuses --workers with --shard, and a bad count, as usage errors', async () => {
+    const io = memoryIo({}, root);
+    const code = await main(
+      ['run', '--url', `${sim.url}/v1`, '--workers', '2', '--shard', '0/2', '--start-in', '5', '--no-db'],
+      io,
+    );
+    assert.equal(code, 1);
+    assert.match(io.err(), /--workers splits a run on this host/);
+    const bad = memoryIo({}, root);
+    assert.equal(await main(['run', '--url', `${sim.url}/v1`, '--workers', 'many', '--no-db'], bad), 1);
+    assert.match(bad.err(), /--workers must be an integer ≥ 1 or auto \(got many\)/);
+  });
+});
