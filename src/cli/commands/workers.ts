@@ -67,9 +67,13 @@ export function workerArgs(runArgv: readonly string[]): string[] {
   return out;
 }
 
-/** Time for N children to start (node, imports, the workload) before their common start. */
+/**
+ * Time for N children to start (node, imports, the workload) before their common start. A
+ * child more than 1 s late sends nothing (the shards' late policy), so the lead is generous: on
+ * a busy 2-core machine under tsx, two children took over 3 s to get going.
+ */
 export function workersLeadMs(n: number): number {
-  return 2000 + 500 * n;
+  return 4000 + 1000 * n;
 }
 
 interface Child {
