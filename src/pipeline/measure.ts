@@ -596,12 +596,9 @@ export async function measureOn(
     window: result.window,
     ...(level ? { level: level as LoadedRun['level'] } : {}),
   };
-  // A shard shares the server with the other shards: the server's generation-token counter
-  // counts their tokens too, so it cannot be held against this shard's own usage.
-  const sharedServer = (plan.shard?.count ?? 1) > 1;
-  const ownReasons = (reasons: ValidityReason[]) =>
-    sharedServer ? reasons.filter((r) => r.code !== 'token_mismatch') : reasons;
-  const validity = ownReasons(validityReasons(judged));
+  // A shard shares the server with the other shards, whose tokens its counters count too.
+  const validityOpts = { shared_server: (plan.shard?.count ?? 1) > 1 };
+  const validity = validityReasons(judged, validityOpts);
   report.validity = { valid: validity.length === 0, reasons: validity };
   if (storeRun && store) {
     report.run_id = storeRun.id;
@@ -669,7 +666,7 @@ export async function measureOn(
       ? { ...summary, warnings: summarize(result.records, { ...summaryCtx, t: deps.t }).warnings }
       : summary,
     thresholds: thresholdResults,
-    validity: translated ? ownReasons(validityReasons(judged, {}, deps.t)) : validity,
+    validity: translated ? validityReasons(judged, validityOpts, deps.t) : validity,
     series: mon.points,
     runId: storeRun?.id ?? null,
     files,

@@ -41,6 +41,12 @@ export interface ValidityOptions {
    * client). Without the step count, any late step.
    */
   max_sim_behind_fraction?: number;
+  /**
+   * Other clients load the same server at the same time (the other shards of a `--shard i/N`
+   * run): its counters count their requests too, so this run's own usage is not compared with
+   * them (the token check is left out).
+   */
+  shared_server?: boolean;
 }
 
 /** Client CPU is judged only over a measurement window at least this long (ms). */
@@ -55,6 +61,7 @@ export const VALIDITY_DEFAULTS: Required<ValidityOptions> = {
   max_token_mismatch: 0.02,
   max_cold_hit_rate: 0.1,
   max_sim_behind_fraction: 0.01,
+  shared_server: false,
 };
 
 /** The concurrency cap a run was made with (level, else config), or null. */
@@ -216,7 +223,7 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}, t: T
   if (s.usage_missing > 0) {
     add('usage_missing', t('diagnose.validity.usage_missing', { n: s.usage_missing }));
   }
-  const tc = tokenCounts(run);
+  const tc = o.shared_server ? null : tokenCounts(run);
   if (tc) {
     const denom = Math.max(tc.client, tc.server, 1);
     const gap = Math.abs(tc.client - tc.server) / denom;
