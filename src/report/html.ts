@@ -66,7 +66,8 @@ table.record td:last-child{white-space:normal;text-align:left;overflow-wrap:anyw
 .src-probed{color:#1b7f3b}.src-declared{color:#555}.src-missing{color:#c0392b}
 `;
 
-const CSS = `
+/** The whole page's rules: the body, headings and {@link FRAGMENT_CSS}. */
+export const PAGE_CSS = `
 *{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,"Segoe UI","PingFang SC","Noto Sans CJK SC",sans-serif;margin:0 auto;padding:16px clamp(10px,2vw,28px);color:#222;max-width:1600px}
 h1{font-size:22px;margin:6px 0 12px;overflow-wrap:anywhere}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd;padding-bottom:4px}
@@ -444,7 +445,7 @@ ${runChartsHtml(x.charts)}
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
-<style>${CSS}</style></head>
+<style>${PAGE_CSS}</style></head>
 <body>
 <h1>${escapeHtml(title)}</h1>
 ${headlineHtml(runs, diagnosis, t, opts)}
