@@ -15,9 +15,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { syntheticAzureCsv } from '../scripts/make-trace-fixtures.js';
 import { traceOffsetsMs } from '../src/schedule/arrivals.js';
 import { parseTrace, windowTrace } from '../src/workload/traces/index.js';
-import { syntheticAzureCsv } from '../scripts/make-trace-fixtures.js';
 import { infoRow, type ScenarioResult, targetRow } from './lib.js';
 
 interface ChildFigures {
@@ -70,8 +70,14 @@ export async function benchTrace(opts: { requests: number }): Promise<ScenarioRe
     return {
       name: S,
       rows: [
-        targetRow({ scenario: S, case: c, metric: 'parse + schedule', value: r.total_ms / 1000, unit: 's' }, { below: 3 }),
-        targetRow({ scenario: S, case: c, metric: 'peak memory (RSS)', value: r.max_rss_mb, unit: 'MB' }, { below: 300 }),
+        targetRow(
+          { scenario: S, case: c, metric: 'parse + schedule', value: r.total_ms / 1000, unit: 's' },
+          { below: 3 },
+        ),
+        targetRow(
+          { scenario: S, case: c, metric: 'peak memory (RSS)', value: r.max_rss_mb, unit: 'MB' },
+          { below: 300 },
+        ),
         infoRow({ scenario: S, case: c, metric: 'parse', value: r.parse_ms, unit: 'ms' }),
         infoRow({ scenario: S, case: c, metric: 'schedule', value: r.schedule_ms, unit: 'ms' }),
       ],

@@ -403,6 +403,18 @@ export function runChartsHtml(charts: readonly ChartSpec[]): string {
   ].join('\n');
 }
 
+/** A self-contained page's start, up to and including its `<h1>` title: head, inline CSS ({@link PAGE_CSS}), no scripts. */
+export function pageStart(title: string, t: T): string {
+  return `<!doctype html>
+<html lang="${t.lang}"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(title)}</title>
+<style>${PAGE_CSS}</style></head>
+<body>
+<h1>${escapeHtml(title)}</h1>`;
+}
+
 /** Options for {@link renderHtmlReport}. */
 export interface HtmlReportOptions extends TableOptions {
   title?: string;
@@ -440,14 +452,7 @@ ${runChartsHtml(x.charts)}
 </details>`;
         })
         .join('\n');
-  return `<!doctype html>
-<html lang="${t.lang}"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(title)}</title>
-<style>${PAGE_CSS}</style></head>
-<body>
-<h1>${escapeHtml(title)}</h1>
+  return `${pageStart(title, t)}
 ${headlineHtml(runs, diagnosis, t, opts)}
 ${lead ? `<div class="charts lead">${figureHtml(lead)}</div>` : ''}
 <h2>${escapeHtml(t('report.h.results'))}</h2>

@@ -11,7 +11,7 @@ import type { TraceStats } from '../analysis/trace-stats.js';
 import { interArrivalGapsMs } from '../analysis/trace-stats.js';
 import { type T, translator } from '../core/i18n/index.js';
 import { axisNumber, histogram, niceCeil, renderSvg, valueAxis, withBase } from './charts.js';
-import { PAGE_CSS } from './html.js';
+import { pageStart } from './html.js';
 import { escapeHtml } from './table.js';
 
 const EN = translator('en');
@@ -197,14 +197,7 @@ export function renderTraceStatsHtml(
   ];
   const lines = traceStatsLines(s, { ...meta, skipped: [] }, t).slice(1);
   const charts = traceCharts(s, requests, t);
-  return `<!doctype html>
-<html lang="${t.lang}"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(title)}</title>
-<style>${PAGE_CSS}</style></head>
-<body>
-<h1>${escapeHtml(title)}</h1>
+  return `${pageStart(title, t)}
 <h2>${escapeHtml(t('trace.html.summary'))}</h2>
 <div><table class="trace-summary"><tr><th class="l">${escapeHtml(t('trace.html.metric'))}</th><th class="l">${escapeHtml(t('trace.html.value'))}</th></tr>
 ${rows.map(([k, v]) => `<tr><td class="l">${escapeHtml(k)}</td><td class="l">${escapeHtml(v)}</td></tr>`).join('\n')}

@@ -86,35 +86,27 @@ export function parseTrace(
 ): Omit<ParsedTrace, 'format'> & { format: TraceFormat | undefined; detected: boolean } {
   const t = opts.t ?? EN;
   const list = TRACE_FORMATS.join(', ');
+  const failed = (problem: Problem) => ({
+    format: undefined,
+    detected: false,
+    entries: [],
+    skipped: [],
+    problems: [problem],
+  });
   if (opts.format !== undefined && !isTraceFormat(opts.format))
-    return {
-      format: undefined,
-      detected: false,
-      entries: [],
-      skipped: [],
-      problems: [
-        {
-          path: '--trace-format',
-          message: t('trace.format.unknown', { got: opts.format }),
-          hint: t('trace.format.unknown_hint', { formats: list }),
-        },
-      ],
-    };
+    return failed({
+      path: '--trace-format',
+      message: t('trace.format.unknown', { got: opts.format }),
+      hint: t('trace.format.unknown_hint', { formats: list }),
+    });
   const format = (opts.format as TraceFormat | undefined) ?? detectTraceFormat(text);
   if (!format)
-    return {
-      format: undefined,
-      detected: false,
-      entries: [],
-      skipped: [],
-      problems: [
-        {
-          path: `${path}:${Math.max(1, text.slice(0, Math.max(0, text.search(/\S/))).split('\n').length)}`,
-          message: t('trace.detect.failed'),
-          hint: t('trace.detect.failed_hint', { formats: list }),
-        },
-      ],
-    };
+    return failed({
+      // The first non-blank line, which names no format.
+      path: `${path}:${Math.max(1, text.slice(0, Math.max(0, text.search(/\S/))).split('\n').length)}`,
+      message: t('trace.detect.failed'),
+      hint: t('trace.detect.failed_hint', { formats: list }),
+    });
   const r = parseOne(format, text, path, t, opts.blockSize ?? MOONCAKE_BLOCK_SIZE);
   if (r.entries.length === 0 && r.problems.length === 0)
     r.problems.push({
