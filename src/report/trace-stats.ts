@@ -136,14 +136,16 @@ export function histogramOption(
 ): EChartsOption | null {
   if (values.length === 0) return null;
   const h = histogram(values, BINS);
-  // The axis ends one bin past the last, so a histogram of one bin (every gap equal) keeps its width.
-  const last = h.points[h.points.length - 1][0] + h.width;
+  // Every bin, empty ones as 0: echarts sizes bars on a value axis by the closest two points, so
+  // one lone bin (every gap equal) would otherwise be as wide as the axis.
+  const counts = new Map(h.points.map(([x, c]) => [Math.round(x / h.width - 0.5), c]));
+  const data = Array.from({ length: BINS + 1 }, (_, i) => [(i + 0.5) * h.width, counts.get(i) ?? 0]);
   return withBase(title, {
     legend: { show: false },
     tooltip: { trigger: 'item' },
-    xAxis: valueAxis(xName, { min: 0, max: niceCeil(last) }, true),
+    xAxis: valueAxis(xName, { min: 0, max: niceCeil((BINS + 1) * h.width) }, true),
     yAxis: valueAxis(t('trace.axis.requests'), { min: 0 }),
-    series: [{ type: 'bar', name: t('trace.axis.requests'), barMaxWidth: 24, data: h.points }],
+    series: [{ type: 'bar', name: t('trace.axis.requests'), barWidth: '90%', data }],
   });
 }
 

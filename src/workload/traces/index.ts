@@ -3,7 +3,8 @@
  * Public trace formats (docs/traces.md): Azure LLM inference CSV, BurstGPT CSV, Mooncake JSONL
  * with block hashes, and servelab's JSONL. {@link parseTrace} picks the parser from
  * `--trace-format`, or detects the format from the file's first line (a CSV header names its
- * columns; a JSON line its fields), and returns every problem with its line plus every skipped
+ * columns; a JSON line its fields; a JSON line with neither Mooncake's nor servelab's fields is
+ * read as servelab's), and returns every problem with its line plus every skipped
  * row, counted; {@link windowTrace} keeps the requests inside `--trace-window`.
  */
 import type { Problem } from '../../core/errors.js';
@@ -99,7 +100,12 @@ export function parseTrace(
       message: t('trace.format.unknown', { got: opts.format }),
       hint: t('trace.format.unknown_hint', { formats: list }),
     });
-  const format = (opts.format as TraceFormat | undefined) ?? detectTraceFormat(text);
+  // A JSON line that names no known field is read as servelab's JSONL (the `--trace` format
+  // before the public ones), whose problems then say line by line what it lacks.
+  const format =
+    (opts.format as TraceFormat | undefined) ??
+    detectTraceFormat(text) ??
+    (text.trimStart().startsWith('{') ? 'servelab' : undefined);
   if (!format)
     return failed({
       // The first non-blank line, which names no format.

@@ -184,6 +184,13 @@ describe('parseTrace', () => {
     );
   });
 
+  it('reads a JSON line with no known field as servelab JSONL, whose problems say what it lacks', () => {
+    const r = parseTrace('{"ts": 1, "prompt": "hi"}\n', 'x.jsonl');
+    assert.equal(r.format, 'servelab');
+    assert.equal(r.problems[0].path, 'x.jsonl:1');
+    assert.match(r.problems[0].message, /timestamp_ms/);
+  });
+
   it('says so when it cannot tell the format, or the format is unknown, in the reader language', () => {
     const r = parseTrace('\n\ntime,len\n1,2\n', 'x.csv');
     assert.equal(r.format, undefined);
