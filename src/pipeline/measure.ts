@@ -34,7 +34,7 @@ import { validityReasons } from '../report/diagnose/validity.js';
 import { describeEnvironment } from '../report/run/environment.js';
 import { buildRunReport, RECORDS_FILE, type RunReport, runReportProblem } from '../report/run/report.js';
 import { buildShardReport, type ShardReport } from '../report/run/shard.js';
-import { writeJsonFile, writeRunOutputs } from '../report/run/write.js';
+import { type WriteRunOutputsOptions, writeJsonFile, writeRunOutputs } from '../report/run/write.js';
 import type { LoadedRun, ValidityReason } from '../report/types.js';
 import type { RunObserver } from '../runner/events.js';
 import {
@@ -117,6 +117,11 @@ export interface MeasureDeps {
    * `report.validity`, stored with the run, stays English.
    */
   t?: T;
+  /**
+   * A coordinator's common start (`run --workers`): called once this shard is ready (after its
+   * warm-up), it resolves to the start every shard uses (unix ms), which replaces the planned one.
+   */
+  awaitStart?: () => Promise<number>;
 }
 
 export interface Measurement {
@@ -425,6 +430,22 @@ export interface MeasureRequest {
   };
 }
 
+/** `vllm.json`'s writing options from a run's output settings (`--format vllm` and its flags). */
+export function vllmWriteOptions(
+  output: MeasureRequest['output'] | CommonSettings['output'] | undefined,
+): Omit<WriteRunOutputsOptions, 'records'> {
+  const v = output?.vllm;
+  return {
+    vllm: output?.formatVllm ?? false,
+    vllmOptions: {
+      percentileMetrics: v?.percentileMetrics ?? undefined,
+      metricPercentiles: v?.metricPercentiles ?? undefined,
+      detailed: v?.detailed ?? false,
+    },
+    vllmFile: v?.file ? { path: v.file, append: v.append } : null,
+  };
+}
+
 /** The summary's idea of the run's concurrency cap. */
 function concurrencyOf(load: LoadMode, beforeEach: boolean): number | null {
   if (beforeEach) return 1;
@@ -518,6 +539,9 @@ export async function measureOn(
               atMs: plan.shard.startAtUnixMs - clock.originUnixMs,
               lateLimitMs: LATE_LIMIT_MS,
               policy: plan.shard.latePolicy,
+              ready: deps.awaitStart
+                ? async () => (await (deps.awaitStart as () => Promise<number>)()) - clock.originUnixMs
+                : undefined,
             }
           : null;
       result = await runPlan({ ...plan, start }, monitoring.mark, {
@@ -612,9 +636,7 @@ export async function measureOn(
     });
     store.finishRun(storeRun.id, summary, result.interrupted ? 'interrupted' : 'completed', result.window);
   }
-  const vllmFile = req.output?.vllm?.file
-    ? { path: req.output.vllm.file, append: req.output.vllm.append }
-    : null;
+  const writeOptions = vllmWriteOptions(req.output);
   const shardReport =
     plan.shard && detail && shardNames
       ? buildShardReport(
@@ -631,7 +653,8 @@ export async function measureOn(
             planned_total: plan.shard.plannedTotal,
             planned_here: plan.load.kind === 'open' ? plan.load.arrivalsMs.length : (plan.load.requests ?? 0),
             concurrency_cap: concurrencyOf(plan.load, !!plan.beforeEach),
-            planned_start_unix_ms: plan.shard.startAtUnixMs,
+            planned_start_unix_ms:
+              result.start_at_ms != null ? result.start_at_ms + clock.originUnixMs : plan.shard.startAtUnixMs,
             late_ms: result.late_ms ?? null,
             late_policy: plan.shard.latePolicy,
             host: environment.hostname ?? '',
@@ -643,17 +666,8 @@ export async function measureOn(
     ? outDir
       ? [await writeJsonFile(join(outDir, (shardNames as { report: string }).report), shardReport)]
       : []
-    : outDir || (req.output?.formatVllm && vllmFile)
-      ? await writeRunOutputs(outDir, report, {
-          vllm: req.output?.formatVllm ?? false,
-          records: result.records,
-          vllmOptions: {
-            percentileMetrics: req.output?.vllm?.percentileMetrics ?? undefined,
-            metricPercentiles: req.output?.vllm?.metricPercentiles ?? undefined,
-            detailed: req.output?.vllm?.detailed ?? false,
-          },
-          vllmFile,
-        })
+    : outDir || (writeOptions.vllm && writeOptions.vllmFile)
+      ? await writeRunOutputs(outDir, report, { ...writeOptions, records: result.records })
       : [];
   if (writer) files.push(writer.path);
   const translated = deps.t !== undefined && deps.t.lang !== 'en';

@@ -5,8 +5,13 @@
  * All times are milliseconds since the run started, on a monotonic clock; null = never happened.
  */
 
-/** Outcome classes, in the order of precedence used when several apply (first wins). */
+/**
+ * Outcome classes, in the order of precedence used when several apply (first wins). `lost` is
+ * written only by `merge --allow-missing`, for the planned requests of a shard that never
+ * reported: nothing is known about them but that they were planned.
+ */
 export const OUTCOMES = [
+  'lost',
   'cancelled',
   'connect_error',
   'http_error',

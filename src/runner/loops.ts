@@ -104,7 +104,16 @@ export interface RunLoadConfig {
    * ends with reason `late_start` (`fail`), or records the arrivals already missed as
    * `cancelled` with the reason `late start` and sends the rest on schedule (`truncate`).
    */
-  start?: { atMs: number; lateLimitMs: number; policy: 'fail' | 'truncate' } | null;
+  start?: {
+    atMs: number;
+    lateLimitMs: number;
+    policy: 'fail' | 'truncate';
+    /**
+     * A coordinator picks the start (`run --workers`): awaited after the warm-up, it says this
+     * run is ready and resolves to the common start (run-clock ms), which replaces `atMs`.
+     */
+    ready?: () => Promise<number>;
+  } | null;
 }
 
 /** The error of a request a late shard never sent (`--late-policy`). */
@@ -139,6 +148,8 @@ export interface RunResult {
   failed_fast: string | null;
   /** With a common start: how late the measured window opened (ms, ≥ 0); else null. */
   late_ms?: number | null;
+  /** With a common start: the start the window was planned to open at (run-clock ms); else null. */
+  start_at_ms?: number | null;
   client_health: ClientHealth;
   /**
    * Messages of observer hooks that threw (first 20; an observer failure never stops the run),
@@ -323,7 +334,8 @@ class LoadRun {
 
   async run(): Promise<RunResult> {
     const { cfg, clock } = this;
-    const health = (this.deps.health ?? startClientHealth)();
+    const probe = this.deps.health ?? startClientHealth;
+    let health = probe();
     const warmup = cfg.warmup ?? 0;
     const load = cfg.load;
     const measuredPlanned = load.kind === 'open' ? load.arrivalsMs.length : (load.requests ?? null);
@@ -344,6 +356,7 @@ class LoadRun {
     let reason: RunEndReason = 'completed';
     let windowStart = clock.now();
     let lateMs: number | null = null;
+    let startAtMs: number | null = null;
     try {
       if (warmup > 0) {
         const wc =
@@ -351,9 +364,13 @@ class LoadRun {
         await this.closedPhase('warmup', cfg.warmupSpecs ?? cfg.specs, wc, warmup, null);
       }
       if (cfg.beforeMeasure && !this.stopped) await cfg.beforeMeasure();
+      const start =
+        cfg.start?.ready && !this.stopped
+          ? { ...cfg.start, atMs: await cfg.start.ready() }
+          : (cfg.start ?? null);
       windowStart = clock.now();
-      const start = cfg.start ?? null;
       if (start) {
+        startAtMs = start.atMs;
         if (windowStart < start.atMs)
           await clock.sleepUntil(start.atMs, this.stopCtl.signal).catch(() => undefined);
         lateMs = Math.max(0, clock.now() - start.atMs);
@@ -365,6 +382,9 @@ class LoadRun {
           this.unsentMeasured(load, start.atMs);
         }
       }
+      // The client's health over the measured window: not its warm-up, nor a wait for the start.
+      health.stop();
+      health = probe();
       if (this.lateStart) {
         // nothing is sent: every measured request was recorded as not sent above
       } else if (load.kind === 'closed') {
@@ -395,6 +415,7 @@ class LoadRun {
       reason,
       failed_fast: this.failedFast,
       late_ms: lateMs,
+      start_at_ms: startAtMs,
       client_health: health.stop(),
       observer_errors: this.observerErrors,
     };

@@ -17,6 +17,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RequestRecord } from '../../src/record/types.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
+import { openStore } from '../../src/store/index.js';
 
 let sim: SimServer;
 let root: string;
@@ -35,13 +36,14 @@ function readRecords(path: string): RequestRecord[] {
     .map((l) => JSON.parse(l) as RequestRecord);
 }
 
-async function run(args: string[], out: string, scrape = false) {
+async function run(args: string[], out: string, scrape = false, db: string | null = null) {
   const io = memoryIo({}, root);
   const code = await main(
     [
       'run',
       ...['--url', `${sim.url}/v1`, '--input-len', 'uniform:8-32', '--output-len', 'uniform:2-6'],
-      ...['--requests', '24', '--seed', '7', '--no-db', ...(scrape ? [] : ['--no-scrape']), '--out', out],
+      ...['--requests', '24', '--seed', '7', ...(db ? ['--db', db] : ['--no-db'])],
+      ...[...(scrape ? [] : ['--no-scrape']), '--out', out],
       ...args,
     ],
     io,
@@ -59,11 +61,27 @@ describe('run --workers 2', () => {
   it("does not hold the shared server's token counter against each shard's own usage", async () => {
     // Both shards scrape the one server: its generation-token counter rises by both shards'
     // tokens, about twice what either shard received. Only the whole run can be compared with it.
-    const w = await run(['--concurrency', '4', '--workers', '2'], join(root, 'scraped'), true);
+    const db = join(root, 'workers.db');
+    const out = join(root, 'scraped');
+    const w = await run(['--concurrency', '4', '--workers', '2', '--format', 'vllm'], out, true, db);
     const reasons = (w.report.validity.reasons as { code: string; message: string }[]).map(
       (r) => `${r.code}: ${r.message}`,
     );
     assert.ok(!reasons.some((r) => r.startsWith('token_mismatch')), reasons.join('\n'));
+    // One run like any other: stored with every record under the id it prints, and vllm.json.
+    const store = openStore(db);
+    try {
+      const stored = store.getRun(w.report.run_id);
+      assert.ok(stored, `run ${w.report.run_id} is not in the store`);
+      assert.equal([...store.getRecords(w.report.run_id)].filter((r) => r.phase === 'measure').length, 24);
+      assert.deepEqual((stored.summary as { requests: unknown }).requests, w.report.summary.requests);
+    } finally {
+      store.close();
+    }
+    assert.match(w.io.out(), new RegExp(`run ${w.report.run_id}\\b`));
+    const vllm = JSON.parse(readFileSync(join(out, 'vllm.json'), 'utf8'));
+    assert.equal(vllm.completed, 24);
+    assert.equal(vllm.num_prompts, 24);
   });
 
   for (const [name, load] of [

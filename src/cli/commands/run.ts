@@ -14,8 +14,10 @@ import {
   type MeasureInput,
   measure,
   readBaseline,
+  vllmWriteOptions,
   workloadOptions,
 } from '../../pipeline/measure.js';
+import { storeMerged, writeMerged } from '../../pipeline/merge.js';
 import type { MonitoringSettings } from '../../pipeline/monitoring.js';
 import { LATE_LIMIT_MS, parseShardSettings } from '../../pipeline/shard.js';
 import { formatSummaryTable, formatTokenization, formatVerdict } from '../../report/run/table.js';
@@ -43,7 +45,7 @@ import {
   parseHeaders,
   throwIfProblems,
 } from './common.js';
-import { parseWorkers, runWorkers } from './workers.js';
+import { parseWorkers, runWorkers, startFromParent } from './workers.js';
 
 export interface RawRun extends RawCommon {
   url?: string;
@@ -272,6 +274,7 @@ export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = 
       store,
       log: (line) => io.stderr.write(`${line}\n`),
       t,
+      awaitStart: startFromParent(io.env),
     });
     // Every file before the summary (measure wrote --out): a reader that closes stdout early
     // (`| head`) must not cost the --json file. JSON on stdout still comes after the summary.
@@ -318,7 +321,7 @@ export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = 
  * verdict, thresholds and exit code of the merged report, as a plain run prints them.
  */
 async function runWithWorkers(
-  input: MeasureInput,
+  input: MeasureInput & { db: string | null },
   workers: number,
   argv: readonly string[],
   io: Io,
@@ -332,23 +335,37 @@ async function runWithWorkers(
   const ctrl = new AbortController();
   const off = io.onInterrupt(() => ctrl.abort(new Error('interrupted')));
   try {
-    const { report, files } = await runWorkers(
+    const { report, records } = await runWorkers(
       {
         runArgv: argv,
         workers,
-        out: input.common.output.out,
         env: io.env,
         signal: ctrl.signal,
         log: (line) => io.stderr.write(`${line}\n`),
       },
       t,
     );
+    // Stored and written as one run: the store's id, report.json, requests.jsonl, vllm.json.
+    if (input.db && records) {
+      const store = openStore(resolve(io.cwd, input.db));
+      try {
+        storeMerged(store, report, records, input.label ?? null);
+      } finally {
+        store.close();
+      }
+    }
+    const files = await writeMerged(
+      input.common.output.out,
+      report,
+      records,
+      vllmWriteOptions(input.common.output),
+    );
     const results = thresholds.length ? evaluateThresholds(report.summary, [...thresholds], baseline) : [];
     const json = input.common.output.json;
     const result = { ...report, thresholds: results };
     if (json !== true) await emitJson(json, result, io);
     const model = input.common.generation.model ?? (report.config as { model?: string }).model ?? null;
-    const head = { url: redactUrl(input.target.url), model, id: report.merge.run_id };
+    const head = { url: redactUrl(input.target.url), model, id: report.run_id ?? report.merge.run_id };
     out.write(`\n${t('run.header_run', head)}\n`);
     out.write(formatSummaryTable(report.summary, t));
     out.write(formatVerdict(report.validity?.reasons ?? [], t));
