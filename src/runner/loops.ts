@@ -366,7 +366,7 @@ class LoadRun {
       if (cfg.beforeMeasure && !this.stopped) await cfg.beforeMeasure();
       const start =
         cfg.start?.ready && !this.stopped
-          ? { ...cfg.start, atMs: await cfg.start.ready() }
+          ? { ...cfg.start, atMs: await this.untilStopped(cfg.start.ready()) }
           : (cfg.start ?? null);
       windowStart = clock.now();
       if (start) {
@@ -692,6 +692,26 @@ class LoadRun {
           if (done) return;
           finish();
           reject(e);
+        },
+      );
+    });
+  }
+
+  /** `p`'s value, or now when the run is stopped first (an interrupt must not wait on a coordinator). */
+  private untilStopped(p: Promise<number>): Promise<number> {
+    const signal = this.stopCtl.signal;
+    if (signal.aborted) return Promise.resolve(this.clock.now());
+    return new Promise((resolve, reject) => {
+      const onStop = () => resolve(this.clock.now());
+      signal.addEventListener('abort', onStop, { once: true });
+      p.then(
+        (v) => {
+          signal.removeEventListener('abort', onStop);
+          resolve(v);
+        },
+        (err) => {
+          signal.removeEventListener('abort', onStop);
+          reject(err);
         },
       );
     });

@@ -177,7 +177,11 @@ function runChildren(
   const children = procs.map(
     (p, i) =>
       new Promise<Child>((resolve, reject) => {
-        const kill = () => p.kill('SIGINT');
+        const kill = () => {
+          p.kill('SIGINT');
+          // A child waiting for the common start takes the closed channel as "go now", then stops.
+          if (p.connected) p.disconnect();
+        };
         stop.signal.addEventListener('abort', kill, { once: true });
         let stderr = '';
         p.stderr?.on('data', (d) => {
