@@ -129,18 +129,14 @@ export async function benchWorkers(o: WorkersBenchOptions): Promise<ScenarioResu
   const rows: Row[] = [];
   for (const r of runs) {
     const c = `--workers ${r.workers} c${o.concurrency}×${o.chunks} chunks`;
-    rows.push(
-      infoRow({ scenario: S, case: c, metric: 'failed requests', value: r.failed, unit: 'requests' }),
-      infoRow({ scenario: S, case: c, metric: 'chunks/s received', value: r.chunks_per_s, unit: '1/s' }),
-      infoRow({
-        scenario: S,
-        case: c,
-        metric: 'client CPU/chunk',
-        value: r.client_cpu_us_per_chunk,
-        unit: 'µs',
-      }),
-      infoRow({ scenario: S, case: c, metric: 'client CPU', value: r.client_cpu_percent, unit: '% core' }),
-    );
+    const figures: [string, number | null, string][] = [
+      ['failed requests', r.failed, 'requests'],
+      ['chunks/s received', r.chunks_per_s, '1/s'],
+      ['client CPU/chunk', r.client_cpu_us_per_chunk, 'µs'],
+      ['client CPU', r.client_cpu_percent, '% core'],
+    ];
+    for (const [metric, value, unit] of figures)
+      rows.push(infoRow({ scenario: S, case: c, metric, value, unit }));
     if (r.workers > 1)
       rows.push(
         targetRow(
