@@ -17,7 +17,6 @@ import {
   sloProblemsWithoutStream,
   summarize,
 } from '../analysis/index.js';
-import { seriesSummary } from '../analysis/series.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
 import { createHttpTarget, redactHeaders, scrubSecrets } from '../client/index.js';
 import { errorMessageOf } from '../client/stream.js';
@@ -51,7 +50,12 @@ import type { RunKind, Store } from '../store/index.js';
 import { buildWorkload, tokenizeRemote, type Workload, type WorkloadOptions } from '../workload/index.js';
 import type { RequestSpec } from '../workload/types.js';
 import { type Endpoint, urlEndpoint } from './endpoint.js';
-import { type MonitoringResult, type MonitoringSettings, startMonitoring } from './monitoring.js';
+import {
+  type MonitoringResult,
+  type MonitoringSettings,
+  reportMonitoring,
+  startMonitoring,
+} from './monitoring.js';
 import type { CommonSettings } from './settings.js';
 import {
   commonRunId,
@@ -595,18 +599,8 @@ export async function measureOn(
     records: result.records,
     embedRecords: req.output?.embedRecords ?? false,
   });
-  if (mon.server || mon.scrape || mon.exporter_url)
-    report.monitoring = {
-      server: mon.server as unknown as Record<string, number | null> | null,
-      server_window: mon.points.length
-        ? (seriesSummary(mon.points, {
-            from_ms: result.window.start_ms,
-            to_ms: result.window.end_ms,
-          }) as unknown as Record<string, number | null>)
-        : null,
-      scrape: mon.scrape as unknown as Record<string, unknown> | null,
-      exporter_url: mon.exporter_url,
-    };
+  const monitoringBlock = reportMonitoring(mon, mon.points, result.window);
+  if (monitoringBlock) report.monitoring = monitoringBlock;
   if (mon.points.length) report.series = mon.points;
   const level = plan.level ?? null;
   const judged: LoadedRun = {

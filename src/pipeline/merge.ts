@@ -27,6 +27,7 @@ import { describe, emptyStats } from '../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary, type SummaryMetric, summarize } from '../analysis/summary.js';
 import { type Problem, UsageError } from '../core/errors.js';
 import type { T } from '../core/i18n/index.js';
+import type { ScrapePoint } from '../record/series.js';
 import { emptyRecord, OUTCOMES, type RequestRecord, shiftRecord } from '../record/types.js';
 import { validityReasons } from '../report/diagnose/validity.js';
 import { buildRunReport, RECORDS_FILE, type RunEnd, type RunReport } from '../report/run/report.js';
@@ -34,6 +35,7 @@ import type { ShardReport } from '../report/run/shard.js';
 import { type WriteRunOutputsOptions, writeRunOutputs } from '../report/run/write.js';
 import type { ValidityReason } from '../report/types.js';
 import type { Store } from '../store/index.js';
+import { type MonitoringResult, reportMonitoring } from './monitoring.js';
 import { shardIndices } from './shard.js';
 
 /** The spread of first dispatches above which `merge` warns (ms). */
@@ -48,6 +50,12 @@ export interface MergeOptions {
   allowMissing?: boolean;
   /** `vllm.json` and its options, as `run --format vllm` writes them (needs `exact`: records). */
   write?: Omit<WriteRunOutputsOptions, 'records'>;
+  /**
+   * One monitor of the shared server over every shard (`run --workers`: the parent scraped it
+   * while its children ran, on a clock whose origin is `originUnixMs`). The merged run then has a
+   * run's server-side view and is judged on it (the token counter against every shard's tokens).
+   */
+  monitoring?: { result: MonitoringResult; originUnixMs: number } | null;
 }
 
 /** What `report.json` says about the merge itself. */
@@ -305,6 +313,7 @@ export async function mergeShards(
     summary,
     end: mergedEnd(shards.map((s) => s.report.end)),
   }) as MergedReport;
+  const series = opts.monitoring ? attachMonitoring(report, opts.monitoring, origin) : undefined;
   const reasons: ValidityReason[] = validityReasons({
     id: first.shard.run_id,
     label: 'merged',
@@ -313,6 +322,7 @@ export async function mergeShards(
     summary,
     records: records ?? [],
     window,
+    ...(series ? { series } : {}),
   });
   for (const s of shards)
     for (const r of s.report.validity?.reasons ?? [])
@@ -418,6 +428,23 @@ export function storeMerged(
   );
   report.run_id = run.id;
   return run.id;
+}
+
+/**
+ * Put one monitor's view of the shared server on the merged run's timeline (`origin`): its
+ * series and summaries, as `measure` gives a run. Returns the shifted series.
+ */
+function attachMonitoring(
+  report: MergedReport,
+  m: { result: MonitoringResult; originUnixMs: number },
+  origin: number,
+): ScrapePoint[] {
+  const shift = m.originUnixMs - origin;
+  const points = m.result.points.map((p) => (shift === 0 ? p : { ...p, t_ms: p.t_ms + shift }));
+  const block = reportMonitoring(m.result, points, report.window);
+  if (block) report.monitoring = block;
+  if (points.length) report.series = points;
+  return points;
 }
 
 /** The error of a request whose shard never reported. */

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { decodeHistogram, histogramBuckets, histogramOf } from '../../src/analysis/histogram.js';
+import { counterIncrease } from '../../src/analysis/series.js';
 import { SUMMARY_METRICS, type SummaryMetric, summarize } from '../../src/analysis/summary.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
@@ -68,6 +69,19 @@ describe('run --workers 2', () => {
       (r) => `${r.code}: ${r.message}`,
     );
     assert.ok(!reasons.some((r) => r.startsWith('token_mismatch')), reasons.join('\n'));
+    // The parent scraped the server once for the whole run: the merged run has a run's server
+    // view, and its token check compared the counter with every shard's tokens.
+    assert.ok(w.report.monitoring?.server, 'no server view in the merged report');
+    assert.ok(w.report.series?.some((p: { name: string }) => p.name === 'generation_tokens_total'));
+    const served = w.records.reduce((n, r) => n + (r.usage?.completion_tokens ?? 0), 0);
+    const counted = counterIncrease(
+      (w.report.series as { name: string; value: number }[])
+        .filter((p) => p.name === 'generation_tokens_total')
+        .map((p) => p.value),
+    );
+    // The simulator counts exactly what it sent: one scrape before the first shard's first
+    // request and one after the last one's last, so the counter saw both shards' tokens.
+    assert.equal(counted, served);
     // One run like any other: stored with every record under the id it prints, and vllm.json.
     const store = openStore(db);
     try {

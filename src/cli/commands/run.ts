@@ -321,7 +321,7 @@ export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = 
  * verdict, thresholds and exit code of the merged report, as a plain run prints them.
  */
 async function runWithWorkers(
-  input: MeasureInput & { db: string | null },
+  input: MeasureInput & { db: string | null; monitoring: MonitoringSettings },
   workers: number,
   argv: readonly string[],
   io: Io,
@@ -342,6 +342,7 @@ async function runWithWorkers(
         env: io.env,
         signal: ctrl.signal,
         log: (line) => io.stderr.write(`${line}\n`),
+        monitoring: { settings: input.monitoring, targetUrl: input.target.url },
       },
       t,
     );

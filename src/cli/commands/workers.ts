@@ -13,8 +13,13 @@ import { join } from 'node:path';
 import { ExitCode, type Problem, UsageError } from '../../core/errors.js';
 import type { T } from '../../core/i18n/index.js';
 import { mergeShards } from '../../pipeline/merge.js';
+import {
+  type MonitoringResult,
+  type MonitoringSettings,
+  startMonitoring,
+} from '../../pipeline/monitoring.js';
 import { shardFiles } from '../../pipeline/shard.js';
-import { unixNowMs } from '../../runtime/clock.js';
+import { RealClock, unixNowMs } from '../../runtime/clock.js';
 
 /** `--workers N|auto` as a count (auto: one per core); problems for anything else. */
 export function parseWorkers(raw: string | undefined, problems: Problem[], t: T): number {
@@ -43,6 +48,10 @@ const PARENT_FLAGS: Record<string, 'value' | 'none' | 'optional'> = {
   '--no-db': 'none',
   '--metrics-port': 'value',
   '--label': 'value',
+  // The parent scrapes the shared server once for the whole run; the children do not.
+  '--scrape': 'value',
+  '--no-scrape': 'none',
+  '--scrape-interval': 'value',
 };
 
 /** `run`'s own argv (after `run`) less the parent's flags. */
@@ -218,6 +227,8 @@ export async function runWorkers(
     env: Record<string, string | undefined>;
     signal: AbortSignal;
     log: (line: string) => void;
+    /** Scrape the shared server over the whole run, as `run` does (the children do not). */
+    monitoring?: { settings: MonitoringSettings; targetUrl: string } | null;
   },
   t: T,
 ) {
@@ -230,15 +241,29 @@ export async function runWorkers(
     const dirs = Array.from({ length: n }, (_, i) => join(tmp, String(i)));
     // A worker reads its shard from the flags, never from an Indexed Job's environment.
     const env = { ...opts.env, JOB_COMPLETION_INDEX: undefined, SERVELAB_SHARD_COUNT: undefined };
-    const children = await runChildren(
-      dirs.map((dir, i) => [
-        'run',
-        ...base,
-        ...['--shard', `${i}/${n}`, '--start-at', startAt, '--out', dir, '--no-db'],
-      ]),
-      env,
-      opts.signal,
-    );
+    const clock = new RealClock();
+    const m = opts.monitoring;
+    const monitor = m
+      ? await startMonitoring(
+          { ...m.settings, metricsPort: null },
+          { targetUrl: m.targetUrl, clock, log: opts.log },
+        )
+      : null;
+    let children: Child[];
+    let result: MonitoringResult | null = null;
+    try {
+      children = await runChildren(
+        dirs.map((dir, i) => [
+          'run',
+          ...base,
+          ...['--shard', `${i}/${n}`, '--start-at', startAt, '--out', dir, '--no-db', '--no-scrape'],
+        ]),
+        env,
+        opts.signal,
+      );
+    } finally {
+      result = (await monitor?.stop().catch(() => null)) ?? null;
+    }
     const files = dirs.map((dir, i) => join(dir, shardFiles(i, n).report));
     const problems: Problem[] = [];
     children.forEach((c, i) => {
@@ -257,7 +282,8 @@ export async function runWorkers(
         });
     });
     if (problems.length) throw new UsageError(problems);
-    return await mergeShards({ expect: n, files, out: null, exact: true }, t);
+    const monitoring = result ? { result, originUnixMs: clock.originUnixMs } : null;
+    return await mergeShards({ expect: n, files, out: null, exact: true, monitoring }, t);
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
