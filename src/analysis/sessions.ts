@@ -121,12 +121,13 @@ export function summarizeSessions(
   let hitDen = 0;
   for (const { first, final } of measured) {
     const k = final.turn ?? 0;
-    const acc = (turns[k] ??= { planned: 0, ok: 0, ttft: [], user: [], prompt: [], hitNum: 0, hitDen: 0 });
+    if (!turns[k]) turns[k] = { planned: 0, ok: 0, ttft: [], user: [], prompt: [], hitNum: 0, hitDen: 0 };
+    const acc = turns[k];
     acc.planned++;
     outcomes[final.outcome]++;
     const sid = final.session_id as string;
-    let s = bySession.get(sid);
-    if (!s) bySession.set(sid, (s = { failed: false, sent: false, from: null, to: null }));
+    const s = bySession.get(sid) ?? { failed: false, sent: false, from: null, to: null };
+    bySession.set(sid, s);
     if (first.sent_at_ms !== null) {
       s.sent = true;
       if (first.planned_at_ms !== null)
@@ -179,16 +180,18 @@ export function summarizeSessions(
     turns: { planned: measured.length, succeeded, failed: measured.length - succeeded, cancelled, outcomes },
     user_ttft_ms: describe(user),
     turns_per_user_minute: userMs > 0 ? okTurns / (userMs / 60_000) : null,
-    per_turn: turns.map((a, turn) => ({
-      turn,
-      planned: a?.planned ?? 0,
-      succeeded: a?.ok ?? 0,
-      ttft_ms: pair(a ? [...a.ttft] : []),
-      user_ttft_ms: pair(a ? [...a.user] : []),
-      prompt_tokens_mean: a ? mean(a.prompt) : null,
-      cache_hit_rate: a && a.hitDen > 0 ? a.hitNum / a.hitDen : null,
-      intended_sharing: intended?.per_turn[turn] ?? null,
-    })),
+    per_turn: Array.from({ length: turns.length }, (_, turn) => turns[turn] as Acc | undefined).map(
+      (a, turn) => ({
+        turn,
+        planned: a?.planned ?? 0,
+        succeeded: a?.ok ?? 0,
+        ttft_ms: pair(a ? [...a.ttft] : []),
+        user_ttft_ms: pair(a ? [...a.user] : []),
+        prompt_tokens_mean: a ? mean(a.prompt) : null,
+        cache_hit_rate: a && a.hitDen > 0 ? a.hitNum / a.hitDen : null,
+        intended_sharing: intended?.per_turn[turn] ?? null,
+      }),
+    ),
     cache_hit_rate: hitDen > 0 ? hitNum / hitDen : null,
     intended_sharing: intended?.ratio ?? null,
     intended_document_sharing: intended?.document_ratio ?? null,

@@ -55,6 +55,7 @@ import {
   buildWorkload,
   type IntendedSharing,
   type SessionOptions,
+  type SessionWorkload,
   sessionPrefix,
   tokenizeRemote,
   type Workload,
@@ -281,30 +282,16 @@ export function loadPlan(
   workload: Workload | null,
 ): { load: LoadMode; count: number } {
   const l = common.load;
-  if (l.mode === 'sessions') {
-    const sw = workload?.sessions;
-    const users = sw?.sessions.length ?? l.users ?? 0;
-    // Ramp: user i starts at i·S/N; a session rate: Poisson arrivals at R per second (seeded).
-    const starts =
-      l.sessionRateRps !== null
-        ? arrivalOffsetsMs({
-            rateRps: l.sessionRateRps,
-            arrival: 'poisson',
-            burstiness: 1,
-            count: users,
-            seed: l.seed,
-          })
-        : Array.from({ length: users }, (_, i) => (users > 0 ? (i * (l.rampUpS ?? 0) * 1000) / users : 0));
-    const sessions: SessionLoad[] = (sw?.sessions ?? []).map((s, i) => ({
-      startMs: starts[i] ?? 0,
-      prefix: sw ? sessionPrefix(sw, s) : [],
-      turns: s.turns.map((t) => ({ spec: t.spec, thinkMs: t.think_s * 1000 })),
-    }));
+  if (l.mode === 'sessions')
     return {
-      load: { kind: 'sessions', sessions, maxConcurrency: l.maxConcurrency },
+      load: sessionsLoadMode(workload?.sessions ?? null, {
+        rampUpS: l.rampUpS,
+        sessionRateRps: l.sessionRateRps,
+        seed: l.seed,
+        maxConcurrency: l.maxConcurrency,
+      }),
       count: workload?.specs.length ?? 0,
     };
-  }
   if (l.mode === 'closed') {
     return {
       load: {
@@ -329,6 +316,34 @@ export function loadPlan(
   const specs = workload?.specs ?? [];
   const arrivalsMs = traceOffsetsMs(specs, l.traceSpeedup);
   return { load: { kind: 'open', arrivalsMs, maxConcurrency: l.maxConcurrency }, count: specs.length };
+}
+
+/**
+ * The sessions load of a built session workload: user i starts at i·S/N with a ramp of S
+ * seconds (all at 0 without one), or at the i-th of N seeded Poisson arrivals at `sessionRateRps`;
+ * each turn's think time in ms; each session's document as its prefix. Experiments use it too.
+ */
+export function sessionsLoadMode(
+  sw: SessionWorkload | null,
+  o: { rampUpS: number | null; sessionRateRps: number | null; seed: number; maxConcurrency: number | null },
+): Extract<LoadMode, { kind: 'sessions' }> {
+  const users = sw?.sessions.length ?? 0;
+  const starts =
+    o.sessionRateRps !== null
+      ? arrivalOffsetsMs({
+          rateRps: o.sessionRateRps,
+          arrival: 'poisson',
+          burstiness: 1,
+          count: users,
+          seed: o.seed,
+        })
+      : Array.from({ length: users }, (_, i) => (i * (o.rampUpS ?? 0) * 1000) / users);
+  const sessions: SessionLoad[] = (sw?.sessions ?? []).map((s, i) => ({
+    startMs: starts[i] ?? 0,
+    prefix: sw ? sessionPrefix(sw, s) : [],
+    turns: s.turns.map((t) => ({ spec: t.spec, thinkMs: t.think_s * 1000 })),
+  }));
+  return { kind: 'sessions', sessions, maxConcurrency: o.maxConcurrency };
 }
 
 /** Number of requests the workload must provide before the trace is known. */
