@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { type ErrorGroup, FAIL_FAST_UNSENT } from '../../analysis/errors.js';
 import { evaluateThresholds } from '../../analysis/thresholds.js';
+import { DEFAULT_SESSION_HEADER } from '../../client/index.js';
 import type { Endpoint } from '../../client/types.js';
 import { ExitCode, type Problem } from '../../core/errors.js';
 import { type T, translator } from '../../core/i18n/index.js';
@@ -20,6 +21,7 @@ import {
 import { storeMerged, writeMerged } from '../../pipeline/merge.js';
 import type { MonitoringSettings } from '../../pipeline/monitoring.js';
 import { LATE_LIMIT_MS, parseShardSettings } from '../../pipeline/shard.js';
+import { formatSessions } from '../../report/run/sessions.js';
 import { formatSummaryTable, formatTokenization, formatVerdict } from '../../report/run/table.js';
 import { unixNowMs } from '../../runtime/clock.js';
 import { openStore } from '../../store/index.js';
@@ -54,6 +56,7 @@ export interface RawRun extends RawCommon {
   extraBody?: string;
   header?: string[];
   apiKeyEnv?: string;
+  sessionHeader?: string;
   timeout?: string;
   timeoutTtft?: string;
   retries?: string;
@@ -205,6 +208,19 @@ export function parseRunFlags(
   const monitoring = parseMonitoringFlags(raw, problems, t);
   const shard = parseShardSettings(raw, env, unixNowMs(), problems, t);
   const workers = parseWorkers(raw.workers, problems, t);
+  if (common.load.mode === 'sessions' && (shard || workers > 1))
+    problems.push({
+      path: shard ? '--shard' : '--workers',
+      message: t('sessions.shard.refused'),
+      hint: t('sessions.shard.refused_hint'),
+    });
+  const sessionHeader = (raw.sessionHeader ?? DEFAULT_SESSION_HEADER).trim();
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(sessionHeader))
+    problems.push({
+      path: '--session-header',
+      message: t('sessions.header.bad', { name: sessionHeader }),
+      hint: t('sessions.header.hint'),
+    });
   if (workers > 1 && shard)
     problems.push({
       path: '--workers',
@@ -223,6 +239,7 @@ export function parseRunFlags(
     retries,
     failFast: raw.failFast !== false,
     backend: raw.backend ?? null,
+    sessionHeader,
   };
   checkMeasureInput({ target, common }, problems);
   problems.push(...workloadProblems(workloadOptions(common, common.generation.model ?? '')));
@@ -286,6 +303,7 @@ export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = 
     // How prompt lengths were made exact: the offline tokenizer, the server's, or the approximation (and why).
     out.write(formatTokenization(m.workload.method, m.workload.notes, t));
     out.write(formatSummaryTable(m.summary, t));
+    out.write(formatSessions(m.report.sessions ?? null, t));
     out.write(formatVerdict(m.validity, t));
     out.write(formatThresholds(m.thresholds, t));
     const sh = m.shardReport?.shard;
