@@ -12,7 +12,7 @@
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { benchClient } from './client.js';
 import { infoRow, medianRows, type Row, renderTable, type ScenarioResult, targetRow } from './lib.js';
@@ -20,8 +20,9 @@ import { benchOpenLoop } from './open-loop.js';
 import { benchPlan } from './plan.js';
 import { benchSimReal } from './sim-real.js';
 import { benchTrace } from './trace.js';
+import { benchWorkers } from './workers.js';
 
-const SCENARIOS = ['client', 'open-loop', 'sim-real', 'sim-virtual', 'plan', 'trace'] as const;
+const SCENARIOS = ['client', 'open-loop', 'sim-real', 'sim-virtual', 'plan', 'workers', 'trace'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 interface Args {
@@ -181,6 +182,14 @@ async function run(s: Scenario, quick: boolean): Promise<ScenarioResult> {
       return benchSimVirtual(quick);
     case 'plan':
       return benchPlan({ runs: quick ? 1 : 3 });
+    case 'workers':
+      return benchWorkers({
+        workers: [1, 2, availableParallelism()],
+        concurrency: 200,
+        requests: quick ? 400 : 1000,
+        chunks: 200,
+        intervalMs: 10,
+      });
     case 'trace':
       return benchTrace({ requests: 100_000 });
   }

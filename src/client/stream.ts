@@ -13,6 +13,7 @@ import { TextDecoder } from 'node:util';
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import { isTruncated } from '../record/outcome.js';
 import type { ChunkKind, Outcome, RequestRecord, Usage } from '../record/types.js';
+import type { AnswerSink } from './types.js';
 
 /** What the stream looked like on the wire, beyond the record (used by `check`). */
 export interface StreamInfo {
@@ -140,6 +141,8 @@ export class ResponseAccumulator {
   done = false;
   /** When not null, every parsed data event is kept here in order (`[DONE]` as the string). */
   events: unknown[] | null = null;
+  /** When set, the content text is appended here as it arrives (session turns only). */
+  answer: AnswerSink | undefined = undefined;
   /** First in-band error (event, object, malformed JSON, finish_reason error/abort). */
   streamError: string | null = null;
   /** A content or tool-call delta was seen. */
@@ -270,7 +273,10 @@ export class ResponseAccumulator {
             hasR = true;
             this.info.reasoning_field ??= 'reasoning';
           }
-          if (nonEmptyString(d.content)) hasC = true;
+          if (nonEmptyString(d.content)) {
+            hasC = true;
+            if (this.answer !== undefined) this.answer.parts.push(d.content as string);
+          }
           if (
             nonEmptyArray(d.tool_calls) ||
             (d.function_call !== null && typeof d.function_call === 'object')
@@ -279,6 +285,7 @@ export class ResponseAccumulator {
         } else if (nonEmptyString(c.text)) {
           // /completions streams carry `text` on the choice itself
           hasC = true;
+          if (this.answer !== undefined) this.answer.parts.push(c.text as string);
         }
         const fr = c.finish_reason;
         if (typeof fr === 'string' && fr.length > 0 && rec.finish_reason === null) {
@@ -371,10 +378,14 @@ export class ResponseAccumulator {
           hasR = true;
           this.info.reasoning_field ??= 'reasoning';
         }
-        if (nonEmptyString(m.content)) hasC = true;
+        if (nonEmptyString(m.content)) {
+          hasC = true;
+          if (this.answer !== undefined) this.answer.parts.push(m.content as string);
+        }
         if (nonEmptyArray(m.tool_calls)) hasT = true;
       } else if (nonEmptyString(c.text)) {
         hasC = true;
+        if (this.answer !== undefined) this.answer.parts.push(c.text as string);
       }
       if (typeof c.finish_reason === 'string' && c.finish_reason && rec.finish_reason === null) {
         rec.finish_reason = c.finish_reason;

@@ -38,6 +38,16 @@ export interface ClientOptions {
    * simulator (`sim/server/inprocess`). It is the caller's to close.
    */
   dispatcher?: Pick<Dispatcher, 'dispatch'>;
+  /**
+   * The header that carries a session turn's `spec.session_id` (sessions load mode), for routers
+   * with session affinity; default `x-session-id`.
+   */
+  sessionHeader?: string;
+}
+
+/** Where a session turn's answer text goes: the content deltas (or the body's content), in order. */
+export interface AnswerSink {
+  parts: string[];
 }
 
 /** One attempt to send. The client fills in the record it is given. */
@@ -57,6 +67,11 @@ export interface SendArgs {
    * (`[DONE]` as the string). For probes that judge the wire itself (`gate`), never for load.
    */
   capture?: boolean;
+  /**
+   * Keep the answer's content text here (the sessions loop sends it back as the next turn's
+   * history). Absent for every other request, so they pay nothing for it.
+   */
+  answer?: AnswerSink;
 }
 
 /** Sends one request and always resolves (never rejects) with exactly one record. */
