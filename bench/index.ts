@@ -4,7 +4,8 @@
  * issues 2 and 3. Scenarios: `client` (streaming client vs a naive fetch client), `open-loop`
  * (runner lateness at 200 req/s), `sim-real` (simulator emit-time error in real time),
  * `sim-virtual` (simulator throughput in virtual time: the engine fast path and the measurement
- * path), `plan` (the wall time of one `servelab plan` command). With no scenario, all run in that order. Figures go to stdout as one table (progress to
+ * path), `plan` (the wall time of one `servelab plan` command), `trace` (a 100k-request Azure
+ * trace parsed and scheduled: time and peak memory). With no scenario, all run in that order. Figures go to stdout as one table (progress to
  * stderr); `--json FILE` also writes them as JSON. Benchmarks
  * measure and print: a missed target is shown as MISSED and never fails the process.
  * Everything runs on loopback only. See docs/bench.md for how to read each figure.
@@ -18,9 +19,10 @@ import { infoRow, medianRows, type Row, renderTable, type ScenarioResult, target
 import { benchOpenLoop } from './open-loop.js';
 import { benchPlan } from './plan.js';
 import { benchSimReal } from './sim-real.js';
+import { benchTrace } from './trace.js';
 import { benchWorkers } from './workers.js';
 
-const SCENARIOS = ['client', 'open-loop', 'sim-real', 'sim-virtual', 'plan', 'workers'] as const;
+const SCENARIOS = ['client', 'open-loop', 'sim-real', 'sim-virtual', 'plan', 'workers', 'trace'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 interface Args {
@@ -188,6 +190,8 @@ async function run(s: Scenario, quick: boolean): Promise<ScenarioResult> {
         chunks: 200,
         intervalMs: 10,
       });
+    case 'trace':
+      return benchTrace({ requests: 100_000 });
   }
 }
 

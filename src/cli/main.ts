@@ -351,6 +351,20 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .action((refs, opts) => {
       action = async (io) => (await import('./commands/calibrate.js')).calibrateCommand(refs, opts, io);
     });
+  addLangOption(
+    program
+      .command('trace')
+      .description('public LLM traces (Azure, BurstGPT, Mooncake, servelab)')
+      .command('stats')
+      .description('rate over time, length distributions, burstiness and prefix sharing of a trace')
+      .argument('<file>', 'the trace (Azure or BurstGPT CSV, Mooncake or servelab JSONL)')
+      .option('--trace-format <fmt>', 'azure, burstgpt, mooncake or servelab (default: detected)')
+      .option('--trace-block-size <n>', 'tokens per Mooncake hash block (default 512)')
+      .option('--html <file>', 'write the statistics and their charts as a self-contained HTML page')
+      .option('--json [file]', 'write the statistics as JSON to file, or stdout'),
+  ).action((file, opts) => {
+    action = async (io) => (await import('./commands/trace.js')).traceStatsCommand(file, opts, io);
+  });
   addLangOption(program.command('dashboard').description('a live local dashboard over the store'))
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--port <p>', 'listen port (0 = any free port)', '8600')

@@ -37,6 +37,10 @@ export interface RawCommon {
   numPrefixGroups?: string;
   trace?: string;
   traceSpeedup?: string;
+  traceFormat?: string;
+  traceWindow?: string;
+  traceRateScale?: string;
+  traceBlockSize?: string;
   users?: string;
   turns?: string;
   thinkTime?: string;
@@ -145,10 +149,21 @@ export function addWorkloadOptions<C extends Command<[], Record<string, unknown>
     .option('--shared-prefix-len <n>', 'tokens of shared prefix at the start of each synthetic prompt')
     .option('--num-prefix-groups <g>', 'number of distinct shared prefixes (with --shared-prefix-len)')
     .option(
-      '--trace <file.jsonl>',
-      'replay a trace: {"timestamp_ms", "input_len"|"prompt"|"messages", "output_len"} per line',
+      '--trace <file>',
+      'replay a trace: Azure or BurstGPT CSV, Mooncake or servelab JSONL (docs/traces.md)',
+    )
+    .option(
+      '--trace-format <fmt>',
+      'azure, burstgpt, mooncake or servelab (default: detected from the first line)',
     )
     .option('--trace-speedup <x>', 'replay the trace x times faster', '1')
+    .option(
+      '--trace-rate-scale <x>',
+      'arrival rate × x (every gap ÷ x; multiplies with --trace-speedup)',
+      '1',
+    )
+    .option('--trace-window <start:end>', "replay only seconds START to END of the trace ('600:' to the end)")
+    .option('--trace-block-size <n>', 'tokens per Mooncake hash block (default 512)')
     .option(
       '--documents <d>',
       'sessions: D shared documents; each session picks one (Zipf) and its turns start with it',
@@ -352,6 +367,17 @@ export function parseCommon(
     maxConcurrency: closedAt !== null ? null : maxConcurrency,
     traceFile: trace,
     traceSpeedup: num(problems, '--trace-speedup', raw.traceSpeedup, { gt: 0 }, t) ?? 1,
+    traceFormat: raw.traceFormat ?? null,
+    traceWindow: raw.traceWindow !== undefined ? traceWindowOf(raw.traceWindow, problems, t) : null,
+    traceRateScale:
+      num(
+        problems,
+        '--trace-rate-scale',
+        raw.traceRateScale,
+        { gt: 0, hint: t('trace.rate_scale.hint') },
+        t,
+      ) ?? 1,
+    traceBlockSize: num(problems, '--trace-block-size', raw.traceBlockSize, { int: true, min: 1 }, t),
     warmup: num(problems, '--warmup', raw.warmup, { int: true, min: 0 }, t) ?? 0,
     seed: num(problems, '--seed', raw.seed, { int: true, min: 0 }, t) ?? 42,
     users,
@@ -461,6 +487,22 @@ export function parseCommon(
       hint: t('cli.format.needs_out_hint'),
     });
   return { load, workload, generation, output };
+}
+
+/** `--trace-window START:END` (seconds; END may be empty: to the end of the trace). */
+function traceWindowOf(raw: string, problems: Problem[], t: T): LoadSettings['traceWindow'] {
+  const m = /^\s*([0-9.]+)\s*:\s*([0-9.]*)\s*$/.exec(raw);
+  const startS = m ? Number(m[1]) : Number.NaN;
+  const endS = m && m[2] !== '' ? Number(m[2]) : null;
+  if (!Number.isFinite(startS) || (endS !== null && !(Number.isFinite(endS) && endS > startS))) {
+    problems.push({
+      path: '--trace-window',
+      message: t('trace.window.bad', { got: raw }),
+      hint: t('trace.window.hint'),
+    });
+    return null;
+  }
+  return { startS, endS };
 }
 
 /**

@@ -323,7 +323,11 @@ export function loadPlan(
     return { load: { kind: 'open', arrivalsMs, maxConcurrency: l.maxConcurrency }, count: arrivalsMs.length };
   }
   const specs = workload?.specs ?? [];
-  const arrivalsMs = traceOffsetsMs(specs, l.traceSpeedup);
+  const arrivalsMs = traceOffsetsMs(specs, {
+    speedup: l.traceSpeedup,
+    rateScale: l.traceRateScale,
+    originMs: workload?.trace?.origin_ms,
+  });
   return { load: { kind: 'open', arrivalsMs, maxConcurrency: l.maxConcurrency }, count: specs.length };
 }
 
@@ -375,6 +379,9 @@ export function workloadOptions(common: CommonSettings, model: string): Workload
     promptsFile: w.promptsFile ?? undefined,
     dataset: w.dataset ?? undefined,
     trace: common.load.traceFile ?? undefined,
+    traceFormat: common.load.traceFormat ?? undefined,
+    traceWindow: common.load.traceWindow ?? undefined,
+    traceBlockSize: common.load.traceBlockSize ?? undefined,
     inputLen: w.inputLen ?? (noSource ? '256' : undefined),
     outputLen: w.outputLen ?? undefined,
     sharedPrefixLen: w.sharedPrefixLen ?? undefined,
@@ -433,6 +440,7 @@ export function describeConfig(
       inexact: workload.inexact,
       skipped: workload.skipped,
       notes: workload.notes,
+      ...(workload.trace ? { trace: workload.trace } : {}),
       ...(workload.sessions
         ? {
             sessions: {
@@ -868,6 +876,7 @@ export async function measure(
       tokenizeRemote: sim
         ? (text) => sim.countTokens(text, model)
         : tokenizeRemote(endpoint.baseUrl, model, apiKey, target.headers, dispatcher),
+      t: deps.t,
     }),
   );
   const workload = split ? { ...built, specs: built.specs.slice(0, built.specs.length - warm) } : built;

@@ -18,6 +18,14 @@ export interface LoadSettings {
   maxConcurrency: number | null;
   traceFile: string | null;
   traceSpeedup: number;
+  /** `--trace-format` (null: detected from the file). */
+  traceFormat: string | null;
+  /** `--trace-window START:END`, seconds from the trace's first timestamp (endS null: to the end). */
+  traceWindow: { startS: number; endS: number | null } | null;
+  /** `--trace-rate-scale`: arrival rate × this (every gap ÷ it); multiplies with the speedup. */
+  traceRateScale: number;
+  /** `--trace-block-size` (Mooncake hash blocks; null: the format's, 512). */
+  traceBlockSize: number | null;
   warmup: number;
   seed: number;
   /** Sessions mode (`--users`): the number of users, one session each; null otherwise. */
@@ -109,6 +117,10 @@ export function commonSettings(
       maxConcurrency: null,
       traceFile: null,
       traceSpeedup: 1,
+      traceFormat: null,
+      traceWindow: null,
+      traceRateScale: 1,
+      traceBlockSize: null,
       warmup: 0,
       seed: 42,
       users: null,

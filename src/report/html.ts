@@ -66,7 +66,8 @@ table.record td:last-child{white-space:normal;text-align:left;overflow-wrap:anyw
 .src-probed{color:#1b7f3b}.src-declared{color:#555}.src-missing{color:#c0392b}
 `;
 
-const CSS = `
+/** The whole page's rules: the body, headings and {@link FRAGMENT_CSS}. */
+export const PAGE_CSS = `
 *{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,"Segoe UI","PingFang SC","Noto Sans CJK SC",sans-serif;margin:0 auto;padding:16px clamp(10px,2vw,28px);color:#222;max-width:1600px}
 h1{font-size:22px;margin:6px 0 12px;overflow-wrap:anywhere}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd;padding-bottom:4px}
@@ -402,6 +403,18 @@ export function runChartsHtml(charts: readonly ChartSpec[]): string {
   ].join('\n');
 }
 
+/** A self-contained page's start, up to and including its `<h1>` title: head, inline CSS ({@link PAGE_CSS}), no scripts. */
+export function pageStart(title: string, t: T): string {
+  return `<!doctype html>
+<html lang="${t.lang}"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(title)}</title>
+<style>${PAGE_CSS}</style></head>
+<body>
+<h1>${escapeHtml(title)}</h1>`;
+}
+
 /** Options for {@link renderHtmlReport}. */
 export interface HtmlReportOptions extends TableOptions {
   title?: string;
@@ -439,14 +452,7 @@ ${runChartsHtml(x.charts)}
 </details>`;
         })
         .join('\n');
-  return `<!doctype html>
-<html lang="${t.lang}"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(title)}</title>
-<style>${CSS}</style></head>
-<body>
-<h1>${escapeHtml(title)}</h1>
+  return `${pageStart(title, t)}
 ${headlineHtml(runs, diagnosis, t, opts)}
 ${lead ? `<div class="charts lead">${figureHtml(lead)}</div>` : ''}
 <h2>${escapeHtml(t('report.h.results'))}</h2>

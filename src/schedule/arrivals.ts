@@ -147,20 +147,46 @@ export function arrivalOffsetsMs(opts: ArrivalOptions): number[] {
   return offsets;
 }
 
+/** How a trace is replayed: {@link traceOffsetsMs}. */
+export interface TraceReplay {
+  /** Replay speed (> 0; 2 = twice as fast): `--trace-speedup`. */
+  speedup?: number;
+  /**
+   * Arrival-rate multiplier (> 0; 2 = twice the rate): `--trace-rate-scale`. Scaling a replayed
+   * trace's rate means dividing every gap by it, which is what a speedup does too; the two
+   * flags are equivalent and multiply (no request is thinned out or duplicated).
+   */
+  rateScale?: number;
+  /** The trace time the replay starts at (ms; default the first request's): a `--trace-window` start. */
+  originMs?: number;
+}
+
 /**
- * Offsets for trace replay: each timestamp relative to the first, divided by `speedup`.
+ * Offsets for trace replay: each timestamp relative to the origin (the first request, or the
+ * window's start), divided by speedup × rate scale.
  * @param specs anything with `timestamp_ms` (trace specs from `buildWorkload`), in trace order
- * @param speedup replay speed (> 0; 2 = twice as fast)
+ * @param replay the speedup (a number, for short) or the full {@link TraceReplay}
  * @returns absolute offsets in ms from the replay's start
- * @throws UsageError on a bad speedup or a spec without a timestamp.
+ * @throws UsageError on a bad speedup or rate scale, or a spec without a timestamp.
+ * @example traceOffsetsMs([{ timestamp_ms: 1000 }, { timestamp_ms: 3000 }], { speedup: 2 }) // [0, 1000]
  */
-export function traceOffsetsMs(specs: readonly { timestamp_ms?: number }[], speedup = 1): number[] {
+export function traceOffsetsMs(
+  specs: readonly { timestamp_ms?: number }[],
+  replay: number | TraceReplay = 1,
+): number[] {
+  const { speedup = 1, rateScale = 1, originMs } = typeof replay === 'number' ? { speedup: replay } : replay;
   const problems: Problem[] = [];
   if (!(Number.isFinite(speedup) && speedup > 0))
     problems.push({
       path: '--trace-speedup',
       message: `must be a number > 0 (got ${speedup})`,
       hint: '1 replays in real time, 2 twice as fast, 0.5 at half speed',
+    });
+  if (!(Number.isFinite(rateScale) && rateScale > 0))
+    problems.push({
+      path: '--trace-rate-scale',
+      message: `must be a number > 0 (got ${rateScale})`,
+      hint: '2 doubles the arrival rate, 0.5 halves it',
     });
   const missing = specs.findIndex((s) => typeof s.timestamp_ms !== 'number');
   if (missing >= 0)
@@ -170,6 +196,7 @@ export function traceOffsetsMs(specs: readonly { timestamp_ms?: number }[], spee
     });
   if (problems.length > 0) throw new UsageError(problems);
   if (specs.length === 0) return [];
-  const t0 = specs[0].timestamp_ms!;
-  return specs.map((s) => (s.timestamp_ms! - t0) / speedup);
+  const t0 = originMs ?? specs[0].timestamp_ms!;
+  const k = speedup * rateScale;
+  return specs.map((s) => (s.timestamp_ms! - t0) / k);
 }

@@ -14,7 +14,7 @@
  * words), so changing the count or one length leaves the other requests' text unchanged.
  */
 import { type Problem, UsageError } from '../core/errors.js';
-import { translator } from '../core/i18n/index.js';
+import { type T, translator } from '../core/i18n/index.js';
 import type { Rng } from '../runtime/rng.js';
 import { tokenizerFor as shippedTokenizerFor, type Tokenizer } from '../tokenizer/index.js';
 import {
@@ -26,15 +26,7 @@ import {
   tokenizerCounter,
   WordStream,
 } from './exact.js';
-import {
-  type PromptEntry,
-  parsePromptsJsonl,
-  parseShareGpt,
-  parseTraceJsonl,
-  type ReadText,
-  readTextFile,
-  type TraceEntry,
-} from './files.js';
+import { type PromptEntry, parsePromptsJsonl, parseShareGpt, type ReadText, readTextFile } from './files.js';
 import { distMean, type LengthDist, parseLengthDist } from './lengths.js';
 import {
   buildSessions,
@@ -45,6 +37,19 @@ import {
 } from './sessions.js';
 import { COUNT_CONCURRENCY, mapLimit, streamRng } from './streams.js';
 import { tryTokenize } from './tokenize-remote.js';
+import {
+  blockTexts,
+  isTraceFormat,
+  MOONCAKE_BLOCK_SIZE,
+  parseTrace,
+  skipNotes,
+  TRACE_FORMATS,
+  type TraceEntry,
+  type TraceFormat,
+  type TraceSkip,
+  type TraceWindow,
+  windowTrace,
+} from './traces/index.js';
 import type { RequestSpec, TokenizationMethod } from './types.js';
 import { VOCAB } from './vocab.js';
 
@@ -65,8 +70,14 @@ export interface WorkloadOptions {
   promptsFile?: string;
   /** `--dataset KIND FILE`. */
   dataset?: { kind: string; path: string };
-  /** `--trace FILE.jsonl`. */
+  /** `--trace FILE`. */
   trace?: string;
+  /** `--trace-format`: azure, burstgpt, mooncake or servelab; undefined: detected from the file. */
+  traceFormat?: string;
+  /** `--trace-window START:END` (seconds from the trace's first timestamp). */
+  traceWindow?: TraceWindow;
+  /** `--trace-block-size N`: tokens per Mooncake hash block (default 512). */
+  traceBlockSize?: number;
   /** `--input-len`: the synthetic source (tokens, `512` | `uniform:A-B` | `normal:MEAN,STD`). */
   inputLen?: string | number | LengthDist;
   /** `--output-len`: max_tokens per request; overrides lengths from files (tokens). */
@@ -95,6 +106,25 @@ export interface WorkloadDeps {
    * without special tokens; null when the server has no such endpoint.
    */
   tokenizeRemote?: (text: string) => Promise<number | null>;
+  /** Language of the problems (default English); notes stay English, as they are stored. */
+  t?: T;
+}
+
+/** What a trace replay read: its format, the rows it skipped and where its replay starts. */
+export interface TraceInfo {
+  format: TraceFormat;
+  /** True when the format was detected from the file rather than given. */
+  detected: boolean;
+  /** Requests in the file, and those kept (after the window and `--requests`). */
+  requests_in_file: number;
+  requests_kept: number;
+  skipped: TraceSkip[];
+  window: TraceWindow | null;
+  /** The time replay offsets count from, on the trace's clock (ms): the window's start, else the first request. */
+  origin_ms: number;
+  /** Mooncake: tokens per hash block, and the distinct blocks generated; null for other formats. */
+  block_size: number | null;
+  blocks: number | null;
 }
 
 export type WorkloadSource = 'prompt' | 'prompts' | 'sharegpt' | 'trace' | 'synthetic';
@@ -109,8 +139,10 @@ export interface Workload {
   inexact: number;
   /** ShareGPT entries left out: malformed, or too short as vLLM filters them. */
   skipped: number;
-  /** Things the report should say (fallbacks, cycling). */
+  /** Things the report should say (fallbacks, cycling, skipped trace rows). */
   notes: string[];
+  /** Trace replay only. */
+  trace?: TraceInfo;
   /** The sessions, in the sessions load mode (`specs` are then their turns, questions only). */
   sessions?: SessionWorkload;
 }
@@ -143,7 +175,7 @@ function asDist(v: string | number | LengthDist, path: string, problems: Problem
 }
 
 /** Check the options alone (no files read). */
-function checkOptions(opts: WorkloadOptions, problems: Problem[]): Checked {
+function checkOptions(opts: WorkloadOptions, problems: Problem[], t: T = EN): Checked {
   const given: [WorkloadSource, string][] = [];
   if (opts.prompt !== undefined) given.push(['prompt', '--prompt']);
   if (opts.promptsFile !== undefined) given.push(['prompts', '--prompts']);
@@ -204,6 +236,8 @@ function checkOptions(opts: WorkloadOptions, problems: Problem[]): Checked {
       message: `unknown dataset kind '${opts.dataset.kind}'`,
       hint: `known kinds: ${DATASET_KINDS.join(', ')}, e.g. --dataset sharegpt ShareGPT_V3_unfiltered_cleaned_split.json`,
     });
+
+  traceOptionProblems(opts, source, problems, t);
 
   const inputLen = opts.inputLen !== undefined ? asDist(opts.inputLen, '--input-len', problems) : undefined;
   const outputLen =
@@ -271,10 +305,61 @@ function checkOptions(opts: WorkloadOptions, problems: Problem[]): Checked {
  * Check the options without reading files or counting tokens.
  * @returns every problem found (empty when the options are usable).
  */
-export function workloadProblems(opts: WorkloadOptions): Problem[] {
+export function workloadProblems(opts: WorkloadOptions, t: T = EN): Problem[] {
   const problems: Problem[] = [];
-  checkOptions(opts, problems);
+  checkOptions(opts, problems, t);
   return problems;
+}
+
+/** The trace flags: a known format, a window with END > START ≥ 0, a block size only for Mooncake. */
+function traceOptionProblems(
+  opts: WorkloadOptions,
+  source: WorkloadSource | undefined,
+  problems: Problem[],
+  t: T,
+): void {
+  const flags: [string, unknown][] = [
+    ['--trace-format', opts.traceFormat],
+    ['--trace-window', opts.traceWindow],
+    ['--trace-block-size', opts.traceBlockSize],
+  ];
+  if (source !== 'trace') {
+    for (const [flag, v] of flags)
+      if (v !== undefined)
+        problems.push({
+          path: flag,
+          message: t('trace.flag.needs_trace', { flag }),
+          hint: t('trace.flag.needs_trace_hint'),
+        });
+    return;
+  }
+  if (opts.traceFormat !== undefined && !isTraceFormat(opts.traceFormat))
+    problems.push({
+      path: '--trace-format',
+      message: t('trace.format.unknown', { got: opts.traceFormat }),
+      hint: t('trace.format.unknown_hint', { formats: TRACE_FORMATS.join(', ') }),
+    });
+  const w = opts.traceWindow;
+  if (w && !(w.startS >= 0 && Number.isFinite(w.startS) && (w.endS === null || w.endS > w.startS)))
+    problems.push({
+      path: '--trace-window',
+      message: t('trace.window.bad', { got: `${w.startS}:${w.endS ?? ''}` }),
+      hint: t('trace.window.hint'),
+    });
+  if (opts.traceBlockSize !== undefined) {
+    if (!isPosInt(opts.traceBlockSize))
+      problems.push({
+        path: '--trace-block-size',
+        message: t('trace.block_size.bad', { got: opts.traceBlockSize }),
+        hint: t('trace.block_size.hint'),
+      });
+    else if (opts.traceFormat !== undefined && opts.traceFormat !== 'mooncake')
+      problems.push({
+        path: '--trace-block-size',
+        message: t('trace.block_size.only_mooncake', { format: opts.traceFormat }),
+        hint: t('trace.block_size.hint'),
+      });
+  }
 }
 
 function shuffle<T>(items: T[], rng: Rng): T[] {
@@ -317,7 +402,8 @@ async function chooseCounter(
   };
 }
 
-async function readSource(
+/** Read a source file; a missing or unreadable file is a problem (with a hint), not a throw. */
+export async function readSource(
   path: string,
   readText: ReadText,
   problems: Problem[],
@@ -340,7 +426,7 @@ type Loaded =
   | { source: 'prompt' | 'synthetic' }
   | { source: 'prompts'; entries: PromptEntry[] }
   | { source: 'sharegpt'; pairs: { prompt: string; reply: string }[]; malformed: number }
-  | { source: 'trace'; entries: TraceEntry[] };
+  | { source: 'trace'; entries: TraceEntry[]; info: TraceInfo; notes: string[] };
 
 /**
  * Build the workload from the options: validate everything (options and every file line), then
@@ -351,7 +437,8 @@ type Loaded =
  */
 export async function buildWorkload(opts: WorkloadOptions, deps: WorkloadDeps = {}): Promise<Workload> {
   const problems: Problem[] = [];
-  const checked = checkOptions(opts, problems);
+  const t = deps.t ?? EN;
+  const checked = checkOptions(opts, problems, t);
   const readText = deps.readText ?? readTextFile;
   let loaded: Loaded | undefined;
   switch (checked.source) {
@@ -379,17 +466,7 @@ export async function buildWorkload(opts: WorkloadOptions, deps: WorkloadDeps = 
     }
     case 'trace': {
       const text = await readSource(opts.trace!, readText, problems);
-      if (text !== undefined) {
-        const r = parseTraceJsonl(text, opts.trace!);
-        problems.push(...r.problems);
-        loaded = { source: 'trace', entries: r.entries };
-        if (opts.count !== undefined && r.entries.length > 0 && opts.count > r.entries.length)
-          problems.push({
-            path: '--requests',
-            message: `the trace has ${r.entries.length} requests; ${opts.count} were asked for`,
-            hint: 'omit --requests to replay the whole trace, or give at most the number of lines',
-          });
-      }
+      if (text !== undefined) loaded = loadTrace(text, opts, problems, t);
       break;
     }
   }
@@ -399,21 +476,22 @@ export async function buildWorkload(opts: WorkloadOptions, deps: WorkloadDeps = 
     loaded.source === 'synthetic' ||
     loaded.source === 'sharegpt' ||
     (loaded.source === 'trace' && loaded.entries.some((e) => e.input_len !== undefined));
-  if (!needsCounter) return { ...uncounted(opts, checked, loaded), method: 'none', inexact: 0, skipped: 0 };
+  if (!needsCounter)
+    return withTrace(loaded, { ...uncounted(opts, checked, loaded), method: 'none', inexact: 0, skipped: 0 });
 
   const { counter, fallback, note } = await chooseCounter(opts, deps);
   try {
     const w = await counted(opts, checked, loaded, counter);
     if (fallback) w.notes.unshift(`prompt lengths are approximate: ${fallback}`);
     if (note) w.notes.unshift(note);
-    return w;
+    return withTrace(loaded, w);
   } catch (e) {
     if (!(e instanceof RemoteTokenizeFailed)) throw e;
     const w = await counted(opts, checked, loaded, approximateCounter);
     w.notes.unshift(
       'the server /tokenize stopped answering part-way; every prompt was rebuilt with the approximation',
     );
-    return w;
+    return withTrace(loaded, w);
   }
 }
 
@@ -516,9 +594,16 @@ async function counted(
   }
   if (loaded.source === 'trace') {
     const count = opts.count ?? loaded.entries.length;
-    let inexact = 0;
-    const texts = await mapLimit(loaded.entries.slice(0, count), COUNT_CONCURRENCY, async (e, i) => {
+    const entries = loaded.entries.slice(0, count);
+    // Mooncake: one text per hash block, built once and shared by every request that has it.
+    const blocks = loaded.info.block_size
+      ? await blockTexts(entries, loaded.info.block_size, counter, opts.seed)
+      : undefined;
+    if (blocks) loaded.info.blocks = blocks.blocks;
+    let inexact = blocks?.inexact ?? 0;
+    const texts = await mapLimit(entries, COUNT_CONCURRENCY, async (e, i) => {
       if (e.input_len === undefined) return '';
+      if (blocks && e.hash_ids?.length) return blocks.texts[i];
       const fit = await fitText(counter, new WordStream(streamRng(opts.seed, 'trace', i)), e.input_len);
       if (fit.tokens !== e.input_len) inexact++;
       return fit.text;
@@ -654,4 +739,61 @@ async function syntheticSpecs(
     return spec;
   });
   return { specs, inexact };
+}
+
+/** Parse, window and cut a trace file's text (every problem into `problems`). */
+function loadTrace(
+  text: string,
+  opts: WorkloadOptions,
+  problems: Problem[],
+  t: T,
+): Extract<Loaded, { source: 'trace' }> | undefined {
+  const path = opts.trace!;
+  const r = parseTrace(text, path, { format: opts.traceFormat, blockSize: opts.traceBlockSize, t });
+  problems.push(...r.problems);
+  if (r.format === undefined || r.problems.length) return undefined;
+  if (opts.traceBlockSize !== undefined && r.format !== 'mooncake')
+    problems.push({
+      path: '--trace-block-size',
+      message: t('trace.block_size.only_mooncake', { format: r.format }),
+      hint: t('trace.block_size.hint'),
+    });
+  const w = windowTrace(r.entries, opts.traceWindow);
+  if (w.entries.length === 0 && opts.traceWindow) {
+    const span = (r.entries[r.entries.length - 1].timestamp_ms - r.entries[0].timestamp_ms) / 1000;
+    problems.push({
+      path: '--trace-window',
+      message: t('trace.window.empty', {
+        start: opts.traceWindow.startS,
+        end: opts.traceWindow.endS ?? '∞',
+        span: Number(span.toPrecision(6)),
+      }),
+      hint: t('trace.window.hint'),
+    });
+  }
+  if (opts.count !== undefined && w.entries.length > 0 && opts.count > w.entries.length)
+    problems.push({
+      path: '--requests',
+      message: t('trace.requests.too_many', { n: w.entries.length, asked: opts.count }),
+      hint: t('trace.requests.too_many_hint'),
+    });
+  const mooncake = r.format === 'mooncake' && w.entries.some((e) => e.hash_ids !== undefined);
+  const info: TraceInfo = {
+    format: r.format,
+    detected: r.detected,
+    requests_in_file: r.entries.length,
+    requests_kept: Math.min(opts.count ?? w.entries.length, w.entries.length),
+    skipped: r.skipped,
+    window: opts.traceWindow ?? null,
+    origin_ms: w.originMs,
+    block_size: mooncake ? (opts.traceBlockSize ?? MOONCAKE_BLOCK_SIZE) : null,
+    blocks: null,
+  };
+  return { source: 'trace', entries: w.entries, info, notes: skipNotes(r.skipped) };
+}
+
+/** A trace workload carries what the trace read and names its skipped rows in its notes. */
+function withTrace(loaded: Loaded, w: Workload): Workload {
+  if (loaded.source !== 'trace') return w;
+  return { ...w, notes: [...w.notes, ...loaded.notes], trace: loaded.info };
 }

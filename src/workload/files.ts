@@ -1,6 +1,7 @@
 /**
  * @module workload/files
- * Parsers for the file prompt sources: prompts JSONL, trace JSONL and ShareGPT JSON. They take
+ * Parsers for the file prompt sources: prompts JSONL and ShareGPT JSON (traces are in
+ * `workload/traces`, which shares the JSONL reading here). They take
  * the file's text (reading is the caller's job) and return the entries plus every problem found,
  * each with its line number, so a user fixes a file in one pass.
  */
@@ -23,14 +24,6 @@ export interface PromptEntry {
   output_len: number | null;
 }
 
-/** One line of a trace file. */
-export interface TraceEntry extends PromptEntry {
-  /** Arrival time in ms on the trace's own clock. */
-  timestamp_ms: number;
-  /** Synthetic input length (tokens) when the line gives no text. */
-  input_len?: number;
-}
-
 /** One usable ShareGPT conversation: the first human turn and the reply that follows it. */
 export interface ShareGptPair {
   prompt: string;
@@ -39,23 +32,17 @@ export interface ShareGptPair {
 
 const messageSchema = z.object({ role: z.string().min(1), content: z.string() });
 const outputLenSchema = z.number().int().min(1).nullable().optional();
-const promptLineSchema = z.object({
+export const promptLineSchema = z.object({
   prompt: z.string().min(1).optional(),
   messages: z.array(messageSchema).min(1).optional(),
   output_len: outputLenSchema,
 });
-const traceLineSchema = promptLineSchema.extend({
-  timestamp_ms: z.number().min(0),
-  input_len: z.number().int().min(1).optional(),
-});
 
 const PROMPTS_HINT =
   'each line is {"prompt": "..."} or {"messages": [{"role": "user", "content": "..."}]}, with an optional "output_len"';
-const TRACE_HINT =
-  'each line is {"timestamp_ms": N, "input_len": N | "prompt": "..." | "messages": [...], "output_len": N}';
 
 /** Parse JSONL into objects, one problem per line that is not a JSON object. Blank lines are skipped. */
-function jsonLines(
+export function jsonLines(
   text: string,
   path: string,
   hint: string,
@@ -78,7 +65,8 @@ function jsonLines(
   return { rows, problems };
 }
 
-function zodProblems(where: string, issues: readonly z.core.$ZodIssue[], hint: string): Problem[] {
+/** One problem per zod issue, at `where`. */
+export function zodProblems(where: string, issues: readonly z.core.$ZodIssue[], hint: string): Problem[] {
   return issues.map((iss) => ({
     path: where,
     message: iss.path.length ? `${iss.path.join('.')}: ${iss.message}` : iss.message,
@@ -87,7 +75,7 @@ function zodProblems(where: string, issues: readonly z.core.$ZodIssue[], hint: s
 }
 
 /** The text part of a line: exactly one of prompt/messages (or, for a trace, input_len). */
-function pickText(
+export function pickText(
   v: { prompt?: string; messages?: ChatMessage[]; input_len?: number },
   where: string,
   hint: string,
@@ -130,46 +118,6 @@ export function parsePromptsJsonl(
   }
   if (entries.length === 0 && problems.length === 0)
     problems.push({ path, message: 'the file has no prompts', hint: PROMPTS_HINT });
-  problems.sort(byLine);
-  return { entries, problems };
-}
-
-/**
- * Parse a trace file: `{"timestamp_ms", "input_len" | "prompt" | "messages", "output_len"}` per line.
- * Timestamps must not go backwards, so offsets taken from the first line are never negative.
- */
-export function parseTraceJsonl(text: string, path: string): { entries: TraceEntry[]; problems: Problem[] } {
-  const { rows, problems } = jsonLines(text, path, TRACE_HINT);
-  const entries: TraceEntry[] = [];
-  let lastTs: { ts: number; line: number } | undefined;
-  for (const { line, value } of rows) {
-    const where = `${path}:${line}`;
-    const r = traceLineSchema.safeParse(value);
-    if (!r.success) {
-      problems.push(...zodProblems(where, r.error.issues, TRACE_HINT));
-      continue;
-    }
-    const p = pickText(r.data, where, TRACE_HINT, true);
-    if (p) problems.push(p);
-    const ts = r.data.timestamp_ms;
-    if (lastTs && ts < lastTs.ts)
-      problems.push({
-        path: where,
-        message: `timestamp_ms ${ts} is earlier than line ${lastTs.line} (${lastTs.ts})`,
-        hint: 'sort the trace by timestamp_ms',
-      });
-    lastTs = { ts, line };
-    if (p) continue;
-    entries.push({
-      timestamp_ms: ts,
-      prompt: r.data.prompt,
-      messages: r.data.messages,
-      input_len: r.data.input_len,
-      output_len: r.data.output_len ?? null,
-    });
-  }
-  if (entries.length === 0 && problems.length === 0)
-    problems.push({ path, message: 'the trace has no requests', hint: TRACE_HINT });
   problems.sort(byLine);
   return { entries, problems };
 }
@@ -234,7 +182,8 @@ function sharegptPair(entry: unknown): ShareGptPair | undefined {
   return { prompt: conv[i].value, reply: reply.value };
 }
 
-function byLine(a: Problem, b: Problem): number {
+/** Orders problems by the line number at the end of their path. */
+export function byLine(a: Problem, b: Problem): number {
   return lineOf(a) - lineOf(b);
 }
 

@@ -5,6 +5,8 @@
 export {
   buildWorkload,
   DATASET_KINDS,
+  readSource,
+  type TraceInfo,
   type Workload,
   type WorkloadDeps,
   type WorkloadOptions,
@@ -23,11 +25,9 @@ export {
   type PromptEntry,
   parsePromptsJsonl,
   parseShareGpt,
-  parseTraceJsonl,
   type ReadText,
   readTextFile,
   type ShareGptPair,
-  type TraceEntry,
 } from './files.js';
 export {
   type DistUnit,
@@ -53,4 +53,20 @@ export {
   zipfPick,
 } from './sessions.js';
 export { type TokenizeTrial, tokenizeRemote, tryTokenize } from './tokenize-remote.js';
+export {
+  azureTimeMs,
+  blockTexts,
+  detectTraceFormat,
+  isTraceFormat,
+  MOONCAKE_BLOCK_SIZE,
+  type ParsedTrace,
+  parseTrace,
+  skipNotes,
+  TRACE_FORMATS,
+  type TraceEntry,
+  type TraceFormat,
+  type TraceSkip,
+  type TraceWindow,
+  windowTrace,
+} from './traces/index.js';
 export type { ChatMessage, RequestSpec, TokenizationMethod } from './types.js';

@@ -166,6 +166,8 @@ const ROWS: Row[] = [
   // plan
   { argv: ['plan', '--no-db', '--prompts', 'missing.jsonl'], says: /missing\.jsonl: no such file/ },
   { argv: ['plan', '--no-db', '--prompts', 'bad-line.jsonl'], says: /bad-line\.jsonl:2: invalid JSON/ },
+  { argv: ['trace', 'stats', 'bad-line.jsonl'], says: /bad-line\.jsonl:2: invalid JSON/ },
+  { argv: ['trace', 'stats', 'missing.csv'], says: /missing\.csv: no such file/ },
   { argv: ['plan', '--db', 'not-a-database.db'], says: /is not a servelab store/ },
   {
     argv: ['plan', '--no-db', '--catalogue', 'missing.yaml'],

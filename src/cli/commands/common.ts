@@ -10,6 +10,7 @@ import { ExitCode, type Problem, UsageError, worstExitCode } from '../../core/er
 import { type T, translator } from '../../core/i18n/index.js';
 import { outputPathProblem, writeErrorProblem } from '../../core/output-path.js';
 import { withV1, withV1Note } from '../../core/url.js';
+import { skipNotes, type TraceInfo } from '../../workload/index.js';
 import type { Io } from '../io.js';
 
 /** The `--json [FILE]` flag as commander hands it over → `true` (stdout), a file, or null (off). */
@@ -210,4 +211,25 @@ export function optNumber(
 
 export function throwIfProblems(problems: Problem[]): void {
   if (problems.length) throw new UsageError(problems);
+}
+
+/**
+ * What a trace replay read, for the console (empty when the run replays no trace): its format
+ * and how it was known, the requests replayed, every skipped row by reason, and the Mooncake
+ * blocks built.
+ */
+export function formatTraceLines(trace: TraceInfo | undefined, t: T): string {
+  if (!trace) return '';
+  const lines = [
+    t('trace.run.line', {
+      format: trace.format,
+      how: t(trace.detected ? 'trace.how.detected' : 'trace.how.given'),
+      kept: trace.requests_kept,
+      n: trace.requests_in_file,
+    }),
+    ...skipNotes(trace.skipped, t),
+  ];
+  if (trace.block_size !== null && trace.blocks !== null)
+    lines.push(t('trace.run.blocks', { blocks: trace.blocks, size: trace.block_size }));
+  return `${lines.join('\n')}\n`;
 }

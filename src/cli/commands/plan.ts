@@ -17,11 +17,18 @@ import { formatSummaryTable, formatVerdict } from '../../report/run/table.js';
 import { describeEngine, resolveEngineConfig } from '../../sim/engine/index.js';
 import { fidelityLine, regimeOf } from '../../sim/fidelity/band.js';
 import type { Store } from '../../store/index.js';
-import { workloadProblems } from '../../workload/index.js';
+import { type Workload, workloadProblems } from '../../workload/index.js';
 import type { Io } from '../io.js';
 import { langOf, parseCommon, type RawCommon, resolvePaths } from '../options.js';
 import { VERSION } from '../version.js';
-import { emitJson, formatThresholds, humanStream, measurementExitCode, throwIfProblems } from './common.js';
+import {
+  emitJson,
+  formatThresholds,
+  formatTraceLines,
+  humanStream,
+  measurementExitCode,
+  throwIfProblems,
+} from './common.js';
 import { parseSimFlags, type RawSimFlags } from './sim-flags.js';
 
 export interface RawPlan extends RawCommon, RawSimFlags {
@@ -85,7 +92,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
       message: t('sessions.plan.both_searches'),
       hint: t('cli.keep_one'),
     });
-  problems.push(...workloadProblems(workloadOptions(common, model)));
+  problems.push(...workloadProblems(workloadOptions(common, model), t));
   throwIfProblems(problems);
   const engine = cfg as NonNullable<typeof cfg>;
   const out = humanStream(common.output.json, io);
@@ -104,7 +111,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
     c: typeof common,
     extra: Record<string, unknown>,
     store: Store | null = null,
-  ): Promise<Measurement> => {
+  ): Promise<Measurement & { workload: Workload }> => {
     const endpoint = await simEndpoint(simOpts, { virtual: true });
     try {
       return await measure(
@@ -203,7 +210,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
           resolve(io.cwd, typeof raw.db === 'string' ? raw.db : 'servelab.db'),
         )
       : null;
-  let m: Measurement;
+  let m: Measurement & { workload: Workload };
   try {
     m = await measureOnce(
       c,
@@ -224,6 +231,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
     id: report.run_id,
   };
   out.write(`\n${t(report.run_id ? 'run.plan.header_run' : 'run.plan.header', head)}\n`);
+  out.write(formatTraceLines(m.workload.trace, t));
   out.write(formatSummaryTable(m.summary, t));
   out.write(formatSessions(report.sessions ?? null, t));
   out.write(`${fidelityLine(regimeOf(m.summary.ttft_ms.p50, m.summary.tpot_ms.p50, report.series), t)}\n`);

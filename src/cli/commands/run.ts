@@ -39,6 +39,7 @@ import { VERSION } from '../version.js';
 import {
   emitJson,
   formatThresholds,
+  formatTraceLines,
   humanStream,
   measurementExitCode,
   optNumber,
@@ -242,7 +243,7 @@ export function parseRunFlags(
     sessionHeader,
   };
   checkMeasureInput({ target, common }, problems);
-  problems.push(...workloadProblems(workloadOptions(common, common.generation.model ?? '')));
+  problems.push(...workloadProblems(workloadOptions(common, common.generation.model ?? ''), t));
   throwIfProblems(problems);
   return {
     monitoring,
@@ -302,6 +303,7 @@ export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = 
     out.write(`\n${t(m.report.run_id ? 'run.header_run' : 'run.header', head)}\n`);
     // How prompt lengths were made exact: the offline tokenizer, the server's, or the approximation (and why).
     out.write(formatTokenization(m.workload.method, m.workload.notes, t));
+    out.write(formatTraceLines(m.workload.trace, t));
     out.write(formatSummaryTable(m.summary, t));
     out.write(formatSessions(m.report.sessions ?? null, t));
     out.write(formatVerdict(m.validity, t));

@@ -17,6 +17,7 @@ import { sessions } from './sessions.js';
 import { shard } from './shard.js';
 import { sim } from './sim.js';
 import { source } from './source.js';
+import { trace } from './trace.js';
 import { writeup } from './writeup.js';
 
 export const zhCN: Record<keyof typeof en, string> = {
@@ -35,4 +36,5 @@ export const zhCN: Record<keyof typeof en, string> = {
   ...sim,
   ...source,
   ...exp,
+  ...trace,
 };
