@@ -189,10 +189,13 @@ export function waitSplit(records: readonly RequestRecord[], rules: readonly str
   const pi = prefillInterference(times, windows, engine ? 'server' : 'client');
   const o = pi.gaps_overlapping_ms;
   const c = pi.gaps_clean_ms;
+  // No gap overlapped another turn's prefill: nothing was lost to one (with gaps to tell it by).
   const interference =
-    o.mean !== null && c.mean !== null && ok.length
-      ? Math.max(0, (o.n * (o.mean - c.mean)) / ok.length)
-      : null;
+    o.n === 0 && c.n > 0
+      ? 0
+      : o.mean !== null && c.mean !== null && ok.length
+        ? Math.max(0, (o.n * (o.mean - c.mean)) / ok.length)
+        : null;
   const split = {
     queue_ms: mean(queue),
     prefill_ms: engine ? mean(prefill) : null,
