@@ -119,7 +119,7 @@ export interface TeamResult {
   targets: TeamTargetResult[];
 }
 
-/** The diagnosis rules that say where the wait is. */
+/** The diagnosis rules that say where the wait is (`stall_batch_growth` is listed with them, as decode slowing with the batch). */
 const WAIT_RULES = {
   high_ttft_queueing: 'queueing',
   high_ttft_prefill: 'prefill',
@@ -201,7 +201,7 @@ export function waitSplit(records: readonly RequestRecord[], rules: readonly str
     prefill_ms: engine ? mean(prefill) : null,
     decode_interference_ms: interference,
   };
-  const waitRules = rules.filter((r) => r in WAIT_RULES);
+  const waitRules = rules.filter((r) => r in WAIT_RULES || r === 'stall_batch_growth');
   let dominant: WaitSplit['dominant'] = null;
   if (engine && split.queue_ms !== null && split.prefill_ms !== null) {
     const parts: [NonNullable<WaitSplit['dominant']>, number][] = [
@@ -210,7 +210,10 @@ export function waitSplit(records: readonly RequestRecord[], rules: readonly str
       ['decode', split.decode_interference_ms ?? 0],
     ];
     dominant = parts.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
-  } else if (waitRules.length) dominant = WAIT_RULES[waitRules[0] as keyof typeof WAIT_RULES];
+  } else {
+    const named = waitRules.find((r) => r in WAIT_RULES) as keyof typeof WAIT_RULES | undefined;
+    if (named) dominant = WAIT_RULES[named];
+  }
   return {
     from: engine ? 'engine' : 'client',
     ttft_ms_mean: mean(ttft),
@@ -521,7 +524,7 @@ export function teamWriteup(res: TeamResult, tr: T): string[] {
     const d = t.levels.find((l) => l.users === t.deciding);
     if (d) {
       L.push(tr('team.writeup.wait_intro'), '');
-      for (const line of waitLines(d, tr)) L.push(`- ${line}`);
+      for (const line of waitLines(d, tr)) L.push(`- ${line.replace(/^\s*(→\s*)?/, '')}`);
       if (d.wait.dominant) L.push('', tr(`team.writeup.means_${d.wait.dominant}`));
       L.push(
         '',
@@ -611,4 +614,5 @@ ${t.common({
 `,
   run: runTeamAssistant,
   format: formatTeam,
+  writeup: teamWriteup,
 });
