@@ -67,6 +67,34 @@ function script(req: SeenRequest): Script {
   };
 }
 
+/** Run `sessions` against `baseUrl` over real HTTP; the target is closed after. */
+async function runSessions(
+  baseUrl: string,
+  sessions: SessionLoad[],
+  o: { maxConcurrency?: number; sessionHeader?: string; model?: string } = {},
+) {
+  const clock = new RealClock();
+  const target = createHttpTarget({
+    baseUrl,
+    endpoint: 'chat',
+    model: o.model ?? 'm',
+    stream: true,
+    clock,
+    ...(o.sessionHeader ? { sessionHeader: o.sessionHeader } : {}),
+  });
+  try {
+    return await runLoad(
+      {
+        load: { kind: 'sessions', sessions, maxConcurrency: o.maxConcurrency ?? null },
+        specs: sessions.flatMap((s) => s.turns.map((t) => t.spec)),
+      },
+      { target, clock },
+    );
+  } finally {
+    await target.close();
+  }
+}
+
 describe('sessions over loopback HTTP', () => {
   let srv: TestServer;
   before(async () => {
@@ -76,21 +104,8 @@ describe('sessions over loopback HTTP', () => {
 
   it('carries the history the server returned, sends the session header, ends a failed session with the reason', async () => {
     srv.requests.length = 0;
-    const clock = new RealClock();
-    const target = createHttpTarget({
-      baseUrl: srv.baseUrl,
-      endpoint: 'chat',
-      model: 'm',
-      stream: true,
-      clock,
-    });
     const doc: ChatMessage[] = [{ role: 'system', content: 'the shared document' }];
-    const sessions = [session(0, 3, doc), session(1, 4), session(2, 2)];
-    const res = await runLoad(
-      { load: { kind: 'sessions', sessions }, specs: sessions.flatMap((s) => s.turns.map((t) => t.spec)) },
-      { target, clock },
-    );
-    await target.close();
+    const res = await runSessions(srv.baseUrl, [session(0, 3, doc), session(1, 4), session(2, 2)]);
 
     // Every planned turn is exactly one record.
     assert.equal(res.records.length, 3 + 4 + 2);
@@ -135,24 +150,10 @@ describe('sessions over loopback HTTP', () => {
 
   it('names the session header as configured, and caps turns in flight across users', async () => {
     srv.requests.length = 0;
-    const clock = new RealClock();
-    const target = createHttpTarget({
-      baseUrl: srv.baseUrl,
-      endpoint: 'chat',
-      model: 'm',
-      stream: true,
-      clock,
+    const res = await runSessions(srv.baseUrl, [session(0, 2), session(2, 2), session(3, 2)], {
+      maxConcurrency: 1,
       sessionHeader: 'X-Conversation',
     });
-    const sessions = [session(0, 2), session(2, 2), session(3, 2)];
-    const res = await runLoad(
-      {
-        load: { kind: 'sessions', sessions, maxConcurrency: 1 },
-        specs: sessions.flatMap((s) => s.turns.map((t) => t.spec)),
-      },
-      { target, clock },
-    );
-    await target.close();
     assert.equal(res.records.length, 6);
     assert.ok(res.records.every((r) => r.outcome === 'ok'));
     assert.deepEqual([...new Set(srv.requests.map((r) => r.headers['x-conversation']))].sort(), [
@@ -177,14 +178,6 @@ describe('sessions against the simulator', () => {
   after(() => sim.close());
 
   it('gets a cached-token count that grows with the turn as the history is resent', async () => {
-    const clock = new RealClock();
-    const target = createHttpTarget({
-      baseUrl: `${sim.url}/v1`,
-      endpoint: 'chat',
-      model: 'llama-3.1-8b',
-      stream: true,
-      clock,
-    });
     const words = (n: number, w: string) => Array.from({ length: n }, () => w).join(' ');
     const sessions: SessionLoad[] = [0, 1].map((s) => ({
       startMs: 0,
@@ -201,11 +194,7 @@ describe('sessions against the simulator', () => {
         thinkMs: 0,
       })),
     }));
-    const res = await runLoad(
-      { load: { kind: 'sessions', sessions }, specs: sessions.flatMap((s) => s.turns.map((t) => t.spec)) },
-      { target, clock },
-    );
-    await target.close();
+    const res = await runSessions(`${sim.url}/v1`, sessions, { model: 'llama-3.1-8b' });
     assert.ok(
       res.records.every((r) => r.outcome === 'ok'),
       res.records.map((r) => r.error).join('; '),
