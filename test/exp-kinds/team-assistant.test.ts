@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
 import { translator } from '../../src/core/i18n/index.js';
 import {
   largestLine,
@@ -142,4 +147,32 @@ test('the level search: given levels, bisection, no bisection, and an undecided 
     EN,
   );
   assert.equal(u, 'largest team meeting the SLO: undetermined (the run at 8 users is not valid (lateness))');
+});
+
+test('exp run, then report --md: the write-up carries the team section with the same answer, in en and zh-CN', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'servelab-team-'));
+  try {
+    writeFileSync(join(dir, 't.yaml'), small({ users: '[1, 2, 4]', slo: '  ttft_ms: 150\n  tpot_ms: 1000' }));
+    const io = memoryIo({}, dir);
+    assert.equal(await main(['exp', 'run', 't.yaml', '--json'], io), 0, io.err().slice(-2000));
+    const result = JSON.parse(io.out());
+    const t = target(result.results as TeamResult);
+    for (const [lang, tr] of [
+      ['en', EN],
+      ['zh-CN', translator('zh-CN')],
+    ] as const) {
+      const rep = memoryIo({}, dir);
+      assert.equal(
+        await main(['report', result.experiment_id, '--md', `w-${lang}.md`, '--lang', lang], rep),
+        0,
+        rep.err(),
+      );
+      const md = readFileSync(join(dir, `w-${lang}.md`), 'utf8');
+      const s7 = md.slice(md.indexOf('## 7.'));
+      assert.ok(s7.includes(tr('team.writeup.title')), `${lang}: the section is in §7`);
+      assert.ok(s7.includes(largestLine(t, tr)), `${lang}: the same answer`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
