@@ -34,7 +34,7 @@
  * tests and smoke runs. A virtual-clock simulator costs no wall time for thinking anyway.
  */
 import { z } from 'zod';
-import { describe, mean, prefillInterference, type SessionsSummary, ttftMs } from '../../analysis/index.js';
+import { mean, prefillInterference, type SessionsSummary, ttftMs } from '../../analysis/index.js';
 import { engineTimes } from '../../analysis/interference.js';
 import { bool, fraction, posInt, posNum } from '../../core/fields.js';
 import type { T } from '../../core/i18n/index.js';

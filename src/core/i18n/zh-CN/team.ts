@@ -25,7 +25,7 @@ export const team: Record<keyof typeof en, string> = {
     '{users} 个用户时等待在哪里（每轮平均）：排队 {queue} ms，prefill {prefill} ms，decode 干扰 {decode} ms（停顿比 {ratio}）',
   'team.wait.split_client':
     '{users} 个用户时等待在哪里（每轮平均，仅客户端视角：服务端未提供 timings）：客户端排队 {queue} ms，decode 干扰 {decode} ms（停顿比 {ratio}）；prefill 与引擎排队无法区分',
-  'team.wait.verdict': '  → 等待主要在{where}',
+  'team.wait.verdict': '  → 等待主要来自：{where}',
   'team.wait.unknown': '  → 无法判断等待在哪里：服务端未提供 timings，也没有诊断规则触发',
   'team.wait.queueing': '排队（轮次在等引擎接手）',
   'team.wait.prefill': 'prefill（读输入：缓存没有覆盖的文档与历史）',
