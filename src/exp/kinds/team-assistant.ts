@@ -358,7 +358,7 @@ export async function runTeamAssistant(ctx: ExpContext): Promise<TeamResult> {
 }
 
 /**
- * Whether a team of `n` meets the SLO: measured at `n`, else implied by the search (at most the
+ * Whether a team of `n` meets the SLO: measured at `n` (by a valid run), else implied by the search (at most the
  * largest team: yes; above it with a failing level at or below `n`: no); null when not known.
  */
 function colleaguesFit(
@@ -368,7 +368,8 @@ function colleaguesFit(
   bounded: boolean,
 ): boolean | null {
   const at = levels.find((l) => l.users === n);
-  if (at) return at.meets;
+  // A level whose run is not valid says nothing either way.
+  if (at) return at.validity.length ? null : at.meets;
   if (largest === null) return null;
   if (n <= largest) return true;
   return bounded ? false : null;
