@@ -42,9 +42,11 @@ export function runLevel(config: JsonObject | null): RunLevel | undefined {
     const out: RunLevel = {};
     const conc = num(level.concurrency);
     const rate = num(level.rate_rps);
+    const users = num(level.users);
     if (conc !== undefined) out.concurrency = conc;
     if (rate !== undefined) out.rate_rps = rate;
-    if (conc !== undefined || rate !== undefined) return out;
+    if (users !== undefined) out.users = users;
+    if (conc !== undefined || rate !== undefined || users !== undefined) return out;
   }
   const load = obj(c.load);
   if (!load) return undefined;

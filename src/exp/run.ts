@@ -111,12 +111,22 @@ function runKind(ctx: ExpContext): Promise<KindResult> {
 // results, which TypeScript cannot pair up with the module by itself.
 type ModuleFns = {
   format: (r: KindResult, t: T) => string[];
+  writeup?: (r: KindResult, t: T) => string[];
   targetRecords?: (t: readonly LiveTarget[], r: KindResult) => Record<string, ExperimentRecord | null> | null;
 };
 const moduleOf = (kind: ExperimentKind) => KINDS[kind] as unknown as ModuleFns;
 
 function targetRecords(ctx: ExpContext, results: KindResult) {
   return moduleOf(ctx.exp.kind).targetRecords?.(ctx.targets, results) ?? null;
+}
+
+/**
+ * The write-up section of a stored experiment's results (the store's `summary.results`), or null
+ * when its kind has none (or the kind is unknown to this version).
+ */
+export function experimentWriteup(kind: string, results: unknown, t: T = translator('en')): string[] | null {
+  if (!Object.hasOwn(KINDS, kind) || results === null || typeof results !== 'object') return null;
+  return moduleOf(kind as ExperimentKind).writeup?.(results as KindResult, t) ?? null;
 }
 
 // ---- console rendering ----------------------------------------------------------------------

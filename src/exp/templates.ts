@@ -23,6 +23,8 @@ export interface SimTarget {
   /** Write the fully commented option list (only on the first target). */
   full?: boolean;
   gpu?: string;
+  /** The simulated model (default qwen3-0.6b). */
+  model?: string;
 }
 
 /**
@@ -46,7 +48,7 @@ function simTarget(t: SimTarget): string {
   const lines = [
     `  ${t.name}:`,
     '    sim:',
-    `      ${'model: qwen3-0.6b'.padEnd(34)} # ${Object.keys(BUILTIN_MODELS).join(' | ')}`,
+    `      ${`model: ${t.model ?? 'qwen3-0.6b'}`.padEnd(34)} # ${Object.keys(BUILTIN_MODELS).join(' | ')}`,
     `      ${`gpu: ${t.gpu ?? 'h100'}`.padEnd(34)} # ${Object.keys(BUILTIN_GPUS).join(' | ')}`,
   ];
   const setKeys = new Set((t.set ?? []).map((s) => s.split(':')[0]));

@@ -23,40 +23,70 @@ export interface LevelProbe {
   attainment: number | null;
 }
 
+/** What a probe of {@link searchMaxLevel} found at one level. */
+export interface ProbeVerdict {
+  ok: boolean;
+  attainment: number | null;
+  /**
+   * Why this probe cannot decide (its run is not valid, say): the search stops here and its
+   * answer is undetermined. Absent or null when the probe decides.
+   */
+  undecided?: string | null;
+}
+
+/** The outcome of {@link searchMaxLevel}. */
+export interface LevelSearch {
+  /** The largest level that met `ok` (0 when even the first failed); meaningless when `undetermined`. */
+  level: number;
+  probes: LevelProbe[];
+  /** False when no level failed: the largest level tried met it, so the true maximum may be higher. */
+  bounded: boolean;
+  /** The first undecided probe's reason; the search stopped there. */
+  undetermined: string | null;
+}
+
 /**
- * The largest level whose run meets `ok`: doubles from `min` until it fails (or `max` is
- * reached), then bisects. Assumes that meeting a latency SLO is monotone in the level (more
- * concurrency, more users), which holds on one engine. 0 when even `min` fails.
+ * The largest level whose run meets `ok`: the given `levels` in order until one fails (none
+ * given: `min`), then doubling until one fails or `max` is reached, then bisecting between the
+ * last pass and the first failure. Assumes that meeting a latency SLO is monotone in the level
+ * (more concurrency, more users), which holds on one engine. 0 when even the first level fails.
+ * A probe that cannot decide (`undecided`) stops the search, undetermined. `bisect: false`
+ * stops at the first failing level.
  */
 export async function searchMaxLevel(
-  probe: (level: number) => Promise<{ ok: boolean; attainment: number | null }>,
-  opts: { min?: number; max: number },
-): Promise<{ level: number; probes: LevelProbe[] }> {
+  probe: (level: number) => Promise<ProbeVerdict>,
+  opts: { min?: number; max: number; levels?: readonly number[]; bisect?: boolean },
+): Promise<LevelSearch> {
   const min = Math.max(1, Math.floor(opts.min ?? 1));
   const max = Math.max(min, Math.floor(opts.max));
   const probes: LevelProbe[] = [];
+  let undetermined: string | null = null;
   const run = async (level: number) => {
     const r = await probe(level);
-    probes.push({ level, ...r });
+    probes.push({ level, ok: r.ok, attainment: r.attainment });
+    if (r.undecided) undetermined ??= r.undecided;
     return r.ok;
   };
   let lo = 0;
   let hi = 0;
-  for (let c = min; ; c = Math.min(max, c * 2)) {
-    if (!(await run(c))) {
-      hi = c;
-      break;
-    }
-    lo = c;
-    if (c === max) break;
+  const given = opts.levels?.length ? [...opts.levels] : [min];
+  for (const c of given) {
+    if (!(await run(c))) hi = c;
+    else lo = c;
+    if (hi || undetermined) break;
+  }
+  // Every given level passed: keep doubling up to max.
+  for (let c = Math.min(max, lo * 2); !undetermined && !hi && lo > 0 && c > lo; c = Math.min(max, c * 2)) {
+    if (!(await run(c))) hi = c;
+    else lo = c;
   }
   // Invariant: lo met the SLO (or is 0), hi failed; bisect between them.
-  while (hi && hi - lo > 1) {
+  while (opts.bisect !== false && !undetermined && hi && hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
     if (await run(mid)) lo = mid;
     else hi = mid;
   }
-  return { level: lo, probes };
+  return { level: lo, probes, bounded: hi > 0 || lo === 0, undetermined };
 }
 
 /** {@link searchMaxLevel} over a closed loop's concurrency. */

@@ -62,6 +62,11 @@ export interface MarkdownReportOptions extends TableOptions {
    * the rules that fired and the experiment kinds that ran ({@link measuredSourceNotes}).
    */
   sourceNotes?: readonly SourceNoteRow[];
+  /**
+   * Sections the experiments' kinds write about their own results (Markdown lines, e.g. the
+   * team-assistant's answer), rendered at the head of §7; from the caller, as `sourceNotes`.
+   */
+  kindSections?: readonly (readonly string[])[];
 }
 
 /** The write-up and the chart files to write next to it. */
@@ -353,7 +358,9 @@ export function renderMarkdownReport(
   L.push(todo(t('writeup.s6.todo')), '');
 
   // 7. Conclusion, with the next experiments the findings name.
-  L.push(`## 7. ${t('writeup.s7')}`, '', todo(t('writeup.s7.todo')), '');
+  L.push(`## 7. ${t('writeup.s7')}`, '');
+  for (const sec of opts.kindSections ?? []) L.push(...sec, '');
+  L.push(todo(t('writeup.s7.todo')), '');
   L.push(`### ${t('writeup.next')}`, '');
   if (diagnosis.findings.length === 0) L.push(todo(t('writeup.next.todo')));
   for (const f of diagnosis.findings) L.push(`- ${f.rule}: \`${f.next.command}\`, ${f.next.change}`);

@@ -182,7 +182,7 @@ const VLLM: Row[] = [
     'KVCacheManager.get_computed_blocks',
     V_KVM,
     [],
-    ['prefix-cache'],
+    ['prefix-cache', 'team-assistant'],
     'source.vllm.get_computed_blocks',
   ),
   row(
@@ -389,7 +389,7 @@ const SGLANG: Row[] = [
     'RadixCache.match_prefix',
     S_RADIX,
     [],
-    ['prefix-cache'],
+    ['prefix-cache', 'team-assistant'],
     'source.sglang.match_prefix',
   ),
   row(
@@ -531,7 +531,7 @@ const LLAMACPP: Row[] = [
     'get_available_slot',
     L_CONTEXT_SRV,
     [],
-    ['prefix-cache'],
+    ['prefix-cache', 'team-assistant'],
     'source.llamacpp.get_available_slot',
   ),
   row(
@@ -694,7 +694,7 @@ const SIM: Row[] = [
     'KvCacheManager',
     THIS_TREE,
     ['kv_pressure'],
-    ['prefix-cache', 'concurrency-sweep', 'ab'],
+    ['prefix-cache', 'concurrency-sweep', 'ab', 'team-assistant'],
     'source.sim.kv_cache_manager',
   ),
   row(

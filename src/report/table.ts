@@ -106,6 +106,7 @@ function levelText(run: LoadedRun): string | null {
   if (!l) return null;
   if (l.concurrency != null) return `c=${l.concurrency}`;
   if (l.rate_rps != null) return `rate=${l.rate_rps} rps`;
+  if (l.users != null) return `users=${l.users}`;
   return null;
 }
 

@@ -43,6 +43,8 @@ export interface RunLevel {
   concurrency?: number;
   /** Open-loop target rate, requests/s. */
   rate_rps?: number;
+  /** Sessions: the number of users (one session each), e.g. a team-assistant level. */
+  users?: number;
 }
 
 /**

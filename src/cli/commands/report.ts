@@ -4,8 +4,10 @@
  * report.json files), then render the comparison table, the HTML report, the Markdown
  * write-up and the diagnosis. Rendering is lazy-loaded (echarts costs ~0.8 s to import).
  */
+import { existsSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { type Problem, UsageError } from '../../core/errors.js';
+import type { T as Translator } from '../../core/i18n/index.js';
 import type { LoadedRun } from '../../report/index.js';
 import type { Io } from '../io.js';
 import { langOf } from '../options.js';
@@ -17,7 +19,7 @@ import {
   throwIfProblems,
   writeOutputFile,
 } from './common.js';
-import { loadRuns } from './resolve-refs.js';
+import { loadRuns, openStoreForReading } from './resolve-refs.js';
 
 export interface RawReport {
   html?: string;
@@ -83,6 +85,7 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
       title: raw.title,
       gpu_hour_usd: gpuHourUsd,
       t,
+      kindSections: await kindSections(refs, raw, io, t),
     });
     await writeOutputFile(md, doc.markdown, '--md');
     for (const f of doc.files) await writeOutputFile(resolve(dirname(md), f.path), f.svg, '--md');
@@ -99,6 +102,29 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   for (const line of wrote) out.write(line);
   if (json === true) await emitJson(json, reportJson, io);
   return 0;
+}
+
+/**
+ * The write-up sections of the experiments among `refs` whose kind writes one (the kind's
+ * `writeup`, over the results the store kept); none for runs and files.
+ */
+async function kindSections(refs: string[], raw: RawReport, io: Io, t: Translator): Promise<string[][]> {
+  const { experimentWriteup } = await import('../../exp/run.js');
+  const out: string[][] = [];
+  let store: ReturnType<typeof openStoreForReading> | null = null;
+  try {
+    for (const ref of refs) {
+      // Files and folders are runs (report.json), never experiments.
+      if (!/^[a-z0-9]{1,12}$/.test(ref) || existsSync(resolve(io.cwd, ref))) continue;
+      store ??= openStoreForReading(raw.db, io.cwd);
+      const row = store.getRun(ref) ? null : store.getExperiment(ref);
+      const lines = row ? experimentWriteup(row.kind, row.summary?.results ?? null, t) : null;
+      if (lines) out.push(lines);
+    }
+  } finally {
+    store?.close();
+  }
+  return out;
 }
 
 export async function diagnoseCommand(refs: string[], raw: RawReport, io: Io): Promise<number> {

@@ -20,6 +20,7 @@ import {
   type Threshold,
   type ThresholdResult,
 } from '../../analysis/index.js';
+import type { SessionsSummary } from '../../analysis/sessions.js';
 import type { Slo } from '../../analysis/slo.js';
 import { redactUrl } from '../../client/index.js';
 import type { Endpoint as ApiEndpoint } from '../../client/types.js';
@@ -30,14 +31,14 @@ import { hostOf, withV1, withV1Note } from '../../core/url.js';
 import { type Endpoint, simEndpoint, urlEndpoint } from '../../pipeline/endpoint.js';
 import { measureOn, sessionsLoadMode } from '../../pipeline/measure.js';
 import { type RequestRecord, shiftRecord } from '../../record/types.js';
-import type { ValidityReason } from '../../report/types.js';
-import type { LoadMode } from '../../runner/loops.js';
+import type { SeriesPoint, ValidityReason } from '../../report/types.js';
+import { type LoadMode, sessionTurns } from '../../runner/loops.js';
 import { RealClock } from '../../runtime/clock.js';
 import { hashString } from '../../runtime/rng.js';
 import { type SimServer, type SimServerOptions, startSimServer } from '../../sim/server/index.js';
 import { toSimServerOptions, withSimDefaults } from '../../sim/settings.js';
 import type { Store } from '../../store/index.js';
-import { buildWorkload, type Workload } from '../../workload/index.js';
+import { buildWorkload, type IntendedSharing, type Workload } from '../../workload/index.js';
 import type { RequestSpec } from '../../workload/types.js';
 import {
   buildExperimentRecord,
@@ -104,7 +105,8 @@ export interface RunPlan {
   specs: RequestSpec[];
   load:
     | { kind: 'closed'; concurrency: number }
-    | { kind: 'open'; arrivalsMs: number[]; maxConcurrency?: number | null };
+    | { kind: 'open'; arrivalsMs: number[]; maxConcurrency?: number | null }
+    | SessionsPlan;
   warmup?: number;
   warmupSpecs?: RequestSpec[];
   /**
@@ -118,6 +120,12 @@ export interface RunPlan {
    */
   beforeEach?: () => Promise<void>;
 }
+
+/**
+ * A sessions load ({@link ExpContext.sessions}) and the prefix sharing its workload intends (for
+ * the run's sessions block). Times in simulated ms, as an open loop's arrivals.
+ */
+export type SessionsPlan = Extract<LoadMode, { kind: 'sessions' }> & { intended?: IntendedSharing | null };
 
 /** The server's prefix-cache counters over one run (from the scrapes before and after it). */
 export interface RunCache {
@@ -152,6 +160,10 @@ export interface Measured {
   /** Measured records in request (spec) order, attempts in order. */
   records: RequestRecord[];
   summary: Summary;
+  /** The sessions block of a sessions run (`report.json` `sessions`; null otherwise, and for pooled repeats). */
+  sessions: SessionsSummary | null;
+  /** The server series scraped during the run (for the diagnosis rules), empty when not scraped. */
+  series: SeriesPoint[];
 }
 
 /** The experiment was interrupted (its signal aborted); finished runs stay in the store. */
@@ -471,7 +483,7 @@ export class ExpContext {
       cache: caches.every((c) => c !== null) ? poolCache(caches as RunCache[]) : null,
       server_tokens_per_s: mean(parts.flatMap((p) => p.run.server_tokens_per_s ?? [])),
     };
-    return { run, records, summary };
+    return { run, records, summary, sessions: null, series: [] };
   }
 
   private async measureOnce(t: LiveTarget, plan: RunPlan, planLabel: string): Promise<Measured> {
@@ -485,11 +497,21 @@ export class ExpContext {
     const load: LoadMode =
       plan.load.kind === 'closed'
         ? { kind: 'closed', concurrency: plan.load.concurrency, requests: plan.specs.length }
-        : {
-            kind: 'open',
-            arrivalsMs: plan.load.arrivalsMs.map((x) => x / scale),
-            maxConcurrency: plan.load.maxConcurrency ?? null,
-          };
+        : plan.load.kind === 'sessions'
+          ? {
+              kind: 'sessions',
+              sessions: plan.load.sessions.map((x) => ({
+                ...x,
+                startMs: x.startMs / scale,
+                turns: x.turns.map((u) => ({ ...u, thinkMs: u.thinkMs / scale })),
+              })),
+              maxConcurrency: plan.load.maxConcurrency ?? null,
+            }
+          : {
+              kind: 'open',
+              arrivalsMs: plan.load.arrivalsMs.map((x) => x / scale),
+              maxConcurrency: plan.load.maxConcurrency ?? null,
+            };
     const l = this.exp.load;
     const m = await measureOn(
       t.live,
@@ -503,6 +525,9 @@ export class ExpContext {
           warmupSpecs: plan.warmupSpecs,
           beforeEach: plan.beforeEach,
           runPrefix: `x${this.seq++}`,
+          ...(plan.load.kind === 'sessions' && plan.load.intended
+            ? { sessions: { intended: plan.load.intended } }
+            : {}),
         },
         client: {
           endpoint: t.endpoint,
@@ -528,7 +553,11 @@ export class ExpContext {
           level: plan.level,
           requests: plan.specs.length,
           load:
-            plan.load.kind === 'closed' ? plan.load : { kind: 'open', requests: plan.load.arrivalsMs.length },
+            plan.load.kind === 'closed'
+              ? plan.load
+              : plan.load.kind === 'sessions'
+                ? { kind: 'sessions', users: plan.load.sessions.length, requests: sessionTurns(plan.load) }
+                : { kind: 'open', requests: plan.load.arrivalsMs.length },
           generation: t.generation,
           ...(plan.load.kind === 'closed' ? { concurrency: plan.load.concurrency } : {}),
           prompts: plan.coldPrompts ? 'fresh' : this.exp.workload.reuse_prompts ? 'reused' : 'as-given',
@@ -584,7 +613,13 @@ export class ExpContext {
     const records = m.result.records
       .filter((r) => r.phase === 'measure')
       .sort((a, b) => a.index - b.index || a.attempt - b.attempt);
-    return { run, records, summary: m.summary };
+    return {
+      run,
+      records,
+      summary: m.summary,
+      sessions: m.report.sessions ?? null,
+      series: m.report.series ?? [],
+    };
   }
 
   /**

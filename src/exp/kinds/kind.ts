@@ -40,6 +40,11 @@ export interface KindSpec<
   run: (ctx: ExpContext) => Promise<R>;
   /** The result as console lines (tables, verdicts), in `t`'s language. */
   format: (result: R, t: T) => string[];
+  /**
+   * The kind's section of the Markdown write-up (`servelab report EXP --md`), as Markdown lines in
+   * `t`'s language: what the experiment asked and answered, in the course's terms.
+   */
+  writeup?: (result: R, t: T) => string[];
   /** Target records with what the kind measured beyond its runs, to store with the experiment (or null). */
   targetRecords?: (
     targets: readonly LiveTarget[],

@@ -16,6 +16,7 @@ import type { Summary } from '../../analysis/index.js';
 import { UsageError } from '../../core/errors.js';
 import { bool, fraction, listOf, posNum } from '../../core/fields.js';
 import type { T } from '../../core/i18n/index.js';
+import { searchMaxLevel } from '../../pipeline/capacity.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
 import { increasing, loadLevels } from '../fields.js';
 import type { ExpContext, LiveTarget } from './context.js';
@@ -204,45 +205,31 @@ async function searchMax(
       },
     ]);
   const probes: MaxConcurrency['probes'] = [];
-  let invalid: string | null = null;
-  const judge = async (c: number): Promise<boolean> => {
-    let m = measured.get(c);
-    if (!m) {
-      const r = await closedLevel(ctx, t, c, `search c=${c}`);
-      m = { s: r.summary, run_id: r.run.run_id, validity: r.run.validity.map((v) => v.code) };
-      measured.set(c, m);
-    }
-    const ok = meetsSloP90(m.s, slo, maxErrorRate);
-    const valid = m.validity.length === 0;
-    probes.push({ concurrency: c, ok, valid, run_id: m.run_id });
-    // An invalid probe cannot decide the answer: the search stops there, undetermined.
-    if (!valid) invalid ??= `the probe at concurrency ${c} is not valid (${m.validity.join(', ')})`;
-    return ok;
-  };
   const levels = [...measured.keys()].sort((a, b) => a - b);
-  let lo = 0;
-  let hi = 0;
-  for (const c of levels) {
-    if (await judge(c)) lo = c;
-    else {
-      hi = c;
-      break;
-    }
-    if (invalid) break;
-  }
-  // Every level passed: keep doubling, up to 4 × the largest level.
-  const cap = (levels[levels.length - 1] ?? 1) * 4;
-  for (let c = Math.max(1, lo) * 2; !invalid && !hi && lo > 0 && c <= cap; c *= 2) {
-    if (await judge(c)) lo = c;
-    else hi = c;
-  }
-  while (!invalid && hi && hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (await judge(mid)) lo = mid;
-    else hi = mid;
-  }
-  if (invalid) return { concurrency: null, undetermined: invalid, bounded: false, slo, probes };
-  return { concurrency: lo, undetermined: null, bounded: hi > 0 || lo === 0, slo, probes };
+  // The levels measured, then doubling up to 4 × the largest, then bisecting (pipeline/capacity).
+  const found = await searchMaxLevel(
+    async (c) => {
+      let m = measured.get(c);
+      if (!m) {
+        const r = await closedLevel(ctx, t, c, `search c=${c}`);
+        m = { s: r.summary, run_id: r.run.run_id, validity: r.run.validity.map((v) => v.code) };
+        measured.set(c, m);
+      }
+      const ok = meetsSloP90(m.s, slo, maxErrorRate);
+      const valid = m.validity.length === 0;
+      probes.push({ concurrency: c, ok, valid, run_id: m.run_id });
+      // An invalid probe cannot decide the answer: the search stops there, undetermined.
+      return {
+        ok,
+        attainment: null,
+        undecided: valid ? null : `the probe at concurrency ${c} is not valid (${m.validity.join(', ')})`,
+      };
+    },
+    { levels, max: (levels[levels.length - 1] ?? 1) * 4 },
+  );
+  if (found.undetermined)
+    return { concurrency: null, undetermined: found.undetermined, bounded: false, slo, probes };
+  return { concurrency: found.level, undetermined: null, bounded: found.bounded, slo, probes };
 }
 
 /** Run a rate sweep (open loop) on every target. */

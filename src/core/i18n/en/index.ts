@@ -17,6 +17,7 @@ import { sessions } from './sessions.js';
 import { shard } from './shard.js';
 import { sim } from './sim.js';
 import { source } from './source.js';
+import { team } from './team.js';
 import { trace } from './trace.js';
 import { writeup } from './writeup.js';
 
@@ -35,6 +36,7 @@ export const en = {
   ...shard,
   ...sim,
   ...source,
+  ...team,
   ...exp,
   ...trace,
 } as const;

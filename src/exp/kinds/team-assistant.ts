@@ -1,0 +1,619 @@
+/**
+ * @module exp/kinds/team-assistant
+ * `team-assistant`: the course's question. Xiao Lin's document assistant works for one user;
+ * what happens when 32 colleagues ask questions at the same time? Each colleague is a session
+ * (`ExpContext.sessions`): 3–6 turns, a think time between an answer and the next question, every
+ * turn resending the history, the turns starting with one of a few shared documents. The kind
+ * sweeps the number of users over `load.users` and bisects between the last level meeting the
+ * SLO and the first failing one (the one search of `pipeline/capacity`), and reports:
+ *
+ * - the largest team meeting the SLO: the most users for which at least `team.attainment` of the
+ *   planned turns met every SLO (goodput; a turn never sent misses it), as `plan --find-max-users`
+ *   judges it; unbounded when the largest level tried still met it, undetermined when a probe that
+ *   decided the search is not valid;
+ * - where the wait is, per level: queueing, prefill and decode interference (defined below, and in
+ *   docs/experiments.md#team-assistant), with the diagnosis rules that fired on the run;
+ * - the prefix-cache hit rate: the server's (its counters over the run), the cached share the
+ *   responses reported, and the sharing the workload intended.
+ *
+ * The split of a turn's wait (means over the successful turns of the run, ms):
+ * - queueing: client-side wait (sent − the moment the user asked: a concurrency slot, the
+ *   sender) + the engine's queue (`timings.queue_ms`: arrival → first scheduled);
+ * - prefill: TTFT − the engine's queue (the prompt's uncached part computed, sharing steps with
+ *   the others, and the frontend);
+ * - decode interference: the time the turn's answer lost to other turns' prefills: over the
+ *   token gaps that overlap another turn's prefill window, Σ (gap − mean clean gap), divided by
+ *   the turns (`analysis/interference`).
+ * The engine's queue and prefill windows need the server's timings (the simulator sends them);
+ * without them queueing is the client-side wait only, prefill includes the engine's queue, the
+ * windows are the client's [sent, first token], and where the wait is comes from the diagnosis
+ * rules (`high_ttft_queueing`, `high_ttft_prefill`, `stall_prefill_interference`).
+ *
+ * `team.time_scale` divides think times and session starts (ramp-up, session arrivals): the
+ * colleagues think that many times faster, which is a different, heavier question; it exists for
+ * tests and smoke runs. A virtual-clock simulator costs no wall time for thinking anyway.
+ */
+import { z } from 'zod';
+import { mean, prefillInterference, type SessionsSummary, ttftMs } from '../../analysis/index.js';
+import { engineTimes } from '../../analysis/interference.js';
+import { bool, fraction, posInt, posNum } from '../../core/fields.js';
+import type { T } from '../../core/i18n/index.js';
+import { searchMaxLevel } from '../../pipeline/capacity.js';
+import { type RequestRecord, SUCCESS_OUTCOMES } from '../../record/types.js';
+import { diagnose } from '../../report/diagnose/index.js';
+import type { LoadedRun } from '../../report/types.js';
+import { increasing } from '../fields.js';
+import type { ExpContext, LiveTarget, Measured, SessionsPlan } from './context.js';
+import { pct, table } from './format.js';
+import { defineKind } from './kind.js';
+import { fmt, verdictOf } from './points.js';
+
+/** Where a turn's wait goes (ms per successful turn; see the module comment). */
+export interface WaitSplit {
+  /** `engine`: the server's timings split queue from prefill; `client`: the client's view only. */
+  from: 'engine' | 'client';
+  ttft_ms_mean: number | null;
+  queue_ms: number | null;
+  prefill_ms: number | null;
+  decode_interference_ms: number | null;
+  /** Mean gap overlapping another turn's prefill / mean clean gap (`analysis/interference`). */
+  stall_ratio: number | null;
+  /** The largest of the three; from the diagnosis rules without the server's timings; null when neither tells. */
+  dominant: 'queueing' | 'prefill' | 'decode' | null;
+  /** The diagnosis rules about the wait that fired on the run. */
+  rules: string[];
+}
+
+/** One number of users on one target. */
+export interface TeamLevel {
+  users: number;
+  run_id: string | null;
+  /** A probe of the bisection, not one of `load.users`. */
+  search: boolean;
+  turns_planned: number;
+  turns_succeeded: number;
+  /** Share of the planned turns meeting every SLO (goodput). */
+  attainment: number | null;
+  meets: boolean;
+  validity: { code: string; message: string }[];
+  ttft_ms: { p50: number | null; p90: number | null };
+  tpot_ms: { p50: number | null; p90: number | null };
+  /** The user's wait from asking to the first content (`report.sessions`). */
+  user_ttft_ms: { p50: number | null; p90: number | null };
+  wait: WaitSplit;
+  cache: {
+    /** The server's prefix-cache hit rate over the run (its counters); null when it has none. */
+    server_hit_rate: number | null;
+    /** Σ cached_tokens / Σ prompt_tokens the responses reported. */
+    usage_hit_rate: number | null;
+    /** The share of prompt tokens an unbounded prefix cache could serve (the workload's plan). */
+    intended: number | null;
+    /** The part of `intended` the shared documents give. */
+    intended_documents: number | null;
+  };
+}
+
+export interface TeamTargetResult {
+  target: string;
+  /** Levels in the order measured (the sweep's, then the bisection's probes). */
+  levels: TeamLevel[];
+  /** The largest team meeting the SLO (0 when even the first level missed it); null when undetermined. */
+  largest: number | null;
+  /** False when the largest level tried still met the SLO (the true limit may be higher). */
+  bounded: boolean;
+  undetermined: string | null;
+  /** The level whose wait is explained: the smallest failing one, else the largest measured. */
+  deciding: number | null;
+  /** Whether `team.colleagues` users meet the SLO: from a level at or around it, null when not known. */
+  colleagues_fit: boolean | null;
+}
+
+export interface TeamResult {
+  kind: 'team-assistant';
+  colleagues: number;
+  attainment: number;
+  time_scale: number;
+  slo: Record<string, number>;
+  turns: string;
+  think_time_s: string;
+  targets: TeamTargetResult[];
+}
+
+/** The diagnosis rules that say where the wait is (`stall_batch_growth` is listed with them, as decode slowing with the batch). */
+const WAIT_RULES = {
+  high_ttft_queueing: 'queueing',
+  high_ttft_prefill: 'prefill',
+  stall_prefill_interference: 'decode',
+} as const;
+
+/** The levels around a team of `n`: n/8, n/4, n/2, n, 1.5 n, 2 n (4 … 64 for 32). */
+export function levelsAround(n: number): number[] {
+  const xs = [n / 8, n / 4, n / 2, n, 1.5 * n, 2 * n].map((x) => Math.max(1, Math.round(x)));
+  return [...new Set(xs)];
+}
+
+/** A sessions load with its think times and session starts divided by `scale`. */
+export function scaleSessions<L extends SessionsPlan>(load: L, scale: number): L {
+  if (scale === 1) return load;
+  return {
+    ...load,
+    sessions: load.sessions.map((s) => ({
+      ...s,
+      startMs: s.startMs / scale,
+      turns: s.turns.map((u) => ({ ...u, thinkMs: u.thinkMs / scale })),
+    })),
+  };
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/**
+ * Where a run's wait goes (see the module comment): queueing, prefill and decode interference
+ * per successful turn, and the diagnosis rules about the wait that fired.
+ */
+export function waitSplit(records: readonly RequestRecord[], rules: readonly string[]): WaitSplit {
+  const ok = records.filter((r) => r.phase === 'measure' && SUCCESS_OUTCOMES.includes(r.outcome));
+  // Engine ms → client ms: a real-time simulator at time scale X runs X times faster.
+  const scaleOf = (r: RequestRecord) => num(r.timings?.time_scale) ?? 1;
+  const engine = ok.length > 0 && ok.every((r) => num(r.timings?.queue_ms) !== null && engineTimes(r));
+  const ttft: number[] = [];
+  const queue: number[] = [];
+  const prefill: number[] = [];
+  for (const r of ok) {
+    const t = ttftMs(r);
+    if (t === undefined) continue;
+    const client =
+      r.sent_at_ms !== null && r.planned_at_ms !== null ? Math.max(0, r.sent_at_ms - r.planned_at_ms) : 0;
+    const q = engine ? (num(r.timings?.queue_ms) as number) / scaleOf(r) : 0;
+    ttft.push(t);
+    queue.push(client + q);
+    prefill.push(t - q);
+  }
+  // Prefill windows and token times on one timeline: the engine's, else the client's.
+  const windows: [number, number][] = [];
+  const times: number[][] = [];
+  for (const r of ok) {
+    if (engine) {
+      const e = engineTimes(r);
+      if (!e?.tokens.length) continue;
+      const s = scaleOf(r);
+      windows.push([(e.tokens[0] - e.prefill_ms) / s, e.tokens[0] / s]);
+      times.push(e.tokens.map((x) => x / s));
+    } else {
+      const first = r.chunk_times_ms[0];
+      if (r.sent_at_ms !== null && first !== undefined) windows.push([r.sent_at_ms, first]);
+      times.push([...r.chunk_times_ms]);
+    }
+  }
+  // A turn's own window ends at its first token, where its first gap starts: it never overlaps itself.
+  const pi = prefillInterference(times, windows, engine ? 'server' : 'client');
+  const o = pi.gaps_overlapping_ms;
+  const c = pi.gaps_clean_ms;
+  // No gap overlapped another turn's prefill: nothing was lost to one (with gaps to tell it by).
+  const interference =
+    o.n === 0 && c.n > 0
+      ? 0
+      : o.mean !== null && c.mean !== null && ok.length
+        ? Math.max(0, (o.n * (o.mean - c.mean)) / ok.length)
+        : null;
+  const split = {
+    queue_ms: mean(queue),
+    prefill_ms: engine ? mean(prefill) : null,
+    decode_interference_ms: interference,
+  };
+  const waitRules = rules.filter((r) => r in WAIT_RULES || r === 'stall_batch_growth');
+  let dominant: WaitSplit['dominant'] = null;
+  if (engine && split.queue_ms !== null && split.prefill_ms !== null) {
+    const parts: [NonNullable<WaitSplit['dominant']>, number][] = [
+      ['queueing', split.queue_ms],
+      ['prefill', split.prefill_ms],
+      ['decode', split.decode_interference_ms ?? 0],
+    ];
+    dominant = parts.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+  } else {
+    const named = waitRules.find((r) => r in WAIT_RULES) as keyof typeof WAIT_RULES | undefined;
+    if (named) dominant = WAIT_RULES[named];
+  }
+  return {
+    from: engine ? 'engine' : 'client',
+    ttft_ms_mean: mean(ttft),
+    ...split,
+    stall_ratio: pi.stall_ratio,
+    dominant,
+    rules: waitRules,
+  };
+}
+
+/** The run as the diagnosis rules take it (its records and scraped series). */
+function loadedRun(m: Measured, t: LiveTarget): LoadedRun {
+  return {
+    id: m.run.run_id ?? m.run.label,
+    label: m.run.label,
+    kind: 'team-assistant',
+    config: { target: t.name, model: t.model, level: m.run.level },
+    environment: {},
+    summary: m.summary,
+    records: m.records,
+    series: m.series,
+  };
+}
+
+const p5090 = (s: { p50: number | null; p90: number | null } | undefined) => ({
+  p50: s?.p50 ?? null,
+  p90: s?.p90 ?? null,
+});
+
+/** One level's numbers from its measurement. */
+function levelOf(
+  users: number,
+  m: Measured,
+  t: LiveTarget,
+  search: boolean,
+  attainmentNeeded: number,
+  s: SessionsSummary | null,
+): TeamLevel {
+  const rules = diagnose([loadedRun(m, t)]).findings.map((f) => f.rule);
+  const attainment = m.summary.goodput?.fraction ?? null;
+  return {
+    users,
+    run_id: m.run.run_id,
+    search,
+    turns_planned: s?.turns.planned ?? m.summary.requests.measured,
+    turns_succeeded: s?.turns.succeeded ?? m.summary.requests.succeeded,
+    attainment,
+    meets: (attainment ?? 0) >= attainmentNeeded,
+    validity: m.run.validity.map((v) => ({ code: v.code, message: v.message })),
+    ttft_ms: p5090(m.summary.ttft_ms),
+    tpot_ms: p5090(m.summary.tpot_ms),
+    user_ttft_ms: p5090(s?.user_ttft_ms),
+    wait: waitSplit(m.records, rules),
+    cache: {
+      server_hit_rate: m.run.cache?.hit_rate ?? s?.server_prefix_hit_rate ?? null,
+      usage_hit_rate: s?.cache_hit_rate ?? null,
+      intended: s?.intended_sharing ?? null,
+      intended_documents: s?.intended_document_sharing ?? null,
+    },
+  };
+}
+
+/** The file's SLO as `metric: limit` (only the limits set). */
+function sloOf(ctx: ExpContext): Record<string, number> {
+  return Object.fromEntries(Object.entries(ctx.exp.slo ?? {}).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    number
+  >;
+}
+
+/** Run the team-assistant experiment on every target. */
+export async function runTeamAssistant(ctx: ExpContext): Promise<TeamResult> {
+  const team = ctx.exp.team ?? teamSchema.parse({});
+  const levels = ctx.exp.load.users ?? levelsAround(team.colleagues);
+  const out: TeamTargetResult[] = [];
+  for (const t of ctx.targets) {
+    const measured: TeamLevel[] = [];
+    const inList = new Set(levels);
+    const found = await searchMaxLevel(
+      async (users) => {
+        const { workload, load } = await ctx.sessions(users);
+        const plan = scaleSessions(
+          { ...load, intended: workload.sessions?.intended ?? null },
+          team.time_scale,
+        );
+        if (ctx.exp.cache.policy === 'cold') await ctx.ensureCold([t]);
+        const m = await ctx.measure(t, {
+          label: `users=${users}`,
+          level: { users },
+          specs: workload.specs,
+          load: plan,
+        });
+        const level = levelOf(users, m, t, !inList.has(users), team.attainment, m.sessions);
+        measured.push(level);
+        ctx.deps.log(
+          ctx.tr('team.progress.level', {
+            target: t.name,
+            users,
+            met: pct(level.attainment),
+            ttft: fmt(level.ttft_ms.p90),
+            tpot: fmt(level.tpot_ms.p90, 2),
+            verdict: verdictOf(m.run, ctx.tr),
+          }),
+        );
+        const invalid = level.validity.length
+          ? ctx.tr('team.undetermined_probe', {
+              users,
+              codes: level.validity.map((v) => v.code).join(', '),
+            })
+          : null;
+        return { ok: level.meets, attainment: level.attainment, undecided: invalid };
+      },
+      { levels, max: levels[levels.length - 1], bisect: team.bisect },
+    );
+    const failing = measured.filter((l) => !l.meets).map((l) => l.users);
+    const deciding = failing.length
+      ? Math.min(...failing)
+      : measured.length
+        ? Math.max(...measured.map((l) => l.users))
+        : null;
+    const largest = found.undetermined ? null : found.level;
+    out.push({
+      target: t.name,
+      levels: measured,
+      largest,
+      bounded: found.bounded,
+      undetermined: found.undetermined,
+      deciding,
+      colleagues_fit: colleaguesFit(measured, team.colleagues, largest, found.bounded),
+    });
+  }
+  return {
+    kind: 'team-assistant',
+    colleagues: team.colleagues,
+    attainment: team.attainment,
+    time_scale: team.time_scale,
+    slo: sloOf(ctx),
+    turns: String(ctx.exp.load.turns ?? '1'),
+    think_time_s: String(ctx.exp.load.think_time_s ?? '0'),
+    targets: out,
+  };
+}
+
+/**
+ * Whether a team of `n` meets the SLO: measured at `n` (by a valid run), else implied by the search (at most the
+ * largest team: yes; above it with a failing level at or below `n`: no); null when not known.
+ */
+function colleaguesFit(
+  levels: readonly TeamLevel[],
+  n: number,
+  largest: number | null,
+  bounded: boolean,
+): boolean | null {
+  const at = levels.find((l) => l.users === n);
+  // A level whose run is not valid says nothing either way.
+  if (at) return at.validity.length ? null : at.meets;
+  if (largest === null) return null;
+  if (n <= largest) return true;
+  return bounded ? false : null;
+}
+
+// ---- the kind module: file section and rules, defaults, template, console output ----------
+
+export const teamSchema = z.strictObject({
+  /** The team the question is about (the course's 32 colleagues); the levels default around it. */
+  colleagues: posInt().default(32),
+  /** Bisect between the last level meeting the SLO and the first failing one. */
+  bisect: bool().default(true),
+  /** Divide think times and session starts by this (tests and smoke runs). */
+  time_scale: posNum().default(1),
+  /** The share of planned turns that must meet every SLO (as `plan --find-max-users`). */
+  attainment: fraction().default(0.99),
+});
+
+const WAIT_KEY = {
+  queueing: 'team.wait.queueing',
+  prefill: 'team.wait.prefill',
+  decode: 'team.wait.decode',
+} as const;
+
+/** The "largest team" line (exactly `largest team meeting the SLO: N users` when bounded). */
+export function largestLine(r: TeamTargetResult, tr: T): string {
+  if (r.largest === null) return tr('team.largest_undetermined', { why: r.undetermined ?? '' });
+  if (!r.bounded) return tr('team.largest_unbounded', { n: r.largest });
+  return tr('team.largest', { n: r.largest });
+}
+
+function formatTeam(res: TeamResult, tr: T): string[] {
+  const out: string[] = [];
+  for (const t of res.targets) {
+    out.push(
+      tr('team.header', {
+        target: t.target,
+        turns: res.turns,
+        think: res.think_time_s,
+        slo: Object.entries(res.slo)
+          .map(([k, v]) => `${k} ≤ ${v}`)
+          .join(', '),
+        pct: res.attainment * 100,
+      }),
+    );
+    const sorted = [...t.levels].sort((a, b) => a.users - b.users);
+    out.push(
+      table(
+        [
+          tr('team.col.users'),
+          tr('team.col.turns'),
+          tr('team.col.met'),
+          'TTFT p50/p90',
+          'TPOT p50/p90',
+          tr('team.col.queue'),
+          tr('team.col.prefill'),
+          tr('team.col.interference'),
+          tr('team.col.server_hit'),
+          tr('team.col.intended'),
+          tr('exp.col.verdict'),
+        ],
+        sorted.map((l) => [
+          `${l.users}${l.search ? '*' : ''}`,
+          `${l.turns_succeeded}/${l.turns_planned}`,
+          `${pct(l.attainment)} ${l.meets ? '✓' : '✗'}`,
+          `${fmt(l.ttft_ms.p50, 0)}/${fmt(l.ttft_ms.p90, 0)}`,
+          `${fmt(l.tpot_ms.p50, 1)}/${fmt(l.tpot_ms.p90, 1)}`,
+          fmt(l.wait.queue_ms, 0),
+          fmt(l.wait.prefill_ms, 0),
+          fmt(l.wait.decode_interference_ms, 0),
+          pct(l.cache.server_hit_rate),
+          pct(l.cache.intended),
+          verdictOf(l, tr),
+        ]),
+      ),
+    );
+    if (sorted.some((l) => l.search)) out.push(tr('team.search_note'));
+    out.push(largestLine(t, tr));
+    if (t.colleagues_fit !== null)
+      out.push(
+        tr(t.colleagues_fit ? 'team.colleagues_fit' : 'team.colleagues_no_fit', { n: res.colleagues }),
+      );
+    const d = t.levels.find((l) => l.users === t.deciding);
+    if (d) {
+      out.push(...waitLines(d, tr));
+      out.push(
+        tr('team.cache', {
+          users: d.users,
+          server: pct(d.cache.server_hit_rate),
+          usage: pct(d.cache.usage_hit_rate),
+          intended: pct(d.cache.intended),
+          documents: pct(d.cache.intended_documents),
+        }),
+      );
+    }
+  }
+  if (res.time_scale !== 1) out.push(tr('team.time_scale', { scale: res.time_scale }));
+  return out;
+}
+
+/** The "where the wait is" lines of one level. */
+export function waitLines(d: TeamLevel, tr: T): string[] {
+  const w = d.wait;
+  const out = [
+    tr(w.from === 'engine' ? 'team.wait.split' : 'team.wait.split_client', {
+      users: d.users,
+      queue: fmt(w.queue_ms, 0),
+      prefill: fmt(w.prefill_ms, 0),
+      decode: fmt(w.decode_interference_ms, 0),
+      ratio: fmt(w.stall_ratio, 2),
+    }),
+    w.dominant ? tr('team.wait.verdict', { where: tr(WAIT_KEY[w.dominant]) }) : tr('team.wait.unknown'),
+  ];
+  if (w.rules.length) out.push(tr('team.wait.rules', { rules: w.rules.join(', ') }));
+  return out;
+}
+
+/**
+ * The write-up's section for this kind (Markdown lines): the course's question, the answer,
+ * where the wait is and what the prefix cache did, in the course's terms.
+ */
+export function teamWriteup(res: TeamResult, tr: T): string[] {
+  const L: string[] = [
+    `### ${tr('team.writeup.title')}`,
+    '',
+    tr('team.writeup.question', { n: res.colleagues }),
+    '',
+  ];
+  L.push(
+    tr('team.writeup.design', {
+      turns: res.turns,
+      think: res.think_time_s,
+      slo: Object.entries(res.slo)
+        .map(([k, v]) => `\`${k}\` ≤ ${v}`)
+        .join(', '),
+      pct: res.attainment * 100,
+    }),
+    '',
+  );
+  for (const t of res.targets) {
+    L.push(`**${t.target}**: ${largestLine(t, tr)}`, '');
+    if (t.colleagues_fit !== null)
+      L.push(tr(t.colleagues_fit ? 'team.writeup.fit' : 'team.writeup.no_fit', { n: res.colleagues }), '');
+    L.push(
+      `| ${tr('team.col.users')} | ${tr('team.col.met')} | TTFT p90 | TPOT p90 | ${tr('team.col.queue')} | ${tr('team.col.prefill')} | ${tr('team.col.interference')} | ${tr('team.col.server_hit')} | ${tr('team.col.intended')} |`,
+      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    );
+    for (const l of [...t.levels].sort((a, b) => a.users - b.users))
+      L.push(
+        `| ${l.users} | ${pct(l.attainment)} ${l.meets ? '✓' : '✗'} | ${fmt(l.ttft_ms.p90, 0)} | ${fmt(l.tpot_ms.p90, 1)} | ${fmt(l.wait.queue_ms, 0)} | ${fmt(l.wait.prefill_ms, 0)} | ${fmt(l.wait.decode_interference_ms, 0)} | ${pct(l.cache.server_hit_rate)} | ${pct(l.cache.intended)} |`,
+      );
+    L.push('');
+    const d = t.levels.find((l) => l.users === t.deciding);
+    if (d) {
+      L.push(tr('team.writeup.wait_intro'), '');
+      for (const line of waitLines(d, tr)) L.push(`- ${line.replace(/^\s*(→\s*)?/, '')}`);
+      if (d.wait.dominant) L.push('', tr(`team.writeup.means_${d.wait.dominant}`));
+      L.push(
+        '',
+        tr('team.writeup.cache', {
+          server: pct(d.cache.server_hit_rate),
+          intended: pct(d.cache.intended),
+          documents: pct(d.cache.intended_documents),
+        }),
+        '',
+      );
+    }
+  }
+  if (res.time_scale !== 1) L.push(`> ${tr('team.time_scale', { scale: res.time_scale })}`, '');
+  return L;
+}
+
+export const teamAssistantKind = defineKind({
+  kind: 'team-assistant',
+  section: 'team',
+  sectionSchema: teamSchema,
+  rules(f, report) {
+    const load = (f.load && typeof f.load === 'object' ? f.load : {}) as Record<string, unknown>;
+    const users = load.users;
+    if (Array.isArray(users) && !increasing(users))
+      report(['load', 'users'], 'levels must increase', 'e.g. users: [4, 8, 16, 32, 48, 64]');
+    const slo = (f.slo && typeof f.slo === 'object' ? f.slo : {}) as Record<string, unknown>;
+    if (slo.ttft_ms === undefined && slo.tpot_ms === undefined && slo.e2e_ms === undefined)
+      report(
+        ['slo'],
+        'the largest team is judged against an SLO, and there is none',
+        'add e.g. slo: {ttft_ms: 2000, tpot_ms: 100}',
+      );
+    for (const k of ['concurrency', 'rates', 'requests', 'duration_s'])
+      if (load[k] !== undefined)
+        report(['load', k], 'a team is a number of users, each a session', 'use load.users for the levels');
+    if (f.warmup !== undefined && f.warmup !== 0)
+      report(
+        ['warmup'],
+        'sessions have no warm-up: the first turns are the cold start',
+        'set warmup: 0 or leave it out',
+      );
+  },
+  defaults: (f) => {
+    const team = f.team ?? teamSchema.parse({});
+    return {
+      ...f,
+      team,
+      load: {
+        ...f.load,
+        users: f.load.users ?? levelsAround(team.colleagues),
+        turns: f.load.turns ?? 'uniform:3-6',
+        think_time_s: f.load.think_time_s ?? 'uniform:10-60',
+      },
+    };
+  },
+  template: (t) => `${t.head(
+    'team-assistant',
+    'team-assistant',
+    "The course's question: a document assistant works for one user; what happens when 32\ncolleagues ask at the same time? Each colleague is a session of 3-6 turns with 10-60 s of\nthinking between an answer and the next question, asking about one of 3 shared documents.\nThe number of users is swept (load.users) and bisected between the last level meeting the\nSLO and the first failing one. Llama-3.1-8B on one simulated L4 puts the answer near the\n32 colleagues. Reports the largest team meeting the SLO, where the wait is\n(queueing, prefill or decode interference) and the prefix-cache hit rate. The simulator runs\nin virtual time, so the whole team finishes in seconds; a url target runs in real time.",
+  )}
+targets:
+${t.simTarget({ name: 'sim', full: true, model: 'llama-3.1-8b', gpu: 'l4', set: ['clock: virtual'] })}
+${t.urlTargets}
+
+team:
+  colleagues: 32                      # the team the question is about
+  bisect: true                        # bisect between the last level meeting the SLO and the first failing
+  attainment: 0.99                    # share of planned turns that must meet every SLO
+  time_scale: 1                       # divide think times and ramp-up by this (tests, smoke runs)
+
+${t.common({
+  load: [
+    'users: [4, 8, 16, 32, 48, 64]    # the levels: users, one session each',
+    'turns: uniform:3-6               # turns per session',
+    'think_time_s: uniform:10-60      # seconds from an answer to the next question',
+    'ramp_up_s: 60                    # users start spread over this many seconds',
+    '# session_rate: 0.5              # or: sessions start as Poisson arrivals per second',
+  ],
+  workload: [
+    'input_len: 100                   # each question, tokens',
+    'output_len: 200                  # each answer, tokens',
+    'documents: {count: 3, tokens: uniform:2000-8000, popularity: zipf:1}   # shared documents',
+  ],
+  slo: ['ttft_ms: 2000', 'tpot_ms: 100'],
+  warmup: 0,
+})}
+`,
+  run: runTeamAssistant,
+  format: formatTeam,
+  writeup: teamWriteup,
+});

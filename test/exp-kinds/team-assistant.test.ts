@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import { translator } from '../../src/core/i18n/index.js';
+import {
+  largestLine,
+  levelsAround,
+  type TeamResult,
+  type TeamTargetResult,
+} from '../../src/exp/kinds/team-assistant.js';
+import { formatExperimentResult } from '../../src/exp/run.js';
+import { experimentTemplate } from '../../src/exp/templates.js';
+import { searchMaxLevel } from '../../src/pipeline/capacity.js';
+import { exp, run } from './helpers.js';
+
+const EN = translator('en');
+
+/** The shipped template with its load and workload made small (few users, short documents). */
+function small(opts: { users: string; slo: string; bisect?: boolean; timeScale?: number }): string {
+  return experimentTemplate('team-assistant')
+    .replace(/users: \[4, 8, 16, 32, 48, 64\]/, `users: ${opts.users}`)
+    .replace(/turns: uniform:3-6/, 'turns: 2')
+    .replace(/ramp_up_s: 60/, 'ramp_up_s: 2')
+    .replace(/input_len: 100/, 'input_len: 32')
+    .replace(/output_len: 200/, 'output_len: 24')
+    .replace(/tokens: uniform:2000-8000/, 'tokens: uniform:200-400')
+    .replace(/\n {2}time_scale: 1 /, `\n  time_scale: ${opts.timeScale ?? 10} `)
+    .replace(/bisect: true/, `bisect: ${opts.bisect ?? true}`)
+    .replace(/slo:\n {2}ttft_ms: 2000\n {2}tpot_ms: 100/, `slo:\n${opts.slo}`);
+}
+
+const target = (r: TeamResult): TeamTargetResult => {
+  assert.equal(r.targets.length, 1);
+  return r.targets[0];
+};
+
+test('the template asks the course question: 32 colleagues, 3-6 turns, 10-60 s thinking, shared documents, TTFT and TPOT SLO, virtual time', () => {
+  const e = exp(experimentTemplate('team-assistant'));
+  assert.equal(e.kind, 'team-assistant');
+  if (e.kind !== 'team-assistant') return;
+  assert.equal(e.team?.colleagues, 32);
+  assert.deepEqual(e.load.users, levelsAround(32));
+  assert.deepEqual(levelsAround(32), [4, 8, 16, 32, 48, 64]);
+  assert.equal(e.load.turns, 'uniform:3-6');
+  assert.equal(e.load.think_time_s, 'uniform:10-60');
+  assert.equal(e.workload.documents?.count, 3);
+  assert.equal(e.workload.documents?.tokens, 'uniform:2000-8000');
+  assert.ok(e.slo?.ttft_ms && e.slo?.tpot_ms);
+  assert.equal(e.targets.sim.sim?.clock, 'virtual');
+});
+
+test('a file without an SLO is refused with a hint', () => {
+  const text = experimentTemplate('team-assistant').replace(
+    /slo:\n {2}ttft_ms: 2000\n {2}tpot_ms: 100\n/,
+    '',
+  );
+  assert.throws(() => exp(text), /SLO/);
+});
+
+test('virtual time: the largest team agrees with the per-level SLO results, and the wait and the cache are reported', async () => {
+  // A TTFT limit a few users meet and many do not, whatever the exact numbers.
+  const { result } = await run(
+    exp(small({ users: '[1, 2, 4, 8, 16]', slo: '  ttft_ms: 150\n  tpot_ms: 1000' })),
+  );
+  const r = result.results as TeamResult;
+  const t = target(r);
+  assert.equal(t.undetermined, null);
+  assert.ok(t.largest !== null);
+  const byUsers = new Map(t.levels.map((l) => [l.users, l]));
+  // Every measured level at or below the answer met the SLO, every one above it missed it.
+  for (const l of t.levels) assert.equal(l.meets, l.users <= (t.largest as number), `users=${l.users}`);
+  if (t.bounded && t.largest > 0)
+    assert.equal(byUsers.get(t.largest + 1)?.meets, false, 'bisected to the edge');
+  // A level's verdict is its attainment against the file's.
+  for (const l of t.levels) assert.equal(l.meets, (l.attainment ?? 0) >= r.attainment);
+  const text = formatExperimentResult(result, EN);
+  assert.ok(text.includes(largestLine(t, EN)));
+  if (t.bounded) assert.match(text, new RegExp(`largest team meeting the SLO: ${t.largest} users`));
+  // The wait split: the simulator sends its timings, so queueing + prefill is the user's wait to first content.
+  for (const l of t.levels) {
+    assert.equal(l.wait.from, 'engine');
+    assert.ok(l.wait.queue_ms !== null && l.wait.prefill_ms !== null && l.wait.ttft_ms_mean !== null);
+    assert.ok(l.wait.queue_ms + l.wait.prefill_ms >= l.wait.ttft_ms_mean - 1e-6);
+    assert.ok(l.wait.dominant !== null);
+    // Shared documents: the workload intends sharing, and the simulator's cache serves some of it.
+    assert.ok((l.cache.intended ?? 0) > 0);
+    assert.ok(l.cache.server_hit_rate !== null);
+  }
+  assert.match(text, /where the wait is at \d+ users/);
+  assert.match(text, /prefix cache at \d+ users: server hit rate/);
+  assert.match(text, /think times and session starts were divided by time_scale 10/);
+  // The zh-CN rendering carries the same answer.
+  const zh = formatExperimentResult(result, translator('zh-CN'));
+  assert.ok(zh.includes(largestLine(t, translator('zh-CN'))));
+});
+
+test('an SLO every level meets is reported as unbounded, not as a maximum', async () => {
+  const { result } = await run(
+    exp(small({ users: '[1, 2, 3]', slo: '  ttft_ms: 1000000\n  tpot_ms: 1000000', bisect: false })),
+  );
+  const t = target(result.results as TeamResult);
+  assert.equal(t.bounded, false);
+  assert.equal(t.largest, 3);
+  assert.ok(t.levels.every((l) => l.meets));
+  const text = formatExperimentResult(result, EN);
+  assert.match(text, /largest team meeting the SLO: at least 3 users/);
+  assert.doesNotMatch(text, /largest team meeting the SLO: 3 users/);
+});
+
+test('the level search: given levels, bisection, no bisection, and an undecided probe', async () => {
+  const meets = (n: number) => n <= 21;
+  const probe = async (n: number) => ({ ok: meets(n), attainment: null });
+  const a = await searchMaxLevel(probe, { levels: [4, 8, 16, 32, 48, 64], max: 64 });
+  assert.equal(a.level, 21);
+  assert.equal(a.bounded, true);
+  assert.deepEqual(
+    a.probes.map((p) => p.level),
+    [4, 8, 16, 32, 24, 20, 22, 21],
+  );
+  const b = await searchMaxLevel(probe, { levels: [4, 8, 16, 32, 48, 64], max: 64, bisect: false });
+  assert.equal(b.level, 16);
+  const c = await searchMaxLevel(probe, { levels: [4, 8, 16], max: 16 });
+  assert.deepEqual([c.level, c.bounded], [16, false]);
+  const d = await searchMaxLevel(
+    async (n) => ({ ok: true, attainment: null, undecided: n === 8 ? 'not valid' : null }),
+    { levels: [4, 8, 16], max: 16 },
+  );
+  assert.equal(d.undetermined, 'not valid');
+  assert.deepEqual(
+    d.probes.map((p) => p.level),
+    [4, 8],
+  );
+  const u = largestLine(
+    {
+      target: 't',
+      levels: [],
+      largest: null,
+      bounded: false,
+      undetermined: 'the run at 8 users is not valid (lateness)',
+      deciding: null,
+      colleagues_fit: null,
+    },
+    EN,
+  );
+  assert.equal(u, 'largest team meeting the SLO: undetermined (the run at 8 users is not valid (lateness))');
+});
+
+test('exp run, then report --md: the write-up carries the team section with the same answer, in en and zh-CN', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'servelab-team-'));
+  try {
+    writeFileSync(join(dir, 't.yaml'), small({ users: '[1, 2, 4]', slo: '  ttft_ms: 150\n  tpot_ms: 1000' }));
+    const io = memoryIo({}, dir);
+    assert.equal(await main(['exp', 'run', 't.yaml', '--json'], io), 0, io.err().slice(-2000));
+    const result = JSON.parse(io.out());
+    const t = target(result.results as TeamResult);
+    for (const [lang, tr] of [
+      ['en', EN],
+      ['zh-CN', translator('zh-CN')],
+    ] as const) {
+      const rep = memoryIo({}, dir);
+      assert.equal(
+        await main(['report', result.experiment_id, '--md', `w-${lang}.md`, '--lang', lang], rep),
+        0,
+        rep.err(),
+      );
+      const md = readFileSync(join(dir, `w-${lang}.md`), 'utf8');
+      const s7 = md.slice(md.indexOf('## 7.'));
+      assert.ok(s7.includes(tr('team.writeup.title')), `${lang}: the section is in §7`);
+      assert.ok(s7.includes(largestLine(t, tr)), `${lang}: the same answer`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
