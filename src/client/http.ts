@@ -134,6 +134,7 @@ class RequestHandler implements Dispatcher.DispatchHandler {
     rec: RequestRecord,
   ) {
     this.acc = new ResponseAccumulator(rec, args.onChunk);
+    this.acc.onText = args.onText;
     if (args.capture) {
       this.rawParts = [];
       this.acc.events = [];

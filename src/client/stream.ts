@@ -148,6 +148,8 @@ export class ResponseAccumulator {
   private usageOnFinish = false;
   private usageSeparate = false;
   private readonly onChunk: ((rec: RequestRecord) => void) | undefined;
+  /** The text of each content delta, with its arrival time (`SendArgs.onText`). */
+  onText: ((text: string, atMs: number) => void) | undefined;
   private parser: EventSourceParser | null = null;
   private decoder: TextDecoder | null = null;
   /** Arrival time of the read being parsed (ms). */
@@ -232,6 +234,15 @@ export class ResponseAccumulator {
     this.applyStreamChunk(obj, t);
   }
 
+  private emitText(text: string, t: number): void {
+    if (this.onText === undefined) return;
+    try {
+      this.onText(text, t);
+    } catch {
+      // an observer's bug must not corrupt the measurement
+    }
+  }
+
   private setStreamError(msg: string): void {
     if (this.streamError === null) this.streamError = clip(msg);
   }
@@ -270,7 +281,10 @@ export class ResponseAccumulator {
             hasR = true;
             this.info.reasoning_field ??= 'reasoning';
           }
-          if (nonEmptyString(d.content)) hasC = true;
+          if (nonEmptyString(d.content)) {
+            hasC = true;
+            this.emitText(d.content as string, t);
+          }
           if (
             nonEmptyArray(d.tool_calls) ||
             (d.function_call !== null && typeof d.function_call === 'object')
@@ -279,6 +293,7 @@ export class ResponseAccumulator {
         } else if (nonEmptyString(c.text)) {
           // /completions streams carry `text` on the choice itself
           hasC = true;
+          this.emitText(c.text as string, t);
         }
         const fr = c.finish_reason;
         if (typeof fr === 'string' && fr.length > 0 && rec.finish_reason === null) {
@@ -371,10 +386,14 @@ export class ResponseAccumulator {
           hasR = true;
           this.info.reasoning_field ??= 'reasoning';
         }
-        if (nonEmptyString(m.content)) hasC = true;
+        if (nonEmptyString(m.content)) {
+          hasC = true;
+          this.emitText(m.content as string, t);
+        }
         if (nonEmptyArray(m.tool_calls)) hasT = true;
       } else if (nonEmptyString(c.text)) {
         hasC = true;
+        this.emitText(c.text as string, t);
       }
       if (typeof c.finish_reason === 'string' && c.finish_reason && rec.finish_reason === null) {
         rec.finish_reason = c.finish_reason;

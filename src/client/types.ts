@@ -53,6 +53,11 @@ export interface SendArgs {
   /** Called for each token-carrying chunk as it arrives (monitoring hooks); must not block. */
   onChunk?: (rec: RequestRecord) => void;
   /**
+   * Called with the text of each content delta as it arrives, and its arrival time (ms): what a
+   * voice client chunks for its TTS (`runner/voice`). Must not block.
+   */
+  onText?: (text: string, atMs: number) => void;
+  /**
    * Keep what came back: the response text and, for a stream, every parsed data event in order
    * (`[DONE]` as the string). For probes that judge the wire itself (`gate`), never for load.
    */

@@ -26,7 +26,7 @@ function pct(v: number | null | undefined): string {
 }
 
 /** Left-aligned first column, right-aligned others, two spaces between. */
-function grid(rows: string[][]): string[] {
+export function grid(rows: string[][]): string[] {
   const widths: number[] = [];
   for (const r of rows)
     for (let i = 0; i < r.length; i++) widths[i] = Math.max(widths[i] ?? 0, displayWidth(r[i]));

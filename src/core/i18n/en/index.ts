@@ -16,6 +16,7 @@ import { run } from './run.js';
 import { shard } from './shard.js';
 import { sim } from './sim.js';
 import { source } from './source.js';
+import { voice } from './voice.js';
 import { writeup } from './writeup.js';
 
 export const en = {
@@ -33,4 +34,5 @@ export const en = {
   ...sim,
   ...source,
   ...exp,
+  ...voice,
 } as const;

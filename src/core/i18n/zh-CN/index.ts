@@ -16,6 +16,7 @@ import { run } from './run.js';
 import { shard } from './shard.js';
 import { sim } from './sim.js';
 import { source } from './source.js';
+import { voice } from './voice.js';
 import { writeup } from './writeup.js';
 
 export const zhCN: Record<keyof typeof en, string> = {
@@ -33,4 +34,5 @@ export const zhCN: Record<keyof typeof en, string> = {
   ...sim,
   ...source,
   ...exp,
+  ...voice,
 };

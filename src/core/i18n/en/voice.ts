@@ -1,0 +1,46 @@
+/**
+ * Prose of the "voice" section (keys `voice.*`): `servelab voice` and `servelab demo voice`
+ * (src/cli/commands/voice.ts), the voice workload's audio files (src/workload/audio.ts), the
+ * voice analysis and report (src/analysis/voice.ts, src/report/voice.ts), the voice experiment
+ * kind and the voice diagnosis rule.
+ */
+export const voice = {
+  'voice.wav.not_wav': '{file} is not a WAV file: {why}',
+  'voice.wav.not_wav_hint':
+    'give 16-bit PCM WAV files (RIFF/WAVE), e.g. ffmpeg -i in.mp3 -ac 1 -ar 16000 out.wav; or generate audio with --speech-seconds',
+  'voice.wav.why.riff': 'it does not start with a RIFF/WAVE header',
+  'voice.wav.why.fmt': 'its fmt chunk is missing or cut short',
+  'voice.wav.why.codec': 'its samples are compressed (only PCM and float WAV are read)',
+  'voice.wav.why.data': 'it has no data chunk',
+  'voice.audio.unreadable': 'cannot read the audio directory {dir}: {error}',
+  'voice.audio.empty': 'no .wav files in {dir}',
+  'voice.audio.dir_hint': '--audio takes a directory of .wav files; or use --speech-seconds DIST',
+  'voice.speech_seconds.hint':
+    'seconds of speech per turn: a count (3), uniform:MIN-MAX (uniform:2-6) or normal:MEAN,STD (normal:4,1)',
+  'voice.chunk.bad': 'unknown TTS chunk policy {value}',
+  'voice.chunk.hint': 'use sentence, chars:N (e.g. chars:40) or whole',
+  'voice.no_model': '{url}/models lists no models',
+  'voice.no_model_hint': 'give the LLM model with --model NAME',
+  'voice.table.metric': 'metric (ms)',
+  'voice.table.llm_ttft': 'llm ttft_ms (text TTFT)',
+  'voice.table.not_text_ttft': 'first audio − text TTFT',
+  'voice.table.title': 'First audio: {turns} turns planned, {measured} reached playback',
+  'voice.table.outcomes': 'turn outcomes: {outcomes}',
+  'voice.table.failed': '{n} failed at {stage}, e.g. {error}',
+  'voice.table.why':
+    "First audio came {first_audio} ms after speech ended (mean), of which the LLM's own TTFT is {ttft} ms: {rest} ms ({share}%) is endpointing, ASR, waiting for a text chunk, TTS and the jitter buffer, which a text benchmark never sees.",
+  'voice.format.bad': 'unknown TTS format {value}',
+  'voice.format.hint': "use pcm (24 kHz 16-bit mono, OpenAI's pcm) or wav",
+  'voice.audio.both': '--audio and --speech-seconds both given',
+  'voice.audio.both_hint':
+    'keep one: --audio DIR for real WAV files, --speech-seconds DIST for generated audio',
+  'voice.header': 'Voice run: LLM {model}, TTS chunks: {chunk}',
+  'voice.wrote': 'wrote {files}',
+  'voice.demo.simulator':
+    'simulator: {model} on {gpu} at {url} (LLM, /v1/audio/transcriptions and /v1/audio/speech on one port)',
+  'voice.demo.condition': 'voice, --tts-chunk {chunk}: 4 users, 12 turns',
+  'voice.demo.compare':
+    'Sentence chunks gave first audio at {sentence} ms, whole replies at {whole} ms (means): {saved} ms earlier, about the LLM generation that sentence chunking no longer waits for.',
+  'voice.demo.unknown': 'unknown demo {kind}',
+  'voice.demo.unknown_hint': 'servelab demo runs the load demo; servelab demo voice the first-audio demo',
+} as const;
