@@ -158,7 +158,9 @@ async function runTurn(
   const llm = await cfg.llm.send(args);
   rec.llm = llm;
   deps.onLlmRecord?.(llm);
-  for (const c of chunker.flush()) speak(c, llm.end_at_ms ?? clock.now());
+  // The rest of a reply is spoken only when the reply ended well; chunks already complete
+  // went to TTS as they came, as a voice client does.
+  if (ok(llm.outcome)) for (const c of chunker.flush()) speak(c, llm.end_at_ms ?? clock.now());
   if (!ok(llm.outcome)) fail(rec, 'llm', llm.outcome, llm.error);
   else if (pending.length === 0) fail(rec, 'llm', 'no_content', 'the reply had no text to speak');
 
