@@ -8,6 +8,7 @@ import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { ExitCode, formatProblem, TargetError, UsageError } from '../core/errors.js';
 import { parseLang, resolveLang, type T, translator } from '../core/i18n/index.js';
 import { addSimOptions } from './commands/sim-flags.js';
+import { declareVoiceCommand, VOICE } from './commands/voice-flags.js';
 import { type Io, processIo } from './io.js';
 import {
   addCompatOptions,
@@ -151,9 +152,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   const demo = program
     .command('demo')
     .description(
-      'start the built-in simulator and run a closed-loop and a Poisson open-loop test against it; `demo voice`: the first-audio path',
+      `start the built-in simulator and run a closed-loop and a Poisson open-loop test against it; \`demo ${VOICE}\`: the first-audio path`,
     )
-    .argument('[kind]', 'voice: time the first-audio path (ASR → LLM → TTS) on the simulator instead')
+    .argument('[kind]', `${VOICE}: time the first-audio path (ASR → LLM → TTS) on the simulator instead`)
     .option(
       '--out <dir>',
       'where to write the reports (default servelab-out/demo, or servelab-out/demo-voice)',
@@ -161,7 +162,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .option('--json [file]', 'write both summaries as JSON to file, or stdout');
   addLangOption(demo).action((kind, opts) => {
     action = async (io) => {
-      if (kind === 'voice') return (await import('./commands/voice.js')).demoVoiceCommand(opts, io);
+      if (kind === VOICE) return (await import('./commands/voice.js')).demoVoiceCommand(opts, io);
       if (kind !== undefined)
         throw new UsageError([
           { path: 'demo', message: t('voice.demo.unknown', { kind }), hint: t('voice.demo.unknown_hint') },
@@ -170,51 +171,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     };
   });
 
-  const voice = program
-    .command('voice')
-    .description(
-      'time the first-audio path of voice users: endpointing → ASR → LLM → text chunk → TTS → playback',
-    )
-    .option('--llm-url <base>', 'the LLM: OpenAI base URL, e.g. http://127.0.0.1:8000/v1')
-    .option(
-      '--asr-url <base>',
-      'the speech recognition server (POST /audio/transcriptions; default: --llm-url)',
-    )
-    .option('--tts-url <base>', 'the text-to-speech server (POST /audio/speech; default: --llm-url)')
-    .option('--asr-model <name>', 'the transcription model to ask for', 'whisper-1')
-    .option('--no-asr-stream', 'ask for the transcript in one response instead of a stream')
-    .option('--tts-model <name>', 'the speech model to ask for', 'tts-1')
-    .option('--tts-voice <name>', 'the voice to ask for', 'alloy')
-    .option('--tts-format <fmt>', 'pcm (24 kHz 16-bit mono) or wav', 'pcm')
-    .option('--audio <dir>', 'what users say: a directory of .wav files, cycled through')
-    .option(
-      '--speech-seconds <dist>',
-      'or generated audio of these durations: N, uniform:A-B, normal:MEAN,STD (default uniform:1-3)',
-    )
-    .option(
-      '--endpoint-ms <ms>',
-      'silence after speech before the turn counts as over (0: the ASR server endpoints)',
-      '500',
-    )
-    .option(
-      '--tts-chunk <policy>',
-      'when text goes to TTS: sentence (。！？.!?), chars:N or whole',
-      'sentence',
-    )
-    .option('--playback-buffer-ms <ms>', 'jitter buffer: audio ms received before playback starts', '150')
-    .option('--concurrency <n>', 'simulated users, each speaking its turns one after another (default 1)')
-    .option('--requests <m>', 'planned turns in all (default 10)')
-    .option('--seed <n>', 'seed for generated audio and output lengths', '42')
-    .option('--output-len <dist>', 'LLM max_tokens per turn: N, uniform:A-B or normal:MEAN,STD')
-    .option('--timeout <s>', 'limit of each exchange (ASR, LLM, each TTS chunk), seconds (default: none)')
-    .option('--timeout-first <s>', 'limit to the first text (ASR, LLM) or first audio byte (TTS), seconds')
-    .option('--header <k:v>', 'extra request header (repeatable)', (v: string, p: string[] | undefined) => [
-      ...(p ?? []),
-      v,
-    ])
-    .option('--api-key-env <name>', 'environment variable holding the API key', 'INFERENCE_API_KEY')
-    .option('--out <dir>', 'write voice.jsonl, requests.jsonl (the LLM legs) and voice.json here')
-    .option('--json [file]', 'write the summary as JSON to file, or stdout');
+  const voice = declareVoiceCommand(program);
   addGenerationOptions(voice);
   addLangOption(voice).action((opts) => {
     action = async (io) => (await import('./commands/voice.js')).voiceCommand(opts, io);

@@ -9,7 +9,7 @@
  * Files under `out`: `voice.jsonl` (one {@link VoiceRecord} per planned turn), `requests.jsonl`
  * (the LLM legs, exactly the records `run` writes there) and `voice.json` (settings and summary).
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { summarizeVoice, type VoiceSummary } from '../analysis/voice.js';
@@ -20,6 +20,7 @@ import { redactUrl } from '../core/url.js';
 import type { RequestRecord } from '../record/types.js';
 import type { VoiceRecord } from '../record/voice.js';
 import { openRecordWriter } from '../record/writer.js';
+import { type VoiceCondition, voiceWaterfallSvg } from '../report/voice.js';
 import { type ChunkPolicy, chunkPolicyText } from '../runner/chunker.js';
 import { runVoice } from '../runner/voice.js';
 import { type Clock, RealClock } from '../runtime/clock.js';
@@ -198,6 +199,25 @@ export async function measureVoice(s: VoiceSettings, deps: VoiceMeasureDeps): Pr
     const path = join(s.out, 'voice.json');
     await writeFile(path, `${JSON.stringify({ config, summary }, null, 2)}\n`);
     files.push(join(s.out, 'voice.jsonl'), join(s.out, 'requests.jsonl'), path);
+    const svg = await writeVoiceWaterfall(s.out, [{ label: chunkPolicyText(s.chunk), summary }], t);
+    if (svg) files.push(svg);
   }
   return { records, llmRecords, summary, model, config, files };
+}
+
+/**
+ * Write the waterfall of `conditions` to `dir/waterfall.svg`; returns its path, or null when no
+ * condition reached playback (nothing to draw).
+ */
+export async function writeVoiceWaterfall(
+  dir: string,
+  conditions: readonly VoiceCondition[],
+  t: T = translator('en'),
+): Promise<string | null> {
+  const svg = voiceWaterfallSvg(conditions, t);
+  if (svg === null) return null;
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, 'waterfall.svg');
+  await writeFile(path, svg);
+  return path;
 }

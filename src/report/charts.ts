@@ -63,7 +63,11 @@ const BASE: EChartsOption = {
  * A value axis with its unit in the name (`unit` is appended in parentheses, unless it is
  * already there), placed along the axis so that it never overlaps the tick labels.
  */
-function valueAxis(name: string, extra: Record<string, unknown> = {}, x = false): Record<string, unknown> {
+export function valueAxis(
+  name: string,
+  extra: Record<string, unknown> = {},
+  x = false,
+): Record<string, unknown> {
   return {
     type: 'value',
     name,
@@ -97,7 +101,7 @@ export function legendRows(names: readonly string[]): number {
   return rows;
 }
 
-function withBase(title: string, o: EChartsOption): EChartsOption {
+export function withBase(title: string, o: EChartsOption): EChartsOption {
   const series = (Array.isArray(o.series) ? o.series : o.series ? [o.series] : []) as { name?: string }[];
   const names = [...new Set(series.map((x) => x.name).filter((n): n is string => typeof n === 'string'))];
   const legendShown = (o.legend as { show?: boolean } | undefined)?.show !== false;

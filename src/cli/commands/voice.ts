@@ -7,8 +7,13 @@
 import { resolve } from 'node:path';
 import { ExitCode, type Problem, worstExitCode } from '../../core/errors.js';
 import type { T } from '../../core/i18n/index.js';
-import { measureVoice, type VoiceMeasurement, type VoiceSettings } from '../../pipeline/voice.js';
-import { formatVoiceSummary } from '../../report/voice.js';
+import {
+  measureVoice,
+  type VoiceMeasurement,
+  type VoiceSettings,
+  writeVoiceWaterfall,
+} from '../../pipeline/voice.js';
+import { formatVoiceSummary, formatVoiceWaterfall, type VoiceCondition } from '../../report/voice.js';
 import { parseChunkPolicy } from '../../runner/chunker.js';
 import { startSimServer } from '../../sim/server/index.js';
 import type { Io } from '../io.js';
@@ -186,6 +191,7 @@ export async function demoVoiceCommand(raw: RawDemoVoice, io: Io): Promise<numbe
   const results: Record<string, unknown> = {};
   const codes: number[] = [];
   const means: Record<string, number | null> = {};
+  const conditions: VoiceCondition[] = [];
   try {
     for (const policy of ['sentence', 'whole']) {
       if (ctrl.signal.aborted) break;
@@ -208,6 +214,7 @@ export async function demoVoiceCommand(raw: RawDemoVoice, io: Io): Promise<numbe
       const m = await measureVoice(settings, { env: io.env, signal: ctrl.signal, t });
       out.write(formatVoiceSummary(m.summary, t));
       means[policy] = m.summary.time_to_first_audio_ms.mean;
+      conditions.push({ label: `--tts-chunk ${policy}`, summary: m.summary });
       results[policy] = { config: m.config, summary: m.summary, files: m.files };
       codes.push(voiceExitCode(m, ctrl.signal.aborted));
     }
@@ -217,6 +224,11 @@ export async function demoVoiceCommand(raw: RawDemoVoice, io: Io): Promise<numbe
   }
   const s = means.sentence;
   const w = means.whole;
+  if (conditions.length > 1) {
+    out.write(`\n${formatVoiceWaterfall(conditions, t).join('\n')}\n`);
+    const svg = await writeVoiceWaterfall(outDir, conditions, t);
+    if (svg) out.write(`${t('voice.wrote', { files: svg })}\n`);
+  }
   if (s != null && w != null)
     out.write(
       `\n${t('voice.demo.compare', { sentence: s.toFixed(0), whole: w.toFixed(0), saved: (w - s).toFixed(0) })}\n`,

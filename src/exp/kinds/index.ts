@@ -12,6 +12,7 @@ import { matrixKind } from './matrix.js';
 import { mixedInputKind } from './mixed-input.js';
 import { prefixCacheKind } from './prefix-cache.js';
 import { concurrencySweepKind, rateSweepKind } from './sweep.js';
+import { voiceKind } from './voice.js';
 
 /** The kind modules, in the order `exp init` and the docs list them. */
 const MODULES = [
@@ -23,6 +24,7 @@ const MODULES = [
   abKind,
   matrixKind,
   calibrationKind,
+  voiceKind,
 ] as const;
 
 type Module = (typeof MODULES)[number];

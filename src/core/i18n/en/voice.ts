@@ -43,4 +43,12 @@ export const voice = {
     'Sentence chunks gave first audio at {sentence} ms, whole replies at {whole} ms (means): {saved} ms earlier, about the LLM generation that sentence chunking no longer waits for.',
   'voice.demo.unknown': 'unknown demo {kind}',
   'voice.demo.unknown_hint': 'servelab demo runs the load demo; servelab demo voice the first-audio demo',
+  'voice.chart.waterfall': 'First audio: the critical path per condition (mean ms)',
+  'voice.chart.axis_ms': 'ms after speech ended',
+  'voice.chart.text_ttft': 'where text TTFT ends',
+  'voice.waterfall.condition': 'condition',
+  'voice.waterfall.legend':
+    'waterfall (e endpoint, a asr, L llm_ttft, w first_chunk_wait, t tts_first_byte, b buffer):',
+  'voice.waterfall.delta':
+    '{label} against {first}: first audio {delta} ms, of which the wait for the first text chunk {wait} ms (its LLM generation after the first token: {gen} ms)',
 } as const;

@@ -39,4 +39,12 @@ export const voice: Record<keyof typeof en, string> = {
     '按句分块时首音频平均在 {sentence} ms，整段回复时在 {whole} ms：早了 {saved} ms，大致就是按句分块不必再等的 LLM 生成时间。',
   'voice.demo.unknown': '未知的演示 {kind}',
   'voice.demo.unknown_hint': 'servelab demo 运行负载演示；servelab demo voice 运行首音频演示',
+  'voice.chart.waterfall': '首音频：各条件下的关键路径（平均 ms）',
+  'voice.chart.axis_ms': '语音结束后的 ms',
+  'voice.chart.text_ttft': '文本 TTFT 结束处',
+  'voice.waterfall.condition': '条件',
+  'voice.waterfall.legend':
+    '瀑布图（e 端点检测，a ASR，L llm_ttft，w 等待首个文本块，t TTS 首字节，b 缓冲）：',
+  'voice.waterfall.delta':
+    '{label} 相比 {first}：首音频 {delta} ms，其中等待首个文本块 {wait} ms（其 LLM 首 token 之后的生成时间：{gen} ms）',
 };
