@@ -7,8 +7,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { dominantSegment, firstAudio, summarizeVoice, voiceWaterfall } from '../../src/analysis/voice.js';
 import { UsageError } from '../../src/core/errors.js';
+import { translator } from '../../src/core/i18n/index.js';
 import { emptyRecord } from '../../src/record/types.js';
 import type { VoiceRecord } from '../../src/record/voice.js';
+import { diagnoseVoice, voiceSlow } from '../../src/report/diagnose/voice.js';
 import { parseChunkPolicy, sentenceEnd, TextChunker } from '../../src/runner/chunker.js';
 import { AsrDevice, speechMsOf } from '../../src/sim/server/audio.js';
 import { generateUtterances, generateWav, parseWav } from '../../src/workload/audio.js';
@@ -178,4 +180,30 @@ test('WAV: generated files read back with their duration; other bytes are not WA
     'the same seed, the same audio',
   );
   assert.throws(() => generateUtterances('sometimes', 1, 1), UsageError);
+});
+
+test('voice_slow names the dominant segment, its next experiment, and the part that is not text TTFT', () => {
+  // first_chunk_wait dominates: 900 of 1700 ms
+  const slow = summarizeVoice([
+    turn([300, 400, 450, 1350, 1430, 1440], 50),
+    turn([300, 400, 450, 1350, 1430, 1440], 50),
+  ]);
+  const f = voiceSlow('r1', slow, [], translator('en'));
+  assert.ok(f);
+  assert.equal(f.rule, 'voice_slow');
+  assert.deepEqual(f.runs, ['r1']);
+  assert.match(f.symptom, /waits 1440 ms .* TTFT is 50 ms/);
+  assert.ok(f.evidence.some((e) => /dominant segment: first_chunk_wait, 900 ms \(63%/.test(e)));
+  assert.ok(f.evidence.some((e) => /not text TTFT: 1390 ms \(97%/.test(e)));
+  assert.match(f.mechanism, /400 ms of endpointing and ASR come before it and 990 ms/);
+  assert.match(f.next.command, /vary: tts_chunk/);
+  // endpointing dominates: the next experiment varies endpoint_ms
+  const ep = voiceSlow('r2', summarizeVoice([turn([900, 950, 990, 1020, 1100, 1110])]));
+  assert.match(ep?.next.command ?? '', /vary: endpoint_ms/);
+  // fast enough, or nothing reached playback: no finding
+  assert.equal(voiceSlow('r3', summarizeVoice([turn([100, 150, 200, 250, 300, 310])])), null);
+  assert.equal(voiceSlow('r4', summarizeVoice([])), null);
+  const zh = voiceSlow('r1', slow, [], translator('zh-CN'));
+  assert.match(zh?.symptom ?? '', /平均要等 1440 ms/);
+  assert.equal(diagnoseVoice([{ id: 'a', summary: slow }]).findings.length, 1);
 });

@@ -4,8 +4,10 @@
  * files written, exit code. And `servelab demo voice`: the same against the simulator started
  * in this process, `--tts-chunk sentence` beside `whole`.
  */
-import { resolve } from 'node:path';
-import { ExitCode, type Problem, worstExitCode } from '../../core/errors.js';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import type { VoiceSummary } from '../../analysis/voice.js';
+import { ExitCode, type Problem, UsageError, worstExitCode } from '../../core/errors.js';
 import type { T } from '../../core/i18n/index.js';
 import {
   measureVoice,
@@ -13,6 +15,9 @@ import {
   type VoiceSettings,
   writeVoiceWaterfall,
 } from '../../pipeline/voice.js';
+import type { VoiceRecord } from '../../record/voice.js';
+import { renderDiagnosisText } from '../../report/diagnose/render.js';
+import { diagnoseVoice } from '../../report/diagnose/voice.js';
 import { formatVoiceSummary, formatVoiceWaterfall, type VoiceCondition } from '../../report/voice.js';
 import { parseChunkPolicy } from '../../runner/chunker.js';
 import { startSimServer } from '../../sim/server/index.js';
@@ -154,6 +159,8 @@ export async function voiceCommand(raw: RawVoice, io: Io): Promise<number> {
     if (json !== true) await emitJson(json, result, io);
     out.write(`\n${t('voice.header', { model: m.model, chunk: m.config.tts_chunk as string })}\n`);
     out.write(formatVoiceSummary(m.summary, t));
+    const diag = diagnoseVoice([{ id: 'voice', summary: m.summary, records: m.records }], t);
+    out.write(`\n${renderDiagnosisText(diag, [], t)}`);
     if (m.files.length) out.write(`${t('voice.wrote', { files: m.files.join(', ') })}\n`);
     if (json === true) await emitJson(json, result, io);
     return voiceExitCode(m, ctrl.signal.aborted);
@@ -236,4 +243,48 @@ export async function demoVoiceCommand(raw: RawDemoVoice, io: Io): Promise<numbe
   if (json !== null) await emitJson(json, results, io);
   if (ctrl.signal.aborted) return ExitCode.interrupted;
   return worstExitCode(codes);
+}
+
+/**
+ * `servelab diagnose DIR/voice.json…`: the voice rule over saved voice measurements (their
+ * turns from the voice.jsonl beside each, when it is there).
+ */
+export async function diagnoseVoiceFiles(
+  refs: readonly string[],
+  raw: { json?: string | boolean },
+  io: Io,
+  t: T,
+): Promise<number> {
+  const runs = [];
+  for (const ref of refs) {
+    const path = resolve(io.cwd, ref);
+    let saved: { summary?: VoiceSummary };
+    try {
+      saved = JSON.parse(await readFile(path, 'utf8')) as { summary?: VoiceSummary };
+    } catch (err) {
+      throw new UsageError([
+        {
+          path: ref,
+          message: t('voice.diag.unreadable', { error: (err as Error).message }),
+          hint: t('voice.diag.unreadable_hint'),
+        },
+      ]);
+    }
+    if (!saved.summary?.time_to_first_audio_ms)
+      throw new UsageError([
+        { path: ref, message: t('voice.diag.not_voice'), hint: t('voice.diag.unreadable_hint') },
+      ]);
+    const lines = await readFile(join(dirname(path), 'voice.jsonl'), 'utf8').catch(() => '');
+    const records = lines
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as VoiceRecord);
+    runs.push({ id: ref, summary: saved.summary, records });
+  }
+  const diagnosis = diagnoseVoice(runs, t);
+  const json = jsonOption(raw.json);
+  if (json !== true) await emitJson(json, diagnosis, io);
+  humanStream(json, io).write(renderDiagnosisText(diagnosis, [], t));
+  if (json === true) await emitJson(json, diagnosis, io);
+  return 0;
 }

@@ -51,4 +51,38 @@ export const voice = {
     'waterfall (e endpoint, a asr, L llm_ttft, w first_chunk_wait, t tts_first_byte, b buffer):',
   'voice.waterfall.delta':
     '{label} against {first}: first audio {delta} ms, of which the wait for the first text chunk {wait} ms (its LLM generation after the first token: {gen} ms)',
+  'voice.diag.symptom':
+    "a voice user waits {mean} ms (mean; p90 {p90} ms) from the end of speech to the first audio, while the LLM's own TTFT is {ttft} ms",
+  'voice.diag.ev_sum': 'time_to_first_audio_ms = {sum} = {total} ms (means)',
+  'voice.diag.ev_dominant': 'dominant segment: {segment}, {ms} ms ({share}% of first audio)',
+  'voice.diag.ev_not_ttft': 'not text TTFT: {rest} ms ({share}% of first audio)',
+  'voice.diag.why.endpoint':
+    'Endpointing dominates ({ms} ms): the client waits for a window of silence before it even sends the audio to ASR, so nothing on any server can start earlier.',
+  'voice.diag.why.asr':
+    'ASR dominates ({ms} ms): the whole utterance is transcribed after speech ends, and on a GPU shared with the LLM a transcription also waits for engine steps (and they for it).',
+  'voice.diag.why.llm_ttft':
+    "The LLM's time to first token dominates ({ms} ms): queueing and prefill on the LLM server, the one part a text benchmark measures.",
+  'voice.diag.why.first_chunk_wait':
+    "Waiting for the first text chunk dominates ({ms} ms): TTS gets nothing until the chunk policy sees a complete chunk, so the LLM's decode speed up to that point adds to first audio; with whole replies, all of it.",
+  'voice.diag.why.tts_first_byte':
+    "TTS time to first audio byte dominates ({ms} ms): the speech server's queueing and its first synthesis step.",
+  'voice.diag.why.buffer':
+    'The jitter buffer dominates ({ms} ms): playback waits until enough audio has arrived, and audio arrives only as fast as the TTS makes it.',
+  'voice.diag.not_ttft':
+    'First audio is not text TTFT: text TTFT ({ttft} ms) starts when the transcript is sent to the LLM, but {before} ms of endpointing and ASR come before it and {after} ms of chunk wait, TTS and buffering come after the first token, of {total} ms in all.',
+  'voice.diag.next.endpoint':
+    'shorten the silence window (--endpoint-ms 300, 150) or let a streaming ASR server endpoint (--endpoint-ms 0), and compare first audio',
+  'voice.diag.next.asr':
+    'run ASR on a GPU of its own (asr_gpu: separate) against colocated, and stream the transcript',
+  'voice.diag.next.llm_ttft':
+    "find where LLM TTFT grows with load (vary concurrency), then servelab diagnose the LLM's requests.jsonl",
+  'voice.diag.next.first_chunk_wait':
+    'send text to TTS sooner: --tts-chunk sentence or chars:N instead of whole, and compare first audio',
+  'voice.diag.next.tts_first_byte':
+    'see how TTS first-byte time grows with users (vary concurrency); a TTS that streams sooner or more TTS capacity shortens it',
+  'voice.diag.next.buffer':
+    'lower --playback-buffer-ms, or give TTS smaller first chunks (chars:N) so audio arrives sooner',
+  'voice.diag.unreadable': 'cannot read the voice measurement: {error}',
+  'voice.diag.unreadable_hint': 'give the voice.json that servelab voice --out DIR wrote',
+  'voice.diag.not_voice': 'not a voice measurement (no summary.time_to_first_audio_ms)',
 } as const;

@@ -47,4 +47,36 @@ export const voice: Record<keyof typeof en, string> = {
     '瀑布图（e 端点检测，a ASR，L llm_ttft，w 等待首个文本块，t TTS 首字节，b 缓冲）：',
   'voice.waterfall.delta':
     '{label} 相比 {first}：首音频 {delta} ms，其中等待首个文本块 {wait} ms（其 LLM 首 token 之后的生成时间：{gen} ms）',
+  'voice.diag.symptom':
+    '语音用户从说完话到听到第一段音频平均要等 {mean} ms（p90 为 {p90} ms），而 LLM 自身的 TTFT 只有 {ttft} ms',
+  'voice.diag.ev_sum': 'time_to_first_audio_ms = {sum} = {total} ms（均值）',
+  'voice.diag.ev_dominant': '占比最大的环节：{segment}，{ms} ms（占首音频的 {share}%）',
+  'voice.diag.ev_not_ttft': '不属于文本 TTFT 的部分：{rest} ms（占首音频的 {share}%）',
+  'voice.diag.why.endpoint':
+    '端点检测占比最大（{ms} ms）：客户端要先等一段静音才把音频发给 ASR，所以任何服务端都无法更早开始。',
+  'voice.diag.why.asr':
+    'ASR 占比最大（{ms} ms）：整句话要在说完之后才转写；若与 LLM 共用 GPU，转写还要等引擎步骤（引擎步骤也要等它）。',
+  'voice.diag.why.llm_ttft':
+    'LLM 的首 token 时间占比最大（{ms} ms）：这是 LLM 服务端的排队和预填充，也是纯文本基准唯一测到的部分。',
+  'voice.diag.why.first_chunk_wait':
+    '等待首个文本块占比最大（{ms} ms）：分块策略凑齐一个完整的块之前 TTS 拿不到任何文本，所以在此之前的 LLM 解码时间都计入首音频；整段回复时则是全部解码时间。',
+  'voice.diag.why.tts_first_byte':
+    'TTS 首个音频字节的时间占比最大（{ms} ms）：这是语音合成服务端的排队和第一步合成。',
+  'voice.diag.why.buffer':
+    '抖动缓冲占比最大（{ms} ms）：播放要等收到足够的音频，而音频到达的速度取决于 TTS 合成的速度。',
+  'voice.diag.not_ttft':
+    '首音频不等于文本 TTFT：文本 TTFT（{ttft} ms）从把转写文本发给 LLM 时才开始计时，但在它之前还有 {before} ms 的端点检测和 ASR，在首 token 之后还有 {after} ms 的等待分块、TTS 和缓冲，总共 {total} ms。',
+  'voice.diag.next.endpoint':
+    '缩短静音窗口（--endpoint-ms 300、150），或交给流式 ASR 服务端做端点检测（--endpoint-ms 0），比较首音频',
+  'voice.diag.next.asr': '让 ASR 使用独立 GPU（asr_gpu: separate）与共用 GPU 对比，并流式返回转写',
+  'voice.diag.next.llm_ttft':
+    '找出 LLM TTFT 随负载增长的位置（改变 concurrency），再用 servelab diagnose 分析 LLM 的 requests.jsonl',
+  'voice.diag.next.first_chunk_wait':
+    '更早把文本交给 TTS：用 --tts-chunk sentence 或 chars:N 代替 whole，比较首音频',
+  'voice.diag.next.tts_first_byte':
+    '观察 TTS 首字节时间随用户数的增长（改变 concurrency）；更早开始流式输出的 TTS 或更多 TTS 容量可以缩短它',
+  'voice.diag.next.buffer': '调小 --playback-buffer-ms，或给 TTS 更小的首块（chars:N），让音频更早到达',
+  'voice.diag.unreadable': '无法读取语音测量结果：{error}',
+  'voice.diag.unreadable_hint': '请给出 servelab voice --out DIR 写出的 voice.json',
+  'voice.diag.not_voice': '不是语音测量结果（没有 summary.time_to_first_audio_ms）',
 };
