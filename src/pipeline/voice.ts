@@ -57,6 +57,9 @@ export interface VoiceSettings {
   outputLen: string | null;
   maxTokens: number | null;
   temperature: number;
+  /** `--top-p` and `--stop`, as `run` sends them (null: not sent). */
+  topP?: number | null;
+  stop?: string[] | null;
   ignoreEos: boolean;
   /** Per-exchange limits, seconds (null = none). */
   timeoutS: number | null;
@@ -139,6 +142,8 @@ export async function measureVoice(s: VoiceSettings, deps: VoiceMeasureDeps): Pr
     stream: true,
     maxTokens: s.maxTokens,
     temperature: s.temperature,
+    topP: s.topP ?? null,
+    stop: s.stop ?? null,
     ignoreEos: s.ignoreEos,
     headers: s.headers,
     apiKey,

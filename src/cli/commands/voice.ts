@@ -57,6 +57,8 @@ export interface RawVoice {
   outputLen?: string;
   maxTokens?: string;
   temperature?: string;
+  topP?: string;
+  stop?: string[];
   ignoreEos?: boolean;
   timeout?: string;
   timeoutFirst?: string;
@@ -86,6 +88,7 @@ export function parseVoiceFlags(
   const bufferMs = optNumber(raw.playbackBufferMs, '--playback-buffer-ms', problems, { min: 0 }, t) ?? 150;
   const maxTokens = optNumber(raw.maxTokens, '--max-tokens', problems, { int: true, min: 1 }, t);
   const temperature = optNumber(raw.temperature, '--temperature', problems, { min: 0 }, t) ?? 0;
+  const topP = optNumber(raw.topP, '--top-p', problems, { min: 0 }, t);
   const timeoutS = optNumber(raw.timeout, '--timeout', problems, { min: 0 }, t);
   const timeoutFirstS = optNumber(raw.timeoutFirst, '--timeout-first', problems, { min: 0 }, t);
   const chunk = parseChunkPolicy(raw.ttsChunk ?? 'sentence', problems, t);
@@ -122,6 +125,8 @@ export function parseVoiceFlags(
       outputLen: raw.outputLen ?? null,
       maxTokens,
       temperature,
+      topP,
+      stop: raw.stop ?? null,
       ignoreEos: raw.ignoreEos === true,
       timeoutS,
       timeoutFirstS,

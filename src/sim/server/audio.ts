@@ -146,12 +146,20 @@ export class SimAudio {
     (res as unknown as { on?: (e: string, f: () => void) => void }).on?.('close', cancel);
   }
 
+  /** The request body, or null after answering 413 to one over `max_body_bytes`. */
+  private async body(req: IncomingMessage, res: ServerResponse): Promise<Buffer | null> {
+    const max = this.host.so.maxBodyBytes;
+    const body = await readBody(req, max);
+    if (body === null)
+      this.host.sendError(res, 413, `The request body exceeds ${max} bytes (--max-body-bytes).`);
+    return body;
+  }
+
   async transcribe(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const h = this.host;
     const arrival = h.engineNow();
-    const body = await readBody(req, h.so.maxBodyBytes);
-    if (body === null)
-      return h.sendError(res, 413, `The request body exceeds ${h.so.maxBodyBytes} bytes (--max-body-bytes).`);
+    const body = await this.body(req, res);
+    if (body === null) return;
     const parts = parseMultipart(body, String(req.headers['content-type'] ?? ''));
     if (!parts) return h.sendError(res, 400, 'Expected a multipart/form-data body with a file part.', 'file');
     const file = parts.get('file');
@@ -242,9 +250,8 @@ export class SimAudio {
   async speech(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const h = this.host;
     const t0 = h.engineNow();
-    const body = await readBody(req, h.so.maxBodyBytes);
-    if (body === null)
-      return h.sendError(res, 413, `The request body exceeds ${h.so.maxBodyBytes} bytes (--max-body-bytes).`);
+    const body = await this.body(req, res);
+    if (body === null) return;
     let parsed: Record<string, unknown>;
     try {
       parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
