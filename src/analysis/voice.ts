@@ -20,6 +20,7 @@
  */
 import type { Outcome } from '../record/types.js';
 import type { VoiceRecord, VoiceStage } from '../record/voice.js';
+import { errorHint } from './errors.js';
 import { firstOutputAt, ttftMs } from './request.js';
 import { describe, type Stats } from './stats.js';
 
@@ -91,6 +92,15 @@ export interface VoiceSummary {
   speech_seconds: Stats;
   /** The first error message of each failed stage, for the console. */
   first_errors: Partial<Record<VoiceStage, string>>;
+  /** What to do about it, where `run`'s error hints know (`analysis/errors` errorHint). */
+  hints: Partial<Record<VoiceStage, string>>;
+}
+
+/** The record of the stage a turn failed at (for its hint). */
+function failedStageRecord(r: VoiceRecord) {
+  if (r.failed_stage === 'asr') return r.asr;
+  if (r.failed_stage === 'llm') return r.llm;
+  return r.tts.find((x) => x.outcome !== 'ok') ?? null;
 }
 
 /**
@@ -102,6 +112,7 @@ export function summarizeVoice(records: readonly VoiceRecord[]): VoiceSummary {
   const outcomes: Partial<Record<Outcome, number>> = {};
   const failed: Partial<Record<VoiceStage, number>> = {};
   const firstErrors: Partial<Record<VoiceStage, string>> = {};
+  const hints: Partial<Record<VoiceStage, string>> = {};
   const total: number[] = [];
   const llm: number[] = [];
   const notText: number[] = [];
@@ -115,6 +126,9 @@ export function summarizeVoice(records: readonly VoiceRecord[]): VoiceSummary {
     if (r.failed_stage !== null) {
       failed[r.failed_stage] = (failed[r.failed_stage] ?? 0) + 1;
       if (r.error !== null) firstErrors[r.failed_stage] ??= r.error;
+      const rec = failedStageRecord(r);
+      const hint = rec ? errorHint(rec) : null;
+      if (hint) hints[r.failed_stage] ??= hint;
     }
     const fa = r.outcome === 'ok' ? firstAudio(r) : undefined;
     if (!fa) continue;
@@ -142,6 +156,7 @@ export function summarizeVoice(records: readonly VoiceRecord[]): VoiceSummary {
     llm_generation_ms: describe(gen),
     speech_seconds: describe(records.map((r) => r.speech_seconds)),
     first_errors: firstErrors,
+    hints,
   };
 }
 

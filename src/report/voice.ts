@@ -43,7 +43,10 @@ export function formatVoiceSummary(s: VoiceSummary, t: T = EN): string {
   out.push(`  ${t('voice.table.outcomes', { outcomes: outcomes || '-' })}`);
   for (const st of VOICE_STAGES) {
     const n = s.failed_stages[st];
-    if (n) out.push(`  ${t('voice.table.failed', { stage: st, n, error: s.first_errors[st] ?? '-' })}`);
+    if (!n) continue;
+    out.push(`  ${t('voice.table.failed', { stage: st, n, error: s.first_errors[st] ?? '-' })}`);
+    const hint = s.hints?.[st];
+    if (hint) out.push(`    ${t('cli.hint', { hint })}`);
   }
   const fa = s.time_to_first_audio_ms.mean;
   const tt = s.llm_ttft_ms.mean;

@@ -14,6 +14,7 @@
  */
 import { join } from 'node:path';
 import { z } from 'zod';
+import { summarize } from '../../analysis/summary.js';
 import type { VoiceSummary } from '../../analysis/voice.js';
 import { UsageError } from '../../core/errors.js';
 import { listOf, nonNegNum, oneOf, posInt, str } from '../../core/fields.js';
@@ -178,6 +179,17 @@ export async function runVoiceExperiment(ctx: ExpContext): Promise<VoiceResult> 
           t,
         });
         conditions.push({ value, summary: m.summary, files: m.files });
+        // The LLM legs as a run, summarised as `run` summarises its requests.
+        ctx.addRun({
+          run_id: null,
+          target: target.name,
+          label: `${v.vary}=${value}`,
+          level: { [v.vary]: value },
+          summary: summarize(m.llmRecords),
+          validity: [],
+          cache: null,
+          server_tokens_per_s: null,
+        });
       } finally {
         await sim?.close();
       }
