@@ -85,4 +85,10 @@ export const voice = {
   'voice.diag.unreadable': 'cannot read the voice measurement: {error}',
   'voice.diag.unreadable_hint': 'give the voice.json that servelab voice --out DIR wrote',
   'voice.diag.not_voice': 'not a voice measurement (no summary.time_to_first_audio_ms)',
+  'voice.source.vllm_transcription':
+    'the streamed transcript: transcription.chunk events whose delta carries the text, the ASR leg of first audio',
+  'voice.source.sim_audio':
+    "how the simulator's transcription reads the WAV, books GPU time and streams the transcript",
+  'voice.source.sim_asr_device':
+    'where a colocated transcription waits for the engine step in flight, and the next step for it',
 } as const;

@@ -79,4 +79,8 @@ export const voice: Record<keyof typeof en, string> = {
   'voice.diag.unreadable': '无法读取语音测量结果：{error}',
   'voice.diag.unreadable_hint': '请给出 servelab voice --out DIR 写出的 voice.json',
   'voice.diag.not_voice': '不是语音测量结果（没有 summary.time_to_first_audio_ms）',
+  'voice.source.vllm_transcription':
+    '流式转写结果：delta 中携带文本的 transcription.chunk 事件，即首音频中的 ASR 环节',
+  'voice.source.sim_audio': '模拟器的转写如何读取 WAV、占用 GPU 时间并流式返回转写文本',
+  'voice.source.sim_asr_device': '共用 GPU 时转写在哪里等待正在执行的引擎步骤，以及下一步骤如何等待转写',
 };
