@@ -4,6 +4,7 @@
  * names no experiment kind: the `voice` command shares its name with the `voice` kind).
  */
 import type { Command } from '@commander-js/extra-typings';
+import { collect } from '../options.js';
 
 /** The command's name, and the `servelab demo` argument of the voice demo. */
 export const VOICE = 'voice';
@@ -48,11 +49,11 @@ export function declareVoiceCommand(program: Command) {
     .option('--output-len <dist>', 'LLM max_tokens per turn: N, uniform:A-B or normal:MEAN,STD')
     .option('--timeout <s>', 'limit of each exchange (ASR, LLM, each TTS chunk), seconds (default: none)')
     .option('--timeout-first <s>', 'limit to the first text (ASR, LLM) or first audio byte (TTS), seconds')
-    .option('--header <k:v>', 'extra request header (repeatable)', (v: string, p: string[] | undefined) => [
-      ...(p ?? []),
-      v,
-    ])
+    .option('--header <k:v>', 'extra request header (repeatable)', collect)
     .option('--api-key-env <name>', 'environment variable holding the API key', 'INFERENCE_API_KEY')
-    .option('--out <dir>', 'write voice.jsonl, requests.jsonl (the LLM legs) and voice.json here')
+    .option(
+      '--out <dir>',
+      'write voice.jsonl, requests.jsonl (the LLM legs), voice.json and waterfall.svg here',
+    )
     .option('--json [file]', 'write the summary as JSON to file, or stdout');
 }
