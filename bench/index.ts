@@ -11,15 +11,16 @@
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { benchClient } from './client.js';
 import { infoRow, medianRows, type Row, renderTable, type ScenarioResult, targetRow } from './lib.js';
 import { benchOpenLoop } from './open-loop.js';
 import { benchPlan } from './plan.js';
 import { benchSimReal } from './sim-real.js';
+import { benchWorkers } from './workers.js';
 
-const SCENARIOS = ['client', 'open-loop', 'sim-real', 'sim-virtual', 'plan'] as const;
+const SCENARIOS = ['client', 'open-loop', 'sim-real', 'sim-virtual', 'plan', 'workers'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 interface Args {
@@ -179,6 +180,14 @@ async function run(s: Scenario, quick: boolean): Promise<ScenarioResult> {
       return benchSimVirtual(quick);
     case 'plan':
       return benchPlan({ runs: quick ? 1 : 3 });
+    case 'workers':
+      return benchWorkers({
+        workers: [1, 2, availableParallelism()],
+        concurrency: 200,
+        requests: quick ? 400 : 1000,
+        chunks: 200,
+        intervalMs: 10,
+      });
   }
 }
 

@@ -25,10 +25,12 @@ const stamps = new Map<string, number[]>();
 let lateMs: number[] = [];
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 const PHASE_RE = /phase_ms=([\d.]+)/;
+/** A chunk interval in the prompt (`interval_ms=5`) wins over the header: a stock CLI sends no custom header. */
+const INTERVAL_RE = /interval_ms=([\d.]+)/;
 
 /** Chunk index and interval/epoch of a request, from its headers and body. */
 function parseRequest(headers: Record<string, string | string[] | undefined>, body: string) {
-  const interval = Number(headers['x-bench-interval-ms'] ?? 50);
+  let interval = Number(headers['x-bench-interval-ms'] ?? 50);
   const epochHeader = headers['x-bench-epoch-ms'];
   const epoch = epochHeader === undefined ? null : Number(epochHeader);
   let n = 16;
@@ -39,6 +41,8 @@ function parseRequest(headers: Record<string, string | string[] | undefined>, bo
     const text = j.messages?.[0]?.content ?? j.prompt ?? '';
     const m = PHASE_RE.exec(text);
     if (m) phase = Number(m[1]);
+    const iv = INTERVAL_RE.exec(text);
+    if (iv) interval = Number(iv[1]);
   } catch {
     // not JSON: defaults
   }

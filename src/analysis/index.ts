@@ -39,6 +39,12 @@ export {
   ttftMs,
 } from './request.js';
 export {
+  type SessionsContext,
+  type SessionsSummary,
+  summarizeSessions,
+  type TurnStats,
+} from './sessions.js';
+export {
   formatSlo,
   meetsSlo,
   parseSlo,

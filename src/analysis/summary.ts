@@ -72,6 +72,9 @@ export interface SummaryDetail {
   totals: {
     completion_tokens: number;
     prompt_tokens: number;
+    /** Successful requests whose usage carried `completion_tokens` / `prompt_tokens` (the means' n). */
+    completion_counted: number;
+    prompt_counted: number;
     any_usage: boolean;
     /** Requests meeting the SLO (0 without one). */
     good: number;
@@ -280,6 +283,8 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
     totals: {
       completion_tokens: completionTokens,
       prompt_tokens: promptTokens,
+      completion_counted: outputLens.length,
+      prompt_counted: inputLens.length,
       any_usage: anyUsage,
       good,
       first_sends: firstSends.length,

@@ -63,6 +63,11 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       v,
     ])
     .option('--api-key-env <name>', 'environment variable holding the API key', 'INFERENCE_API_KEY')
+    .option(
+      '--session-header <name>',
+      "sessions: the header carrying each turn's session id, for routers with affinity",
+      'x-session-id',
+    )
     .option('--timeout <s>', 'per-request timeout in seconds (default: none)')
     .option('--timeout-ttft <s>', 'time-to-first-token timeout in seconds (default: none)')
     .option('--retries <n>', 'retry failed attempts up to n times (each attempt is its own record)', '0')
@@ -199,6 +204,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .option(
       '--find-max-concurrency',
       'search for the largest closed-loop concurrency at which 99% of requests meet --slo',
+    )
+    .option(
+      '--find-max-users',
+      'sessions: search for the most users (at this think time) for which 99% of turns meet --slo',
     )
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--no-db', "don't record into the store")

@@ -37,6 +37,14 @@ export interface RawCommon {
   numPrefixGroups?: string;
   trace?: string;
   traceSpeedup?: string;
+  users?: string;
+  turns?: string;
+  thinkTime?: string;
+  rampUp?: string;
+  sessionRate?: string;
+  documents?: string;
+  docLen?: string;
+  docPopularity?: string;
   concurrency?: string;
   requests?: string;
   duration?: string;
@@ -141,7 +149,13 @@ export function addWorkloadOptions<C extends Command<[], Record<string, unknown>
       '--trace <file.jsonl>',
       'replay a trace: {"timestamp_ms", "input_len"|"prompt"|"messages", "output_len"} per line',
     )
-    .option('--trace-speedup <x>', 'replay the trace x times faster', '1');
+    .option('--trace-speedup <x>', 'replay the trace x times faster', '1')
+    .option(
+      '--documents <d>',
+      'sessions: D shared documents; each session picks one (Zipf) and its turns start with it',
+    )
+    .option('--doc-len <dist>', 'sessions: tokens per document (N, uniform:A-B, normal, exp, lognormal)')
+    .option('--doc-popularity <zipf:s>', 'sessions: how sessions pick documents, zipf:S (default zipf:1)');
 }
 
 /** Declare the load flags. */
@@ -168,6 +182,17 @@ export function addLoadOptions<C extends Command<[], Record<string, unknown>>>(c
       '--max-concurrency <c>',
       'open loop or trace: cap on requests in flight (waiting requests keep their planned time)',
     )
+    .option(
+      '--users <n>',
+      'sessions: N users, each a closed loop over its turns with think time (docs/sessions.md)',
+    )
+    .option('--turns <dist>', 'sessions: turns per session (4, uniform:3-6, …; default 1)')
+    .option(
+      '--think-time <dist>',
+      'sessions: seconds from an answer to the next question (exp:10, …; default 0)',
+    )
+    .option('--ramp-up <s>', 'sessions: users start evenly spread over s seconds (default 0)')
+    .option('--session-rate <r>', 'sessions: sessions start as Poisson arrivals at r per second')
     .option('--seed <n>', 'seed for arrivals, lengths and prompts', '42')
     .option('--warmup <n>', 'warm-up requests sent first, recorded but left out of the metrics', '0');
 }
@@ -290,8 +315,17 @@ export function parseCommon(
       message: t('cli.requests_duration.both'),
       hint: t('cli.requests_duration.hint'),
     });
+  const users = num(problems, '--users', raw.users, { int: true, min: 1 }, t);
+  const sessionFlags = sessionsProblems(
+    raw,
+    users,
+    { concurrency, rate, trace, durationS, requests },
+    problems,
+    t,
+  );
   // vLLM's reading: --max-concurrency N without a rate is a closed loop of N users.
-  const closedAt = maxConcurrency !== null && rate === null && !trace ? maxConcurrency : null;
+  const closedAt =
+    maxConcurrency !== null && rate === null && !trace && users === null ? maxConcurrency : null;
   if (closedAt !== null && concurrency !== null && concurrency !== closedAt)
     problems.push({
       path: '--concurrency/--max-concurrency',
@@ -305,11 +339,12 @@ export function parseCommon(
       hint: t('cli.rate.inf_duration_hint'),
     });
 
-  const mode: LoadSettings['mode'] = trace ? 'trace' : rate !== null ? 'open' : 'closed';
+  const mode: LoadSettings['mode'] =
+    users !== null ? 'sessions' : trace ? 'trace' : rate !== null ? 'open' : 'closed';
   const load: LoadSettings = {
     mode,
     concurrency: mode === 'closed' ? (concurrency ?? closedAt ?? 1) : null,
-    requests: requests ?? (durationS === null && mode !== 'trace' ? 100 : null),
+    requests: requests ?? (durationS === null && mode !== 'trace' && mode !== 'sessions' ? 100 : null),
     durationS,
     drainTimeoutS: num(problems, '--drain-timeout', raw.drainTimeout, { min: 0 }, t) ?? 30,
     rateRps: rate,
@@ -320,7 +355,18 @@ export function parseCommon(
     traceSpeedup: num(problems, '--trace-speedup', raw.traceSpeedup, { gt: 0 }, t) ?? 1,
     warmup: num(problems, '--warmup', raw.warmup, { int: true, min: 0 }, t) ?? 0,
     seed: num(problems, '--seed', raw.seed, { int: true, min: 0 }, t) ?? 42,
+    users,
+    turns: raw.turns ?? null,
+    thinkTime: raw.thinkTime ?? null,
+    rampUpS: sessionFlags.rampUpS,
+    sessionRateRps: sessionFlags.sessionRateRps,
   };
+  if (mode === 'sessions' && load.warmup > 0)
+    problems.push({
+      path: '--warmup',
+      message: t('sessions.flags.warmup'),
+      hint: t('sessions.flags.warmup_hint'),
+    });
 
   let dataset: WorkloadSettings['dataset'] = null;
   if (raw.dataset) {
@@ -358,6 +404,9 @@ export function parseCommon(
     sharedPrefixLen,
     numPrefixGroups: sharedPrefixLen !== null ? (numPrefixGroups ?? 1) : null,
     tokenizer: raw.tokenizer ?? null,
+    documents: sessionFlags.documents,
+    docLen: raw.docLen ?? null,
+    docPopularity: raw.docPopularity ?? null,
   };
 
   const generation: GenerationSettings = {
@@ -413,6 +462,71 @@ export function parseCommon(
       hint: t('cli.format.needs_out_hint'),
     });
   return { load, workload, generation, output };
+}
+
+/**
+ * The sessions flags' problems against the other load flags: sessions are their own load model
+ * (each user a closed loop), so `--concurrency`, `--rate`, `--trace`, `--duration` and
+ * `--requests` do not combine with `--users`; the session flags need `--users`.
+ */
+function sessionsProblems(
+  raw: RawCommon,
+  users: number | null,
+  other: {
+    concurrency: number | null;
+    rate: number | null;
+    trace: string | null;
+    durationS: number | null;
+    requests: number | null;
+  },
+  problems: Problem[],
+  t: T,
+): { rampUpS: number | null; sessionRateRps: number | null; documents: number | null } {
+  const rampUpS = num(problems, '--ramp-up', raw.rampUp, { min: 0 }, t);
+  const sessionRateRps = num(problems, '--session-rate', raw.sessionRate, { gt: 0 }, t);
+  const documents = num(problems, '--documents', raw.documents, { int: true, min: 0 }, t);
+  if (users === null) {
+    const given = (
+      [
+        ['--turns', raw.turns],
+        ['--think-time', raw.thinkTime],
+        ['--ramp-up', raw.rampUp],
+        ['--session-rate', raw.sessionRate],
+        ['--documents', raw.documents],
+        ['--doc-len', raw.docLen],
+        ['--doc-popularity', raw.docPopularity],
+      ] as const
+    ).filter(([, v]) => v !== undefined);
+    if (given.length && raw.users === undefined)
+      problems.push({
+        path: given[0][0],
+        message: t('sessions.flags.needs_users', { flag: given.map((g) => g[0]).join(', ') }),
+        hint: t('sessions.flags.needs_users_hint'),
+      });
+    return { rampUpS, sessionRateRps, documents };
+  }
+  const clash = (
+    [
+      ['--concurrency', other.concurrency],
+      ['--rate', other.rate],
+      ['--trace', other.trace],
+      ['--duration', other.durationS],
+      ['--requests', other.requests],
+    ] as const
+  ).filter(([, v]) => v !== null);
+  if (clash.length)
+    problems.push({
+      path: '--users',
+      message: t('sessions.flags.clash', { flags: clash.map((c) => c[0]).join(', ') }),
+      hint: t('sessions.flags.clash_hint'),
+    });
+  if (rampUpS !== null && sessionRateRps !== null)
+    problems.push({
+      path: '--ramp-up/--session-rate',
+      message: t('sessions.flags.start_both'),
+      hint: t('cli.keep_one'),
+    });
+  return { rampUpS, sessionRateRps, documents };
 }
 
 /** The renames `run` and `plan` share; `run` applies the target ones ({@link TARGET_ALIASES}) itself. */

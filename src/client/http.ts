@@ -24,6 +24,8 @@ const MAX_ERROR_BODY_BYTES = 16 * 1024;
  * concurrency slot) until --timeout, or forever without one.
  */
 export const DECIDED_GRACE_MS = 2000;
+/** The session header's default name (`--session-header`), as routers with session affinity read it. */
+export const DEFAULT_SESSION_HEADER = 'x-session-id';
 
 /** A record plus what the wire looked like (for `check`). */
 export interface SendResult {
@@ -134,7 +136,7 @@ class RequestHandler implements Dispatcher.DispatchHandler {
     rec: RequestRecord,
   ) {
     this.acc = new ResponseAccumulator(rec, args.onChunk);
-    this.acc.onText = args.onText;
+    if (args.answer !== undefined) this.acc.answer = args.answer;
     if (args.capture) {
       this.rawParts = [];
       this.acc.events = [];
@@ -339,8 +341,10 @@ class UndiciHttpTarget implements HttpTarget {
   private readonly origin: string;
   private readonly path: string;
   private readonly baseHeaders: Record<string, string>;
+  readonly sessionHeader: string;
 
   constructor(opts: ClientOptions) {
+    this.sessionHeader = (opts.sessionHeader ?? DEFAULT_SESSION_HEADER).toLowerCase();
     this.opts = opts;
     this.secrets = opts.apiKey ? [opts.apiKey] : [];
     // a credential passed as a plain --header must not leak through an echoed error either
@@ -385,6 +389,10 @@ class UndiciHttpTarget implements HttpTarget {
     // What was asked for; the response's content type settles it once it arrives.
     rec.stream = this.opts.stream;
     rec.input_len = args.spec.input_len;
+    if (args.spec.session_id !== undefined) {
+      rec.session_id = args.spec.session_id;
+      rec.turn = args.spec.turn ?? null;
+    }
     const body = buildRequestBody(this.opts, args.spec);
     // The expected length is the workload's, when it went out as max_tokens; with ignore_eos the
     // request is told to run to max_tokens, so that is its length too. A plain --max-tokens cap
@@ -402,7 +410,8 @@ class UndiciHttpTarget implements HttpTarget {
         return;
       }
       try {
-        const headers = { ...this.baseHeaders, 'x-request-id': args.id };
+        const headers: Record<string, string> = { ...this.baseHeaders, 'x-request-id': args.id };
+        if (args.spec.session_id !== undefined) headers[this.sessionHeader] = args.spec.session_id;
         const payload = JSON.stringify(body);
         rec.sent_at_ms = this.opts.clock.now();
         handler.arm();

@@ -17,6 +17,7 @@ export {
 export {
   buildRequestBody,
   createHttpTarget,
+  DEFAULT_SESSION_HEADER,
   type HttpTarget,
   parseRetryAfter,
   type SendResult,
@@ -28,4 +29,4 @@ export {
   ResponseAccumulator,
   type StreamInfo,
 } from './stream.js';
-export type { ClientOptions, Endpoint, SendArgs, Target } from './types.js';
+export type { AnswerSink, ClientOptions, Endpoint, SendArgs, Target } from './types.js';

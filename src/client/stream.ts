@@ -13,6 +13,7 @@ import { TextDecoder } from 'node:util';
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import { isTruncated } from '../record/outcome.js';
 import type { ChunkKind, Outcome, RequestRecord, Usage } from '../record/types.js';
+import type { AnswerSink } from './types.js';
 
 /** What the stream looked like on the wire, beyond the record (used by `check`). */
 export interface StreamInfo {
@@ -140,6 +141,8 @@ export class ResponseAccumulator {
   done = false;
   /** When not null, every parsed data event is kept here in order (`[DONE]` as the string). */
   events: unknown[] | null = null;
+  /** When set, the content text is appended here as it arrives (session turns only). */
+  answer: AnswerSink | undefined = undefined;
   /** First in-band error (event, object, malformed JSON, finish_reason error/abort). */
   streamError: string | null = null;
   /** A content or tool-call delta was seen. */
@@ -148,8 +151,6 @@ export class ResponseAccumulator {
   private usageOnFinish = false;
   private usageSeparate = false;
   private readonly onChunk: ((rec: RequestRecord) => void) | undefined;
-  /** The text of each content delta, with its arrival time (`SendArgs.onText`). */
-  onText: ((text: string, atMs: number) => void) | undefined;
   private parser: EventSourceParser | null = null;
   private decoder: TextDecoder | null = null;
   /** Arrival time of the read being parsed (ms). */
@@ -234,12 +235,16 @@ export class ResponseAccumulator {
     this.applyStreamChunk(obj, t);
   }
 
-  private emitText(text: string, t: number): void {
-    if (this.onText === undefined) return;
-    try {
-      this.onText(text, t);
-    } catch {
-      // an observer's bug must not corrupt the measurement
+  /** Keep a content delta that arrived at `t` for the answer sink (and tell its listener). */
+  private keep(text: string, t: number): void {
+    const a = this.answer as AnswerSink;
+    a.parts.push(text);
+    if (a.onText !== undefined) {
+      try {
+        a.onText(text, t);
+      } catch {
+        // an observer's bug must not corrupt the measurement
+      }
     }
   }
 
@@ -283,7 +288,7 @@ export class ResponseAccumulator {
           }
           if (nonEmptyString(d.content)) {
             hasC = true;
-            this.emitText(d.content as string, t);
+            if (this.answer !== undefined) this.keep(d.content as string, t);
           }
           if (
             nonEmptyArray(d.tool_calls) ||
@@ -293,7 +298,7 @@ export class ResponseAccumulator {
         } else if (nonEmptyString(c.text)) {
           // /completions streams carry `text` on the choice itself
           hasC = true;
-          this.emitText(c.text as string, t);
+          if (this.answer !== undefined) this.keep(c.text as string, t);
         }
         const fr = c.finish_reason;
         if (typeof fr === 'string' && fr.length > 0 && rec.finish_reason === null) {
@@ -388,12 +393,12 @@ export class ResponseAccumulator {
         }
         if (nonEmptyString(m.content)) {
           hasC = true;
-          this.emitText(m.content as string, t);
+          if (this.answer !== undefined) this.keep(m.content as string, t);
         }
         if (nonEmptyArray(m.tool_calls)) hasT = true;
       } else if (nonEmptyString(c.text)) {
         hasC = true;
-        this.emitText(c.text as string, t);
+        if (this.answer !== undefined) this.keep(c.text as string, t);
       }
       if (typeof c.finish_reason === 'string' && c.finish_reason && rec.finish_reason === null) {
         rec.finish_reason = c.finish_reason;

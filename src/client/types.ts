@@ -38,6 +38,21 @@ export interface ClientOptions {
    * simulator (`sim/server/inprocess`). It is the caller's to close.
    */
   dispatcher?: Pick<Dispatcher, 'dispatch'>;
+  /**
+   * The header that carries a session turn's `spec.session_id` (sessions load mode), for routers
+   * with session affinity; default `x-session-id`.
+   */
+  sessionHeader?: string;
+}
+
+/** Where a session turn's answer text goes: the content deltas (or the body's content), in order. */
+export interface AnswerSink {
+  parts: string[];
+  /**
+   * Also called with each content delta and its arrival time (ms), as it arrives: what a voice
+   * client chunks for its TTS (`runner/voice`). Must not block.
+   */
+  onText?: (text: string, atMs: number) => void;
 }
 
 /** One attempt to send. The client fills in the record it is given. */
@@ -53,15 +68,16 @@ export interface SendArgs {
   /** Called for each token-carrying chunk as it arrives (monitoring hooks); must not block. */
   onChunk?: (rec: RequestRecord) => void;
   /**
-   * Called with the text of each content delta as it arrives, and its arrival time (ms): what a
-   * voice client chunks for its TTS (`runner/voice`). Must not block.
-   */
-  onText?: (text: string, atMs: number) => void;
-  /**
    * Keep what came back: the response text and, for a stream, every parsed data event in order
    * (`[DONE]` as the string). For probes that judge the wire itself (`gate`), never for load.
    */
   capture?: boolean;
+  /**
+   * Keep the answer's content text here (the sessions loop sends it back as the next turn's
+   * history; the voice loop chunks it for TTS as it arrives). Absent for every other request,
+   * so they pay nothing for it.
+   */
+  answer?: AnswerSink;
 }
 
 /** Sends one request and always resolves (never rejects) with exactly one record. */

@@ -16,14 +16,16 @@ import {
   FRACTION,
   listOf,
   nonNegInt,
+  nonNegNum,
   oneOf,
   posInt,
   posNum,
   section,
   str,
 } from '../core/fields.js';
+import { translator } from '../core/i18n/index.js';
 import { canonicalSimKeys, simSettingsSchema } from '../sim/settings.js';
-import { parseLengthDist } from '../workload/index.js';
+import { type DistUnit, parseLengthDist } from '../workload/index.js';
 
 /**
  * A length distribution, kept as its canonical string (what `--input-len` takes). The grammar
@@ -31,12 +33,14 @@ import { parseLengthDist } from '../workload/index.js';
  * around `:`, `-` and `,` are forgiven first, since YAML writers put them there
  * (`normal:512, 64`).
  */
-export const lengthDist = () =>
+export const lengthDist = (unit: DistUnit = 'int') =>
   z.union([z.number(), z.string()], err('expected a length')).transform((v, ctx) => {
     const r = parseLengthDist(
       String(v)
         .trim()
         .replace(/\s*([:,-])\s*/g, '$1'),
+      undefined,
+      unit,
     );
     if (!r.ok) {
       ctx.addIssue({ code: 'custom', message: r.problem.message, params: { hint: r.problem.hint } });
@@ -45,6 +49,7 @@ export const lengthDist = () =>
     return r.dist.toString();
   });
 
+const EN = translator('en');
 const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const THRESHOLD_RE = /^[A-Za-z0-9_.]+\s*(<=|>=|<|>|==)\s*[+-]?\d+(\.\d+)?%?$/;
 const TARGET_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
@@ -146,6 +151,13 @@ export const workloadSchema = z.strictObject({
     .optional(),
   /** Each synthetic prompt starts with one of `groups` shared prefixes of `tokens` tokens. */
   shared_prefix: z.strictObject({ tokens: posInt(), groups: posInt().default(1) }).optional(),
+  /**
+   * Sessions (`load.users`): `count` shared documents of `tokens` tokens (a distribution); each
+   * session picks one by `popularity` (zipf:S) and its turns start with it (`--documents`).
+   */
+  documents: z
+    .strictObject({ count: posInt(), tokens: lengthDist(), popularity: str().default('zipf:1') })
+    .optional(),
   seed: nonNegInt().optional(),
   /**
    * Send the same prompts at every level of a sweep or matrix. Off by default: each level gets
@@ -172,6 +184,17 @@ export const loadSchema = z.strictObject({
   duration_s: posNum().optional(),
   timeout_s: posNum().optional(),
   timeout_ttft_s: posNum().optional(),
+  /**
+   * Sessions (`--users`): users, one session each (a list: the levels of a sweep). Each user is a
+   * closed loop over `turns` turns (a distribution), thinking `think_time_s` seconds (a
+   * distribution) between an answer and its next question; users start spread over `ramp_up_s`
+   * seconds, or as Poisson arrivals at `session_rate` per second. docs/sessions.md.
+   */
+  users: listOf(posInt()).optional(),
+  turns: lengthDist().optional(),
+  think_time_s: lengthDist('real').optional(),
+  ramp_up_s: nonNegNum().optional(),
+  session_rate: posNum().optional(),
 });
 export type Load = z.output<typeof loadSchema>;
 
@@ -375,7 +398,33 @@ export function sharedRules(f: { [field: string]: unknown }, report: RuleReport)
       'a closed loop is capped by its concurrency levels',
     );
 
+  const sessionKeys = ['turns', 'think_time_s', 'ramp_up_s', 'session_rate'].filter(
+    (k) => load[k] !== undefined,
+  );
   const workload: Record<string, unknown> = isObj(f.workload) ? f.workload : {};
+  if (load.users === undefined && (sessionKeys.length || workload.documents !== undefined))
+    report(
+      ['load', 'users'],
+      EN('sessions.flags.needs_users', {
+        flag: [...sessionKeys, ...(workload.documents ? ['workload.documents'] : [])].join(', '),
+      }),
+      'add load.users (e.g. users: [8, 16, 32]) with turns and think_time_s',
+    );
+  if (load.users !== undefined) {
+    const clash = ['concurrency', 'rates', 'requests', 'duration_s', 'mode'].filter(
+      (k) => load[k] !== undefined,
+    );
+    if (clash.length)
+      report(
+        ['load', 'users'],
+        EN('sessions.flags.clash', { flags: clash.join(', ') }),
+        EN('sessions.flags.clash_hint'),
+      );
+    if (load.ramp_up_s !== undefined && load.session_rate !== undefined)
+      report(['load', 'session_rate'], EN('sessions.flags.start_both'), 'keep one of them');
+    if (workload.dataset !== undefined || workload.shared_prefix !== undefined)
+      report(['workload'], EN('sessions.source.synthetic'), EN('sessions.source.prefix_hint'));
+  }
   if (workload.dataset !== undefined && workload.shared_prefix !== undefined)
     report(['workload'], 'a dataset and a shared-prefix generator cannot be combined', 'keep one of them');
 

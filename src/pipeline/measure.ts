@@ -16,10 +16,10 @@ import {
   type SummaryDetail,
   sloProblemsWithoutStream,
   summarize,
+  summarizeSessions,
 } from '../analysis/index.js';
-import { seriesSummary } from '../analysis/series.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
-import { createHttpTarget, redactHeaders, scrubSecrets } from '../client/index.js';
+import { createHttpTarget, DEFAULT_SESSION_HEADER, redactHeaders, scrubSecrets } from '../client/index.js';
 import { errorMessageOf } from '../client/stream.js';
 import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js';
 import { type Problem, TargetError, UsageError } from '../core/errors.js';
@@ -34,7 +34,7 @@ import { validityReasons } from '../report/diagnose/validity.js';
 import { describeEnvironment } from '../report/run/environment.js';
 import { buildRunReport, RECORDS_FILE, type RunReport, runReportProblem } from '../report/run/report.js';
 import { buildShardReport, type ShardReport } from '../report/run/shard.js';
-import { writeJsonFile, writeRunOutputs } from '../report/run/write.js';
+import { type WriteRunOutputsOptions, writeJsonFile, writeRunOutputs } from '../report/run/write.js';
 import type { LoadedRun, ValidityReason } from '../report/types.js';
 import type { RunObserver } from '../runner/events.js';
 import {
@@ -43,15 +43,31 @@ import {
   type RunLoadDeps,
   type RunResult,
   runLoad,
+  type SessionLoad,
+  sessionTurns,
 } from '../runner/loops.js';
 import { createProgress } from '../runner/progress.js';
 import type { Clock } from '../runtime/clock.js';
 import { arrivalOffsetsMs, openLoopCount, traceOffsetsMs } from '../schedule/index.js';
 import type { RunKind, Store } from '../store/index.js';
-import { buildWorkload, tokenizeRemote, type Workload, type WorkloadOptions } from '../workload/index.js';
+import {
+  buildWorkload,
+  type IntendedSharing,
+  type SessionOptions,
+  type SessionWorkload,
+  sessionPrefix,
+  tokenizeRemote,
+  type Workload,
+  type WorkloadOptions,
+} from '../workload/index.js';
 import type { RequestSpec } from '../workload/types.js';
 import { type Endpoint, urlEndpoint } from './endpoint.js';
-import { type MonitoringResult, type MonitoringSettings, startMonitoring } from './monitoring.js';
+import {
+  type MonitoringResult,
+  type MonitoringSettings,
+  reportMonitoring,
+  startMonitoring,
+} from './monitoring.js';
 import type { CommonSettings } from './settings.js';
 import {
   commonRunId,
@@ -80,6 +96,8 @@ export interface TargetSettings {
   failFast?: boolean;
   /** vLLM's `--backend` name, when given (vllm.json's `backend`); null: derived from `endpoint`. */
   backend?: string | null;
+  /** The header that carries a session turn's session id (`--session-header`; default x-session-id). */
+  sessionHeader?: string | null;
 }
 
 export interface MeasureInput {
@@ -117,6 +135,11 @@ export interface MeasureDeps {
    * `report.validity`, stored with the run, stays English.
    */
   t?: T;
+  /**
+   * A coordinator's common start (`run --workers`): called once this shard is ready (after its
+   * warm-up), it resolves to the start every shard uses (unix ms), which replaces the planned one.
+   */
+  awaitStart?: () => Promise<number>;
 }
 
 export interface Measurement {
@@ -268,6 +291,16 @@ export function loadPlan(
   workload: Workload | null,
 ): { load: LoadMode; count: number } {
   const l = common.load;
+  if (l.mode === 'sessions')
+    return {
+      load: sessionsLoadMode(workload?.sessions ?? null, {
+        rampUpS: l.rampUpS,
+        sessionRateRps: l.sessionRateRps,
+        seed: l.seed,
+        maxConcurrency: l.maxConcurrency,
+      }),
+      count: workload?.specs.length ?? 0,
+    };
   if (l.mode === 'closed') {
     return {
       load: {
@@ -294,10 +327,38 @@ export function loadPlan(
   return { load: { kind: 'open', arrivalsMs, maxConcurrency: l.maxConcurrency }, count: specs.length };
 }
 
+/**
+ * The sessions load of a built session workload: user i starts at i·S/N with a ramp of S
+ * seconds (all at 0 without one), or at the i-th of N seeded Poisson arrivals at `sessionRateRps`;
+ * each turn's think time in ms; each session's document as its prefix. Experiments use it too.
+ */
+export function sessionsLoadMode(
+  sw: SessionWorkload | null,
+  o: { rampUpS: number | null; sessionRateRps: number | null; seed: number; maxConcurrency: number | null },
+): Extract<LoadMode, { kind: 'sessions' }> {
+  const users = sw?.sessions.length ?? 0;
+  const starts =
+    o.sessionRateRps !== null
+      ? arrivalOffsetsMs({
+          rateRps: o.sessionRateRps,
+          arrival: 'poisson',
+          burstiness: 1,
+          count: users,
+          seed: o.seed,
+        })
+      : Array.from({ length: users }, (_, i) => (i * (o.rampUpS ?? 0) * 1000) / users);
+  const sessions: SessionLoad[] = (sw?.sessions ?? []).map((s, i) => ({
+    startMs: starts[i] ?? 0,
+    prefix: sw ? sessionPrefix(sw, s) : [],
+    turns: s.turns.map((t) => ({ spec: t.spec, thinkMs: t.think_s * 1000 })),
+  }));
+  return { kind: 'sessions', sessions, maxConcurrency: o.maxConcurrency };
+}
+
 /** Number of requests the workload must provide before the trace is known. */
 export function workloadCount(common: CommonSettings): number | undefined {
   const l = common.load;
-  if (l.mode === 'trace') return undefined;
+  if (l.mode === 'trace' || l.mode === 'sessions') return undefined;
   if (l.mode === 'open' && l.durationS !== null) return openLoopCount(l.rateRps ?? 1, l.durationS);
   return loadPlan(common, null).count;
 }
@@ -319,6 +380,20 @@ export function workloadOptions(common: CommonSettings, model: string): Workload
     sharedPrefixLen: w.sharedPrefixLen ?? undefined,
     numPrefixGroups: w.numPrefixGroups ?? undefined,
     tokenizer: w.tokenizer ?? undefined,
+    ...(common.load.mode === 'sessions' ? { sessions: sessionOptions(common) } : {}),
+  };
+}
+
+/** The session options of a sessions-mode run (defaults: 1 turn, no think time). */
+export function sessionOptions(common: CommonSettings): SessionOptions {
+  const { load: l, workload: w } = common;
+  return {
+    users: l.users ?? 1,
+    turns: l.turns ?? '1',
+    thinkTime: l.thinkTime ?? '0',
+    ...(w.documents !== null ? { documents: w.documents } : {}),
+    ...(w.docLen !== null ? { docLen: w.docLen } : {}),
+    ...(w.docPopularity !== null ? { docPopularity: w.docPopularity } : {}),
   };
 }
 
@@ -343,6 +418,9 @@ export function describeConfig(
       retries: target.retries,
       fail_fast: target.failFast !== false,
       backend: target.backend ?? null,
+      ...(common.load.mode === 'sessions'
+        ? { session_header: target.sessionHeader ?? DEFAULT_SESSION_HEADER }
+        : {}),
     },
     model,
     generation: { ...common.generation, model },
@@ -355,6 +433,16 @@ export function describeConfig(
       inexact: workload.inexact,
       skipped: workload.skipped,
       notes: workload.notes,
+      ...(workload.sessions
+        ? {
+            sessions: {
+              ...workload.sessions.options,
+              document_tokens: workload.sessions.documents.map((d) => d.tokens),
+              session_documents: workload.sessions.sessions.map((s) => s.document),
+              intended_sharing: workload.sessions.intended.ratio,
+            },
+          }
+        : {}),
     },
     slo,
     thresholds: common.output.thresholds,
@@ -391,6 +479,8 @@ export interface MeasurePlan {
   failFast?: boolean;
   /** A shard's part of a larger run: its identity, and the common start it waits for. */
   shard?: MeasureShard | null;
+  /** A sessions run: the prefix sharing its workload intends (for the report's sessions block). */
+  sessions?: { intended: IntendedSharing } | null;
 }
 
 /** What a shard's measurement needs beyond its plan (see pipeline/shard). */
@@ -422,6 +512,22 @@ export interface MeasureRequest {
     formatVllm: boolean;
     embedRecords: boolean;
     vllm?: CommonSettings['output']['vllm'];
+  };
+}
+
+/** `vllm.json`'s writing options from a run's output settings (`--format vllm` and its flags). */
+export function vllmWriteOptions(
+  output: MeasureRequest['output'] | CommonSettings['output'] | undefined,
+): Omit<WriteRunOutputsOptions, 'records'> {
+  const v = output?.vllm;
+  return {
+    vllm: output?.formatVllm ?? false,
+    vllmOptions: {
+      percentileMetrics: v?.percentileMetrics ?? undefined,
+      metricPercentiles: v?.metricPercentiles ?? undefined,
+      detailed: v?.detailed ?? false,
+    },
+    vllmFile: v?.file ? { path: v.file, append: v.append } : null,
   };
 }
 
@@ -518,6 +624,9 @@ export async function measureOn(
               atMs: plan.shard.startAtUnixMs - clock.originUnixMs,
               lateLimitMs: LATE_LIMIT_MS,
               policy: plan.shard.latePolicy,
+              ready: deps.awaitStart
+                ? async () => (await (deps.awaitStart as () => Promise<number>)()) - clock.originUnixMs
+                : undefined,
             }
           : null;
       result = await runPlan({ ...plan, start }, monitoring.mark, {
@@ -571,19 +680,17 @@ export async function measureOn(
     records: result.records,
     embedRecords: req.output?.embedRecords ?? false,
   });
-  if (mon.server || mon.scrape || mon.exporter_url)
-    report.monitoring = {
-      server: mon.server as unknown as Record<string, number | null> | null,
-      server_window: mon.points.length
-        ? (seriesSummary(mon.points, {
-            from_ms: result.window.start_ms,
-            to_ms: result.window.end_ms,
-          }) as unknown as Record<string, number | null>)
-        : null,
-      scrape: mon.scrape as unknown as Record<string, unknown> | null,
-      exporter_url: mon.exporter_url,
-    };
+  const monitoringBlock = reportMonitoring(mon, mon.points, result.window);
+  if (monitoringBlock) report.monitoring = monitoringBlock;
   if (mon.points.length) report.series = mon.points;
+  report.sessions =
+    plan.load.kind === 'sessions'
+      ? summarizeSessions(result.records, {
+          intended: plan.sessions?.intended ?? null,
+          server_prefix_hit_rate:
+            (report.monitoring?.server_window?.prefix_hit_rate as number | null | undefined) ?? null,
+        })
+      : null;
   const level = plan.level ?? null;
   const judged: LoadedRun = {
     id: storeRun?.id ?? plan.label ?? 'run',
@@ -612,9 +719,7 @@ export async function measureOn(
     });
     store.finishRun(storeRun.id, summary, result.interrupted ? 'interrupted' : 'completed', result.window);
   }
-  const vllmFile = req.output?.vllm?.file
-    ? { path: req.output.vllm.file, append: req.output.vllm.append }
-    : null;
+  const writeOptions = vllmWriteOptions(req.output);
   const shardReport =
     plan.shard && detail && shardNames
       ? buildShardReport(
@@ -629,9 +734,15 @@ export async function measureOn(
             schedule_hash: plan.shard.scheduleHash,
             seed: plan.shard.seed,
             planned_total: plan.shard.plannedTotal,
-            planned_here: plan.load.kind === 'open' ? plan.load.arrivalsMs.length : (plan.load.requests ?? 0),
+            planned_here:
+              plan.load.kind === 'open'
+                ? plan.load.arrivalsMs.length
+                : plan.load.kind === 'sessions'
+                  ? sessionTurns(plan.load)
+                  : (plan.load.requests ?? 0),
             concurrency_cap: concurrencyOf(plan.load, !!plan.beforeEach),
-            planned_start_unix_ms: plan.shard.startAtUnixMs,
+            planned_start_unix_ms:
+              result.start_at_ms != null ? result.start_at_ms + clock.originUnixMs : plan.shard.startAtUnixMs,
             late_ms: result.late_ms ?? null,
             late_policy: plan.shard.latePolicy,
             host: environment.hostname ?? '',
@@ -643,17 +754,8 @@ export async function measureOn(
     ? outDir
       ? [await writeJsonFile(join(outDir, (shardNames as { report: string }).report), shardReport)]
       : []
-    : outDir || (req.output?.formatVllm && vllmFile)
-      ? await writeRunOutputs(outDir, report, {
-          vllm: req.output?.formatVllm ?? false,
-          records: result.records,
-          vllmOptions: {
-            percentileMetrics: req.output?.vllm?.percentileMetrics ?? undefined,
-            metricPercentiles: req.output?.vllm?.metricPercentiles ?? undefined,
-            detailed: req.output?.vllm?.detailed ?? false,
-          },
-          vllmFile,
-        })
+    : outDir || (writeOptions.vllm && writeOptions.vllmFile)
+      ? await writeRunOutputs(outDir, report, { ...writeOptions, records: result.records })
       : [];
   if (writer) files.push(writer.path);
   const translated = deps.t !== undefined && deps.t.lang !== 'en';
@@ -793,7 +895,9 @@ export async function measure(
       plannedTotal:
         full.load.kind === 'open'
           ? full.load.arrivalsMs.length
-          : (full.load.requests ?? workload.specs.length),
+          : full.load.kind === 'sessions'
+            ? sessionTurns(full.load)
+            : (full.load.requests ?? workload.specs.length),
     };
   }
   const m = await measureOn(
@@ -811,6 +915,7 @@ export async function measure(
         retries: target.retries,
         drainTimeoutMs: common.load.drainTimeoutS * 1000,
         failFast: target.failFast !== false,
+        sessions: workload.sessions ? { intended: workload.sessions.intended } : null,
       },
       client: {
         endpoint: target.endpoint,
@@ -826,6 +931,7 @@ export async function measure(
         apiKey,
         timeoutMs: target.timeoutS !== null ? target.timeoutS * 1000 : null,
         timeoutTtftMs: target.timeoutTtftS !== null ? target.timeoutTtftS * 1000 : null,
+        sessionHeader: target.sessionHeader ?? DEFAULT_SESSION_HEADER,
       },
       slo,
       thresholds,

@@ -27,12 +27,15 @@ import { describe, emptyStats } from '../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary, type SummaryMetric, summarize } from '../analysis/summary.js';
 import { type Problem, UsageError } from '../core/errors.js';
 import type { T } from '../core/i18n/index.js';
-import { OUTCOMES, type RequestRecord, shiftRecord } from '../record/types.js';
+import type { ScrapePoint } from '../record/series.js';
+import { emptyRecord, OUTCOMES, type RequestRecord, shiftRecord } from '../record/types.js';
 import { validityReasons } from '../report/diagnose/validity.js';
 import { buildRunReport, RECORDS_FILE, type RunEnd, type RunReport } from '../report/run/report.js';
 import type { ShardReport } from '../report/run/shard.js';
-import { writeRunOutputs } from '../report/run/write.js';
+import { type WriteRunOutputsOptions, writeRunOutputs } from '../report/run/write.js';
 import type { ValidityReason } from '../report/types.js';
+import type { Store } from '../store/index.js';
+import { type MonitoringResult, reportMonitoring } from './monitoring.js';
 import { shardIndices } from './shard.js';
 
 /** The spread of first dispatches above which `merge` warns (ms). */
@@ -45,6 +48,14 @@ export interface MergeOptions {
   out: string | null;
   exact?: boolean;
   allowMissing?: boolean;
+  /** `vllm.json` and its options, as `run --format vllm` writes them (needs `exact`: records). */
+  write?: Omit<WriteRunOutputsOptions, 'records'>;
+  /**
+   * One monitor of the shared server over every shard (`run --workers`: the parent scraped it
+   * while its children ran, on a clock whose origin is `originUnixMs`). The merged run then has a
+   * run's server-side view and is judged on it (the token counter against every shard's tokens).
+   */
+  monitoring?: { result: MonitoringResult; originUnixMs: number } | null;
 }
 
 /** What `report.json` says about the merge itself. */
@@ -213,7 +224,7 @@ export function shardReportProblem(v: unknown): string | null {
 export async function mergeShards(
   opts: MergeOptions,
   t: T,
-): Promise<{ report: MergedReport; files: string[] }> {
+): Promise<{ report: MergedReport; records: RequestRecord[] | null; files: string[] }> {
   const shards = await loadShards(opts, t);
   const missing = missingShards(shards, opts.expect);
   const first = shards[0].report;
@@ -263,6 +274,8 @@ export async function mergeShards(
       const shift = s.report.started_at_unix_ms - origin;
       for (const r of own) records.push(shift === 0 ? r : shiftRecord(r, shift));
     }
+    // One record per planned request, as a run writes: the missing shards' as `lost`.
+    for (const i of missing) records.push(...lostRecords(first.shard.planned_total, i, opts.expect));
     summary = summarize(records, ctx);
     // A slot wait is a wait for this shard's own slots: queue_ms is each shard's, put together.
     summary.queue_ms = describe(perShard.flatMap((p) => p.queue_ms));
@@ -276,12 +289,16 @@ export async function mergeShards(
     summary = summaryFromShards(shards, histograms, window, slo, t);
   }
   if (lost > 0) {
-    summary.requests.planned += lost;
-    summary.requests.measured += lost;
-    summary.requests.failed += lost;
-    summary.error_rate = summary.requests.failed / summary.requests.measured;
+    if (!records) {
+      summary.requests.planned += lost;
+      summary.requests.measured += lost;
+      summary.requests.failed += lost;
+      summary.outcomes.lost += lost;
+      summary.error_rate = summary.requests.failed / summary.requests.measured;
+    }
     summary.warnings.push(t('shard.merge.lost', { n: lost, shards: missing.join(', ') }));
   }
+  summary.client = mergedClient(shards.map((s) => s.report.summary.client));
   if (spread !== null && spread > START_SPREAD_WARN_MS)
     summary.warnings.push(t('shard.merge.spread', { spread_ms: Math.round(spread) }));
 
@@ -296,6 +313,7 @@ export async function mergeShards(
     summary,
     end: mergedEnd(shards.map((s) => s.report.end)),
   }) as MergedReport;
+  const series = opts.monitoring ? attachMonitoring(report, opts.monitoring, origin) : undefined;
   const reasons: ValidityReason[] = validityReasons({
     id: first.shard.run_id,
     label: 'merged',
@@ -304,6 +322,7 @@ export async function mergeShards(
     summary,
     records: records ?? [],
     window,
+    ...(series ? { series } : {}),
   });
   for (const s of shards)
     for (const r of s.report.validity?.reasons ?? [])
@@ -350,16 +369,124 @@ export async function mergeShards(
     },
     per_second: addSecondBuckets(shards.map((s) => s.report.per_second)),
   };
-  const files: string[] = [];
-  if (opts.out) {
-    files.push(...(await writeRunOutputs(opts.out, report)));
-    if (records) {
-      const path = join(opts.out, RECORDS_FILE);
-      await writeFile(path, records.map((r) => JSON.stringify(r)).join('\n') + (records.length ? '\n' : ''));
-      files.push(path);
-    }
+  const files = await writeMerged(opts.out, report, records, opts.write);
+  return { report, records, files };
+}
+
+/**
+ * Write a merged run like a run's `--out`: report.json, summary.csv, `vllm.json` when asked for,
+ * and requests.jsonl when the records are known (`--exact`). `out` null writes only a
+ * `vllm.json` with a file of its own.
+ * @returns the paths written
+ */
+export async function writeMerged(
+  out: string | null,
+  report: MergedReport,
+  records: readonly RequestRecord[] | null,
+  write: Omit<WriteRunOutputsOptions, 'records'> = {},
+): Promise<string[]> {
+  const vllm = !!write.vllm && records !== null;
+  if (!out && !(vllm && write.vllmFile)) return [];
+  const files = await writeRunOutputs(out, report, { ...write, vllm, records: records ?? [] });
+  if (out && records) {
+    const path = join(out, RECORDS_FILE);
+    await writeFile(path, records.map((r) => JSON.stringify(r)).join('\n') + (records.length ? '\n' : ''));
+    files.push(path);
   }
-  return { report, files };
+  return files;
+}
+
+/**
+ * Record a merged run in the store as `measure` records a run (its records, summary, validity,
+ * window), so `runs`, `report` and `diagnose` find it by id; sets `report.run_id`.
+ * @returns the store's id for the run
+ */
+export function storeMerged(
+  store: Store,
+  report: MergedReport,
+  records: readonly RequestRecord[],
+  label: string | null,
+): string {
+  const m = report.merge;
+  const run = store.createRun({
+    kind: 'run',
+    label,
+    startedAtUnixMs: report.started_at_unix_ms,
+    config: report.config as never,
+    environment: report.environment as never,
+    record: {
+      validity: report.validity as never,
+      merge: { run_id: m.run_id, expect: m.expect, exact: m.exact, missing: m.missing, lost: m.lost },
+    },
+  });
+  for (const r of records) store.appendRecord(run.id, r);
+  store.finishRun(
+    run.id,
+    report.summary as never,
+    report.end?.interrupted ? 'interrupted' : 'completed',
+    report.window as never,
+  );
+  report.run_id = run.id;
+  return run.id;
+}
+
+/**
+ * Put one monitor's view of the shared server on the merged run's timeline (`origin`): its
+ * series and summaries, as `measure` gives a run. Returns the shifted series.
+ */
+function attachMonitoring(
+  report: MergedReport,
+  m: { result: MonitoringResult; originUnixMs: number },
+  origin: number,
+): ScrapePoint[] {
+  const shift = m.originUnixMs - origin;
+  const points = m.result.points.map((p) => (shift === 0 ? p : { ...p, t_ms: p.t_ms + shift }));
+  const block = reportMonitoring(m.result, points, report.window);
+  if (block) report.monitoring = block;
+  if (points.length) report.series = points;
+  return points;
+}
+
+/** The error of a request whose shard never reported. */
+export const LOST_SHARD = 'shard missing';
+
+/** Records for the planned requests of missing shard `index` of `count`: outcome `lost`. */
+export function lostRecords(total: number, index: number, count: number): RequestRecord[] {
+  return shardIndices(total, index, count).map((k) => {
+    const rec = emptyRecord({
+      id: `lost-${k}`,
+      planned_id: `lost-${k}`,
+      attempt: 1,
+      phase: 'measure',
+      index: k,
+    });
+    rec.outcome = 'lost';
+    rec.error = `${LOST_SHARD}: ${index}/${count}`;
+    return rec;
+  });
+}
+
+/**
+ * The client's health over every shard: CPU adds up (the whole generator's CPU, in percent of
+ * one core), and each event-loop delay percentile is the worst shard's, since a tail is blamed
+ * on the client when any one of its processes lagged.
+ */
+export function mergedClient(clients: readonly (Summary['client'] | undefined)[]): Summary['client'] {
+  const known = clients.filter((c): c is Summary['client'] => !!c);
+  const cpus = known.map((c) => c.cpu_percent);
+  const delays = known.map((c) => c.event_loop_delay_ms);
+  const worst = (k: 'p50' | 'p99' | 'max') => {
+    const v = delays.map((d) => d?.[k] ?? null);
+    return v.some((x) => x === null) ? null : Math.max(...(v as number[]));
+  };
+  return {
+    cpu_percent:
+      cpus.length && cpus.every((c) => c !== null) ? cpus.reduce((a, b) => a + (b as number), 0) : null,
+    event_loop_delay_ms:
+      delays.length && delays.every((d) => d !== null)
+        ? { p50: worst('p50'), p99: worst('p99'), max: worst('max') }
+        : null,
+  };
 }
 
 async function readShardRecords(s: LoadedShard, t: T): Promise<RequestRecord[]> {
@@ -427,12 +554,21 @@ function summaryFromShards(
     SummaryMetric,
     Summary['ttft_ms']
   >;
-  const warnings = [
-    t('shard.merge.approx'),
-    t('shard.merge.noDetail', {
-      fields: 'littles_law, input_tokens, output_tokens, metric_dialects, client',
-    }),
-  ];
+  const warnings = [t('shard.merge.approx'), t('shard.merge.noDetail', { fields: 'metric_dialects' })];
+  // The means' n: shards from before it was kept have none, and then the mean is unknown.
+  const meanOf = (tokens: (s: ShardReport) => number, n: (s: ShardReport) => number | undefined) => {
+    const counts = shards.map((s) => n(s.report));
+    if (counts.some((c) => c === undefined)) return null;
+    const total = (counts as number[]).reduce((a, b) => a + b, 0);
+    return total > 0 ? sum(tokens) / total : null;
+  };
+  // Little's law: the shards' requests are disjoint and interleaved over one send span, so the
+  // requests in flight add up, measured and predicted alike.
+  const little = shards.map((s) => s.report.summary.littles_law);
+  const addUp = (k: 'measured_in_flight' | 'predicted_in_flight') =>
+    little.every((l) => l?.[k] != null) ? little.reduce((n, l) => n + (l[k] as number), 0) : null;
+  const inFlight = addUp('measured_in_flight');
+  const predicted = addUp('predicted_in_flight');
   for (const s of shards)
     for (const w of s.report.summary.warnings)
       warnings.push(t('shard.merge.shardWarning', { index: s.report.shard.index, warning: w }));
@@ -454,10 +590,27 @@ function summaryFromShards(
       fraction: slo && requests.measured > 0 ? good / requests.measured : null,
       slo,
     },
-    littles_law: { measured_in_flight: null, predicted_in_flight: null, rel_gap: null },
-    input_tokens: { mean: null },
-    output_tokens: { mean: null },
-    client: { event_loop_delay_ms: null, cpu_percent: null },
+    littles_law: {
+      measured_in_flight: inFlight,
+      predicted_in_flight: predicted,
+      rel_gap:
+        inFlight !== null && predicted !== null && inFlight > 0
+          ? Math.abs(predicted - inFlight) / inFlight
+          : null,
+    },
+    input_tokens: {
+      mean: meanOf(
+        (s) => s.totals.prompt_tokens,
+        (s) => s.totals.prompt_counted,
+      ),
+    },
+    output_tokens: {
+      mean: meanOf(
+        (s) => s.totals.completion_tokens,
+        (s) => s.totals.completion_counted,
+      ),
+    },
+    client: mergedClient(shards.map((s) => s.report.summary.client)),
     metric_dialects: {
       vllm_ttft_ms: { ...dialects.vllm_ttft_ms, ...emptyStats() },
       guidellm_tpot_ms: { ...dialects.guidellm_tpot_ms, ...emptyStats() },

@@ -17,6 +17,7 @@ import {
   startMetricsServer,
   startScraper,
 } from '../monitor/index.js';
+import type { RunReport } from '../report/run/report.js';
 import type { RunObserver } from '../runner/events.js';
 import type { Clock } from '../runtime/clock.js';
 
@@ -135,5 +136,29 @@ export async function startMonitoring(
       const server = points.length ? seriesSummary(points) : null;
       return { scrape: stats, server, points, exporter_url: exporterUrl };
     },
+  };
+}
+
+/**
+ * A run report's `monitoring` block from what the monitor saw: the whole-run summary, the
+ * measurement window's (from `points`, on the run's timeline), the scrape's statistics and the
+ * exporter; undefined when nothing was monitored.
+ */
+export function reportMonitoring(
+  mon: MonitoringResult,
+  points: readonly ScrapePoint[],
+  window: { start_ms: number; end_ms: number },
+): RunReport['monitoring'] | undefined {
+  if (!(mon.server || mon.scrape || mon.exporter_url)) return undefined;
+  return {
+    server: mon.server as unknown as Record<string, number | null> | null,
+    server_window: points.length
+      ? (seriesSummary(points as ScrapePoint[], {
+          from_ms: window.start_ms,
+          to_ms: window.end_ms,
+        }) as unknown as Record<string, number | null>)
+      : null,
+    scrape: mon.scrape as unknown as Record<string, unknown> | null,
+    exporter_url: mon.exporter_url,
   };
 }

@@ -7,7 +7,7 @@
 import type { VllmMetric } from '../report/run/vllm.js';
 
 export interface LoadSettings {
-  mode: 'closed' | 'open' | 'trace';
+  mode: 'closed' | 'open' | 'trace' | 'sessions';
   concurrency: number | null;
   requests: number | null;
   durationS: number | null;
@@ -20,6 +20,16 @@ export interface LoadSettings {
   traceSpeedup: number;
   warmup: number;
   seed: number;
+  /** Sessions mode (`--users`): the number of users, one session each; null otherwise. */
+  users: number | null;
+  /** `--turns`: turns per session, a distribution (`4`, `uniform:3-6`). */
+  turns: string | null;
+  /** `--think-time`: seconds from an answer to the next question, a distribution (`exp:10`). */
+  thinkTime: string | null;
+  /** `--ramp-up S`: users start evenly spread over S seconds (default 0: all at once). */
+  rampUpS: number | null;
+  /** `--session-rate R`: sessions start as Poisson arrivals at R per second (instead of a ramp). */
+  sessionRateRps: number | null;
 }
 
 export interface WorkloadSettings {
@@ -32,6 +42,12 @@ export interface WorkloadSettings {
   numPrefixGroups: number | null;
   /** The tokenizer to count prompts with, when it is not the model's (vLLM's --tokenizer). */
   tokenizer: string | null;
+  /** `--documents D`: shared documents the sessions' turns start with (null: none). */
+  documents: number | null;
+  /** `--doc-len`: tokens per document, a distribution. */
+  docLen: string | null;
+  /** `--doc-popularity zipf:S`: how sessions pick their document (default zipf:1). */
+  docPopularity: string | null;
 }
 
 export interface GenerationSettings {
@@ -95,6 +111,11 @@ export function commonSettings(
       traceSpeedup: 1,
       warmup: 0,
       seed: 42,
+      users: null,
+      turns: null,
+      thinkTime: null,
+      rampUpS: null,
+      sessionRateRps: null,
       ...o.load,
     },
     workload: {
@@ -106,6 +127,9 @@ export function commonSettings(
       sharedPrefixLen: null,
       numPrefixGroups: null,
       tokenizer: null,
+      documents: null,
+      docLen: null,
+      docPopularity: null,
       ...o.workload,
     },
     generation: {
@@ -143,6 +167,7 @@ export function targetSettings(url: string, o: Partial<import('./measure.js').Ta
     timeoutS: null,
     timeoutTtftS: null,
     retries: 0,
+    sessionHeader: 'x-session-id',
     ...o,
   };
 }

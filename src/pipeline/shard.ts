@@ -119,6 +119,16 @@ export function shardPlan(
   problems: Problem[],
   t: T,
 ): { specs: RequestSpec[]; load: LoadMode } {
+  if (load.kind === 'sessions') {
+    // A session's turns depend on each other (history), so they cannot be dealt out request by
+    // request; sharding by session would need its own merge of the sessions block.
+    problems.push({
+      path: '--shard',
+      message: t('sessions.shard.refused'),
+      hint: t('sessions.shard.refused_hint'),
+    });
+    return { specs: [...specs], load };
+  }
   const keep = shardIndices(specs.length, index, count);
   const mine = keep.map((k) => specs[k]);
   if (load.kind === 'open') {

@@ -5,8 +5,13 @@
  * All times are milliseconds since the run started, on a monotonic clock; null = never happened.
  */
 
-/** Outcome classes, in the order of precedence used when several apply (first wins). */
+/**
+ * Outcome classes, in the order of precedence used when several apply (first wins). `lost` is
+ * written only by `merge --allow-missing`, for the planned requests of a shard that never
+ * reported: nothing is known about them but that they were planned.
+ */
 export const OUTCOMES = [
+  'lost',
   'cancelled',
   'connect_error',
   'http_error',
@@ -98,6 +103,14 @@ export interface RequestRecord {
    * `--max-tokens`). A `length` stop that reached it is complete, `ok` (`record/outcome`).
    */
   output_len: number | null;
+
+  /**
+   * The session this request is a turn of (`s0`, `s1`, …; the session header's value), and the
+   * turn's 0-based position in it. Null outside the sessions load mode; absent in records
+   * written before these fields existed.
+   */
+  session_id?: string | null;
+  turn?: number | null;
 }
 
 /** A record with every field empty, for a request that has not (yet) happened. */
@@ -136,6 +149,8 @@ export function emptyRecord(
     timings: null,
     input_len: null,
     output_len: null,
+    session_id: null,
+    turn: null,
   };
 }
 

@@ -9,11 +9,11 @@
  * grace period. All timing goes through the injected {@link Clock}, so tests run in virtual time.
  */
 import { FAIL_FAST_AFTER, FAIL_FAST_UNSENT, failFastReason } from '../analysis/errors.js';
-import type { SendArgs, Target } from '../client/types.js';
+import type { AnswerSink, SendArgs, Target } from '../client/types.js';
 import { type Problem, UsageError } from '../core/errors.js';
-import { emptyRecord, type Phase, type RequestRecord } from '../record/types.js';
+import { emptyRecord, type Phase, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
-import type { RequestSpec } from '../workload/types.js';
+import type { ChatMessage, RequestSpec } from '../workload/types.js';
 import type { RunObserver } from './events.js';
 import { type ClientHealth, type HealthProbe, startClientHealth } from './health.js';
 
@@ -37,7 +37,36 @@ export type LoadMode =
       arrivalsMs: readonly number[];
       /** Cap on requests in flight; a request that waits for a slot keeps its planned time. null = no cap. */
       maxConcurrency?: number | null;
+    }
+  | {
+      kind: 'sessions';
+      /** One per user: a closed loop over its turns (see {@link SessionLoad}). */
+      sessions: readonly SessionLoad[];
+      /**
+       * Cap on turns in flight across all users (a gateway's limit): a turn that waits for a slot
+       * keeps its planned time, so the wait counts in the user's time to first content. null = none.
+       */
+      maxConcurrency?: number | null;
     };
+
+/**
+ * One user's session in the sessions load mode. Turn k is sent at its planned time: the
+ * session's start for the first turn, then the moment the previous answer ended plus that
+ * turn's think time. Its messages are `prefix`, every earlier question and the answer the server
+ * actually returned, then its own question. A turn that fails (after its retries) ends the
+ * session: the turns after it are recorded `cancelled` with the reason ({@link SESSION_ENDED}).
+ */
+export interface SessionLoad {
+  /** The first turn's offset from the start of the measurement window (ms, ≥ 0). */
+  startMs: number;
+  /** Messages every turn starts with (a shared document as a system message), or none. */
+  prefix: readonly ChatMessage[];
+  /** The turns in order: each spec's `messages` is its question; `thinkMs` the think after its answer. */
+  turns: readonly { spec: RequestSpec; thinkMs: number }[];
+}
+
+/** The start of the error of a turn never sent because an earlier turn of its session failed. */
+export const SESSION_ENDED = 'session ended';
 
 /**
  * Outcomes that a retry is allowed to repeat. Only failures where the server most likely did no
@@ -104,7 +133,16 @@ export interface RunLoadConfig {
    * ends with reason `late_start` (`fail`), or records the arrivals already missed as
    * `cancelled` with the reason `late start` and sends the rest on schedule (`truncate`).
    */
-  start?: { atMs: number; lateLimitMs: number; policy: 'fail' | 'truncate' } | null;
+  start?: {
+    atMs: number;
+    lateLimitMs: number;
+    policy: 'fail' | 'truncate';
+    /**
+     * A coordinator picks the start (`run --workers`): awaited after the warm-up, it says this
+     * run is ready and resolves to the common start (run-clock ms), which replaces `atMs`.
+     */
+    ready?: () => Promise<number>;
+  } | null;
 }
 
 /** The error of a request a late shard never sent (`--late-policy`). */
@@ -139,6 +177,8 @@ export interface RunResult {
   failed_fast: string | null;
   /** With a common start: how late the measured window opened (ms, ≥ 0); else null. */
   late_ms?: number | null;
+  /** With a common start: the start the window was planned to open at (run-clock ms); else null. */
+  start_at_ms?: number | null;
   client_health: ClientHealth;
   /**
    * Messages of observer hooks that threw (first 20; an observer failure never stops the run),
@@ -210,6 +250,25 @@ export function validateRunLoadConfig(cfg: RunLoadConfig): Problem[] {
         message: `must be > 0, got ${load.durationMs}`,
         hint: 'seconds, e.g. --duration 60',
       });
+  } else if (load.kind === 'sessions') {
+    posInt(load.maxConcurrency, '--max-concurrency', 1, 'e.g. --max-concurrency 16, or omit for no cap');
+    if (load.sessions.length === 0)
+      problems.push({ path: '--users', message: 'no sessions to run', hint: 'e.g. --users 8' });
+    for (let i = 0; i < load.sessions.length; i++) {
+      const s = load.sessions[i];
+      const bad =
+        !(Number.isFinite(s.startMs) && s.startMs >= 0) ||
+        s.turns.length === 0 ||
+        s.turns.some((t) => !(Number.isFinite(t.thinkMs) && t.thinkMs >= 0));
+      if (bad) {
+        problems.push({
+          path: `sessions[${i}]`,
+          message: 'a session needs a start ≥ 0, at least one turn, and think times ≥ 0',
+          hint: 'check --turns, --think-time and --ramp-up',
+        });
+        break;
+      }
+    }
   } else {
     posInt(load.maxConcurrency, '--max-concurrency', 1, 'e.g. --max-concurrency 64, or omit for no cap');
     if (load.arrivalsMs.length === 0)
@@ -233,6 +292,13 @@ export function validateRunLoadConfig(cfg: RunLoadConfig): Problem[] {
     }
   }
   return problems;
+}
+
+/** Planned turns of a sessions load. */
+export function sessionTurns(load: { sessions: readonly SessionLoad[] }): number {
+  let n = 0;
+  for (const s of load.sessions) n += s.turns.length;
+  return n;
 }
 
 /** One attempt in flight: its abort controller and what to do when the runner cancels it. */
@@ -323,10 +389,16 @@ class LoadRun {
 
   async run(): Promise<RunResult> {
     const { cfg, clock } = this;
-    const health = (this.deps.health ?? startClientHealth)();
+    const probe = this.deps.health ?? startClientHealth;
+    let health = probe();
     const warmup = cfg.warmup ?? 0;
     const load = cfg.load;
-    const measuredPlanned = load.kind === 'open' ? load.arrivalsMs.length : (load.requests ?? null);
+    const measuredPlanned =
+      load.kind === 'open'
+        ? load.arrivalsMs.length
+        : load.kind === 'sessions'
+          ? sessionTurns(load)
+          : (load.requests ?? null);
     if (cfg.failFast) {
       const after = cfg.failFast.after ?? FAIL_FAST_AFTER;
       this.failFastAfter = measuredPlanned === null ? after : Math.min(after, measuredPlanned);
@@ -344,6 +416,7 @@ class LoadRun {
     let reason: RunEndReason = 'completed';
     let windowStart = clock.now();
     let lateMs: number | null = null;
+    let startAtMs: number | null = null;
     try {
       if (warmup > 0) {
         const wc =
@@ -351,9 +424,13 @@ class LoadRun {
         await this.closedPhase('warmup', cfg.warmupSpecs ?? cfg.specs, wc, warmup, null);
       }
       if (cfg.beforeMeasure && !this.stopped) await cfg.beforeMeasure();
+      const start =
+        cfg.start?.ready && !this.stopped
+          ? { ...cfg.start, atMs: await this.untilStopped(cfg.start.ready()) }
+          : (cfg.start ?? null);
       windowStart = clock.now();
-      const start = cfg.start ?? null;
       if (start) {
+        startAtMs = start.atMs;
         if (windowStart < start.atMs)
           await clock.sleepUntil(start.atMs, this.stopCtl.signal).catch(() => undefined);
         lateMs = Math.max(0, clock.now() - start.atMs);
@@ -365,12 +442,17 @@ class LoadRun {
           this.unsentMeasured(load, start.atMs);
         }
       }
+      // The client's health over the measured window: not its warm-up, nor a wait for the start.
+      health.stop();
+      health = probe();
       if (this.lateStart) {
         // nothing is sent: every measured request was recorded as not sent above
       } else if (load.kind === 'closed') {
         const deadline = load.durationMs != null ? windowStart + load.durationMs : null;
         await this.closedPhase('measure', cfg.specs, load.concurrency, load.requests ?? null, deadline);
         if (deadline !== null) reason = 'duration';
+      } else if (load.kind === 'sessions') {
+        await this.sessionsPhase(start ? start.atMs : windowStart, load);
       } else {
         const t0 = start ? start.atMs : windowStart;
         await this.openPhase(t0, load.arrivalsMs, load.maxConcurrency ?? null, start ? clock.now() : null);
@@ -395,6 +477,7 @@ class LoadRun {
       reason,
       failed_fast: this.failedFast,
       late_ms: lateMs,
+      start_at_ms: startAtMs,
       client_health: health.stop(),
       observer_errors: this.observerErrors,
     };
@@ -523,6 +606,92 @@ class LoadRun {
   }
 
   /**
+   * Sessions: every user runs its own closed loop over its turns (see {@link SessionLoad}),
+   * all from `t0`; with a cap, turns wait for a slot in order of arrival, keeping their planned time.
+   */
+  private async sessionsPhase(t0: number, load: Extract<LoadMode, { kind: 'sessions' }>): Promise<void> {
+    const cap = load.maxConcurrency ?? null;
+    let active = 0;
+    const waiters: (() => void)[] = [];
+    const wakeAll = () => {
+      for (const w of waiters.splice(0)) w();
+    };
+    this.stopCtl.signal.addEventListener('abort', wakeAll, { once: true });
+    const slot = {
+      acquire: async (): Promise<void> => {
+        if (cap === null || active < cap) {
+          active++;
+          return;
+        }
+        // The slot is handed over by `release` (active stays the same), or the run stopped.
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      },
+      release: () => {
+        const next = this.stopped ? undefined : waiters.shift();
+        if (next) next();
+        else active--;
+      },
+    };
+    try {
+      await Promise.all(load.sessions.map((s) => this.session(t0, s, slot)));
+    } finally {
+      this.stopCtl.signal.removeEventListener('abort', wakeAll);
+    }
+  }
+
+  /** One user's session: its turns in order, each carrying the history so far. */
+  private async session(
+    t0: number,
+    s: SessionLoad,
+    slot: { acquire(): Promise<void>; release(): void },
+  ): Promise<void> {
+    const history: ChatMessage[] = [...s.prefix];
+    let at = t0 + s.startMs;
+    let k = 0;
+    let ended: string | undefined;
+    for (; k < s.turns.length; k++) {
+      const turn = s.turns[k];
+      if (this.stopped) break;
+      if (at > this.clock.now()) {
+        try {
+          await this.clock.sleepUntil(at, this.stopCtl.signal);
+        } catch {
+          break; // interrupted while thinking
+        }
+      }
+      if (this.stopped) break;
+      const p = this.plan(
+        'measure',
+        { ...turn.spec, messages: [...history, ...(turn.spec.messages ?? [])] },
+        at,
+      );
+      await slot.acquire();
+      if (this.stopped) {
+        slot.release();
+        break;
+      }
+      const answer: AnswerSink = { parts: [] };
+      let last: RequestRecord;
+      try {
+        last = await this.attemptsOf(p, null, answer);
+      } finally {
+        slot.release();
+      }
+      this.noteFinished(last);
+      if (!SUCCESS_OUTCOMES.includes(last.outcome)) {
+        const why = last.error ? `${last.outcome}: ${last.error}` : last.outcome;
+        ended = `${SESSION_ENDED}: turn ${k} failed (${why})`;
+        k++;
+        break;
+      }
+      history.push(...(turn.spec.messages ?? []), { role: 'assistant', content: answer.parts.join('') });
+      at = (last.end_at_ms ?? this.clock.now()) + turn.thinkMs;
+    }
+    // Every planned turn has its record: the rest of an ended (or interrupted) session, never sent.
+    for (; k < s.turns.length; k++) this.unsent(this.plan('measure', s.turns[k].spec, null), ended);
+  }
+
+  /**
    * Send one planned request, retrying retryable failures; every attempt is recorded. The
    * request keeps its concurrency slot (closed-loop worker or open-loop slot) during back-off,
    * as a user who retries would.
@@ -548,11 +717,16 @@ class LoadRun {
   }
 
   /** Every attempt of one planned request; resolves to the final attempt's record. */
-  private async attemptsOf(p: Planned, deadlineMs: number | null): Promise<RequestRecord> {
+  private async attemptsOf(
+    p: Planned,
+    deadlineMs: number | null,
+    answer?: AnswerSink,
+  ): Promise<RequestRecord> {
     const retries = this.cfg.retries ?? 0;
     let planned_at_ms = p.planned_at_ms;
     for (let attempt = 1; ; attempt++) {
-      const rec = await this.sendOnce(p, attempt, planned_at_ms);
+      if (answer) answer.parts.length = 0;
+      const rec = await this.sendOnce(p, attempt, planned_at_ms, answer);
       this.record(rec);
       if (attempt > retries || !isRetryable(rec) || this.stopped) return rec;
       if (deadlineMs !== null && this.clock.now() >= deadlineMs) return rec;
@@ -577,7 +751,12 @@ class LoadRun {
   }
 
   /** One attempt: hand it to the target and always come back with exactly one record. */
-  private async sendOnce(p: Planned, attempt: number, planned_at_ms: number | null): Promise<RequestRecord> {
+  private async sendOnce(
+    p: Planned,
+    attempt: number,
+    planned_at_ms: number | null,
+    answer?: AnswerSink,
+  ): Promise<RequestRecord> {
     const ac = new AbortController();
     const flight: Flight = { ac, onCancel: undefined };
     this.inFlight.add(flight);
@@ -605,6 +784,7 @@ class LoadRun {
       signal: ac.signal,
       onChunk: this.onChunk,
     };
+    if (answer) args.answer = answer;
     let rec: RequestRecord;
     try {
       let pending: Promise<RequestRecord>;
@@ -628,6 +808,10 @@ class LoadRun {
     // The identity is the runner's, whatever the target wrote.
     Object.assign(rec, ident);
     rec.planned_at_ms = planned_at_ms;
+    if (p.spec.session_id !== undefined) {
+      rec.session_id = p.spec.session_id;
+      rec.turn = p.spec.turn ?? null;
+    }
     return rec;
   }
 
@@ -676,8 +860,33 @@ class LoadRun {
     });
   }
 
+  /** `p`'s value, or now when the run is stopped first (an interrupt must not wait on a coordinator). */
+  private untilStopped(p: Promise<number>): Promise<number> {
+    const signal = this.stopCtl.signal;
+    if (signal.aborted) return Promise.resolve(this.clock.now());
+    return new Promise((resolve, reject) => {
+      const onStop = () => resolve(this.clock.now());
+      signal.addEventListener('abort', onStop, { once: true });
+      p.then(
+        (v) => {
+          signal.removeEventListener('abort', onStop);
+          resolve(v);
+        },
+        (err) => {
+          signal.removeEventListener('abort', onStop);
+          reject(err);
+        },
+      );
+    });
+  }
+
   /** Every measured request of the load, recorded as not sent because the start was missed. */
   private unsentMeasured(load: LoadMode, t0: number): void {
+    if (load.kind === 'sessions') {
+      for (const s of load.sessions)
+        for (const t of s.turns) this.unsent(this.plan('measure', t.spec, null), LATE_START);
+      return;
+    }
     const specs = this.cfg.specs;
     const n = load.kind === 'open' ? load.arrivalsMs.length : (load.requests ?? 0);
     for (let i = 0; i < n; i++)
@@ -712,6 +921,10 @@ class LoadRun {
     rec.planned_at_ms = planned_at_ms;
     rec.input_len = spec.input_len;
     rec.output_len = spec.output_len;
+    if (spec.session_id !== undefined) {
+      rec.session_id = spec.session_id;
+      rec.turn = spec.turn ?? null;
+    }
     return rec;
   }
 

@@ -151,8 +151,12 @@ async function runTurn(
     spec,
     planned_at_ms: clock.now(),
     signal,
-    onText: (delta, at) => {
-      for (const c of chunker.push(delta)) speak(c, at);
+    // The reply's text as it streams, into the chunker (the sessions loop's answer sink).
+    answer: {
+      parts: [],
+      onText: (delta, at) => {
+        for (const c of chunker.push(delta)) speak(c, at);
+      },
     },
   };
   const llm = await cfg.llm.send(args);

@@ -1,7 +1,7 @@
 /**
  * @module workload/audio
  * What a voice user "speaks": WAV files read from `--audio DIR`, or generated WAV audio whose
- * durations follow `--speech-seconds DIST` (the length grammar of `workload/lengths`, in whole
+ * durations follow `--speech-seconds DIST` (the distribution grammar of `workload/lengths`, in
  * seconds). One WAV reader ({@link parseWav}) serves the voice client and the simulator's
  * transcription endpoint, so both agree on what a file's duration is.
  *
@@ -171,10 +171,14 @@ export async function readAudioDir(dir: string, t: T = translator('en')): Promis
   return out;
 }
 
+/** The shortest generated utterance, seconds: a draw below it (a real distribution may give 0) is raised to it. */
+export const MIN_SPEECH_SECONDS = 0.1;
+
 /**
- * `count` generated utterances whose durations (whole seconds ≥ 1) are drawn from `dist`, the
- * length grammar of `workload/lengths` read in seconds (`3`, `uniform:2-6`, `normal:4,1`), from
- * a seeded stream: the same seed gives the same files.
+ * `count` generated utterances whose durations are drawn from `dist`, the distribution grammar
+ * of `workload/lengths` in seconds (`3`, `uniform:2-6`, `normal:4,1`, `exp:3`,
+ * `lognormal:3,0.5`; real-valued, at least {@link MIN_SPEECH_SECONDS}), from a seeded stream: the
+ * same seed gives the same files.
  */
 export function generateUtterances(
   dist: string,
@@ -182,11 +186,11 @@ export function generateUtterances(
   seed: number,
   t: T = translator('en'),
 ): Utterance[] {
-  const parsed = parseLengthDist(dist, '--speech-seconds');
+  const parsed = parseLengthDist(dist, '--speech-seconds', 'real');
   if (!parsed.ok) throw new UsageError([{ ...parsed.problem, hint: t('voice.speech_seconds.hint') }]);
   const rng = new Rng(seed).fork('speech-seconds');
   return Array.from({ length: count }, (_, i) => {
-    const seconds = parsed.dist.sample(rng);
+    const seconds = Math.max(MIN_SPEECH_SECONDS, Math.round(parsed.dist.sample(rng) * 1000) / 1000);
     return { name: `generated-${i}.wav`, wav: generateWav(seconds, seed + i), seconds };
   });
 }

@@ -14,7 +14,8 @@
  * words), so changing the count or one length leaves the other requests' text unchanged.
  */
 import { type Problem, UsageError } from '../core/errors.js';
-import { hashString, Rng } from '../runtime/rng.js';
+import { translator } from '../core/i18n/index.js';
+import type { Rng } from '../runtime/rng.js';
 import { tokenizerFor as shippedTokenizerFor, type Tokenizer } from '../tokenizer/index.js';
 import {
   approximateCounter,
@@ -34,7 +35,15 @@ import {
   readTextFile,
   type TraceEntry,
 } from './files.js';
-import { type LengthDist, parseLengthDist } from './lengths.js';
+import { distMean, type LengthDist, parseLengthDist } from './lengths.js';
+import {
+  buildSessions,
+  type CheckedSessions,
+  checkSessions,
+  type SessionOptions,
+  type SessionWorkload,
+} from './sessions.js';
+import { COUNT_CONCURRENCY, mapLimit, streamRng } from './streams.js';
 import { tryTokenize } from './tokenize-remote.js';
 import type { RequestSpec, TokenizationMethod } from './types.js';
 import { VOCAB } from './vocab.js';
@@ -68,6 +77,11 @@ export interface WorkloadOptions {
   numPrefixGroups?: number;
   /** The tokenizer's name when it is not the model's (vLLM's `--tokenizer`); default `model`. */
   tokenizer?: string;
+  /**
+   * Multi-turn sessions (`--users`, `--turns`, `--think-time`, documents): questions are the
+   * synthetic `--input-len` prompts, and `count` is not used (the sessions' turns are the requests).
+   */
+  sessions?: SessionOptions;
 }
 
 /** I/O the workload needs, injected. */
@@ -97,16 +111,18 @@ export interface Workload {
   skipped: number;
   /** Things the report should say (fallbacks, cycling). */
   notes: string[];
+  /** The sessions, in the sessions load mode (`specs` are then their turns, questions only). */
+  sessions?: SessionWorkload;
 }
 
+const EN = translator('en');
 const SOURCES_HINT =
   'give one of --prompt TEXT, --prompts FILE.jsonl, --dataset sharegpt FILE, --trace FILE.jsonl or --input-len N';
 /** vLLM's `is_valid_sequence` minimum: prompt and reply must each be at least this many tokens. */
 const SHAREGPT_MIN_TOKENS = 4;
-/** Parallel `/tokenize` calls; local tokenizers run synchronously, so this only affects the remote path. */
-const COUNT_CONCURRENCY = 8;
 
 interface Checked {
+  sessions?: CheckedSessions;
   source?: WorkloadSource;
   inputLen?: LengthDist;
   outputLen?: LengthDist;
@@ -154,7 +170,23 @@ function checkOptions(opts: WorkloadOptions, problems: Problem[]): Checked {
       message: `must be an integer ≥ 1 (got ${opts.count})`,
       hint: 'e.g. --requests 100',
     });
-  if (opts.count === undefined && source !== undefined && source !== 'trace')
+  let sessions: CheckedSessions | undefined;
+  if (opts.sessions) {
+    sessions = checkSessions(opts.sessions, problems);
+    if (source !== undefined && source !== 'synthetic')
+      problems.push({
+        path: '--users',
+        message: EN('sessions.source.synthetic'),
+        hint: EN('sessions.source.synthetic_hint'),
+      });
+    if (opts.sharedPrefixLen !== undefined)
+      problems.push({
+        path: '--shared-prefix-len',
+        message: EN('sessions.source.prefix'),
+        hint: EN('sessions.source.prefix_hint'),
+      });
+  }
+  if (opts.count === undefined && source !== undefined && source !== 'trace' && !opts.sessions)
     problems.push({
       path: '--requests',
       message: 'the number of requests is missing',
@@ -211,7 +243,8 @@ function checkOptions(opts: WorkloadOptions, problems: Problem[]): Checked {
   }
   if (prefixLen > 0 && inputLen) {
     // Normal lengths can dip to the prefix length; their samples are raised to prefix + 1 instead.
-    const floor = inputLen.spec.kind === 'normal' ? inputLen.spec.mean : inputLen.min;
+    const exact = inputLen.spec.kind === 'fixed' || inputLen.spec.kind === 'uniform';
+    const floor = exact ? inputLen.min : distMean(inputLen.spec);
     if (floor <= prefixLen)
       problems.push({
         path: '--shared-prefix-len',
@@ -231,7 +264,7 @@ function checkOptions(opts: WorkloadOptions, problems: Problem[]): Checked {
       message: `too many groups (${groups})`,
       hint: `use at most ${VOCAB.length ** 2}`,
     });
-  return { source, inputLen, outputLen, prefixLen, groups };
+  return { sessions, source, inputLen, outputLen, prefixLen, groups };
 }
 
 /**
@@ -244,35 +277,12 @@ export function workloadProblems(opts: WorkloadOptions): Problem[] {
   return problems;
 }
 
-/** Seed of the stream named `label`; `index` gives each prompt its own distinct stream. */
-function streamRng(seed: number, label: string, index = 0): Rng {
-  // XOR with the index keeps streams for different indexes distinct (a hash per index could collide).
-  return new Rng((hashString(`${seed}:${label}`) ^ index) >>> 0);
-}
-
 function shuffle<T>(items: T[], rng: Rng): T[] {
   for (let i = items.length - 1; i > 0; i--) {
     const j = rng.int(0, i);
     [items[i], items[j]] = [items[j], items[i]];
   }
   return items;
-}
-
-async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T, i: number) => Promise<R>,
-): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 /** The counter to make prompts exact with, and why it fell back to the approximation (null: it did not). */
@@ -479,6 +489,27 @@ async function counted(
   counter: TokenCounter,
 ): Promise<Workload> {
   const notes: string[] = [];
+  if (loaded.source === 'synthetic' && checked.sessions && opts.sessions) {
+    const o = opts.sessions;
+    const { workload: sessions, inexact } = await buildSessions(
+      opts.seed,
+      checked.sessions,
+      { input: checked.inputLen as LengthDist, output: checked.outputLen },
+      counter,
+      {
+        options: {
+          users: o.users,
+          turns: String(checked.sessions.turns),
+          think_time: String(checked.sessions.think),
+          documents: checked.sessions.documents,
+          doc_len: checked.sessions.docLen ? String(checked.sessions.docLen) : null,
+          doc_popularity: checked.sessions.documents > 0 ? `zipf:${checked.sessions.zipfS}` : null,
+        },
+      },
+    );
+    const specs = sessions.sessions.flatMap((s) => s.turns.map((t) => t.spec));
+    return { specs, source: 'synthetic', method: counter.method, inexact, skipped: 0, notes, sessions };
+  }
   if (loaded.source === 'synthetic') {
     const { specs, inexact } = await syntheticSpecs(opts, checked, counter);
     return { specs, source: 'synthetic', method: counter.method, inexact, skipped: 0, notes };

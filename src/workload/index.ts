@@ -30,6 +30,8 @@ export {
   type TraceEntry,
 } from './files.js';
 export {
+  type DistUnit,
+  distMean,
   LENGTH_FORMS_HINT,
   type LengthDist,
   type LengthSpec,
@@ -37,5 +39,18 @@ export {
   parseLengthDist,
   parseLengthDistOrThrow,
 } from './lengths.js';
+export {
+  buildSessions,
+  type CheckedSessions,
+  checkSessions,
+  type IntendedSharing,
+  intendedSharing,
+  type PlannedSession,
+  type PlannedTurn,
+  type SessionOptions,
+  type SessionWorkload,
+  sessionPrefix,
+  zipfPick,
+} from './sessions.js';
 export { type TokenizeTrial, tokenizeRemote, tryTokenize } from './tokenize-remote.js';
 export type { ChatMessage, RequestSpec, TokenizationMethod } from './types.js';

@@ -24,6 +24,10 @@ export interface RequestSpec {
   prefix_group?: number;
   /** Trace timestamp (ms) for trace replay. */
   timestamp_ms?: number;
+  /** The session this turn belongs to (sessions load mode; sent in the session header). */
+  session_id?: string;
+  /** The turn's position in its session (0-based). */
+  turn?: number;
 }
 
 /** How synthetic prompts were made exact in tokens. Recorded in the run's report. */

@@ -12,11 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { decodeHistogram, histogramBuckets, histogramOf } from '../../src/analysis/histogram.js';
+import { counterIncrease } from '../../src/analysis/series.js';
 import { SUMMARY_METRICS, type SummaryMetric, summarize } from '../../src/analysis/summary.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RequestRecord } from '../../src/record/types.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
+import { openStore } from '../../src/store/index.js';
 
 let sim: SimServer;
 let root: string;
@@ -35,13 +37,14 @@ function readRecords(path: string): RequestRecord[] {
     .map((l) => JSON.parse(l) as RequestRecord);
 }
 
-async function run(args: string[], out: string, scrape = false) {
+async function run(args: string[], out: string, scrape = false, db: string | null = null) {
   const io = memoryIo({}, root);
   const code = await main(
     [
       'run',
       ...['--url', `${sim.url}/v1`, '--input-len', 'uniform:8-32', '--output-len', 'uniform:2-6'],
-      ...['--requests', '24', '--seed', '7', '--no-db', ...(scrape ? [] : ['--no-scrape']), '--out', out],
+      ...['--requests', '24', '--seed', '7', ...(db ? ['--db', db] : ['--no-db'])],
+      ...[...(scrape ? [] : ['--no-scrape']), '--out', out],
       ...args,
     ],
     io,
@@ -59,11 +62,40 @@ describe('run --workers 2', () => {
   it("does not hold the shared server's token counter against each shard's own usage", async () => {
     // Both shards scrape the one server: its generation-token counter rises by both shards'
     // tokens, about twice what either shard received. Only the whole run can be compared with it.
-    const w = await run(['--concurrency', '4', '--workers', '2'], join(root, 'scraped'), true);
+    const db = join(root, 'workers.db');
+    const out = join(root, 'scraped');
+    const w = await run(['--concurrency', '4', '--workers', '2', '--format', 'vllm'], out, true, db);
     const reasons = (w.report.validity.reasons as { code: string; message: string }[]).map(
       (r) => `${r.code}: ${r.message}`,
     );
     assert.ok(!reasons.some((r) => r.startsWith('token_mismatch')), reasons.join('\n'));
+    // The parent scraped the server once for the whole run: the merged run has a run's server
+    // view, and its token check compared the counter with every shard's tokens.
+    assert.ok(w.report.monitoring?.server, 'no server view in the merged report');
+    assert.ok(w.report.series?.some((p: { name: string }) => p.name === 'generation_tokens_total'));
+    const served = w.records.reduce((n, r) => n + (r.usage?.completion_tokens ?? 0), 0);
+    const counted = counterIncrease(
+      (w.report.series as { name: string; value: number }[])
+        .filter((p) => p.name === 'generation_tokens_total')
+        .map((p) => p.value),
+    );
+    // The simulator counts exactly what it sent: one scrape before the first shard's first
+    // request and one after the last one's last, so the counter saw both shards' tokens.
+    assert.equal(counted, served);
+    // One run like any other: stored with every record under the id it prints, and vllm.json.
+    const store = openStore(db);
+    try {
+      const stored = store.getRun(w.report.run_id);
+      assert.ok(stored, `run ${w.report.run_id} is not in the store`);
+      assert.equal([...store.getRecords(w.report.run_id)].filter((r) => r.phase === 'measure').length, 24);
+      assert.deepEqual((stored.summary as { requests: unknown }).requests, w.report.summary.requests);
+    } finally {
+      store.close();
+    }
+    assert.match(w.io.out(), new RegExp(`run ${w.report.run_id}\\b`));
+    const vllm = JSON.parse(readFileSync(join(out, 'vllm.json'), 'utf8'));
+    assert.equal(vllm.completed, 24);
+    assert.equal(vllm.num_prompts, 24);
   });
 
   for (const [name, load] of [

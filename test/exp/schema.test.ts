@@ -101,7 +101,7 @@ thresholds: ["p99 ttft<"]
       ['targets.a.sim.gpu', /unknown simulator GPU h999/, 5],
       ['targets.a.api_key_env', /url targets only/, 6],
       ['targets.b.model', /no model/, 8],
-      ['workload.input_len', /invalid length 'uniform:10-5': the maximum must be ≥ the minimum/, 10],
+      ['workload.input_len', /invalid value 'uniform:10-5': the maximum must be ≥ the minimum/, 10],
       ['load.concurrency[2]', /expected a positive integer/, 12],
       ['load.concurrency', /levels must increase/, 12],
       ['load.concurrncy', /unknown field/, 13],
@@ -271,7 +271,7 @@ describe('valid files', () => {
       const [p, ...rest] = problemsOf(`kind: baseline\nname: x\n${SIM}workload: {input_len: '${bad}'}\n`);
       assert.equal(rest.length, 0, bad);
       assert.equal(p.path, 's.yaml: workload.input_len', bad);
-      assert.match(p.message, /^invalid length /, bad);
+      assert.match(p.message, /^invalid value /, bad);
       assert.match(p.hint ?? '', /uniform:MIN-MAX/, bad);
       assert.equal(parseLengthDist(bad).ok, false, bad);
     }

@@ -223,6 +223,28 @@ describe('sharded runs against the simulator, merged', () => {
       assert.deepEqual(exact.report.summary.requests, whole.summary.requests);
       assert.deepEqual(exact.report.merge.histograms, report.merge.histograms);
       assert.equal(readRecords(join(dir, 'exact', 'requests.jsonl')).length, REQUESTS);
+      // Token means from the shards' sums and counts: what the records give, to rounding.
+      for (const k of ['input_tokens', 'output_tokens'] as const) {
+        const want = exact.report.summary[k].mean;
+        assert.ok(want !== null && want > 0, k);
+        assert.ok(Math.abs((report.summary[k].mean ?? Number.NaN) - want) < 1e-9, k);
+      }
+      // The client: CPU adds up over the processes; the event-loop delay is the worst shard's.
+      const clients = report.merge.shards.map((s) => s.client);
+      const cpu = clients.reduce((a, c) => a + (c.cpu_percent ?? Number.NaN), 0);
+      assert.ok(Number.isFinite(cpu));
+      assert.equal(report.summary.client.cpu_percent, cpu);
+      assert.equal(exact.report.summary.client.cpu_percent, cpu);
+      assert.equal(
+        report.summary.client.event_loop_delay_ms?.max,
+        Math.max(...clients.map((c) => c.event_loop_delay_ms?.max ?? Number.NaN)),
+      );
+      // Little's law: the disjoint shards' requests in flight add up.
+      const inFlight = shards.reduce(
+        (a, s) => a + (s.summary.littles_law.measured_in_flight ?? Number.NaN),
+        0,
+      );
+      assert.equal(report.summary.littles_law.measured_in_flight, inFlight);
     });
   }
 
@@ -257,6 +279,21 @@ describe('sharded runs against the simulator, merged', () => {
     assert.equal(report.summary.requests.measured, REQUESTS);
     assert.equal(report.merge.lost, REQUESTS / 3);
     assert.equal(report.summary.requests.failed, REQUESTS / 3);
+    assert.equal(report.summary.outcomes.lost, REQUESTS / 3);
     assert.equal(report.validity?.valid, false);
+    // --exact writes one record per planned request: the missing shard's as `lost`.
+    const exact = await mergeShards(
+      { expect: 3, files: files.slice(0, 2), out: join(dir, 'lost'), allowMissing: true, exact: true },
+      t,
+    );
+    const recs = readRecords(join(dir, 'lost', 'requests.jsonl'));
+    assert.equal(recs.filter((r) => r.phase === 'measure').length, REQUESTS);
+    const lost = recs.filter((r) => r.outcome === 'lost');
+    assert.deepEqual(
+      lost.map((r) => r.index),
+      Array.from({ length: REQUESTS / 3 }, (_, j) => 2 + 3 * j),
+    );
+    assert.deepEqual(exact.report.summary.requests, report.summary.requests);
+    assert.equal(exact.report.summary.outcomes.lost, REQUESTS / 3);
   });
 });

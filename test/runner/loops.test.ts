@@ -41,9 +41,9 @@ interface Harness {
 async function harness(
   cfg: RunLoadConfig,
   behave: (a: SendArgs) => Behaviour,
-  opts: { abortAtMs?: number; signal?: AbortSignal; observers?: RunObserver[] } = {},
+  opts: { abortAtMs?: number; signal?: AbortSignal; observers?: RunObserver[]; clock?: VirtualClock } = {},
 ): Promise<Harness> {
-  const clock = new VirtualClock(1_700_000_000_000);
+  const clock = opts.clock ?? new VirtualClock(1_700_000_000_000);
   const target = new VirtualTarget(clock, behave);
   const events: Harness['events'] = { sent: [], records: [], ends: [] };
   const spy: RunObserver = {
@@ -656,5 +656,59 @@ describe('fail fast', () => {
     );
     assert.equal(h.result.reason, 'completed');
     assert.equal(h.target.sent.length, 55);
+  });
+});
+
+describe('a coordinated start (run --workers)', () => {
+  const open = (n: number) => ({
+    load: { kind: 'open' as const, arrivalsMs: Array.from({ length: n }, (_, i) => i * 10) },
+    specs: specs(n),
+  });
+
+  test('the window opens at the start the coordinator gives, after the warm-up', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const readyAt: number[] = [];
+    const h = await harness(
+      {
+        ...open(4),
+        warmup: 2,
+        start: {
+          atMs: 0,
+          lateLimitMs: 1000,
+          policy: 'fail',
+          ready: async () => {
+            readyAt.push(clock.now());
+            return clock.now() + 500;
+          },
+        },
+      },
+      () => ok(20),
+      { clock },
+    );
+    assertOneRecordPerPlannedAttempt(h, 6);
+    assert.equal(readyAt.length, 1);
+    assert.ok(readyAt[0] >= 20, `ready at ${readyAt[0]} ms: only after the warm-up`);
+    assert.equal(h.result.start_at_ms, readyAt[0] + 500);
+    assert.equal(h.result.window.start_ms, readyAt[0] + 500);
+    const sends = h.events.sent.slice(2).map((e) => e.at);
+    assert.deepEqual(
+      sends,
+      [0, 10, 20, 30].map((o) => readyAt[0] + 500 + o),
+    );
+    assert.equal(h.result.reason, 'completed');
+  });
+
+  test('an interrupt while waiting for the coordinator ends the run: nothing waits forever', async () => {
+    const h = await harness(
+      {
+        ...open(3),
+        start: { atMs: 0, lateLimitMs: 1000, policy: 'fail', ready: () => new Promise(() => {}) },
+      },
+      () => ok(20),
+      { abortAtMs: 300 },
+    );
+    assertOneRecordPerPlannedAttempt(h, 3);
+    assert.equal(h.result.interrupted, true);
+    assert.ok(h.result.records.every((r) => r.outcome === 'cancelled' && r.sent_at_ms === null));
   });
 });

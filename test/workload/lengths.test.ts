@@ -69,3 +69,61 @@ describe('parseLengthDist', () => {
     assert.equal(parseLengthDistOrThrow('64').sample(rng), 64);
   });
 });
+
+describe('exp and lognormal, for counts and for seconds (one grammar)', () => {
+  it('parses exp:MEAN and lognormal:MEDIAN,SIGMA and round-trips their text', () => {
+    for (const [text, spec] of [
+      ['exp:2', { kind: 'exp', mean: 2 }],
+      ['exp:0.5', { kind: 'exp', mean: 0.5 }],
+      ['lognormal:10,0.5', { kind: 'lognormal', median: 10, sigma: 0.5 }],
+    ] as const) {
+      for (const unit of ['int', 'real'] as const) {
+        const r = parseLengthDist(text, '--think-time', unit);
+        assert.ok(r.ok, text);
+        assert.deepEqual(r.dist.spec, spec);
+        assert.equal(String(r.dist), text);
+        assert.equal(r.dist.unit, unit);
+      }
+    }
+  });
+
+  it('samples whole numbers ≥ 1 for counts and reals ≥ 0 for seconds, reproducibly', () => {
+    const draw = (text: string, unit: 'int' | 'real', seed: number) => {
+      const d = parseLengthDistOrThrow(text, undefined, unit);
+      const rng = new Rng(seed);
+      return Array.from({ length: 4000 }, () => d.sample(rng));
+    };
+    const ints = draw('exp:3', 'int', 1);
+    assert.deepEqual(ints, draw('exp:3', 'int', 1));
+    assert.ok(ints.every((x) => Number.isInteger(x) && x >= 1));
+    const secs = draw('exp:2', 'real', 2);
+    assert.ok(secs.every((x) => x >= 0));
+    assert.ok(secs.some((x) => !Number.isInteger(x)));
+    const mean = secs.reduce((a, b) => a + b, 0) / secs.length;
+    assert.ok(mean > 1.8 && mean < 2.2, `exp:2 mean ${mean}`);
+    const logn = draw('lognormal:10,0.5', 'real', 3).sort((a, b) => a - b);
+    const median = logn[logn.length / 2];
+    assert.ok(median > 9.5 && median < 10.5, `lognormal median ${median}`);
+    const uni = draw('uniform:1.5-2.5', 'real', 4);
+    assert.ok(uni.every((x) => x >= 1.5 && x <= 2.5) && uni.some((x) => !Number.isInteger(x)));
+    assert.equal(parseLengthDistOrThrow('0', undefined, 'real').sample(new Rng(1)), 0);
+  });
+
+  it('rejects what the unit cannot take, with the forms in the hint', () => {
+    for (const [text, unit] of [
+      ['0', 'int'],
+      ['1.5', 'int'],
+      ['uniform:1.5-3', 'int'],
+      ['exp:0', 'real'],
+      ['lognormal:0,1', 'real'],
+      ['exp:', 'real'],
+      ['poisson:3', 'int'],
+    ] as const) {
+      const r = parseLengthDist(text, '--turns', unit);
+      assert.ok(!r.ok, `${text} (${unit})`);
+      assert.equal(r.problem.hint, LENGTH_FORMS_HINT);
+      assert.match(r.problem.hint ?? '', /exp:MEAN/);
+    }
+    assert.ok(parseLengthDist('1.5', '--think-time', 'real').ok);
+  });
+});

@@ -42,9 +42,7 @@ export async function mergeCommand(files: string[], raw: RawMerge, io: Io): Prom
       files: written.join(', '),
     })}\n`,
   );
-  io.stdout.write(
-    `planned ${r.planned}  measured ${r.measured}  succeeded ${r.succeeded}  failed ${r.failed}\n`,
-  );
+  io.stdout.write(`${t('shard.merge.counts', { ...r, lost: report.summary.outcomes.lost })}\n`);
   for (const w of report.summary.warnings) io.stderr.write(`warning: ${w}\n`);
   return 0;
 }

@@ -8,10 +8,11 @@
  */
 import { resolve } from 'node:path';
 import { type Problem, UsageError } from '../../core/errors.js';
-import { searchMaxConcurrency } from '../../pipeline/capacity.js';
+import { searchMaxConcurrency, searchMaxLevel } from '../../pipeline/capacity.js';
 import { simEndpoint } from '../../pipeline/endpoint.js';
 import { checkMeasureInput, type Measurement, measure, workloadOptions } from '../../pipeline/measure.js';
 import { targetSettings } from '../../pipeline/settings.js';
+import { formatSessions } from '../../report/run/sessions.js';
 import { formatSummaryTable, formatVerdict } from '../../report/run/table.js';
 import { describeEngine, resolveEngineConfig } from '../../sim/engine/index.js';
 import { fidelityLine, regimeOf } from '../../sim/fidelity/band.js';
@@ -25,6 +26,7 @@ import { parseSimFlags, type RawSimFlags } from './sim-flags.js';
 
 export interface RawPlan extends RawCommon, RawSimFlags {
   findMaxConcurrency?: boolean;
+  findMaxUsers?: boolean;
   db?: string | boolean;
 }
 
@@ -64,6 +66,24 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
       path: '--find-max-concurrency',
       message: t('cli.plan.needs_slo'),
       hint: t('cli.plan.needs_slo_hint'),
+    });
+  if (raw.findMaxUsers && !slo)
+    problems.push({
+      path: '--find-max-users',
+      message: t('cli.plan.needs_slo'),
+      hint: t('cli.plan.needs_slo_hint'),
+    });
+  if (raw.findMaxUsers && common.load.mode !== 'sessions')
+    problems.push({
+      path: '--find-max-users',
+      message: t('sessions.plan.needs_users'),
+      hint: t('sessions.plan.needs_users_hint'),
+    });
+  if (raw.findMaxUsers && raw.findMaxConcurrency)
+    problems.push({
+      path: '--find-max-users',
+      message: t('sessions.plan.both_searches'),
+      hint: t('cli.keep_one'),
     });
   problems.push(...workloadProblems(workloadOptions(common, model)));
   throwIfProblems(problems);
@@ -136,6 +156,46 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
       c = { ...common, load: { ...common.load, mode: 'closed', concurrency: found.concurrency, requests } };
   }
 
+  if (raw.findMaxUsers && slo && common.load.mode === 'sessions') {
+    const most = common.load.users ?? 1;
+    const found = await searchMaxLevel(
+      async (users) => {
+        const m = await measureOnce(
+          {
+            ...common,
+            load: { ...common.load, users },
+            output: { ...common.output, out: null, thresholds: [], baseline: null },
+          },
+          {},
+        );
+        const attainment = m.summary.goodput?.fraction ?? null;
+        return { ok: (attainment ?? 0) >= PLAN_SLO_ATTAINMENT, attainment };
+      },
+      { max: most },
+    );
+    search = {
+      users: found.level,
+      probes: found.probes.map((p) => ({ users: p.level, ok: p.ok, attainment: p.attainment })),
+      slo,
+      attainment: PLAN_SLO_ATTAINMENT,
+      searched_up_to: most,
+    };
+    const think = common.load.thinkTime ?? '0';
+    out.write(
+      `${
+        found.level
+          ? t(found.level === most ? 'sessions.plan.max_users_all' : 'sessions.plan.max_users', {
+              pct: PLAN_SLO_ATTAINMENT * 100,
+              users: found.level,
+              think,
+              most,
+            })
+          : t('sessions.plan.no_users', { pct: PLAN_SLO_ATTAINMENT * 100, think })
+      }\n`,
+    );
+    if (found.level) c = { ...common, load: { ...common.load, users: found.level } };
+  }
+
   // The store (and its native SQLite binding) is loaded only when the run is stored: not with --no-db.
   const store =
     raw.db !== false
@@ -145,7 +205,11 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
       : null;
   let m: Measurement;
   try {
-    m = await measureOnce(c, { find_max_concurrency: search }, store);
+    m = await measureOnce(
+      c,
+      { [raw.findMaxUsers ? 'find_max_users' : 'find_max_concurrency']: search },
+      store,
+    );
   } finally {
     store?.close();
   }
@@ -161,6 +225,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   };
   out.write(`\n${t(report.run_id ? 'run.plan.header_run' : 'run.plan.header', head)}\n`);
   out.write(formatSummaryTable(m.summary, t));
+  out.write(formatSessions(report.sessions ?? null, t));
   out.write(`${fidelityLine(regimeOf(m.summary.ttft_ms.p50, m.summary.tpot_ms.p50, report.series), t)}\n`);
   out.write(formatVerdict(m.validity, t));
   out.write(formatThresholds(m.thresholds, t));

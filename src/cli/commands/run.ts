@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { type ErrorGroup, FAIL_FAST_UNSENT } from '../../analysis/errors.js';
 import { evaluateThresholds } from '../../analysis/thresholds.js';
+import { DEFAULT_SESSION_HEADER } from '../../client/index.js';
 import type { Endpoint } from '../../client/types.js';
 import { ExitCode, type Problem } from '../../core/errors.js';
 import { type T, translator } from '../../core/i18n/index.js';
@@ -14,10 +15,13 @@ import {
   type MeasureInput,
   measure,
   readBaseline,
+  vllmWriteOptions,
   workloadOptions,
 } from '../../pipeline/measure.js';
+import { storeMerged, writeMerged } from '../../pipeline/merge.js';
 import type { MonitoringSettings } from '../../pipeline/monitoring.js';
 import { LATE_LIMIT_MS, parseShardSettings } from '../../pipeline/shard.js';
+import { formatSessions } from '../../report/run/sessions.js';
 import { formatSummaryTable, formatTokenization, formatVerdict } from '../../report/run/table.js';
 import { unixNowMs } from '../../runtime/clock.js';
 import { openStore } from '../../store/index.js';
@@ -43,7 +47,7 @@ import {
   parseHeaders,
   throwIfProblems,
 } from './common.js';
-import { parseWorkers, runWorkers } from './workers.js';
+import { parseWorkers, runWorkers, startFromParent } from './workers.js';
 
 export interface RawRun extends RawCommon {
   url?: string;
@@ -52,6 +56,7 @@ export interface RawRun extends RawCommon {
   extraBody?: string;
   header?: string[];
   apiKeyEnv?: string;
+  sessionHeader?: string;
   timeout?: string;
   timeoutTtft?: string;
   retries?: string;
@@ -203,6 +208,19 @@ export function parseRunFlags(
   const monitoring = parseMonitoringFlags(raw, problems, t);
   const shard = parseShardSettings(raw, env, unixNowMs(), problems, t);
   const workers = parseWorkers(raw.workers, problems, t);
+  if (common.load.mode === 'sessions' && (shard || workers > 1))
+    problems.push({
+      path: shard ? '--shard' : '--workers',
+      message: t('sessions.shard.refused'),
+      hint: t('sessions.shard.refused_hint'),
+    });
+  const sessionHeader = (raw.sessionHeader ?? DEFAULT_SESSION_HEADER).trim();
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(sessionHeader))
+    problems.push({
+      path: '--session-header',
+      message: t('sessions.header.bad', { name: sessionHeader }),
+      hint: t('sessions.header.hint'),
+    });
   if (workers > 1 && shard)
     problems.push({
       path: '--workers',
@@ -221,6 +239,7 @@ export function parseRunFlags(
     retries,
     failFast: raw.failFast !== false,
     backend: raw.backend ?? null,
+    sessionHeader,
   };
   checkMeasureInput({ target, common }, problems);
   problems.push(...workloadProblems(workloadOptions(common, common.generation.model ?? '')));
@@ -272,6 +291,7 @@ export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = 
       store,
       log: (line) => io.stderr.write(`${line}\n`),
       t,
+      awaitStart: startFromParent(io.env),
     });
     // Every file before the summary (measure wrote --out): a reader that closes stdout early
     // (`| head`) must not cost the --json file. JSON on stdout still comes after the summary.
@@ -283,6 +303,7 @@ export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = 
     // How prompt lengths were made exact: the offline tokenizer, the server's, or the approximation (and why).
     out.write(formatTokenization(m.workload.method, m.workload.notes, t));
     out.write(formatSummaryTable(m.summary, t));
+    out.write(formatSessions(m.report.sessions ?? null, t));
     out.write(formatVerdict(m.validity, t));
     out.write(formatThresholds(m.thresholds, t));
     const sh = m.shardReport?.shard;
@@ -318,7 +339,7 @@ export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = 
  * verdict, thresholds and exit code of the merged report, as a plain run prints them.
  */
 async function runWithWorkers(
-  input: MeasureInput,
+  input: MeasureInput & { db: string | null; monitoring: MonitoringSettings },
   workers: number,
   argv: readonly string[],
   io: Io,
@@ -332,23 +353,38 @@ async function runWithWorkers(
   const ctrl = new AbortController();
   const off = io.onInterrupt(() => ctrl.abort(new Error('interrupted')));
   try {
-    const { report, files } = await runWorkers(
+    const { report, records } = await runWorkers(
       {
         runArgv: argv,
         workers,
-        out: input.common.output.out,
         env: io.env,
         signal: ctrl.signal,
         log: (line) => io.stderr.write(`${line}\n`),
+        monitoring: { settings: input.monitoring, targetUrl: input.target.url },
       },
       t,
+    );
+    // Stored and written as one run: the store's id, report.json, requests.jsonl, vllm.json.
+    if (input.db && records) {
+      const store = openStore(resolve(io.cwd, input.db));
+      try {
+        storeMerged(store, report, records, input.label ?? null);
+      } finally {
+        store.close();
+      }
+    }
+    const files = await writeMerged(
+      input.common.output.out,
+      report,
+      records,
+      vllmWriteOptions(input.common.output),
     );
     const results = thresholds.length ? evaluateThresholds(report.summary, [...thresholds], baseline) : [];
     const json = input.common.output.json;
     const result = { ...report, thresholds: results };
     if (json !== true) await emitJson(json, result, io);
     const model = input.common.generation.model ?? (report.config as { model?: string }).model ?? null;
-    const head = { url: redactUrl(input.target.url), model, id: report.merge.run_id };
+    const head = { url: redactUrl(input.target.url), model, id: report.run_id ?? report.merge.run_id };
     out.write(`\n${t('run.header_run', head)}\n`);
     out.write(formatSummaryTable(report.summary, t));
     out.write(formatVerdict(report.validity?.reasons ?? [], t));

@@ -30,7 +30,7 @@ export function declareVoiceCommand(program: Command) {
     .option('--audio <dir>', 'what users say: a directory of .wav files, cycled through')
     .option(
       '--speech-seconds <dist>',
-      'or generated audio of these durations: N, uniform:A-B, normal:MEAN,STD (default uniform:1-3)',
+      'or generated audio of these durations, seconds: N, uniform:A-B, normal:MEAN,STD, exp:MEAN, lognormal:MEDIAN,SIGMA (default uniform:1-3)',
     )
     .option(
       '--endpoint-ms <ms>',

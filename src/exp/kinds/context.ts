@@ -29,7 +29,7 @@ import { targetHeaders } from '../../core/headers.js';
 import { type T, translator } from '../../core/i18n/index.js';
 import { hostOf, withV1, withV1Note } from '../../core/url.js';
 import { type Endpoint, simEndpoint, urlEndpoint } from '../../pipeline/endpoint.js';
-import { measureOn } from '../../pipeline/measure.js';
+import { measureOn, sessionsLoadMode } from '../../pipeline/measure.js';
 import { type RequestRecord, shiftRecord } from '../../record/types.js';
 import type { ValidityReason } from '../../report/types.js';
 import type { LoadMode } from '../../runner/loops.js';
@@ -38,7 +38,7 @@ import { hashString } from '../../runtime/rng.js';
 import { type SimServer, type SimServerOptions, startSimServer } from '../../sim/server/index.js';
 import { toSimServerOptions, withSimDefaults } from '../../sim/settings.js';
 import type { Store } from '../../store/index.js';
-import { buildWorkload } from '../../workload/index.js';
+import { buildWorkload, type Workload } from '../../workload/index.js';
 import type { RequestSpec } from '../../workload/types.js';
 import {
   buildExperimentRecord,
@@ -364,6 +364,46 @@ export class ExpContext {
         : {}),
     });
     return built.specs;
+  }
+
+  /**
+   * A sessions load of `users` users from the file's `load` (turns, think_time_s, ramp_up_s or
+   * session_rate, max_concurrency) and `workload` (input_len, output_len, documents), with the
+   * experiment's seed: the workload (its turns as `specs`) and the load to measure it with.
+   * A plan made of them goes to {@link ExperimentContext.measure} like any other.
+   */
+  async sessions(
+    users: number,
+    opts: { seed?: number } = {},
+  ): Promise<{ workload: Workload; load: Extract<LoadMode, { kind: 'sessions' }> }> {
+    const w = this.exp.workload;
+    const l = this.exp.load;
+    const seed = opts.seed ?? w.seed ?? this.exp.seed;
+    const workload = await buildWorkload({
+      seed,
+      model: this.targets[0]?.model ?? this.exp.model ?? '',
+      inputLen: w.input_len,
+      outputLen: w.output_len,
+      sessions: {
+        users,
+        turns: l.turns ?? '1',
+        thinkTime: l.think_time_s ?? '0',
+        ...(w.documents
+          ? {
+              documents: w.documents.count,
+              docLen: w.documents.tokens,
+              docPopularity: w.documents.popularity,
+            }
+          : {}),
+      },
+    });
+    const load = sessionsLoadMode(workload.sessions ?? null, {
+      rampUpS: l.ramp_up_s ?? null,
+      sessionRateRps: l.session_rate ?? null,
+      seed,
+      maxConcurrency: l.max_concurrency ?? null,
+    });
+    return { workload, load };
   }
 
   /**

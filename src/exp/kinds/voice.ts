@@ -69,7 +69,7 @@ export const voiceSchema = z.strictObject({
   base: baseSchema.default({ tts_chunk: 'sentence', endpoint_ms: 500, asr_gpu: 'colocated', concurrency: 4 }),
   /** Planned turns per condition. */
   turns: posInt().default(12),
-  speech_seconds: lengthDist().default('uniform:1-2'),
+  speech_seconds: lengthDist('real').default('uniform:1-2'),
   output_len: lengthDist().default('uniform:60-100'),
   playback_buffer_ms: nonNegNum().default(150),
   asr_url: str().optional(),

@@ -6,6 +6,7 @@
  * and the summary. Records stay in `requests.jsonl` (named by `records_file`) unless embedded.
  */
 
+import type { SessionsSummary } from '../../analysis/sessions.js';
 import type { Summary } from '../../analysis/summary.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { SeriesPoint, ValidityReason } from '../types.js';
@@ -99,6 +100,8 @@ export interface RunReport {
   series?: SeriesPoint[];
   /** The validity verdict: why the run's numbers cannot bear weight (none = valid). */
   validity?: { valid: boolean; reasons: ValidityReason[] };
+  /** A sessions run's per-turn and user-perceived numbers (`analysis/sessions`); null for other runs. */
+  sessions?: SessionsSummary | null;
 }
 
 export interface BuildRunReportInput {

@@ -17,11 +17,12 @@ const LATENCY_COLS = ['n', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
 const EN = translator('en');
 
 /** Number with a fixed count of decimals, or `-` for no data. */
-function num(v: number | null | undefined, digits = 2): string {
+export function num(v: number | null | undefined, digits = 2): string {
   return v === null || v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(digits);
 }
 
-function pct(v: number | null | undefined): string {
+/** A fraction as a percentage with one decimal, or `-` for no data. */
+export function pct(v: number | null | undefined): string {
   return v === null || v === undefined || !Number.isFinite(v) ? '-' : `${(v * 100).toFixed(1)}%`;
 }
 
@@ -38,7 +39,8 @@ export function grid(rows: string[][]): string[] {
   );
 }
 
-function section(title: string, lines: string[]): string[] {
+/** A titled block of indented lines, then a blank line (nothing when there are no lines). */
+export function section(title: string, lines: string[]): string[] {
   return lines.length === 0 ? [] : [title, ...lines.map((l) => `  ${l}`), ''];
 }
 

@@ -53,6 +53,8 @@ export const shard = {
     '{fields} are not kept in shard histograms: null here; merge --exact recomputes them from the records',
   'shard.merge.shardWarning': 'shard {index}: {warning}',
   'shard.merge.invalid': 'shard {index} is not valid: {reason}',
+  'shard.merge.counts':
+    'planned {planned}  measured {measured}  succeeded {succeeded}  failed {failed} (lost {lost})',
   'shard.merge.done': 'merged {n} of {expect} shard(s) of run {run_id} ({mode}): {files}',
   'shard.workers.bad': '--workers must be an integer ≥ 1 or auto (got {got})',
   'shard.workers.hint': 'e.g. --workers 4, or --workers auto for one per core',
@@ -60,7 +62,8 @@ export const shard = {
     '--workers splits a run on this host; --shard is one shard of a run split over hosts',
   'shard.workers.withShardHint':
     'give one of them: --workers N on one host, or --shard i/N on each of N hosts (unset $JOB_COMPLETION_INDEX for --workers)',
-  'shard.workers.start': 'starting {n} workers (run --shard i/{n}), common start at {start_at}',
+  'shard.workers.start':
+    'starting {n} workers (run --shard i/{n}); they start together {margin_ms} ms after the last one is ready',
   'shard.workers.failed': 'worker {index}/{count} exited with code {code}:\n{stderr}',
   'shard.workers.failedHint':
     'the worker runs run --shard {index}/{count}; fix what its error says and run again',

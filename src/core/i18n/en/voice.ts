@@ -16,7 +16,7 @@ export const voice = {
   'voice.audio.empty': 'no .wav files in {dir}',
   'voice.audio.dir_hint': '--audio takes a directory of .wav files; or use --speech-seconds DIST',
   'voice.speech_seconds.hint':
-    'seconds of speech per turn: a count (3), uniform:MIN-MAX (uniform:2-6) or normal:MEAN,STD (normal:4,1)',
+    'seconds of speech per turn: a number (3), uniform:MIN-MAX (uniform:2-6), normal:MEAN,STD (normal:4,1), exp:MEAN or lognormal:MEDIAN,SIGMA',
   'voice.chunk.bad': 'unknown TTS chunk policy {value}',
   'voice.chunk.hint': 'use sentence, chars:N (e.g. chars:40) or whole',
   'voice.no_model': '{url}/models lists no models',

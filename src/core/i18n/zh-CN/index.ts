@@ -13,6 +13,7 @@ import { gate } from './gate.js';
 import { gateLoad } from './gate-load.js';
 import { report } from './report.js';
 import { run } from './run.js';
+import { sessions } from './sessions.js';
 import { shard } from './shard.js';
 import { sim } from './sim.js';
 import { source } from './source.js';
@@ -30,6 +31,7 @@ export const zhCN: Record<keyof typeof en, string> = {
   ...cli,
   ...check,
   ...run,
+  ...sessions,
   ...shard,
   ...sim,
   ...source,

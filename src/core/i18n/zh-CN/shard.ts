@@ -52,13 +52,15 @@ export const shard: Record<keyof typeof en, string> = {
   'shard.merge.noDetail': '分片直方图不保存 {fields}:此处为 null;merge --exact 会根据请求记录重新计算',
   'shard.merge.shardWarning': '分片 {index}:{warning}',
   'shard.merge.invalid': '分片 {index} 无效：{reason}',
+  'shard.merge.counts': '计划 {planned}  已测 {measured}  成功 {succeeded}  失败 {failed}（其中丢失 {lost}）',
   'shard.merge.done': '已合并运行 {run_id} 的 {n}/{expect} 个分片（{mode}）:{files}',
   'shard.workers.bad': '--workers 须为 ≥ 1 的整数或 auto（收到 {got}）',
   'shard.workers.hint': '例如 --workers 4，或用 --workers auto 每个核一个',
   'shard.workers.withShard': '--workers 在本机上拆分一次运行；--shard 是跨多台主机拆分的运行中的一个分片',
   'shard.workers.withShardHint':
     '二者只给其一：在一台主机上用 --workers N，或在 N 台主机上各用 --shard i/N（使用 --workers 时请取消 $JOB_COMPLETION_INDEX）',
-  'shard.workers.start': '正在启动 {n} 个工作进程（run --shard i/{n}），共同开始时间 {start_at}',
+  'shard.workers.start':
+    '正在启动 {n} 个工作进程（run --shard i/{n}）；最后一个就绪 {margin_ms} ms 后同时开始',
   'shard.workers.failed': '工作进程 {index}/{count} 以退出码 {code} 结束：\n{stderr}',
   'shard.workers.failedHint': '该工作进程运行的是 run --shard {index}/{count}；按其错误信息修正后重新运行',
   'shard.workers.late': '有工作进程在共同开始时间之后才启动，未发送任何请求：合并后的运行缺少它的请求',

@@ -13,7 +13,7 @@ export const voice: Record<keyof typeof en, string> = {
   'voice.audio.empty': '{dir} 中没有 .wav 文件',
   'voice.audio.dir_hint': '--audio 需要一个存放 .wav 文件的目录；也可以用 --speech-seconds DIST 生成音频',
   'voice.speech_seconds.hint':
-    '每轮说话的秒数：一个数（3）、uniform:MIN-MAX（uniform:2-6）或 normal:MEAN,STD（normal:4,1）',
+    '每轮说话的秒数：一个数（3）、uniform:MIN-MAX（uniform:2-6）、normal:MEAN,STD（normal:4,1）、exp:MEAN 或 lognormal:MEDIAN,SIGMA',
   'voice.chunk.bad': '未知的 TTS 分块策略 {value}',
   'voice.chunk.hint': '可用 sentence、chars:N（例如 chars:40）或 whole',
   'voice.no_model': '{url}/models 没有列出任何模型',
