@@ -8,6 +8,7 @@ import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { ExitCode, formatProblem, TargetError, UsageError } from '../core/errors.js';
 import { parseLang, resolveLang, type T, translator } from '../core/i18n/index.js';
 import { addSimOptions } from './commands/sim-flags.js';
+import { declareVoiceCommand, VOICE } from './commands/voice-flags.js';
 import { type Io, processIo } from './io.js';
 import {
   addCompatOptions,
@@ -155,11 +156,30 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
 
   const demo = program
     .command('demo')
-    .description('start the built-in simulator and run a closed-loop and a Poisson open-loop test against it')
-    .option('--out <dir>', 'where to write the reports', 'servelab-out/demo')
+    .description(
+      `start the built-in simulator and run a closed-loop and a Poisson open-loop test against it; \`demo ${VOICE}\`: the first-audio path`,
+    )
+    .argument('[kind]', `${VOICE}: time the first-audio path (ASR → LLM → TTS) on the simulator instead`)
+    .option(
+      '--out <dir>',
+      'where to write the reports (default servelab-out/demo, or servelab-out/demo-voice)',
+    )
     .option('--json [file]', 'write both summaries as JSON to file, or stdout');
-  addLangOption(demo).action((opts) => {
-    action = async (io) => (await import('./commands/demo.js')).demoCommand(opts, io);
+  addLangOption(demo).action((kind, opts) => {
+    action = async (io) => {
+      if (kind === VOICE) return (await import('./commands/voice.js')).demoVoiceCommand(opts, io);
+      if (kind !== undefined)
+        throw new UsageError([
+          { path: 'demo', message: t('voice.demo.unknown', { kind }), hint: t('voice.demo.unknown_hint') },
+        ]);
+      return (await import('./commands/demo.js')).demoCommand(opts, io);
+    };
+  });
+
+  const voice = declareVoiceCommand(program);
+  addGenerationOptions(voice);
+  addLangOption(voice).action((opts) => {
+    action = async (io) => (await import('./commands/voice.js')).voiceCommand(opts, io);
   });
 
   const sim = program.command('sim').description('serve the simulated OpenAI-compatible inference engine');

@@ -112,7 +112,8 @@ const VLLM_RANDOM_DEFAULTS = { inputLen: 1024, outputLen: 128 } as const;
 /** vLLM's `--goodput` names → servelab's SLO metrics (vLLM's TTFT is the first chunk of any kind). */
 const VLLM_GOODPUT = { ttft: 'vllm_ttft_ms', tpot: 'tpot_ms', e2el: 'e2e_ms' } as const;
 
-const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
+/** Commander's collector of a repeatable flag's values. */
+export const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
 
 /** Declare the generation flags. */
 export function addGenerationOptions<C extends Command<[], Record<string, unknown>>>(

@@ -235,6 +235,19 @@ export class ResponseAccumulator {
     this.applyStreamChunk(obj, t);
   }
 
+  /** Keep a content delta that arrived at `t` for the answer sink (and tell its listener). */
+  private keep(text: string, t: number): void {
+    const a = this.answer as AnswerSink;
+    a.parts.push(text);
+    if (a.onText !== undefined) {
+      try {
+        a.onText(text, t);
+      } catch {
+        // an observer's bug must not corrupt the measurement
+      }
+    }
+  }
+
   private setStreamError(msg: string): void {
     if (this.streamError === null) this.streamError = clip(msg);
   }
@@ -275,7 +288,7 @@ export class ResponseAccumulator {
           }
           if (nonEmptyString(d.content)) {
             hasC = true;
-            if (this.answer !== undefined) this.answer.parts.push(d.content as string);
+            if (this.answer !== undefined) this.keep(d.content as string, t);
           }
           if (
             nonEmptyArray(d.tool_calls) ||
@@ -285,7 +298,7 @@ export class ResponseAccumulator {
         } else if (nonEmptyString(c.text)) {
           // /completions streams carry `text` on the choice itself
           hasC = true;
-          if (this.answer !== undefined) this.answer.parts.push(c.text as string);
+          if (this.answer !== undefined) this.keep(c.text as string, t);
         }
         const fr = c.finish_reason;
         if (typeof fr === 'string' && fr.length > 0 && rec.finish_reason === null) {
@@ -380,12 +393,12 @@ export class ResponseAccumulator {
         }
         if (nonEmptyString(m.content)) {
           hasC = true;
-          if (this.answer !== undefined) this.answer.parts.push(m.content as string);
+          if (this.answer !== undefined) this.keep(m.content as string, t);
         }
         if (nonEmptyArray(m.tool_calls)) hasT = true;
       } else if (nonEmptyString(c.text)) {
         hasC = true;
-        if (this.answer !== undefined) this.answer.parts.push(c.text as string);
+        if (this.answer !== undefined) this.keep(c.text as string, t);
       }
       if (typeof c.finish_reason === 'string' && c.finish_reason && rec.finish_reason === null) {
         rec.finish_reason = c.finish_reason;

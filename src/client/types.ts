@@ -48,6 +48,11 @@ export interface ClientOptions {
 /** Where a session turn's answer text goes: the content deltas (or the body's content), in order. */
 export interface AnswerSink {
   parts: string[];
+  /**
+   * Also called with each content delta and its arrival time (ms), as it arrives: what a voice
+   * client chunks for its TTS (`runner/voice`). Must not block.
+   */
+  onText?: (text: string, atMs: number) => void;
 }
 
 /** One attempt to send. The client fills in the record it is given. */
@@ -69,7 +74,8 @@ export interface SendArgs {
   capture?: boolean;
   /**
    * Keep the answer's content text here (the sessions loop sends it back as the next turn's
-   * history). Absent for every other request, so they pay nothing for it.
+   * history; the voice loop chunks it for TTS as it arrives). Absent for every other request,
+   * so they pay nothing for it.
    */
   answer?: AnswerSink;
 }

@@ -14,14 +14,14 @@ import type { RequestRecord } from './types.js';
  * Structurally a `RunObserver` (runner/events) with only `onRecord`; declared here rather than
  * imported because `record/` sits below `runner/` in the one-way layout.
  */
-export interface RecordWriter {
+export interface RecordWriter<R = RequestRecord> {
   readonly path: string;
   /** Lines written so far. */
   readonly written: number;
   /** Append one record as a JSON line. */
-  write(rec: RequestRecord): void;
+  write(rec: R): void;
   /** The observer hook: same as `write`. */
-  onRecord(rec: RequestRecord): void;
+  onRecord(rec: R): void;
   /** fsync and close; idempotent. Writing after close throws. */
   close(): Promise<void>;
 }
@@ -34,11 +34,11 @@ export interface RecordWriter {
  * const writer = openRecordWriter(join(outDir, 'requests.jsonl'));
  * try { await runLoad(cfg, { target, clock, observers: [writer] }); } finally { await writer.close(); }
  */
-export function openRecordWriter(path: string): RecordWriter {
+export function openRecordWriter<R = RequestRecord>(path: string): RecordWriter<R> {
   mkdirSync(dirname(path), { recursive: true });
   let fd: number | null = openSync(path, 'w');
   let written = 0;
-  const write = (rec: RequestRecord) => {
+  const write = (rec: R) => {
     if (fd === null) throw new Error(`record writer for ${path} is closed`);
     writeSync(fd, `${JSON.stringify(rec)}\n`);
     written++;

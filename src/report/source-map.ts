@@ -73,6 +73,7 @@ const V_COMM = '00ff72f20cb52d1a47b4623d8f17b723a0ada076';
 const V_QUANT = '0034007debee2a009e030804f2cde7953aff78c6';
 const V_SO = '00b6063f3bf6d7e482bd17c0c93d291c02c3db08';
 const V_LOGGERS = '005a810bc40faa25b8870fbc8559c3462581eee3';
+const V_STT = '0cca7f62a7df0c576cc632a196f9fbd3ac1b06dd'; // speech_to_text/protocol.py
 
 const VLLM: Row[] = [
   row(
@@ -84,6 +85,16 @@ const VLLM: Row[] = [
     ['high_ttft_frontend'],
     ['baseline'],
     'source.vllm.create_chat_completion',
+  ),
+  row(
+    'vllm',
+    'entry',
+    'vllm/entrypoints/openai/speech_to_text/protocol.py',
+    'TranscriptionStreamResponse',
+    V_STT,
+    [],
+    ['voice'],
+    'voice.source.vllm_transcription',
   ),
   row(
     'vllm',
@@ -309,7 +320,7 @@ const SGLANG: Row[] = [
     'OpenAIServingChat._generate_stream_content',
     S_CHAT,
     ['stall_client', 'client_limit'],
-    ['concurrency-sweep', 'rate-sweep'],
+    ['concurrency-sweep', 'rate-sweep', 'voice'],
     'source.sglang.stream_content',
   ),
   row(
@@ -501,7 +512,7 @@ const LLAMACPP: Row[] = [
     'process_token',
     L_CONTEXT_SRV,
     ['truncation'],
-    ['baseline'],
+    ['baseline', 'voice'],
     'source.llamacpp.process_token',
   ),
   row(
@@ -597,6 +608,26 @@ const LLAMACPP: Row[] = [
 ];
 
 const SIM: Row[] = [
+  row(
+    'servelab-sim',
+    'entry',
+    'src/sim/server/audio.ts',
+    'SimAudio.transcribe',
+    THIS_TREE,
+    [],
+    ['voice'],
+    'voice.source.sim_audio',
+  ),
+  row(
+    'servelab-sim',
+    'scheduler',
+    'src/sim/server/audio.ts',
+    'AsrDevice.reserve',
+    THIS_TREE,
+    [],
+    ['voice'],
+    'voice.source.sim_asr_device',
+  ),
   row(
     'servelab-sim',
     'entry',

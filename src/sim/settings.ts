@@ -87,6 +87,8 @@ export const BLOCK_SIZES: readonly number[] = [1, 8, 16, 32, 64, 128];
 export const REASONING_FIELDS = ['reasoning_content', 'reasoning'] as const;
 /** Whose context-length errors the simulator answers with (`--context-error`). */
 export const CONTEXT_ERROR_SHAPES = ['vllm', 'llamacpp'] as const;
+/** Where the simulator's transcriptions run (`--asr-gpu`): on the LLM's GPU, or on one of their own. */
+export const ASR_GPU_MODES = ['colocated', 'separate'] as const;
 
 const MODELS = Object.keys(BUILTIN_MODELS);
 const GPUS = Object.keys(BUILTIN_GPUS);
@@ -458,6 +460,58 @@ export const SIM_SETTINGS = {
     unit: 'bytes',
     description:
       'Answer 413 to a request body larger than this, before reading it, and close the connection.',
+  }),
+  sentence_words: setting(nonNegInt().default(0), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 'n',
+    unit: 'words',
+    defaultText: '0 (off: no punctuation)',
+    description:
+      'End a sentence of the pseudo-text with "." every N words on average (seeded), so a voice client has sentence boundaries to chunk at.',
+  }),
+  asr_fixed_ms: setting(nonNegNum().default(40), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 'ms',
+    unit: 'ms',
+    description:
+      "/v1/audio/transcriptions: the fixed part of one transcription's GPU time (engine ms), whatever the audio length.",
+  }),
+  asr_rtf: setting(nonNegNum().default(0.03), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 'x',
+    description:
+      '/v1/audio/transcriptions: real-time factor, GPU ms per ms of audio; a transcription costs asr_fixed_ms + asr_rtf × audio ms.',
+  }),
+  asr_gpu: setting(oneOf(ASR_GPU_MODES).default('colocated'), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 'where',
+    description:
+      "Where transcriptions run: on the LLM's simulated GPU (colocated: they queue between engine steps and the next step waits for them) or on a GPU of their own (separate: they queue only behind each other).",
+  }),
+  tts_first_byte_ms: setting(nonNegNum().default(80), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 'ms',
+    unit: 'ms',
+    description: '/v1/audio/speech: engine ms from the request to the first audio bytes.',
+  }),
+  tts_rtf: setting(nonNegNum().default(0.1), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 'x',
+    description:
+      '/v1/audio/speech: real-time factor after the first bytes, engine ms of synthesis per ms of audio (each speech stream on its own).',
+  }),
+  tts_chunk_ms: setting(posInt().default(100), {
+    surfaces: SERVED,
+    layer: 'server',
+    arg: 'ms',
+    unit: 'ms',
+    description: '/v1/audio/speech: milliseconds of audio in each streamed chunk.',
   }),
   drain_timeout: setting(nonNegNum().default(30), {
     surfaces: SERVED,

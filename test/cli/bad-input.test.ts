@@ -87,6 +87,31 @@ const THRESHOLD = ['--threshold', 'ttft_ms.p99<+10%'];
 
 // `$RUN` and `$BUSY` are filled in once the store and the busy port exist.
 const ROWS: Row[] = [
+  // voice
+  { argv: ['voice', '--llm-url', 'notaurl'], says: /--llm-url: not an http\(s\) URL: "notaurl"/ },
+  {
+    argv: ['voice', '--llm-url', REFUSED, '--tts-chunk', 'paragraph', '--tts-format', 'mp3'],
+    says: /--tts-chunk: unknown TTS chunk policy paragraph[\s\S]*--tts-format: unknown TTS format mp3/,
+  },
+  { argv: ['voice', '--llm-url', REFUSED, '--audio', 'a-dir'], says: /--audio: no \.wav files in/ },
+  {
+    argv: [
+      'voice',
+      '--llm-url',
+      REFUSED,
+      '--model',
+      'm',
+      '--speech-seconds',
+      '1',
+      '--requests',
+      '1',
+      '--endpoint-ms',
+      '0',
+    ],
+    says: /1 failed at asr, e\.g\. .*ECONNREFUSED[\s\S]*hint: is the server running on 127\.0\.0\.1:1\?/,
+    code: 3,
+  },
+  { argv: ['demo', 'nope'], says: /unknown demo nope/ },
   // run
   { argv: ['run', '--url', 'notaurl', '--no-db'], says: /--url: not an http\(s\) URL: "notaurl"/ },
   { argv: ['run', '--url', 'ftp://x', '--no-db'], says: /--url: not an http\(s\) URL: "ftp:\/\/x"/ },

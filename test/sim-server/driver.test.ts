@@ -21,7 +21,7 @@ const settle = () => new Promise((r) => setImmediate(r));
 function setup(
   timeScale: number,
   lateToleranceMs: number | null = 20,
-  extra: Pick<DriverOptions, 'release' | 'onLag'> & { deliverMs?: number } = {},
+  extra: Pick<DriverOptions, 'release' | 'onLag' | 'gpuFreeAtMs'> & { deliverMs?: number } = {},
 ) {
   const clock = new VirtualClock();
   const engine = createEngine(resolveEngineConfig({ model: 'llama-3.1-8b', gpu: 'h100' }));
@@ -180,4 +180,19 @@ test('the lag counts to the end of the writes, against the release: a slow deliv
   const ls = late.driver.stats();
   assert.equal(ls.steps, 4);
   assert.ok(ls.lagMs[0] >= 13 - 1e-9 && ls.behind >= 1, `lag ${ls.lagMs[0]}, behind ${ls.behind}`);
+});
+
+test('a step never starts before the GPU is free of other work (colocated transcriptions)', async () => {
+  // The GPU is busy until 250 ms (a transcription booked on it); later it is free.
+  let freeAt = 250;
+  const { clock, driver, steps } = setup(1, 20, { gpuFreeAtMs: () => freeAt });
+  driver.add({ id: 'a', promptTokens: [1, 2, 3, 4], maxTokens: 3, eosLen: 3 });
+  await settle();
+  assert.ok(driver.busyUntilMs() > 250, 'the first step is planned after the busy GPU');
+  freeAt = 0;
+  await runOut(clock);
+  assert.equal(steps.length, 3);
+  assert.ok(steps[0].r.startMs >= 250, `first step started at ${steps[0].r.startMs}`);
+  assert.equal(steps[1].r.startMs, steps[0].r.endMs, 'then steps chain as usual');
+  assert.equal(driver.busyUntilMs(), 0, 'idle again');
 });

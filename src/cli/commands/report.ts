@@ -132,6 +132,11 @@ export async function diagnoseCommand(refs: string[], raw: RawReport, io: Io): P
   const t = langOf(raw.lang, io.env, problems);
   throwIfProblems(problems);
   checkOutputPaths(io.cwd, [[jsonOption(raw.json), '--json']]);
+  // A voice measurement's voice.json (servelab voice --out): the voice rule over it.
+  if (refs.length > 0 && refs.every((r) => r.endsWith('voice.json'))) {
+    const { diagnoseVoiceFiles } = await import('./voice.js');
+    return diagnoseVoiceFiles(refs, raw, io, t);
+  }
   const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd });
   const rep = await import('../../report/diagnose/index.js');
   const diagnosis = rep.diagnose(runs, { t });

@@ -22,6 +22,7 @@ import {
 } from '../../analysis/index.js';
 import type { SessionsSummary } from '../../analysis/sessions.js';
 import type { Slo } from '../../analysis/slo.js';
+import { evaluateThresholds } from '../../analysis/thresholds.js';
 import { redactUrl } from '../../client/index.js';
 import type { Endpoint as ApiEndpoint } from '../../client/types.js';
 import { UsageError } from '../../core/errors.js';
@@ -443,6 +444,16 @@ export class ExpContext {
   /** Measured requests for one level of a sweep: `load.requests`, else `max(16, 4 × concurrency)`. */
   requestsFor(concurrency: number): number {
     return this.exp.load.requests ?? Math.max(16, 4 * concurrency);
+  }
+
+  /**
+   * Keep a run that a kind measured on its own path (the voice kind's LLM legs, summarised as
+   * `run` summarises requests), its summary checked against the file's thresholds.
+   */
+  addRun(r: Omit<RunInfo, 'thresholds'>): RunInfo {
+    const run: RunInfo = { ...r, thresholds: evaluateThresholds(r.summary, this.thresholds) };
+    this.runs.push(run);
+    return run;
   }
 
   /**

@@ -13,6 +13,7 @@ import { mixedInputKind } from './mixed-input.js';
 import { prefixCacheKind } from './prefix-cache.js';
 import { concurrencySweepKind, rateSweepKind } from './sweep.js';
 import { teamAssistantKind } from './team-assistant.js';
+import { voiceKind } from './voice.js';
 
 /** The kind modules, in the order `exp init` and the docs list them. */
 const MODULES = [
@@ -25,6 +26,7 @@ const MODULES = [
   matrixKind,
   calibrationKind,
   teamAssistantKind,
+  voiceKind,
 ] as const;
 
 type Module = (typeof MODULES)[number];

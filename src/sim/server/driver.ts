@@ -61,6 +61,11 @@ export interface DriverOptions {
    * step, in step order, right after the step is computed. Default: at the step's end.
    */
   release?: (step: StepResult) => number;
+  /**
+   * Engine ms before which the GPU is busy with other work (transcriptions colocated with the
+   * LLM, `sim/server/audio`): a step never starts before it. Default: never busy.
+   */
+  gpuFreeAtMs?: () => number;
 }
 
 /**
@@ -116,6 +121,7 @@ export class RealTimeDriver {
   /** Ring buffer of the last {@link LATE_WINDOW} delivery lags (to the end of the writes), wall ms. */
   private readonly lag = new Float64Array(LATE_WINDOW);
   private readonly release?: (step: StepResult) => number;
+  private readonly gpuFreeAtMs?: () => number;
   /** Steps computed whose release is still ahead (or behind an earlier one), oldest first. */
   private readonly outbox: { step: StepResult; wallMs: number }[] = [];
   private outboxHead = 0;
@@ -136,6 +142,12 @@ export class RealTimeDriver {
     this.behindMs = opts.behindMs ?? BEHIND_MS;
     this.onLag = opts.onLag;
     this.release = opts.release;
+    this.gpuFreeAtMs = opts.gpuFreeAtMs;
+  }
+
+  /** End of the engine step in flight (engine ms), or 0 while idle: when other GPU work may start. */
+  busyUntilMs(): number {
+    return this.running ? this.cursorMs : 0;
   }
 
   /** Current engine time, ms. */
@@ -270,6 +282,7 @@ export class RealTimeDriver {
       this.cursorMs = start;
       while (!this.closed && this.engine.hasWork()) {
         start = Math.max(start, this.lastArrivalMs);
+        if (this.gpuFreeAtMs) start = Math.max(start, this.gpuFreeAtMs());
         const r = this.engine.step(start);
         this.cursorMs = r.endMs;
         const plannedWall = this.toWallMs(r.endMs);

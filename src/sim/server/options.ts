@@ -62,6 +62,15 @@ export interface ResolvedServerOptions {
   drainTimeout: number;
   timeScale: number;
   seed: number;
+  /** Pseudo-text sentences of this many words on average (0: none). */
+  sentenceWords: number;
+  /** The audio endpoints' costs (`sim/server/audio`). */
+  asrFixedMs: number;
+  asrRtf: number;
+  asrGpu: 'colocated' | 'separate';
+  ttsFirstByteMs: number;
+  ttsRtf: number;
+  ttsChunkMs: number;
 }
 
 /** Split options into the server's (validated) and the engine's (validated by the engine). */

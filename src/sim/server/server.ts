@@ -39,6 +39,7 @@ import { type EngineConfig, resolveEngineConfig } from '../engine/config.js';
 import { createEngine } from '../engine/engine.js';
 import type { FinishEvent, SimEngine, StepResult } from '../engine/types.js';
 import { ApiServerQueue, eosLength, frontendOverheadMs } from '../frontend.js';
+import { SimAudio } from './audio.js';
 import { type ChunkBuilder, type ChunkTemplate, chunkTemplate, fillChunk } from './chunk-template.js';
 import { type DriverStats, RealTimeDriver } from './driver.js';
 import { type DrawnFault, drawEngineAbort, drawFault } from './faults.js';
@@ -55,7 +56,7 @@ import {
   parseTokenizeRequest,
 } from './requests.js';
 import { generateFromSchema, generateJsonObject, jsonTokens } from './structured.js';
-import { garbleText, mix32, reasoningLength, textSeedFor, tokenText } from './text.js';
+import { garbleText, mix32, reasoningLength, sentenceText, textSeedFor, tokenText } from './text.js';
 import { type PlannedToolCall, pickTools, toolCallId } from './tools.js';
 import {
   type ChatChoiceOut,
@@ -383,6 +384,8 @@ export async function createSimHandler(
 class SimHttp implements SimHandler {
   readonly modelId: string;
   private readonly driver: RealTimeDriver;
+  /** `/v1/audio/transcriptions` and `/v1/audio/speech` (`sim/server/audio`). */
+  private readonly audio: SimAudio;
   /** The API server's input and output paths: when a request reaches the engine, when each step's chunks leave (`sim/frontend`). */
   private readonly outputQueue: ApiServerQueue;
   private readonly metrics: SimMetrics;
@@ -419,10 +422,26 @@ class SimHttp implements SimHandler {
       config.profile.engine,
     );
     const onLag = registerLagMetrics(this.metrics.registry, this.modelId);
+    this.audio = new SimAudio({
+      clock,
+      so,
+      modelId: this.modelId,
+      engineNow: () => this.driver.timelineNow(),
+      toWallMs: (ms) => this.driver.toWallMs(ms),
+      llmBusyUntilMs: () => this.driver.busyUntilMs(),
+      sendError: (res, status, message, param) => this.sendError(res, status, message, param ?? null),
+      sendJson: (res, status, payload) => this.sendJson(res, status, payload),
+      log: (line) => this.log(line),
+    });
     this.driver = new RealTimeDriver(
       engine,
       clock,
-      { timeScale: so.timeScale, onLag, release: (step) => this.releaseMs(step) },
+      {
+        timeScale: so.timeScale,
+        onLag,
+        release: (step) => this.releaseMs(step),
+        gpuFreeAtMs: () => this.audio.gpuFreeAtMs(),
+      },
       (step, planned) => this.deliver(step, planned),
       (err) => this.log(`sim driver error: ${err instanceof Error ? err.message : String(err)}`),
     );
@@ -578,6 +597,10 @@ class SimHttp implements SimHandler {
         return this.generate(req, res, 'chat');
       case 'POST /v1/completions':
         return this.generate(req, res, 'completions');
+      case 'POST /v1/audio/transcriptions':
+        return this.audio.transcribe(req, res);
+      case 'POST /v1/audio/speech':
+        return this.audio.speech(req, res);
     }
     // Not a route of this profile, or the wrong method on one.
     req.resume();
@@ -1014,7 +1037,11 @@ class SimHttp implements SimHandler {
     live.tokenMs.push(step.endMs);
     live.tokenSteps.push(step.step);
     const scripted = live.script ? live.script[index] : undefined;
-    let text = live.script ? (scripted?.text ?? '') : tokenText(live.textSeed, index);
+    let text = live.script
+      ? (scripted?.text ?? '')
+      : index < live.reasoningLen
+        ? tokenText(live.textSeed, index)
+        : sentenceText(live.textSeed, index, this.so.sentenceWords);
     if (fault?.kind === 'garble' && index >= fault.atToken) text = garbleText(text, live.textSeed, index);
     const isReasoning = index < live.reasoningLen;
     let finishReason: string | null = fin ? (fin.reason === 'abort' ? 'abort' : fin.reason) : null;

@@ -46,6 +46,17 @@ export function tokenText(textSeed: number, index: number): string {
 }
 
 /**
+ * Text of content token `index` when sentences are on (`--sentence-words N` > 0): the word of
+ * {@link tokenText}, ending a sentence with "." on a seeded draw of one word in N (sentences of
+ * N words on average). Still one word piece per token, so counts do not change; a voice client's
+ * sentence chunking (`servelab voice --tts-chunk sentence`) needs boundaries to find.
+ */
+export function sentenceText(textSeed: number, index: number, every: number): string {
+  const w = tokenText(textSeed, index);
+  return every > 0 && mix32(textSeed ^ 0x5e47e9c3, index) % every === 0 && index > 0 ? `${w}.` : w;
+}
+
+/**
  * Seed of a request's output text. With `temperature` 0 (greedy) the text depends only on the
  * prompt, as a greedy decode would; otherwise it also depends on the request's `seed`
  * (or on the server seed when the request gives none).

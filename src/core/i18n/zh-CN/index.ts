@@ -19,6 +19,7 @@ import { sim } from './sim.js';
 import { source } from './source.js';
 import { team } from './team.js';
 import { trace } from './trace.js';
+import { voice } from './voice.js';
 import { writeup } from './writeup.js';
 
 export const zhCN: Record<keyof typeof en, string> = {
@@ -39,4 +40,5 @@ export const zhCN: Record<keyof typeof en, string> = {
   ...team,
   ...exp,
   ...trace,
+  ...voice,
 };
