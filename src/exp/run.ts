@@ -112,6 +112,7 @@ function runKind(ctx: ExpContext): Promise<KindResult> {
 type ModuleFns = {
   format: (r: KindResult, t: T) => string[];
   writeup?: (r: KindResult, t: T) => string[];
+  conclusion?: (r: KindResult, t: T) => string[];
   targetRecords?: (t: readonly LiveTarget[], r: KindResult) => Record<string, ExperimentRecord | null> | null;
 };
 const moduleOf = (kind: ExperimentKind) => KINDS[kind] as unknown as ModuleFns;
@@ -127,6 +128,16 @@ function targetRecords(ctx: ExpContext, results: KindResult) {
 export function experimentWriteup(kind: string, results: unknown, t: T = translator('en')): string[] | null {
   if (!Object.hasOwn(KINDS, kind) || results === null || typeof results !== 'object') return null;
   return moduleOf(kind as ExperimentKind).writeup?.(results as KindResult, t) ?? null;
+}
+
+/** The kind's answer as plain sentences (`conclusion`), for the HTML report; null when it has none. */
+export function experimentConclusion(
+  kind: string,
+  results: unknown,
+  t: T = translator('en'),
+): string[] | null {
+  if (!Object.hasOwn(KINDS, kind) || results === null || typeof results !== 'object') return null;
+  return moduleOf(kind as ExperimentKind).conclusion?.(results as KindResult, t) ?? null;
 }
 
 // ---- console rendering ----------------------------------------------------------------------

@@ -418,8 +418,20 @@ export function pageStart(title: string, t: T): string {
 /** Options for {@link renderHtmlReport}. */
 export interface HtmlReportOptions extends TableOptions {
   title?: string;
+  /** What the experiments among the runs answer (each kind's conclusion), shown under the headline. */
+  conclusions?: readonly (readonly string[])[];
   /** Language of the prose (default English). */
   t?: T;
+}
+
+/** The experiments' answers (`<section id="conclusion">`), one list per experiment; '' for none. */
+export function conclusionsHtml(conclusions: readonly (readonly string[])[], t: T = EN): string {
+  const lists = conclusions.filter((c) => c.length > 0);
+  if (!lists.length) return '';
+  return `<section class="conclusion" id="conclusion">
+<h2>${escapeHtml(t('report.h.conclusion'))}</h2>
+${lists.map((c) => `<ul>${c.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>`).join('\n')}
+</section>`;
 }
 
 /**
@@ -454,6 +466,7 @@ ${runChartsHtml(x.charts)}
         .join('\n');
   return `${pageStart(title, t)}
 ${headlineHtml(runs, diagnosis, t, opts)}
+${conclusionsHtml(opts.conclusions ?? [], t)}
 ${lead ? `<div class="charts lead">${figureHtml(lead)}</div>` : ''}
 <h2>${escapeHtml(t('report.h.results'))}</h2>
 ${renderTableHtml(rows, t)}

@@ -15,6 +15,7 @@ import {
 import { formatExperimentResult } from '../../src/exp/run.js';
 import { experimentTemplate } from '../../src/exp/templates.js';
 import { searchMaxLevel } from '../../src/pipeline/capacity.js';
+import { escapeHtml } from '../../src/report/table.js';
 import { exp, run } from './helpers.js';
 
 const EN = translator('en');
@@ -171,6 +172,20 @@ test('exp run, then report --md: the write-up carries the team section with the 
       const s7 = md.slice(md.indexOf('## 7.'));
       assert.ok(s7.includes(tr('team.writeup.title')), `${lang}: the section is in §7`);
       assert.ok(s7.includes(largestLine(t, tr)), `${lang}: the same answer`);
+      // The HTML report states the answer at its head, before the results table.
+      const page = memoryIo({}, dir);
+      assert.equal(
+        await main(['report', result.experiment_id, '--html', `r-${lang}.html`, '--lang', lang], page),
+        0,
+        page.err(),
+      );
+      const html = readFileSync(join(dir, `r-${lang}.html`), 'utf8');
+      const at = html.indexOf('id="conclusion"');
+      assert.ok(
+        at > 0 && at < html.indexOf(tr('report.h.results')),
+        `${lang}: a conclusion before the results`,
+      );
+      assert.ok(html.includes(escapeHtml(largestLine(t, tr))), `${lang}: the answer in the HTML`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -72,9 +72,10 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   // cost a file, and the `wrote` lines then name files that are complete.
   const wrote: string[] = [];
   if (html) {
+    const conclusions = await kindSections(refs, raw, io, t, 'conclusion');
     await writeOutputFile(
       html,
-      rep.renderHtmlReport(runs, diagnosis, { title: raw.title, gpu_hour_usd: gpuHourUsd, t }),
+      rep.renderHtmlReport(runs, diagnosis, { title: raw.title, gpu_hour_usd: gpuHourUsd, t, conclusions }),
       '--html',
     );
     wrote.push(`wrote ${html}\n`);
@@ -85,7 +86,7 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
       title: raw.title,
       gpu_hour_usd: gpuHourUsd,
       t,
-      kindSections: await kindSections(refs, raw, io, t),
+      kindSections: await kindSections(refs, raw, io, t, 'writeup'),
     });
     await writeOutputFile(md, doc.markdown, '--md');
     for (const f of doc.files) await writeOutputFile(resolve(dirname(md), f.path), f.svg, '--md');
@@ -105,11 +106,19 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
 }
 
 /**
- * The write-up sections of the experiments among `refs` whose kind writes one (the kind's
- * `writeup`, over the results the store kept); none for runs and files.
+ * The write-up sections (`writeup`, Markdown) or answers (`conclusion`, plain sentences) of the
+ * experiments among `refs` whose kind has one, over the results the store kept; none for runs
+ * and files.
  */
-async function kindSections(refs: string[], raw: RawReport, io: Io, t: Translator): Promise<string[][]> {
-  const { experimentWriteup } = await import('../../exp/run.js');
+async function kindSections(
+  refs: string[],
+  raw: RawReport,
+  io: Io,
+  t: Translator,
+  part: 'writeup' | 'conclusion',
+): Promise<string[][]> {
+  const { experimentConclusion, experimentWriteup } = await import('../../exp/run.js');
+  const of = part === 'writeup' ? experimentWriteup : experimentConclusion;
   const out: string[][] = [];
   let store: ReturnType<typeof openStoreForReading> | null = null;
   try {
@@ -118,7 +127,7 @@ async function kindSections(refs: string[], raw: RawReport, io: Io, t: Translato
       if (!/^[a-z0-9]{1,12}$/.test(ref) || existsSync(resolve(io.cwd, ref))) continue;
       store ??= openStoreForReading(raw.db, io.cwd);
       const row = store.getRun(ref) ? null : store.getExperiment(ref);
-      const lines = row ? experimentWriteup(row.kind, row.summary?.results ?? null, t) : null;
+      const lines = row ? of(row.kind, row.summary?.results ?? null, t) : null;
       if (lines) out.push(lines);
     }
   } finally {

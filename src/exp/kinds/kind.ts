@@ -45,6 +45,8 @@ export interface KindSpec<
    * `t`'s language: what the experiment asked and answered, in the course's terms.
    */
   writeup?: (result: R, t: T) => string[];
+  /** The kind's answer in a few plain sentences (no markup), for the head of the HTML report. */
+  conclusion?: (result: R, t: T) => string[];
   /** Target records with what the kind measured beyond its runs, to store with the experiment (or null). */
   targetRecords?: (
     targets: readonly LiveTarget[],

@@ -447,27 +447,40 @@ function formatTeam(res: TeamResult, tr: T): string[] {
       ),
     );
     if (sorted.some((l) => l.search)) out.push(tr('team.search_note'));
-    out.push(largestLine(t, tr));
-    if (t.colleagues_fit !== null)
-      out.push(
-        tr(t.colleagues_fit ? 'team.colleagues_fit' : 'team.colleagues_no_fit', { n: res.colleagues }),
-      );
-    const d = t.levels.find((l) => l.users === t.deciding);
-    if (d) {
-      out.push(...waitLines(d, tr));
-      out.push(
-        tr('team.cache', {
-          users: d.users,
-          server: pct(d.cache.server_hit_rate),
-          usage: pct(d.cache.usage_hit_rate),
-          intended: pct(d.cache.intended),
-          documents: pct(d.cache.intended_documents),
-        }),
-      );
-    }
+    out.push(...answerLines(res, t, tr));
   }
   if (res.time_scale !== 1) out.push(tr('team.time_scale', { scale: res.time_scale }));
   return out;
+}
+
+/**
+ * One target's answer: the largest team, whether the asked-for team fits, where the wait is and
+ * what the prefix cache did. The console prints it under the table; the HTML report at its head.
+ */
+export function answerLines(res: TeamResult, t: TeamTargetResult, tr: T): string[] {
+  const out = [largestLine(t, tr)];
+  if (t.colleagues_fit !== null)
+    out.push(tr(t.colleagues_fit ? 'team.colleagues_fit' : 'team.colleagues_no_fit', { n: res.colleagues }));
+  const d = t.levels.find((l) => l.users === t.deciding);
+  if (d)
+    out.push(
+      ...waitLines(d, tr),
+      tr('team.cache', {
+        users: d.users,
+        server: pct(d.cache.server_hit_rate),
+        usage: pct(d.cache.usage_hit_rate),
+        intended: pct(d.cache.intended),
+        documents: pct(d.cache.intended_documents),
+      }),
+    );
+  return out;
+}
+
+/** The kind's answer for the HTML report: each target's {@link answerLines}, named. */
+export function teamConclusion(res: TeamResult, tr: T): string[] {
+  return res.targets.flatMap((t) =>
+    answerLines(res, t, tr).map((line, i) => (i === 0 ? `${t.target}: ${line}` : line.trim())),
+  );
 }
 
 /** The "where the wait is" lines of one level. */
@@ -616,4 +629,5 @@ ${t.common({
   run: runTeamAssistant,
   format: formatTeam,
   writeup: teamWriteup,
+  conclusion: teamConclusion,
 });

@@ -1,6 +1,7 @@
 /** Prose of the "report" section (keys `report.*`): the HTML report, its charts and table. */
 export const report = {
   'report.title': 'servelab report: {runs}',
+  'report.h.conclusion': 'What the experiment answers',
   'report.h.results': 'Results',
   'report.h.charts': 'Charts',
   'report.h.levels': 'Per-level detail',

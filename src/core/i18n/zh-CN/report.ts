@@ -3,6 +3,7 @@ import type { report as en } from '../en/report.js';
 /** "report" 部分的文字：HTML 报告、图表与对比表。 */
 export const report: Record<keyof typeof en, string> = {
   'report.title': 'servelab 报告：{runs}',
+  'report.h.conclusion': '实验的结论',
   'report.h.results': '指标结果',
   'report.h.charts': '图表',
   'report.h.levels': '各负载档位详情',
