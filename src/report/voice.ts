@@ -79,9 +79,11 @@ export function voiceWaterfallOption(conditions: readonly VoiceCondition[], t: T
   if (shown.length === 0) return null;
   const labels = shown.map((c) => c.label);
   return withBase(t('voice.chart.waterfall'), {
-    legend: { top: 26, type: 'plain' },
+    // Server-side rendering measures text narrower than a browser draws it: room to spare, so
+    // the legend's names and the conditions' labels are not clipped or overlapped.
+    legend: { top: 26, type: 'plain', itemGap: 16 },
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
-    grid: { left: 16, right: 30, top: 80, bottom: 44, containLabel: true },
+    grid: { left: 48, right: 30, top: 80, bottom: 44, containLabel: true },
     xAxis: valueAxis(t('voice.chart.axis_ms'), {}, true),
     yAxis: { type: 'category', data: labels, inverse: true },
     series: [
@@ -115,7 +117,7 @@ export function voiceWaterfallOption(conditions: readonly VoiceCondition[], t: T
 /** The waterfall as SVG (echarts' server-side renderer), or null without data. */
 export function voiceWaterfallSvg(conditions: readonly VoiceCondition[], t: T = EN): string | null {
   const o = voiceWaterfallOption(conditions, t);
-  return o === null ? null : renderSvg(o, 760, 120 + 48 * conditions.length);
+  return o === null ? null : renderSvg(o, 860, 120 + 48 * conditions.length);
 }
 
 /**
