@@ -84,6 +84,8 @@ export interface VoiceMeasurement {
   records: VoiceRecord[];
   /** The LLM legs, as `run` records requests. */
   llmRecords: RequestRecord[];
+  /** Unix ms of the clock's origin: the anchor of every record time. */
+  startedAtUnixMs: number;
   summary: VoiceSummary;
   model: string;
   /** What was measured, for voice.json and experiment records. */
@@ -207,7 +209,7 @@ export async function measureVoice(s: VoiceSettings, deps: VoiceMeasureDeps): Pr
     const svg = await writeVoiceWaterfall(s.out, [{ label: chunkPolicyText(s.chunk), summary }], t);
     if (svg) files.push(svg);
   }
-  return { records, llmRecords, summary, model, config, files };
+  return { records, llmRecords, summary, model, config, files, startedAtUnixMs: clock.originUnixMs };
 }
 
 /**

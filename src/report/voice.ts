@@ -147,18 +147,32 @@ export function formatVoiceWaterfall(conditions: readonly VoiceCondition[], t: T
       const bar = w.map((seg, i) => (marks[i] as string).repeat(Math.round((seg.ms / max) * width))).join('');
       out.push(`  ${padColumns(c.label, labelWidth)} |${bar}`);
     }
-    // Against the first condition: how much earlier or later first audio came, and how much of
-    // that is the wait for the first text chunk (the LLM generation a chunk policy waits for).
-    const first = conditions[0]?.summary;
-    for (const c of conditions.slice(1)) {
-      const d = (a: number | null, b: number | null | undefined) => (a === null || b == null ? null : a - b);
-      const dt = d(c.summary.time_to_first_audio_ms.mean, first?.time_to_first_audio_ms.mean);
-      const dw = d(c.summary.segments.first_chunk_wait.mean, first?.segments.first_chunk_wait.mean);
-      if (dt !== null && dw !== null)
-        out.push(
-          `  ${t('voice.waterfall.delta', { label: c.label, first: conditions[0]?.label ?? '', delta: ms(dt), wait: ms(dw), gen: ms(c.summary.llm_generation_ms.mean) })}`,
-        );
-    }
+    for (const line of voiceComparison(conditions, t)) out.push(`  ${line}`);
+  }
+  return out;
+}
+
+/**
+ * Each condition against the first: how much earlier or later first audio came, and how much of
+ * that is the wait for the first text chunk (the LLM generation a chunk policy waits for).
+ */
+export function voiceComparison(conditions: readonly VoiceCondition[], t: T = EN): string[] {
+  const out: string[] = [];
+  const first = conditions[0]?.summary;
+  for (const c of conditions.slice(1)) {
+    const d = (a: number | null, b: number | null | undefined) => (a === null || b == null ? null : a - b);
+    const dt = d(c.summary.time_to_first_audio_ms.mean, first?.time_to_first_audio_ms.mean);
+    const dw = d(c.summary.segments.first_chunk_wait.mean, first?.segments.first_chunk_wait.mean);
+    if (dt !== null && dw !== null)
+      out.push(
+        t('voice.waterfall.delta', {
+          label: c.label,
+          first: conditions[0]?.label ?? '',
+          delta: ms(dt),
+          wait: ms(dw),
+          gen: ms(c.summary.llm_generation_ms.mean),
+        }),
+      );
   }
   return out;
 }

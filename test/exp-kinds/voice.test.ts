@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
 import type { VoiceResult } from '../../src/exp/kinds/voice.js';
 import { formatExperimentResult } from '../../src/exp/run.js';
-import { exp, run } from './helpers.js';
+import { exp, run, tempStore } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-voice-exp-'));
 
@@ -24,13 +24,28 @@ voice: ${voice}
 
 test('vary asr_gpu: each condition on its own simulator, every turn measured, the waterfall written', async () => {
   const out = join(dir, 'asr');
+  const { store, cleanup } = tempStore();
   const { result } = await run(
     exp(
       file(
         `{vary: asr_gpu, values: [colocated, separate], turns: 2, speech_seconds: '1', output_len: '24', base: {concurrency: 2, endpoint_ms: 0}, out: ${JSON.stringify(out)}}`,
       ),
     ),
+    store,
   );
+  // Each condition's LLM legs are a stored run of the experiment, with its records, so
+  // `report EXP` reads them like any experiment's runs.
+  try {
+    assert.equal(result.runs.length, 2);
+    for (const info of result.runs) {
+      assert.ok(info.run_id, `${info.label}: not stored`);
+      const row = store.getRun(info.run_id);
+      assert.equal(row?.experiment_id, result.experiment_id);
+      assert.equal([...store.getRecords(info.run_id)].length, 2);
+    }
+  } finally {
+    cleanup();
+  }
   const r = result.results as VoiceResult;
   assert.equal(r.vary, 'asr_gpu');
   assert.deepEqual(

@@ -450,8 +450,27 @@ export class ExpContext {
    * Keep a run that a kind measured on its own path (the voice kind's LLM legs, summarised as
    * `run` summarises requests), its summary checked against the file's thresholds.
    */
-  addRun(r: Omit<RunInfo, 'thresholds'>): RunInfo {
+  addRun(
+    r: Omit<RunInfo, 'thresholds'>,
+    stored?: { records: readonly RequestRecord[]; startedAtUnixMs: number; config: Record<string, unknown> },
+  ): RunInfo {
     const run: RunInfo = { ...r, thresholds: evaluateThresholds(r.summary, this.thresholds) };
+    // With its records, the run is kept in the store as the experiment's, so `report EXP` and
+    // `runs` find it like any measured run.
+    const store = this.deps.store;
+    if (store && stored) {
+      const row = store.createRun({
+        kind: 'exp',
+        experimentId: this.experimentId,
+        label: `${r.target} ${r.label}`,
+        startedAtUnixMs: stored.startedAtUnixMs,
+        config: { ...stored.config, target: r.target, level: r.level } as never,
+        record: { validity: { valid: r.validity.length === 0, reasons: r.validity } } as never,
+      });
+      for (const rec of stored.records) store.appendRecord(row.id, rec);
+      store.finishRun(row.id, r.summary as never, 'completed');
+      run.run_id = row.id;
+    }
     this.runs.push(run);
     return run;
   }

@@ -19,7 +19,7 @@ import type { VoiceSummary } from '../../analysis/voice.js';
 import { UsageError } from '../../core/errors.js';
 import { listOf, nonNegNum, oneOf, posInt, str } from '../../core/fields.js';
 import { measureVoice, type VoiceSettings, writeVoiceWaterfall } from '../../pipeline/voice.js';
-import { formatVoiceWaterfall } from '../../report/voice.js';
+import { formatVoiceWaterfall, voiceComparison } from '../../report/voice.js';
 import { type ChunkPolicy, parseChunkPolicy } from '../../runner/chunker.js';
 import { startSimServer } from '../../sim/server/index.js';
 import { ASR_GPU_MODES } from '../../sim/settings.js';
@@ -180,16 +180,23 @@ export async function runVoiceExperiment(ctx: ExpContext): Promise<VoiceResult> 
         });
         conditions.push({ value, summary: m.summary, files: m.files });
         // The LLM legs as a run, summarised as `run` summarises its requests.
-        ctx.addRun({
-          run_id: null,
-          target: target.name,
-          label: `${v.vary}=${value}`,
-          level: { [v.vary]: value },
-          summary: summarize(m.llmRecords),
-          validity: [],
-          cache: null,
-          server_tokens_per_s: null,
-        });
+        ctx.addRun(
+          {
+            run_id: null,
+            target: target.name,
+            label: `${v.vary}=${value}`,
+            level: { [v.vary]: value },
+            summary: summarize(m.llmRecords),
+            validity: [],
+            cache: null,
+            server_tokens_per_s: null,
+          },
+          {
+            records: m.llmRecords,
+            startedAtUnixMs: m.startedAtUnixMs,
+            config: m.config as Record<string, unknown>,
+          },
+        );
       } finally {
         await sim?.close();
       }
@@ -271,4 +278,5 @@ ${t.common({ load: ['# (users come from voice.base.concurrency or voice.values; 
     if (res.waterfall) lines.push('', tr('voice.wrote', { files: res.waterfall }));
     return lines;
   },
+  conclusion: (res, tr) => voiceComparison(conditionsOf(res.targets, res.vary), tr),
 });
