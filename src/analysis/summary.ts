@@ -4,7 +4,7 @@
  * itself) to the fixed-key {@link Summary} that reports, `--threshold` and scripts address.
  * Definitions are in `docs/metrics.md`. "No data" is `null`, never 0.
  */
-import { type T, translator } from '../core/i18n/index.js';
+import { type MessageKey, type MessageParams, type T, translator } from '../core/i18n/index.js';
 import { OUTCOMES, type Outcome, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
 import { type ErrorGroup, errorGroups } from './errors.js';
 import { isStreamed, type RequestMetrics, requestMetrics } from './request.js';
@@ -69,6 +69,8 @@ export interface SummaryContext {
 /** What {@link summarize} adds up, for shards to carry and `merge` to sum. */
 export interface SummaryDetail {
   samples: Readonly<Record<SummaryMetric, readonly number[]>>;
+  /** The summary's warnings as catalogue keys, so a caller can say them in another language. */
+  warnings: { key: MessageKey; params?: MessageParams }[];
   totals: {
     completion_tokens: number;
     prompt_tokens: number;
@@ -278,20 +280,6 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
   const little = littlesLaw(intervals, window);
 
   const achieved = sendRate(firstSends);
-  ctx.detail?.({
-    samples,
-    totals: {
-      completion_tokens: completionTokens,
-      prompt_tokens: promptTokens,
-      completion_counted: outputLens.length,
-      prompt_counted: inputLens.length,
-      any_usage: anyUsage,
-      good,
-      first_sends: firstSends.length,
-      first_send_ms: firstSends.length ? firstSends.reduce((a, b) => Math.min(a, b)) : null,
-      last_send_ms: firstSends.length ? firstSends.reduce((a, b) => Math.max(a, b)) : null,
-    },
-  });
   const summary: Summary = {
     requests: { planned: groups.size, measured: measured.length, succeeded, failed },
     outcomes,
@@ -326,20 +314,25 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
 
   // Warnings: things that make a number less trustworthy than it looks.
   const t = ctx.t ?? EN;
-  if (measured.length === 0) warnings.push(t('run.warn.no_measured'));
-  else if (succeeded === 0) warnings.push(t('run.warn.none_succeeded', { n: measured.length }));
+  const notes: SummaryDetail['warnings'] = [];
+  const warn = (key: MessageKey, params?: MessageParams) => {
+    notes.push({ key, params });
+    warnings.push(t(key, params));
+  };
+  if (measured.length === 0) warn('run.warn.no_measured');
+  else if (succeeded === 0) warn('run.warn.none_succeeded', { n: measured.length });
   const thin = (below: number) =>
     SUMMARY_METRICS.filter((k) => stats[k].n > 0 && stats[k].n < below)
       .map((k) => `${k} (n=${stats[k].n})`)
       .join(', ');
-  if (thin(100)) warnings.push(t('run.warn.thin_p99', { metrics: thin(100) }));
-  if (thin(20)) warnings.push(t('run.warn.thin_p95', { metrics: thin(20) }));
-  if (usageMissing > 0) warnings.push(t('run.warn.usage_missing', { n: usageMissing }));
-  if (notStreamed > 0) warnings.push(t('run.warn.not_streamed', { n: notStreamed }));
-  if (outcomes.length > 0) warnings.push(t('run.warn.truncated', { n: outcomes.length }));
-  if (retries > 0) warnings.push(t('run.warn.retries', { n: retries }));
-  if (cancelledUnsent > 0) warnings.push(t('run.warn.cancelled_unsent', { n: cancelledUnsent }));
-  if (window && windowMs !== null && windowMs <= 0) warnings.push(t('run.warn.zero_window'));
+  if (thin(100)) warn('run.warn.thin_p99', { metrics: thin(100) });
+  if (thin(20)) warn('run.warn.thin_p95', { metrics: thin(20) });
+  if (usageMissing > 0) warn('run.warn.usage_missing', { n: usageMissing });
+  if (notStreamed > 0) warn('run.warn.not_streamed', { n: notStreamed });
+  if (outcomes.length > 0) warn('run.warn.truncated', { n: outcomes.length });
+  if (retries > 0) warn('run.warn.retries', { n: retries });
+  if (cancelledUnsent > 0) warn('run.warn.cancelled_unsent', { n: cancelledUnsent });
+  if (window && windowMs !== null && windowMs <= 0) warn('run.warn.zero_window');
   const target = ctx.target_rate_rps;
   // An unbounded rate (`--rate inf`) has no target to fall short of.
   if (
@@ -349,29 +342,42 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
     achieved !== null &&
     achieved < 0.95 * target
   ) {
-    warnings.push(t('run.warn.rate_behind', { achieved: achieved.toFixed(2), target }));
+    warn('run.warn.rate_behind', { achieved: achieved.toFixed(2), target });
   }
   const loopP99 = summary.client.event_loop_delay_ms?.p99 ?? null;
   if (loopP99 !== null && loopP99 > LOOP_DELAY_WARN_MS) {
-    warnings.push(t('run.warn.event_loop', { p99: loopP99.toFixed(1), max: LOOP_DELAY_WARN_MS }));
+    warn('run.warn.event_loop', { p99: loopP99.toFixed(1), max: LOOP_DELAY_WARN_MS });
   }
   const cpu = summary.client.cpu_percent;
   if (cpu !== null && cpu > CPU_WARN_PERCENT) {
-    warnings.push(t('run.warn.cpu', { cpu: cpu.toFixed(0), max: CPU_WARN_PERCENT }));
+    warn('run.warn.cpu', { cpu: cpu.toFixed(0), max: CPU_WARN_PERCENT });
   }
   if (
     little.rel_gap !== null &&
     little.rel_gap > LITTLE_GAP_WARN &&
     measured.length >= LITTLES_LAW_MIN_REQUESTS
   ) {
-    warnings.push(
-      t('run.warn.littles_law', {
-        measured: little.measured_in_flight?.toFixed(2) ?? '—',
-        predicted: little.predicted_in_flight?.toFixed(2) ?? '—',
-        pct: (100 * little.rel_gap).toFixed(0),
-      }),
-    );
+    warn('run.warn.littles_law', {
+      measured: little.measured_in_flight?.toFixed(2) ?? '—',
+      predicted: little.predicted_in_flight?.toFixed(2) ?? '—',
+      pct: (100 * little.rel_gap).toFixed(0),
+    });
   }
+  ctx.detail?.({
+    samples,
+    warnings: notes,
+    totals: {
+      completion_tokens: completionTokens,
+      prompt_tokens: promptTokens,
+      completion_counted: outputLens.length,
+      prompt_counted: inputLens.length,
+      any_usage: anyUsage,
+      good,
+      first_sends: firstSends.length,
+      first_send_ms: firstSends.length ? firstSends.reduce((a, b) => Math.min(a, b)) : null,
+      last_send_ms: firstSends.length ? firstSends.reduce((a, b) => Math.max(a, b)) : null,
+    },
+  });
   return summary;
 }
 

@@ -772,9 +772,13 @@ export async function measureOn(
     shardReport,
     result,
     // The console's copy speaks deps.t's language; the stored summary and report stay English.
-    summary: translated
-      ? { ...summary, warnings: summarize(result.records, { ...summaryCtx, t: deps.t }).warnings }
-      : summary,
+    summary:
+      translated && detail
+        ? {
+            ...summary,
+            warnings: (detail as SummaryDetail).warnings.map((w) => (deps.t as T)(w.key, w.params)),
+          }
+        : summary,
     thresholds: thresholdResults,
     validity: translated ? validityReasons(judged, validityOpts, deps.t) : validity,
     series: mon.points,
