@@ -39,12 +39,12 @@ import type { LoadedRun, ValidityReason } from '../report/types.js';
 import type { RunObserver } from '../runner/events.js';
 import {
   type LoadMode,
+  plannedRequests,
   type RunLoadConfig,
   type RunLoadDeps,
   type RunResult,
   runLoad,
   type SessionLoad,
-  sessionTurns,
 } from '../runner/loops.js';
 import { createProgress } from '../runner/progress.js';
 import type { Clock } from '../runtime/clock.js';
@@ -742,12 +742,7 @@ export async function measureOn(
             schedule_hash: plan.shard.scheduleHash,
             seed: plan.shard.seed,
             planned_total: plan.shard.plannedTotal,
-            planned_here:
-              plan.load.kind === 'open'
-                ? plan.load.arrivalsMs.length
-                : plan.load.kind === 'sessions'
-                  ? sessionTurns(plan.load)
-                  : (plan.load.requests ?? 0),
+            planned_here: plannedRequests(plan.load) ?? 0,
             concurrency_cap: concurrencyOf(plan.load, !!plan.beforeEach),
             planned_start_unix_ms:
               result.start_at_ms != null ? result.start_at_ms + clock.originUnixMs : plan.shard.startAtUnixMs,
@@ -905,12 +900,7 @@ export async function measure(
       configHash: cfgHash,
       scheduleHash: schedHash,
       seed: common.load.seed,
-      plannedTotal:
-        full.load.kind === 'open'
-          ? full.load.arrivalsMs.length
-          : full.load.kind === 'sessions'
-            ? sessionTurns(full.load)
-            : (full.load.requests ?? workload.specs.length),
+      plannedTotal: plannedRequests(full.load) ?? workload.specs.length,
     };
   }
   const m = await measureOn(

@@ -301,6 +301,13 @@ export function sessionTurns(load: { sessions: readonly SessionLoad[] }): number
   return n;
 }
 
+/** Measured requests a load plans: its arrivals, its sessions' turns, or its count (null: a `--duration` closed loop). */
+export function plannedRequests(load: LoadMode): number | null {
+  if (load.kind === 'open') return load.arrivalsMs.length;
+  if (load.kind === 'sessions') return sessionTurns(load);
+  return load.requests ?? null;
+}
+
 /** One attempt in flight: its abort controller and what to do when the runner cancels it. */
 interface Flight {
   ac: AbortController;
@@ -393,12 +400,7 @@ class LoadRun {
     let health = probe();
     const warmup = cfg.warmup ?? 0;
     const load = cfg.load;
-    const measuredPlanned =
-      load.kind === 'open'
-        ? load.arrivalsMs.length
-        : load.kind === 'sessions'
-          ? sessionTurns(load)
-          : (load.requests ?? null);
+    const measuredPlanned = plannedRequests(load);
     if (cfg.failFast) {
       const after = cfg.failFast.after ?? FAIL_FAST_AFTER;
       this.failFastAfter = measuredPlanned === null ? after : Math.min(after, measuredPlanned);
