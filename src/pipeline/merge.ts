@@ -397,8 +397,8 @@ export async function writeMerged(
 }
 
 /**
- * Record a merged run in the store as `measure` records a run (its records, summary, validity,
- * window), so `runs`, `report` and `diagnose` find it by id; sets `report.run_id`.
+ * Record a merged run in the store as `measure` records a run (its records, the server's
+ * series, summary, monitoring, validity, window), so `runs`, `report` and `diagnose` find it by id; sets `report.run_id`.
  * @returns the store's id for the run
  */
 export function storeMerged(
@@ -415,11 +415,14 @@ export function storeMerged(
     config: report.config as never,
     environment: report.environment as never,
     record: {
+      monitoring: (report.monitoring ?? null) as never,
       validity: report.validity as never,
       merge: { run_id: m.run_id, expect: m.expect, exact: m.exact, missing: m.missing, lost: m.lost },
     },
   });
   for (const r of records) store.appendRecord(run.id, r);
+  // The server's series, as `measure` stores a run's: `diagnose ID` judges the run on them.
+  if (report.series?.length) store.addSeries(run.id, report.series);
   store.finishRun(
     run.id,
     report.summary as never,

@@ -89,6 +89,8 @@ describe('run --workers 2', () => {
       assert.ok(stored, `run ${w.report.run_id} is not in the store`);
       assert.equal([...store.getRecords(w.report.run_id)].filter((r) => r.phase === 'measure').length, 24);
       assert.deepEqual((stored.summary as { requests: unknown }).requests, w.report.summary.requests);
+      // The server's series too, so `diagnose ID` judges the stored run as the run judged itself.
+      assert.equal(store.getSeries(w.report.run_id).length, w.report.series.length);
     } finally {
       store.close();
     }
