@@ -1,16 +1,17 @@
 /**
  * @module client/engine-api
  * An engine's plain (non-streaming) HTTP API, one function per request, so that every part of
- * servelab asks a server the same way: the models list (`GET {base}/models`), `/version`,
- * llama.cpp's `/props`, SGLang's `/get_server_info`, `/metrics` as a capability, `/tokenize`, a
+ * servelab asks a server the same way: the models list (`GET {base}/models`, and `run`'s
+ * {@link listModels} over it), `/version`, `/metrics` as a capability, `/tokenize`, a
  * non-streaming completion, and the prefix-cache reset. The streaming load itself goes through
- * `client/http`; `client/engine-probe` tells engines apart from these answers.
+ * `client/http`; `client/engine-probe` tells engines apart from these answers (and asks
+ * llama.cpp's `/props` and SGLang's `/get_server_info`); the scrape of `/metrics` is `monitor/`'s.
  *
  * Every request is built by {@link apiRequest}: the target's headers (`core/headers`: the API key
  * as `authorization: Bearer KEY`, never logged, a `--header Authorization` winning), the caller's
- * timeouts and abort signal, and an undici `dispatcher` (the in-process simulator). How a caller
- * reacts to a failure (a `TargetError` with a hint, a problem of `check`, a probe error, a null)
- * stays with the caller; the functions here throw undici's own error when nothing answered.
+ * timeouts and abort signal, and an undici `dispatcher` (the in-process simulator). The plain
+ * getters throw undici's own error when nothing answered; how a caller reacts (a `TargetError`
+ * with a hint, a problem of `check`, a probe error, a null) stays with the caller.
  */
 import { type Dispatcher, request } from 'undici';
 import { TargetError } from '../core/errors.js';
