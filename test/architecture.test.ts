@@ -118,3 +118,70 @@ test('the tiers say what the layout promises', () => {
   ];
   for (const [from, to, ok] of cases) assert.equal(mayImport(from, to), ok, `${from} → ${to}`);
 });
+
+/**
+ * The folders that may speak HTTP: the client (the load and an engine's plain API,
+ * `client/engine-api`), monitoring (the scrape), the gate (the malformed requests it sends on
+ * purpose) and the simulator's server. Everywhere else asks the client.
+ */
+const HTTP_FOLDERS = ['client/', 'monitor/', 'gate/', 'sim/server/'];
+/** Files that still send HTTP themselves, each with the reason. */
+const HTTP_EXCEPTIONS: Record<string, string> = {
+  'exp/kinds/context.ts': 'until the cache reset moves to client/engine-api',
+};
+const SENDERS = new Set(['request', 'fetch', 'stream', 'Agent', 'Pool', 'Client', 'Dispatcher']);
+
+/** What in `text` (comments removed) sends HTTP: value imports of undici or node:http(s) requests, global fetch. */
+function httpSends(text: string): string[] {
+  const found: string[] = [];
+  const IMPORT = /import\s+(type\s+)?([^'";]*?)\s*from\s*['"](undici|node:https?|https?)['"]/g;
+  for (const m of text.matchAll(IMPORT)) {
+    if (m[1]) continue; // import type { … }
+    const from = m[3];
+    const names = (m[2].match(/\{([^}]*)\}/)?.[1] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s && !s.startsWith('type '))
+      .map((s) => s.split(/\s+as\s+/)[0]);
+    const whole = m[2]
+      .replace(/\{[^}]*\}/, '')
+      .replace(/,/g, ' ')
+      .trim(); // default or namespace import
+    const bad =
+      from === 'undici'
+        ? names.filter((n) => SENDERS.has(n))
+        : names.filter((n) => n === 'request' || n === 'get');
+    if (whole) bad.push(whole);
+    for (const n of bad) found.push(`imports ${n} from ${from}`);
+  }
+  if (/import\(\s*['"](undici|node:https?)['"]\s*\)/.test(text))
+    found.push('imports undici or node:http(s) dynamically');
+  if (/(?<![\w.$])fetch\s*\(/.test(text)) found.push('calls fetch(');
+  return found;
+}
+
+test('only the client, monitoring, the gate and the simulator server send HTTP', () => {
+  const bad: string[] = [];
+  for (const file of files) {
+    const rel = relative(SRC, file);
+    if (HTTP_FOLDERS.some((f) => rel.startsWith(f)) || HTTP_EXCEPTIONS[rel]) continue;
+    const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+    for (const what of httpSends(text)) bad.push(`${rel} ${what} (ask client/engine-api)`);
+  }
+  assert.deepEqual(bad, []);
+});
+
+test('the HTTP rule sees what it forbids', () => {
+  assert.deepEqual(httpSends("import { type Dispatcher, request } from 'undici';"), [
+    'imports request from undici',
+  ]);
+  assert.deepEqual(httpSends("import type { Dispatcher } from 'undici';"), []);
+  assert.deepEqual(httpSends("import { Agent as A } from 'undici';"), ['imports Agent from undici']);
+  assert.deepEqual(httpSends("import { createServer } from 'node:http';"), []);
+  assert.deepEqual(httpSends("import { request as r } from 'node:https';"), [
+    'imports request from node:https',
+  ]);
+  assert.deepEqual(httpSends("import * as http from 'node:http';"), ['imports * as http from node:http']);
+  assert.deepEqual(httpSends('const r = await fetch(url);'), ['calls fetch(']);
+  assert.deepEqual(httpSends('const r = await store.fetch(url); prefetch(x);'), []);
+});

@@ -5,21 +5,30 @@
  * a second one with thinking enabled and room to reach content (max_tokens 1024). It reports
  * what the wire looked like and what the server can do, and every problem comes with a hint.
  * The probes go through the real measurement client (`client/http`), so what `check` reports is
- * exactly what `run` will see.
+ * exactly what `run` will see; the plain requests (models, `/metrics`, `/version`, `/tokenize`)
+ * are `client/engine-api`'s, the ones `run` and `exp` send.
  */
 
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { requestMetrics } from '../analysis/request.js';
 import type { Problem } from '../core/errors.js';
-import { targetHeaders } from '../core/headers.js';
 import { type T, translator } from '../core/i18n/index.js';
 import { engineFromOwnedBy, type ListedModel, parseModelList } from '../core/models.js';
 import { scrubSecrets } from '../core/redact.js';
 import { displayWidth, padColumns } from '../core/text-width.js';
-import { hostOf, redactUrl, serverRoot } from '../core/url.js';
+import { hostOf, redactUrl } from '../core/url.js';
 import type { RequestRecord, Usage } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
-import { tokenizeRemote, tryTokenize } from '../workload/tokenize-remote.js';
+import { tryTokenize } from '../workload/exact.js';
+import {
+  type ApiAnswer,
+  type EngineApiOptions,
+  getMetrics,
+  getModels,
+  getVersion,
+  modelsUrl,
+  tokenizeRemote,
+} from './engine-api.js';
 import { createHttpTarget, type SendResult } from './http.js';
 import type { StreamInfo } from './stream.js';
 import type { ClientOptions } from './types.js';
@@ -154,7 +163,6 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const keyEnv = opts.apiKeyEnv ?? 'INFERENCE_API_KEY';
   const secrets = [opts.apiKey];
   const base = opts.baseUrl.replace(/\/+$/, '');
-  const root = serverRoot(base);
   const host = hostOf(base);
   const result: CheckResult = {
     ok: false,
@@ -191,26 +199,25 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     result.notes.push({ message: scrubSecrets(message, secrets), hint });
   const keyHint = tr(opts.apiKey ? 'check.key.rejected' : 'check.key.set', { env: keyEnv });
 
-  // The same headers the probes below (and `run`) send: a --header Authorization beats the key.
-  const headers = targetHeaders(opts.apiKey, opts.headers);
+  // The probes below (and `run`) send the same headers (`core/headers`): a --header
+  // Authorization beats the key.
   const agent = new Agent({ connections: 8, headersTimeout: 0, bodyTimeout: 0 });
 
-  const get = async (url: string, method: 'GET' | 'POST' = 'GET', body?: unknown): Promise<Got> => {
+  /** One plain request of `client/engine-api`, within the probe timeout; never throws. */
+  const get = async (send: (o: EngineApiOptions) => Promise<ApiAnswer>): Promise<Got> => {
     const ac = new AbortController();
     const cancel = opts.clock.setTimer(
       () => ac.abort(new Error(`no answer within ${timeoutMs} ms`)),
       timeoutMs,
     );
     try {
-      const res = await request(url, {
+      const res = await send({
+        apiKey: opts.apiKey,
+        headers: opts.headers,
         dispatcher: agent,
-        method,
-        headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
         signal: ac.signal,
       });
-      const text = await res.body.text();
-      return { status: res.statusCode, text, error: null, code: '' };
+      return { status: res.status, text: res.text, error: null, code: '' };
     } catch (err) {
       const e = err as { message?: string; code?: string; cause?: { code?: string; message?: string } };
       const code = e.code ?? e.cause?.code ?? '';
@@ -257,9 +264,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   try {
     // 1. /v1/models: reachability, key, models, engine. Messages name the URL really fetched
     // (credentials removed), which is /v1/models only when --url ends in /v1.
-    const modelsUrl = `${base}/models`;
-    const shown = redactUrl(modelsUrl);
-    const models = await get(modelsUrl);
+    const shown = redactUrl(modelsUrl(base));
+    const models = await get((o) => getModels(base, o));
     if (models.status === null) {
       const refused = models.code === 'ECONNREFUSED' || /ECONNREFUSED/.test(models.error ?? '');
       if (refused) problem(tr('check.refused', { host }), tr('check.refused.hint', { host }));
@@ -307,9 +313,9 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     // then the capability probes together
     const streamRes = await probe({}, 'Say hello in one short sentence.');
     const [metrics, version, tokenize, ignoreEos] = await Promise.all([
-      get(`${root}/metrics`),
-      get(`${root}/version`),
-      // Judged as `run` judges it (workload/tokenize-remote): it must count, not just answer 200.
+      get((o) => getMetrics(base, o)),
+      get((o) => getVersion(base, o)),
+      // Judged as `run` judges it (workload/exact `tryTokenize`): it must count, not just answer 200.
       tryTokenize(tokenizeRemote(base, result.model, opts.apiKey, opts.headers ?? {}, agent)),
       probe({ ignoreEos: true, maxTokens: 4 }, 'Hi'),
     ]);

@@ -1,7 +1,8 @@
 /**
  * @module client
  * The measurement client: the OpenAI-compatible HTTP target, the SSE/record accumulator,
- * secret redaction, and `check`.
+ * an engine's plain HTTP API (models, version, tokenize, cache reset), secret redaction, and
+ * `check`.
  */
 
 export { isSecretName, REDACTED, redactHeaders, scrubSecrets } from '../core/redact.js';
@@ -14,6 +15,22 @@ export {
   type ProbeResult,
   runCheck,
 } from './check.js';
+export {
+  type ApiAnswer,
+  apiRequest,
+  type CacheResetHow,
+  type CacheResetOptions,
+  type CacheResetOutcome,
+  type EngineApiOptions,
+  getMetrics,
+  getModels,
+  getVersion,
+  listModels,
+  modelsUrl,
+  postCompletion,
+  resetPrefixCache,
+  tokenizeRemote,
+} from './engine-api.js';
 export {
   buildRequestBody,
   createHttpTarget,

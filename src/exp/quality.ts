@@ -11,11 +11,10 @@
  * (type, properties, required, items, enum, const, min/max, pattern, anyOf/oneOf/allOf).
  */
 import { readFileSync } from 'node:fs';
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { z } from 'zod';
-import { scrubSecrets } from '../client/index.js';
+import { postCompletion, scrubSecrets } from '../client/index.js';
 import { UsageError } from '../core/errors.js';
-import { targetHeaders } from '../core/headers.js';
 import type { RequestSpec } from '../workload/types.js';
 
 /** What the quality client needs to reach one side. */
@@ -165,8 +164,6 @@ export async function fetchQualityOutputs(
   samples: readonly RequestSpec[],
   signal?: AbortSignal,
 ): Promise<QualityOutput[]> {
-  const url = `${t.baseUrl.replace(/\/+$/, '')}/${t.endpoint === 'chat' ? 'chat/completions' : 'completions'}`;
-  const headers = { ...targetHeaders(t.apiKey, t.headers), 'content-type': 'application/json' };
   const out: QualityOutput[] = [];
   for (const s of samples) {
     const body: Record<string, unknown> = { model: t.model, temperature: 0, stream: false };
@@ -179,21 +176,18 @@ export async function fetchQualityOutputs(
     body.temperature = 0;
     body.stream = false;
     try {
-      const res = await request(url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(body),
+      const res = await postCompletion(t.baseUrl, t.endpoint, body, {
+        apiKey: t.apiKey,
+        headers: t.headers,
         signal,
-        headersTimeout: t.timeoutMs ?? 120_000,
-        bodyTimeout: t.timeoutMs ?? 120_000,
+        timeoutMs: t.timeoutMs ?? 120_000,
         dispatcher: t.dispatcher,
       });
-      const text = await res.body.text();
-      if (res.statusCode !== 200) {
-        out.push({ index: s.index, text: null, finish_reason: null, error: `HTTP ${res.statusCode}` });
+      if (res.status !== 200) {
+        out.push({ index: s.index, text: null, finish_reason: null, error: `HTTP ${res.status}` });
         continue;
       }
-      const j = JSON.parse(text) as {
+      const j = JSON.parse(res.text) as {
         choices?: { message?: { content?: unknown }; text?: unknown; finish_reason?: unknown }[];
       };
       const c = j.choices?.[0];

@@ -3,13 +3,14 @@
  * How checks talk to a target. Generation requests go through servelab's measurement client
  * (`client/http`, with `capture` on), so the SSE parse, the outcome classification, the timeouts
  * and the key scrubbing are the ones `run` uses; {@link exchange} hands back the record, every
- * parsed data event and the response text. Requests the client cannot make (a body that is not
- * JSON, `GET /v1/models`, `/metrics`, `/health`) go through {@link call}, undici's `request` on
- * the target's dispatcher.
+ * parsed data event and the response text. Plain requests (a body that is not JSON on purpose,
+ * `/metrics`, `/health`) go through {@link call}, and the models list through
+ * {@link listModelsCall}, both `client/engine-api` requests on the target's dispatcher; only
+ * {@link postLarge} writes its body by hand (`node:http`).
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { request } from 'undici';
+import { type ApiAnswer, apiRequest, type EngineApiOptions, getModels } from '../client/engine-api.js';
 import { createHttpTarget, type SendResult } from '../client/http.js';
 import { targetHeaders } from '../core/headers.js';
 import { scrubSecrets } from '../core/redact.js';
@@ -136,7 +137,7 @@ export interface CallResult {
  * One plain request: `path` under the base URL (`/models`) or, with `root`, under the server
  * root (`/metrics`, `/health`). A string body is sent as it is (malformed JSON on purpose).
  */
-export async function call(
+export function call(
   target: GateTarget,
   ctx: CheckContext,
   method: 'GET' | 'POST',
@@ -144,29 +145,44 @@ export async function call(
   opts: { body?: string | Record<string, unknown>; root?: boolean; timeoutMs?: number } = {},
 ): Promise<CallResult> {
   const base = opts.root ? serverRoot(target.baseUrl) : target.baseUrl.replace(/\/+$/, '');
-  const id = gateRequestId(target);
-  const headers: Record<string, string> = { ...targetHeaders(target.apiKey, {}), 'x-request-id': id };
   const body =
     opts.body === undefined
       ? undefined
       : typeof opts.body === 'string'
         ? opts.body
         : JSON.stringify(opts.body);
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  return sendVia(target, ctx, opts.timeoutMs, (o) => apiRequest(`${base}${path}`, method, o, body));
+}
+
+/** `GET /v1/models` (the models list under the base URL), as `client/engine-api` asks for it. */
+export function listModelsCall(target: GateTarget, ctx: CheckContext): Promise<CallResult> {
+  return sendVia(target, ctx, undefined, (o) => getModels(target.baseUrl, o));
+}
+
+/**
+ * A request of `client/engine-api` as a gate request: its own `X-Request-Id`, the target's key,
+ * no undici timeouts but the context's (on its clock) and its abort signal, the answer scrubbed
+ * of the key; never throws.
+ */
+async function sendVia(
+  target: GateTarget,
+  ctx: CheckContext,
+  timeoutMs: number | undefined,
+  send: (o: EngineApiOptions) => Promise<ApiAnswer>,
+): Promise<CallResult> {
+  const id = gateRequestId(target);
   const clock = clockOf(ctx);
   const started = clock.now();
-  const timeout = timeoutSignal(ctx, opts.timeoutMs ?? ctx.timeoutMs);
+  const timeout = timeoutSignal(ctx, timeoutMs ?? ctx.timeoutMs);
   try {
-    const res = await request(`${base}${path}`, {
-      method,
-      headers,
-      body,
+    const res = await send({
+      apiKey: target.apiKey,
+      headers: { 'x-request-id': id },
       dispatcher: target.dispatcher,
       signal: timeout.signal,
-      headersTimeout: 0,
-      bodyTimeout: 0,
+      timeoutMs: 0,
     });
-    const text = scrubSecrets(await res.body.text(), target.apiKey ? [target.apiKey] : []);
+    const text = scrubSecrets(res.text, target.apiKey ? [target.apiKey] : []);
     let json: unknown = null;
     try {
       json = JSON.parse(text);
@@ -175,7 +191,7 @@ export async function call(
     }
     return {
       id,
-      status: res.statusCode,
+      status: res.status,
       headers: res.headers,
       text,
       json,

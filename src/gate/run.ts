@@ -11,7 +11,7 @@ import type { Problem } from '../core/errors.js';
 import type { T } from '../core/i18n/index.js';
 import { redactUrl } from '../core/url.js';
 import { ALL_CHECKS } from './checks/index.js';
-import { call, clockOf } from './http.js';
+import { clockOf, listModelsCall } from './http.js';
 import {
   CHECK_GROUPS,
   type Check,
@@ -72,7 +72,7 @@ export async function unreachableTargets(
   const out: Unreachable[] = [];
   await Promise.all(
     targets.map(async (target) => {
-      const r = await call(target, ctx, 'GET', '/models');
+      const r = await listModelsCall(target, ctx);
       if (r.status === null || r.status < 200 || r.status > 299)
         out.push({
           role: target.role,
@@ -86,7 +86,7 @@ export async function unreachableTargets(
 
 /** The first model `/v1/models` lists, for a target given no `--model`. */
 export async function firstModel(target: GateTarget, ctx: CheckContext): Promise<string | null> {
-  const r = await call(target, ctx, 'GET', '/models');
+  const r = await listModelsCall(target, ctx);
   const data = (r.json as { data?: { id?: unknown }[] } | null)?.data;
   const id = Array.isArray(data) ? data[0]?.id : undefined;
   return typeof id === 'string' ? id : null;

@@ -45,6 +45,7 @@ export {
   type GetFn,
   httpGetText,
   httpSource,
+  metricsAnswer,
   redactUrl,
   type ScrapePoint,
   type Scraper,

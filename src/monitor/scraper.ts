@@ -400,6 +400,20 @@ export function createHttpGet(): { get: GetFn; close(): Promise<void> } {
 }
 
 /**
+ * Whether `url` answers a GET with 200 within 2 s: `scrape: auto` scrapes the target's
+ * `/metrics` only when it does. Never throws.
+ */
+export async function metricsAnswer(url: string, dispatcher?: Dispatcher): Promise<boolean> {
+  try {
+    const res = await request(url, { method: 'GET', headersTimeout: 2000, bodyTimeout: 2000, dispatcher });
+    await res.body.dump();
+    return res.statusCode === 200;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The `/metrics` URL that goes with an OpenAI base URL: `http://h:8000/v1` → `http://h:8000/metrics`.
  * Engines serve `/metrics` at the root, next to `/v1`.
  */

@@ -7,7 +7,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Dispatcher, request } from 'undici';
 import {
   parseSlo,
   parseThresholds,
@@ -19,15 +18,13 @@ import {
   summarizeSessions,
 } from '../analysis/index.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
-import { createHttpTarget, DEFAULT_SESSION_HEADER, redactHeaders, scrubSecrets } from '../client/index.js';
-import { errorMessageOf } from '../client/stream.js';
+import { listModels, tokenizeRemote } from '../client/engine-api.js';
+import { createHttpTarget, DEFAULT_SESSION_HEADER, redactHeaders } from '../client/index.js';
 import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js';
 import { type Problem, TargetError, UsageError } from '../core/errors.js';
-import { targetHeaders } from '../core/headers.js';
 import { resolveLang, type T, translator } from '../core/i18n/index.js';
-import { parseModelList } from '../core/models.js';
 import { outputPathProblem } from '../core/output-path.js';
-import { hostOf, redactUrl } from '../core/url.js';
+import { redactUrl } from '../core/url.js';
 import type { ScrapePoint } from '../monitor/index.js';
 import { openRecordWriter } from '../record/writer.js';
 import { validityReasons } from '../report/diagnose/validity.js';
@@ -56,7 +53,6 @@ import {
   type SessionOptions,
   type SessionWorkload,
   sessionPrefix,
-  tokenizeRemote,
   type Workload,
   type WorkloadOptions,
 } from '../workload/index.js';
@@ -158,65 +154,6 @@ export interface Measurement {
   runId: string | null;
   /** Files written under --out. */
   files: string[];
-}
-
-/** GET /v1/models and return the ids; throws TargetError with a hint when unreachable. */
-export async function listModels(
-  baseUrl: string,
-  apiKey: string | undefined,
-  headers: Record<string, string>,
-  apiKeyEnv = 'INFERENCE_API_KEY',
-  dispatcher?: Dispatcher,
-): Promise<string[]> {
-  const url = `${baseUrl.replace(/\/+$/, '')}/models`;
-  let status: number;
-  let text: string;
-  try {
-    const res = await request(url, {
-      method: 'GET',
-      headers: targetHeaders(apiKey, headers),
-      headersTimeout: 10_000,
-      bodyTimeout: 10_000,
-      dispatcher,
-    });
-    status = res.statusCode;
-    text = await res.body.text();
-  } catch (err) {
-    const code = (err as { code?: string }).code ?? '';
-    throw new TargetError(
-      scrubSecrets(`cannot reach ${redactUrl(url)}: ${code || (err as Error).message}`, [apiKey]),
-      code === 'ECONNREFUSED'
-        ? `connection refused: is the server running on ${hostOf(baseUrl)}?`
-        : 'check --url (it should end in /v1)',
-    );
-  }
-  // The server's own words, as the run's top errors quote them ("HTTP 401: Invalid or missing API key").
-  const said = (): string => {
-    let msg = text.trim();
-    try {
-      msg = errorMessageOf(JSON.parse(text));
-    } catch {
-      // plain-text error body
-    }
-    return scrubSecrets(msg.slice(0, 300), [apiKey]).replace(/[.\s]+$/, '') || '(empty body)';
-  };
-  if (status === 401 || status === 403)
-    throw new TargetError(
-      `HTTP ${status} from ${redactUrl(url)}: ${said()} (the API key was not accepted; no request was sent)`,
-      `set ${apiKeyEnv} (or name another variable with --api-key-env)`,
-    );
-  if (status >= 400)
-    throw new TargetError(
-      `HTTP ${status} from ${redactUrl(url)}: ${said()}`,
-      'give --model explicitly, or check --url (it should end in /v1)',
-    );
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new TargetError(`${redactUrl(url)} did not return JSON`, 'check --url (it should end in /v1)');
-  }
-  return parseModelList(body).map((m) => m.id);
 }
 
 /** Read a baseline report.json's summary for relative thresholds. */

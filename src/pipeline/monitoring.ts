@@ -4,12 +4,13 @@
  * servelab's own exporter. Scrapes never stall the load loop; their failures are counted and
  * reported with the run.
  */
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import {
   createExporter,
   defaultMetricsUrl,
   httpGetText,
   localGpuSources,
+  metricsAnswer,
   type ScrapePoint,
   type ScrapeStats,
   type SeriesSummary,
@@ -49,16 +50,6 @@ export interface Monitoring {
   stop(): Promise<MonitoringResult>;
 }
 
-async function answers(url: string, dispatcher: Dispatcher | undefined): Promise<boolean> {
-  try {
-    const res = await request(url, { method: 'GET', headersTimeout: 2000, bodyTimeout: 2000, dispatcher });
-    await res.body.dump();
-    return res.statusCode === 200;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Start scraping and the exporter as configured. Resolves once the first scrape of every source
  * has come back (or failed, within the scrape timeout), so the series opens before the first
@@ -92,7 +83,7 @@ export async function startMonitoring(
   let urls: string[] = [];
   if (s.scrape === 'auto') {
     const url = defaultMetricsUrl(deps.targetUrl);
-    if (await answers(url, deps.dispatcher)) urls = [url];
+    if (await metricsAnswer(url, deps.dispatcher)) urls = [url];
   } else if (s.scrape !== 'off') urls = s.scrape;
   const sources = s.scrape === 'off' || deps.gpu === false ? [] : localGpuSources(deps.targetUrl);
   const dispatcher = deps.dispatcher;

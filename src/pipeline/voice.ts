@@ -13,7 +13,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { summarizeVoice, type VoiceSummary } from '../analysis/voice.js';
-import { createHttpTarget } from '../client/index.js';
+import { createHttpTarget, listModels } from '../client/index.js';
 import { TargetError } from '../core/errors.js';
 import { type T, translator } from '../core/i18n/index.js';
 import { redactUrl } from '../core/url.js';
@@ -27,7 +27,6 @@ import { type Clock, RealClock } from '../runtime/clock.js';
 import { Rng } from '../runtime/rng.js';
 import { generateUtterances, readAudioDir, type Utterance } from '../workload/audio.js';
 import { parseLengthDistOrThrow } from '../workload/lengths.js';
-import { listModels } from './measure.js';
 
 /** Everything one voice measurement needs (validated by the caller). */
 export interface VoiceSettings {

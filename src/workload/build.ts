@@ -24,6 +24,7 @@ import {
   remoteCounter,
   type TokenCounter,
   tokenizerCounter,
+  tryTokenize,
   WordStream,
 } from './exact.js';
 import { type PromptEntry, parsePromptsJsonl, parseShareGpt, type ReadText, readTextFile } from './files.js';
@@ -36,7 +37,6 @@ import {
   type SessionWorkload,
 } from './sessions.js';
 import { COUNT_CONCURRENCY, mapLimit, streamRng } from './streams.js';
-import { tryTokenize } from './tokenize-remote.js';
 import {
   blockTexts,
   isTraceFormat,

@@ -44,7 +44,8 @@ export const approximateCounter: TokenCounter = {
 };
 
 /**
- * A counter over a server's tokenize endpoint.
+ * A counter over a server's tokenize endpoint (the function comes from the caller: the HTTP
+ * request is `client/engine-api` `tokenizeRemote`, which the workload may not import).
  * @param tokenizeRemote returns the token count of a text without special tokens, or null when
  *   the server cannot tokenize; a null after the first answer throws {@link RemoteTokenizeFailed}.
  */
@@ -57,6 +58,28 @@ export function remoteCounter(tokenizeRemote: (text: string) => Promise<number |
       return n;
     },
   };
+}
+
+/** What a `/tokenize` said of a known text and of its triple, and whether that is counting. */
+export interface TokenizeTrial {
+  /** The two counts agree with counting: positive, and the triple gives more. */
+  counts: boolean;
+  /** Tokens of the probe text, and of the text three times (null: no answer). */
+  probe: number | null;
+  longer: number | null;
+}
+
+/**
+ * Try a token counter on a known text and its triple. Trust it only if it counts: a stub that
+ * answers a constant (llama.cpp's `{"tokens": []}` to a body without `content`, say) would
+ * otherwise make every prompt search grow without end. `run` and `check` both judge by this.
+ */
+export async function tryTokenize(count: (text: string) => Promise<number | null>): Promise<TokenizeTrial> {
+  const text = 'servelab tokenize probe';
+  const probe = await count(text).catch(() => null);
+  const longer = await count(`${text} ${text} ${text}`).catch(() => null);
+  const counts = probe !== null && longer !== null && Number.isFinite(probe) && probe > 0 && longer > probe;
+  return { counts, probe, longer };
 }
 
 /** An endless, seeded sequence of vocabulary words, materialised as far as it is read. */

@@ -18,7 +18,9 @@ export {
   fitText,
   remoteCounter,
   type TokenCounter,
+  type TokenizeTrial,
   tokenizerCounter,
+  tryTokenize,
   WordStream,
 } from './exact.js';
 export {
@@ -52,7 +54,6 @@ export {
   sessionPrefix,
   zipfPick,
 } from './sessions.js';
-export { type TokenizeTrial, tokenizeRemote, tryTokenize } from './tokenize-remote.js';
 export {
   azureTimeMs,
   blockTexts,

@@ -11,6 +11,7 @@
  */
 import { requestMetrics } from '../../analysis/index.js';
 import { meetsSlo, type Slo } from '../../analysis/slo.js';
+import { tokenizeRemote } from '../../client/engine-api.js';
 import type { T } from '../../core/i18n/index.js';
 import { type AbMetricResult, compareSides, type SideMetric } from '../../exp/kinds/ab.js';
 import { fetchQualityOutputs, type QualityOutput } from '../../exp/quality.js';
@@ -23,7 +24,7 @@ import type { RequestRecord } from '../../record/types.js';
 import type { LoadMode } from '../../runner/loops.js';
 import { Rng } from '../../runtime/rng.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
-import { buildWorkload, tokenizeRemote } from '../../workload/index.js';
+import { buildWorkload } from '../../workload/index.js';
 import { isCorrect, QUESTIONS, questionPrompt } from '../../workload/questions.js';
 import type { RequestSpec } from '../../workload/types.js';
 import { endpointOf } from '../load/endpoint.js';

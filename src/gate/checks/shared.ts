@@ -4,7 +4,7 @@
  */
 import { Ajv } from 'ajv';
 import type { MessageKey } from '../../core/i18n/index.js';
-import { call, type Exchange } from '../http.js';
+import { type Exchange, listModelsCall } from '../http.js';
 import {
   CHECK_GROUPS,
   type CheckContext,
@@ -60,7 +60,7 @@ export function userChat(content: string, extra: Record<string, unknown> = {}): 
 /** The served model's `/v1/models` entry (null when the list or the model is missing). */
 export function modelEntry(target: GateTarget, ctx: CheckContext): Promise<Record<string, unknown> | null> {
   return once(target, 'models', async () => {
-    const r = await call(target, ctx, 'GET', '/models');
+    const r = await listModelsCall(target, ctx);
     const data = (r.json as { data?: unknown } | null)?.data;
     if (!Array.isArray(data)) return null;
     const entry = data.find((m) => (m as { id?: unknown }).id === target.model) ?? null;

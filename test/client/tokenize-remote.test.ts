@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { tokenizeRemote } from '../../src/client/engine-api.js';
 import { approximatePieces } from '../../src/tokenizer/index.js';
 import { buildWorkload } from '../../src/workload/build.js';
-import { tokenizeRemote } from '../../src/workload/tokenize-remote.js';
 
 interface Seen {
   path: string;

@@ -1,5 +1,5 @@
 /**
- * @module test/pipeline/list-models
+ * @module test/client/list-models
  * `listModels` (how `run` picks a model when none is given) over real loopback HTTP: it reads
  * `/v1/models` as `check` and `exp` do, so a malformed entry never becomes the model sent, and
  * its failures stay TargetErrors with hints.
@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { listModels } from '../../src/client/engine-api.js';
 import { TargetError } from '../../src/core/errors.js';
-import { listModels } from '../../src/pipeline/measure.js';
 
 /** The values of every `authorization` line in a request's raw headers (name, value, name, …). */
 function authLines(raw: string[]): string[] {
