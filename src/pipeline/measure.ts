@@ -40,9 +40,9 @@ import {
   type RunLoadConfig,
   type RunLoadDeps,
   type RunResult,
-  runLoad,
   type SessionLoad,
-} from '../runner/loops.js';
+} from '../runner/load.js';
+import { runLoad } from '../runner/loops.js';
 import { createProgress } from '../runner/progress.js';
 import type { Clock } from '../runtime/clock.js';
 import { arrivalOffsetsMs, openLoopCount, traceOffsetsMs } from '../schedule/index.js';

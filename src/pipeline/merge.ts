@@ -7,36 +7,36 @@
  * over the global window (the first shard's window start to the last one's end), never a sum of
  * shard rates; percentiles are read from the merged histograms, never averaged. `--exact`
  * recomputes every statistic from the shards' records instead, on one timeline.
+ *
+ * This module puts a merged run together (one timeline, the validity, the merge block) and
+ * writes and stores it; reading and checking the shard files is `pipeline/shard-files`, the
+ * numbers from the shards' counters and histograms `pipeline/merge-summary`.
  */
-import { readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { type ErrorGroup, TOP_ERRORS } from '../analysis/errors.js';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   addHistograms,
   addSecondBuckets,
-  decodeHistogram,
   encodeHistogram,
   HISTOGRAM_LAYOUT,
   type Histogram,
-  hasLayout,
   histogramOf,
-  histogramStats,
   type SecondBucket,
 } from '../analysis/histogram.js';
-import { describe, emptyStats } from '../analysis/stats.js';
+import { describe } from '../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary, type SummaryMetric, summarize } from '../analysis/summary.js';
-import { type Problem, UsageError } from '../core/errors.js';
 import type { T } from '../core/i18n/index.js';
 import type { ScrapePoint } from '../record/series.js';
-import { emptyRecord, OUTCOMES, type RequestRecord, shiftRecord } from '../record/types.js';
+import { emptyRecord, type RequestRecord, shiftRecord } from '../record/types.js';
 import { validityReasons } from '../report/diagnose/validity.js';
-import { buildRunReport, RECORDS_FILE, type RunEnd, type RunReport } from '../report/run/report.js';
-import type { ShardReport } from '../report/run/shard.js';
+import { buildRunReport, RECORDS_FILE, type RunReport } from '../report/run/report.js';
 import { type WriteRunOutputsOptions, writeRunOutputs } from '../report/run/write.js';
 import type { ValidityReason } from '../report/types.js';
 import type { Store } from '../store/index.js';
+import { mergedClient, mergedEnd, summaryFromShards } from './merge-summary.js';
 import { type MonitoringResult, reportMonitoring } from './monitoring.js';
 import { shardIndices } from './shard.js';
+import { loadShards, missingShards, readShardRecords } from './shard-files.js';
 
 /** The spread of first dispatches above which `merge` warns (ms). */
 export const START_SPREAD_WARN_MS = 50;
@@ -88,137 +88,6 @@ export interface MergeInfo {
 }
 
 export type MergedReport = RunReport & { merge: MergeInfo };
-
-interface LoadedShard {
-  file: string;
-  report: ShardReport;
-  histograms: Record<SummaryMetric, Histogram>;
-}
-
-/** Read and check the shard files: every problem at once, each with a hint. */
-export async function loadShards(opts: MergeOptions, t: T): Promise<LoadedShard[]> {
-  const problems: Problem[] = [];
-  if (!(Number.isInteger(opts.expect) && opts.expect >= 1))
-    problems.push({
-      path: '--expect',
-      message: t('shard.merge.expect', { got: String(opts.expect) }),
-      hint: t('shard.merge.expectHint'),
-    });
-  if (opts.files.length === 0)
-    problems.push({ message: t('shard.merge.noFiles'), hint: t('shard.merge.noFilesHint') });
-  const shards: LoadedShard[] = [];
-  for (const file of opts.files) {
-    let value: unknown;
-    try {
-      value = JSON.parse(await readFile(file, 'utf8'));
-    } catch (err) {
-      const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      problems.push({ message: t('shard.merge.read', { file, why }), hint: t('shard.merge.notShardHint') });
-      continue;
-    }
-    const why = shardReportProblem(value);
-    if (why) {
-      problems.push({
-        message: t('shard.merge.notShard', { file, why }),
-        hint: t('shard.merge.notShardHint'),
-      });
-      continue;
-    }
-    const report = value as ShardReport;
-    if (JSON.stringify(report.histograms.layout) !== JSON.stringify(HISTOGRAM_LAYOUT)) {
-      problems.push({
-        message: t('shard.merge.layout', { file, got: JSON.stringify(report.histograms.layout) }),
-        hint: t('shard.merge.layoutHint'),
-      });
-      continue;
-    }
-    const histograms = {} as Record<SummaryMetric, Histogram>;
-    let bad = false;
-    for (const k of SUMMARY_METRICS) {
-      try {
-        histograms[k] = decodeHistogram(report.histograms.metrics[k]);
-        if (!hasLayout(histograms[k])) bad = true;
-      } catch {
-        bad = true;
-      }
-    }
-    if (bad) {
-      problems.push({
-        message: t('shard.merge.layout', { file, got: 'undecodable' }),
-        hint: t('shard.merge.layoutHint'),
-      });
-      continue;
-    }
-    shards.push({ file, report, histograms });
-  }
-  const byIndex = new Map<number, LoadedShard[]>();
-  for (const s of shards) {
-    const sh = s.report.shard;
-    if (sh.count !== opts.expect)
-      problems.push({
-        message: t('shard.merge.count', {
-          file: s.file,
-          index: sh.index,
-          count: sh.count,
-          expect: opts.expect,
-        }),
-        hint: t('shard.merge.countHint'),
-      });
-    byIndex.set(sh.index, [...(byIndex.get(sh.index) ?? []), s]);
-  }
-  for (const [index, list] of [...byIndex].sort(([a], [b]) => a - b))
-    if (list.length > 1)
-      problems.push({
-        message: t('shard.merge.duplicate', { index, files: list.map((s) => s.file).join(', ') }),
-        hint: t('shard.merge.duplicateHint'),
-      });
-  const first = shards[0];
-  if (first)
-    for (const s of shards.slice(1))
-      for (const field of ['run_id', 'config_hash', 'schedule_hash', 'seed', 'planned_total'] as const) {
-        const want = first.report.shard[field];
-        const got = s.report.shard[field];
-        if (got !== want)
-          problems.push({
-            message: t('shard.merge.mismatch', {
-              file: s.file,
-              field,
-              got: String(got),
-              first: first.file,
-              want: String(want),
-            }),
-            hint: t('shard.merge.mismatchHint'),
-          });
-      }
-  const missing = missingShards(shards, opts.expect);
-  if (missing.length && !opts.allowMissing && Number.isInteger(opts.expect) && shards.length)
-    problems.push({
-      message: t('shard.merge.missing', { missing: missing.join(', '), expect: opts.expect }),
-      hint: t('shard.merge.missingHint'),
-    });
-  if (problems.length) throw new UsageError(problems);
-  return [...shards].sort((a, b) => a.report.shard.index - b.report.shard.index);
-}
-
-function missingShards(shards: readonly LoadedShard[], expect: number): number[] {
-  const have = new Set(shards.map((s) => s.report.shard.index));
-  const out: number[] = [];
-  for (let i = 0; i < expect; i++) if (!have.has(i)) out.push(i);
-  return out;
-}
-
-/** Why a parsed value is not a shard report this servelab reads, or null. */
-export function shardReportProblem(v: unknown): string | null {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'not a JSON object';
-  const r = v as Partial<ShardReport>;
-  if (r.kind !== 'shard') return `kind ${JSON.stringify(r.kind)}, not "shard"`;
-  if (r.schema_version !== 1)
-    return `schema_version ${JSON.stringify(r.schema_version)}; this servelab reads 1`;
-  if (!r.shard || typeof r.shard.index !== 'number' || typeof r.shard.count !== 'number')
-    return 'no shard block';
-  if (!r.histograms?.metrics || !r.totals || !r.summary?.requests) return 'no histograms, totals or summary';
-  return null;
-}
 
 /** Merge loaded shards (any order gives the same report) and write it under `opts.out`. */
 export async function mergeShards(
@@ -467,173 +336,4 @@ export function lostRecords(total: number, index: number, count: number): Reques
     rec.error = `${LOST_SHARD}: ${index}/${count}`;
     return rec;
   });
-}
-
-/**
- * The client's health over every shard: CPU adds up (the whole generator's CPU, in percent of
- * one core), and each event-loop delay percentile is the worst shard's, since a tail is blamed
- * on the client when any one of its processes lagged.
- */
-export function mergedClient(clients: readonly (Summary['client'] | undefined)[]): Summary['client'] {
-  const known = clients.filter((c): c is Summary['client'] => !!c);
-  const cpus = known.map((c) => c.cpu_percent);
-  const delays = known.map((c) => c.event_loop_delay_ms);
-  const worst = (k: 'p50' | 'p99' | 'max') => {
-    const v = delays.map((d) => d?.[k] ?? null);
-    return v.some((x) => x === null) ? null : Math.max(...(v as number[]));
-  };
-  return {
-    cpu_percent:
-      cpus.length && cpus.every((c) => c !== null) ? cpus.reduce((a, b) => a + (b as number), 0) : null,
-    event_loop_delay_ms:
-      delays.length && delays.every((d) => d !== null)
-        ? { p50: worst('p50'), p99: worst('p99'), max: worst('max') }
-        : null,
-  };
-}
-
-async function readShardRecords(s: LoadedShard, t: T): Promise<RequestRecord[]> {
-  const path = join(dirname(s.file), s.report.records_file);
-  try {
-    const text = await readFile(path, 'utf8');
-    return text
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((l) => JSON.parse(l) as RequestRecord);
-  } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new UsageError([
-      { message: t('shard.merge.records', { file: s.file, why }), hint: t('shard.merge.recordsHint') },
-    ]);
-  }
-}
-
-/** The merged run's end: the first shard that did not complete says why. */
-function mergedEnd(ends: readonly (RunEnd | undefined)[]): RunEnd {
-  const odd = ends.find((e) => e && e.reason !== 'completed' && e.reason !== 'duration');
-  return odd ?? ends.find((e) => e) ?? { reason: 'completed', interrupted: false };
-}
-
-/** The summary from the shards' counters and the merged histograms (no records read). */
-function summaryFromShards(
-  shards: readonly LoadedShard[],
-  histograms: Record<SummaryMetric, Histogram>,
-  window: { start_ms: number; end_ms: number },
-  slo: Summary['goodput']['slo'],
-  t: T,
-): Summary {
-  const base = summarize([], { window, slo });
-  const sum = (f: (s: ShardReport) => number) => shards.reduce((n, s) => n + f(s.report), 0);
-  const requests = {
-    planned: sum((s) => s.summary.requests.planned),
-    measured: sum((s) => s.summary.requests.measured),
-    succeeded: sum((s) => s.summary.requests.succeeded),
-    failed: sum((s) => s.summary.requests.failed),
-  };
-  const outcomes = Object.fromEntries(
-    OUTCOMES.map((o) => [o, sum((s) => s.summary.outcomes[o] ?? 0)]),
-  ) as Summary['outcomes'];
-  const finish: Record<string, number> = {};
-  for (const s of shards)
-    for (const [k, v] of Object.entries(s.report.summary.finish_reasons)) finish[k] = (finish[k] ?? 0) + v;
-  const windowMs = window.end_ms - window.start_ms;
-  const perSecond = (n: number) => (windowMs > 0 ? (n * 1000) / windowMs : null);
-  const anyUsage = shards.some((s) => s.report.totals.any_usage);
-  const completion = sum((s) => s.totals.completion_tokens);
-  const prompt = sum((s) => s.totals.prompt_tokens);
-  const good = sum((s) => s.totals.good);
-  // The send rate over every shard's first attempts, on the wall clock.
-  const sends = sum((s) => s.totals.first_sends);
-  const firsts = shards.flatMap((s) =>
-    s.report.totals.first_send_ms === null
-      ? []
-      : [s.report.started_at_unix_ms + s.report.totals.first_send_ms],
-  );
-  const lasts = shards.flatMap((s) =>
-    s.report.totals.last_send_ms === null ? [] : [s.report.started_at_unix_ms + s.report.totals.last_send_ms],
-  );
-  const span = firsts.length ? Math.max(...lasts) - Math.min(...firsts) : 0;
-  const stats = Object.fromEntries(SUMMARY_METRICS.map((k) => [k, histogramStats(histograms[k])])) as Record<
-    SummaryMetric,
-    Summary['ttft_ms']
-  >;
-  const warnings = [t('shard.merge.approx'), t('shard.merge.noDetail', { fields: 'metric_dialects' })];
-  // The means' n: shards from before it was kept have none, and then the mean is unknown.
-  const meanOf = (tokens: (s: ShardReport) => number, n: (s: ShardReport) => number | undefined) => {
-    const counts = shards.map((s) => n(s.report));
-    if (counts.some((c) => c === undefined)) return null;
-    const total = (counts as number[]).reduce((a, b) => a + b, 0);
-    return total > 0 ? sum(tokens) / total : null;
-  };
-  // Little's law: the shards' requests are disjoint and interleaved over one send span, so the
-  // requests in flight add up, measured and predicted alike.
-  const little = shards.map((s) => s.report.summary.littles_law);
-  const addUp = (k: 'measured_in_flight' | 'predicted_in_flight') =>
-    little.every((l) => l?.[k] != null) ? little.reduce((n, l) => n + (l[k] as number), 0) : null;
-  const inFlight = addUp('measured_in_flight');
-  const predicted = addUp('predicted_in_flight');
-  for (const s of shards)
-    for (const w of s.report.summary.warnings)
-      warnings.push(t('shard.merge.shardWarning', { index: s.report.shard.index, warning: w }));
-  const dialects = base.metric_dialects;
-  return {
-    ...base,
-    ...stats,
-    requests,
-    outcomes,
-    finish_reasons: finish,
-    error_rate: requests.measured > 0 ? requests.failed / requests.measured : null,
-    usage_missing: sum((s) => s.summary.usage_missing),
-    output_throughput_tok_s: anyUsage ? perSecond(completion) : null,
-    total_throughput_tok_s: anyUsage ? perSecond(completion + prompt) : null,
-    request_throughput_rps: requests.measured > 0 ? perSecond(requests.succeeded) : null,
-    achieved_rate_rps: sends >= 2 && span > 0 ? ((sends - 1) * 1000) / span : null,
-    goodput: {
-      rps: slo && requests.measured > 0 ? perSecond(good) : null,
-      fraction: slo && requests.measured > 0 ? good / requests.measured : null,
-      slo,
-    },
-    littles_law: {
-      measured_in_flight: inFlight,
-      predicted_in_flight: predicted,
-      rel_gap:
-        inFlight !== null && predicted !== null && inFlight > 0
-          ? Math.abs(predicted - inFlight) / inFlight
-          : null,
-    },
-    input_tokens: {
-      mean: meanOf(
-        (s) => s.totals.prompt_tokens,
-        (s) => s.totals.prompt_counted,
-      ),
-    },
-    output_tokens: {
-      mean: meanOf(
-        (s) => s.totals.completion_tokens,
-        (s) => s.totals.completion_counted,
-      ),
-    },
-    client: mergedClient(shards.map((s) => s.report.summary.client)),
-    metric_dialects: {
-      vllm_ttft_ms: { ...dialects.vllm_ttft_ms, ...emptyStats() },
-      guidellm_tpot_ms: { ...dialects.guidellm_tpot_ms, ...emptyStats() },
-      guidellm_itl_ms: { ...dialects.guidellm_itl_ms, ...emptyStats() },
-    },
-    errors: mergeErrors(shards.flatMap((s) => s.report.summary.errors)),
-    warnings,
-  };
-}
-
-/** Error groups of several shards as one list: same class and message add up; the top 5 kept. */
-function mergeErrors(groups: readonly ErrorGroup[]): ErrorGroup[] {
-  const by = new Map<string, ErrorGroup>();
-  for (const g of groups) {
-    const key = `${g.outcome}\u0000${g.http_status}\u0000${g.message}`;
-    const have = by.get(key);
-    if (have) have.count += g.count;
-    else by.set(key, { ...g });
-  }
-  return [...by.values()]
-    .sort((a, b) => b.count - a.count || a.message.localeCompare(b.message))
-    .slice(0, TOP_ERRORS);
 }

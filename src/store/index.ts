@@ -21,6 +21,6 @@ export type {
   RunRow,
   RunStatus,
   SeriesPoint,
-  StoreOptions,
-} from './store.js';
+} from './rows.js';
+export type { StoreOptions } from './store.js';
 export { openStore, Store } from './store.js';

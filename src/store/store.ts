@@ -11,23 +11,35 @@
  * (every {@link StoreOptions.flushEvery} records or {@link StoreOptions.flushIntervalMs} ms,
  * whichever comes first), so the hot path only pushes to an array, yet a finished request
  * reaches the file within a fraction of a second for a live reader.
+ *
+ * This module is the handle's operations (experiments, runs, the record buffer, series, the
+ * run observer); the rows' shapes and column mapping are `store/rows`, opening a file (the
+ * connection's pragmas, migrating or refusing it) is `store/open`.
  */
 import { hostname } from 'node:os';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { UsageError } from '../core/errors.js';
-import { redactSecrets } from '../core/redact.js';
 import type { RequestRecord } from '../record/types.js';
 import type { RunObserver } from '../runner/events.js';
 import { type Clock, RealClock } from '../runtime/clock.js';
 import { cryptoRandomBytes, isIdPrefix, newShortId, type RandomBytes } from './ids.js';
-import { effectiveStatus, isProcessAlive, type LifecycleStatus } from './liveness.js';
-import { currentVersion, migrate, SCHEMA_VERSION } from './migrations.js';
-
-export type RunKind = 'run' | 'plan' | 'exp';
-export type RunStatus = LifecycleStatus;
-export type ExperimentStatus = LifecycleStatus;
-/** A JSON object column, parsed (null when never set). */
-export type JsonObject = Record<string, unknown>;
+import { isProcessAlive } from './liveness.js';
+import { openDatabase } from './open.js';
+import {
+  type ExperimentRow,
+  type ExperimentStatus,
+  experimentFromRow,
+  type GetRecordsOptions,
+  type JsonObject,
+  type ListRunsOptions,
+  type NewExperiment,
+  type NewRun,
+  type RunRow,
+  type RunStatus,
+  runFromRow,
+  type SeriesPoint,
+  toJson,
+} from './rows.js';
 
 export interface StoreOptions {
   /** Open without write access (a dashboard). The file must exist and be migrated. */
@@ -50,113 +62,10 @@ export interface StoreOptions {
   isAlive?: (pid: number) => boolean;
 }
 
-export interface ExperimentRow {
-  id: string;
-  kind: string;
-  name: string;
-  file_path: string | null;
-  /** The experiment file exactly as read (YAML). */
-  file_text: string | null;
-  /** The validated experiment, as JSON. */
-  spec: JsonObject | null;
-  /** The experiment record (see `exp/record`). */
-  record: JsonObject | null;
-  summary: JsonObject | null;
-  /** Shown status: a `running` row whose writer died is `interrupted`. */
-  status: ExperimentStatus;
-  /** Status as written in the file. */
-  stored_status: ExperimentStatus;
-  pid: number | null;
-  host: string | null;
-  created_at_unix_ms: number;
-  ended_at_unix_ms: number | null;
-}
-
-export interface RunRow {
-  id: string;
-  experiment_id: string | null;
-  kind: RunKind;
-  label: string | null;
-  /** Shown status: a `running` row whose writer died is `interrupted`. */
-  status: RunStatus;
-  /** Status as written in the file. */
-  stored_status: RunStatus;
-  pid: number | null;
-  host: string | null;
-  started_at_unix_ms: number;
-  ended_at_unix_ms: number | null;
-  config: JsonObject | null;
-  environment: JsonObject | null;
-  /** The experiment record fields for this run. */
-  record: JsonObject | null;
-  summary: JsonObject | null;
-  /** The measurement window, e.g. `{start_ms, end_ms}` on the run clock. */
-  window: JsonObject | null;
-  /** Request records committed so far. */
-  records: number;
-}
-
-export interface NewExperiment {
-  kind: string;
-  name: string;
-  filePath?: string | null;
-  fileText?: string | null;
-  spec?: JsonObject | null;
-  record?: JsonObject | null;
-}
-
-export interface NewRun {
-  kind: RunKind;
-  experimentId?: string | null;
-  label?: string | null;
-  /** Unix ms at the run clock's origin. Default: now. */
-  startedAtUnixMs?: number;
-  config?: JsonObject | null;
-  environment?: JsonObject | null;
-  record?: JsonObject | null;
-  window?: JsonObject | null;
-}
-
-/** One scraped sample. `t_ms` is on the run's clock (0 = run origin), so it lines up with records. */
-export interface SeriesPoint {
-  /** Where it came from, e.g. the scrape URL or `vllm`, `dcgm`. */
-  source: string;
-  /** Metric name, e.g. `vllm:num_requests_running`. */
-  name: string;
-  labels?: Record<string, string>;
-  t_ms: number;
-  value: number;
-}
-
-export interface ListRunsOptions {
-  experimentId?: string;
-  kind?: RunKind;
-  /** Newest first when 'desc'. Default 'asc' (chronological). */
-  order?: 'asc' | 'desc';
-  limit?: number;
-}
-
-export interface GetRecordsOptions {
-  /** Skip the first `offset` records (by seq); a live follower passes the count it already has. */
-  offset?: number;
-  phase?: 'warmup' | 'measure';
-  /** Rows read per query; no statement stays open between pages, so writes may interleave. */
-  pageSize?: number;
-}
-
 interface RequestRow {
   run_id: string;
   seq: number;
   record: string;
-}
-
-/** JSON for a column, passed through the redaction net (a header map in `config` must not leak a key). */
-function toJson(v: unknown): string | null {
-  return v === undefined || v === null ? null : JSON.stringify(redactSecrets(v));
-}
-
-function fromJson(s: unknown): JsonObject | null {
-  return typeof s === 'string' ? (JSON.parse(s) as JsonObject) : null;
 }
 
 /**
@@ -214,47 +123,7 @@ export class Store {
     this.isAlive = opts.isAlive ?? isProcessAlive;
     this.flushEvery = Math.max(1, opts.flushEvery ?? 200);
     this.flushIntervalMs = Math.max(0, opts.flushIntervalMs ?? 250);
-    try {
-      this.db = new Database(path, {
-        readonly: opts.readonly ?? false,
-        fileMustExist: opts.readonly ?? false,
-      });
-    } catch (e) {
-      throw new UsageError([
-        {
-          path,
-          message: `cannot open the store: ${(e as Error).message}`,
-          hint: 'check the --db path and its permissions',
-        },
-      ]);
-    }
-    this.db.pragma(`busy_timeout = ${Math.max(0, Math.round(opts.busyTimeoutMs ?? 5000))}`);
-    if (!opts.readonly) {
-      // WAL: readers never block the writer and see only committed transactions.
-      // synchronous=NORMAL: in WAL mode a crash of the process (not the OS) loses nothing committed.
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = NORMAL');
-      this.db.pragma('foreign_keys = ON');
-      migrate(this.db, path, this.nowUnixMs());
-    } else {
-      const v = currentVersion(this.db);
-      if (v !== SCHEMA_VERSION) {
-        this.db.close();
-        throw new UsageError([
-          {
-            path,
-            message:
-              v === 0
-                ? 'not a servelab store'
-                : `store schema version ${v}, this servelab reads ${SCHEMA_VERSION}`,
-            hint:
-              v === 0
-                ? 'check the --db path'
-                : 'open it once with a matching servelab (read-write) to migrate it',
-          },
-        ]);
-      }
-    }
+    this.db = openDatabase(path, opts, () => this.nowUnixMs());
     this.insertRequest = opts.readonly
       ? this.db.prepare('SELECT 1')
       : this.db.prepare(
@@ -336,7 +205,7 @@ export class Store {
         string,
         unknown
       >[]
-    ).map((r) => this.toExperiment(r));
+    ).map((r) => experimentFromRow(r, this.host, this.isAlive));
   }
 
   /**
@@ -346,8 +215,10 @@ export class Store {
   getExperiment(idOrPrefix: string): ExperimentRow | undefined {
     const id = this.resolveId('experiments', idOrPrefix);
     if (!id) return undefined;
-    return this.toExperiment(
+    return experimentFromRow(
       this.db.prepare('SELECT * FROM experiments WHERE id = ?').get(id) as Record<string, unknown>,
+      this.host,
+      this.isAlive,
     );
   }
 
@@ -361,28 +232,6 @@ export class Store {
         },
       ]);
     return e;
-  }
-
-  private toExperiment(r: Record<string, unknown>): ExperimentRow {
-    const stored = r.status as ExperimentStatus;
-    const pid = (r.pid as number | null) ?? null;
-    const host = (r.host as string | null) ?? null;
-    return {
-      id: r.id as string,
-      kind: r.kind as string,
-      name: r.name as string,
-      file_path: (r.file_path as string | null) ?? null,
-      file_text: (r.file_text as string | null) ?? null,
-      spec: fromJson(r.spec),
-      record: fromJson(r.record),
-      summary: fromJson(r.summary),
-      status: effectiveStatus(stored, pid, host, this.host, this.isAlive),
-      stored_status: stored,
-      pid,
-      host,
-      created_at_unix_ms: r.created_at_unix_ms as number,
-      ended_at_unix_ms: (r.ended_at_unix_ms as number | null) ?? null,
-    };
   }
 
   // ---- runs ---------------------------------------------------------------------------------
@@ -479,7 +328,9 @@ export class Store {
     const sql = `SELECT runs.*, (SELECT COUNT(*) FROM requests WHERE requests.run_id = runs.id) AS n_records FROM runs
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at_unix_ms ${dir}, rowid ${dir}
       ${opts.limit !== undefined ? `LIMIT ${Math.max(0, Math.floor(opts.limit))}` : ''}`;
-    return (this.db.prepare(sql).all(...args) as Record<string, unknown>[]).map((r) => this.toRun(r));
+    return (this.db.prepare(sql).all(...args) as Record<string, unknown>[]).map((r) =>
+      runFromRow(r, this.host, this.isAlive),
+    );
   }
 
   /**
@@ -494,7 +345,7 @@ export class Store {
         'SELECT runs.*, (SELECT COUNT(*) FROM requests WHERE requests.run_id = runs.id) AS n_records FROM runs WHERE id = ?',
       )
       .get(id) as Record<string, unknown>;
-    return this.toRun(r);
+    return runFromRow(r, this.host, this.isAlive);
   }
 
   private mustGetRun(idOrPrefix: string): RunRow {
@@ -504,30 +355,6 @@ export class Store {
         { message: `no run ${idOrPrefix} in ${this.path}`, hint: 'servelab runs list shows the stored ones' },
       ]);
     return r;
-  }
-
-  private toRun(r: Record<string, unknown>): RunRow {
-    const stored = r.status as RunStatus;
-    const pid = (r.pid as number | null) ?? null;
-    const host = (r.host as string | null) ?? null;
-    return {
-      id: r.id as string,
-      experiment_id: (r.experiment_id as string | null) ?? null,
-      kind: r.kind as RunKind,
-      label: (r.label as string | null) ?? null,
-      status: effectiveStatus(stored, pid, host, this.host, this.isAlive),
-      stored_status: stored,
-      pid,
-      host,
-      started_at_unix_ms: r.started_at_unix_ms as number,
-      ended_at_unix_ms: (r.ended_at_unix_ms as number | null) ?? null,
-      config: fromJson(r.config),
-      environment: fromJson(r.environment),
-      record: fromJson(r.record),
-      summary: fromJson(r.summary),
-      window: fromJson(r.window),
-      records: Number(r.n_records ?? 0),
-    };
   }
 
   /** Full id for an id or unique prefix; undefined when nothing matches. */

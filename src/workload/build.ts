@@ -2,8 +2,8 @@
  * @module workload/build
  * `buildWorkload`: turns the prompt-source options (`--prompt`, `--prompts`, `--dataset sharegpt`,
  * `--trace`, synthetic `--input-len`/`--output-len` with optional shared prefixes) into
- * {@link RequestSpec}s, reproducibly from a seed, after validating every option and file line
- * and reporting all problems at once.
+ * {@link RequestSpec}s, reproducibly from a seed, after checking the options (`workload/options`)
+ * and every file line and reporting all problems at once.
  *
  * Token counting (synthetic prompts, ShareGPT lengths, trace `input_len` lines) uses, in order:
  * the model family's shipped tokenizer, the server's `/tokenize` (through the injected
@@ -28,22 +28,15 @@ import {
   WordStream,
 } from './exact.js';
 import { type PromptEntry, parsePromptsJsonl, parseShareGpt, type ReadText, readTextFile } from './files.js';
-import { distMean, type LengthDist, parseLengthDist } from './lengths.js';
-import {
-  buildSessions,
-  type CheckedSessions,
-  checkSessions,
-  type SessionOptions,
-  type SessionWorkload,
-} from './sessions.js';
+import type { LengthDist } from './lengths.js';
+import { type Checked, checkOptions, type WorkloadOptions, type WorkloadSource } from './options.js';
+import { buildSessions, type SessionWorkload } from './sessions.js';
 import { COUNT_CONCURRENCY, mapLimit, streamRng } from './streams.js';
 import {
   blockTexts,
-  isTraceFormat,
   MOONCAKE_BLOCK_SIZE,
   parseTrace,
   skipNotes,
-  TRACE_FORMATS,
   type TraceEntry,
   type TraceFormat,
   type TraceSkip,
@@ -52,48 +45,6 @@ import {
 } from './traces/index.js';
 import type { RequestSpec, TokenizationMethod } from './types.js';
 import { VOCAB } from './vocab.js';
-
-/** Dataset kinds `--dataset KIND FILE` accepts. */
-export const DATASET_KINDS = ['sharegpt'] as const;
-
-/** Prompt-source options, as the CLI flags give them. Exactly one source must be set. */
-export interface WorkloadOptions {
-  /** Seed for every random choice (lengths, words, prefix groups, ShareGPT order). */
-  seed: number;
-  /** Requests to produce; file sources are cycled when shorter. Required except for `trace` (default: every line). */
-  count?: number;
-  /** Model name; picks the shipped tokenizer for its family (Qwen3). */
-  model?: string;
-  /** `--prompt TEXT`: every request sends this text. */
-  prompt?: string;
-  /** `--prompts FILE.jsonl`. */
-  promptsFile?: string;
-  /** `--dataset KIND FILE`. */
-  dataset?: { kind: string; path: string };
-  /** `--trace FILE`. */
-  trace?: string;
-  /** `--trace-format`: azure, burstgpt, mooncake or servelab; undefined: detected from the file. */
-  traceFormat?: string;
-  /** `--trace-window START:END` (seconds from the trace's first timestamp). */
-  traceWindow?: TraceWindow;
-  /** `--trace-block-size N`: tokens per Mooncake hash block (default 512). */
-  traceBlockSize?: number;
-  /** `--input-len`: the synthetic source (tokens, `512` | `uniform:A-B` | `normal:MEAN,STD`). */
-  inputLen?: string | number | LengthDist;
-  /** `--output-len`: max_tokens per request; overrides lengths from files (tokens). */
-  outputLen?: string | number | LengthDist;
-  /** `--shared-prefix-len N`: tokens of the shared prefix at the start of each synthetic prompt. */
-  sharedPrefixLen?: number;
-  /** `--num-prefix-groups G` (default 1 with a shared prefix). */
-  numPrefixGroups?: number;
-  /** The tokenizer's name when it is not the model's (vLLM's `--tokenizer`); default `model`. */
-  tokenizer?: string;
-  /**
-   * Multi-turn sessions (`--users`, `--turns`, `--think-time`, documents): questions are the
-   * synthetic `--input-len` prompts, and `count` is not used (the sessions' turns are the requests).
-   */
-  sessions?: SessionOptions;
-}
 
 /** I/O the workload needs, injected. */
 export interface WorkloadDeps {
@@ -127,8 +78,6 @@ export interface TraceInfo {
   blocks: number | null;
 }
 
-export type WorkloadSource = 'prompt' | 'prompts' | 'sharegpt' | 'trace' | 'synthetic';
-
 /** The built workload. */
 export interface Workload {
   specs: RequestSpec[];
@@ -148,219 +97,8 @@ export interface Workload {
 }
 
 const EN = translator('en');
-const SOURCES_HINT =
-  'give one of --prompt TEXT, --prompts FILE.jsonl, --dataset sharegpt FILE, --trace FILE.jsonl or --input-len N';
 /** vLLM's `is_valid_sequence` minimum: prompt and reply must each be at least this many tokens. */
 const SHAREGPT_MIN_TOKENS = 4;
-
-interface Checked {
-  sessions?: CheckedSessions;
-  source?: WorkloadSource;
-  inputLen?: LengthDist;
-  outputLen?: LengthDist;
-  prefixLen: number;
-  groups: number;
-}
-
-function isPosInt(n: unknown): n is number {
-  return typeof n === 'number' && Number.isInteger(n) && n >= 1;
-}
-
-function asDist(v: string | number | LengthDist, path: string, problems: Problem[]): LengthDist | undefined {
-  if (typeof v === 'object') return v;
-  const r = parseLengthDist(v, path);
-  if (r.ok) return r.dist;
-  problems.push(r.problem);
-  return undefined;
-}
-
-/** Check the options alone (no files read). */
-function checkOptions(opts: WorkloadOptions, problems: Problem[], t: T = EN): Checked {
-  const given: [WorkloadSource, string][] = [];
-  if (opts.prompt !== undefined) given.push(['prompt', '--prompt']);
-  if (opts.promptsFile !== undefined) given.push(['prompts', '--prompts']);
-  if (opts.dataset !== undefined) given.push(['sharegpt', '--dataset']);
-  if (opts.trace !== undefined) given.push(['trace', '--trace']);
-  if (opts.inputLen !== undefined) given.push(['synthetic', '--input-len']);
-  if (given.length === 0) problems.push({ message: 'no prompt source', hint: SOURCES_HINT });
-  if (given.length > 1)
-    problems.push({
-      message: `choose one prompt source (got ${given.map((g) => g[1]).join(', ')})`,
-      hint: SOURCES_HINT,
-    });
-  const source = given.length === 1 ? given[0][0] : undefined;
-
-  if (!Number.isInteger(opts.seed))
-    problems.push({
-      path: '--seed',
-      message: `seed must be an integer (got ${opts.seed})`,
-      hint: 'e.g. --seed 42',
-    });
-  if (opts.count !== undefined && !isPosInt(opts.count))
-    problems.push({
-      path: '--requests',
-      message: `must be an integer ≥ 1 (got ${opts.count})`,
-      hint: 'e.g. --requests 100',
-    });
-  let sessions: CheckedSessions | undefined;
-  if (opts.sessions) {
-    sessions = checkSessions(opts.sessions, problems);
-    if (source !== undefined && source !== 'synthetic')
-      problems.push({
-        path: '--users',
-        message: EN('sessions.source.synthetic'),
-        hint: EN('sessions.source.synthetic_hint'),
-      });
-    if (opts.sharedPrefixLen !== undefined)
-      problems.push({
-        path: '--shared-prefix-len',
-        message: EN('sessions.source.prefix'),
-        hint: EN('sessions.source.prefix_hint'),
-      });
-  }
-  if (opts.count === undefined && source !== undefined && source !== 'trace' && !opts.sessions)
-    problems.push({
-      path: '--requests',
-      message: 'the number of requests is missing',
-      hint: 'e.g. --requests 100',
-    });
-  if (opts.prompt === '')
-    problems.push({
-      path: '--prompt',
-      message: 'the prompt is empty',
-      hint: 'give the text to send, e.g. --prompt "Hello"',
-    });
-  if (opts.dataset && !(DATASET_KINDS as readonly string[]).includes(opts.dataset.kind))
-    problems.push({
-      path: '--dataset',
-      message: `unknown dataset kind '${opts.dataset.kind}'`,
-      hint: `known kinds: ${DATASET_KINDS.join(', ')}, e.g. --dataset sharegpt ShareGPT_V3_unfiltered_cleaned_split.json`,
-    });
-
-  traceOptionProblems(opts, source, problems, t);
-
-  const inputLen = opts.inputLen !== undefined ? asDist(opts.inputLen, '--input-len', problems) : undefined;
-  const outputLen =
-    opts.outputLen !== undefined ? asDist(opts.outputLen, '--output-len', problems) : undefined;
-
-  let prefixLen = 0;
-  let groups = 1;
-  if (opts.sharedPrefixLen !== undefined) {
-    if (!isPosInt(opts.sharedPrefixLen))
-      problems.push({
-        path: '--shared-prefix-len',
-        message: `must be an integer ≥ 1 (got ${opts.sharedPrefixLen})`,
-        hint: 'the shared prefix length in tokens, e.g. --shared-prefix-len 512',
-      });
-    else prefixLen = opts.sharedPrefixLen;
-    if (opts.inputLen === undefined)
-      problems.push({
-        path: '--shared-prefix-len',
-        message: 'shared prefixes apply only to synthetic prompts',
-        hint: 'add --input-len (the whole prompt, prefix included), e.g. --input-len 1024 --shared-prefix-len 512',
-      });
-  }
-  if (opts.numPrefixGroups !== undefined) {
-    if (!isPosInt(opts.numPrefixGroups))
-      problems.push({
-        path: '--num-prefix-groups',
-        message: `must be an integer ≥ 1 (got ${opts.numPrefixGroups})`,
-        hint: 'e.g. --num-prefix-groups 8',
-      });
-    else groups = opts.numPrefixGroups;
-    if (opts.sharedPrefixLen === undefined)
-      problems.push({
-        path: '--num-prefix-groups',
-        message: 'prefix groups need a prefix length',
-        hint: 'add --shared-prefix-len N',
-      });
-  }
-  if (prefixLen > 0 && inputLen) {
-    // Normal lengths can dip to the prefix length; their samples are raised to prefix + 1 instead.
-    const exact = inputLen.spec.kind === 'fixed' || inputLen.spec.kind === 'uniform';
-    const floor = exact ? inputLen.min : distMean(inputLen.spec);
-    if (floor <= prefixLen)
-      problems.push({
-        path: '--shared-prefix-len',
-        message: `the prefix (${prefixLen} tokens) must be shorter than every input length (--input-len ${inputLen}, which includes the prefix)`,
-        hint: `use --input-len above ${prefixLen}, e.g. --input-len ${prefixLen * 2}`,
-      });
-  }
-  if (prefixLen === 1 && groups > VOCAB.length)
-    problems.push({
-      path: '--num-prefix-groups',
-      message: `${groups} groups cannot have distinct one-token prefixes`,
-      hint: `use --shared-prefix-len ≥ 2 or at most ${VOCAB.length} groups`,
-    });
-  if (groups > VOCAB.length * VOCAB.length)
-    problems.push({
-      path: '--num-prefix-groups',
-      message: `too many groups (${groups})`,
-      hint: `use at most ${VOCAB.length ** 2}`,
-    });
-  return { sessions, source, inputLen, outputLen, prefixLen, groups };
-}
-
-/**
- * Check the options without reading files or counting tokens.
- * @returns every problem found (empty when the options are usable).
- */
-export function workloadProblems(opts: WorkloadOptions, t: T = EN): Problem[] {
-  const problems: Problem[] = [];
-  checkOptions(opts, problems, t);
-  return problems;
-}
-
-/** The trace flags: a known format, a window with END > START ≥ 0, a block size only for Mooncake. */
-function traceOptionProblems(
-  opts: WorkloadOptions,
-  source: WorkloadSource | undefined,
-  problems: Problem[],
-  t: T,
-): void {
-  const flags: [string, unknown][] = [
-    ['--trace-format', opts.traceFormat],
-    ['--trace-window', opts.traceWindow],
-    ['--trace-block-size', opts.traceBlockSize],
-  ];
-  if (source !== 'trace') {
-    for (const [flag, v] of flags)
-      if (v !== undefined)
-        problems.push({
-          path: flag,
-          message: t('trace.flag.needs_trace', { flag }),
-          hint: t('trace.flag.needs_trace_hint'),
-        });
-    return;
-  }
-  if (opts.traceFormat !== undefined && !isTraceFormat(opts.traceFormat))
-    problems.push({
-      path: '--trace-format',
-      message: t('trace.format.unknown', { got: opts.traceFormat }),
-      hint: t('trace.format.unknown_hint', { formats: TRACE_FORMATS.join(', ') }),
-    });
-  const w = opts.traceWindow;
-  if (w && !(w.startS >= 0 && Number.isFinite(w.startS) && (w.endS === null || w.endS > w.startS)))
-    problems.push({
-      path: '--trace-window',
-      message: t('trace.window.bad', { got: `${w.startS}:${w.endS ?? ''}` }),
-      hint: t('trace.window.hint'),
-    });
-  if (opts.traceBlockSize !== undefined) {
-    if (!isPosInt(opts.traceBlockSize))
-      problems.push({
-        path: '--trace-block-size',
-        message: t('trace.block_size.bad', { got: opts.traceBlockSize }),
-        hint: t('trace.block_size.hint'),
-      });
-    else if (opts.traceFormat !== undefined && opts.traceFormat !== 'mooncake')
-      problems.push({
-        path: '--trace-block-size',
-        message: t('trace.block_size.only_mooncake', { format: opts.traceFormat }),
-        hint: t('trace.block_size.hint'),
-      });
-  }
-}
 
 function shuffle<T>(items: T[], rng: Rng): T[] {
   for (let i = items.length - 1; i > 0; i--) {

@@ -4,14 +4,10 @@
  */
 export {
   buildWorkload,
-  DATASET_KINDS,
   readSource,
   type TraceInfo,
   type Workload,
   type WorkloadDeps,
-  type WorkloadOptions,
-  type WorkloadSource,
-  workloadProblems,
 } from './build.js';
 export {
   approximateCounter,
@@ -41,6 +37,12 @@ export {
   parseLengthDist,
   parseLengthDistOrThrow,
 } from './lengths.js';
+export {
+  DATASET_KINDS,
+  type WorkloadOptions,
+  type WorkloadSource,
+  workloadProblems,
+} from './options.js';
 export {
   buildSessions,
   type CheckedSessions,

@@ -15,7 +15,8 @@ import { buildRunReport, RECORDS_FILE, type RunReport } from '../../src/report/r
 import { formatSummaryTable } from '../../src/report/run/table.js';
 import { toVllmResult } from '../../src/report/run/vllm.js';
 import { writeRunOutputs } from '../../src/report/run/write.js';
-import { type RunResult, runLoad } from '../../src/runner/loops.js';
+import type { RunResult } from '../../src/runner/load.js';
+import { runLoad } from '../../src/runner/loops.js';
 import { VirtualClock } from '../../src/runtime/clock.js';
 import { drive, VirtualTarget } from './virtual-target.js';
 

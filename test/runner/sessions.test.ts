@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createHttpTarget } from '../../src/client/http.js';
-import { runLoad, SESSION_ENDED, type SessionLoad } from '../../src/runner/loops.js';
+import { SESSION_ENDED, type SessionLoad } from '../../src/runner/load.js';
+import { runLoad } from '../../src/runner/loops.js';
 import { RealClock } from '../../src/runtime/clock.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
 import type { ChatMessage, RequestSpec } from '../../src/workload/types.js';

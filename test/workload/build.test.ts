@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
 import { approximatePieces, approximateTokenizer } from '../../src/tokenizer/index.js';
-import { buildWorkload, type WorkloadOptions, workloadProblems } from '../../src/workload/build.js';
+import { buildWorkload } from '../../src/workload/build.js';
+import { type WorkloadOptions, workloadProblems } from '../../src/workload/options.js';
 
 /** A reader over in-memory files. */
 const files =

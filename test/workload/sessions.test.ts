@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
 import { Rng } from '../../src/runtime/rng.js';
-import { buildWorkload, workloadProblems } from '../../src/workload/build.js';
+import { buildWorkload } from '../../src/workload/build.js';
+import { workloadProblems } from '../../src/workload/options.js';
 import { intendedSharing, zipfPick } from '../../src/workload/sessions.js';
 import type { RequestSpec } from '../../src/workload/types.js';
 

@@ -33,7 +33,7 @@ import { type Endpoint, simEndpoint, urlEndpoint } from '../../pipeline/endpoint
 import { measureOn, sessionsLoadMode } from '../../pipeline/measure.js';
 import { type RequestRecord, shiftRecord } from '../../record/types.js';
 import type { SeriesPoint, ValidityReason } from '../../report/types.js';
-import { type LoadMode, sessionTurns } from '../../runner/loops.js';
+import { type LoadMode, sessionTurns } from '../../runner/load.js';
 import { RealClock } from '../../runtime/clock.js';
 import { hashString } from '../../runtime/rng.js';
 import { type SimServer, type SimServerOptions, startSimServer } from '../../sim/server/index.js';

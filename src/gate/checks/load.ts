@@ -21,7 +21,7 @@ import { searchMaxConcurrency } from '../../pipeline/capacity.js';
 import type { Endpoint } from '../../pipeline/endpoint.js';
 import { type Measurement, measureOn } from '../../pipeline/measure.js';
 import type { RequestRecord } from '../../record/types.js';
-import type { LoadMode } from '../../runner/loops.js';
+import type { LoadMode } from '../../runner/load.js';
 import { Rng } from '../../runtime/rng.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
 import { buildWorkload } from '../../workload/index.js';
