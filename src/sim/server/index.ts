@@ -4,7 +4,7 @@
  * and fault types the CLI maps its flags onto.
  */
 
-export { type DriverStats, RealTimeDriver } from './driver.js';
+export { type DriverStats, RealTimeDriver } from '../engine/realtime-driver.js';
 export { FAULT_KINDS, type FaultKind, type FaultSpec, parseFaults } from './faults.js';
 export type { ResolvedServerOptions, SimServerOptions } from './options.js';
 export { resolveServerOptions } from './options.js';
