@@ -41,6 +41,7 @@ import { type DriverStats, RealTimeDriver } from '../engine/realtime-driver.js';
 import type { FinishEvent, SimEngine, StepResult } from '../engine/types.js';
 import { ApiServerQueue, eosLength, frontendOverheadMs } from '../frontend.js';
 import { SimAudio } from './audio.js';
+import { BadRequest, BodyTooLarge, readJson, requestIdOf } from './body.js';
 import { type ChunkBuilder, type ChunkTemplate, chunkTemplate, fillChunk } from './chunk-template.js';
 import { type DrawnFault, drawEngineAbort, drawFault } from './faults.js';
 import { registerLagMetrics } from './lag-metrics.js';
@@ -48,13 +49,7 @@ import { chatLogprobs, completionLogprobs, type TokenLogprob, tokenLogprob } fro
 import { SimMetrics } from './metrics.js';
 import { type ResolvedServerOptions, resolveServerOptions, type SimServerOptions } from './options.js';
 import { PromptTokens } from './prompt-tokens.js';
-import {
-  BadRequest,
-  contentText,
-  type ParsedRequest,
-  parseGenerationRequest,
-  parseTokenizeRequest,
-} from './requests.js';
+import { contentText, type ParsedRequest, parseGenerationRequest, parseTokenizeRequest } from './requests.js';
 import { generateFromSchema, generateJsonObject, jsonTokens } from './structured.js';
 import { garbleText, mix32, reasoningLength, sentenceText, textSeedFor, tokenText } from './text.js';
 import { type PlannedToolCall, pickTools, toolCallId } from './tools.js';
@@ -1592,16 +1587,6 @@ function metricReason(finishReason: string | null): 'stop' | 'length' | 'abort' 
   return finishReason === 'tool_calls' ? 'stop' : (finishReason as 'stop' | 'length' | 'abort');
 }
 
-/** The caller's X-Request-Id, if it is a sane token (printable, ≤ 128 chars). */
-function requestIdOf(req: IncomingMessage): string | undefined {
-  const v = req.headers['x-request-id'];
-  const s = Array.isArray(v) ? v[0] : v;
-  return s && /^[\x21-\x7e]{1,128}$/.test(s) ? s : undefined;
-}
-
-/** A request body over the limit (413). */
-class BodyTooLarge extends Error {}
-
 /**
  * vLLM's context-length errors (vllm/entrypoints/openai/serving_engine.py `_validate_input`,
  * as a current vLLM answers them): a prompt of `maxLen` tokens or more leaves no room for one
@@ -1625,67 +1610,6 @@ export function contextLengthError(
       `(${maxTokens} > ${maxLen} - ${promptLen}).`
     );
   return undefined;
-}
-
-/**
- * Read and parse a JSON body; malformed JSON is a {@link BadRequest}. A body over `maxBytes` is
- * a {@link BodyTooLarge}: at once when its Content-Length says so (nothing of it is read), else
- * as soon as the bytes read pass the limit (reading stops there).
- */
-async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const tooLarge = () =>
-    new BodyTooLarge(`The request body exceeds ${maxBytes} bytes (--max-body-bytes); send a smaller one.`);
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
-  const chunks: Buffer[] = [];
-  if (typeof (req as Partial<IncomingMessage>).on !== 'function') {
-    // The in-process dispatcher's request (`sim/server/inprocess`): an async iterable of its body.
-    let size = 0;
-    for await (const c of req) {
-      size += (c as Buffer).length;
-      if (size > maxBytes) throw tooLarge();
-      chunks.push(c as Buffer);
-    }
-  }
-  // Events, not `for await`: leaving an async iterator early destroys the request, and with it
-  // the socket the 413 must go out on.
-  else
-    await new Promise<void>((resolve, reject) => {
-      let size = 0;
-      const stop = (err?: Error) => {
-        req.off('data', onData);
-        req.off('end', onEnd);
-        req.off('error', onError);
-        req.off('close', onClose);
-        if (err) {
-          req.pause();
-          reject(err);
-        } else resolve();
-      };
-      const onData = (c: Buffer) => {
-        size += c.length;
-        if (size > maxBytes) stop(tooLarge());
-        else chunks.push(c);
-      };
-      const onEnd = () => stop();
-      // The client went away while sending: nothing to parse, and not a server bug.
-      const onError = (err: Error) =>
-        stop(new BadRequest(`The request body could not be read: ${err.message}`));
-      req.on('data', onData);
-      req.on('end', onEnd);
-      req.on('error', onError);
-      // Closed before its end (the client went away mid-body): no 'end' will come.
-      const onClose = () =>
-        stop(new BadRequest('The request body could not be read: the client closed the connection.'));
-      req.on('close', onClose);
-    });
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (!text.trim()) throw new BadRequest('The request body is empty; send a JSON object.');
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new BadRequest(`The request body is not valid JSON: ${(err as Error).message}`);
-  }
 }
 
 /** Earliest stop string in `text` that ends after `newFrom` (i.e. inside the newest token). */
