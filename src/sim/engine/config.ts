@@ -11,10 +11,11 @@
  */
 import { UsageError } from '../../core/errors.js';
 import type { CalibrationProfile } from '../calibrate/profile.js';
-import { type Catalogue, defaultCatalogue } from '../catalogue/index.js';
+import { defaultCatalogue } from '../catalogue/index.js';
 import type { GpuSpec, ModelSpec } from '../catalogue/types.js';
-import { checkSimOptions, type SimLayerOptions } from '../settings.js';
-import { BYTES_PER_WEIGHT, type KvCacheDtype, modelAccounting, type WeightDtype } from './cost.js';
+import type { KvCacheDtype, WeightDtype } from '../config/vocab.js';
+import { checkSimOptions, type EngineOptions } from '../settings.js';
+import { BYTES_PER_WEIGHT, modelAccounting } from './cost.js';
 import { type ProfileConfig, resolveProfile } from './profiles.js';
 
 const GIB = 1024 ** 3;
@@ -59,24 +60,6 @@ export const ACTIVATION_FIXED_GIB = 0.5;
 /** Non-torch memory (CUDA context, NCCL buffers), GiB: BLIS 0.15 at tp=1, 0.6 at tp>1. */
 export const NON_TORCH_GIB_TP1 = 0.15;
 export const NON_TORCH_GIB_TP = 0.6;
-
-/**
- * Engine flags with vLLM's names in camelCase. Each is a setting of `sim/settings`, which
- * declares its type, range, default and meaning once (docs/sim.md lists them); unset fields
- * take their defaults there.
- */
-export interface EngineOptions extends Omit<SimLayerOptions<'engine'>, 'model' | 'gpu' | 'catalogue'> {
-  /** Catalogue model name, e.g. `llama-3.1-8b`. */
-  model: string;
-  /** Catalogue GPU name, e.g. `h100`. */
-  gpu: string;
-  /** Catalogue to resolve names in (default: built-in). */
-  catalogue?: Catalogue;
-  /** `--num-gpu-blocks-override`: fix the KV block count instead of sizing it from memory (engine API only). */
-  numGpuBlocksOverride?: number;
-  /** A calibration profile's constants (`--profile`, loaded): the cost model and API server use them. */
-  calibration?: CalibrationProfile;
-}
 
 /** How the simulated GPU memory is split (per GPU, GiB). */
 export interface MemoryPlan {

@@ -40,6 +40,7 @@ import { createEngine } from '../engine/engine.js';
 import { type DriverStats, RealTimeDriver } from '../engine/realtime-driver.js';
 import type { FinishEvent, SimEngine, StepResult } from '../engine/types.js';
 import { ApiServerQueue, eosLength, frontendOverheadMs } from '../frontend.js';
+import type { ResolvedServerOptions, SimServerOptions } from '../settings.js';
 import { SimAudio } from './audio.js';
 import { BadRequest, BodyTooLarge, readJson, requestIdOf } from './body.js';
 import { type ChunkBuilder, type ChunkTemplate, chunkTemplate, fillChunk } from './chunk-template.js';
@@ -47,7 +48,7 @@ import { type DrawnFault, drawEngineAbort, drawFault } from './faults.js';
 import { registerLagMetrics } from './lag-metrics.js';
 import { chatLogprobs, completionLogprobs, type TokenLogprob, tokenLogprob } from './logprobs.js';
 import { SimMetrics } from './metrics.js';
-import { type ResolvedServerOptions, resolveServerOptions, type SimServerOptions } from './options.js';
+import { resolveServerOptions } from './options.js';
 import { PromptTokens } from './prompt-tokens.js';
 import { contentText, type ParsedRequest, parseGenerationRequest, parseTokenizeRequest } from './requests.js';
 import { generateFromSchema, generateJsonObject, jsonTokens } from './structured.js';
@@ -74,8 +75,6 @@ import {
   usageChunk,
   usageObject,
 } from './wire.js';
-
-export type { SimServerOptions } from './options.js';
 
 /** Collaborators of the server; all optional. */
 export interface SimServerDeps {
