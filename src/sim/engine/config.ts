@@ -14,7 +14,7 @@ import type { CalibrationProfile } from '../calibrate/profile.js';
 import { defaultCatalogue } from '../catalogue/index.js';
 import type { GpuSpec, ModelSpec } from '../catalogue/types.js';
 import type { KvCacheDtype, WeightDtype } from '../config/vocab.js';
-import { checkSimOptions, type EngineOptions } from '../settings.js';
+import { checkSimOptions, type EngineOptions, type SimLayerValues } from '../settings.js';
 import { BYTES_PER_WEIGHT, modelAccounting } from './cost.js';
 import { type ProfileConfig, resolveProfile } from './profiles.js';
 
@@ -77,22 +77,35 @@ export interface MemoryPlan {
   kvCapacityTokens: number;
 }
 
-/** A validated, fully resolved engine configuration. */
-export interface EngineConfig {
+/**
+ * A validated, fully resolved engine configuration: the engine settings that are used as given
+ * (their types are the schema's, `sim/settings`), and what is resolved against the catalogue and
+ * the GPU (the model and GPU, the batch limits and context length vLLM defaults from them, the
+ * memory plan, the profile's scheduling settings).
+ */
+export interface EngineConfig
+  extends Pick<
+    SimLayerValues<'engine'>,
+    | 'tp'
+    | 'dtype'
+    | 'kvCacheDtype'
+    | 'blockSize'
+    | 'gpuMemoryUtilization'
+    | 'enablePrefixCaching'
+    | 'coldStartMs'
+    | 'apiServerCount'
+  > {
   model: ModelSpec;
   gpu: GpuSpec;
-  tp: number;
-  dtype: WeightDtype;
-  kvCacheDtype: KvCacheDtype;
+  /** `--max-num-seqs`, or vLLM's default for the GPU ({@link vllmBatchDefaults}). */
   maxNumSeqs: number;
+  /**
+   * The step token budget: `--max-num-batched-tokens` or vLLM's default for the GPU, as the
+   * profile resolves it (vLLM v0 without chunked prefill: at least the context).
+   */
   maxNumBatchedTokens: number;
-  blockSize: number;
-  gpuMemoryUtilization: number;
+  /** `--max-model-len`, or the model's context length capped by the KV cache's capacity. */
   maxModelLen: number;
-  enablePrefixCaching: boolean;
-  coldStartMs: number;
-  /** API server processes sharing the streaming work (`--api-server-count`; see `sim/frontend`). */
-  apiServerCount: number;
   memory: MemoryPlan;
   /** The engine impersonated (`--engine`) and its scheduling settings. */
   profile: ProfileConfig;
