@@ -373,10 +373,11 @@ export class Generations {
         return;
     }
     if (out.stallMs !== undefined) this.writer.stall(live, out.stallMs);
-    this.written(live, out, step.step, plannedWallMs, engineFinished);
+    this.emit(live, out, step.step, plannedWallMs, engineFinished);
   }
 
-  private written(
+  /** A produced token to the writer: a chunk, or (when it ends the choice) the last chunk or the body. */
+  private emit(
     live: Live,
     d: TokenDelta,
     step: number,

@@ -5,7 +5,7 @@
  */
 
 export { FAULT_KINDS, type FaultKind, type FaultSpec, parseFaults } from '../config/faults.js';
-export { type DriverStats, RealTimeDriver } from '../engine/realtime-driver.js';
+export type { DriverStats } from '../engine/realtime-driver.js';
 export type { ResolvedServerOptions, SimServerOptions } from '../settings.js';
 export { resolveServerOptions } from './options.js';
 export { type SimServer, type SimServerDeps, startSimServer } from './server.js';
