@@ -288,61 +288,34 @@ export class OutputProcessor {
         ? tokenText(s.textSeed, index)
         : sentenceText(s.textSeed, index, this.so.sentenceWords);
     if (fault?.kind === 'garble' && index >= fault.atToken) text = garbleText(text, s.textSeed, index);
-    const isReasoning = index < s.reasoningLen;
-    let finishReason: string | null = fin ? (fin.reason === 'abort' ? 'abort' : fin.reason) : null;
-    let stopReason: string | null = null;
-    const toolIndex = scripted?.tool;
-    const call = toolIndex !== undefined ? s.calls?.[toolIndex] : undefined;
-    let logprob: TokenLogprob | undefined;
+    const d: TokenDelta = {
+      kind: 'token',
+      index,
+      text,
+      reasoning: index < s.reasoningLen,
+      // Every field present from the start: one object shape per token on the hot path.
+      toolCall: undefined,
+      logprob: undefined,
+      finishReason: fin ? fin.reason : null,
+      stopReason: null,
+      stallMs,
+    };
+    const call = scripted?.tool !== undefined ? s.calls?.[scripted.tool] : undefined;
     if (s.req.logprobs !== undefined) {
-      logprob = tokenLogprob(
+      d.logprob = tokenLogprob(
         s.textSeed,
         index,
         scripted?.header && call ? call.name : text,
         s.req.logprobs,
         s.greedy,
       );
-      s.lp.push(logprob);
+      s.lp.push(d.logprob);
     }
-    let toolCall: TokenDelta['toolCall'];
-    if (toolIndex !== undefined) {
-      // A tool-call token: arguments, never content (no tool markup in the text).
-      if (scripted?.header) s.callsStarted = toolIndex + 1;
-      else s.toolArgs[toolIndex] += text;
-      if (finishReason === 'stop') finishReason = 'tool_calls';
-      if (call)
-        toolCall = scripted?.header
-          ? { index: toolIndex, id: call.id, name: call.name, arguments: '' }
-          : { index: toolIndex, arguments: text };
-    } else if (isReasoning) s.reasoning += text;
-    else {
-      const before = s.content.length;
-      s.content += text;
-      // Stop strings are matched in the answer (not the reasoning), once min_tokens are out, and
-      // only where they end in the new token. A match that began in an earlier token cuts the
-      // answer there, but text already streamed stays sent (vLLM holds such text back instead).
-      if (s.req.stop.length && s.produced >= s.req.minTokens) {
-        const m = findStop(s.content, s.req.stop, before);
-        if (m) {
-          s.content = s.content.slice(0, m.at);
-          text = s.content.slice(Math.min(before, m.at));
-          finishReason = 'stop';
-          stopReason = m.stop;
-        }
-      }
-    }
-    if (finishReason === null && s.produced >= s.maxTokens) finishReason = 'length';
-    return {
-      kind: 'token',
-      index,
-      text,
-      reasoning: isReasoning,
-      toolCall,
-      logprob,
-      finishReason,
-      stopReason,
-      stallMs,
-    };
+    if (scripted?.tool !== undefined) toolToken(s, d, scripted.tool, scripted.header === true);
+    else if (d.reasoning) s.reasoning += text;
+    else answerToken(s, d);
+    if (d.finishReason === null && s.produced >= s.maxTokens) d.finishReason = 'length';
+    return d;
   }
 
   /** The response's `usage`; n > 1: the prompt once, the completion tokens of every choice (OpenAI's and vLLM's usage). */
@@ -416,6 +389,36 @@ export function finishedStats(
     e2eMs: (reason === 'abort' ? nowMs : (lastTok ?? nowMs)) - s.httpArrivalMs,
     itlS,
   };
+}
+
+/** A tool-call token: arguments, never content (no tool markup in the text). */
+function toolToken(s: RequestState, d: TokenDelta, toolIndex: number, header: boolean): void {
+  if (header) s.callsStarted = toolIndex + 1;
+  else s.toolArgs[toolIndex] += d.text;
+  if (d.finishReason === 'stop') d.finishReason = 'tool_calls';
+  const call = s.calls?.[toolIndex];
+  if (call)
+    d.toolCall = header
+      ? { index: toolIndex, id: call.id, name: call.name, arguments: '' }
+      : { index: toolIndex, arguments: d.text };
+}
+
+/**
+ * A token of the answer. Stop strings are matched in the answer (not the reasoning), once
+ * min_tokens are out, and only where they end in the new token. A match that began in an earlier
+ * token cuts the answer there, but text already streamed stays sent (vLLM holds such text back
+ * instead).
+ */
+function answerToken(s: RequestState, d: TokenDelta): void {
+  const before = s.content.length;
+  s.content += d.text;
+  if (!s.req.stop.length || s.produced < s.req.minTokens) return;
+  const m = findStop(s.content, s.req.stop, before);
+  if (!m) return;
+  s.content = s.content.slice(0, m.at);
+  d.text = s.content.slice(Math.min(before, m.at));
+  d.finishReason = 'stop';
+  d.stopReason = m.stop;
 }
 
 /** The engine's finish reason behind a wire one (`tool_calls` is an engine `stop`). */
