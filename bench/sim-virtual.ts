@@ -19,8 +19,8 @@ import { simEndpoint } from '../src/pipeline/endpoint.js';
 import { measureOn } from '../src/pipeline/measure.js';
 import type { RequestRecord } from '../src/record/types.js';
 import { RealClock } from '../src/runtime/clock.js';
+import { planRequestFromSpec, simulateDetailed } from '../src/sim/batch-driver.js';
 import { resolveEngineConfig } from '../src/sim/engine/config.js';
-import { planRequestFromSpec, simulateDetailed } from '../src/sim/plan.js';
 import { tokenizerFor } from '../src/tokenizer/index.js';
 import { buildWorkload } from '../src/workload/index.js';
 

@@ -1,7 +1,7 @@
 /**
  * @module record/outcome
  * When a stop at the token limit is a truncation. The one rule that the HTTP client
- * (`client/stream`) and the virtual-time planner (`sim/plan`) both apply when they classify a
+ * (`client/stream`) and the virtual-time planner (`sim/batch-driver`) both apply when they classify a
  * record, so `outcome: "length"` means the same thing in `run`, `plan`, experiments, reports
  * and the diagnosis.
  */

@@ -661,7 +661,7 @@ const SIM: Row[] = [
   row(
     'servelab-sim',
     'entry',
-    'src/sim/server/driver.ts',
+    'src/sim/engine/realtime-driver.ts',
     'RealTimeDriver',
     THIS_TREE,
     ['stall_client', 'client_limit'],

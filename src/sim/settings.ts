@@ -8,8 +8,13 @@
  *   their `--help` ({@link simFlags}), and their validation ({@link parseSimSettings});
  * - the `sim:` section of an experiment file ({@link simSettingsSchema}`('file')`);
  * - the camelCase options of `startSimServer` / `resolveEngineConfig` ({@link SimLayerOptions},
- *   {@link toSimServerOptions}) and their validation ({@link checkSimOptions});
+ *   {@link EngineOptions}, {@link SimServerOptions}, {@link toSimServerOptions}), their
+ *   validation ({@link checkSimOptions}) and the server's resolved options
+ *   ({@link ResolvedServerOptions}, from {@link SimLayerValues});
  * - the settings table of docs/sim.md ({@link simSettingsTable}).
+ *
+ * The value lists and the fault grammar the settings use come from `sim/config/`, which sits
+ * below this table; the engine and the server import this module, never the reverse.
  *
  * Names follow vLLM's engine arguments where vLLM has the setting
  * (https://docs.vllm.ai/en/latest/configuration/engine_args.html).
@@ -18,15 +23,22 @@ import { z } from 'zod';
 import { type Problem, UsageError } from '../core/errors.js';
 import { bool, err, fraction, nonNegInt, nonNegNum, oneOf, posInt, posNum, str } from '../core/fields.js';
 import { type T as Translate, translator } from '../core/i18n/index.js';
-import { loadCalibrationProfile } from './calibrate/profile.js';
+import { type CalibrationProfile, loadCalibrationProfile } from './calibrate/profile.js';
 import { BUILTIN_GPUS, BUILTIN_MODELS } from './catalogue/builtin.js';
 import { defaultCatalogue, loadCatalogueFile, loadModelConfig } from './catalogue/index.js';
 import type { Catalogue } from './catalogue/types.js';
-import { KV_CACHE_DTYPES, WEIGHT_DTYPES } from './engine/cost.js';
-import { ENGINE_PROFILES, SCHEDULE_POLICIES } from './engine/profiles.js';
-import { FAULT_FORMS, FAULT_PROFILES, parseFaults } from './server/faults.js';
-import { DEFAULT_MAX_BODY_BYTES } from './server/limits.js';
-import type { SimServerOptions } from './server/options.js';
+import { FAULT_FORMS, FAULT_PROFILES, type FaultSpec, parseFaults } from './config/faults.js';
+import {
+  ASR_GPU_MODES,
+  BLOCK_SIZES,
+  CONTEXT_ERROR_SHAPES,
+  DEFAULT_MAX_BODY_BYTES,
+  ENGINE_PROFILES,
+  KV_CACHE_DTYPES,
+  REASONING_FIELDS,
+  SCHEDULE_POLICIES,
+  WEIGHT_DTYPES,
+} from './config/vocab.js';
 
 /** English, for callers (and the file schema) that have no command translator. */
 const EN = translator('en');
@@ -80,15 +92,6 @@ function setting<T extends z.ZodType, const I extends SettingInfo<readonly SimSu
 const EVERYWHERE = ['sim', 'plan', 'file'] as const;
 /** The HTTP server's settings: `servelab plan` has no server. */
 const SERVED = ['sim', 'file'] as const;
-
-/** vLLM's block sizes (`--block-size`). */
-export const BLOCK_SIZES: readonly number[] = [1, 8, 16, 32, 64, 128];
-/** Names of the reasoning delta field: SGLang's and older vLLM's, and newer vLLM's. */
-export const REASONING_FIELDS = ['reasoning_content', 'reasoning'] as const;
-/** Whose context-length errors the simulator answers with (`--context-error`). */
-export const CONTEXT_ERROR_SHAPES = ['vllm', 'llamacpp'] as const;
-/** Where the simulator's transcriptions run (`--asr-gpu`): on the LLM's GPU, or on one of their own. */
-export const ASR_GPU_MODES = ['colocated', 'separate'] as const;
 
 const MODELS = Object.keys(BUILTIN_MODELS);
 const GPUS = Object.keys(BUILTIN_GPUS);
@@ -556,6 +559,72 @@ export type SimLayerOptions<L extends SimLayer> = {
     Defs[K]['schema']
   >;
 };
+
+/** `T` with the keys whose value may be undefined made optional. */
+type OptionalWhereUndefined<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {
+  [K in keyof T as undefined extends T[K] ? K : never]?: T[K];
+};
+/**
+ * The validated settings of a layer as options: each in camelCase, its default filled in; an
+ * unset optional one is absent.
+ */
+export type SimLayerValues<L extends SimLayer> = OptionalWhereUndefined<{
+  [K in SimSettingKeys<L> as Defs[K] extends { toOptions: unknown } ? never : CamelCase<K>]: z.output<
+    Defs[K]['schema']
+  >;
+}>;
+
+/**
+ * Engine flags with vLLM's names in camelCase (what `resolveEngineConfig` takes): the engine
+ * layer's settings, unset fields taking their defaults, and what only the engine API has.
+ */
+export interface EngineOptions extends Omit<SimLayerOptions<'engine'>, 'model' | 'gpu' | 'catalogue'> {
+  /** Catalogue model name, e.g. `llama-3.1-8b`. */
+  model: string;
+  /** Catalogue GPU name, e.g. `h100`. */
+  gpu: string;
+  /** Catalogue to resolve names in (default: built-in). */
+  catalogue?: Catalogue;
+  /** `--num-gpu-blocks-override`: fix the KV block count instead of sizing it from memory (engine API only). */
+  numGpuBlocksOverride?: number;
+  /** A calibration profile's constants (`--profile`, loaded): the cost model and API server use them. */
+  calibration?: CalibrationProfile;
+}
+
+/**
+ * Options of the simulated server, in camelCase (what `startSimServer` takes): the engine's
+ * (model, gpu, tp, maxNumSeqs, …) and the server's (host, port, maxWaiting, faults, timeScale,
+ * seed, …), each a setting above (docs/sim.md lists them). One default differs: `port` is 0
+ * here (a free port, so in-process servers never collide), 8000 for `servelab sim`.
+ */
+export interface SimServerOptions extends EngineOptions, Omit<SimLayerOptions<'server'>, 'faults'> {
+  /** Faults to draw from: a list, or comma-separated (`http500,stall:2000,garble`). */
+  faults?: string | readonly string[];
+  /**
+   * Accept `response_format: json_schema` and ignore it (the structured-output code reads it);
+   * also set by `faultProfile: 'ignore-json-schema'`. Not a setting of its own: a fault profile.
+   */
+  ignoreJsonSchema?: boolean;
+  /**
+   * Send tool calls with empty arguments (the tool-call code reads it); also set by
+   * `faultProfile: 'empty-tool-args'`. Not a setting of its own: a fault profile.
+   */
+  emptyToolArgs?: boolean;
+}
+
+/**
+ * The server's options after validation (`resolveServerOptions`): its layer's settings with
+ * defaults applied, the fault list parsed, and the switches a fault profile sets.
+ */
+export interface ResolvedServerOptions extends Omit<SimLayerValues<'server'>, 'faults'> {
+  faults: FaultSpec[];
+  /** See {@link SimServerOptions.ignoreJsonSchema}. */
+  ignoreJsonSchema: boolean;
+  /** See {@link SimServerOptions.emptyToolArgs}. */
+  emptyToolArgs: boolean;
+  /** `abort-as-success`: a seeded share of streams is aborted by the engine and ends with finish_reason "abort" + [DONE]. */
+  abortAsSuccess: boolean;
+}
 
 const camelCase = (s: string) => s.replace(/[_-]([a-z])/g, (_, c: string) => c.toUpperCase());
 const inScope = (d: AnyDef, scope: SimScope) =>

@@ -12,8 +12,9 @@ import { type SummaryContext, summarize } from '../../src/analysis/summary.js';
 import { emptyRecord, type RequestRecord } from '../../src/record/types.js';
 import type { LoadedRun, SeriesPoint } from '../../src/report/types.js';
 import { Rng } from '../../src/runtime/rng.js';
-import { type EngineOptions, resolveEngineConfig } from '../../src/sim/engine/config.js';
-import { type PlanLoad, type PlanRequest, simulateDetailed } from '../../src/sim/plan.js';
+import { type PlanLoad, type PlanRequest, simulateDetailed } from '../../src/sim/batch-driver.js';
+import { resolveEngineConfig } from '../../src/sim/engine/config.js';
+import type { EngineOptions } from '../../src/sim/settings.js';
 
 export interface ReqShape {
   input: number;

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { simulateDetailed } from '../../src/sim/batch-driver.js';
 import { describeEngine, resolveEngineConfig } from '../../src/sim/engine/config.js';
-import { simulateDetailed } from '../../src/sim/plan.js';
 import { makeRequests, mean, tpotMs } from './helpers.js';
 
 function decodeTpotMs(gpu: string): number {

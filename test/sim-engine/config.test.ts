@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
 import { defaultCatalogue, loadCatalogueFile } from '../../src/sim/catalogue/index.js';
-import { type EngineOptions, resolveEngineConfig } from '../../src/sim/engine/config.js';
+import { resolveEngineConfig } from '../../src/sim/engine/config.js';
 import { modelAccounting } from '../../src/sim/engine/cost.js';
+import type { EngineOptions } from '../../src/sim/settings.js';
 
 function usageProblems(fn: () => unknown): UsageError['problems'] {
   try {

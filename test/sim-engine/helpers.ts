@@ -7,7 +7,7 @@ import { requestMetrics } from '../../src/analysis/request.js';
 import { mean as meanOrNull } from '../../src/analysis/stats.js';
 import type { RequestRecord } from '../../src/record/types.js';
 import { Rng } from '../../src/runtime/rng.js';
-import type { PlanRequest } from '../../src/sim/plan.js';
+import type { PlanRequest } from '../../src/sim/batch-driver.js';
 
 export interface MakeOpts {
   /** Seed for prompt token ids; requests get distinct prompts unless `samePrompt`. */

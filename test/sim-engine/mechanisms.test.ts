@@ -8,11 +8,12 @@ import { describe, it } from 'node:test';
 import { describe as describeStats } from '../../src/analysis/stats.js';
 import { searchMaxConcurrency } from '../../src/pipeline/capacity.js';
 import { Rng } from '../../src/runtime/rng.js';
-import { type EngineOptions, resolveEngineConfig } from '../../src/sim/engine/config.js';
+import { simulate, simulateDetailed } from '../../src/sim/batch-driver.js';
+import { resolveEngineConfig } from '../../src/sim/engine/config.js';
 import { createEngine } from '../../src/sim/engine/engine.js';
 import type { SimEngine, StepResult } from '../../src/sim/engine/types.js';
 import { FRONTEND_OVERHEAD_MS } from '../../src/sim/frontend.js';
-import { simulate, simulateDetailed } from '../../src/sim/plan.js';
+import type { EngineOptions } from '../../src/sim/settings.js';
 import { makeRequests, mean, tpotMs, ttftMs } from './helpers.js';
 
 const SMALL: EngineOptions = { model: 'qwen3-0.6b', gpu: 'h100' };

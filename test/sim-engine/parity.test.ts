@@ -10,7 +10,7 @@ import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { VirtualClock } from '../../src/runtime/clock.js';
 import { Rng } from '../../src/runtime/rng.js';
-import { planRequestFromSpec, simulateDetailed } from '../../src/sim/plan.js';
+import { planRequestFromSpec, simulateDetailed } from '../../src/sim/batch-driver.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
 import { approximateTokenizer } from '../../src/tokenizer/index.js';
 import type { RequestSpec } from '../../src/workload/types.js';

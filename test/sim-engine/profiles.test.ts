@@ -11,13 +11,14 @@ import { UsageError } from '../../src/core/errors.js';
 import { simServerOptions } from '../../src/exp/kinds/context.js';
 import { parseExperiment } from '../../src/exp/schema.js';
 import { Rng } from '../../src/runtime/rng.js';
-import { type EngineOptions, resolveEngineConfig } from '../../src/sim/engine/config.js';
+import { simulateDetailed } from '../../src/sim/batch-driver.js';
+import { resolveEngineConfig } from '../../src/sim/engine/config.js';
 import { createEngine } from '../../src/sim/engine/engine.js';
 import { RadixCache } from '../../src/sim/engine/radix-cache.js';
 import { EngineReq } from '../../src/sim/engine/request.js';
 import type { SimEngine, StepResult } from '../../src/sim/engine/types.js';
-import { simulateDetailed } from '../../src/sim/plan.js';
 import { resolveServerOptions } from '../../src/sim/server/options.js';
+import type { EngineOptions } from '../../src/sim/settings.js';
 import { makeRequests } from './helpers.js';
 
 const SMALL: EngineOptions = { model: 'qwen3-0.6b', gpu: 'h100' };

@@ -21,10 +21,11 @@ import { runLoad } from '../../src/runner/loops.js';
 import { driveVirtual, VirtualClock } from '../../src/runtime/clock.js';
 import { Rng } from '../../src/runtime/rng.js';
 import { arrivalOffsetsMs } from '../../src/schedule/index.js';
-import { type EngineOptions, resolveEngineConfig } from '../../src/sim/engine/config.js';
+import { type PlanLoad, planRequestFromSpec, simulateDetailed } from '../../src/sim/batch-driver.js';
+import { resolveEngineConfig } from '../../src/sim/engine/config.js';
 import { ApiServerQueue } from '../../src/sim/frontend.js';
-import { type PlanLoad, planRequestFromSpec, simulateDetailed } from '../../src/sim/plan.js';
 import { startInProcessSim } from '../../src/sim/server/inprocess.js';
+import type { EngineOptions } from '../../src/sim/settings.js';
 import { tokenizerFor } from '../../src/tokenizer/index.js';
 import type { RequestSpec } from '../../src/workload/types.js';
 

@@ -6,10 +6,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { type EngineOptions, resolveEngineConfig } from '../../src/sim/engine/config.js';
+import { resolveEngineConfig } from '../../src/sim/engine/config.js';
 import { EngineCore } from '../../src/sim/engine/engine.js';
 import { BlockHashTable } from '../../src/sim/engine/kv-cache.js';
 import type { ReqStatus } from '../../src/sim/engine/request.js';
+import type { EngineOptions } from '../../src/sim/settings.js';
 
 const SMALL: EngineOptions = { model: 'qwen3-0.6b', gpu: 'h100' };
 

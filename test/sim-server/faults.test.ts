@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
-import { drawFault, parseFaults } from '../../src/sim/server/faults.js';
+import { parseFaults } from '../../src/sim/config/faults.js';
+import { drawFault } from '../../src/sim/server/faults.js';
 import { startSimServer } from '../../src/sim/server/index.js';
 import { VOCABULARY } from '../../src/sim/server/text.js';
 import { post, startSim, stream, streamText } from './helpers.js';

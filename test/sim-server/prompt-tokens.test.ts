@@ -1,13 +1,13 @@
 /**
  * The simulator tokenises a prompt once: the count the workload asks for (`countTokens`, what
- * /tokenize answers) keeps the ids, and serving the same content reuses them; `sim/plan` and the
+ * /tokenize answers) keeps the ids, and serving the same content reuses them; `sim/batch-driver` and the
  * server count a chat prompt the same way.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { VirtualClock } from '../../src/runtime/clock.js';
+import { planRequestFromSpec } from '../../src/sim/batch-driver.js';
 import { resolveEngineConfig } from '../../src/sim/engine/config.js';
-import { planRequestFromSpec } from '../../src/sim/plan.js';
 import { startInProcessSim } from '../../src/sim/server/inprocess.js';
 import { chatPromptIds, PromptTokens } from '../../src/sim/server/prompt-tokens.js';
 import { approximateTokenizer } from '../../src/tokenizer/index.js';
@@ -50,7 +50,7 @@ describe('prompt tokens', () => {
     assert.equal(calls.filter((c) => c === a).length, 2);
   });
 
-  it('the in-process count is /tokenize’s, and sim/plan counts a chat prompt as the server does', async () => {
+  it('the in-process count is /tokenize’s, and sim/batch-driver counts a chat prompt as the server does', async () => {
     const sim = await startSim({ model: 'llama-3.1-8b', gpu: 'h100' });
     const text = 'Count me, please: 3 words and some punctuation!';
     const r = await http(`${sim.url}/tokenize`, 'POST', { model: sim.modelId, prompt: text });

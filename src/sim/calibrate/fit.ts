@@ -36,14 +36,28 @@
  *
  * A set of runs that cannot determine a constant is refused with what is missing
  * ({@link calibrate} throws a UsageError listing every undetermined constant).
+ *
+ * This module holds the models (the cost model's predictions of what the records saw) and the
+ * fit; what the records say is read in `observations.ts`, and the least squares solver is
+ * `least-squares.ts`.
  */
-import { chunkGaps } from '../../analysis/request.js';
 import { type Problem, UsageError } from '../../core/errors.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { Catalogue } from '../catalogue/types.js';
 import { type EngineConfig, resolveEngineConfig } from '../engine/config.js';
 import { CostModel, type CostOverrides, gemmEfficiency, type StepShape } from '../engine/cost.js';
 import { FRONTEND_REQUEST_MS, FRONTEND_STEP_MS, frontendOverheadMs } from '../frontend.js';
+import { levenbergMarquardt } from './least-squares.js';
+import {
+  type DecodeObs,
+  type GapObs,
+  lowLoadObs,
+  outputRate,
+  type PrefillObs,
+  peakInFlight,
+  saturatedGaps,
+  usable,
+} from './observations.js';
 import { type FittedFor, PROFILE_CONSTANTS, type ProfileConstant, type ProfileFile } from './profile.js';
 
 /** One measured run, as calibrate reads it. */
@@ -108,81 +122,6 @@ export interface CalibrationResult {
   runs: RunUse[];
   /** The profile file to write. */
   profile: ProfileFile;
-}
-
-// ---- reading the runs ---------------------------------------------------------------------
-
-/** Records that can be read: measured, streamed, complete, with usage and at least one token. */
-function usable(records: readonly RequestRecord[]): RequestRecord[] {
-  return records.filter(
-    (r) =>
-      r.phase === 'measure' &&
-      (r.outcome === 'ok' || r.outcome === 'length') &&
-      r.stream !== false &&
-      r.sent_at_ms !== null &&
-      r.chunk_times_ms.length > 0 &&
-      r.usage?.prompt_tokens != null,
-  );
-}
-
-/** Peak number of requests in flight ([sent, end] overlapping). */
-export function peakInFlight(records: readonly RequestRecord[]): number {
-  const ev: [number, number][] = [];
-  for (const r of records) {
-    const end = r.end_at_ms ?? r.chunk_times_ms[r.chunk_times_ms.length - 1];
-    if (r.sent_at_ms === null || end === undefined) continue;
-    ev.push([r.sent_at_ms, 1], [end, -1]);
-  }
-  // Ends before starts at the same time: a closed loop's next request is not overlapping.
-  ev.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let n = 0;
-  let peak = 0;
-  for (const [, d] of ev) {
-    n += d;
-    peak = Math.max(peak, n);
-  }
-  return peak;
-}
-
-function outputRate(records: readonly RequestRecord[]): number | null {
-  let tokens = 0;
-  let t0 = Number.POSITIVE_INFINITY;
-  let t1 = Number.NEGATIVE_INFINITY;
-  for (const r of records) {
-    tokens += r.chunk_times_ms.length;
-    t0 = Math.min(t0, r.sent_at_ms ?? t0);
-    t1 = Math.max(t1, r.chunk_times_ms[r.chunk_times_ms.length - 1] ?? t1);
-  }
-  return t1 > t0 && tokens > 0 ? (tokens / (t1 - t0)) * 1e3 : null;
-}
-
-interface DecodeObs {
-  ctx: number;
-  gapMs: number;
-}
-interface PrefillObs {
-  /** Uncached prompt tokens and the cached prefix. */
-  n: number;
-  cached: number;
-  ttftMs: number;
-}
-
-function lowLoadObs(records: readonly RequestRecord[]): { decode: DecodeObs[]; prefill: PrefillObs[] } {
-  const decode: DecodeObs[] = [];
-  const prefill: PrefillObs[] = [];
-  for (const r of records) {
-    const prompt = r.usage?.prompt_tokens ?? 0;
-    const cached = r.usage?.cached_tokens ?? 0;
-    prefill.push({
-      n: Math.max(1, prompt - cached),
-      cached: Math.min(cached, prompt - 1),
-      ttftMs: r.chunk_times_ms[0] - (r.sent_at_ms as number),
-    });
-    // Gap 1 carries the first chunk's extra API work; from gap 2 on each gap is one decode step.
-    const gaps = chunkGaps(r);
-    for (let j = 2; j <= gaps.length; j++) decode.push({ ctx: prompt + j - 1, gapMs: gaps[j - 1] });
-  }
-  return { decode, prefill };
 }
 
 // ---- the low-load model -------------------------------------------------------------------
@@ -274,158 +213,7 @@ function lowModel(
   };
 }
 
-/** Solve A·x = b (A symmetric positive definite, small) by Gaussian elimination with pivoting. */
-function solve(A: number[][], b: number[]): number[] | null {
-  const n = b.length;
-  const M = A.map((row, i) => [...row, b[i]]);
-  for (let c = 0; c < n; c++) {
-    let piv = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(M[r][c]) > Math.abs(M[piv][c])) piv = r;
-    if (Math.abs(M[piv][c]) < 1e-300) return null;
-    [M[c], M[piv]] = [M[piv], M[c]];
-    for (let r = 0; r < n; r++) {
-      if (r === c) continue;
-      const f = M[r][c] / M[c][c];
-      for (let k = c; k <= n; k++) M[r][k] -= f * M[c][k];
-    }
-  }
-  return M.map((row, i) => row[n] / row[i]);
-}
-
-function inverse(A: number[][]): number[][] | null {
-  const n = A.length;
-  const cols: number[][] = [];
-  for (let i = 0; i < n; i++) {
-    const e = Array.from({ length: n }, (_, k) => (k === i ? 1 : 0));
-    const x = solve(A, e);
-    if (!x) return null;
-    cols.push(x);
-  }
-  return cols[0].map((_, r) => cols.map((c) => c[r]));
-}
-
-/**
- * Levenberg–Marquardt over log-parameters for residuals `res(p)` (relative errors). Returns the
- * parameters, the residuals at them and the standard errors of the parameters (from the
- * Jacobian at the optimum, σ² = RSS/(N − k)).
- */
-export function levenbergMarquardt(
-  res: (p: readonly number[]) => number[],
-  p0: readonly number[],
-  opts: { maxIter?: number } = {},
-): { p: number[]; residuals: number[]; stderr: number[] } {
-  const k = p0.length;
-  let q = p0.map(Math.log);
-  const at = (qq: readonly number[]) => res(qq.map(Math.exp));
-  const ss = (r: readonly number[]) => r.reduce((s, x) => s + x * x, 0);
-  let r = at(q);
-  let cost = ss(r);
-  let lambda = 1e-3;
-  const jac = (qq: readonly number[], r0: readonly number[]) => {
-    const J: number[][] = r0.map(() => new Array(k).fill(0));
-    for (let j = 0; j < k; j++) {
-      const h = 1e-6;
-      const qp = [...qq];
-      qp[j] += h;
-      const rp = at(qp);
-      for (let i = 0; i < r0.length; i++) J[i][j] = (rp[i] - r0[i]) / h;
-    }
-    return J;
-  };
-  const normal = (J: number[][], rr: readonly number[]) => {
-    const A = Array.from({ length: k }, () => new Array(k).fill(0));
-    const g = new Array(k).fill(0);
-    for (let i = 0; i < rr.length; i++) {
-      const row = J[i];
-      for (let a = 0; a < k; a++) {
-        g[a] += row[a] * rr[i];
-        for (let b = 0; b <= a; b++) A[a][b] += row[a] * row[b];
-      }
-    }
-    for (let a = 0; a < k; a++) for (let b = a + 1; b < k; b++) A[a][b] = A[b][a];
-    return { A, g };
-  };
-  for (let it = 0; it < (opts.maxIter ?? 100); it++) {
-    const J = jac(q, r);
-    const { A, g } = normal(J, r);
-    let improved = false;
-    for (let tries = 0; tries < 20; tries++) {
-      const D = A.map((row, a) => row.map((v, b) => (a === b ? v * (1 + lambda) + 1e-12 : v)));
-      const step = solve(
-        D,
-        g.map((x) => -x),
-      );
-      if (!step) break;
-      const qn = q.map((x, j) => x + step[j]);
-      const rn = at(qn);
-      const cn = ss(rn);
-      if (Number.isFinite(cn) && cn < cost) {
-        const rel = (cost - cn) / Math.max(cost, 1e-300);
-        q = qn;
-        r = rn;
-        cost = cn;
-        lambda = Math.max(lambda / 10, 1e-12);
-        improved = rel > 1e-14;
-        break;
-      }
-      lambda *= 10;
-    }
-    if (!improved) break;
-  }
-  const J = jac(q, r);
-  const { A } = normal(J, r);
-  const inv = inverse(A);
-  const dof = Math.max(1, r.length - k);
-  const s2 = cost / dof;
-  const p = q.map(Math.exp);
-  // se(p) = p · se(log p).
-  const stderr = p.map((v, j) =>
-    inv ? v * Math.sqrt(Math.max(0, inv[j][j] * s2)) : Number.POSITIVE_INFINITY,
-  );
-  return { p, residuals: r, stderr };
-}
-
 // ---- the saturated model ------------------------------------------------------------------
-
-interface Batch {
-  atMs: number;
-  chunks: number;
-  firsts: number;
-}
-
-/** Chunks that arrived together (within `tolMs`), in time order. */
-function batchesOf(records: readonly RequestRecord[], tolMs: number): Batch[] {
-  const pts: [number, boolean][] = [];
-  for (const r of records)
-    for (let i = 0; i < r.chunk_times_ms.length; i++) pts.push([r.chunk_times_ms[i], i === 0]);
-  pts.sort((a, b) => a[0] - b[0]);
-  const out: Batch[] = [];
-  for (const [t, first] of pts) {
-    const last = out[out.length - 1];
-    if (last && t - last.atMs <= tolMs) {
-      last.chunks++;
-      if (first) last.firsts++;
-    } else out.push({ atMs: t, chunks: 1, firsts: first ? 1 : 0 });
-  }
-  return out;
-}
-
-interface GapObs {
-  gapMs: number;
-  chunks: number;
-  firsts: number;
-}
-
-/** The batch gaps of a saturated run's middle 60% (start-up and drain left out). */
-function saturatedGaps(records: readonly RequestRecord[]): GapObs[] {
-  const b = batchesOf(records, 1e-6);
-  const lo = Math.floor(b.length * 0.2);
-  const hi = Math.ceil(b.length * 0.8);
-  const out: GapObs[] = [];
-  for (let j = Math.max(1, lo); j < hi; j++)
-    out.push({ gapMs: b[j].atMs - b[j - 1].atMs, chunks: b[j].chunks, firsts: b[j].firsts });
-  return out;
-}
 
 function fitChunkMs(
   gaps: readonly GapObs[],

@@ -20,20 +20,18 @@ import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
 import { z } from 'zod';
 import { type Problem, UsageError } from '../../core/errors.js';
+import { ENGINE_PROFILES, KV_CACHE_DTYPES, WEIGHT_DTYPES } from '../config/vocab.js';
 import {
   type CostOverrides,
   ETA_ATTN_PREFILL,
   ETA_BW,
   ETA_BW_ATTN_DECODE,
-  KV_CACHE_DTYPES,
   T_LAYER_MS,
   T_REQ_MS,
   T_SAMPLE_MS,
   T_SAMPLE_REQ_MS,
   T_STEP_MS,
-  WEIGHT_DTYPES,
 } from '../engine/cost.js';
-import { ENGINE_PROFILES } from '../engine/profiles.js';
 import {
   FRONTEND_CHUNK_MS,
   FRONTEND_OVERHEAD_MS,

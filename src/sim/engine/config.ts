@@ -11,10 +11,11 @@
  */
 import { UsageError } from '../../core/errors.js';
 import type { CalibrationProfile } from '../calibrate/profile.js';
-import { type Catalogue, defaultCatalogue } from '../catalogue/index.js';
+import { defaultCatalogue } from '../catalogue/index.js';
 import type { GpuSpec, ModelSpec } from '../catalogue/types.js';
-import { checkSimOptions, type SimLayerOptions } from '../settings.js';
-import { BYTES_PER_WEIGHT, type KvCacheDtype, modelAccounting, type WeightDtype } from './cost.js';
+import type { KvCacheDtype, WeightDtype } from '../config/vocab.js';
+import { checkSimOptions, type EngineOptions, type SimLayerValues } from '../settings.js';
+import { BYTES_PER_WEIGHT, modelAccounting } from './cost.js';
 import { type ProfileConfig, resolveProfile } from './profiles.js';
 
 const GIB = 1024 ** 3;
@@ -60,24 +61,6 @@ export const ACTIVATION_FIXED_GIB = 0.5;
 export const NON_TORCH_GIB_TP1 = 0.15;
 export const NON_TORCH_GIB_TP = 0.6;
 
-/**
- * Engine flags with vLLM's names in camelCase. Each is a setting of `sim/settings`, which
- * declares its type, range, default and meaning once (docs/sim.md lists them); unset fields
- * take their defaults there.
- */
-export interface EngineOptions extends Omit<SimLayerOptions<'engine'>, 'model' | 'gpu' | 'catalogue'> {
-  /** Catalogue model name, e.g. `llama-3.1-8b`. */
-  model: string;
-  /** Catalogue GPU name, e.g. `h100`. */
-  gpu: string;
-  /** Catalogue to resolve names in (default: built-in). */
-  catalogue?: Catalogue;
-  /** `--num-gpu-blocks-override`: fix the KV block count instead of sizing it from memory (engine API only). */
-  numGpuBlocksOverride?: number;
-  /** A calibration profile's constants (`--profile`, loaded): the cost model and API server use them. */
-  calibration?: CalibrationProfile;
-}
-
 /** How the simulated GPU memory is split (per GPU, GiB). */
 export interface MemoryPlan {
   totalGiB: number;
@@ -94,22 +77,35 @@ export interface MemoryPlan {
   kvCapacityTokens: number;
 }
 
-/** A validated, fully resolved engine configuration. */
-export interface EngineConfig {
+/**
+ * A validated, fully resolved engine configuration: the engine settings that are used as given
+ * (their types are the schema's, `sim/settings`), and what is resolved against the catalogue and
+ * the GPU (the model and GPU, the batch limits and context length vLLM defaults from them, the
+ * memory plan, the profile's scheduling settings).
+ */
+export interface EngineConfig
+  extends Pick<
+    SimLayerValues<'engine'>,
+    | 'tp'
+    | 'dtype'
+    | 'kvCacheDtype'
+    | 'blockSize'
+    | 'gpuMemoryUtilization'
+    | 'enablePrefixCaching'
+    | 'coldStartMs'
+    | 'apiServerCount'
+  > {
   model: ModelSpec;
   gpu: GpuSpec;
-  tp: number;
-  dtype: WeightDtype;
-  kvCacheDtype: KvCacheDtype;
+  /** `--max-num-seqs`, or vLLM's default for the GPU ({@link vllmBatchDefaults}). */
   maxNumSeqs: number;
+  /**
+   * The step token budget: `--max-num-batched-tokens` or vLLM's default for the GPU, as the
+   * profile resolves it (vLLM v0 without chunked prefill: at least the context).
+   */
   maxNumBatchedTokens: number;
-  blockSize: number;
-  gpuMemoryUtilization: number;
+  /** `--max-model-len`, or the model's context length capped by the KV cache's capacity. */
   maxModelLen: number;
-  enablePrefixCaching: boolean;
-  coldStartMs: number;
-  /** API server processes sharing the streaming work (`--api-server-count`; see `sim/frontend`). */
-  apiServerCount: number;
   memory: MemoryPlan;
   /** The engine impersonated (`--engine`) and its scheduling settings. */
   profile: ProfileConfig;

@@ -29,13 +29,7 @@ import {
   layerWeightBytesReadPerStep,
 } from '../catalogue/params.js';
 import type { GpuSpec, ModelSpec } from '../catalogue/types.js';
-
-/** Weight precisions the cost model knows (`int4`: AWQ/GPTQ-style weight-only). */
-export const WEIGHT_DTYPES = ['bf16', 'fp16', 'fp8', 'int4'] as const;
-export type WeightDtype = (typeof WEIGHT_DTYPES)[number];
-/** KV cache precisions: `auto` is the 16-bit cache. */
-export const KV_CACHE_DTYPES = ['auto', 'fp8'] as const;
-export type KvCacheDtype = (typeof KV_CACHE_DTYPES)[number];
+import type { KvCacheDtype, WeightDtype } from '../config/vocab.js';
 
 /**
  * Achieved fraction of peak memory bandwidth. 0.8 reproduces measured vLLM decode (Llama-3.1-8B:

@@ -1,8 +1,11 @@
 /**
  * @module sim/engine
- * Public surface of the simulated engine: configuration, the engine factory and the cost model.
+ * Public surface of the simulated engine: configuration, the engine factory, the cost model and
+ * the real-time driver that steps it on a wall clock.
  */
-export type { EngineConfig, EngineOptions, MemoryPlan } from './config.js';
+export type { KvCacheDtype, WeightDtype } from '../config/vocab.js';
+export type { EngineOptions } from '../settings.js';
+export type { EngineConfig, MemoryPlan } from './config.js';
 export {
   ACTIVATION_FIXED_GIB,
   activationFor,
@@ -11,7 +14,8 @@ export {
   resolveEngineConfig,
   vllmBatchDefaults,
 } from './config.js';
-export type { KvCacheDtype, ModelAccounting, StepCost, StepShape, WeightDtype } from './cost.js';
+export type { ModelAccounting, StepCost, StepShape } from './cost.js';
 export { CostModel, modelAccounting } from './cost.js';
 export { createEngine, EngineCore, type RawStep } from './engine.js';
+export { type DriverOptions, type DriverStats, RealTimeDriver } from './realtime-driver.js';
 export type * from './types.js';

@@ -7,14 +7,7 @@
  */
 import { UsageError } from '../../core/errors.js';
 import type { GpuSpec } from '../catalogue/types.js';
-
-/** `--engine` values. */
-export const ENGINE_PROFILES = ['vllm-v1', 'vllm-v0', 'sglang'] as const;
-export type EngineProfile = (typeof ENGINE_PROFILES)[number];
-
-/** SGLang's `--schedule-policy` values that the simulator models. */
-export const SCHEDULE_POLICIES = ['fcfs', 'lpm'] as const;
-export type SchedulePolicyName = (typeof SCHEDULE_POLICIES)[number];
+import type { EngineProfile, SchedulePolicyName } from '../config/vocab.js';
 
 /** The resolved scheduling settings of a profile (part of `EngineConfig`). */
 export interface ProfileConfig {

@@ -2,7 +2,7 @@
  * @module sim/engine/types
  * Contract between the simulated engine core (scheduler, KV cache, cost model; pure and
  * clock-free) and its two drivers: the real-time HTTP server (`sim/server`) and the
- * virtual-time planner (`sim/plan`). The engine never reads a clock: drivers pass `nowMs`.
+ * virtual-time planner (`sim/batch-driver`). The engine never reads a clock: drivers pass `nowMs`.
  */
 
 /** A request as the engine sees it: token ids (for prefix hashing) and how long it will generate. */

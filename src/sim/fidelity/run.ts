@@ -8,8 +8,8 @@ import { requestMetrics } from '../../analysis/request.js';
 import { mean, percentile } from '../../analysis/stats.js';
 import { Rng } from '../../runtime/rng.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
+import { type PlanLoad, type PlanRequest, simulateDetailed } from '../batch-driver.js';
 import { resolveEngineConfig } from '../engine/config.js';
-import { type PlanLoad, type PlanRequest, simulateDetailed } from '../plan.js';
 import { FIDELITY_ROWS, type FidelityRow, type Regime } from './table.js';
 
 export interface FidelityResult {

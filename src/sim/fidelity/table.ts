@@ -5,7 +5,7 @@
  * totals are its totals divided by its request count; what a source does not state is marked
  * `assumed` in the row's note. SGLang rows run the simulator's `sglang` engine profile.
  */
-import type { EngineOptions } from '../engine/config.js';
+import type { EngineOptions } from '../settings.js';
 
 /** Low load: the engine is far from its batch limits. Saturated: the request queue is full. */
 export type Regime = 'low' | 'saturated';

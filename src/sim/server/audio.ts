@@ -25,7 +25,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../runtime/clock.js';
 import { hashString } from '../../runtime/rng.js';
 import { parseWav, wavHeader } from '../../workload/audio.js';
-import type { ResolvedServerOptions } from './options.js';
+import type { ResolvedServerOptions } from '../settings.js';
 import { mix32, tokenText } from './text.js';
 import { SSE_DONE, sseData } from './wire.js';
 

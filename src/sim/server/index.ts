@@ -4,8 +4,8 @@
  * and fault types the CLI maps its flags onto.
  */
 
-export { type DriverStats, RealTimeDriver } from './driver.js';
-export { FAULT_KINDS, type FaultKind, type FaultSpec, parseFaults } from './faults.js';
-export type { ResolvedServerOptions, SimServerOptions } from './options.js';
+export { FAULT_KINDS, type FaultKind, type FaultSpec, parseFaults } from '../config/faults.js';
+export type { DriverStats } from '../engine/realtime-driver.js';
+export type { ResolvedServerOptions, SimServerOptions } from '../settings.js';
 export { resolveServerOptions } from './options.js';
 export { type SimServer, type SimServerDeps, startSimServer } from './server.js';

@@ -15,7 +15,7 @@ import { Dispatcher } from 'undici';
 import type { Clock } from '../../runtime/clock.js';
 import type { EngineConfig } from '../engine/config.js';
 import type { SimEngine } from '../engine/types.js';
-import type { SimServerOptions } from './options.js';
+import type { SimServerOptions } from '../settings.js';
 import { createSimHandler, type SimHandler, type SimServerDeps } from './server.js';
 
 /** The origin in-process URLs use; nothing ever resolves or connects to it. */

@@ -14,7 +14,7 @@
  * virtual clock (`plan`) it is always 0. Kept apart from `metrics.ts`, whose names are vLLM's.
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { BEHIND_MS } from './driver.js';
+import { BEHIND_MS } from '../engine/realtime-driver.js';
 
 export const SIM_BEHIND_TOTAL = 'servelab_sim_behind_total';
 export const SIM_EMIT_LAG_SECONDS = 'servelab_sim_emit_lag_seconds';

@@ -16,7 +16,7 @@
  * All times are engine (simulated) seconds, so they do not depend on `--time-scale`.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { EngineProfile } from '../engine/profiles.js';
+import type { EngineProfile } from '../config/vocab.js';
 import type { EngineStats } from '../engine/types.js';
 
 /** vLLM's `time_to_first_token_seconds` buckets. */

@@ -53,7 +53,7 @@ export class PromptTokens {
 
 /**
  * A chat prompt's ids: the pieces of {@link chatTemplatePieces}, each encoded by `encode`, in
- * order. `sim/plan` and the server both count chat prompts with it.
+ * order. `sim/batch-driver` and the server both count chat prompts with it.
  */
 export function chatPromptIds(
   encode: (text: string) => readonly number[],

@@ -5,20 +5,10 @@
  * Unknown fields are accepted and ignored, as vLLM does for most sampling options.
  */
 import { z } from 'zod';
+import { BadRequest } from './body.js';
 import { MAX_LOGPROBS } from './logprobs.js';
 import { checkSchema, type JsonSchema } from './structured.js';
 import type { ToolChoice, ToolSpec } from './tools.js';
-
-/** A request problem that becomes a 400 with `param` naming the field. */
-export class BadRequest extends Error {
-  constructor(
-    message: string,
-    readonly param: string | null = null,
-  ) {
-    super(message);
-    this.name = 'BadRequest';
-  }
-}
 
 const ContentPart = z.looseObject({ type: z.string(), text: z.string().optional() });
 const Message = z.looseObject({

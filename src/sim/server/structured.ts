@@ -21,7 +21,7 @@
 import { createRequire } from 'node:module';
 import type { Ajv } from 'ajv';
 import { approximatePieces } from '../../tokenizer/index.js';
-import { BadRequest } from './requests.js';
+import { BadRequest } from './body.js';
 import { mix32, VOCABULARY } from './text.js';
 
 /** A JSON Schema as the request gives it. */

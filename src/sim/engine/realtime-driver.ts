@@ -1,5 +1,5 @@
 /**
- * @module sim/server/driver
+ * @module sim/engine/realtime-driver
  * The real-time driver: steps the clock-free engine on a wall {@link Clock} and hands each
  * step's tokens to the HTTP layer at their planned release (the step's end, or later: see Release).
  *
@@ -28,11 +28,11 @@
  * Idle when the engine has no work; an arrival wakes it and the first step starts at once,
  * with every request that arrived at that same instant: vLLM's engine core, woken by a request,
  * drains its whole input queue before it schedules (`vllm-project/vllm:vllm/v1/engine/core.py`,
- * `_process_input_queue`), and `plan`'s fast path (`sim/plan`) batches them the same way.
+ * `_process_input_queue`), and `plan`'s fast path (`sim/batch-driver`) batches them the same way.
  */
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import type { Clock } from '../../runtime/clock.js';
-import type { EngineRequest, SimEngine, StepResult } from '../engine/types.js';
+import type { EngineRequest, SimEngine, StepResult } from './types.js';
 
 /** How many recent steps' lateness {@link RealTimeDriver.stats} keeps. */
 const LATE_WINDOW = 10_000;

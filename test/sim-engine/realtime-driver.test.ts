@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import { VirtualClock } from '../../src/runtime/clock.js';
 import { resolveEngineConfig } from '../../src/sim/engine/config.js';
 import { createEngine } from '../../src/sim/engine/engine.js';
+import { type DriverOptions, RealTimeDriver } from '../../src/sim/engine/realtime-driver.js';
 import type { StepResult } from '../../src/sim/engine/types.js';
-import { type DriverOptions, RealTimeDriver } from '../../src/sim/server/driver.js';
 
 /** Let the driver's promise chain run (timers already fired by advanceTo). */
 const settle = () => new Promise((r) => setImmediate(r));

@@ -1,5 +1,5 @@
 /**
- * @module sim/plan
+ * @module sim/batch-driver
  * A fast batch driver of the engine for engine tests and benchmarks: the same engine core as the
  * HTTP server, on a virtual clock, with no HTTP and no timers. No command measures with it:
  * `servelab plan` runs the real client against the in-process server (`sim/server/inprocess`),
