@@ -20,7 +20,7 @@ import { targetHeaders } from '../core/headers.js';
 import { engineFromOwnedBy, type ListedModel, parseModelList, type ServerEngine } from '../core/models.js';
 import { redactUrl, serverRoot } from '../core/url.js';
 import { withSimDefaults } from '../sim/settings.js';
-import type { ExperimentFile, TargetSpec } from './schema.js';
+import type { SharedFile, TargetSpec } from './fields.js';
 
 export type FieldSource = 'probed' | 'declared' | 'missing';
 
@@ -421,7 +421,7 @@ export function hostInfo(): HostInfo {
 // ---- assembling the record ------------------------------------------------------------------
 
 export interface RecordInput {
-  spec: ExperimentFile;
+  spec: SharedFile;
   targetName: string;
   /** From {@link probeTarget}; absent for a virtual-clock sim target. */
   probe?: ProbeResult | null;

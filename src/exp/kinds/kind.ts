@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import type { T } from '../../core/i18n/index.js';
 import { kindFile, type RuleReport, sharedRules, withRules } from '../fields.js';
 import type { ExperimentRecord } from '../record.js';
-import type { TemplateParts } from '../templates.js';
+import type { TemplateParts } from '../template-parts.js';
 import type { ExpContext, LiveTarget } from './context.js';
 
 /** The parsed file of one kind: the shared fields, `kind` and its (optional) section. */
