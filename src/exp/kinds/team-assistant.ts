@@ -2,7 +2,7 @@
  * @module exp/kinds/team-assistant
  * `team-assistant`: the course's question. Xiao Lin's document assistant works for one user;
  * what happens when 32 colleagues ask questions at the same time? Each colleague is a session
- * (`ExpContext.sessions`): 3–6 turns, a think time between an answer and the next question, every
+ * (`KindContext.sessions`): 3–6 turns, a think time between an answer and the next question, every
  * turn resending the history, the turns starting with one of a few shared documents. The kind
  * sweeps the number of users over `load.users` and bisects between the last level meeting the
  * SLO and the first failing one (the one search of `pipeline/capacity`), and reports:
@@ -45,9 +45,9 @@ import { type RequestRecord, SUCCESS_OUTCOMES } from '../../record/types.js';
 import { diagnose } from '../../report/diagnose/index.js';
 import type { LoadedRun } from '../../report/types.js';
 import { increasing } from '../fields.js';
-import type { ExpContext, LiveTarget, Measured, SessionsPlan } from './context.js';
+import type { KindContext, LiveTarget, Measured, SessionsPlan } from './context.js';
 import { pct } from './format.js';
-import { defineKind } from './kind.js';
+import { defineKind, type OwnFile } from './kind.js';
 import { fmt, verdictOf } from './points.js';
 import {
   formatTeam,
@@ -217,7 +217,7 @@ function levelOf(
 }
 
 /** The file's SLO as `metric: limit` (only the limits set). */
-function sloOf(ctx: ExpContext): Record<string, number> {
+function sloOf(ctx: KindContext): Record<string, number> {
   return Object.fromEntries(Object.entries(ctx.exp.slo ?? {}).filter(([, v]) => v !== undefined)) as Record<
     string,
     number
@@ -225,8 +225,10 @@ function sloOf(ctx: ExpContext): Record<string, number> {
 }
 
 /** Run the team-assistant experiment on every target. */
-export async function runTeamAssistant(ctx: ExpContext): Promise<TeamResult> {
-  const team = ctx.exp.team ?? teamSchema.parse({});
+export async function runTeamAssistant(
+  ctx: KindContext<OwnFile<'team-assistant', 'team', typeof teamSchema>>,
+): Promise<TeamResult> {
+  const team = ctx.exp.team;
   const levels = ctx.exp.load.users ?? levelsAround(team.colleagues);
   const out: TeamTargetResult[] = [];
   for (const t of ctx.targets) {
