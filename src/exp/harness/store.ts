@@ -3,9 +3,11 @@
  * What an experiment keeps in the store about its runs beyond what `pipeline/measure` writes:
  * the target's record with the run's metrics and quality (handed to `measureOn`, whose store
  * writer merges it into the run's row), and the one row of a run a kind measured on its own path
- * (the voice kind's LLM legs), so that `report EXP` and `runs` find it like any measured run.
+ * (the voice kind's LLM legs), written by the same writer as `run --workers`' merged run
+ * (`pipeline/stored-run`), so that `report EXP` and `runs` find it like any measured run.
  */
 import { mean, type Summary } from '../../analysis/index.js';
+import { storeFinishedRun } from '../../pipeline/stored-run.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { Store } from '../../store/index.js';
 import type { RunInfo, StoredRun } from '../kinds/context.js';
@@ -68,15 +70,17 @@ export function storeOwnRun(
   r: Omit<RunInfo, 'thresholds'>,
   stored: StoredRun,
 ): string {
-  const row = store.createRun({
-    kind: 'exp',
-    experimentId,
-    label: `${r.target} ${r.label}`,
-    startedAtUnixMs: stored.startedAtUnixMs,
-    config: { ...stored.config, target: r.target, level: r.level } as never,
-    record: { validity: { valid: r.validity.length === 0, reasons: r.validity } } as never,
+  return storeFinishedRun(store, {
+    row: {
+      kind: 'exp',
+      experimentId,
+      label: `${r.target} ${r.label}`,
+      startedAtUnixMs: stored.startedAtUnixMs,
+      config: { ...stored.config, target: r.target, level: r.level } as never,
+      record: { validity: { valid: r.validity.length === 0, reasons: r.validity } } as never,
+    },
+    records: stored.records,
+    summary: r.summary,
+    status: 'completed',
   });
-  for (const rec of stored.records) store.appendRecord(row.id, rec);
-  store.finishRun(row.id, r.summary as never, 'completed');
-  return row.id;
 }
