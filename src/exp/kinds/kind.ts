@@ -4,6 +4,9 @@
  * cross-field rules), its defaults, its `exp init` template, its runner and its console output.
  * {@link defineKind} builds one; `exp/kinds/index` registers them. Adding a kind is adding a
  * module here and a line in the registry.
+ *
+ * A kind's runner gets a {@link KindContext} of its own file ({@link OwnFile}): its section with
+ * its defaults filled in, and no other kind's section to read by mistake.
  */
 import type { z } from 'zod';
 import type { T } from '../../core/i18n/index.js';
