@@ -44,6 +44,17 @@ describe('experiment kind registry', () => {
     for (const kind of EXPERIMENT_KINDS) assert.ok(io.err().includes(kind), kind);
   });
 
+  it("a kind's runner reads its own section, defaulted, and no other kind's (checked by the compiler)", () => {
+    type CalibrationFile = Parameters<(typeof KINDS)['calibration']['run']>[0]['exp'];
+    const reads = (f: CalibrationFile) => {
+      const own: NonNullable<CalibrationFile['calibration']> = f.calibration;
+      // @ts-expect-error another kind's section is not in a kind's file
+      const other = f.sweep;
+      return [own, other];
+    };
+    assert.equal(typeof reads, 'function');
+  });
+
   it('the code that reads kinds names none of them', () => {
     const names = [...new Set([...EXPERIMENT_KINDS, ...Object.values(KIND_SECTIONS)])];
     for (const file of [
