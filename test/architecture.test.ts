@@ -235,9 +235,7 @@ test('no import circles between source files', { todo: 'circles being broken in 
  */
 const HTTP_FOLDERS = ['client/', 'monitor/', 'gate/', 'sim/server/'];
 /** Files that still send HTTP themselves, each with the reason. */
-const HTTP_EXCEPTIONS: Record<string, string> = {
-  'exp/kinds/context.ts': 'until the cache reset moves to client/engine-api',
-};
+const HTTP_EXCEPTIONS: Record<string, string> = {};
 const SENDERS = new Set(['request', 'fetch', 'stream', 'Agent', 'Pool', 'Client', 'Dispatcher']);
 
 /** What in `text` (comments removed) sends HTTP: value imports of undici or node:http(s) requests, global fetch. */

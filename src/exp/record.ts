@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProbeResult } from '../client/engine-probe.js';
 import { withSimDefaults } from '../sim/settings.js';
-import type { ExperimentFile, TargetSpec } from './schema.js';
+import type { SharedFile, TargetSpec } from './fields.js';
 
 export type FieldSource = 'probed' | 'declared' | 'missing';
 
@@ -269,7 +269,7 @@ export function hostInfo(): HostInfo {
 // ---- assembling the record ------------------------------------------------------------------
 
 export interface RecordInput {
-  spec: ExperimentFile;
+  spec: SharedFile;
   targetName: string;
   /** From {@link probeTarget}; absent for a virtual-clock sim target. */
   probe?: ProbeResult | null;

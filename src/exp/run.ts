@@ -8,13 +8,15 @@
  */
 
 import { type T, translator } from '../core/i18n/index.js';
-import { ExpContext, type ExpDeps, type LiveTarget, type RunInfo } from './kinds/context.js';
+import { ExpContext } from './harness/context.js';
+import type { ExpDeps, KindContext, LiveTarget, RunInfo } from './kinds/context.js';
 import { type ExperimentKind, KINDS } from './kinds/index.js';
 import { fmt, verdictOf } from './kinds/points.js';
 import type { ExperimentRecord } from './record.js';
-import type { ExperimentFile } from './schema.js';
+import { applyKindDefaults, type ExperimentFile } from './schema.js';
 
-export { type ExpDeps, ExperimentInterrupted, type RunInfo } from './kinds/context.js';
+export { ExperimentInterrupted } from './harness/measure.js';
+export type { ExpDeps, RunInfo } from './kinds/context.js';
 
 type Modules = typeof KINDS;
 /** What a kind computed (its module's `run`). */
@@ -62,7 +64,8 @@ export async function runExperiment(exp: ExperimentFile, deps: RunExperimentDeps
       kind: exp.kind,
     }),
   );
-  const ctx = new ExpContext(exp, deps, row?.id ?? null);
+  // The kind reads its own section with its defaults (a no-op for a file `parseExperiment` made).
+  const ctx = new ExpContext(applyKindDefaults(exp), deps, row?.id ?? null);
   try {
     await ctx.start();
     if (store && row)
@@ -103,8 +106,13 @@ export async function runExperiment(exp: ExperimentFile, deps: RunExperimentDeps
   }
 }
 
-function runKind(ctx: ExpContext): Promise<KindResult> {
-  return KINDS[ctx.exp.kind].run(ctx);
+/**
+ * The kind's runner on the context. Each module's `run` takes a context of its own file; the file
+ * here is the one of `ctx.exp.kind`, defaulted, which TypeScript cannot pair up by itself.
+ */
+function runKind(ctx: ExpContext<ExperimentFile>): Promise<KindResult> {
+  const run = KINDS[ctx.exp.kind].run as (c: KindContext<ExperimentFile>) => Promise<KindResult>;
+  return run(ctx);
 }
 
 // A module's functions take its own result; the registry's union of them takes the union of
@@ -117,7 +125,7 @@ type ModuleFns = {
 };
 const moduleOf = (kind: ExperimentKind) => KINDS[kind] as unknown as ModuleFns;
 
-function targetRecords(ctx: ExpContext, results: KindResult) {
+function targetRecords(ctx: ExpContext<ExperimentFile>, results: KindResult) {
   return moduleOf(ctx.exp.kind).targetRecords?.(ctx.targets, results) ?? null;
 }
 

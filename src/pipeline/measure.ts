@@ -26,6 +26,7 @@ import { resolveLang, type T, translator } from '../core/i18n/index.js';
 import { outputPathProblem } from '../core/output-path.js';
 import { redactUrl } from '../core/url.js';
 import type { ScrapePoint } from '../monitor/index.js';
+import type { RequestRecord } from '../record/types.js';
 import { openRecordWriter } from '../record/writer.js';
 import { validityReasons } from '../report/diagnose/validity.js';
 import { describeEnvironment } from '../report/run/environment.js';
@@ -126,6 +127,11 @@ export interface MeasureDeps {
   announce?: (runId: string) => string;
   /** The run's record (the experiment's description of its target), stored with it. */
   record?: Record<string, unknown>;
+  /**
+   * What the run's record gains once the run is summarised (an experiment target's metrics and
+   * quality), merged into the stored record with the monitoring and the verdict.
+   */
+  measuredRecord?: (summary: Summary, records: readonly RequestRecord[]) => Record<string, unknown>;
   /**
    * The language of {@link Measurement.validity}, which the console prints (default English);
    * `report.validity`, stored with the run, stays English.
@@ -660,6 +666,7 @@ export async function measureOn(
         ...prev,
         monitoring: (report.monitoring ?? null) as never,
         validity: report.validity as never,
+        ...((deps.measuredRecord?.(summary, result.records) ?? {}) as Record<string, never>),
       },
     });
     store.finishRun(storeRun.id, summary, result.interrupted ? 'interrupted' : 'completed', result.window);

@@ -37,6 +37,7 @@ import { mergedClient, mergedEnd, summaryFromShards } from './merge-summary.js';
 import { type MonitoringResult, reportMonitoring } from './monitoring.js';
 import { shardIndices } from './shard.js';
 import { loadShards, missingShards, readShardRecords } from './shard-files.js';
+import { storeFinishedRun } from './stored-run.js';
 
 /** The spread of first dispatches above which `merge` warns (ms). */
 export const START_SPREAD_WARN_MS = 50;
@@ -277,29 +278,28 @@ export function storeMerged(
   label: string | null,
 ): string {
   const m = report.merge;
-  const run = store.createRun({
-    kind: 'run',
-    label,
-    startedAtUnixMs: report.started_at_unix_ms,
-    config: report.config as never,
-    environment: report.environment as never,
-    record: {
-      monitoring: (report.monitoring ?? null) as never,
-      validity: report.validity as never,
-      merge: { run_id: m.run_id, expect: m.expect, exact: m.exact, missing: m.missing, lost: m.lost },
+  const id = storeFinishedRun(store, {
+    row: {
+      kind: 'run',
+      label,
+      startedAtUnixMs: report.started_at_unix_ms,
+      config: report.config as never,
+      environment: report.environment as never,
+      record: {
+        monitoring: (report.monitoring ?? null) as never,
+        validity: report.validity as never,
+        merge: { run_id: m.run_id, expect: m.expect, exact: m.exact, missing: m.missing, lost: m.lost },
+      },
     },
+    records,
+    // The server's series, as `measure` stores a run's: `diagnose ID` judges the run on them.
+    series: report.series,
+    summary: report.summary,
+    status: report.end?.interrupted ? 'interrupted' : 'completed',
+    window: report.window,
   });
-  for (const r of records) store.appendRecord(run.id, r);
-  // The server's series, as `measure` stores a run's: `diagnose ID` judges the run on them.
-  if (report.series?.length) store.addSeries(run.id, report.series);
-  store.finishRun(
-    run.id,
-    report.summary as never,
-    report.end?.interrupted ? 'interrupted' : 'completed',
-    report.window as never,
-  );
-  report.run_id = run.id;
-  return run.id;
+  report.run_id = id;
+  return id;
 }
 
 /**

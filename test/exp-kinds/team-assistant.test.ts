@@ -6,12 +6,12 @@ import { test } from 'node:test';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { translator } from '../../src/core/i18n/index.js';
+import { levelsAround } from '../../src/exp/kinds/team-assistant.js';
 import {
   largestLine,
-  levelsAround,
   type TeamResult,
   type TeamTargetResult,
-} from '../../src/exp/kinds/team-assistant.js';
+} from '../../src/exp/kinds/team-assistant-report.js';
 import { formatExperimentResult } from '../../src/exp/run.js';
 import { experimentTemplate } from '../../src/exp/templates.js';
 import { searchMaxLevel } from '../../src/pipeline/capacity.js';

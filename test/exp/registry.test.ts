@@ -5,7 +5,7 @@
  * touches `src/exp/kinds/` only.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
@@ -44,9 +44,30 @@ describe('experiment kind registry', () => {
     for (const kind of EXPERIMENT_KINDS) assert.ok(io.err().includes(kind), kind);
   });
 
+  it("a kind's runner reads its own section, defaulted, and no other kind's (checked by the compiler)", () => {
+    type CalibrationFile = Parameters<(typeof KINDS)['calibration']['run']>[0]['exp'];
+    const reads = (f: CalibrationFile) => {
+      const own: NonNullable<CalibrationFile['calibration']> = f.calibration;
+      // @ts-expect-error another kind's section is not in a kind's file
+      const other = f.sweep;
+      return [own, other];
+    };
+    assert.equal(typeof reads, 'function');
+  });
+
   it('the code that reads kinds names none of them', () => {
     const names = [...new Set([...EXPERIMENT_KINDS, ...Object.values(KIND_SECTIONS)])];
-    for (const file of ['exp/schema.ts', 'exp/run.ts', 'exp/templates.ts', 'exp/fields.ts', 'cli/main.ts']) {
+    for (const file of [
+      'exp/schema.ts',
+      'exp/run.ts',
+      'exp/templates.ts',
+      'exp/template-parts.ts',
+      'exp/fields.ts',
+      'exp/kinds/context.ts',
+      'exp/kinds/kind.ts',
+      ...readdirSync(join(SRC, 'exp', 'harness')).map((f) => `exp/harness/${f}`),
+      'cli/main.ts',
+    ]) {
       const text = readFileSync(join(SRC, file), 'utf8');
       for (const name of names)
         assert.doesNotMatch(

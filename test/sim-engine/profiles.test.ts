@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
-import { simServerOptions } from '../../src/exp/kinds/context.js';
+import { simServerOptions } from '../../src/exp/harness/targets.js';
 import { parseExperiment } from '../../src/exp/schema.js';
 import { Rng } from '../../src/runtime/rng.js';
 import { simulateDetailed } from '../../src/sim/batch-driver.js';

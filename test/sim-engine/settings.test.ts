@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
 import { simSchema } from '../../src/exp/fields.js';
-import { simServerOptions } from '../../src/exp/kinds/context.js';
+import { simServerOptions } from '../../src/exp/harness/targets.js';
 import { parseExperiment } from '../../src/exp/schema.js';
 import { BUILTIN_GPUS, BUILTIN_MODELS } from '../../src/sim/catalogue/index.js';
 import { resolveEngineConfig } from '../../src/sim/engine/config.js';

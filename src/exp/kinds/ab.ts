@@ -26,9 +26,9 @@ import { isObj, targetsOf } from '../fields.js';
 import { compileQualityChecks, fetchQualityOutputs, judgeQuality, type QualityResult } from '../quality.js';
 import { type ExperimentRecord, makeField, setRecordField } from '../record.js';
 import { type BootstrapDelta, bootstrapDelta, holmAdjust, minResamples, type Statistic } from '../stats.js';
-import type { ExpContext, LiveTarget } from './context.js';
+import type { KindContext, LiveTarget } from './context.js';
 import { table } from './format.js';
-import { defineKind } from './kind.js';
+import { defineKind, type OwnFile } from './kind.js';
 import { fmt, reindex } from './points.js';
 
 /** Measured requests are split into this many counterbalanced blocks per side (fewer when short). */
@@ -177,9 +177,8 @@ export function compareSides(
 }
 
 /** Run the A/B. */
-export async function runAb(ctx: ExpContext): Promise<AbResult> {
+export async function runAb(ctx: KindContext<OwnFile<'ab', 'ab', typeof abSchema>>): Promise<AbResult> {
   const ab = ctx.exp.ab;
-  if (!ab) throw new Error('ab section missing (the schema requires it)');
   // Refused before measuring: too few resamples would report "no significant difference" for
   // any data, which reads as a finding.
   const need = minResamples(ab.metrics.length, ab.alpha);
@@ -319,7 +318,7 @@ function describeSwitch(a: LiveTarget, b: LiveTarget): string {
 }
 
 /** The quality samples' answers from one side, through the target's own endpoint. */
-function qualityOutputs(ctx: ExpContext, t: LiveTarget, samples: ReturnType<typeof reindex>) {
+function qualityOutputs(ctx: KindContext, t: LiveTarget, samples: ReturnType<typeof reindex>) {
   return t.live.settle(
     fetchQualityOutputs(
       {
@@ -453,7 +452,11 @@ export const abKind = defineKind({
       }
     }
   },
-  defaults: (f) => f,
+  // The section has no defaults of its own to fill: the rules refuse a file without it.
+  defaults: (f) => {
+    if (!f.ab) throw new Error('ab section missing (the schema requires it)');
+    return { ...f, ab: f.ab };
+  },
   template: (t) => `${t.head(
     'ab',
     'ab',

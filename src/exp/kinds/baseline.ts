@@ -11,9 +11,9 @@ import { UsageError } from '../../core/errors.js';
 import { posInt } from '../../core/fields.js';
 import { SUCCESS_OUTCOMES } from '../../record/types.js';
 import { loadLevels, targetsOf } from '../fields.js';
-import type { ExpContext } from './context.js';
+import type { KindContext } from './context.js';
 import { table } from './format.js';
-import { defineKind } from './kind.js';
+import { defineKind, type OwnFile } from './kind.js';
 import { fmt, reindex } from './points.js';
 
 /** The cold (first) request's numbers, ms. */
@@ -73,7 +73,7 @@ export interface BaselineResult {
 }
 
 /** Run the baseline on every target. */
-export async function runBaseline(ctx: ExpContext): Promise<BaselineResult> {
+export async function runBaseline(ctx: KindContext<BaselineFile>): Promise<BaselineResult> {
   // Same generation settings everywhere (the schema refuses per-target ones; callers that build
   // an experiment in code are checked here too).
   const first = ctx.targets[0];
@@ -88,7 +88,7 @@ export async function runBaseline(ctx: ExpContext): Promise<BaselineResult> {
         hint: 'move the settings to the top-level `generation:`',
       })),
     );
-  const n = ctx.exp.baseline?.requests ?? 5;
+  const n = ctx.exp.baseline.requests;
   const specs = reindex(await ctx.workload({ count: n }));
   const out: BaselineTargetResult[] = [];
   for (const t of ctx.targets) {
@@ -172,6 +172,9 @@ export async function runBaseline(ctx: ExpContext): Promise<BaselineResult> {
 }
 
 // ---- the kind module: file section and rules, defaults, template, console output ----------
+
+/** A baseline file, its section defaulted. */
+type BaselineFile = OwnFile<'baseline', 'baseline', typeof baselineSchema>;
 
 export const baselineSchema = z.strictObject({
   /** Sequential requests per target; the first is reported apart as the cold one. */

@@ -10,9 +10,9 @@
 import { z } from 'zod';
 import { listOf, posInt } from '../../core/fields.js';
 import { isObj, refuseLoadLevels } from '../fields.js';
-import type { ExpContext } from './context.js';
+import type { KindContext } from './context.js';
 import { table } from './format.js';
-import { defineKind } from './kind.js';
+import { defineKind, type OwnFile } from './kind.js';
 import { fmt, type LoadPoint, pointOf, reindex } from './points.js';
 
 export interface CalibrationPoint extends LoadPoint {
@@ -54,8 +54,10 @@ export const calibrationSchema = z.strictObject({
 });
 
 /** Run the three phases on every target. */
-export async function runCalibration(ctx: ExpContext): Promise<CalibrationKindResult> {
-  const cal = ctx.exp.calibration ?? calibrationSchema.parse({});
+export async function runCalibration(
+  ctx: KindContext<OwnFile<'calibration', 'calibration', typeof calibrationSchema>>,
+): Promise<CalibrationKindResult> {
+  const cal = ctx.exp.calibration;
   const out: CalibrationKindResult['targets'] = [];
   for (const t of ctx.targets) {
     const points: CalibrationPoint[] = [];

@@ -4,18 +4,29 @@
  * cross-field rules), its defaults, its `exp init` template, its runner and its console output.
  * {@link defineKind} builds one; `exp/kinds/index` registers them. Adding a kind is adding a
  * module here and a line in the registry.
+ *
+ * A kind's runner gets a {@link KindContext} of its own file ({@link OwnFile}): its section with
+ * its defaults filled in, and no other kind's section to read by mistake.
  */
 import type { z } from 'zod';
 import type { T } from '../../core/i18n/index.js';
-import { kindFile, type RuleReport, sharedRules, withRules } from '../fields.js';
+import { kindFile, type RuleReport, type SharedFile, sharedRules, withRules } from '../fields.js';
 import type { ExperimentRecord } from '../record.js';
-import type { TemplateParts } from '../templates.js';
-import type { ExpContext, LiveTarget } from './context.js';
+import type { TemplateParts } from '../template-parts.js';
+import type { KindContext, LiveTarget } from './context.js';
 
 /** The parsed file of one kind: the shared fields, `kind` and its (optional) section. */
 export type KindFile<K extends string, N extends string, S extends z.ZodType> = z.output<
   ReturnType<typeof kindFile<K, N, S>>
 >;
+
+/**
+ * A kind's file once its defaults are applied: the shared fields, `kind` and its own section,
+ * filled in. What its runner reads; no other kind's section is in it.
+ */
+export type OwnFile<K extends string, N extends string, S extends z.ZodType> = SharedFile & {
+  kind: K;
+} & { [P in N]: z.output<S> };
 
 /** What a kind module declares. */
 export interface KindSpec<
@@ -33,11 +44,11 @@ export interface KindSpec<
   /** Rules between fields that the field types cannot express (see `withRules`). */
   rules?: (file: KindFile<K, N, S>, report: RuleReport) => void;
   /** What the kind implies when the file leaves it out (its section's defaults, load levels). */
-  defaults: (file: KindFile<K, N, S>) => KindFile<K, N, S>;
+  defaults: (file: KindFile<K, N, S>) => OwnFile<K, N, S>;
   /** The commented, runnable `exp init` template. */
   template: (parts: TemplateParts) => string;
-  /** Run the experiment (targets started) and compute the kind's result. */
-  run: (ctx: ExpContext) => Promise<R>;
+  /** Run the experiment (targets started) and compute the kind's result, on its own file. */
+  run: (ctx: KindContext<OwnFile<K, N, S>>) => Promise<R>;
   /** The result as console lines (tables, verdicts), in `t`'s language. */
   format: (result: R, t: T) => string[];
   /**

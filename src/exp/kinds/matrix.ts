@@ -8,9 +8,9 @@ import { z } from 'zod';
 import { err, listOf, posInt, str } from '../../core/fields.js';
 import { MIN_SAMPLES_P99, UNRELIABLE_MARK } from '../../report/table.js';
 import { isObj, lengthDist, listAt, refuseLoadLevels } from '../fields.js';
-import type { ExpContext } from './context.js';
+import type { KindContext } from './context.js';
 import { pct, table } from './format.js';
-import { defineKind } from './kind.js';
+import { defineKind, type OwnFile } from './kind.js';
 import { fmt, type LoadPoint, pointOf, reindex, unreliableNote } from './points.js';
 
 export interface MatrixCell extends LoadPoint {
@@ -26,15 +26,10 @@ export interface MatrixResult {
 }
 
 /** Run the matrix on every target. */
-export async function runMatrix(ctx: ExpContext): Promise<MatrixResult> {
-  const mx = ctx.exp.matrix ?? {
-    cells: [
-      { name: 'short-in-short-out', input_len: '128', output_len: '32' },
-      { name: 'long-in-short-out', input_len: '2048', output_len: '32' },
-      { name: 'long-in-long-out', input_len: '2048', output_len: '256' },
-    ],
-    concurrency: [1, 8],
-  };
+export async function runMatrix(
+  ctx: KindContext<OwnFile<'matrix', 'matrix', typeof matrixSchema>>,
+): Promise<MatrixResult> {
+  const mx = ctx.exp.matrix;
   const out: MatrixResult['targets'] = [];
   for (const t of ctx.targets) {
     const cells: MatrixCell[] = [];

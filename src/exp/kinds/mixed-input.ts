@@ -19,9 +19,9 @@ import { listOf, nonNegNum, oneOf, posInt } from '../../core/fields.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { RequestSpec } from '../../workload/types.js';
 import { lengthDist, refuseRates } from '../fields.js';
-import type { ExpContext } from './context.js';
+import type { KindContext } from './context.js';
 import { table } from './format.js';
-import { defineKind } from './kind.js';
+import { defineKind, type OwnFile } from './kind.js';
 import { fmt } from './points.js';
 
 type Order = 'short-first' | 'long-first' | 'interleaved';
@@ -69,13 +69,10 @@ export function arrange<T>(order: Order, longs: T[], shorts: T[]): { item: T; lo
 }
 
 /** Run the mixed-input experiment on every target. */
-export async function runMixedInput(ctx: ExpContext): Promise<MixedInputResult> {
-  const mi = ctx.exp.mixed_input ?? {
-    long: { input_len: '4096', output_len: '32', count: 4 },
-    short: { input_len: '128', output_len: '128', count: 16 },
-    orders: ['short-first', 'long-first', 'interleaved'],
-    spacing_ms: 50,
-  };
+export async function runMixedInput(
+  ctx: KindContext<OwnFile<'mixed-input', 'mixed_input', typeof mixedInputSchema>>,
+): Promise<MixedInputResult> {
+  const mi = ctx.exp.mixed_input;
   const longs = await ctx.workload({
     count: mi.long.count,
     inputLen: mi.long.input_len,

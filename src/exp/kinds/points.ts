@@ -12,7 +12,6 @@ import {
   verdictText,
 } from '../../report/table.js';
 import type { RequestSpec } from '../../workload/types.js';
-import type { ExperimentFile } from '../schema.js';
 import type { RunInfo } from './context.js';
 
 /** One run, reduced to its headline numbers (ms, tokens/s, requests/s). */
@@ -92,20 +91,11 @@ export function unreliableNote(t: T): string {
   return t('report.note.unreliable', { mark: UNRELIABLE_MARK, p99: MIN_SAMPLES_P99, p95: MIN_SAMPLES_P95 });
 }
 
-/** Stop rules of a sweep (defaults in `exp/kinds/sweep`: DEFAULT_STOP_*). */
+/** Stop rules of a sweep: its section's `stop` (defaults in `exp/kinds/sweep`: DEFAULT_STOP_*). */
 export interface StopRules {
   error_rate: number;
   ttft_p99_factor: number;
   e2e_p99_factor: number;
-}
-
-export function stopRules(exp: ExperimentFile): StopRules {
-  const s = exp.sweep?.stop;
-  return {
-    error_rate: s?.error_rate ?? 0.05,
-    ttft_p99_factor: s?.ttft_p99_factor ?? 10,
-    e2e_p99_factor: s?.e2e_p99_factor ?? 10,
-  };
 }
 
 /**

@@ -23,9 +23,9 @@ import { listOf, oneOf, posInt, str } from '../../core/fields.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { RequestSpec } from '../../workload/types.js';
 import { refuseRates } from '../fields.js';
-import type { ExpContext, LiveTarget, RunCache } from './context.js';
+import type { KindContext, LiveTarget, RunCache } from './context.js';
 import { pct, table } from './format.js';
-import { defineKind } from './kind.js';
+import { defineKind, type OwnFile } from './kind.js';
 import { fmt } from './points.js';
 
 type PhaseName = 'cold' | 'exact-repeat' | 'new-question' | 'scattered';
@@ -81,14 +81,10 @@ function prompt(doc: string, q: string): string {
 }
 
 /** Run the prefix-cache experiment on every target. */
-export async function runPrefixCache(ctx: ExpContext): Promise<PrefixCacheResult> {
-  const pc = ctx.exp.prefix_cache ?? {
-    document_tokens: 2048,
-    documents: 4,
-    question_tokens: 32,
-    requests_per_phase: 4,
-    phases: ['cold', 'exact-repeat', 'new-question', 'scattered'],
-  };
+export async function runPrefixCache(
+  ctx: KindContext<OwnFile<'prefix-cache', 'prefix_cache', typeof prefixCacheSchema>>,
+): Promise<PrefixCacheResult> {
+  const pc = ctx.exp.prefix_cache;
   const rpp = pc.requests_per_phase;
   let doc: string;
   if (pc.document_file) {
@@ -185,7 +181,7 @@ export async function runPrefixCache(ctx: ExpContext): Promise<PrefixCacheResult
   };
 }
 
-async function resetOrFail(ctx: ExpContext, t: LiveTarget): Promise<void> {
+async function resetOrFail(ctx: KindContext, t: LiveTarget): Promise<void> {
   const s = await ctx.resetCache(t);
   if (s !== 'reset')
     throw new UsageError([

@@ -19,9 +19,9 @@ import type { T } from '../../core/i18n/index.js';
 import { searchMaxLevel } from '../../pipeline/capacity.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
 import { increasing, loadLevels } from '../fields.js';
-import type { ExpContext, LiveTarget } from './context.js';
+import type { KindContext, LiveTarget } from './context.js';
 import { pct, table } from './format.js';
-import { defineKind, type KindFile } from './kind.js';
+import { defineKind, type KindFile, type OwnFile } from './kind.js';
 import {
   findKnee,
   fmt,
@@ -32,8 +32,8 @@ import {
   pctUnreliable,
   pointOf,
   reindex,
+  type StopRules,
   stopReason,
-  stopRules,
   unreliableNote,
   verdictOf,
 } from './points.js';
@@ -127,7 +127,7 @@ export function concludeSweep(
   };
 }
 
-async function closedLevel(ctx: ExpContext, t: LiveTarget, c: number, label: string) {
+async function closedLevel(ctx: KindContext, t: LiveTarget, c: number, label: string) {
   const level = { concurrency: c };
   const { specs, warmupSpecs, coldPrompts } = await ctx.levelWorkload(level, { count: ctx.requestsFor(c) });
   const measured = reindex(specs);
@@ -147,8 +147,10 @@ async function closedLevel(ctx: ExpContext, t: LiveTarget, c: number, label: str
 }
 
 /** Run a concurrency sweep on every target. */
-export async function runConcurrencySweep(ctx: ExpContext): Promise<SweepResult> {
-  const rules = stopRules(ctx.exp);
+export async function runConcurrencySweep(
+  ctx: KindContext<OwnFile<'concurrency-sweep', 'sweep', typeof sweepSchema>>,
+): Promise<SweepResult> {
+  const rules: StopRules = { ...ctx.exp.sweep.stop };
   const levels = ctx.exp.load.concurrency ?? [1, 2, 4, 8, 16, 32, 64];
   const out: SweepTargetResult[] = [];
   for (const t of ctx.targets) {
@@ -164,7 +166,7 @@ export async function runConcurrencySweep(ctx: ExpContext): Promise<SweepResult>
       if (stopped) break;
     }
     const res = concludeSweep(t.name, 'concurrency', points);
-    if (ctx.exp.sweep?.find_max_concurrency)
+    if (ctx.exp.sweep.find_max_concurrency)
       res.max_concurrency = await searchMax(ctx, t, summaries, rules.error_rate);
     out.push(res);
   }
@@ -188,7 +190,7 @@ export function meetsSloP90(s: Summary, slo: Record<string, number>, maxErrorRat
 }
 
 async function searchMax(
-  ctx: ExpContext,
+  ctx: KindContext,
   t: LiveTarget,
   measured: Map<number, { s: Summary; run_id: string | null; validity: string[] }>,
   maxErrorRate: number,
@@ -233,8 +235,10 @@ async function searchMax(
 }
 
 /** Run a rate sweep (open loop) on every target. */
-export async function runRateSweep(ctx: ExpContext): Promise<SweepResult> {
-  const rules = stopRules(ctx.exp);
+export async function runRateSweep(
+  ctx: KindContext<OwnFile<'rate-sweep', 'sweep', typeof sweepSchema>>,
+): Promise<SweepResult> {
+  const rules: StopRules = { ...ctx.exp.sweep.stop };
   const l = ctx.exp.load;
   const out: SweepTargetResult[] = [];
   for (const t of ctx.targets) {
@@ -255,7 +259,7 @@ export async function runRateSweep(ctx: ExpContext): Promise<SweepResult> {
             hint: 'give the rates explicitly in load.rates',
           },
         ]);
-      const fr = ctx.exp.sweep?.capacity_fractions ?? [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25];
+      const fr = ctx.exp.sweep.capacity_fractions ?? [...DEFAULT_CAPACITY_FRACTIONS];
       rates = fr.map((f) => Number((f * capacity!).toPrecision(3)));
       ctx.deps.log(
         ctx.tr('exp.progress.capacity', {
@@ -342,7 +346,7 @@ const sweepAt = (f: { sweep?: unknown }): Record<string, unknown> =>
 
 /** The progress line of one sweep level: its throughput, p99 TTFT, cache hits, verdict and stop reason. */
 function logLevel(
-  ctx: ExpContext,
+  ctx: KindContext,
   key: 'exp.progress.level_c' | 'exp.progress.level_rate',
   target: string,
   level: number,
@@ -426,7 +430,7 @@ function formatSweep(res: SweepResult, tr: T): string[] {
 }
 
 /** The `sweep` section's defaults. */
-const withSweep = <F extends KindFile<string, 'sweep', typeof sweepSchema>>(f: F): F => ({
+const withSweep = <F extends KindFile<string, 'sweep', typeof sweepSchema>>(f: F) => ({
   ...f,
   sweep: f.sweep ?? sweepSchema.parse({}),
 });
@@ -515,7 +519,7 @@ export const rateSweepKind = defineKind({
   },
   defaults: (f) => {
     const s = withSweep(f);
-    return !s.load.rates && !s.sweep?.capacity_fractions
+    return !s.load.rates && !s.sweep.capacity_fractions
       ? {
           ...s,
           sweep: {

@@ -2,7 +2,7 @@
  * @module exp/kinds/team-assistant
  * `team-assistant`: the course's question. Xiao Lin's document assistant works for one user;
  * what happens when 32 colleagues ask questions at the same time? Each colleague is a session
- * (`ExpContext.sessions`): 3–6 turns, a think time between an answer and the next question, every
+ * (`KindContext.sessions`): 3–6 turns, a think time between an answer and the next question, every
  * turn resending the history, the turns starting with one of a few shared documents. The kind
  * sweeps the number of users over `load.users` and bisects between the last level meeting the
  * SLO and the first failing one (the one search of `pipeline/capacity`), and reports:
@@ -32,92 +32,32 @@
  * `team.time_scale` divides think times and session starts (ramp-up, session arrivals): the
  * colleagues think that many times faster, which is a different, heavier question; it exists for
  * tests and smoke runs. A virtual-clock simulator costs no wall time for thinking anyway.
+ *
+ * This module measures and searches; the result's shape and how it reads (console, answer lines,
+ * write-up) are in `exp/kinds/team-assistant-report`.
  */
 import { z } from 'zod';
 import { mean, prefillInterference, type SessionsSummary, ttftMs } from '../../analysis/index.js';
 import { engineTimes } from '../../analysis/interference.js';
 import { bool, fraction, posInt, posNum } from '../../core/fields.js';
-import type { T } from '../../core/i18n/index.js';
 import { searchMaxLevel } from '../../pipeline/capacity.js';
 import { type RequestRecord, SUCCESS_OUTCOMES } from '../../record/types.js';
 import { diagnose } from '../../report/diagnose/index.js';
 import type { LoadedRun } from '../../report/types.js';
 import { increasing } from '../fields.js';
-import type { ExpContext, LiveTarget, Measured, SessionsPlan } from './context.js';
-import { pct, table } from './format.js';
-import { defineKind } from './kind.js';
+import type { KindContext, LiveTarget, Measured, SessionsPlan } from './context.js';
+import { pct } from './format.js';
+import { defineKind, type OwnFile } from './kind.js';
 import { fmt, verdictOf } from './points.js';
-
-/** Where a turn's wait goes (ms per successful turn; see the module comment). */
-export interface WaitSplit {
-  /** `engine`: the server's timings split queue from prefill; `client`: the client's view only. */
-  from: 'engine' | 'client';
-  ttft_ms_mean: number | null;
-  queue_ms: number | null;
-  prefill_ms: number | null;
-  decode_interference_ms: number | null;
-  /** Mean gap overlapping another turn's prefill / mean clean gap (`analysis/interference`). */
-  stall_ratio: number | null;
-  /** The largest of the three; from the diagnosis rules without the server's timings; null when neither tells. */
-  dominant: 'queueing' | 'prefill' | 'decode' | null;
-  /** The diagnosis rules about the wait that fired on the run. */
-  rules: string[];
-}
-
-/** One number of users on one target. */
-export interface TeamLevel {
-  users: number;
-  run_id: string | null;
-  /** A probe of the bisection, not one of `load.users`. */
-  search: boolean;
-  turns_planned: number;
-  turns_succeeded: number;
-  /** Share of the planned turns meeting every SLO (goodput). */
-  attainment: number | null;
-  meets: boolean;
-  validity: { code: string; message: string }[];
-  ttft_ms: { p50: number | null; p90: number | null };
-  tpot_ms: { p50: number | null; p90: number | null };
-  /** The user's wait from asking to the first content (`report.sessions`). */
-  user_ttft_ms: { p50: number | null; p90: number | null };
-  wait: WaitSplit;
-  cache: {
-    /** The server's prefix-cache hit rate over the run (its counters); null when it has none. */
-    server_hit_rate: number | null;
-    /** Σ cached_tokens / Σ prompt_tokens the responses reported. */
-    usage_hit_rate: number | null;
-    /** The share of prompt tokens an unbounded prefix cache could serve (the workload's plan). */
-    intended: number | null;
-    /** The part of `intended` the shared documents give. */
-    intended_documents: number | null;
-  };
-}
-
-export interface TeamTargetResult {
-  target: string;
-  /** Levels in the order measured (the sweep's, then the bisection's probes). */
-  levels: TeamLevel[];
-  /** The largest team meeting the SLO (0 when even the first level missed it); null when undetermined. */
-  largest: number | null;
-  /** False when the largest level tried still met the SLO (the true limit may be higher). */
-  bounded: boolean;
-  undetermined: string | null;
-  /** The level whose wait is explained: the smallest failing one, else the largest measured. */
-  deciding: number | null;
-  /** Whether `team.colleagues` users meet the SLO: from a level at or around it, null when not known. */
-  colleagues_fit: boolean | null;
-}
-
-export interface TeamResult {
-  kind: 'team-assistant';
-  colleagues: number;
-  attainment: number;
-  time_scale: number;
-  slo: Record<string, number>;
-  turns: string;
-  think_time_s: string;
-  targets: TeamTargetResult[];
-}
+import {
+  formatTeam,
+  type TeamLevel,
+  type TeamResult,
+  type TeamTargetResult,
+  teamConclusion,
+  teamWriteup,
+  type WaitSplit,
+} from './team-assistant-report.js';
 
 /** The diagnosis rules that say where the wait is (`stall_batch_growth` is listed with them, as decode slowing with the batch). */
 const WAIT_RULES = {
@@ -277,7 +217,7 @@ function levelOf(
 }
 
 /** The file's SLO as `metric: limit` (only the limits set). */
-function sloOf(ctx: ExpContext): Record<string, number> {
+function sloOf(ctx: KindContext): Record<string, number> {
   return Object.fromEntries(Object.entries(ctx.exp.slo ?? {}).filter(([, v]) => v !== undefined)) as Record<
     string,
     number
@@ -285,8 +225,10 @@ function sloOf(ctx: ExpContext): Record<string, number> {
 }
 
 /** Run the team-assistant experiment on every target. */
-export async function runTeamAssistant(ctx: ExpContext): Promise<TeamResult> {
-  const team = ctx.exp.team ?? teamSchema.parse({});
+export async function runTeamAssistant(
+  ctx: KindContext<OwnFile<'team-assistant', 'team', typeof teamSchema>>,
+): Promise<TeamResult> {
+  const team = ctx.exp.team;
   const levels = ctx.exp.load.users ?? levelsAround(team.colleagues);
   const out: TeamTargetResult[] = [];
   for (const t of ctx.targets) {
@@ -387,173 +329,6 @@ export const teamSchema = z.strictObject({
   /** The share of planned turns that must meet every SLO (as `plan --find-max-users`). */
   attainment: fraction().default(0.99),
 });
-
-const WAIT_KEY = {
-  queueing: 'team.wait.queueing',
-  prefill: 'team.wait.prefill',
-  decode: 'team.wait.decode',
-} as const;
-
-/** The "largest team" line (exactly `largest team meeting the SLO: N users` when bounded). */
-export function largestLine(r: TeamTargetResult, tr: T): string {
-  if (r.largest === null) return tr('team.largest_undetermined', { why: r.undetermined ?? '' });
-  if (!r.bounded) return tr('team.largest_unbounded', { n: r.largest });
-  return tr('team.largest', { n: r.largest });
-}
-
-function formatTeam(res: TeamResult, tr: T): string[] {
-  const out: string[] = [];
-  for (const t of res.targets) {
-    out.push(
-      tr('team.header', {
-        target: t.target,
-        turns: res.turns,
-        think: res.think_time_s,
-        slo: Object.entries(res.slo)
-          .map(([k, v]) => `${k} ≤ ${v}`)
-          .join(', '),
-        pct: res.attainment * 100,
-      }),
-    );
-    const sorted = [...t.levels].sort((a, b) => a.users - b.users);
-    out.push(
-      table(
-        [
-          tr('team.col.users'),
-          tr('team.col.turns'),
-          tr('team.col.met'),
-          'TTFT p50/p90',
-          'TPOT p50/p90',
-          tr('team.col.queue'),
-          tr('team.col.prefill'),
-          tr('team.col.interference'),
-          tr('team.col.server_hit'),
-          tr('team.col.intended'),
-          tr('exp.col.verdict'),
-        ],
-        sorted.map((l) => [
-          `${l.users}${l.search ? '*' : ''}`,
-          `${l.turns_succeeded}/${l.turns_planned}`,
-          `${pct(l.attainment)} ${l.meets ? '✓' : '✗'}`,
-          `${fmt(l.ttft_ms.p50, 0)}/${fmt(l.ttft_ms.p90, 0)}`,
-          `${fmt(l.tpot_ms.p50, 1)}/${fmt(l.tpot_ms.p90, 1)}`,
-          fmt(l.wait.queue_ms, 0),
-          fmt(l.wait.prefill_ms, 0),
-          fmt(l.wait.decode_interference_ms, 0),
-          pct(l.cache.server_hit_rate),
-          pct(l.cache.intended),
-          verdictOf(l, tr),
-        ]),
-      ),
-    );
-    if (sorted.some((l) => l.search)) out.push(tr('team.search_note'));
-    out.push(...answerLines(res, t, tr));
-  }
-  if (res.time_scale !== 1) out.push(tr('team.time_scale', { scale: res.time_scale }));
-  return out;
-}
-
-/**
- * One target's answer: the largest team, whether the asked-for team fits, where the wait is and
- * what the prefix cache did. The console prints it under the table; the HTML report at its head.
- */
-export function answerLines(res: TeamResult, t: TeamTargetResult, tr: T): string[] {
-  const out = [largestLine(t, tr)];
-  if (t.colleagues_fit !== null)
-    out.push(tr(t.colleagues_fit ? 'team.colleagues_fit' : 'team.colleagues_no_fit', { n: res.colleagues }));
-  const d = t.levels.find((l) => l.users === t.deciding);
-  if (d)
-    out.push(
-      ...waitLines(d, tr),
-      tr('team.cache', {
-        users: d.users,
-        server: pct(d.cache.server_hit_rate),
-        usage: pct(d.cache.usage_hit_rate),
-        intended: pct(d.cache.intended),
-        documents: pct(d.cache.intended_documents),
-      }),
-    );
-  return out;
-}
-
-/** The kind's answer for the HTML report: each target's {@link answerLines}, named. */
-export function teamConclusion(res: TeamResult, tr: T): string[] {
-  return res.targets.flatMap((t) =>
-    answerLines(res, t, tr).map((line, i) => (i === 0 ? `${t.target}: ${line}` : line.trim())),
-  );
-}
-
-/** The "where the wait is" lines of one level. */
-export function waitLines(d: TeamLevel, tr: T): string[] {
-  const w = d.wait;
-  const out = [
-    tr(w.from === 'engine' ? 'team.wait.split' : 'team.wait.split_client', {
-      users: d.users,
-      queue: fmt(w.queue_ms, 0),
-      prefill: fmt(w.prefill_ms, 0),
-      decode: fmt(w.decode_interference_ms, 0),
-      ratio: fmt(w.stall_ratio, 2),
-    }),
-    w.dominant ? tr('team.wait.verdict', { where: tr(WAIT_KEY[w.dominant]) }) : tr('team.wait.unknown'),
-  ];
-  if (w.rules.length) out.push(tr('team.wait.rules', { rules: w.rules.join(', ') }));
-  return out;
-}
-
-/**
- * The write-up's section for this kind (Markdown lines): the course's question, the answer,
- * where the wait is and what the prefix cache did, in the course's terms.
- */
-export function teamWriteup(res: TeamResult, tr: T): string[] {
-  const L: string[] = [
-    `### ${tr('team.writeup.title')}`,
-    '',
-    tr('team.writeup.question', { n: res.colleagues }),
-    '',
-  ];
-  L.push(
-    tr('team.writeup.design', {
-      turns: res.turns,
-      think: res.think_time_s,
-      slo: Object.entries(res.slo)
-        .map(([k, v]) => `\`${k}\` ≤ ${v}`)
-        .join(', '),
-      pct: res.attainment * 100,
-    }),
-    '',
-  );
-  for (const t of res.targets) {
-    L.push(`**${t.target}**: ${largestLine(t, tr)}`, '');
-    if (t.colleagues_fit !== null)
-      L.push(tr(t.colleagues_fit ? 'team.writeup.fit' : 'team.writeup.no_fit', { n: res.colleagues }), '');
-    L.push(
-      `| ${tr('team.col.users')} | ${tr('team.col.met')} | TTFT p90 | TPOT p90 | ${tr('team.col.queue')} | ${tr('team.col.prefill')} | ${tr('team.col.interference')} | ${tr('team.col.server_hit')} | ${tr('team.col.intended')} |`,
-      '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    );
-    for (const l of [...t.levels].sort((a, b) => a.users - b.users))
-      L.push(
-        `| ${l.users} | ${pct(l.attainment)} ${l.meets ? '✓' : '✗'} | ${fmt(l.ttft_ms.p90, 0)} | ${fmt(l.tpot_ms.p90, 1)} | ${fmt(l.wait.queue_ms, 0)} | ${fmt(l.wait.prefill_ms, 0)} | ${fmt(l.wait.decode_interference_ms, 0)} | ${pct(l.cache.server_hit_rate)} | ${pct(l.cache.intended)} |`,
-      );
-    L.push('');
-    const d = t.levels.find((l) => l.users === t.deciding);
-    if (d) {
-      L.push(tr('team.writeup.wait_intro'), '');
-      for (const line of waitLines(d, tr)) L.push(`- ${line.replace(/^\s*(→\s*)?/, '')}`);
-      if (d.wait.dominant) L.push('', tr(`team.writeup.means_${d.wait.dominant}`));
-      L.push(
-        '',
-        tr('team.writeup.cache', {
-          server: pct(d.cache.server_hit_rate),
-          intended: pct(d.cache.intended),
-          documents: pct(d.cache.intended_documents),
-        }),
-        '',
-      );
-    }
-  }
-  if (res.time_scale !== 1) L.push(`> ${tr('team.time_scale', { scale: res.time_scale })}`, '');
-  return L;
-}
 
 export const teamAssistantKind = defineKind({
   kind: 'team-assistant',

@@ -24,8 +24,8 @@ import { type ChunkPolicy, parseChunkPolicy } from '../../runner/chunker.js';
 import { ASR_GPU_MODES } from '../../sim/config/vocab.js';
 import { startSimServer } from '../../sim/server/index.js';
 import { lengthDist, refuseLoadLevels } from '../fields.js';
-import type { ExpContext, LiveTarget } from './context.js';
-import { defineKind } from './kind.js';
+import type { KindContext, LiveTarget } from './context.js';
+import { defineKind, type OwnFile } from './kind.js';
 
 /** What a voice experiment may switch, one at a time. */
 export const VOICE_SWITCHES = ['tts_chunk', 'endpoint_ms', 'asr_gpu', 'concurrency'] as const;
@@ -141,8 +141,10 @@ function conditionSettings(
 }
 
 /** Run every condition on every target. */
-export async function runVoiceExperiment(ctx: ExpContext): Promise<VoiceResult> {
-  const v = ctx.exp.voice ?? voiceSchema.parse({});
+export async function runVoiceExperiment(
+  ctx: KindContext<OwnFile<'voice', 'voice', typeof voiceSchema>>,
+): Promise<VoiceResult> {
+  const v = ctx.exp.voice;
   const t = ctx.deps.t;
   const signal = ctx.deps.signal ?? new AbortController().signal;
   const targets: VoiceTargetResult[] = [];

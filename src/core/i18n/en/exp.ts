@@ -108,7 +108,7 @@ export const exp = {
   'exp.ab.quality': 'quality ({checks}): {result}',
   'exp.ab.passed': 'passed',
   'exp.ab.failed': 'FAILED',
-  // progress lines on stderr (src/exp/run.ts, src/exp/kinds/context.ts, sweep.ts)
+  // progress lines on stderr (src/exp/run.ts, src/exp/harness/targets.ts, sweep.ts)
   'exp.progress.start': 'experiment {id}: {name} ({kind})',
   'exp.progress.sim_virtual': 'target {name}: simulator {model} on {gpu} (virtual clock)',
   'exp.progress.sim_live': 'target {name}: simulator {model} on {gpu} at {url} (time scale {scale})',
