@@ -5,6 +5,7 @@
  * reported with the run.
  */
 import { type Dispatcher, request } from 'undici';
+import { type SeriesSummary, seriesSummary } from '../analysis/series.js';
 import {
   createExporter,
   defaultMetricsUrl,
@@ -12,8 +13,6 @@ import {
   localGpuSources,
   type ScrapePoint,
   type ScrapeStats,
-  type SeriesSummary,
-  seriesSummary,
   startMetricsServer,
   startScraper,
 } from '../monitor/index.js';
