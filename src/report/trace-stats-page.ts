@@ -1,5 +1,5 @@
 /**
- * @module report/trace-stats
+ * @module report/trace-stats-page
  * `servelab trace stats` as text and as a self-contained HTML page: the statistics of
  * `analysis/trace-stats` (rate over time, length distributions, burstiness, prefix sharing)
  * and their charts, rendered with echarts SSR like the run report (`report/charts`). Every
