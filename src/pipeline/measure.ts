@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Dispatcher, request } from 'undici';
+import type { ValidityReason } from '../analysis/diagnose/types.js';
 import {
   parseSlo,
   parseThresholds,
@@ -18,6 +19,7 @@ import {
   summarize,
   summarizeSessions,
 } from '../analysis/index.js';
+import type { LoadedRun } from '../analysis/loaded-run.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
 import { createHttpTarget, DEFAULT_SESSION_HEADER, redactHeaders, scrubSecrets } from '../client/index.js';
 import { errorMessageOf } from '../client/stream.js';
@@ -35,7 +37,6 @@ import { describeEnvironment } from '../report/run/environment.js';
 import { buildRunReport, RECORDS_FILE, type RunReport, runReportProblem } from '../report/run/report.js';
 import { buildShardReport, type ShardReport } from '../report/run/shard.js';
 import { type WriteRunOutputsOptions, writeJsonFile, writeRunOutputs } from '../report/run/write.js';
-import type { LoadedRun, ValidityReason } from '../report/types.js';
 import type { RunObserver } from '../runner/events.js';
 import {
   type LoadMode,

@@ -10,6 +10,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { ValidityReason } from '../analysis/diagnose/types.js';
 import { type ErrorGroup, TOP_ERRORS } from '../analysis/errors.js';
 import {
   addHistograms,
@@ -33,7 +34,6 @@ import { validityReasons } from '../report/diagnose/validity.js';
 import { buildRunReport, RECORDS_FILE, type RunEnd, type RunReport } from '../report/run/report.js';
 import type { ShardReport } from '../report/run/shard.js';
 import { type WriteRunOutputsOptions, writeRunOutputs } from '../report/run/write.js';
-import type { ValidityReason } from '../report/types.js';
 import type { Store } from '../store/index.js';
 import { type MonitoringResult, reportMonitoring } from './monitoring.js';
 import { shardIndices } from './shard.js';

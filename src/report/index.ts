@@ -12,5 +12,4 @@ export * from './markdown.js';
 export * from './report-json.js';
 export * from './source-map.js';
 export * from './table.js';
-export type * from './types.js';
 export * from './vllm-result.js';

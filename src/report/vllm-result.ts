@@ -27,11 +27,12 @@
  *   vLLM-definitions view of a servelab run; when its `report.json` lies next to it, a note
  *   says so, because that file has the records and servelab's definitions.
  */
+
+import type { LoadedRun, RunSource } from '../analysis/loaded-run.js';
 import { describe, emptyStats, type Stats } from '../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary, type SummaryMetric } from '../analysis/summary.js';
 import { OUTCOMES, type Outcome } from '../record/types.js';
 import type { RunReport } from './run/report.js';
-import type { LoadedRun, RunSource } from './types.js';
 
 /** What `servelab report` accepts as a file, for hints. */
 export const RUN_FILE_HINT =

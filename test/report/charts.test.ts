@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EChartsOption } from 'echarts';
+import type { LoadedRun } from '../../src/analysis/loaded-run.js';
 import { parseSlo } from '../../src/analysis/slo.js';
 import { findKnee as expKnee } from '../../src/exp/kinds/points.js';
 import {
@@ -25,7 +26,6 @@ import {
   timelineSvg,
   ttftVsInputOption,
 } from '../../src/report/charts.js';
-import type { LoadedRun } from '../../src/report/types.js';
 import { handRecord, handRun, many, simRun } from '../diagnose/helpers.js';
 
 const recs = (n: number) =>

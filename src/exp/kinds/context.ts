@@ -12,6 +12,7 @@
  * offsets are divided by X, so the engine sees the same load whatever the scale.
  */
 import { request } from 'undici';
+import type { ValidityReason } from '../../analysis/diagnose/types.js';
 import {
   mean,
   parseThresholds,
@@ -20,6 +21,7 @@ import {
   type Threshold,
   type ThresholdResult,
 } from '../../analysis/index.js';
+import type { SeriesPoint } from '../../analysis/loaded-run.js';
 import type { SessionsSummary } from '../../analysis/sessions.js';
 import type { Slo } from '../../analysis/slo.js';
 import { evaluateThresholds } from '../../analysis/thresholds.js';
@@ -32,7 +34,6 @@ import { hostOf, withV1, withV1Note } from '../../core/url.js';
 import { type Endpoint, simEndpoint, urlEndpoint } from '../../pipeline/endpoint.js';
 import { measureOn, sessionsLoadMode } from '../../pipeline/measure.js';
 import { type RequestRecord, shiftRecord } from '../../record/types.js';
-import type { SeriesPoint, ValidityReason } from '../../report/types.js';
 import { type LoadMode, sessionTurns } from '../../runner/loops.js';
 import { RealClock } from '../../runtime/clock.js';
 import { hashString } from '../../runtime/rng.js';

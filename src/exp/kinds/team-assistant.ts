@@ -36,12 +36,12 @@
 import { z } from 'zod';
 import { mean, prefillInterference, type SessionsSummary, ttftMs } from '../../analysis/index.js';
 import { engineTimes } from '../../analysis/interference.js';
+import type { LoadedRun } from '../../analysis/loaded-run.js';
 import { bool, fraction, posInt, posNum } from '../../core/fields.js';
 import type { T } from '../../core/i18n/index.js';
 import { searchMaxLevel } from '../../pipeline/capacity.js';
 import { type RequestRecord, SUCCESS_OUTCOMES } from '../../record/types.js';
 import { diagnose } from '../../report/diagnose/index.js';
-import type { LoadedRun } from '../../report/types.js';
 import { increasing } from '../fields.js';
 import type { ExpContext, LiveTarget, Measured, SessionsPlan } from './context.js';
 import { pct, table } from './format.js';

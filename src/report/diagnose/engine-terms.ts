@@ -7,8 +7,9 @@
  * a recorded experiment, its record's `engine.name`; unknown means vLLM's terms, which are also
  * the simulator's setting keys.
  */
+
+import type { LoadedRun } from '../../analysis/loaded-run.js';
 import type { T } from '../../core/i18n/index.js';
-import type { LoadedRun } from '../types.js';
 import { EN } from './default-lang.js';
 
 /** What the advice calls each engine's settings and mechanisms. */

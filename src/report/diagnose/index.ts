@@ -3,8 +3,10 @@
  * `servelab diagnose` as a library: the validity verdict plus the symptom rules over one or
  * several loaded runs. Pure; the CLI loads runs and prints or writes the {@link Diagnosis}.
  */
+
+import type { Diagnosis, Finding, SkippedCheck } from '../../analysis/diagnose/types.js';
+import type { LoadedRun } from '../../analysis/loaded-run.js';
 import type { T } from '../../core/i18n/index.js';
-import type { Diagnosis, Finding, LoadedRun, SkippedCheck } from '../types.js';
 import { EN } from './default-lang.js';
 import {
   batchGrowth,

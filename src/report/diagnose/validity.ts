@@ -5,6 +5,9 @@
  * usage was missing, client and server token counts disagree, a run meant to be cold hit the
  * prefix cache, too many errors, or Little's law does not hold.
  */
+
+import type { SkippedCheck, ValidityReason } from '../../analysis/diagnose/types.js';
+import type { LoadedRun } from '../../analysis/loaded-run.js';
 import { requestMetrics } from '../../analysis/request.js';
 import { counterIncrease, seriesSummary } from '../../analysis/series.js';
 import { describe } from '../../analysis/stats.js';
@@ -12,7 +15,6 @@ import { groupAttempts, LITTLES_LAW_MIN_REQUESTS } from '../../analysis/summary.
 import { attemptEndAt, measurementWindow, slotWaits } from '../../analysis/window.js';
 import type { T } from '../../core/i18n/index.js';
 import type { ScrapePoint } from '../../record/series.js';
-import type { LoadedRun, SkippedCheck, ValidityReason } from '../types.js';
 import { EN } from './default-lang.js';
 
 /** Thresholds of the verdict; every one can be overridden. */

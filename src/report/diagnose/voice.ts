@@ -6,6 +6,8 @@
  * switch that moves that segment), and why first audio is not text TTFT, with this run's numbers.
  * Pure; {@link diagnoseVoice} returns a {@link Diagnosis} that `renderDiagnosisText` prints.
  */
+
+import type { Diagnosis, Finding } from '../../analysis/diagnose/types.js';
 import {
   dominantSegment,
   firstAudio,
@@ -15,7 +17,6 @@ import {
 } from '../../analysis/voice.js';
 import type { T } from '../../core/i18n/index.js';
 import type { VoiceRecord } from '../../record/voice.js';
-import type { Diagnosis, Finding } from '../types.js';
 import { EN } from './default-lang.js';
 
 /** First audio (mean, ms) above which a voice turn counts as slow. */
