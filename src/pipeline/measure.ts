@@ -21,6 +21,7 @@ import {
 } from '../analysis/index.js';
 import type { LoadedRun } from '../analysis/loaded-run.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
+import { validityReasons } from '../analysis/validity.js';
 import { createHttpTarget, DEFAULT_SESSION_HEADER, redactHeaders, scrubSecrets } from '../client/index.js';
 import { errorMessageOf } from '../client/stream.js';
 import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js';
@@ -32,7 +33,6 @@ import { outputPathProblem } from '../core/output-path.js';
 import { hostOf, redactUrl } from '../core/url.js';
 import type { ScrapePoint } from '../monitor/index.js';
 import { openRecordWriter } from '../record/writer.js';
-import { validityReasons } from '../report/diagnose/validity.js';
 import { describeEnvironment } from '../report/run/environment.js';
 import { buildRunReport, RECORDS_FILE, type RunReport, runReportProblem } from '../report/run/report.js';
 import { buildShardReport, type ShardReport } from '../report/run/shard.js';

@@ -26,11 +26,11 @@ import {
 } from '../analysis/histogram.js';
 import { describe, emptyStats } from '../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary, type SummaryMetric, summarize } from '../analysis/summary.js';
+import { validityReasons } from '../analysis/validity.js';
 import { type Problem, UsageError } from '../core/errors.js';
 import type { T } from '../core/i18n/index.js';
 import type { ScrapePoint } from '../record/series.js';
 import { emptyRecord, OUTCOMES, type RequestRecord, shiftRecord } from '../record/types.js';
-import { validityReasons } from '../report/diagnose/validity.js';
 import { buildRunReport, RECORDS_FILE, type RunEnd, type RunReport } from '../report/run/report.js';
 import type { ShardReport } from '../report/run/shard.js';
 import { type WriteRunOutputsOptions, writeRunOutputs } from '../report/run/write.js';

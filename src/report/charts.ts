@@ -13,10 +13,10 @@ import type { LoadedRun } from '../analysis/loaded-run.js';
 import { chunkGaps, e2eMs, ttftMs } from '../analysis/request.js';
 import { percentile } from '../analysis/stats.js';
 import { groupAttempts } from '../analysis/summary.js';
+import { validityReasons } from '../analysis/validity.js';
 import { attemptEndAt } from '../analysis/window.js';
 import { type T, translator } from '../core/i18n/index.js';
 import { type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
-import { validityReasons } from './diagnose/validity.js';
 
 /** Default rendered size, px: one cell of the report's chart grid (small multiples). */
 export const CHART_WIDTH = 600;

@@ -8,9 +8,9 @@
  * the simulator's setting keys.
  */
 
+import { EN } from '../../analysis/diagnose/default-lang.js';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
 import type { T } from '../../core/i18n/index.js';
-import { EN } from './default-lang.js';
 
 /** What the advice calls each engine's settings and mechanisms. */
 export interface EngineTerms {

@@ -4,10 +4,16 @@
  * several loaded runs. Pure; the CLI loads runs and prints or writes the {@link Diagnosis}.
  */
 
+import { EN } from '../../analysis/diagnose/default-lang.js';
 import type { Diagnosis, Finding, SkippedCheck } from '../../analysis/diagnose/types.js';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
+import {
+  noRecordsReason,
+  type ValidityOptions,
+  validityReasons,
+  validitySkipped,
+} from '../../analysis/validity.js';
 import type { T } from '../../core/i18n/index.js';
-import { EN } from './default-lang.js';
 import {
   batchGrowth,
   coldStart,
@@ -21,9 +27,17 @@ import {
   truncation,
   unexplainedTail,
 } from './rules.js';
-import { noRecordsReason, type ValidityOptions, validityReasons, validitySkipped } from './validity.js';
 
-export { EN } from './default-lang.js';
+export { EN } from '../../analysis/diagnose/default-lang.js';
+export {
+  generatorLatenessP99,
+  noRecordsReason,
+  tokenCounts,
+  VALIDITY_DEFAULTS,
+  type ValidityOptions,
+  validityReasons,
+  validitySkipped,
+} from '../../analysis/validity.js';
 export {
   type FindingGroup,
   groupFindings,
@@ -34,15 +48,6 @@ export {
   renderDiagnosisText,
 } from './render.js';
 export { precisionOf, RULE_DEFAULTS, type RuleOptions, tpOf } from './rules.js';
-export {
-  generatorLatenessP99,
-  noRecordsReason,
-  tokenCounts,
-  VALIDITY_DEFAULTS,
-  type ValidityOptions,
-  validityReasons,
-  validitySkipped,
-} from './validity.js';
 
 export interface DiagnoseOptions {
   validity?: ValidityOptions;

@@ -7,12 +7,12 @@
  * unexplained observations and the checks that could not run. Pure: strings in, a string out.
  */
 
+import { EN } from '../../analysis/diagnose/default-lang.js';
 import type { Diagnosis, Finding, Severity, ValidityReason } from '../../analysis/diagnose/types.js';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
 import type { T } from '../../core/i18n/index.js';
 import { displayWidth, padColumns } from '../../core/text-width.js';
 import { curvesOf } from '../charts.js';
-import { EN } from './default-lang.js';
 
 /** One rule's findings, in level order. */
 export interface FindingGroup {

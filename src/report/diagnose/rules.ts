@@ -6,20 +6,20 @@
  * Thresholds live in {@link RuleOptions}; every rule has a positive and a clean-run test.
  */
 
+import { EN } from '../../analysis/diagnose/default-lang.js';
 import type { Diagnosis, Finding } from '../../analysis/diagnose/types.js';
 import { clientPrefillWindow, recordsInterference } from '../../analysis/interference.js';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
 import { chunkGaps, e2eMs, ttftMs } from '../../analysis/request.js';
 import { seriesSummary } from '../../analysis/series.js';
 import { describe, lowerBound, mean, percentile, upperBound } from '../../analysis/stats.js';
+import { validityReasons } from '../../analysis/validity.js';
 import { attemptEndAt, measurementWindow } from '../../analysis/window.js';
 import type { T } from '../../core/i18n/index.js';
 import type { ScrapePoint } from '../../record/series.js';
 import type { RequestRecord } from '../../record/types.js';
 import { curvesOf, loadPoints, measuredSuccesses, stallThresholdMs } from '../charts.js';
-import { EN } from './default-lang.js';
 import { engineTerms } from './engine-terms.js';
-import { validityReasons } from './validity.js';
 
 /** Rule thresholds (all overridable). */
 export interface RuleOptions {

@@ -7,6 +7,7 @@
  * Pure; {@link diagnoseVoice} returns a {@link Diagnosis} that `renderDiagnosisText` prints.
  */
 
+import { EN } from '../../analysis/diagnose/default-lang.js';
 import type { Diagnosis, Finding } from '../../analysis/diagnose/types.js';
 import {
   dominantSegment,
@@ -17,7 +18,6 @@ import {
 } from '../../analysis/voice.js';
 import type { T } from '../../core/i18n/index.js';
 import type { VoiceRecord } from '../../record/voice.js';
-import { EN } from './default-lang.js';
 
 /** First audio (mean, ms) above which a voice turn counts as slow. */
 export const VOICE_SLOW_MS = 500;
