@@ -5,6 +5,7 @@
  * the Markdown write-up, and the diagnosis. Everything takes already-loaded {@link LoadedRun}s;
  * `report-json` and `vllm-result` turn servelab's report.json and vLLM's result files into them.
  */
+export * from './chart-kit.js';
 export * from './charts.js';
 export * from './diagnose/index.js';
 export * from './html.js';

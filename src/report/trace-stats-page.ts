@@ -10,7 +10,7 @@ import type { Stats } from '../analysis/stats.js';
 import type { TraceStats } from '../analysis/trace-stats.js';
 import { interArrivalGapsMs } from '../analysis/trace-stats.js';
 import { type T, translator } from '../core/i18n/index.js';
-import { axisNumber, histogram, niceCeil, renderSvg, valueAxis, withBase } from './charts.js';
+import { axisNumber, histogram, niceCeil, renderSvg, valueAxis, withBase } from './chart-kit.js';
 import { pageStart } from './html.js';
 import { escapeHtml } from './table.js';
 

@@ -5,23 +5,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EChartsOption } from 'echarts';
+import { findKnee } from '../../src/analysis/load-curve.js';
 import type { LoadedRun } from '../../src/analysis/loaded-run.js';
 import { parseSlo } from '../../src/analysis/slo.js';
+import { stallThresholdMs } from '../../src/analysis/stalls.js';
 import { findKnee as expKnee } from '../../src/exp/kinds/points.js';
+import { axisNumber, legendRows, renderSvg } from '../../src/report/chart-kit.js';
 import {
-  axisNumber,
   cdfOption,
   cdfPoints,
   chunkGapOption,
-  findKnee,
   goodputOption,
   inFlightSeries,
-  legendRows,
   loadCurveOption,
-  renderSvg,
   reportCharts,
   serverSeriesOptions,
-  stallThresholdMs,
   timelineOption,
   timelineSvg,
   ttftVsInputOption,

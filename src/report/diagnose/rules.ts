@@ -9,16 +9,18 @@
 import { EN } from '../../analysis/diagnose/default-lang.js';
 import type { Diagnosis, Finding } from '../../analysis/diagnose/types.js';
 import { clientPrefillWindow, recordsInterference } from '../../analysis/interference.js';
+import { curvesOf, loadPoints } from '../../analysis/load-curve.js';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
 import { chunkGaps, e2eMs, ttftMs } from '../../analysis/request.js';
 import { seriesSummary } from '../../analysis/series.js';
+import { stallThresholdMs } from '../../analysis/stalls.js';
 import { describe, lowerBound, mean, percentile, upperBound } from '../../analysis/stats.js';
+import { measuredSuccesses } from '../../analysis/summary.js';
 import { validityReasons } from '../../analysis/validity.js';
 import { attemptEndAt, measurementWindow } from '../../analysis/window.js';
 import type { T } from '../../core/i18n/index.js';
 import type { ScrapePoint } from '../../record/series.js';
 import type { RequestRecord } from '../../record/types.js';
-import { curvesOf, loadPoints, measuredSuccesses, stallThresholdMs } from '../charts.js';
 import { engineTerms } from './engine-terms.js';
 
 /** Rule thresholds (all overridable). */
