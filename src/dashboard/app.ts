@@ -24,12 +24,12 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
+import { diagnose } from '../analysis/diagnose/index.js';
 import type { LoadedRun } from '../analysis/loaded-run.js';
 import { UsageError } from '../core/errors.js';
 import { CATALOGUES, type T, translator } from '../core/i18n/index.js';
 import {
   comparisonTable,
-  diagnose,
   diagnosisHtml,
   FRAGMENT_CSS,
   headlineHtml,

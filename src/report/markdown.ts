@@ -12,13 +12,13 @@
  * writes them.
  */
 
+import { runEngine } from '../analysis/diagnose/engine-terms.js';
 import type { Diagnosis } from '../analysis/diagnose/types.js';
 import { formatErrorGroup } from '../analysis/errors.js';
 import type { LoadedRun } from '../analysis/loaded-run.js';
 import { type T, translator } from '../core/i18n/index.js';
 import { redactSecrets } from '../core/redact.js';
 import { renderChartSvg, reportCharts } from './charts.js';
-import { runEngine } from './diagnose/engine-terms.js';
 import {
   groupedReasons,
   headlineDiagnosisText,

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { diagnose } from '../../src/analysis/diagnose/index.js';
 import type { Diagnosis } from '../../src/analysis/diagnose/types.js';
 import type { LoadedRun } from '../../src/analysis/loaded-run.js';
-import { diagnose } from '../../src/report/diagnose/index.js';
 import { handRecord, handRun, many, simRun } from './helpers.js';
 
 const H100 = { model: 'llama-3.1-8b', gpu: 'h100' } as const;

@@ -31,7 +31,7 @@ const DOC = resolve(ROOT, 'docs', 'source-map.md');
  * An unexplained observation's `rule` (the check that saw it, for grouping) is not a finding's.
  */
 function diagnosisRuleIds(): string[] {
-  const text = readFileSync(resolve(ROOT, 'src', 'report', 'diagnose', 'rules.ts'), 'utf8').replace(
+  const text = readFileSync(resolve(ROOT, 'src', 'analysis', 'diagnose', 'rules.ts'), 'utf8').replace(
     /unexplained\.push\(\{\s*rule: '[a-z_]+'/g,
     '',
   );

@@ -34,6 +34,7 @@
  * tests and smoke runs. A virtual-clock simulator costs no wall time for thinking anyway.
  */
 import { z } from 'zod';
+import { diagnose } from '../../analysis/diagnose/index.js';
 import { mean, prefillInterference, type SessionsSummary, ttftMs } from '../../analysis/index.js';
 import { engineTimes } from '../../analysis/interference.js';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
@@ -41,7 +42,6 @@ import { bool, fraction, posInt, posNum } from '../../core/fields.js';
 import type { T } from '../../core/i18n/index.js';
 import { searchMaxLevel } from '../../pipeline/capacity.js';
 import { type RequestRecord, SUCCESS_OUTCOMES } from '../../record/types.js';
-import { diagnose } from '../../report/diagnose/index.js';
 import { increasing } from '../fields.js';
 import type { ExpContext, LiveTarget, Measured, SessionsPlan } from './context.js';
 import { pct, table } from './format.js';

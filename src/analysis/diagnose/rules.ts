@@ -1,27 +1,27 @@
 /**
- * @module report/diagnose/rules
+ * @module analysis/diagnose/rules
  * The diagnosis rules: each turns a symptom in client records (and, when scraped, server
  * series) into a {@link Finding} with evidence, the likely mechanism and the next experiment.
  * A symptom that no cause explains goes to `unexplained` instead of being forced into a rule.
  * Thresholds live in {@link RuleOptions}; every rule has a positive and a clean-run test.
  */
 
-import { EN } from '../../analysis/diagnose/default-lang.js';
-import type { Diagnosis, Finding } from '../../analysis/diagnose/types.js';
-import { clientPrefillWindow, recordsInterference } from '../../analysis/interference.js';
-import { curvesOf, loadPoints } from '../../analysis/load-curve.js';
-import type { LoadedRun } from '../../analysis/loaded-run.js';
-import { chunkGaps, e2eMs, ttftMs } from '../../analysis/request.js';
-import { seriesSummary } from '../../analysis/series.js';
-import { stallThresholdMs } from '../../analysis/stalls.js';
-import { describe, lowerBound, mean, percentile, upperBound } from '../../analysis/stats.js';
-import { measuredSuccesses } from '../../analysis/summary.js';
-import { validityReasons } from '../../analysis/validity.js';
-import { attemptEndAt, measurementWindow } from '../../analysis/window.js';
 import type { T } from '../../core/i18n/index.js';
 import type { ScrapePoint } from '../../record/series.js';
 import type { RequestRecord } from '../../record/types.js';
+import { clientPrefillWindow, recordsInterference } from '../interference.js';
+import { curvesOf, loadPoints } from '../load-curve.js';
+import type { LoadedRun } from '../loaded-run.js';
+import { chunkGaps, e2eMs, ttftMs } from '../request.js';
+import { seriesSummary } from '../series.js';
+import { stallThresholdMs } from '../stalls.js';
+import { describe, lowerBound, mean, percentile, upperBound } from '../stats.js';
+import { measuredSuccesses } from '../summary.js';
+import { validityReasons } from '../validity.js';
+import { attemptEndAt, measurementWindow } from '../window.js';
+import { EN } from './default-lang.js';
 import { engineTerms } from './engine-terms.js';
+import type { Diagnosis, Finding } from './types.js';
 
 /** Rule thresholds (all overridable). */
 export interface RuleOptions {

@@ -1,19 +1,13 @@
 /**
- * @module report/diagnose
+ * @module analysis/diagnose
  * `servelab diagnose` as a library: the validity verdict plus the symptom rules over one or
  * several loaded runs. Pure; the CLI loads runs and prints or writes the {@link Diagnosis}.
  */
 
-import { EN } from '../../analysis/diagnose/default-lang.js';
-import type { Diagnosis, Finding, SkippedCheck } from '../../analysis/diagnose/types.js';
-import type { LoadedRun } from '../../analysis/loaded-run.js';
-import {
-  noRecordsReason,
-  type ValidityOptions,
-  validityReasons,
-  validitySkipped,
-} from '../../analysis/validity.js';
 import type { T } from '../../core/i18n/index.js';
+import type { LoadedRun } from '../loaded-run.js';
+import { noRecordsReason, type ValidityOptions, validityReasons, validitySkipped } from '../validity.js';
+import { EN } from './default-lang.js';
 import {
   batchGrowth,
   coldStart,
@@ -27,8 +21,8 @@ import {
   truncation,
   unexplainedTail,
 } from './rules.js';
+import type { Diagnosis, Finding, SkippedCheck } from './types.js';
 
-export { EN } from '../../analysis/diagnose/default-lang.js';
 export {
   generatorLatenessP99,
   noRecordsReason,
@@ -37,16 +31,8 @@ export {
   type ValidityOptions,
   validityReasons,
   validitySkipped,
-} from '../../analysis/validity.js';
-export {
-  type FindingGroup,
-  groupFindings,
-  groupReasons,
-  type LevelNamer,
-  levelNamer,
-  type ReasonGroup,
-  renderDiagnosisText,
-} from './render.js';
+} from '../validity.js';
+export { EN } from './default-lang.js';
 export { precisionOf, RULE_DEFAULTS, type RuleOptions, tpOf } from './rules.js';
 
 export interface DiagnoseOptions {
@@ -85,7 +71,7 @@ export function rulesSkipped(run: LoadedRun, t: T = EN): SkippedCheck[] {
  * Diagnose runs: per-run validity and rules (cold start, high TTFT, pauses, batch growth, truncation), then
  * cross-run rules (throughput vs load, quantised and multi-GPU A/B pairs). A check that cannot
  * run on a run's data (no records; a vLLM result file) is listed in `skipped`, with the reason.
- * Every sentence is in `opts.t`'s language (English by default); {@link renderDiagnosisText}
+ * Every sentence is in `opts.t`'s language (English by default); `report/diagnose/render`
  * prints it with each rule's findings grouped across the load levels.
  * @example
  * const d = diagnose([run], { t: translator('zh-CN') });

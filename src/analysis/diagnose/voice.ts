@@ -1,5 +1,5 @@
 /**
- * @module report/diagnose/voice
+ * @module analysis/diagnose/voice
  * The diagnosis rule for the symptom "a voice user feels it is slow" (`voice_slow`): from a voice
  * measurement's summary (`analysis/voice`), it names the segment of the first-audio critical path
  * that dominates, the next experiment to run on it (`servelab exp init voice`, with the one
@@ -7,17 +7,17 @@
  * Pure; {@link diagnoseVoice} returns a {@link Diagnosis} that `renderDiagnosisText` prints.
  */
 
-import { EN } from '../../analysis/diagnose/default-lang.js';
-import type { Diagnosis, Finding } from '../../analysis/diagnose/types.js';
+import type { T } from '../../core/i18n/index.js';
+import type { VoiceRecord } from '../../record/voice.js';
 import {
   dominantSegment,
   firstAudio,
   VOICE_SEGMENTS,
   type VoiceSegment,
   type VoiceSummary,
-} from '../../analysis/voice.js';
-import type { T } from '../../core/i18n/index.js';
-import type { VoiceRecord } from '../../record/voice.js';
+} from '../voice.js';
+import { EN } from './default-lang.js';
+import type { Diagnosis, Finding } from './types.js';
 
 /** First audio (mean, ms) above which a voice turn counts as slow. */
 export const VOICE_SLOW_MS = 500;

@@ -1,5 +1,5 @@
 /**
- * @module report/diagnose/engine-terms
+ * @module analysis/diagnose/engine-terms
  * The engine a run's server was read as, and the names its advice uses for that engine's
  * settings: a finding about SGLang names `--chunked-prefill-size` and `--max-running-requests`,
  * not vLLM's `max_num_batched_tokens` and `max_num_seqs`. The engine comes from the scrape
@@ -8,9 +8,9 @@
  * the simulator's setting keys.
  */
 
-import { EN } from '../../analysis/diagnose/default-lang.js';
-import type { LoadedRun } from '../../analysis/loaded-run.js';
 import type { T } from '../../core/i18n/index.js';
+import type { LoadedRun } from '../loaded-run.js';
+import { EN } from './default-lang.js';
 
 /** What the advice calls each engine's settings and mechanisms. */
 export interface EngineTerms {
