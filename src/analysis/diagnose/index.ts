@@ -6,21 +6,16 @@
 
 import type { T } from '../../core/i18n/index.js';
 import type { LoadedRun } from '../loaded-run.js';
-import { noRecordsReason, type ValidityOptions, validityReasons, validitySkipped } from '../validity.js';
+import { type ValidityOptions, validityReasons, validitySkipped } from '../validity.js';
 import { EN } from './default-lang.js';
 import {
-  batchGrowth,
-  coldStart,
-  highTtft,
-  multiGpuSlower,
-  pauses,
-  quantisedSlower,
+  ALL_RULES,
+  NEEDS,
+  type Need,
   RULE_DEFAULTS,
+  type RuleContext,
   type RuleOptions,
-  throughputPlateaus,
-  truncation,
-  unexplainedTail,
-} from './rules.js';
+} from './rules/index.js';
 import type { Diagnosis, Finding, SkippedCheck } from './types.js';
 
 export {
@@ -33,7 +28,7 @@ export {
   validitySkipped,
 } from '../validity.js';
 export { EN } from './default-lang.js';
-export { precisionOf, RULE_DEFAULTS, type RuleOptions, tpOf } from './rules.js';
+export { ALL_RULES, precisionOf, RULE_DEFAULTS, type Rule, type RuleOptions, tpOf } from './rules/index.js';
 
 export interface DiagnoseOptions {
   validity?: ValidityOptions;
@@ -42,35 +37,34 @@ export interface DiagnoseOptions {
   t?: T;
 }
 
-/** The per-request rules: they read the records' send and token times. */
-const RECORD_RULES = [
-  'cold_start',
-  'stall_prefill_interference',
-  'stall_client',
-  'stall_preemption',
-  'stall_batch_growth',
-] as const;
+/** Whether a run has everything a rule needs. */
+const ready = (rule: { needs: readonly Need[] }, run: LoadedRun) =>
+  rule.needs.every((n) => NEEDS[n].met(run));
 
 /**
- * The per-run rules that cannot run on a run's data, with the reason: the per-request rules
- * without records; truncation and high TTFT on a vLLM result file that lacks what they read.
+ * The rules that cannot run on a run's data, with the reason, one entry per unmet need (in
+ * {@link NEEDS}' order): the per-request rules without records; truncation and high TTFT on a
+ * vLLM result file that lacks what they read.
  */
 export function rulesSkipped(run: LoadedRun, t: T = EN): SkippedCheck[] {
   const out: SkippedCheck[] = [];
-  if (run.records.length === 0)
-    out.push({ run: run.id, checks: [...RECORD_RULES], reason: noRecordsReason(run, t) });
-  if (run.source) {
-    out.push({ run: run.id, checks: ['truncation'], reason: t('diagnose.skipped.vllm_truncation') });
-    if (run.summary.ttft_ms.p90 === null)
-      out.push({ run: run.id, checks: ['high_ttft'], reason: t('diagnose.skipped.vllm_ttft_p90') });
+  for (const need of Object.keys(NEEDS) as Need[]) {
+    const { met, reason, names } = NEEDS[need];
+    if (met(run)) continue;
+    const checks = ALL_RULES.filter((r) => r.needs.includes(need)).flatMap((r) =>
+      names === 'emits' ? r.emits : [r.id],
+    );
+    if (checks.length) out.push({ run: run.id, checks, reason: reason(run, t) });
   }
   return out;
 }
 
 /**
- * Diagnose runs: per-run validity and rules (cold start, high TTFT, pauses, batch growth, truncation), then
- * cross-run rules (throughput vs load, quantised and multi-GPU A/B pairs). A check that cannot
- * run on a run's data (no records; a vLLM result file) is listed in `skipped`, with the reason.
+ * Diagnose runs: per-run validity and the rules of `ALL_RULES` (`rules/index.ts`): each run's
+ * own rules (cold start, high TTFT, pauses, batch growth, truncation), then the cross-run rules
+ * (throughput vs load, quantised and multi-GPU A/B pairs), then the residue (a tail no finding
+ * explains). A rule that cannot run on a run's data (no records; a vLLM result file) is listed
+ * in `skipped`, with the reason.
  * Every sentence is in `opts.t`'s language (English by default); `report/diagnose/render`
  * prints it with each rule's findings grouped across the load levels.
  * @example
@@ -83,22 +77,15 @@ export function diagnose(runs: readonly LoadedRun[], opts: DiagnoseOptions = {})
   const reasons = runs.flatMap((r) => validityReasons(r, opts.validity, t));
   const findings: Finding[] = [];
   const unexplained: Diagnosis['unexplained'] = [];
-  const push = (f: Finding | null) => {
-    if (f) findings.push(f);
-  };
+  const ctx: RuleContext = { o, unexplained, findings };
   const skipped = runs.flatMap((r) => [...validitySkipped(r, t), ...rulesSkipped(r, t)]);
-  for (const run of runs) {
-    const records = run.records.length > 0;
-    if (records) push(coldStart(run, o));
-    push(highTtft(run, o, unexplained));
-    if (records) findings.push(...pauses(run, o, unexplained));
-    if (records) push(batchGrowth(run, o));
-    // A vLLM result's outcome counts are placeholders (no finish reasons).
-    if (!run.source) push(truncation(run, o));
-  }
-  findings.push(...throughputPlateaus(runs, o, unexplained));
-  findings.push(...quantisedSlower(runs, o));
-  findings.push(...multiGpuSlower(runs, o));
-  for (const run of runs) unexplainedTail(run, findings, unexplained, t);
+  const perRun = (scope: 'run' | 'residue') => {
+    for (const run of runs)
+      for (const rule of ALL_RULES)
+        if (rule.scope === scope && ready(rule, run)) findings.push(...rule.run(run, ctx));
+  };
+  perRun('run');
+  for (const rule of ALL_RULES) if (rule.scope === 'runs') findings.push(...rule.run(runs, ctx));
+  perRun('residue');
   return { valid: reasons.length === 0, reasons, findings, unexplained, skipped };
 }
