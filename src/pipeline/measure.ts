@@ -32,11 +32,11 @@ import { parseModelList } from '../core/models.js';
 import { outputPathProblem } from '../core/output-path.js';
 import { hostOf, redactUrl } from '../core/url.js';
 import type { ScrapePoint } from '../monitor/index.js';
+import { describeEnvironment } from '../output/environment.js';
+import { type WriteRunOutputsOptions, writeJsonFile, writeRunOutputs } from '../output/write.js';
 import { openRecordWriter } from '../record/writer.js';
-import { describeEnvironment } from '../report/run/environment.js';
 import { buildRunReport, RECORDS_FILE, type RunReport, runReportProblem } from '../report/run/report.js';
 import { buildShardReport, type ShardReport } from '../report/run/shard.js';
-import { type WriteRunOutputsOptions, writeJsonFile, writeRunOutputs } from '../report/run/write.js';
 import type { RunObserver } from '../runner/events.js';
 import {
   type LoadMode,

@@ -29,11 +29,11 @@ import { SUMMARY_METRICS, type Summary, type SummaryMetric, summarize } from '..
 import { validityReasons } from '../analysis/validity.js';
 import { type Problem, UsageError } from '../core/errors.js';
 import type { T } from '../core/i18n/index.js';
+import { type WriteRunOutputsOptions, writeRunOutputs } from '../output/write.js';
 import type { ScrapePoint } from '../record/series.js';
 import { emptyRecord, OUTCOMES, type RequestRecord, shiftRecord } from '../record/types.js';
 import { buildRunReport, RECORDS_FILE, type RunEnd, type RunReport } from '../report/run/report.js';
 import type { ShardReport } from '../report/run/shard.js';
-import { type WriteRunOutputsOptions, writeRunOutputs } from '../report/run/write.js';
 import type { Store } from '../store/index.js';
 import { type MonitoringResult, reportMonitoring } from './monitoring.js';
 import { shardIndices } from './shard.js';
