@@ -92,9 +92,10 @@ test('imports follow the one-way layout', () => {
 });
 
 /**
- * What `report/` may not import: modules that do I/O (files, the host, processes, sockets,
- * HTTP, SQLite) and the folders that measure or orchestrate a measurement. report/ renders
- * already-loaded runs; reading and writing them is its callers' job (`output/`, `store/`, `cli/`).
+ * What `report/` and `analysis/` may not import: modules that do I/O (files, the host,
+ * processes, sockets, HTTP, SQLite) and the folders that measure or orchestrate a measurement.
+ * analysis/ computes and judges, report/ renders, both over already-loaded runs; reading and
+ * writing them is their callers' job (`output/`, `store/`, `cli/`).
  */
 const IO_MODULES = [
   'node:fs',
@@ -121,11 +122,12 @@ const MEASURING_FOLDERS = [
 const ANY_IMPORT_RE =
   /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
 
-test('report/ imports no module that does I/O or measures', () => {
+/** Imports of files under `folder/` that do I/O or reach a folder that measures. */
+function impureImports(folder: string): string[] {
   const bad: string[] = [];
   for (const file of files) {
     const rel = relative(SRC, file);
-    if (!rel.startsWith('report/')) continue;
+    if (!rel.startsWith(`${folder}/`)) continue;
     const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
     for (const m of text.matchAll(ANY_IMPORT_RE)) {
       const spec = m[1] ?? m[2] ?? m[3];
@@ -137,7 +139,15 @@ test('report/ imports no module that does I/O or measures', () => {
         bad.push(`${rel} imports ${spec} (I/O)`);
     }
   }
-  assert.deepEqual(bad, []);
+  return bad;
+}
+
+test('report/ imports no module that does I/O or measures', () => {
+  assert.deepEqual(impureImports('report'), []);
+});
+
+test('analysis/ (the metric math and the judging) is as pure as report/', () => {
+  assert.deepEqual(impureImports('analysis'), []);
 });
 
 test('randomness and clocks only in src/runtime', () => {
