@@ -19,12 +19,13 @@ const SRC = resolve(import.meta.dirname, '..', 'src');
  *  - 0 ground: contracts (record), errors and names (core), the clock and randomness (runtime);
  *    ground imports only ground;
  *  - 1 analysis: pure metric math over records, callable by every stage;
- *  - 2 report: renders runs and report.json; it never measures, so it sees only ground and
- *    analysis;
+ *  - 2 report: renders runs and report.json; it never measures nor does I/O, so it sees only
+ *    ground and analysis (and see the test below: no module that reads or writes the world);
  *  - 2–4 what a request carries and when: tokenizer, workload, schedule;
  *  - 5 the targets: the HTTP client and the simulated engine, which know nothing of each
  *    other or of the load generator;
- *  - 6 runner (the load loops), 7 its observers (monitoring, the store);
+ *  - 6 runner (the load loops), 7 its observers (monitoring, the store) and the run's files on
+ *    disk (output: report.json, summary.csv, vllm.json, the host description they carry);
  *  - 8 pipeline (the one measurement path), 9 what builds on it (experiments, the dashboard);
  *  - 10 the upgrade gate, whose load check reuses the experiments' A/B machinery;
  *  - 11 cli, imported by nobody.
@@ -43,6 +44,7 @@ const TIER: Record<string, number> = {
   runner: 6,
   monitor: 7,
   store: 7,
+  output: 7,
   pipeline: 8,
   exp: 9,
   dashboard: 9,
@@ -90,6 +92,65 @@ test('imports follow the one-way layout', () => {
   assert.deepEqual(bad, []);
 });
 
+/**
+ * What `report/` and `analysis/` may not import: modules that do I/O (files, the host,
+ * processes, sockets, HTTP, SQLite) and the folders that measure or orchestrate a measurement.
+ * analysis/ computes and judges, report/ renders, both over already-loaded runs; reading and
+ * writing them is their callers' job (`output/`, `store/`, `cli/`).
+ */
+const IO_MODULES = [
+  'node:fs',
+  'node:fs/promises',
+  'node:os',
+  'node:child_process',
+  'node:net',
+  'node:http',
+  'undici',
+  'better-sqlite3',
+];
+const MEASURING_FOLDERS = [
+  'runner',
+  'client',
+  'monitor',
+  'store',
+  'pipeline',
+  'sim',
+  'exp',
+  'gate',
+  'cli',
+  'output',
+];
+const ANY_IMPORT_RE =
+  /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
+
+/** Imports of files under `folder/` that do I/O or reach a folder that measures. */
+function impureImports(folder: string): string[] {
+  const bad: string[] = [];
+  for (const file of files) {
+    const rel = relative(SRC, file);
+    if (!rel.startsWith(`${folder}/`)) continue;
+    const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+    for (const m of text.matchAll(ANY_IMPORT_RE)) {
+      const spec = m[1] ?? m[2] ?? m[3];
+      if (spec.startsWith('.')) {
+        const target = relative(SRC, resolve(file, '..', spec));
+        const to = target.split('/')[0];
+        if (MEASURING_FOLDERS.includes(to)) bad.push(`${rel} imports ${target} (a folder that measures)`);
+      } else if (IO_MODULES.includes(spec) || IO_MODULES.includes(`node:${spec}`))
+        bad.push(`${rel} imports ${spec} (I/O)`);
+    }
+  }
+  return bad;
+}
+
+test('report/ imports no module that does I/O or measures', () => {
+  assert.deepEqual(impureImports('report'), []);
+});
+
+test('analysis/ (the metric math and the judging) is as pure as report/', () => {
+  assert.deepEqual(impureImports('analysis'), []);
+});
+
 test('randomness and clocks only in src/runtime', () => {
   const bad: string[] = [];
   for (const file of files) {
@@ -110,6 +171,9 @@ test('the tiers say what the layout promises', () => {
     ['record', 'analysis', false],
     ['report', 'monitor', false], // report never measures
     ['report', 'runner', false],
+    ['report', 'output', false], // nor writes files
+    ['output', 'report', true], // output writes what report builds
+    ['pipeline', 'output', true],
     ['sim', 'client', false], // the engine knows nothing of the load generator
     ['sim', 'runner', false],
     ['client', 'sim', false],

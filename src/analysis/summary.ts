@@ -154,6 +154,15 @@ export function groupAttempts(records: readonly RequestRecord[]): Map<string, Pl
   return groups;
 }
 
+/** Successful measured final attempts of a run. */
+export function measuredSuccesses(records: readonly RequestRecord[]): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  for (const g of groupAttempts(records).values()) {
+    if (g.final.phase === 'measure' && SUCCESS_OUTCOMES.includes(g.final.outcome)) out.push(g.final);
+  }
+  return out;
+}
+
 const DIALECT_DEFINITIONS = {
   vllm_ttft_ms:
     'vLLM bench serve TTFT: first chunk of any kind (role-only, reasoning) − sent; servelab ttft_ms counts content only',

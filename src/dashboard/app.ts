@@ -24,18 +24,18 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
+import { diagnose } from '../analysis/diagnose/index.js';
+import type { LoadedRun } from '../analysis/loaded-run.js';
 import { UsageError } from '../core/errors.js';
 import { CATALOGUES, type T, translator } from '../core/i18n/index.js';
 import {
   comparisonTable,
-  diagnose,
   diagnosisHtml,
   FRAGMENT_CSS,
   headlineHtml,
   renderTableHtml,
   reportCharts,
 } from '../report/index.js';
-import type { LoadedRun } from '../report/types.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RunRow, Store } from '../store/index.js';
 import { streamLive } from './live.js';

@@ -12,6 +12,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { EChartsOption } from 'echarts';
+import type { LoadedRun } from '../analysis/loaded-run.js';
 import { e2eMs, ttftMs } from '../analysis/request.js';
 import { insertSorted, percentile } from '../analysis/stats.js';
 import { summarize } from '../analysis/summary.js';
@@ -19,7 +20,6 @@ import { attemptEndAt } from '../analysis/window.js';
 import { type T, translator } from '../core/i18n/index.js';
 import { OUTCOMES, type Outcome, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
 import { cdfOption, timelineOption } from '../report/charts.js';
-import type { LoadedRun } from '../report/types.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RunRow, SeriesPoint, Store } from '../store/index.js';
 import { isSummary, runLabel, runSummary } from './store-runs.js';

@@ -5,10 +5,11 @@
  * experiments for the lists. A run still `running` has no stored summary yet; its summary is
  * computed from the records committed so far, with the same `summarize` the run itself uses.
  */
+
+import type { LoadedRun, ReportRecordField, RunLevel } from '../analysis/loaded-run.js';
 import { type Summary, summarize } from '../analysis/summary.js';
 import type { MeasurementWindow } from '../analysis/window.js';
 import type { RequestRecord } from '../record/types.js';
-import type { LoadedRun, ReportRecordField, RunLevel } from '../report/types.js';
 import type { ExperimentRow, JsonObject, RunRow, Store } from '../store/index.js';
 
 /** Whether a stored summary has the fixed keys of {@link Summary} (older or foreign rows may not). */

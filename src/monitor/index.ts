@@ -50,11 +50,9 @@ export {
   type ScrapePoint,
   type Scraper,
   type ScraperOptions,
-  type ScrapeSource,
   type ScrapeStats,
-  type SeriesSummary,
   type SourceStats,
-  seriesSummary,
   startScraper,
 } from './scraper.js';
 export { SIM_METRIC_NAMES } from './sim-metric-names.js';
+export type { ScrapeSource, SourceReading } from './source.js';

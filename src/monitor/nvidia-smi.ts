@@ -12,7 +12,7 @@ import { delimiter, join } from 'node:path';
 import { mean } from '../analysis/stats.js';
 import { isLocalUrl } from '../core/url.js';
 import type { Normalized } from './maps.js';
-import type { ScrapeSource } from './scraper.js';
+import type { ScrapeSource } from './source.js';
 
 /** Shared with `exp` (core/url); re-exported as part of monitoring's surface. */
 export { isLocalUrl };

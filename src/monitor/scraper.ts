@@ -16,40 +16,21 @@ import {
   detectEngine,
   type EngineKind,
   MAPPED_NAMES,
-  type Normalized,
   normalize,
   SERVER_TOKEN_RATE,
   tokenRate,
   VOCAB,
 } from './maps.js';
 import { parsePrometheusText, type Sample } from './prom-parse.js';
+import type { ScrapeSource, SourceReading } from './source.js';
 
-export { type SeriesSummary, type SummaryWindow, seriesSummary } from '../analysis/series.js';
-/** The series contract (record/series) and its summary (analysis/series), part of monitoring's surface. */
+/** The series contract (record/series), part of monitoring's surface. */
 export type { ScrapePoint } from '../record/series.js';
 /** Shared with the client (core/url); re-exported as part of monitoring's surface. */
 export { redactUrl };
 
 /** Fetches a URL's body as text; must reject on a non-2xx status and honour `signal`. */
 export type GetFn = (url: string, signal: AbortSignal) => Promise<string>;
-
-/** What a source returns from one read. */
-export interface SourceReading {
-  values: Normalized;
-  /** Raw samples, when the source is a `/metrics` endpoint. */
-  samples?: Sample[];
-  engine?: EngineKind;
-  /** Lines of the exposition that did not parse. */
-  parse_errors?: number;
-}
-
-/** Anything the scraper can poll: a `/metrics` URL, nvidia-smi, … */
-export interface ScrapeSource {
-  /** Label used in points and stats; must not contain credentials. */
-  name: string;
-  /** One reading. Must honour `signal` (the scraper aborts it at the timeout and at stop). */
-  read(signal: AbortSignal): Promise<SourceReading>;
-}
 
 /** What the scraper counts, per source and summed over all sources. */
 export interface ScrapeCounts {
@@ -94,7 +75,7 @@ export interface ScrapeStats extends ScrapeCounts {
 export interface ScraperOptions {
   /** `/metrics` URLs (`--scrape`, repeatable). */
   urls?: readonly string[];
-  /** Extra sources, e.g. {@link import('./nvidia-smi.js').nvidiaSmiSource}. */
+  /** Extra sources, e.g. nvidia-smi (`monitor/nvidia-smi` `nvidiaSmiSource`). */
   sources?: readonly ScrapeSource[];
   /** Time between scrape starts, ms. Default 1000. */
   intervalMs?: number;

@@ -7,6 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ValidityReason } from '../analysis/diagnose/types.js';
 import {
   parseSlo,
   parseThresholds,
@@ -17,7 +18,9 @@ import {
   summarize,
   summarizeSessions,
 } from '../analysis/index.js';
+import type { LoadedRun } from '../analysis/loaded-run.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
+import { validityReasons } from '../analysis/validity.js';
 import { listModels, tokenizeRemote } from '../client/engine-api.js';
 import { createHttpTarget, DEFAULT_SESSION_HEADER, redactHeaders } from '../client/index.js';
 import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js';
@@ -26,14 +29,12 @@ import { resolveLang, type T, translator } from '../core/i18n/index.js';
 import { outputPathProblem } from '../core/output-path.js';
 import { redactUrl } from '../core/url.js';
 import type { ScrapePoint } from '../monitor/index.js';
+import { describeEnvironment } from '../output/environment.js';
+import { type WriteRunOutputsOptions, writeJsonFile, writeRunOutputs } from '../output/write.js';
 import type { RequestRecord } from '../record/types.js';
 import { openRecordWriter } from '../record/writer.js';
-import { validityReasons } from '../report/diagnose/validity.js';
-import { describeEnvironment } from '../report/run/environment.js';
 import { buildRunReport, RECORDS_FILE, type RunReport, runReportProblem } from '../report/run/report.js';
 import { buildShardReport, type ShardReport } from '../report/run/shard.js';
-import { type WriteRunOutputsOptions, writeJsonFile, writeRunOutputs } from '../report/run/write.js';
-import type { LoadedRun, ValidityReason } from '../report/types.js';
 import type { RunObserver } from '../runner/events.js';
 import {
   type LoadMode,

@@ -14,6 +14,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ValidityReason } from '../analysis/diagnose/types.js';
 import {
   addHistograms,
   addSecondBuckets,
@@ -25,13 +26,12 @@ import {
 } from '../analysis/histogram.js';
 import { describe } from '../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary, type SummaryMetric, summarize } from '../analysis/summary.js';
+import { validityReasons } from '../analysis/validity.js';
 import type { T } from '../core/i18n/index.js';
+import { type WriteRunOutputsOptions, writeRunOutputs } from '../output/write.js';
 import type { ScrapePoint } from '../record/series.js';
 import { emptyRecord, type RequestRecord, shiftRecord } from '../record/types.js';
-import { validityReasons } from '../report/diagnose/validity.js';
 import { buildRunReport, RECORDS_FILE, type RunReport } from '../report/run/report.js';
-import { type WriteRunOutputsOptions, writeRunOutputs } from '../report/run/write.js';
-import type { ValidityReason } from '../report/types.js';
 import type { Store } from '../store/index.js';
 import { mergedClient, mergedEnd, summaryFromShards } from './merge-summary.js';
 import { type MonitoringResult, reportMonitoring } from './monitoring.js';

@@ -5,6 +5,7 @@
  * reported with the run.
  */
 import type { Dispatcher } from 'undici';
+import { type SeriesSummary, seriesSummary } from '../analysis/series.js';
 import {
   createExporter,
   defaultMetricsUrl,
@@ -13,8 +14,6 @@ import {
   metricsAnswer,
   type ScrapePoint,
   type ScrapeStats,
-  type SeriesSummary,
-  seriesSummary,
   startMetricsServer,
   startScraper,
 } from '../monitor/index.js';

@@ -1,140 +1,28 @@
 /**
  * @module report/charts
- * The report's charts as echarts options (pure builders, reusable by a browser dashboard that
- * runs echarts in the page) and their server-side rendering to inline SVG with echarts 6 SSR
- * (`init(null, null, {renderer: 'svg', ssr: true})` → `renderToSVGString()`; ECharts handbook: SSR).
- * Each builder returns `null` when the data does not allow the chart.
+ * The run report's charts as echarts options (pure builders, reusable by a browser dashboard
+ * that runs echarts in the page): latency CDFs, the load curve and goodput, TTFT against input,
+ * the timeline, chunk gaps and the server panels, and the report's chart list rendered to SVG.
+ * The data they draw comes from `analysis/` (load curves, stalls); the common base and the SSR
+ * rendering from `report/chart-kit`. Each builder returns `null` when the data does not allow
+ * the chart.
  */
 
 import type { EChartsOption } from 'echarts';
-import * as echarts from 'echarts';
+import { findKnee, type LoadPoint, loadCurves, sloOf } from '../analysis/load-curve.js';
+import type { LoadedRun } from '../analysis/loaded-run.js';
 import { chunkGaps, e2eMs, ttftMs } from '../analysis/request.js';
-import { percentile } from '../analysis/stats.js';
-import { groupAttempts } from '../analysis/summary.js';
+import { stallThresholdMs } from '../analysis/stalls.js';
+import { measuredSuccesses } from '../analysis/summary.js';
 import { attemptEndAt } from '../analysis/window.js';
 import { type T, translator } from '../core/i18n/index.js';
-import { type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
-import { validityReasons } from './diagnose/validity.js';
-import { throughputKnee } from './knee.js';
-import type { LoadedRun } from './types.js';
+import type { RequestRecord } from '../record/types.js';
+import { BASE, histogram, niceCeil, renderSvg, valueAxis, withBase } from './chart-kit.js';
 
-/** Default rendered size, px: one cell of the report's chart grid (small multiples). */
-export const CHART_WIDTH = 600;
-export const CHART_HEIGHT = 340;
 /** The English translator, the default of every builder that takes one. */
 const EN = translator('en');
 /** Most points drawn per line (CDFs and timelines are resampled to this). */
 const MAX_POINTS = 400;
-
-/** A gap counts as a stall when above this multiple of the run's median chunk gap… */
-export const STALL_FACTOR = 5;
-/** …and above this floor, ms (so a 2 ms median does not make 10 ms gaps "stalls"). */
-export const STALL_MIN_MS = 50;
-
-/**
- * Stall threshold for a run's chunk gaps: max({@link STALL_FACTOR} × median gap, {@link STALL_MIN_MS}), ms.
- * @returns null with no gaps
- */
-export function stallThresholdMs(gapsMs: readonly number[]): number | null {
-  if (gapsMs.length === 0) return null;
-  const med = percentile(Float64Array.from(gapsMs).sort(), 50) as number;
-  return Math.max(STALL_FACTOR * med, STALL_MIN_MS);
-}
-
-/** Successful measured final attempts of a run. */
-export function measuredSuccesses(records: readonly RequestRecord[]): RequestRecord[] {
-  const out: RequestRecord[] = [];
-  for (const g of groupAttempts(records).values()) {
-    if (g.final.phase === 'measure' && SUCCESS_OUTCOMES.includes(g.final.outcome)) out.push(g.final);
-  }
-  return out;
-}
-
-const BASE: EChartsOption = {
-  animation: false,
-  backgroundColor: '#ffffff',
-  textStyle: { fontFamily: 'sans-serif' },
-  grid: { left: 64, right: 64, top: 74, bottom: 52 },
-  legend: { top: 26, type: 'plain', textStyle: { fontSize: 11 } },
-  tooltip: { trigger: 'axis' },
-};
-
-/**
- * A value axis with its unit in the name (`unit` is appended in parentheses, unless it is
- * already there), placed along the axis so that it never overlaps the tick labels.
- */
-export function valueAxis(
-  name: string,
-  extra: Record<string, unknown> = {},
-  x = false,
-): Record<string, unknown> {
-  return {
-    type: 'value',
-    name,
-    nameLocation: 'middle',
-    nameGap: x ? 30 : 44,
-    nameTextStyle: { fontSize: 11 },
-    ...extra,
-  };
-}
-
-/** Width the legend is laid out in, px: the narrowest chart cell of the report's grid and the dashboard's. */
-const LEGEND_WIDTH = 420;
-
-/**
- * Rows a plain legend of these names takes at {@link LEGEND_WIDTH} (an item is its symbol plus
- * its text at ~6.5 px a Latin character, twice that for a CJK one). The legend wraps instead of
- * paging: an SVG cannot turn a legend's pages, and a reader should see every series' name.
- */
-export function legendRows(names: readonly string[]): number {
-  let rows = names.length ? 1 : 0;
-  let x = 0;
-  for (const n of names) {
-    let w = 36;
-    for (const ch of n) w += ch.charCodeAt(0) > 0x2e80 ? 12 : 6.5;
-    if (x > 0 && x + w > LEGEND_WIDTH) {
-      rows += 1;
-      x = 0;
-    }
-    x += w;
-  }
-  return rows;
-}
-
-/** An option with the charts' common base (white, no animation) and its title above the legend. */
-export function withBase(title: string, o: EChartsOption): EChartsOption {
-  const series = (Array.isArray(o.series) ? o.series : o.series ? [o.series] : []) as { name?: string }[];
-  const names = [...new Set(series.map((x) => x.name).filter((n): n is string => typeof n === 'string'))];
-  const legendShown = (o.legend as { show?: boolean } | undefined)?.show !== false;
-  const rows = legendShown ? legendRows(names) : 0;
-  const grid = { ...(BASE.grid as object), top: 44 + 20 * Math.max(1, rows) + 10 };
-  return {
-    ...BASE,
-    grid,
-    title: { text: title, left: 'center', top: 4, textStyle: { fontSize: 13 } },
-    ...o,
-  };
-}
-
-/** The smallest round number (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 × 10ⁿ) at or above `v` (> 0): an axis end a reader can take in. */
-export function niceCeil(v: number): number {
-  const p = 10 ** Math.floor(Math.log10(v));
-  for (const m of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10])
-    if (m * p >= v) return Number((m * p).toPrecision(6));
-  return 10 * p;
-}
-
-/**
- * A number as an axis label shows it: at most 3 significant decimals, no float noise
- * (`7.630594756000001` → `7.63`), thousands as `12k`.
- */
-export function axisNumber(v: number): string {
-  if (!Number.isFinite(v)) return String(v);
-  const a = Math.abs(v);
-  if (a >= 10_000) return `${Number((v / 1000).toPrecision(3))}k`;
-  if (a >= 100 || Number.isInteger(v)) return String(Math.round(v));
-  return String(Number(v.toPrecision(3)));
-}
 
 /** Empirical CDF of `values`, resampled to at most {@link MAX_POINTS} points: [value, fraction ≤ value]. */
 export function cdfPoints(values: readonly number[]): [number, number][] {
@@ -180,119 +68,6 @@ export function cdfOption(
       data: cdfPoints(vals),
     })),
   });
-}
-
-/** One point of a load curve (one run at one level). */
-export interface LoadPoint {
-  run: string;
-  /** Concurrency or rate (rps). */
-  x: number;
-  output_tok_s: number | null;
-  request_rps: number | null;
-  goodput_rps: number | null;
-  ttft_p95_ms: number | null;
-  ttft_p99_ms: number | null;
-  e2e_p95_ms: number | null;
-  e2e_p99_ms: number | null;
-  /** The run's verdict: an invalid level is drawn but left out of the knee, as the experiment does. */
-  valid: boolean;
-}
-
-/** Which load axis the runs share: concurrency if every run has one, else rate, else null. */
-export function loadAxis(runs: readonly LoadedRun[]): 'concurrency' | 'rate_rps' | null {
-  if (runs.length >= 2 && runs.every((r) => r.level?.concurrency != null)) return 'concurrency';
-  if (runs.length >= 2 && runs.every((r) => r.level?.rate_rps != null)) return 'rate_rps';
-  return null;
-}
-
-/**
- * Which curve a run belongs to: its target (an experiment's target name, or `servelab run`'s
- * URL) and model. Runs of different targets are different curves: drawn or judged as one, a
- * slow target's levels interleave with a fast one's and the curve zig-zags.
- */
-export function curveKey(run: LoadedRun): string {
-  return JSON.stringify([curveTarget(run), run.config.model ?? null]);
-}
-
-function curveTarget(run: LoadedRun): string | null {
-  const t = run.config.target;
-  if (typeof t === 'string') return t;
-  if (t !== null && typeof t === 'object') return String((t as { url?: unknown }).url ?? JSON.stringify(t));
-  return null;
-}
-
-/** Runs grouped by {@link curveKey}, in first-seen order, each with a display name. */
-export function curvesOf(runs: readonly LoadedRun[]): { name: string; runs: LoadedRun[] }[] {
-  const m = new Map<string, { name: string; runs: LoadedRun[] }>();
-  for (const r of runs) {
-    const k = curveKey(r);
-    const c = m.get(k);
-    if (c) c.runs.push(r);
-    else m.set(k, { name: curveTarget(r) ?? String(r.config.model ?? r.label), runs: [r] });
-  }
-  return [...m.values()];
-}
-
-/** One load curve per target (see {@link curvesOf}); null without ≥ 2 runs that share a load axis. */
-export function loadCurves(
-  runs: readonly LoadedRun[],
-): { axis: 'concurrency' | 'rate_rps'; curves: { name: string; points: LoadPoint[] }[] } | null {
-  const axis = loadAxis(runs);
-  if (!axis) return null;
-  return {
-    axis,
-    curves: curvesOf(runs).map((c) => ({ name: c.name, points: pointsOn(c.runs, axis) })),
-  };
-}
-
-/** Load-curve points sorted by level; null without ≥ 2 runs that share a load axis. */
-export function loadPoints(
-  runs: readonly LoadedRun[],
-): { axis: 'concurrency' | 'rate_rps'; points: LoadPoint[] } | null {
-  const axis = loadAxis(runs);
-  if (!axis) return null;
-  return { axis, points: pointsOn(runs, axis) };
-}
-
-function pointsOn(runs: readonly LoadedRun[], axis: 'concurrency' | 'rate_rps'): LoadPoint[] {
-  return runs
-    .map((r) => ({
-      run: r.label,
-      x: r.level?.[axis] as number,
-      output_tok_s: r.summary.output_throughput_tok_s,
-      request_rps: r.summary.request_throughput_rps,
-      goodput_rps: r.summary.goodput.rps,
-      ttft_p95_ms: r.summary.ttft_ms.p95,
-      ttft_p99_ms: r.summary.ttft_ms.p99,
-      e2e_p95_ms: r.summary.e2e_ms.p95,
-      e2e_p99_ms: r.summary.e2e_ms.p99,
-      valid: validityReasons(r).length === 0,
-    }))
-    .sort((a, b) => a.x - b.x);
-}
-
-/**
- * The knee of a load curve: the last level before throughput stops rising (the experiment's
- * rule, {@link throughputKnee}, so the chart marks the level the experiment result names).
- * @param xs ascending load levels
- * @param ys throughput at each level
- * @returns the index of the knee, or null when throughput still rose at the last level
- */
-export function findKnee(xs: readonly number[], ys: readonly (number | null)[]): number | null {
-  return throughputKnee(
-    ys,
-    ys.map(() => null),
-    xs,
-  ).index;
-}
-
-/** The SLO the runs were judged by (the first run's that has one), or null. */
-export function sloOf(runs: readonly LoadedRun[]): Record<string, number> | null {
-  for (const r of runs) {
-    const slo = r.summary.goodput?.slo;
-    if (slo && Object.keys(slo).length) return slo as Record<string, number>;
-  }
-  return null;
 }
 
 /** Grey of a level that is drawn but left out of the knee (its numbers cannot bear weight). */
@@ -418,23 +193,6 @@ export function goodputOption(runs: readonly LoadedRun[], t: T = EN): EChartsOpt
       },
     ]),
   });
-}
-
-/** Counts of `values` in `bins` equal bins from 0 to the largest: [bin middle, count], empty bins left out. */
-export function histogram(
-  values: readonly number[],
-  bins: number,
-): { width: number; points: [number, number][] } {
-  let max = 0;
-  for (const v of values) if (v > max) max = v;
-  const width = max / bins || 1;
-  const counts = new Array<number>(bins + 1).fill(0);
-  for (const v of values) counts[Math.min(bins, Math.floor(v / width))] += 1;
-  const points: [number, number][] = [];
-  counts.forEach((c, i) => {
-    if (c > 0) points.push([(i + 0.5) * width, c]);
-  });
-  return { width, points };
 }
 
 /**
@@ -711,35 +469,6 @@ export function serverSeriesOptions(run: LoadedRun, t: T = EN): { name: string; 
     });
   }
   return out;
-}
-
-/** Labels of every value and log axis through {@link axisNumber}, unless the option formats its own. */
-function roundAxisLabels(option: EChartsOption): EChartsOption {
-  const fix = (axis: unknown): unknown => {
-    if (Array.isArray(axis)) return axis.map(fix);
-    if (!axis || typeof axis !== 'object') return axis;
-    const a = axis as { type?: string; axisLabel?: { formatter?: unknown } };
-    if ((a.type ?? 'value') !== 'value' && a.type !== 'log') return axis;
-    if (a.axisLabel?.formatter !== undefined) return axis;
-    return { ...a, axisLabel: { ...a.axisLabel, formatter: (v: number) => axisNumber(v) } };
-  };
-  return { ...option, xAxis: fix(option.xAxis), yAxis: fix(option.yAxis) } as EChartsOption;
-}
-
-/**
- * Render an option to an SVG string with echarts' server-side SVG renderer (no DOM). Axis
- * labels are rounded for reading ({@link axisNumber}).
- * @param width px
- * @param height px
- */
-export function renderSvg(option: EChartsOption, width = CHART_WIDTH, height = CHART_HEIGHT): string {
-  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
-  try {
-    chart.setOption(roundAxisLabels(option));
-    return chart.renderToSVGString();
-  } finally {
-    chart.dispose();
-  }
 }
 
 const svgOrNull = (o: EChartsOption | null) => (o === null ? null : renderSvg(o));

@@ -9,10 +9,14 @@
  * file. Every sentence goes through the message catalogue (`report.*`), so it reads in English
  * or Chinese; metric names stay as they are.
  */
+
+import type { Diagnosis, Finding } from '../analysis/diagnose/types.js';
 import { formatErrorGroup } from '../analysis/errors.js';
+import { findKnee, loadCurves, sloOf } from '../analysis/load-curve.js';
+import type { LoadedRun, ReportRecordField } from '../analysis/loaded-run.js';
 import { type T, translator } from '../core/i18n/index.js';
 import { redactSecrets } from '../core/redact.js';
-import { type ChartSpec, findKnee, loadCurves, renderChartSvg, reportCharts, sloOf } from './charts.js';
+import { type ChartSpec, renderChartSvg, reportCharts } from './charts.js';
 import {
   type ComparisonRow,
   comparisonTable,
@@ -22,7 +26,6 @@ import {
   verdictCell,
   verdictText,
 } from './table.js';
-import type { Diagnosis, Finding, LoadedRun, ReportRecordField } from './types.js';
 
 const EN = translator('en');
 

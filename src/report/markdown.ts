@@ -11,11 +11,14 @@
  * catalogue (`writeup.*`, `report.*`). Pure: it returns the text and the SVG files; the caller
  * writes them.
  */
+
+import { runEngine } from '../analysis/diagnose/engine-terms.js';
+import type { Diagnosis } from '../analysis/diagnose/types.js';
 import { formatErrorGroup } from '../analysis/errors.js';
+import type { LoadedRun } from '../analysis/loaded-run.js';
 import { type T, translator } from '../core/i18n/index.js';
 import { redactSecrets } from '../core/redact.js';
 import { renderChartSvg, reportCharts } from './charts.js';
-import { runEngine } from './diagnose/engine-terms.js';
 import {
   groupedReasons,
   headlineDiagnosisText,
@@ -27,7 +30,6 @@ import {
 } from './html.js';
 import { sourceNotes } from './source-map.js';
 import { COLUMN_GROUPS, comparisonTable, renderTableMarkdown, type TableOptions } from './table.js';
-import type { Diagnosis, LoadedRun } from './types.js';
 
 const EN = translator('en');
 

@@ -4,11 +4,12 @@
  * and the JSON form of a report (`servelab report --json`). Pure: the caller reads the files.
  */
 
+import { scrapedEngine } from '../analysis/diagnose/engine-terms.js';
+import type { Diagnosis } from '../analysis/diagnose/types.js';
+import type { LoadedRun } from '../analysis/loaded-run.js';
 import type { RequestRecord } from '../record/types.js';
-import { scrapedEngine } from './diagnose/engine-terms.js';
 import type { RunReport } from './run/report.js';
 import { type ComparisonRow, comparisonTable, type TableOptions } from './table.js';
-import type { Diagnosis, LoadedRun } from './types.js';
 
 /**
  * Wrap a loaded `report.json` as a {@link LoadedRun}.

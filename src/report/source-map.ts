@@ -25,7 +25,7 @@ export type SourceObject = (typeof SOURCE_OBJECTS)[number];
 export interface SourceRow {
   engine: SourceEngine;
   object: SourceObject;
-  /** Diagnosis rule ids (`report/diagnose/rules`) whose mechanism this code is. */
+  /** Diagnosis rule ids (`analysis/diagnose/rules`) whose mechanism this code is. */
   rules: readonly string[];
   /** Experiment kinds (`exp/kinds`) whose subject this code is. */
   kinds: readonly string[];

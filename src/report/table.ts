@@ -8,15 +8,15 @@
  * not record (truncation, warm-up) is — rather than a placeholder 0.
  */
 
+import type { LoadedRun } from '../analysis/loaded-run.js';
 import { seriesSummary } from '../analysis/series.js';
 import { describe, type Stats } from '../analysis/stats.js';
 import { groupAttempts } from '../analysis/summary.js';
+import { validityReasons, validitySkipped } from '../analysis/validity.js';
 import { measurementWindow } from '../analysis/window.js';
 import type { MessageKey, T } from '../core/i18n/index.js';
 import type { ScrapePoint } from '../record/series.js';
 import { OUTCOMES, type Outcome, SUCCESS_OUTCOMES } from '../record/types.js';
-import { validityReasons, validitySkipped } from './diagnose/validity.js';
-import type { LoadedRun } from './types.js';
 import { VLLM_DEFINITIONS_NOTE } from './vllm-result.js';
 
 /** Fewest samples for which a p99 is shown as reliable. */

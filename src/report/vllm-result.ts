@@ -22,16 +22,17 @@
  *   is null. servelab's own `vllm.json` writes null there already.
  * - No per-request records are made: vLLM's per-request arrays give durations relative to each
  *   send, not the token times a servelab record holds, so the rules that need records are
- *   skipped with a reason (`report/diagnose`).
+ *   skipped with a reason (`analysis/diagnose`).
  * - A `vllm.json` written by servelab (it has a `servelab` key) is read the same way, as the
  *   vLLM-definitions view of a servelab run; when its `report.json` lies next to it, a note
  *   says so, because that file has the records and servelab's definitions.
  */
+
+import type { LoadedRun, RunSource } from '../analysis/loaded-run.js';
 import { describe, emptyStats, type Stats } from '../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary, type SummaryMetric } from '../analysis/summary.js';
 import { OUTCOMES, type Outcome } from '../record/types.js';
 import type { RunReport } from './run/report.js';
-import type { LoadedRun, RunSource } from './types.js';
 
 /** What `servelab report` accepts as a file, for hints. */
 export const RUN_FILE_HINT =

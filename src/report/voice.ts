@@ -10,7 +10,7 @@ import { type T, translator } from '../core/i18n/index.js';
 import { displayWidth, padColumns } from '../core/text-width.js';
 import { OUTCOMES } from '../record/types.js';
 import { VOICE_STAGES } from '../record/voice.js';
-import { renderSvg, valueAxis, withBase } from './charts.js';
+import { renderSvg, valueAxis, withBase } from './chart-kit.js';
 import { grid } from './run/table.js';
 
 const EN = translator('en');

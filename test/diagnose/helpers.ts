@@ -7,10 +7,11 @@
  * does not time-stamp preemptions, so `preemptions_total` steps from 0 to the engine's final
  * count at the end of the run.
  */
+
+import type { LoadedRun, SeriesPoint } from '../../src/analysis/loaded-run.js';
 import { upperBound } from '../../src/analysis/stats.js';
 import { type SummaryContext, summarize } from '../../src/analysis/summary.js';
 import { emptyRecord, type RequestRecord } from '../../src/record/types.js';
-import type { LoadedRun, SeriesPoint } from '../../src/report/types.js';
 import { Rng } from '../../src/runtime/rng.js';
 import { type PlanLoad, type PlanRequest, simulateDetailed } from '../../src/sim/batch-driver.js';
 import { resolveEngineConfig } from '../../src/sim/engine/config.js';

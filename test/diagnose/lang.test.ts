@@ -10,11 +10,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { Diagnosis, Finding } from '../../src/analysis/diagnose/types.js';
+import type { LoadedRun } from '../../src/analysis/loaded-run.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { CATALOGUES } from '../../src/core/i18n/index.js';
-import { renderDiagnosisText } from '../../src/report/diagnose/index.js';
-import type { Diagnosis, Finding, LoadedRun } from '../../src/report/types.js';
+import { renderDiagnosisText } from '../../src/report/diagnose/render.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'servelab-diagnose-lang-'));

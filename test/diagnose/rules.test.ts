@@ -5,8 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { diagnose } from '../../src/report/diagnose/index.js';
-import type { Diagnosis, LoadedRun } from '../../src/report/types.js';
+import { diagnose } from '../../src/analysis/diagnose/index.js';
+import { ALL_RULES, NEEDS } from '../../src/analysis/diagnose/rules/index.js';
+import type { Diagnosis } from '../../src/analysis/diagnose/types.js';
+import type { LoadedRun } from '../../src/analysis/loaded-run.js';
 import { handRecord, handRun, many, simRun } from './helpers.js';
 
 const H100 = { model: 'llama-3.1-8b', gpu: 'h100' } as const;
@@ -574,5 +576,21 @@ describe("the advice names the engine's own settings", () => {
     assert.deepEqual(rules(d), ['high_ttft_queueing']);
     assert.match(d.findings[0].mechanism, /--max-running-requests or KV capacity/);
     assert.match(d.findings[0].next.change, /--max-running-requests/);
+  });
+});
+
+describe('the rule registry', () => {
+  it('holds each rule once, under a unique id, with the needs the diagnosis knows', () => {
+    const ids = ALL_RULES.map((r) => r.id);
+    assert.equal(new Set(ids).size, ids.length, ids.join(', '));
+    for (const r of ALL_RULES) for (const n of r.needs) assert.ok(n in NEEDS, `${r.id} needs ${n}`);
+  });
+
+  it('a run without records skips every rule that needs them, named by its findings', () => {
+    const run = { ...clean, id: 'bare', records: [] };
+    const d = diagnose([run]);
+    const checks = d.skipped.filter((s) => s.run === 'bare').flatMap((s) => s.checks);
+    for (const r of ALL_RULES.filter((x) => x.needs.includes('records')))
+      for (const id of r.emits) assert.ok(checks.includes(id), id);
   });
 });

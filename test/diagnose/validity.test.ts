@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { diagnose } from '../../src/report/diagnose/index.js';
-import { generatorLatenessP99, tokenCounts, validityReasons } from '../../src/report/diagnose/validity.js';
-import type { LoadedRun, SeriesPoint } from '../../src/report/types.js';
+import { diagnose } from '../../src/analysis/diagnose/index.js';
+import type { LoadedRun, SeriesPoint } from '../../src/analysis/loaded-run.js';
+import { generatorLatenessP99, tokenCounts, validityReasons } from '../../src/analysis/validity.js';
 import { handRecord, handRun, many, simRun } from './helpers.js';
 
 /** 200 sequential requests, 1 s apart, each 20 ms TTFT + 9 × 10 ms. */

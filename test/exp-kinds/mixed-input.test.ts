@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { diagnose } from '../../src/analysis/diagnose/index.js';
 import { loadedRunFromStore } from '../../src/dashboard/store-runs.js';
 import { arrange, type MixedInputResult } from '../../src/exp/kinds/mixed-input.js';
-import { diagnose } from '../../src/report/diagnose/index.js';
 import { exp, run, tempStore } from './helpers.js';
 
 test('arrange puts longs first, last or spread evenly', () => {

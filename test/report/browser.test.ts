@@ -15,11 +15,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
+import { diagnose } from '../../src/analysis/diagnose/index.js';
+import type { LoadedRun } from '../../src/analysis/loaded-run.js';
 import { parseSlo } from '../../src/analysis/slo.js';
 import { translator } from '../../src/core/i18n/index.js';
-import { diagnose } from '../../src/report/diagnose/index.js';
 import { renderHtmlReport } from '../../src/report/html.js';
-import type { LoadedRun } from '../../src/report/types.js';
 import { simRun } from '../diagnose/helpers.js';
 import { chromiumSkip, launchChromium } from '../helpers/browser.js';
 

@@ -5,27 +5,23 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EChartsOption } from 'echarts';
+import type { LoadedRun } from '../../src/analysis/loaded-run.js';
 import { parseSlo } from '../../src/analysis/slo.js';
-import { findKnee as expKnee } from '../../src/exp/kinds/points.js';
+import { stallThresholdMs } from '../../src/analysis/stalls.js';
+import { axisNumber, legendRows, renderSvg } from '../../src/report/chart-kit.js';
 import {
-  axisNumber,
   cdfOption,
   cdfPoints,
   chunkGapOption,
-  findKnee,
   goodputOption,
   inFlightSeries,
-  legendRows,
   loadCurveOption,
-  renderSvg,
   reportCharts,
   serverSeriesOptions,
-  stallThresholdMs,
   timelineOption,
   timelineSvg,
   ttftVsInputOption,
 } from '../../src/report/charts.js';
-import type { LoadedRun } from '../../src/report/types.js';
 import { handRecord, handRun, many, simRun } from '../diagnose/helpers.js';
 
 const recs = (n: number) =>
@@ -52,27 +48,6 @@ describe('chart builders', () => {
     assert.equal(series(o)[0].name, 'a');
     assert.deepEqual(series(o)[0].data[0], [20, 0.1]);
     assert.equal(cdfOption([handRun('b', recs(1))], 'e2e_ms'), null);
-  });
-
-  it('knee: the point where a rising curve flattens; none for a straight line or too few points', () => {
-    assert.equal(findKnee([1, 2, 4, 8, 16], [100, 200, 390, 420, 430]), 2);
-    assert.equal(findKnee([1, 2, 3, 4], [10, 20, 30, 40]), null);
-    assert.equal(findKnee([1, 2], [10, 20]), null);
-    assert.equal(findKnee([1, 2, 4, 8], [100, null, 390, 400]), 2);
-  });
-
-  it('knee: the chart marks the level the experiment result names (one rule for both)', () => {
-    // Still rising by ≥ 10% at every doubling: the sweep says "no knee yet", so must the chart
-    // (a chord-distance rule put a knee at 4 on this concave curve).
-    const xs = [1, 2, 4, 8, 16];
-    const ys = [100, 170, 260, 330, 370];
-    const fromExp = expKnee(
-      ys,
-      ys.map(() => null),
-      xs,
-    );
-    assert.equal(fromExp.index, null, fromExp.reason);
-    assert.equal(findKnee(xs, ys), null);
   });
 
   it('load curve and goodput need at least two runs on one load axis; the knee is marked', () => {

@@ -2,7 +2,7 @@
  * @module test/report/helpers
  * Sample runs for the report tests, made on the simulator in virtual time.
  */
-import type { LoadedRun } from '../../src/report/types.js';
+import type { LoadedRun } from '../../src/analysis/loaded-run.js';
 import { many, simRun } from '../diagnose/helpers.js';
 
 /** A two-level sweep with a cold start in the first run and an experiment record on each. */

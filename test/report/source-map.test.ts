@@ -5,9 +5,10 @@
  * engine's rows for the rules and kinds it has.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { ALL_RULES } from '../../src/analysis/diagnose/rules/index.js';
 import { translator } from '../../src/core/i18n/index.js';
 import { EXPERIMENT_KINDS } from '../../src/exp/kinds/index.js';
 import {
@@ -26,15 +27,18 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 const DOC = resolve(ROOT, 'docs', 'source-map.md');
 
 /**
- * The rule ids the diagnosis can emit, read from its source: every `rule: '…'` of a finding and
+ * The rule ids the diagnosis can emit, read from its rules' source (one module per rule in
+ * `analysis/diagnose/rules/`): every `rule: '…'` of a finding and
  * every `mk('…', …)` of the high-TTFT split. A new rule without source-map rows fails below.
  * An unexplained observation's `rule` (the check that saw it, for grouping) is not a finding's.
  */
 function diagnosisRuleIds(): string[] {
-  const text = readFileSync(resolve(ROOT, 'src', 'report', 'diagnose', 'rules.ts'), 'utf8').replace(
-    /unexplained\.push\(\{\s*rule: '[a-z_]+'/g,
-    '',
-  );
+  const dir = resolve(ROOT, 'src', 'analysis', 'diagnose', 'rules');
+  const text = readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => readFileSync(resolve(dir, f), 'utf8'))
+    .join('\n')
+    .replace(/unexplained\.push\(\{\s*rule: '[a-z_]+'/g, '');
   const ids = new Set<string>();
   for (const m of text.matchAll(/\brule: '([a-z_]+)'/g)) ids.add(m[1]);
   for (const m of text.matchAll(/\bmk\(\s*'([a-z_]+)'/g)) ids.add(m[1]);
@@ -53,6 +57,10 @@ describe('source map', () => {
       'truncation',
     ])
       assert.ok(ruleIds.includes(id), `${id} in ${ruleIds.join(', ')}`);
+  });
+
+  it("the registry's rules declare exactly the finding ids their source emits", () => {
+    assert.deepEqual([...new Set(ALL_RULES.flatMap((r) => r.emits))].sort(), ruleIds);
   });
 
   it('has, for every engine, a row for every diagnosis rule and every experiment kind', () => {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { diagnose } from '../../src/report/diagnose/index.js';
+import { diagnose } from '../../src/analysis/diagnose/index.js';
 import { renderHtmlReport } from '../../src/report/html.js';
 import { renderMarkdownReport } from '../../src/report/markdown.js';
 import { comparisonTable, renderTableText } from '../../src/report/table.js';

@@ -7,12 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { SeriesPoint } from '../../src/analysis/loaded-run.js';
+import { validityReasons } from '../../src/analysis/validity.js';
 import { normalize } from '../../src/monitor/maps.js';
 import { parsePrometheusText } from '../../src/monitor/prom-parse.js';
 import { simEndpoint } from '../../src/pipeline/endpoint.js';
 import { measureOn } from '../../src/pipeline/measure.js';
-import { validityReasons } from '../../src/report/diagnose/validity.js';
-import type { SeriesPoint } from '../../src/report/types.js';
 import { RealClock } from '../../src/runtime/clock.js';
 import { startSimServer } from '../../src/sim/server/index.js';
 import { buildWorkload } from '../../src/workload/index.js';

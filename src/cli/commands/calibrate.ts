@@ -5,8 +5,8 @@
  * (flags, else the runs' records), fit (`sim/calibrate`), write the profile, print the fit.
  */
 import { resolve } from 'node:path';
+import type { LoadedRun } from '../../analysis/loaded-run.js';
 import { type Problem, UsageError } from '../../core/errors.js';
-import type { LoadedRun } from '../../report/types.js';
 import { type CalibrationRun, calibrate } from '../../sim/calibrate/fit.js';
 import { formatCalibration } from '../../sim/calibrate/format.js';
 import { fittedForSchema, profileYaml } from '../../sim/calibrate/profile.js';

@@ -6,9 +6,9 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
+import type { LoadedRun } from '../../analysis/loaded-run.js';
 import { type Problem, UsageError } from '../../core/errors.js';
 import type { T as Translator } from '../../core/i18n/index.js';
-import type { LoadedRun } from '../../report/index.js';
 import type { Io } from '../io.js';
 import { langOf } from '../options.js';
 import {
@@ -65,9 +65,10 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd });
   const gpuHourUsd = price(raw, runs);
   const rep = await import('../../report/index.js');
+  const { diagnose } = await import('../../analysis/diagnose/index.js');
   // report.json keeps the diagnosis in English (like the store); the pages and the console speak --lang.
-  const diagnosisEn = rep.diagnose(runs);
-  const diagnosis = t.lang === 'en' ? diagnosisEn : rep.diagnose(runs, { t });
+  const diagnosisEn = diagnose(runs);
+  const diagnosis = t.lang === 'en' ? diagnosisEn : diagnose(runs, { t });
   // Files first, the console after: a reader that closes stdout early (`| head -1`) must not
   // cost a file, and the `wrote` lines then name files that are complete.
   const wrote: string[] = [];
@@ -147,12 +148,13 @@ export async function diagnoseCommand(refs: string[], raw: RawReport, io: Io): P
     return diagnoseVoiceFiles(refs, raw, io, t);
   }
   const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd });
-  const rep = await import('../../report/diagnose/index.js');
-  const diagnosis = rep.diagnose(runs, { t });
+  const { diagnose } = await import('../../analysis/diagnose/index.js');
+  const { renderDiagnosisText } = await import('../../report/diagnose/render.js');
+  const diagnosis = diagnose(runs, { t });
   const json = jsonOption(raw.json);
   // The file first, then the console (see reportCommand).
   if (json !== true) await emitJson(json, diagnosis, io);
-  humanStream(json, io).write(rep.renderDiagnosisText(diagnosis, runs, t));
+  humanStream(json, io).write(renderDiagnosisText(diagnosis, runs, t));
   if (json === true) await emitJson(json, diagnosis, io);
   return 0;
 }

@@ -7,13 +7,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import type { LoadedRun } from '../../analysis/loaded-run.js';
 import type { Problem } from '../../core/errors.js';
 import { UsageError } from '../../core/errors.js';
 import { loadedRunFromStore } from '../../dashboard/store-runs.js';
 import type { RequestRecord } from '../../record/types.js';
 import { loadedRunFromReport } from '../../report/report-json.js';
 import { runReportProblem } from '../../report/run/report.js';
-import type { LoadedRun } from '../../report/types.js';
 import { loadedRunFromVllmResult, parseRunFile, RUN_FILE_HINT } from '../../report/vllm-result.js';
 import { openStore, type Store } from '../../store/index.js';
 

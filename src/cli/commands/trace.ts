@@ -3,7 +3,7 @@
  * `servelab trace stats FILE`: read a trace in any format servelab replays (docs/traces.md) and
  * print its rate over time, length distributions, burstiness and prefix sharing, so a user can
  * see whether it fits the planned test; `--html` adds the charts, `--json` the numbers. The
- * math is `analysis/trace-stats`, the rendering `report/trace-stats`; this only wires them.
+ * math is `analysis/trace-stats`, the rendering `report/trace-stats-page`; this only wires them.
  */
 import { basename, resolve } from 'node:path';
 import { traceStats } from '../../analysis/trace-stats.js';
@@ -74,7 +74,7 @@ export async function traceStatsCommand(file: string, raw: RawTraceStats, io: Io
     detected: parsed.detected,
     skipped: skipNotes(parsed.skipped, t),
   };
-  const rep = await import('../../report/trace-stats.js');
+  const rep = await import('../../report/trace-stats-page.js');
   if (html) await writeOutputFile(html, rep.renderTraceStatsHtml(stats, meta, parsed.entries, t), '--html');
   const result = {
     file,

@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { diagnoseVoice } from '../../analysis/diagnose/voice.js';
 import type { VoiceSummary } from '../../analysis/voice.js';
 import { ExitCode, type Problem, UsageError, worstExitCode } from '../../core/errors.js';
 import type { T } from '../../core/i18n/index.js';
@@ -17,7 +18,6 @@ import {
 } from '../../pipeline/voice.js';
 import type { VoiceRecord } from '../../record/voice.js';
 import { renderDiagnosisText } from '../../report/diagnose/render.js';
-import { diagnoseVoice } from '../../report/diagnose/voice.js';
 import { formatVoiceSummary, formatVoiceWaterfall, type VoiceCondition } from '../../report/voice.js';
 import { parseChunkPolicy } from '../../runner/chunker.js';
 import { startSimServer } from '../../sim/server/index.js';

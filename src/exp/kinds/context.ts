@@ -11,14 +11,16 @@
  * schedules (rates, spacings) are in simulated time: for a sim at `time_scale: X` the arrival
  * offsets are divided by X, so the engine sees the same load whatever the scale.
  */
+
+import type { ValidityReason } from '../../analysis/diagnose/types.js';
 import type { Summary, ThresholdResult } from '../../analysis/index.js';
+import type { SeriesPoint } from '../../analysis/loaded-run.js';
 import type { SessionsSummary } from '../../analysis/sessions.js';
 import type { CacheResetOutcome } from '../../client/engine-api.js';
 import type { Endpoint as ApiEndpoint } from '../../client/types.js';
 import type { T } from '../../core/i18n/index.js';
 import type { Endpoint } from '../../pipeline/endpoint.js';
 import type { RequestRecord } from '../../record/types.js';
-import type { SeriesPoint, ValidityReason } from '../../report/types.js';
 import type { LoadMode } from '../../runner/load.js';
 import type { SimServer, SimServerOptions } from '../../sim/server/index.js';
 import type { Store } from '../../store/index.js';

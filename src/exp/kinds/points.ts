@@ -114,7 +114,7 @@ export function stopReason(p: LoadPoint, first: LoadPoint, rules: StopRules): st
   return null;
 }
 
-export { KNEE_MIN_GAIN, type Knee, throughputKnee as findKnee } from '../../report/knee.js';
+export { KNEE_MIN_GAIN, type Knee, throughputKnee as findKnee } from '../../analysis/knee.js';
 
 /** Specs re-indexed 0..n−1 (records are matched to specs by index). */
 export function reindex(specs: readonly RequestSpec[]): RequestSpec[] {

@@ -37,13 +37,13 @@
  * write-up) are in `exp/kinds/team-assistant-report`.
  */
 import { z } from 'zod';
+import { diagnose } from '../../analysis/diagnose/index.js';
 import { mean, prefillInterference, type SessionsSummary, ttftMs } from '../../analysis/index.js';
 import { engineTimes } from '../../analysis/interference.js';
+import type { LoadedRun } from '../../analysis/loaded-run.js';
 import { bool, fraction, posInt, posNum } from '../../core/fields.js';
 import { searchMaxLevel } from '../../pipeline/capacity.js';
 import { type RequestRecord, SUCCESS_OUTCOMES } from '../../record/types.js';
-import { diagnose } from '../../report/diagnose/index.js';
-import type { LoadedRun } from '../../report/types.js';
 import { increasing } from '../fields.js';
 import type { KindContext, LiveTarget, Measured, SessionsPlan } from './context.js';
 import { pct } from './format.js';

@@ -6,11 +6,13 @@
  * the same mechanism and next experiment. The same grouping serves the validity reasons, the
  * unexplained observations and the checks that could not run. Pure: strings in, a string out.
  */
+
+import { EN } from '../../analysis/diagnose/default-lang.js';
+import type { Diagnosis, Finding, Severity, ValidityReason } from '../../analysis/diagnose/types.js';
+import { curvesOf } from '../../analysis/load-curve.js';
+import type { LoadedRun } from '../../analysis/loaded-run.js';
 import type { T } from '../../core/i18n/index.js';
 import { displayWidth, padColumns } from '../../core/text-width.js';
-import { curvesOf } from '../charts.js';
-import type { Diagnosis, Finding, LoadedRun, Severity, ValidityReason } from '../types.js';
-import { EN } from './default-lang.js';
 
 /** One rule's findings, in level order. */
 export interface FindingGroup {

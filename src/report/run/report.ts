@@ -6,10 +6,11 @@
  * and the summary. Records stay in `requests.jsonl` (named by `records_file`) unless embedded.
  */
 
+import type { ValidityReason } from '../../analysis/diagnose/types.js';
+import type { SeriesPoint } from '../../analysis/loaded-run.js';
 import type { SessionsSummary } from '../../analysis/sessions.js';
 import type { Summary } from '../../analysis/summary.js';
 import type { RequestRecord } from '../../record/types.js';
-import type { SeriesPoint, ValidityReason } from '../types.js';
 
 /** Name of the per-request record file next to `report.json`. */
 export const RECORDS_FILE = 'requests.jsonl';

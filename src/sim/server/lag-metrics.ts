@@ -3,7 +3,7 @@
  * The simulator's own health on `/metrics`: whether it delivered each step's tokens on time. A
  * simulator that cannot keep up (too many streams for its core, a busy machine, a blocked event
  * loop) writes tokens late, and a client would read that as a slow engine. These series let the
- * run's validity verdict (`report/diagnose/validity`, reason `sim_behind`) say so instead.
+ * run's validity verdict (`analysis/validity`, reason `sim_behind`) say so instead.
  *
  * - `servelab_sim_behind_total` (counter): steps whose tokens were handed to the sockets more than
  *   {@link BEHIND_MS} wall ms after the step's planned release (its end, or later when the modelled

@@ -1,6 +1,6 @@
 /**
  * Prose of the "diagnose" section (keys `diagnose.*`): the validity reasons, each rule's
- * symptom, evidence, mechanism and next experiment (src/report/diagnose/), and the headings of
+ * symptom, evidence, mechanism and next experiment (src/analysis/diagnose/), and the headings of
  * the grouped console diagnosis. Numbers come in rounded, as placeholders.
  */
 export const diagnose = {

@@ -1,5 +1,5 @@
 /**
- * @module report/knee
+ * @module analysis/knee
  * The knee of a load curve, one rule for the experiment result (`exp/kinds/points`) and the
  * report's load chart, so that both name the same level: the last level before throughput stops
  * rising (or, with stop rules, before the tail blows up).

@@ -1,15 +1,16 @@
 /**
- * @module report/run/write
+ * @module output/write
  * Writes a run's output folder (`--out DIR`): `report.json`, `summary.csv` and, with
- * `--format vllm`, `vllm.json`. `requests.jsonl` is not written here: the record writer
- * (record/writer) appends it while the run is going.
+ * `--format vllm`, `vllm.json`. What goes in each file is built by the pure builders of
+ * `report/run` (report, csv, vllm); this module only puts it on disk. `requests.jsonl` is not
+ * written here: the record writer (record/writer) appends it while the run is going.
  */
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { RequestRecord } from '../../record/types.js';
-import { summaryToCsv } from './csv.js';
-import type { RunReport } from './report.js';
-import { toVllmResult, type VllmResultOptions } from './vllm.js';
+import type { RequestRecord } from '../record/types.js';
+import { summaryToCsv } from '../report/run/csv.js';
+import type { RunReport } from '../report/run/report.js';
+import { toVllmResult, type VllmResultOptions } from '../report/run/vllm.js';
 
 export interface WriteRunOutputsOptions {
   /** Also write `vllm.json` (`--format vllm`), from these records. */

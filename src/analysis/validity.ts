@@ -1,19 +1,21 @@
 /**
- * @module report/diagnose/validity
+ * @module analysis/validity
  * The validity verdict: reasons why a run's numbers cannot bear weight — the load generator
  * fell behind, the client lagged or was CPU-bound, servelab's simulator fell behind real time,
  * usage was missing, client and server token counts disagree, a run meant to be cold hit the
  * prefix cache, too many errors, or Little's law does not hold.
  */
-import { requestMetrics } from '../../analysis/request.js';
-import { counterIncrease, seriesSummary } from '../../analysis/series.js';
-import { describe } from '../../analysis/stats.js';
-import { groupAttempts, LITTLES_LAW_MIN_REQUESTS } from '../../analysis/summary.js';
-import { attemptEndAt, measurementWindow, slotWaits } from '../../analysis/window.js';
-import type { T } from '../../core/i18n/index.js';
-import type { ScrapePoint } from '../../record/series.js';
-import type { LoadedRun, SkippedCheck, ValidityReason } from '../types.js';
-import { EN } from './default-lang.js';
+
+import type { T } from '../core/i18n/index.js';
+import type { ScrapePoint } from '../record/series.js';
+import { EN } from './diagnose/default-lang.js';
+import type { SkippedCheck, ValidityReason } from './diagnose/types.js';
+import type { LoadedRun } from './loaded-run.js';
+import { requestMetrics } from './request.js';
+import { counterIncrease, seriesSummary } from './series.js';
+import { describe } from './stats.js';
+import { groupAttempts, LITTLES_LAW_MIN_REQUESTS } from './summary.js';
+import { attemptEndAt, measurementWindow, slotWaits } from './window.js';
 
 /** Thresholds of the verdict; every one can be overridden. */
 export interface ValidityOptions {

@@ -1,22 +1,23 @@
 /**
- * @module report/diagnose/voice
+ * @module analysis/diagnose/voice
  * The diagnosis rule for the symptom "a voice user feels it is slow" (`voice_slow`): from a voice
  * measurement's summary (`analysis/voice`), it names the segment of the first-audio critical path
  * that dominates, the next experiment to run on it (`servelab exp init voice`, with the one
  * switch that moves that segment), and why first audio is not text TTFT, with this run's numbers.
  * Pure; {@link diagnoseVoice} returns a {@link Diagnosis} that `renderDiagnosisText` prints.
  */
+
+import type { T } from '../../core/i18n/index.js';
+import type { VoiceRecord } from '../../record/voice.js';
 import {
   dominantSegment,
   firstAudio,
   VOICE_SEGMENTS,
   type VoiceSegment,
   type VoiceSummary,
-} from '../../analysis/voice.js';
-import type { T } from '../../core/i18n/index.js';
-import type { VoiceRecord } from '../../record/voice.js';
-import type { Diagnosis, Finding } from '../types.js';
+} from '../voice.js';
 import { EN } from './default-lang.js';
+import type { Diagnosis, Finding } from './types.js';
 
 /** First audio (mean, ms) above which a voice turn counts as slow. */
 export const VOICE_SLOW_MS = 500;

@@ -1,5 +1,5 @@
 /**
- * @module report/diagnose/engine-terms
+ * @module analysis/diagnose/engine-terms
  * The engine a run's server was read as, and the names its advice uses for that engine's
  * settings: a finding about SGLang names `--chunked-prefill-size` and `--max-running-requests`,
  * not vLLM's `max_num_batched_tokens` and `max_num_seqs`. The engine comes from the scrape
@@ -7,8 +7,9 @@
  * a recorded experiment, its record's `engine.name`; unknown means vLLM's terms, which are also
  * the simulator's setting keys.
  */
+
 import type { T } from '../../core/i18n/index.js';
-import type { LoadedRun } from '../types.js';
+import type { LoadedRun } from '../loaded-run.js';
 import { EN } from './default-lang.js';
 
 /** What the advice calls each engine's settings and mechanisms. */

@@ -1,5 +1,5 @@
 /**
- * @module report/diagnose/default-lang
+ * @module analysis/diagnose/default-lang
  * The language the diagnosis speaks when its caller names none: English, so every caller that
  * predates the catalogue (`diagnose(runs)`, `validityReasons(run)`) reads what it always read.
  */

@@ -1,5 +1,5 @@
 /**
- * @module report/trace-stats
+ * @module report/trace-stats-page
  * `servelab trace stats` as text and as a self-contained HTML page: the statistics of
  * `analysis/trace-stats` (rate over time, length distributions, burstiness, prefix sharing)
  * and their charts, rendered with echarts SSR like the run report (`report/charts`). Every
@@ -10,7 +10,7 @@ import type { Stats } from '../analysis/stats.js';
 import type { TraceStats } from '../analysis/trace-stats.js';
 import { interArrivalGapsMs } from '../analysis/trace-stats.js';
 import { type T, translator } from '../core/i18n/index.js';
-import { axisNumber, histogram, niceCeil, renderSvg, valueAxis, withBase } from './charts.js';
+import { axisNumber, histogram, niceCeil, renderSvg, valueAxis, withBase } from './chart-kit.js';
 import { pageStart } from './html.js';
 import { escapeHtml } from './table.js';
 

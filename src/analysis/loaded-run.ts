@@ -1,19 +1,20 @@
 /**
- * @module report/types
+ * @module analysis/loaded-run
  * What the report and the diagnosis read: a {@link LoadedRun} is one already-loaded run (its
  * summary, its per-request records, optionally its scraped server series and the experiment
- * record). Loading from the store or from `report.json` files is the CLI's job; everything in
- * `report/` is a pure function of these objects.
+ * record). Loading from the store or from `report.json` files is the CLI's job; the judging in
+ * `analysis/` (validity, load curves, diagnosis) and the rendering in `report/` are pure
+ * functions of these objects.
  */
-import type { Summary } from '../analysis/summary.js';
 import type { RequestRecord } from '../record/types.js';
+import type { Summary } from './summary.js';
 
 /** Where a record field's value came from (mirrors `exp/record`'s `FieldSource`). */
 export type FieldSource = 'probed' | 'declared' | 'missing';
 
 /**
  * One experiment-record field as the report shows it. Structurally the same as `exp/record`'s
- * `RecordField`; redeclared here because `report/` may not import `exp/` (layout rule).
+ * `RecordField`; redeclared here because `analysis/` and `report/` may not import `exp/` (layout rule).
  */
 export interface ReportRecordField {
   value: Record<string, unknown>;
@@ -74,7 +75,7 @@ export interface RunSource {
   stats: Record<string, Record<string, number | null>>;
 }
 
-/** One loaded run, as every function in `report/` takes it. */
+/** One loaded run, as every function in `report/` and the judging in `analysis/` take it. */
 export interface LoadedRun {
   /** Store id or file name. */
   id: string;
@@ -106,58 +107,4 @@ export interface LoadedRun {
   window?: { start_ms: number; end_ms: number };
   /** Set when the run was read from another tool's result file (see {@link RunSource}). */
   source?: RunSource;
-}
-
-/** Severity of a finding. */
-export type Severity = 'info' | 'warn' | 'critical';
-
-/** One diagnosis finding: a symptom, its evidence, the likely mechanism and how to confirm it. */
-export interface Finding {
-  /** Stable rule id (`cold_start`, `high_ttft_queueing`, `kv_pressure` …). */
-  rule: string;
-  severity: Severity;
-  /** Which run(s) it is about (ids). */
-  runs: string[];
-  symptom: string;
-  /** Numbers that show it, each a short `name: value` line. */
-  evidence: string[];
-  /** Request ids that show it (at most a handful). */
-  request_ids: string[];
-  mechanism: string;
-  /** The next experiment that would confirm it. */
-  next: { command: string; change: string };
-}
-
-/** A validity reason: why a number from this run cannot bear weight. */
-export interface ValidityReason {
-  /** Stable code (`lateness`, `event_loop_lag`, `client_cpu`, `usage_missing`, `token_mismatch`, `error_rate`, `littles_law`). */
-  code: string;
-  run: string;
-  message: string;
-}
-
-/** The diagnosis of one or several runs. */
-export interface Diagnosis {
-  valid: boolean;
-  reasons: ValidityReason[];
-  findings: Finding[];
-  /**
-   * Oddities that no rule explains, stated as observations; `rule` names the rule that looked
-   * (`high_ttft`, `pauses`, `throughput_plateau`, `tail`), so a sweep's are grouped across levels.
-   */
-  unexplained: { run: string; observation: string; request_ids: string[]; rule?: string }[];
-  /**
-   * Checks (validity codes and rule ids) that could not run on a run's data, with the reason:
-   * a run without per-request records, or one read from another tool's result file, is not
-   * "valid" or "clean" on the points nobody could look at.
-   */
-  skipped: SkippedCheck[];
-}
-
-/** Checks that did not run on one run, and why. */
-export interface SkippedCheck {
-  run: string;
-  /** Validity codes (`lateness`, `client_cpu` …) and rule ids (`cold_start`, `pauses` …). */
-  checks: string[];
-  reason: string;
 }

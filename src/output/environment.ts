@@ -1,10 +1,11 @@
 /**
- * @module report/run/environment
+ * @module output/environment
  * The `environment` block of a run report: which servelab, which Node, which machine. Kept
- * apart from the pure report builder because it reads the process and the OS.
+ * out of `report/` (which only renders) because it reads the process and the OS; the pure
+ * report builder (`report/run/report`) takes what it returns.
  */
 import { arch, cpus, hostname, platform } from 'node:os';
-import type { RunEnvironment } from './report.js';
+import type { RunEnvironment } from '../report/run/report.js';
 
 /**
  * Describe the machine the client ran on.
