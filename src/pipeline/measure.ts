@@ -20,7 +20,7 @@ import {
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
 import { listModels, tokenizeRemote } from '../client/engine-api.js';
 import { createHttpTarget, DEFAULT_SESSION_HEADER, redactHeaders } from '../client/index.js';
-import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js';
+import type { Endpoint as ApiEndpoint } from '../client/types.js';
 import { type Problem, TargetError, UsageError } from '../core/errors.js';
 import { resolveLang, type T, translator } from '../core/i18n/index.js';
 import { outputPathProblem } from '../core/output-path.js';
@@ -57,6 +57,7 @@ import {
   type WorkloadOptions,
 } from '../workload/index.js';
 import type { RequestSpec } from '../workload/types.js';
+import { type ClientSettings, clientOptionsOf } from './client-options.js';
 import { type Endpoint, urlEndpoint } from './endpoint.js';
 import {
   type MonitoringResult,
@@ -436,9 +437,6 @@ export interface MeasureShard extends ShardSettings {
   seed: number;
   plannedTotal: number;
 }
-
-/** Generation and transport settings of the client (everything but where and when). */
-export type ClientSettings = Omit<ClientOptions, 'baseUrl' | 'clock' | 'dispatcher'>;
 
 /** One measurement to make: the plan, the client, the objectives and what to store. */
 export interface MeasureRequest {
@@ -857,22 +855,7 @@ export async function measure(
         failFast: target.failFast !== false,
         sessions: workload.sessions ? { intended: workload.sessions.intended } : null,
       },
-      client: {
-        endpoint: target.endpoint,
-        model,
-        stream: target.stream,
-        maxTokens: common.generation.maxTokens,
-        temperature: common.generation.temperature,
-        topP: common.generation.topP,
-        stop: common.generation.stop,
-        ignoreEos: common.generation.ignoreEos,
-        extraBody: target.extraBody ?? undefined,
-        headers: target.headers,
-        apiKey,
-        timeoutMs: target.timeoutS !== null ? target.timeoutS * 1000 : null,
-        timeoutTtftMs: target.timeoutTtftS !== null ? target.timeoutTtftS * 1000 : null,
-        sessionHeader: target.sessionHeader ?? DEFAULT_SESSION_HEADER,
-      },
+      client: clientOptionsOf({ ...target, model, apiKey }, common.generation),
       slo,
       thresholds,
       baseline,
