@@ -10,16 +10,16 @@ import type { Endpoint } from '../../client/types.js';
 import { ExitCode, type Problem } from '../../core/errors.js';
 import { type T, translator } from '../../core/i18n/index.js';
 import { redactUrl } from '../../core/url.js';
+import { workloadOptions } from '../../pipeline/load-plan.js';
 import {
   checkMeasureInput,
   type MeasureInput,
   measure,
   readBaseline,
-  vllmWriteOptions,
-  workloadOptions,
-} from '../../pipeline/measure.js';
+} from '../../pipeline/measure-settings.js';
 import { storeMerged, writeMerged } from '../../pipeline/merge.js';
 import type { MonitoringSettings } from '../../pipeline/monitoring.js';
+import { vllmWriteOptions } from '../../pipeline/outputs.js';
 import { LATE_LIMIT_MS, parseShardSettings } from '../../pipeline/shard.js';
 import { formatSessions } from '../../report/run/sessions.js';
 import { formatSummaryTable, formatTokenization, formatVerdict } from '../../report/run/table.js';
