@@ -1,39 +1,26 @@
 /**
  * @module pipeline/measure
- * One measurement end to end against an HTTP endpoint: resolve the model, build the workload
- * and the schedule, drive the runner through the client, summarise, check thresholds and build
- * the report. `servelab run`, `servelab demo` and the experiment kinds all call this, so a
- * number means the same thing wherever it was produced.
+ * The one measurement path, `measureOn`: against an endpoint (a URL or the in-process
+ * simulator), a built plan (specs, load, warm-up) and client options, open the run in the store,
+ * bracket the load with scrapes, run it, summarise with the SLOs, check thresholds, judge
+ * validity and build report.json. `servelab run`, `demo`, `plan` (through
+ * `pipeline/measure-settings` `measure`), every experiment kind and the gate's load check all
+ * call it, so a number means the same thing wherever it was produced.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+
 import type { ValidityReason } from '../analysis/diagnose/types.js';
-import {
-  parseSlo,
-  parseThresholds,
-  type Slo,
-  type Summary,
-  type SummaryDetail,
-  sloProblemsWithoutStream,
-  summarize,
-  summarizeSessions,
-} from '../analysis/index.js';
+import type { Slo, Summary, SummaryDetail } from '../analysis/index.js';
+import { summarize, summarizeSessions } from '../analysis/index.js';
 import type { LoadedRun } from '../analysis/loaded-run.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
 import { validityReasons } from '../analysis/validity.js';
-import { listModels, tokenizeRemote } from '../client/engine-api.js';
-import { createHttpTarget, DEFAULT_SESSION_HEADER, redactHeaders } from '../client/index.js';
-import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js';
-import { type Problem, TargetError, UsageError } from '../core/errors.js';
-import { resolveLang, type T, translator } from '../core/i18n/index.js';
-import { outputPathProblem } from '../core/output-path.js';
-import { redactUrl } from '../core/url.js';
+import { createHttpTarget } from '../client/index.js';
+import type { Endpoint as ApiEndpoint } from '../client/types.js';
+import type { T } from '../core/i18n/index.js';
 import type { ScrapePoint } from '../monitor/index.js';
 import { describeEnvironment } from '../output/environment.js';
-import { type WriteRunOutputsOptions, writeJsonFile, writeRunOutputs } from '../output/write.js';
 import type { RequestRecord } from '../record/types.js';
-import { openRecordWriter } from '../record/writer.js';
-import { buildRunReport, RECORDS_FILE, type RunReport, runReportProblem } from '../report/run/report.js';
+import { buildRunReport, type RunReport } from '../report/run/report.js';
 import { buildShardReport, type ShardReport } from '../report/run/shard.js';
 import type { RunObserver } from '../runner/events.js';
 import {
@@ -42,40 +29,23 @@ import {
   type RunLoadConfig,
   type RunLoadDeps,
   type RunResult,
-  type SessionLoad,
 } from '../runner/load.js';
 import { runLoad } from '../runner/loops.js';
 import { createProgress } from '../runner/progress.js';
 import type { Clock } from '../runtime/clock.js';
-import { arrivalOffsetsMs, openLoopCount, traceOffsetsMs } from '../schedule/index.js';
 import type { RunKind, Store } from '../store/index.js';
-import {
-  buildWorkload,
-  type IntendedSharing,
-  type SessionOptions,
-  type SessionWorkload,
-  sessionPrefix,
-  type Workload,
-  type WorkloadOptions,
-} from '../workload/index.js';
+import type { IntendedSharing } from '../workload/index.js';
 import type { RequestSpec } from '../workload/types.js';
-import { type Endpoint, urlEndpoint } from './endpoint.js';
+import type { ClientSettings } from './client-options.js';
+import type { Endpoint } from './endpoint.js';
 import {
   type MonitoringResult,
   type MonitoringSettings,
   reportMonitoring,
   startMonitoring,
 } from './monitoring.js';
-import type { CommonSettings } from './settings.js';
-import {
-  commonRunId,
-  configHash,
-  LATE_LIMIT_MS,
-  type ShardSettings,
-  scheduleHash,
-  shardFiles,
-  shardPlan,
-} from './shard.js';
+import { type MeasureOutput, openRecordsFile, writeMeasurementFiles } from './outputs.js';
+import { LATE_LIMIT_MS, type ShardSettings, shardFiles } from './shard.js';
 
 export interface TargetSettings {
   /** Base URL ending in /v1. */
@@ -96,14 +66,6 @@ export interface TargetSettings {
   backend?: string | null;
   /** The header that carries a session turn's session id (`--session-header`; default x-session-id). */
   sessionHeader?: string | null;
-}
-
-export interface MeasureInput {
-  target: TargetSettings;
-  common: CommonSettings;
-  label?: string | null;
-  /** This run is one shard of a larger one (`--shard i/N`); absent or null: the whole run. */
-  shard?: ShardSettings | null;
 }
 
 export interface MeasureDeps {
@@ -163,245 +125,6 @@ export interface Measurement {
   files: string[];
 }
 
-/** Read a baseline report.json's summary for relative thresholds. */
-export async function readBaseline(path: string): Promise<Summary> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new UsageError([
-      {
-        path: '--baseline',
-        message: `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`,
-        hint: 'give the report.json of an earlier run (servelab run --out DIR writes DIR/report.json)',
-      },
-    ]);
-  }
-  try {
-    const parsed = JSON.parse(text) as { summary: Summary };
-    const problem = runReportProblem(parsed);
-    if (problem) throw new Error(problem);
-    return parsed.summary;
-  } catch (err) {
-    throw new UsageError([
-      {
-        path: '--baseline',
-        message: `${path} is not a servelab report.json (${(err as Error).message})`,
-        hint: 'give the report.json of an earlier run',
-      },
-    ]);
-  }
-}
-
-/**
- * Validate what measure() needs beyond flag syntax; returns parsed SLO and thresholds. A target
- * that does not stream cannot be held to an objective on per-token times (`target` null: it
- * streams).
- */
-export function checkMeasureInput(
-  input: { common: CommonSettings; target: Pick<TargetSettings, 'stream'> | null },
-  problems: Problem[],
-) {
-  const out = input.common.output;
-  let slo: Slo | null = null;
-  let thresholds: ReturnType<typeof parseThresholds> = [];
-  if (out.slo) {
-    try {
-      slo = parseSlo(out.slo);
-    } catch (err) {
-      if (err instanceof UsageError) problems.push(...err.problems);
-      else throw err;
-    }
-  }
-  if (slo && input.target?.stream === false) problems.push(...sloProblemsWithoutStream(slo));
-  try {
-    thresholds = parseThresholds(out.thresholds);
-  } catch (err) {
-    if (err instanceof UsageError) problems.push(...err.problems);
-    else throw err;
-  }
-  if (thresholds.some((t) => t.relative_percent !== null) && !out.baseline)
-    problems.push({
-      path: '--threshold',
-      message: 'a relative threshold needs a baseline',
-      hint: 'add --baseline path/to/report.json',
-    });
-  return { slo, thresholds };
-}
-
-/** Build the load mode and workload count from the settings (and the trace for trace replay). */
-export function loadPlan(
-  common: CommonSettings,
-  workload: Workload | null,
-): { load: LoadMode; count: number } {
-  const l = common.load;
-  if (l.mode === 'sessions')
-    return {
-      load: sessionsLoadMode(workload?.sessions ?? null, {
-        rampUpS: l.rampUpS,
-        sessionRateRps: l.sessionRateRps,
-        seed: l.seed,
-        maxConcurrency: l.maxConcurrency,
-      }),
-      count: workload?.specs.length ?? 0,
-    };
-  if (l.mode === 'closed') {
-    return {
-      load: {
-        kind: 'closed',
-        concurrency: l.concurrency ?? 1,
-        requests: l.durationS === null ? l.requests : null,
-        durationMs: l.durationS !== null ? l.durationS * 1000 : null,
-      },
-      count: l.requests ?? Math.max(64, (l.concurrency ?? 1) * 8),
-    };
-  }
-  if (l.mode === 'open') {
-    const arrivalsMs = arrivalOffsetsMs({
-      rateRps: l.rateRps ?? 1,
-      arrival: l.arrival,
-      burstiness: l.burstiness,
-      ...(l.durationS !== null ? { durationS: l.durationS } : { count: l.requests ?? 100 }),
-      seed: l.seed,
-    });
-    return { load: { kind: 'open', arrivalsMs, maxConcurrency: l.maxConcurrency }, count: arrivalsMs.length };
-  }
-  const specs = workload?.specs ?? [];
-  const arrivalsMs = traceOffsetsMs(specs, {
-    speedup: l.traceSpeedup,
-    rateScale: l.traceRateScale,
-    originMs: workload?.trace?.origin_ms,
-  });
-  return { load: { kind: 'open', arrivalsMs, maxConcurrency: l.maxConcurrency }, count: specs.length };
-}
-
-/**
- * The sessions load of a built session workload: user i starts at i·S/N with a ramp of S
- * seconds (all at 0 without one), or at the i-th of N seeded Poisson arrivals at `sessionRateRps`;
- * each turn's think time in ms; each session's document as its prefix. Experiments use it too.
- */
-export function sessionsLoadMode(
-  sw: SessionWorkload | null,
-  o: { rampUpS: number | null; sessionRateRps: number | null; seed: number; maxConcurrency: number | null },
-): Extract<LoadMode, { kind: 'sessions' }> {
-  const users = sw?.sessions.length ?? 0;
-  const starts =
-    o.sessionRateRps !== null
-      ? arrivalOffsetsMs({
-          rateRps: o.sessionRateRps,
-          arrival: 'poisson',
-          burstiness: 1,
-          count: users,
-          seed: o.seed,
-        })
-      : Array.from({ length: users }, (_, i) => (i * (o.rampUpS ?? 0) * 1000) / users);
-  const sessions: SessionLoad[] = (sw?.sessions ?? []).map((s, i) => ({
-    startMs: starts[i] ?? 0,
-    prefix: sw ? sessionPrefix(sw, s) : [],
-    turns: s.turns.map((t) => ({ spec: t.spec, thinkMs: t.think_s * 1000 })),
-  }));
-  return { kind: 'sessions', sessions, maxConcurrency: o.maxConcurrency };
-}
-
-/** Number of requests the workload must provide before the trace is known. */
-export function workloadCount(common: CommonSettings): number | undefined {
-  const l = common.load;
-  if (l.mode === 'trace' || l.mode === 'sessions') return undefined;
-  if (l.mode === 'open' && l.durationS !== null) return openLoopCount(l.rateRps ?? 1, l.durationS);
-  return loadPlan(common, null).count;
-}
-
-/** The workload builder's options from the settings (synthetic 256-token prompts when no source is given). */
-export function workloadOptions(common: CommonSettings, model: string): WorkloadOptions {
-  const w = common.workload;
-  const noSource = w.prompt === null && !w.promptsFile && !w.dataset && !common.load.traceFile;
-  return {
-    seed: common.load.seed,
-    count: workloadCount(common),
-    model,
-    prompt: w.prompt ?? undefined,
-    promptsFile: w.promptsFile ?? undefined,
-    dataset: w.dataset ?? undefined,
-    trace: common.load.traceFile ?? undefined,
-    traceFormat: common.load.traceFormat ?? undefined,
-    traceWindow: common.load.traceWindow ?? undefined,
-    traceBlockSize: common.load.traceBlockSize ?? undefined,
-    inputLen: w.inputLen ?? (noSource ? '256' : undefined),
-    outputLen: w.outputLen ?? undefined,
-    sharedPrefixLen: w.sharedPrefixLen ?? undefined,
-    numPrefixGroups: w.numPrefixGroups ?? undefined,
-    tokenizer: w.tokenizer ?? undefined,
-    ...(common.load.mode === 'sessions' ? { sessions: sessionOptions(common) } : {}),
-  };
-}
-
-/** The session options of a sessions-mode run (defaults: 1 turn, no think time). */
-export function sessionOptions(common: CommonSettings): SessionOptions {
-  const { load: l, workload: w } = common;
-  return {
-    users: l.users ?? 1,
-    turns: l.turns ?? '1',
-    thinkTime: l.thinkTime ?? '0',
-    ...(w.documents !== null ? { documents: w.documents } : {}),
-    ...(w.docLen !== null ? { docLen: w.docLen } : {}),
-    ...(w.docPopularity !== null ? { docPopularity: w.docPopularity } : {}),
-  };
-}
-
-/** The run's configuration as stored in report.json (secrets redacted). */
-export function describeConfig(
-  input: MeasureInput,
-  model: string,
-  workload: Workload,
-  slo: Slo | null,
-): Record<string, unknown> {
-  const { target, common } = input;
-  return {
-    target: {
-      url: redactUrl(target.url),
-      endpoint: target.endpoint,
-      stream: target.stream,
-      headers: redactHeaders(target.headers),
-      api_key_env: target.apiKeyEnv,
-      extra_body: target.extraBody,
-      timeout_s: target.timeoutS,
-      timeout_ttft_s: target.timeoutTtftS,
-      retries: target.retries,
-      fail_fast: target.failFast !== false,
-      backend: target.backend ?? null,
-      ...(common.load.mode === 'sessions'
-        ? { session_header: target.sessionHeader ?? DEFAULT_SESSION_HEADER }
-        : {}),
-    },
-    model,
-    generation: { ...common.generation, model },
-    load: common.load,
-    seed: common.load.seed,
-    workload: {
-      ...common.workload,
-      source: workload.source,
-      tokenization: workload.method,
-      inexact: workload.inexact,
-      skipped: workload.skipped,
-      notes: workload.notes,
-      ...(workload.trace ? { trace: workload.trace } : {}),
-      ...(workload.sessions
-        ? {
-            sessions: {
-              ...workload.sessions.options,
-              document_tokens: workload.sessions.documents.map((d) => d.tokens),
-              session_documents: workload.sessions.sessions.map((s) => s.document),
-              intended_sharing: workload.sessions.intended.ratio,
-            },
-          }
-        : {}),
-    },
-    slo,
-    thresholds: common.output.thresholds,
-    label: input.label ?? null,
-  };
-}
-
 /** What one measurement sends, and how (the workload is already built). */
 export interface MeasurePlan {
   /** Store label and progress name, e.g. `c=4`. */
@@ -444,9 +167,6 @@ export interface MeasureShard extends ShardSettings {
   plannedTotal: number;
 }
 
-/** Generation and transport settings of the client (everything but where and when). */
-export type ClientSettings = Omit<ClientOptions, 'baseUrl' | 'clock' | 'dispatcher'>;
-
 /** One measurement to make: the plan, the client, the objectives and what to store. */
 export interface MeasureRequest {
   plan: MeasurePlan;
@@ -459,28 +179,7 @@ export interface MeasureRequest {
   /** The run's configuration as stored in report.json and the store (secrets redacted). */
   config: Record<string, unknown>;
   /** Files under `out` (report.json, requests.jsonl, summary.csv, vllm.json). */
-  output?: {
-    out: string | null;
-    formatVllm: boolean;
-    embedRecords: boolean;
-    vllm?: CommonSettings['output']['vllm'];
-  };
-}
-
-/** `vllm.json`'s writing options from a run's output settings (`--format vllm` and its flags). */
-export function vllmWriteOptions(
-  output: MeasureRequest['output'] | CommonSettings['output'] | undefined,
-): Omit<WriteRunOutputsOptions, 'records'> {
-  const v = output?.vllm;
-  return {
-    vllm: output?.formatVllm ?? false,
-    vllmOptions: {
-      percentileMetrics: v?.percentileMetrics ?? undefined,
-      metricPercentiles: v?.metricPercentiles ?? undefined,
-      detailed: v?.detailed ?? false,
-    },
-    vllmFile: v?.file ? { path: v.file, append: v.append } : null,
-  };
+  output?: MeasureOutput;
 }
 
 /** The summary's idea of the run's concurrency cap. */
@@ -517,7 +216,7 @@ export async function measureOn(
   const observers: RunObserver[] = [...(deps.observers ?? [])];
   const outDir = req.output?.out ?? null;
   const shardNames = plan.shard ? shardFiles(plan.shard.index, plan.shard.count) : null;
-  const writer = outDir ? openRecordWriter(join(outDir, shardNames?.records ?? RECORDS_FILE)) : null;
+  const writer = openRecordsFile(outDir, shardNames);
   if (writer) observers.push(writer);
   const progress = deps.progress
     ? createProgress({
@@ -672,7 +371,6 @@ export async function measureOn(
     });
     store.finishRun(storeRun.id, summary, result.interrupted ? 'interrupted' : 'completed', result.window);
   }
-  const writeOptions = vllmWriteOptions(req.output);
   const shardReport =
     plan.shard && detail && shardNames
       ? buildShardReport(
@@ -698,13 +396,13 @@ export async function measureOn(
           shardNames.records,
         )
       : null;
-  const files = shardReport
-    ? outDir
-      ? [await writeJsonFile(join(outDir, (shardNames as { report: string }).report), shardReport)]
-      : []
-    : outDir || (writeOptions.vllm && writeOptions.vllmFile)
-      ? await writeRunOutputs(outDir, report, { ...writeOptions, records: result.records })
-      : [];
+  const files = await writeMeasurementFiles(
+    outDir,
+    req.output,
+    report,
+    result.records,
+    shardReport && shardNames ? { report: shardReport, names: shardNames } : null,
+  );
   if (writer) files.push(writer.path);
   const translated = deps.t !== undefined && deps.t.lang !== 'en';
   return {
@@ -777,127 +475,4 @@ async function runPlan(
   return merged as RunResult;
 }
 
-/** Run one measurement from run-style settings. Throws UsageError/TargetError for bad input or an unreachable target. */
-export async function measure(
-  input: MeasureInput,
-  deps: MeasureDeps & { endpoint?: Endpoint; config?: Record<string, unknown> },
-): Promise<Measurement & { workload: Workload; model: string }> {
-  const { target, common } = input;
-  const problems: Problem[] = [];
-  const { slo, thresholds } = checkMeasureInput(input, problems);
-  // Output paths that cannot be written fail now, not after the run (paths are absolute here).
-  for (const p of [
-    common.output.out ? outputPathProblem(common.output.out, '--out', 'dir') : null,
-    typeof common.output.json === 'string' ? outputPathProblem(common.output.json, '--json') : null,
-  ])
-    if (p) problems.push(p);
-  if (problems.length) throw new UsageError(problems);
-  const baseline = common.output.baseline ? await readBaseline(common.output.baseline) : undefined;
-  const apiKey = deps.env[target.apiKeyEnv] || undefined;
-  const endpoint = deps.endpoint ?? urlEndpoint(target.url);
-  const dispatcher = endpoint.dispatcher ?? undefined;
-
-  let model = common.generation.model;
-  if (!model) {
-    const models = await endpoint.settle(
-      listModels(endpoint.baseUrl, apiKey, target.headers, target.apiKeyEnv, dispatcher),
-    );
-    if (!models.length)
-      throw new TargetError(`${redactUrl(target.url)}/models lists no models`, 'give --model NAME');
-    model = models[0];
-  }
-
-  // Warm-up gets prompts of its own, drawn after the measured ones from the same source: warming
-  // up with the measured prompts would fill the prefix cache with exactly what is measured next.
-  const wopts = workloadOptions(common, model);
-  const warm = common.load.warmup;
-  const split = warm > 0 && wopts.count !== undefined && !common.load.traceFile;
-  const sim = endpoint.sim;
-  const built = await endpoint.settle(
-    buildWorkload(split ? { ...wopts, count: (wopts.count as number) + warm } : wopts, {
-      // The in-process simulator counts as its /tokenize would, minus an HTTP exchange per
-      // prompt (most of the time of building a plan's workload), and keeps the ids to serve.
-      tokenizeRemote: sim
-        ? (text) => sim.countTokens(text, model)
-        : tokenizeRemote(endpoint.baseUrl, model, apiKey, target.headers, dispatcher),
-      t: deps.t,
-    }),
-  );
-  const workload = split ? { ...built, specs: built.specs.slice(0, built.specs.length - warm) } : built;
-  const warmupSpecs = split ? built.specs.slice(built.specs.length - warm) : undefined;
-  const full = loadPlan(common, workload);
-  const config = { ...describeConfig(input, model, workload, slo), ...(deps.config ?? {}) };
-  // A shard: the full schedule, built as every other shard builds it, then its part of it.
-  let shard: MeasureShard | null = null;
-  let specs = workload.specs;
-  let load = full.load;
-  if (input.shard) {
-    const cfgHash = configHash(config);
-    const schedHash = scheduleHash(workload.specs, full.load);
-    const t = deps.t ?? translator(resolveLang(undefined, deps.env));
-    const part = shardPlan(workload.specs, full.load, input.shard.index, input.shard.count, problems, t);
-    if (problems.length) throw new UsageError(problems);
-    specs = part.specs;
-    load = part.load;
-    shard = {
-      ...input.shard,
-      runId: commonRunId(cfgHash, schedHash),
-      configHash: cfgHash,
-      scheduleHash: schedHash,
-      seed: common.load.seed,
-      plannedTotal: plannedRequests(full.load) ?? workload.specs.length,
-    };
-  }
-  const m = await measureOn(
-    endpoint,
-    {
-      plan: {
-        label: input.label ?? null,
-        specs,
-        load,
-        shard,
-        // Ids unique across the shards, so a merge never takes two shards' requests for one.
-        ...(shard ? { runPrefix: `${shard.runId.slice(0, 6)}s${shard.index}` } : {}),
-        warmup: common.load.warmup,
-        warmupSpecs,
-        retries: target.retries,
-        drainTimeoutMs: common.load.drainTimeoutS * 1000,
-        failFast: target.failFast !== false,
-        sessions: workload.sessions ? { intended: workload.sessions.intended } : null,
-      },
-      client: {
-        endpoint: target.endpoint,
-        model,
-        stream: target.stream,
-        maxTokens: common.generation.maxTokens,
-        temperature: common.generation.temperature,
-        topP: common.generation.topP,
-        stop: common.generation.stop,
-        ignoreEos: common.generation.ignoreEos,
-        extraBody: target.extraBody ?? undefined,
-        headers: target.headers,
-        apiKey,
-        timeoutMs: target.timeoutS !== null ? target.timeoutS * 1000 : null,
-        timeoutTtftMs: target.timeoutTtftS !== null ? target.timeoutTtftS * 1000 : null,
-        sessionHeader: target.sessionHeader ?? DEFAULT_SESSION_HEADER,
-      },
-      slo,
-      thresholds,
-      baseline,
-      // A shard sends its 1/N of the rate (request k of every N).
-      targetRateRps:
-        common.load.mode === 'open' && common.load.rateRps !== null
-          ? common.load.rateRps / (shard?.count ?? 1)
-          : null,
-      config,
-      output: {
-        out: common.output.out,
-        formatVllm: common.output.formatVllm,
-        embedRecords: common.output.embedRecords,
-        vllm: common.output.vllm,
-      },
-    },
-    deps,
-  );
-  return { ...m, workload, model };
-}
+/** The sessions load of a built session workload (its home is `pipeline/load-plan`). */

@@ -27,6 +27,7 @@ import { type Clock, RealClock } from '../runtime/clock.js';
 import { Rng } from '../runtime/rng.js';
 import { generateUtterances, readAudioDir, type Utterance } from '../workload/audio.js';
 import { parseLengthDistOrThrow } from '../workload/lengths.js';
+import { clientOptionsOf } from './client-options.js';
 
 /** Everything one voice measurement needs (validated by the caller). */
 export interface VoiceSettings {
@@ -135,30 +136,26 @@ export async function measureVoice(s: VoiceSettings, deps: VoiceMeasureDeps): Pr
   }
   const clock = deps.clock ?? new RealClock();
   const dispatcher = deps.dispatcher ? { dispatcher: deps.dispatcher } : {};
-  const ms = (v: number | null) => (v === null ? null : v * 1000);
-  const llm = createHttpTarget({
-    baseUrl: s.llmUrl,
-    endpoint: 'chat',
-    model,
-    stream: true,
-    maxTokens: s.maxTokens,
-    temperature: s.temperature,
-    topP: s.topP ?? null,
-    stop: s.stop ?? null,
-    ignoreEos: s.ignoreEos,
-    headers: s.headers,
-    apiKey,
-    timeoutMs: ms(s.timeoutS),
-    timeoutTtftMs: ms(s.timeoutFirstS),
-    clock,
-    ...dispatcher,
-  });
+  const client = clientOptionsOf(
+    {
+      endpoint: 'chat',
+      model,
+      stream: true,
+      headers: s.headers,
+      apiKey,
+      timeoutS: s.timeoutS,
+      timeoutTtftS: s.timeoutFirstS,
+    },
+    s,
+  );
+  const llm = createHttpTarget({ ...client, baseUrl: s.llmUrl, clock, ...dispatcher });
+  // The ASR and TTS exchanges keep the same limits as the LLM leg.
   const audio = {
     headers: s.headers,
     apiKey,
     clock,
-    timeoutMs: ms(s.timeoutS),
-    timeoutFirstMs: ms(s.timeoutFirstS),
+    timeoutMs: client.timeoutMs ?? null,
+    timeoutFirstMs: client.timeoutTtftMs ?? null,
     ...dispatcher,
   };
   const dist = s.outputLen ? parseLengthDistOrThrow(s.outputLen, '--output-len') : null;

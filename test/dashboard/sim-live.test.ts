@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { type Dashboard, startDashboard } from '../../src/dashboard/index.js';
-import { type MeasureInput, measure } from '../../src/pipeline/measure.js';
+import { type MeasureInput, measure } from '../../src/pipeline/measure-settings.js';
 import { type CommonSettings, commonSettings, targetSettings } from '../../src/pipeline/settings.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
 import { openStore, type Store } from '../../src/store/index.js';

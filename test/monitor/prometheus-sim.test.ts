@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createExporter, type MetricsServer, startMetricsServer } from '../../src/monitor/exporter.js';
-import { measure } from '../../src/pipeline/measure.js';
+import { measure } from '../../src/pipeline/measure-settings.js';
 import { commonSettings, targetSettings } from '../../src/pipeline/settings.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
 import { type PrometheusHandle, startPrometheus, toolSkip } from '../helpers/prometheus.js';

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { attemptEndAt } from '../../src/analysis/window.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { measure } from '../../src/pipeline/measure.js';
+import { measure } from '../../src/pipeline/measure-settings.js';
 import { commonSettings, targetSettings } from '../../src/pipeline/settings.js';
 import {
   chatChunk,

@@ -6,7 +6,7 @@
  */
 import { join, resolve } from 'node:path';
 import { ExitCode, type Problem } from '../../core/errors.js';
-import { type MeasureInput, measure } from '../../pipeline/measure.js';
+import { type MeasureInput, measure } from '../../pipeline/measure-settings.js';
 import { type CommonSettings, commonSettings, targetSettings } from '../../pipeline/settings.js';
 import { formatSummaryTable, formatVerdict } from '../../report/run/table.js';
 import { startSimServer } from '../../sim/server/index.js';

@@ -4,23 +4,16 @@
  */
 import { resolve } from 'node:path';
 import { type ErrorGroup, FAIL_FAST_UNSENT } from '../../analysis/errors.js';
-import { evaluateThresholds } from '../../analysis/thresholds.js';
 import { DEFAULT_SESSION_HEADER } from '../../client/index.js';
 import type { Endpoint } from '../../client/types.js';
 import { ExitCode, type Problem } from '../../core/errors.js';
 import { type T, translator } from '../../core/i18n/index.js';
 import { redactUrl } from '../../core/url.js';
-import {
-  checkMeasureInput,
-  type MeasureInput,
-  measure,
-  readBaseline,
-  vllmWriteOptions,
-  workloadOptions,
-} from '../../pipeline/measure.js';
-import { storeMerged, writeMerged } from '../../pipeline/merge.js';
+import { workloadOptions } from '../../pipeline/load-plan.js';
+import { checkMeasureInput, type MeasureInput, measure } from '../../pipeline/measure-settings.js';
 import type { MonitoringSettings } from '../../pipeline/monitoring.js';
 import { LATE_LIMIT_MS, parseShardSettings } from '../../pipeline/shard.js';
+import { measureWithWorkers } from '../../pipeline/workers.js';
 import { formatSessions } from '../../report/run/sessions.js';
 import { formatSummaryTable, formatTokenization, formatVerdict } from '../../report/run/table.js';
 import { unixNowMs } from '../../runtime/clock.js';
@@ -48,7 +41,7 @@ import {
   parseHeaders,
   throwIfProblems,
 } from './common.js';
-import { parseWorkers, runWorkers, startFromParent } from './workers.js';
+import { launchWorker, parseWorkers, startFromParentProcess } from './workers.js';
 
 export interface RawRun extends RawCommon {
   url?: string;
@@ -292,7 +285,7 @@ export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = 
       store,
       log: (line) => io.stderr.write(`${line}\n`),
       t,
-      awaitStart: startFromParent(io.env),
+      awaitStart: startFromParentProcess(io.env),
     });
     // Every file before the summary (measure wrote --out): a reader that closes stdout early
     // (`| head`) must not cost the --json file. JSON on stdout still comes after the summary.
@@ -348,40 +341,26 @@ async function runWithWorkers(
   t: T,
 ): Promise<number> {
   const out = humanStream(input.common.output.json, io);
-  const { thresholds } = checkMeasureInput(input, []);
-  const baseline = input.common.output.baseline
-    ? await readBaseline(input.common.output.baseline)
-    : undefined;
   const ctrl = new AbortController();
   const off = io.onInterrupt(() => ctrl.abort(new Error('interrupted')));
   try {
-    const { report, records } = await runWorkers(
+    const db = input.db;
+    const {
+      report,
+      files,
+      thresholds: results,
+    } = await measureWithWorkers(
+      input,
+      workers,
       {
-        runArgv: argv,
-        workers,
+        launch: launchWorker(argv),
         env: io.env,
         signal: ctrl.signal,
         log: (line) => io.stderr.write(`${line}\n`),
-        monitoring: { settings: input.monitoring, targetUrl: input.target.url },
+        openStore: db ? () => openStore(resolve(io.cwd, db)) : null,
       },
       t,
     );
-    // Stored and written as one run: the store's id, report.json, requests.jsonl, vllm.json.
-    if (input.db && records) {
-      const store = openStore(resolve(io.cwd, input.db));
-      try {
-        storeMerged(store, report, records, input.label ?? null);
-      } finally {
-        store.close();
-      }
-    }
-    const files = await writeMerged(
-      input.common.output.out,
-      report,
-      records,
-      vllmWriteOptions(input.common.output),
-    );
-    const results = thresholds.length ? evaluateThresholds(report.summary, [...thresholds], baseline) : [];
     const json = input.common.output.json;
     const result = { ...report, thresholds: results };
     if (json !== true) await emitJson(json, result, io);

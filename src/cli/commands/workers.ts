@@ -1,25 +1,16 @@
 /**
  * @module cli/commands/workers
- * `servelab run --workers N|auto`: the sharding of `run --shard i/N` inside one host. The parent
- * starts N child processes of this same CLI (process.execPath + process.execArgv + the script,
- * so it works under tsx and from dist), each `run --shard i/N --start-at T --out TMP/i` with the
- * user's other flags, waits for all, then merges their shard files with `merge --exact`
- * semantics (pipeline/merge) into the user's `--out`.
+ * The command line's side of `servelab run --workers N|auto` (the orchestration is
+ * `pipeline/workers`): the `--workers` flag, which of the user's flags a worker inherits, and how
+ * a worker process is started: this same CLI (process.execPath + process.execArgv + the script,
+ * so it works under tsx and from dist) as `run --shard i/N --start-at T --out TMP/i` with the
+ * user's other flags, its stderr piped and an IPC channel to the parent.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ExitCode, type Problem, UsageError } from '../../core/errors.js';
+import { availableParallelism } from 'node:os';
+import type { Problem } from '../../core/errors.js';
 import type { T } from '../../core/i18n/index.js';
-import { mergeShards } from '../../pipeline/merge.js';
-import {
-  type MonitoringResult,
-  type MonitoringSettings,
-  startMonitoring,
-} from '../../pipeline/monitoring.js';
-import { shardFiles } from '../../pipeline/shard.js';
-import { RealClock, unixNowMs } from '../../runtime/clock.js';
+import { startFromParent, type WorkerProcess, type WorkerShard } from '../../pipeline/workers.js';
 
 /** `--workers N|auto` as a count (auto: one per core); problems for anything else. */
 export function parseWorkers(raw: string | undefined, problems: Problem[], t: T): number {
@@ -76,56 +67,6 @@ export function workerArgs(runArgv: readonly string[]): string[] {
   return out;
 }
 
-/**
- * The start each child is given on its command line, as every shard needs one. The parent
- * replaces it once all children are ready (the handshake below), so it only matters to a child
- * that runs without its parent.
- */
-export function workersLeadMs(n: number): number {
-  return 4000 + 1000 * n;
-}
-
-/**
- * The common start, this long after the last child said it was ready: each child is then idle,
- * waiting on one timer, so it wakes on time even on a busy machine. Starting children (node,
- * imports, the workload, the warm-up) takes seconds and varies; a start fixed before they are
- * up was missed by more than the 1 s late limit when two took over 6 s on a loaded 2-core box.
- */
-export const WORKERS_START_MARGIN_MS = 500;
-
-/** Set in a child's environment: tell the parent when ready over IPC and take its start. */
-const READY_ENV = 'SERVELAB_WORKER_READY_IPC';
-
-/**
- * In a child that `run --workers` started: says it is ready over IPC and resolves to the common
- * start the parent sends (unix ms). Undefined in any other process. If the parent goes away
- * first, it resolves at once, and the run's own start and late policy apply.
- */
-export function startFromParent(
-  env: Record<string, string | undefined>,
-): (() => Promise<number>) | undefined {
-  const send = process.send?.bind(process);
-  if (env[READY_ENV] !== '1' || !send) return undefined;
-  return () =>
-    new Promise<number>((resolve) => {
-      const done = (at: number) => {
-        process.off('message', onMessage);
-        process.off('disconnect', onGone);
-        // The channel would keep this process alive after its run.
-        if (process.connected) process.disconnect();
-        resolve(at);
-      };
-      const onMessage = (m: unknown) => {
-        const at = (m as { start_at_unix_ms?: unknown } | null)?.start_at_unix_ms;
-        if (typeof at === 'number' && Number.isFinite(at)) done(at);
-      };
-      const onGone = () => done(unixNowMs());
-      process.on('message', onMessage);
-      process.once('disconnect', onGone);
-      send({ ready: true });
-    });
-}
-
 /** node --test's flags that take their value as the next word (a test's CLI children drop them). */
 const TEST_VALUE_FLAGS = new Set([
   '--test-name-pattern',
@@ -136,11 +77,6 @@ const TEST_VALUE_FLAGS = new Set([
   '--test-shard',
   '--test-timeout',
 ]);
-
-interface Child {
-  code: number | null;
-  stderr: string;
-}
 
 /**
  * This CLI as a child's arguments: node's own flags of this process (`--import tsx` under tsx),
@@ -163,128 +99,25 @@ export function cliCommand(args: readonly string[]): string[] {
 }
 
 /**
- * Start the children and hold their common start until every one is ready: the start is then
- * {@link WORKERS_START_MARGIN_MS} after the last ready. A child that ends before it is ready
- * (a usage error, a crash) interrupts the others, which would otherwise wait for it forever.
+ * Start the worker of `shard`: `run` with the user's flags less the parent's (`runArgv`, after
+ * `run`), and the shard's own; it neither stores nor scrapes (the parent does both for the run).
  */
-function runChildren(
-  argsOf: readonly string[][],
-  env: Record<string, string | undefined>,
-  signal: AbortSignal,
-): Promise<Child[]> {
-  const stop = new AbortController();
-  const onAbort = () => stop.abort();
-  signal.addEventListener('abort', onAbort, { once: true });
-  const procs = argsOf.map((args) =>
-    spawn(process.execPath, cliCommand(args), {
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      env: { ...env, [READY_ENV]: '1' },
-    }),
-  );
-  const ready = new Set<number>();
-  let started = false;
-  const children = procs.map(
-    (p, i) =>
-      new Promise<Child>((resolve, reject) => {
-        const kill = () => {
-          p.kill('SIGINT');
-          // A child waiting for the common start takes the closed channel as "go now", then stops.
-          if (p.connected) p.disconnect();
-        };
-        stop.signal.addEventListener('abort', kill, { once: true });
-        let stderr = '';
-        p.stderr?.on('data', (d) => {
-          stderr += d;
-        });
-        p.on('message', (m: { ready?: unknown }) => {
-          if (m?.ready !== true || started) return;
-          ready.add(i);
-          if (ready.size < procs.length) return;
-          started = true;
-          const at = unixNowMs() + WORKERS_START_MARGIN_MS;
-          for (const q of procs) if (q.connected) q.send({ start_at_unix_ms: at });
-        });
-        p.on('error', reject);
-        p.on('close', (code) => {
-          stop.signal.removeEventListener('abort', kill);
-          if (!started) stop.abort();
-          resolve({ code, stderr });
-        });
-      }),
-  );
-  return Promise.all(children).finally(() => signal.removeEventListener('abort', onAbort));
+export function launchWorker(runArgv: readonly string[]) {
+  const base = workerArgs(runArgv);
+  return (shard: WorkerShard, env: Record<string, string | undefined>): WorkerProcess =>
+    spawn(
+      process.execPath,
+      cliCommand([
+        'run',
+        ...base,
+        ...['--shard', `${shard.index}/${shard.count}`, '--start-at', shard.startAt, '--out', shard.out],
+        ...['--no-db', '--no-scrape'],
+      ]),
+      { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env },
+    );
 }
 
-/**
- * Run N shard children from `runArgv` and merge them exactly (every record, on one timeline);
- * the caller stores and writes the merged run. A child that exits with a code a measurement
- * does not give (0, 2, 3), or writes no shard report, fails the run with its stderr.
- */
-export async function runWorkers(
-  opts: {
-    runArgv: readonly string[];
-    workers: number;
-    env: Record<string, string | undefined>;
-    signal: AbortSignal;
-    log: (line: string) => void;
-    /** Scrape the shared server over the whole run, as `run` does (the children do not). */
-    monitoring?: { settings: MonitoringSettings; targetUrl: string } | null;
-  },
-  t: T,
-) {
-  const n = opts.workers;
-  const startAt = new Date(unixNowMs() + workersLeadMs(n)).toISOString();
-  const base = workerArgs(opts.runArgv);
-  const tmp = await mkdtemp(join(tmpdir(), 'servelab-workers-'));
-  try {
-    opts.log(t('shard.workers.start', { n, margin_ms: WORKERS_START_MARGIN_MS }));
-    const dirs = Array.from({ length: n }, (_, i) => join(tmp, String(i)));
-    // A worker reads its shard from the flags, never from an Indexed Job's environment.
-    const env = { ...opts.env, JOB_COMPLETION_INDEX: undefined, SERVELAB_SHARD_COUNT: undefined };
-    const clock = new RealClock();
-    const m = opts.monitoring;
-    const monitor = m
-      ? await startMonitoring(
-          { ...m.settings, metricsPort: null },
-          { targetUrl: m.targetUrl, clock, log: opts.log },
-        )
-      : null;
-    let children: Child[];
-    let result: MonitoringResult | null = null;
-    try {
-      children = await runChildren(
-        dirs.map((dir, i) => [
-          'run',
-          ...base,
-          ...['--shard', `${i}/${n}`, '--start-at', startAt, '--out', dir, '--no-db', '--no-scrape'],
-        ]),
-        env,
-        opts.signal,
-      );
-    } finally {
-      result = (await monitor?.stop().catch(() => null)) ?? null;
-    }
-    const files = dirs.map((dir, i) => join(dir, shardFiles(i, n).report));
-    const problems: Problem[] = [];
-    children.forEach((c, i) => {
-      const ok =
-        c.code === ExitCode.ok || c.code === ExitCode.thresholdFailed || c.code === ExitCode.nothingSucceeded;
-      if (!ok)
-        problems.push({
-          path: '--workers',
-          message: t('shard.workers.failed', {
-            index: i,
-            count: n,
-            code: String(c.code),
-            stderr: c.stderr.trim(),
-          }),
-          hint: t('shard.workers.failedHint', { index: i, count: n }),
-        });
-    });
-    if (problems.length) throw new UsageError(problems);
-    const monitoring = result ? { result, originUnixMs: clock.originUnixMs } : null;
-    return await mergeShards({ expect: n, files, out: null, exact: true, monitoring }, t);
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-  }
+/** In a worker that `run --workers` started, the common start from its parent over this process's IPC channel. */
+export function startFromParentProcess(env: Record<string, string | undefined>) {
+  return startFromParent(env, process);
 }

@@ -7,6 +7,7 @@
  */
 import { mean, parseThresholds, summarize, type Threshold } from '../../analysis/index.js';
 import type { Slo } from '../../analysis/slo.js';
+import { clientOptionsOf, generationOfSpec } from '../../pipeline/client-options.js';
 import { measureOn } from '../../pipeline/measure.js';
 import { type RequestRecord, shiftRecord } from '../../record/types.js';
 import { type LoadMode, sessionTurns } from '../../runner/load.js';
@@ -122,21 +123,19 @@ export async function measureOnce(
           ? { sessions: { intended: plan.load.intended } }
           : {}),
       },
-      client: {
-        endpoint: t.endpoint,
-        model: t.model,
-        stream: gen.stream,
-        maxTokens: gen.max_tokens ?? null,
-        temperature: gen.temperature,
-        topP: gen.top_p ?? null,
-        stop: gen.stop ?? null,
-        ignoreEos: gen.ignore_eos ?? false,
-        extraBody: t.extraBody,
-        headers: t.headers,
-        apiKey: t.apiKey,
-        timeoutMs: l.timeout_s !== undefined ? l.timeout_s * 1000 : null,
-        timeoutTtftMs: l.timeout_ttft_s !== undefined ? l.timeout_ttft_s * 1000 : null,
-      },
+      client: clientOptionsOf(
+        {
+          endpoint: t.endpoint,
+          model: t.model,
+          stream: gen.stream,
+          extraBody: t.extraBody,
+          headers: t.headers,
+          apiKey: t.apiKey,
+          timeoutS: l.timeout_s,
+          timeoutTtftS: l.timeout_ttft_s,
+        },
+        generationOfSpec(gen),
+      ),
       slo: scope.slo,
       thresholds: scope.thresholds,
       config: {

@@ -5,7 +5,7 @@
  * sessions workload with the load that replays it. Every target gets the same requests; lengths
  * are token-exact with the first target's tokenizer (`model`).
  */
-import { sessionsLoadMode } from '../../pipeline/measure.js';
+import { sessionsLoadMode } from '../../pipeline/load-plan.js';
 import { hashString } from '../../runtime/rng.js';
 import { buildWorkload, type Workload } from '../../workload/index.js';
 import type { RequestSpec } from '../../workload/types.js';

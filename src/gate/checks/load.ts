@@ -18,6 +18,7 @@ import { fetchQualityOutputs, type QualityOutput } from '../../exp/quality.js';
 import { servelabVersion } from '../../exp/record.js';
 import { bootstrapDelta, percentileStat } from '../../exp/stats.js';
 import { searchMaxConcurrency } from '../../pipeline/capacity.js';
+import { clientOptionsOf } from '../../pipeline/client-options.js';
 import type { Endpoint } from '../../pipeline/endpoint.js';
 import { type Measurement, measureOn } from '../../pipeline/measure.js';
 import type { RequestRecord } from '../../record/types.js';
@@ -93,16 +94,17 @@ function measureSide(
     side.endpoint,
     {
       plan: { label, specs, load, warmup, warmupSpecs, failFast: false },
-      client: {
-        endpoint: 'chat',
-        model: side.target.model,
-        stream: true,
-        maxTokens: OUTPUT_LEN,
-        temperature: 0,
-        ignoreEos: true,
-        apiKey: side.target.apiKey,
-        timeoutMs: ctx.timeoutMs,
-      },
+      client: clientOptionsOf(
+        {
+          endpoint: 'chat',
+          model: side.target.model,
+          stream: true,
+          apiKey: side.target.apiKey,
+          // ctx.timeoutMs is `--timeout` seconds × 1000, so this gives back the seconds exactly.
+          timeoutS: ctx.timeoutMs / 1000,
+        },
+        { maxTokens: OUTPUT_LEN, temperature: 0, ignoreEos: true },
+      ),
       slo,
       thresholds: [],
       targetRateRps: null,

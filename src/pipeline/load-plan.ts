@@ -1,0 +1,136 @@
+/**
+ * @module pipeline/load-plan
+ * Settings → what a measurement sends and when: the load mode (closed, open, trace replay,
+ * sessions) and the number of requests the workload must provide, and the workload builder's
+ * options. `measure()` builds its plan here; experiments build their sessions load with
+ * {@link sessionsLoadMode}.
+ */
+import type { LoadMode, SessionLoad } from '../runner/load.js';
+import { arrivalOffsetsMs, openLoopCount, traceOffsetsMs } from '../schedule/index.js';
+import {
+  type SessionOptions,
+  type SessionWorkload,
+  sessionPrefix,
+  type Workload,
+  type WorkloadOptions,
+} from '../workload/index.js';
+import type { CommonSettings } from './settings.js';
+
+/** Build the load mode and workload count from the settings (and the trace for trace replay). */
+export function loadPlan(
+  common: CommonSettings,
+  workload: Workload | null,
+): { load: LoadMode; count: number } {
+  const l = common.load;
+  if (l.mode === 'sessions')
+    return {
+      load: sessionsLoadMode(workload?.sessions ?? null, {
+        rampUpS: l.rampUpS,
+        sessionRateRps: l.sessionRateRps,
+        seed: l.seed,
+        maxConcurrency: l.maxConcurrency,
+      }),
+      count: workload?.specs.length ?? 0,
+    };
+  if (l.mode === 'closed') {
+    return {
+      load: {
+        kind: 'closed',
+        concurrency: l.concurrency ?? 1,
+        requests: l.durationS === null ? l.requests : null,
+        durationMs: l.durationS !== null ? l.durationS * 1000 : null,
+      },
+      count: l.requests ?? Math.max(64, (l.concurrency ?? 1) * 8),
+    };
+  }
+  if (l.mode === 'open') {
+    const arrivalsMs = arrivalOffsetsMs({
+      rateRps: l.rateRps ?? 1,
+      arrival: l.arrival,
+      burstiness: l.burstiness,
+      ...(l.durationS !== null ? { durationS: l.durationS } : { count: l.requests ?? 100 }),
+      seed: l.seed,
+    });
+    return { load: { kind: 'open', arrivalsMs, maxConcurrency: l.maxConcurrency }, count: arrivalsMs.length };
+  }
+  const specs = workload?.specs ?? [];
+  const arrivalsMs = traceOffsetsMs(specs, {
+    speedup: l.traceSpeedup,
+    rateScale: l.traceRateScale,
+    originMs: workload?.trace?.origin_ms,
+  });
+  return { load: { kind: 'open', arrivalsMs, maxConcurrency: l.maxConcurrency }, count: specs.length };
+}
+
+/**
+ * The sessions load of a built session workload: user i starts at i·S/N with a ramp of S
+ * seconds (all at 0 without one), or at the i-th of N seeded Poisson arrivals at `sessionRateRps`;
+ * each turn's think time in ms; each session's document as its prefix. Experiments use it too.
+ */
+export function sessionsLoadMode(
+  sw: SessionWorkload | null,
+  o: { rampUpS: number | null; sessionRateRps: number | null; seed: number; maxConcurrency: number | null },
+): Extract<LoadMode, { kind: 'sessions' }> {
+  const users = sw?.sessions.length ?? 0;
+  const starts =
+    o.sessionRateRps !== null
+      ? arrivalOffsetsMs({
+          rateRps: o.sessionRateRps,
+          arrival: 'poisson',
+          burstiness: 1,
+          count: users,
+          seed: o.seed,
+        })
+      : Array.from({ length: users }, (_, i) => (i * (o.rampUpS ?? 0) * 1000) / users);
+  const sessions: SessionLoad[] = (sw?.sessions ?? []).map((s, i) => ({
+    startMs: starts[i] ?? 0,
+    prefix: sw ? sessionPrefix(sw, s) : [],
+    turns: s.turns.map((t) => ({ spec: t.spec, thinkMs: t.think_s * 1000 })),
+  }));
+  return { kind: 'sessions', sessions, maxConcurrency: o.maxConcurrency };
+}
+
+/** Number of requests the workload must provide before the trace is known. */
+export function workloadCount(common: CommonSettings): number | undefined {
+  const l = common.load;
+  if (l.mode === 'trace' || l.mode === 'sessions') return undefined;
+  if (l.mode === 'open' && l.durationS !== null) return openLoopCount(l.rateRps ?? 1, l.durationS);
+  return loadPlan(common, null).count;
+}
+
+/** The workload builder's options from the settings (synthetic 256-token prompts when no source is given). */
+export function workloadOptions(common: CommonSettings, model: string): WorkloadOptions {
+  const w = common.workload;
+  const noSource = w.prompt === null && !w.promptsFile && !w.dataset && !common.load.traceFile;
+  return {
+    seed: common.load.seed,
+    count: workloadCount(common),
+    model,
+    prompt: w.prompt ?? undefined,
+    promptsFile: w.promptsFile ?? undefined,
+    dataset: w.dataset ?? undefined,
+    trace: common.load.traceFile ?? undefined,
+    traceFormat: common.load.traceFormat ?? undefined,
+    traceWindow: common.load.traceWindow ?? undefined,
+    traceBlockSize: common.load.traceBlockSize ?? undefined,
+    inputLen: w.inputLen ?? (noSource ? '256' : undefined),
+    outputLen: w.outputLen ?? undefined,
+    sharedPrefixLen: w.sharedPrefixLen ?? undefined,
+    numPrefixGroups: w.numPrefixGroups ?? undefined,
+    tokenizer: w.tokenizer ?? undefined,
+    ...(common.load.mode === 'sessions' ? { sessions: sessionOptions(common) } : {}),
+  };
+}
+
+/** The session options of a sessions-mode run (defaults: 1 turn, no think time). */
+export function sessionOptions(common: CommonSettings): SessionOptions {
+  const { load: l, workload: w } = common;
+  return {
+    users: l.users ?? 1,
+    turns: l.turns ?? '1',
+    thinkTime: l.thinkTime ?? '0',
+    ...(w.documents !== null ? { documents: w.documents } : {}),
+    ...(w.docLen !== null ? { docLen: w.docLen } : {}),
+    ...(w.docPopularity !== null ? { docPopularity: w.docPopularity } : {}),
+  };
+}
