@@ -21,6 +21,7 @@ const SRC = resolve(import.meta.dirname, '..', 'src');
  *  - 1 analysis: pure metric math over records, callable by every stage;
  *  - 2 report: renders runs and report.json; it never measures nor does I/O, so it sees only
  *    ground and analysis (and see the test below: no module that reads or writes the world);
+ *    k8s renders the Kubernetes objects of a sharded run (YAML), a renderer too;
  *  - 2–4 what a request carries and when: tokenizer, workload, schedule;
  *  - 5 the targets: the HTTP client and the simulated engine, which know nothing of each
  *    other or of the load generator;
@@ -36,6 +37,7 @@ const TIER: Record<string, number> = {
   record: 0,
   analysis: 1,
   report: 2,
+  k8s: 2,
   tokenizer: 2,
   workload: 3,
   schedule: 4,

@@ -1,10 +1,10 @@
 /**
  * @module cli/commands/k8s
  * `servelab k8s render --shards N [--start-at T | --start-in S] -- RUN FLAGS…`: the Indexed Job,
- * ConfigMap, results volume, merge Job and PodMonitor (pipeline/k8s) as YAML on stdout.
+ * ConfigMap, results volume, merge Job and PodMonitor (k8s/manifests) as YAML on stdout.
  */
 import type { Problem } from '../../core/errors.js';
-import { renderYaml } from '../../pipeline/k8s.js';
+import { renderYaml } from '../../k8s/manifests.js';
 import { parseShardSettings } from '../../pipeline/shard.js';
 import { unixNowMs } from '../../runtime/clock.js';
 import type { Io } from '../io.js';

@@ -1,5 +1,5 @@
 /**
- * @module pipeline/k8s
+ * @module k8s/manifests
  * `servelab k8s render`: the Kubernetes objects that run one sharded load test, as
  * multi-document YAML. Kubernetes Indexed Jobs give each pod a stable index
  * (`JOB_COMPLETION_INDEX`, which `run --shard` reads) and fail-fast semantics

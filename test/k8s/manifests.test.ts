@@ -1,5 +1,5 @@
 /**
- * @module test/pipeline/k8s
+ * @module test/k8s/manifests
  * `servelab k8s render`: the printed manifest matches the golden file (regenerate it with
  * UPDATE_GOLDEN=1 after a deliberate change), every object validates against the Kubernetes
  * API schema (kubernetes-models), and the Job has the fail-fast, Guaranteed-QoS settings a
