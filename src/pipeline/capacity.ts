@@ -7,14 +7,6 @@
  * (`plan --find-max-users`); the search is the same.
  */
 
-/** One probe of the capacity search. */
-export interface ConcurrencyProbe {
-  concurrency: number;
-  ok: boolean;
-  /** Share of the probe's requests that met every SLO. */
-  attainment: number | null;
-}
-
 /** One probe of {@link searchMaxLevel}, at `level` (concurrency, users, …). */
 export interface LevelProbe {
   level: number;
@@ -87,16 +79,4 @@ export async function searchMaxLevel(
     else hi = mid;
   }
   return { level: lo, probes, bounded: hi > 0 || lo === 0, undetermined };
-}
-
-/** {@link searchMaxLevel} over a closed loop's concurrency. */
-export async function searchMaxConcurrency(
-  probe: (concurrency: number) => Promise<{ ok: boolean; attainment: number | null }>,
-  opts: { min?: number; max: number },
-): Promise<{ concurrency: number; probes: ConcurrencyProbe[] }> {
-  const r = await searchMaxLevel(probe, opts);
-  return {
-    concurrency: r.level,
-    probes: r.probes.map((p) => ({ concurrency: p.level, ok: p.ok, attainment: p.attainment })),
-  };
 }

@@ -8,7 +8,7 @@
  */
 import { resolve } from 'node:path';
 import { type Problem, UsageError } from '../../core/errors.js';
-import { searchMaxConcurrency, searchMaxLevel } from '../../pipeline/capacity.js';
+import { searchMaxLevel } from '../../pipeline/capacity.js';
 import { simEndpoint } from '../../pipeline/endpoint.js';
 import { checkMeasureInput, type Measurement, measure, workloadOptions } from '../../pipeline/measure.js';
 import { targetSettings } from '../../pipeline/settings.js';
@@ -136,7 +136,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   let search: unknown = null;
   if (raw.findMaxConcurrency && slo) {
     const requests = common.load.requests ?? 100;
-    const found = await searchMaxConcurrency(
+    const found = await searchMaxLevel(
       async (concurrency) => {
         const m = await measureOnce(
           {
@@ -151,16 +151,21 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
       },
       { max: engine.maxNumSeqs * 4 },
     );
-    search = { concurrency: found.concurrency, probes: found.probes, slo, attainment: PLAN_SLO_ATTAINMENT };
+    search = {
+      concurrency: found.level,
+      probes: found.probes.map((p) => ({ concurrency: p.level, ok: p.ok, attainment: p.attainment })),
+      slo,
+      attainment: PLAN_SLO_ATTAINMENT,
+    };
     out.write(
       `${
-        found.concurrency
-          ? t('run.plan.max_concurrency', { pct: PLAN_SLO_ATTAINMENT * 100, c: found.concurrency })
+        found.level
+          ? t('run.plan.max_concurrency', { pct: PLAN_SLO_ATTAINMENT * 100, c: found.level })
           : t('run.plan.no_concurrency')
       }\n`,
     );
-    if (found.concurrency)
-      c = { ...common, load: { ...common.load, mode: 'closed', concurrency: found.concurrency, requests } };
+    if (found.level)
+      c = { ...common, load: { ...common.load, mode: 'closed', concurrency: found.level, requests } };
   }
 
   if (raw.findMaxUsers && slo && common.load.mode === 'sessions') {

@@ -17,7 +17,7 @@ import { type AbMetricResult, compareSides, type SideMetric } from '../../exp/ki
 import { fetchQualityOutputs, type QualityOutput } from '../../exp/quality.js';
 import { servelabVersion } from '../../exp/record.js';
 import { bootstrapDelta, percentileStat } from '../../exp/stats.js';
-import { searchMaxConcurrency } from '../../pipeline/capacity.js';
+import { searchMaxLevel } from '../../pipeline/capacity.js';
 import type { Endpoint } from '../../pipeline/endpoint.js';
 import { type Measurement, measureOn } from '../../pipeline/measure.js';
 import type { RequestRecord } from '../../record/types.js';
@@ -198,7 +198,7 @@ const latencyGoodput: PairCheck = {
     let best: { rps: number; c: number } | null = null;
     let invalid: Measurement | null = null;
     let probeSeed = ctx.seed + 100;
-    await searchMaxConcurrency(
+    await searchMaxLevel(
       async (c) => {
         const specs = await specsFor(bench.old, Math.max(12, 3 * c), probeSeed++);
         const m = await measureSide(
