@@ -3,9 +3,9 @@
  * The capacity question ("how many users can this engine serve within the SLOs?") as a search
  * over measurements: each probe is one run through the measurement pipeline, so the answer
  * comes from the same numbers `run` would print at that level. The level is the closed loop's
- * concurrency (`plan --find-max-concurrency`, the concurrency sweep's `find_max_concurrency`) or
- * a sessions run's number of users (`plan --find-max-users`, `team-assistant`); the search is the
- * same.
+ * concurrency (`plan --find-max-concurrency`, the concurrency sweep's `find_max_concurrency`, the
+ * load gate's maximum-goodput search) or a sessions run's number of users (`plan
+ * --find-max-users`, `team-assistant`); the search is the same.
  *
  * Two parts: {@link searchMaxLevel}, the search over verdicts (which level to try next; no
  * I/O), and {@link findMaxLevel}, which measures each probe with the caller's
