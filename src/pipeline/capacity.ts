@@ -3,17 +3,16 @@
  * The capacity question ("how many users can this engine serve within the SLOs?") as a search
  * over measurements: each probe is one run through the measurement pipeline, so the answer
  * comes from the same numbers `run` would print at that level. The level is the closed loop's
- * concurrency (`plan --find-max-concurrency`) or a sessions run's number of users
- * (`plan --find-max-users`); the search is the same.
+ * concurrency (`plan --find-max-concurrency`, the concurrency sweep's `find_max_concurrency`, the
+ * load gate's maximum-goodput search) or a sessions run's number of users (`plan
+ * --find-max-users`, `team-assistant`); the search is the same.
+ *
+ * Two parts: {@link searchMaxLevel}, the search over verdicts (which level to try next; no
+ * I/O), and {@link findMaxLevel}, which measures each probe with the caller's
+ * `measureLevel` and judges it with {@link judgeProbe}, the one definition of a probe's
+ * verdict (SLO attainment, pass or fail, undecided when its run is not valid).
  */
-
-/** One probe of the capacity search. */
-export interface ConcurrencyProbe {
-  concurrency: number;
-  ok: boolean;
-  /** Share of the probe's requests that met every SLO. */
-  attainment: number | null;
-}
+import type { Summary } from '../analysis/index.js';
 
 /** One probe of {@link searchMaxLevel}, at `level` (concurrency, users, …). */
 export interface LevelProbe {
@@ -89,14 +88,72 @@ export async function searchMaxLevel(
   return { level: lo, probes, bounded: hi > 0 || lo === 0, undetermined };
 }
 
-/** {@link searchMaxLevel} over a closed loop's concurrency. */
-export async function searchMaxConcurrency(
-  probe: (concurrency: number) => Promise<{ ok: boolean; attainment: number | null }>,
-  opts: { min?: number; max: number },
-): Promise<{ concurrency: number; probes: ConcurrencyProbe[] }> {
-  const r = await searchMaxLevel(probe, opts);
-  return {
-    concurrency: r.level,
-    probes: r.probes.map((p) => ({ concurrency: p.level, ok: p.ok, attainment: p.attainment })),
-  };
+/**
+ * What a probe must meet:
+ * - `attainment`: at least this share of its requests met every SLO (goodput; a request never
+ *   sent misses it), as `plan --find-max-concurrency`, `plan --find-max-users` and
+ *   `team-assistant` judge it;
+ * - `p90`: the run's p90 of each SLO metric is within its limit (`itl_ms`: p90 of all token gaps)
+ *   and its error rate within `maxErrorRate`, as the concurrency sweep judges it.
+ */
+export type ProbeRule = { attainment: number } | { p90: Record<string, number>; maxErrorRate: number };
+
+/** What a probe's verdict reads of its run: its summary and its validity (empty = valid). */
+export interface ProbeRun {
+  summary: Summary;
+  validity: readonly { code: string }[];
+}
+
+/**
+ * How a capacity search judges each probe. `invalid` words why a probe whose run is not valid
+ * cannot decide (given the level and the run's validity codes, joined by ", "); null: the
+ * search takes every probe's numbers as they are.
+ */
+export interface ProbeJudge {
+  rule: ProbeRule;
+  invalid: ((level: number, codes: string) => string) | null;
+}
+
+/** Whether a run meets an SLO on its p90s (each metric's p90 within its limit) and its error rate. */
+export function meetsSloP90(s: Summary, slo: Record<string, number>, maxErrorRate: number): boolean {
+  if (s.error_rate === null || s.error_rate > maxErrorRate) return false;
+  for (const [k, limit] of Object.entries(slo)) {
+    const st = (s as unknown as Record<string, { p90: number | null } | undefined>)[k];
+    if (!st || st.p90 === null || st.p90 > limit) return false;
+  }
+  return true;
+}
+
+/** The verdict of the probe at `level` on its run: met the rule or not, and undecided when the run is not valid. */
+export function judgeProbe(level: number, run: ProbeRun, judge: ProbeJudge): ProbeVerdict {
+  const { rule } = judge;
+  const attainment = 'attainment' in rule ? (run.summary.goodput.fraction ?? null) : null;
+  const ok =
+    'attainment' in rule
+      ? (attainment ?? 0) >= rule.attainment
+      : meetsSloP90(run.summary, rule.p90, rule.maxErrorRate);
+  // An invalid probe cannot decide the answer: the search stops there, undetermined.
+  const undecided =
+    judge.invalid && run.validity.length
+      ? judge.invalid(level, run.validity.map((v) => v.code).join(', '))
+      : null;
+  return { ok, attainment, undecided };
+}
+
+/**
+ * {@link searchMaxLevel} over measurements: each probe is `measureLevel(level)`, judged by
+ * {@link judgeProbe}; `onProbe` sees each run with its verdict (to keep it, log it), in the
+ * order measured.
+ */
+export async function findMaxLevel<R extends ProbeRun>(
+  measureLevel: (level: number) => Promise<R>,
+  judge: ProbeJudge & { onProbe?: (level: number, run: R, verdict: ProbeVerdict) => void },
+  opts: { min?: number; max: number; levels?: readonly number[]; bisect?: boolean },
+): Promise<LevelSearch> {
+  return searchMaxLevel(async (level) => {
+    const run = await measureLevel(level);
+    const verdict = judgeProbe(level, run, judge);
+    judge.onProbe?.(level, run, verdict);
+    return verdict;
+  }, opts);
 }

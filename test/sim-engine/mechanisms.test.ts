@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { describe as describeStats } from '../../src/analysis/stats.js';
-import { searchMaxConcurrency } from '../../src/pipeline/capacity.js';
+import { searchMaxLevel } from '../../src/pipeline/capacity.js';
 import { Rng } from '../../src/runtime/rng.js';
 import { simulate, simulateDetailed } from '../../src/sim/batch-driver.js';
 import { resolveEngineConfig } from '../../src/sim/engine/config.js';
@@ -352,7 +352,7 @@ describe('parallelism and precision', () => {
   });
 });
 
-describe('searchMaxConcurrency (the capacity search plan runs, over engine runs)', () => {
+describe('searchMaxLevel over concurrency (the capacity search plan runs, over engine runs)', () => {
   const cfg = resolveEngineConfig({ model: 'llama-3.1-8b', gpu: 'h100' });
   const make = (c: number) => makeRequests(3 * c, 1024, 64);
   const p90 = (xs: number[]) => describeStats(xs).p90 as number;
@@ -360,16 +360,16 @@ describe('searchMaxConcurrency (the capacity search plan runs, over engine runs)
     p90(simulateDetailed(cfg, make(c), { kind: 'closed', concurrency: c }).records.map(ttftMs)) <= 300;
 
   it('finds the largest concurrency that meets a TTFT SLO, and the next one fails it', async () => {
-    const found = await searchMaxConcurrency(async (c) => ({ ok: meets(c), attainment: null }), { max: 256 });
-    assert.ok(found.concurrency > 1 && found.concurrency < 256, `${found.concurrency}`);
-    assert.ok(meets(found.concurrency));
-    assert.equal(meets(found.concurrency + 1), false);
+    const found = await searchMaxLevel(async (c) => ({ ok: meets(c), attainment: null }), { max: 256 });
+    assert.ok(found.level > 1 && found.level < 256, `${found.level}`);
+    assert.ok(meets(found.level));
+    assert.equal(meets(found.level + 1), false);
     assert.ok(found.probes.length < 20);
   });
 
   it('returns 0 when even one user misses the SLO', async () => {
-    const found = await searchMaxConcurrency(async () => ({ ok: false, attainment: 0 }), { max: 256 });
-    assert.equal(found.concurrency, 0);
-    assert.deepEqual(found.probes, [{ concurrency: 1, ok: false, attainment: 0 }]);
+    const found = await searchMaxLevel(async () => ({ ok: false, attainment: 0 }), { max: 256 });
+    assert.equal(found.level, 0);
+    assert.deepEqual(found.probes, [{ level: 1, ok: false, attainment: 0 }]);
   });
 });

@@ -8,7 +8,7 @@
  */
 import { resolve } from 'node:path';
 import { type Problem, UsageError } from '../../core/errors.js';
-import { searchMaxConcurrency, searchMaxLevel } from '../../pipeline/capacity.js';
+import { findMaxLevel, type ProbeJudge } from '../../pipeline/capacity.js';
 import { simEndpoint } from '../../pipeline/endpoint.js';
 import { workloadOptions } from '../../pipeline/load-plan.js';
 import type { Measurement } from '../../pipeline/measure.js';
@@ -134,54 +134,46 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
     }
   };
 
+  /** One probe of a capacity search: `common` at `load`, no files written, no thresholds. */
+  const probeOnce = (load: typeof common.load) =>
+    measureOnce(
+      { ...common, load, output: { ...common.output, out: null, thresholds: [], baseline: null } },
+      {},
+    );
+  /** A probe meets the SLO set when PLAN_SLO_ATTAINMENT of its requests are good; its numbers are taken as they are. */
+  const planJudge: ProbeJudge = { rule: { attainment: PLAN_SLO_ATTAINMENT }, invalid: null };
+
   let c = common;
   let search: unknown = null;
   if (raw.findMaxConcurrency && slo) {
     const requests = common.load.requests ?? 100;
-    const found = await searchMaxConcurrency(
-      async (concurrency) => {
-        const m = await measureOnce(
-          {
-            ...common,
-            load: { ...common.load, mode: 'closed', concurrency, requests },
-            output: { ...common.output, out: null, thresholds: [], baseline: null },
-          },
-          {},
-        );
-        const attainment = m.summary.goodput?.fraction ?? null;
-        return { ok: (attainment ?? 0) >= PLAN_SLO_ATTAINMENT, attainment };
-      },
+    const found = await findMaxLevel(
+      (concurrency) => probeOnce({ ...common.load, mode: 'closed', concurrency, requests }),
+      planJudge,
       { max: engine.maxNumSeqs * 4 },
     );
-    search = { concurrency: found.concurrency, probes: found.probes, slo, attainment: PLAN_SLO_ATTAINMENT };
+    search = {
+      concurrency: found.level,
+      probes: found.probes.map((p) => ({ concurrency: p.level, ok: p.ok, attainment: p.attainment })),
+      slo,
+      attainment: PLAN_SLO_ATTAINMENT,
+    };
     out.write(
       `${
-        found.concurrency
-          ? t('run.plan.max_concurrency', { pct: PLAN_SLO_ATTAINMENT * 100, c: found.concurrency })
+        found.level
+          ? t('run.plan.max_concurrency', { pct: PLAN_SLO_ATTAINMENT * 100, c: found.level })
           : t('run.plan.no_concurrency')
       }\n`,
     );
-    if (found.concurrency)
-      c = { ...common, load: { ...common.load, mode: 'closed', concurrency: found.concurrency, requests } };
+    if (found.level)
+      c = { ...common, load: { ...common.load, mode: 'closed', concurrency: found.level, requests } };
   }
 
   if (raw.findMaxUsers && slo && common.load.mode === 'sessions') {
     const most = common.load.users ?? 1;
-    const found = await searchMaxLevel(
-      async (users) => {
-        const m = await measureOnce(
-          {
-            ...common,
-            load: { ...common.load, users },
-            output: { ...common.output, out: null, thresholds: [], baseline: null },
-          },
-          {},
-        );
-        const attainment = m.summary.goodput?.fraction ?? null;
-        return { ok: (attainment ?? 0) >= PLAN_SLO_ATTAINMENT, attainment };
-      },
-      { max: most },
-    );
+    const found = await findMaxLevel((users) => probeOnce({ ...common.load, users }), planJudge, {
+      max: most,
+    });
     search = {
       users: found.level,
       probes: found.probes.map((p) => ({ users: p.level, ok: p.ok, attainment: p.attainment })),

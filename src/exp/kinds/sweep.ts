@@ -5,21 +5,21 @@
  * the first level's); throughput and p50/p95/p99 against load; the knee (see `findKnee`); and,
  * for the concurrency sweep with `find_max_concurrency`, the largest concurrency meeting the SLO.
  *
- * SLO met (as `servelab plan --find-max-concurrency` judges it): the run's p90 of each SLO
+ * SLO met (the `p90` rule of `pipeline/capacity` `judgeProbe`): the run's p90 of each SLO
  * metric is within its limit (`itl_ms`: p90 of all token gaps) and its error rate is within
- * the sweep's error-rate stop rule. The search doubles past the sweep's levels while the SLO
- * holds (up to 4 × the last level), then bisects between the last pass and the first failure.
+ * the sweep's error-rate stop rule. The search (the one of `servelab plan
+ * --find-max-concurrency`) doubles past the sweep's levels while the SLO holds (up to 4 × the
+ * last level), then bisects between the last pass and the first failure.
  */
 
 import { z } from 'zod';
-import type { Summary } from '../../analysis/index.js';
 import { UsageError } from '../../core/errors.js';
 import { bool, fraction, listOf, posNum } from '../../core/fields.js';
 import type { T } from '../../core/i18n/index.js';
-import { searchMaxLevel } from '../../pipeline/capacity.js';
+import { findMaxLevel, type ProbeRun } from '../../pipeline/capacity.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
 import { increasing, loadLevels } from '../fields.js';
-import type { KindContext, LiveTarget } from './context.js';
+import type { KindContext, LiveTarget, Measured } from './context.js';
 import { pct, table } from './format.js';
 import { defineKind, type KindFile, type OwnFile } from './kind.js';
 import {
@@ -127,6 +127,14 @@ export function concludeSweep(
   };
 }
 
+/** What the SLO search keeps of a level's run (the sweep's levels are its first probes). */
+type SweepRun = ProbeRun & { run_id: string | null };
+const sweepRun = (m: Measured): SweepRun => ({
+  summary: m.summary,
+  validity: m.run.validity,
+  run_id: m.run.run_id,
+});
+
 async function closedLevel(ctx: KindContext, t: LiveTarget, c: number, label: string) {
   const level = { concurrency: c };
   const { specs, warmupSpecs, coldPrompts } = await ctx.levelWorkload(level, { count: ctx.requestsFor(c) });
@@ -155,11 +163,11 @@ export async function runConcurrencySweep(
   const out: SweepTargetResult[] = [];
   for (const t of ctx.targets) {
     const points: SweepPoint[] = [];
-    const summaries = new Map<number, { s: Summary; run_id: string | null; validity: string[] }>();
+    const summaries = new Map<number, SweepRun>();
     for (const c of levels) {
       const m = await closedLevel(ctx, t, c, `c=${c}`);
       const p = pointOf(m.run);
-      summaries.set(c, { s: m.summary, run_id: m.run.run_id, validity: m.run.validity.map((v) => v.code) });
+      summaries.set(c, sweepRun(m));
       const stopped = points.length ? stopReason(p, points[0], rules) : null;
       points.push({ ...p, level: c, achieved_rate_rps: null, stopped });
       logLevel(ctx, 'exp.progress.level_c', t.name, c, p, stopped);
@@ -179,20 +187,10 @@ export async function runConcurrencySweep(
   };
 }
 
-/** Whether a run meets the experiment's SLO (p90 of each metric, and the error-rate rule). */
-export function meetsSloP90(s: Summary, slo: Record<string, number>, maxErrorRate: number): boolean {
-  if (s.error_rate === null || s.error_rate > maxErrorRate) return false;
-  for (const [k, limit] of Object.entries(slo)) {
-    const st = (s as unknown as Record<string, { p90: number | null } | undefined>)[k];
-    if (!st || st.p90 === null || st.p90 > limit) return false;
-  }
-  return true;
-}
-
 async function searchMax(
   ctx: KindContext,
   t: LiveTarget,
-  measured: Map<number, { s: Summary; run_id: string | null; validity: string[] }>,
+  measured: Map<number, SweepRun>,
   maxErrorRate: number,
 ): Promise<MaxConcurrency> {
   const slo = Object.fromEntries(
@@ -209,23 +207,20 @@ async function searchMax(
   const probes: MaxConcurrency['probes'] = [];
   const levels = [...measured.keys()].sort((a, b) => a - b);
   // The levels measured, then doubling up to 4 × the largest, then bisecting (pipeline/capacity).
-  const found = await searchMaxLevel(
+  const found = await findMaxLevel(
     async (c) => {
       let m = measured.get(c);
       if (!m) {
-        const r = await closedLevel(ctx, t, c, `search c=${c}`);
-        m = { s: r.summary, run_id: r.run.run_id, validity: r.run.validity.map((v) => v.code) };
+        m = sweepRun(await closedLevel(ctx, t, c, `search c=${c}`));
         measured.set(c, m);
       }
-      const ok = meetsSloP90(m.s, slo, maxErrorRate);
-      const valid = m.validity.length === 0;
-      probes.push({ concurrency: c, ok, valid, run_id: m.run_id });
-      // An invalid probe cannot decide the answer: the search stops there, undetermined.
-      return {
-        ok,
-        attainment: null,
-        undecided: valid ? null : `the probe at concurrency ${c} is not valid (${m.validity.join(', ')})`,
-      };
+      return m;
+    },
+    {
+      rule: { p90: slo, maxErrorRate },
+      invalid: (c, codes) => `the probe at concurrency ${c} is not valid (${codes})`,
+      onProbe: (c, m, v) =>
+        probes.push({ concurrency: c, ok: v.ok, valid: m.validity.length === 0, run_id: m.run_id }),
     },
     { levels, max: (levels[levels.length - 1] ?? 1) * 4 },
   );

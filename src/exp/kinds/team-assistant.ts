@@ -42,7 +42,7 @@ import { mean, prefillInterference, type SessionsSummary, ttftMs } from '../../a
 import { engineTimes } from '../../analysis/interference.js';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
 import { bool, fraction, posInt, posNum } from '../../core/fields.js';
-import { searchMaxLevel } from '../../pipeline/capacity.js';
+import { findMaxLevel, type ProbeVerdict } from '../../pipeline/capacity.js';
 import { type RequestRecord, SUCCESS_OUTCOMES } from '../../record/types.js';
 import { increasing } from '../fields.js';
 import type { KindContext, LiveTarget, Measured, SessionsPlan } from './context.js';
@@ -183,17 +183,16 @@ const p5090 = (s: { p50: number | null; p90: number | null } | undefined) => ({
   p90: s?.p90 ?? null,
 });
 
-/** One level's numbers from its measurement. */
+/** One level's numbers from its measurement and the search's verdict on it. */
 function levelOf(
   users: number,
   m: Measured,
   t: LiveTarget,
   search: boolean,
-  attainmentNeeded: number,
+  { ok, attainment }: ProbeVerdict,
   s: SessionsSummary | null,
 ): TeamLevel {
   const rules = diagnose([loadedRun(m, t)]).findings.map((f) => f.rule);
-  const attainment = m.summary.goodput?.fraction ?? null;
   return {
     users,
     run_id: m.run.run_id,
@@ -201,7 +200,7 @@ function levelOf(
     turns_planned: s?.turns.planned ?? m.summary.requests.measured,
     turns_succeeded: s?.turns.succeeded ?? m.summary.requests.succeeded,
     attainment,
-    meets: (attainment ?? 0) >= attainmentNeeded,
+    meets: ok,
     validity: m.run.validity.map((v) => ({ code: v.code, message: v.message })),
     ttft_ms: p5090(m.summary.ttft_ms),
     tpot_ms: p5090(m.summary.tpot_ms),
@@ -234,7 +233,7 @@ export async function runTeamAssistant(
   for (const t of ctx.targets) {
     const measured: TeamLevel[] = [];
     const inList = new Set(levels);
-    const found = await searchMaxLevel(
+    const found = await findMaxLevel(
       async (users) => {
         const { workload, load } = await ctx.sessions(users);
         const plan = scaleSessions(
@@ -248,25 +247,25 @@ export async function runTeamAssistant(
           specs: workload.specs,
           load: plan,
         });
-        const level = levelOf(users, m, t, !inList.has(users), team.attainment, m.sessions);
-        measured.push(level);
-        ctx.deps.log(
-          ctx.tr('team.progress.level', {
-            target: t.name,
-            users,
-            met: pct(level.attainment),
-            ttft: fmt(level.ttft_ms.p90),
-            tpot: fmt(level.tpot_ms.p90, 2),
-            verdict: verdictOf(m.run, ctx.tr),
-          }),
-        );
-        const invalid = level.validity.length
-          ? ctx.tr('team.undetermined_probe', {
+        return { ...m, validity: m.run.validity };
+      },
+      {
+        rule: { attainment: team.attainment },
+        invalid: (users, codes) => ctx.tr('team.undetermined_probe', { users, codes }),
+        onProbe: (users, m, verdict) => {
+          const level = levelOf(users, m, t, !inList.has(users), verdict, m.sessions);
+          measured.push(level);
+          ctx.deps.log(
+            ctx.tr('team.progress.level', {
+              target: t.name,
               users,
-              codes: level.validity.map((v) => v.code).join(', '),
-            })
-          : null;
-        return { ok: level.meets, attainment: level.attainment, undecided: invalid };
+              met: pct(level.attainment),
+              ttft: fmt(level.ttft_ms.p90),
+              tpot: fmt(level.tpot_ms.p90, 2),
+              verdict: verdictOf(m.run, ctx.tr),
+            }),
+          );
+        },
       },
       { levels, max: levels[levels.length - 1], bisect: team.bisect },
     );

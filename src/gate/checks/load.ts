@@ -17,7 +17,7 @@ import { type AbMetricResult, compareSides, type SideMetric } from '../../exp/ki
 import { fetchQualityOutputs, type QualityOutput } from '../../exp/quality.js';
 import { servelabVersion } from '../../exp/record.js';
 import { bootstrapDelta, percentileStat } from '../../exp/stats.js';
-import { searchMaxConcurrency } from '../../pipeline/capacity.js';
+import { findMaxLevel } from '../../pipeline/capacity.js';
 import { clientOptionsOf } from '../../pipeline/client-options.js';
 import type { Endpoint } from '../../pipeline/endpoint.js';
 import { type Measurement, measureOn } from '../../pipeline/measure.js';
@@ -200,10 +200,10 @@ const latencyGoodput: PairCheck = {
     let best: { rps: number; c: number } | null = null;
     let invalid: Measurement | null = null;
     let probeSeed = ctx.seed + 100;
-    await searchMaxConcurrency(
+    await findMaxLevel(
       async (c) => {
         const specs = await specsFor(bench.old, Math.max(12, 3 * c), probeSeed++);
-        const m = await measureSide(
+        return measureSide(
           bench.old,
           ctx,
           `search c=${c}`,
@@ -211,19 +211,23 @@ const latencyGoodput: PairCheck = {
           { kind: 'closed', concurrency: c, requests: specs.length },
           slo,
         );
-        // A closed-loop level has no offered rate for generator lateness to miss: each request
-        // goes when a slot frees, so a late one only lowers the concurrency a little; and a level
-        // of 3c requests is too short for Little's law to hold through its ramp and drain. The
-        // goodput found stays the server's either way; it only places the two compared levels,
-        // which must be valid themselves. Any other reason makes the search inconclusive.
-        if (m.validity.some((v) => !SEARCH_TOLERATES.has(v.code))) invalid ??= m;
-        else if (m.validity.length)
-          evidence.push({ note: `search c=${c}: ${m.validity.map((v) => v.message).join('; ')}` });
-        const f = m.summary.goodput.fraction;
-        const rps = m.summary.goodput.rps;
-        const ok = f !== null && f >= SEARCH_ATTAINMENT;
-        if (ok && rps !== null && (!best || rps > best.rps)) best = { rps, c };
-        return { ok, attainment: f };
+      },
+      {
+        rule: { attainment: SEARCH_ATTAINMENT },
+        // The search goes on past an invalid level; the check is then inconclusive (below).
+        invalid: null,
+        onProbe: (c, m, { ok }) => {
+          // A closed-loop level has no offered rate for generator lateness to miss: each request
+          // goes when a slot frees, so a late one only lowers the concurrency a little; and a level
+          // of 3c requests is too short for Little's law to hold through its ramp and drain. The
+          // goodput found stays the server's either way; it only places the two compared levels,
+          // which must be valid themselves. Any other reason makes the search inconclusive.
+          if (m.validity.some((v) => !SEARCH_TOLERATES.has(v.code))) invalid ??= m;
+          else if (m.validity.length)
+            evidence.push({ note: `search c=${c}: ${m.validity.map((v) => v.message).join('; ')}` });
+          const rps = m.summary.goodput.rps;
+          if (ok && rps !== null && (!best || rps > best.rps)) best = { rps, c };
+        },
       },
       { max: MAX_SEARCH_CONCURRENCY },
     );
