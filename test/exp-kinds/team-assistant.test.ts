@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { searchMaxLevel } from '../../src/analysis/capacity.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { translator } from '../../src/core/i18n/index.js';
@@ -14,7 +15,6 @@ import {
 } from '../../src/exp/kinds/team-assistant-report.js';
 import { formatExperimentResult } from '../../src/exp/run.js';
 import { experimentTemplate } from '../../src/exp/templates.js';
-import { searchMaxLevel } from '../../src/pipeline/capacity.js';
 import { escapeHtml } from '../../src/report/table.js';
 import { exp, run } from './helpers.js';
 

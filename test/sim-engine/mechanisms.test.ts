@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { searchMaxLevel } from '../../src/analysis/capacity.js';
 import { describe as describeStats } from '../../src/analysis/stats.js';
-import { searchMaxLevel } from '../../src/pipeline/capacity.js';
 import { Rng } from '../../src/runtime/rng.js';
 import { simulate, simulateDetailed } from '../../src/sim/batch-driver.js';
 import { resolveEngineConfig } from '../../src/sim/engine/config.js';

@@ -7,8 +7,8 @@
  * seed gives a byte-identical report outside its `environment` block.
  */
 import { resolve } from 'node:path';
+import { findMaxLevel, type ProbeJudge } from '../../analysis/capacity.js';
 import { type Problem, UsageError } from '../../core/errors.js';
-import { findMaxLevel, type ProbeJudge } from '../../pipeline/capacity.js';
 import { simEndpoint } from '../../pipeline/endpoint.js';
 import { workloadOptions } from '../../pipeline/load-plan.js';
 import type { Measurement } from '../../pipeline/measure.js';

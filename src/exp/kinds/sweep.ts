@@ -5,7 +5,7 @@
  * the first level's); throughput and p50/p95/p99 against load; the knee (see `findKnee`); and,
  * for the concurrency sweep with `find_max_concurrency`, the largest concurrency meeting the SLO.
  *
- * SLO met (the `p90` rule of `pipeline/capacity` `judgeProbe`): the run's p90 of each SLO
+ * SLO met (the `p90` rule of `analysis/capacity` `judgeProbe`): the run's p90 of each SLO
  * metric is within its limit (`itl_ms`: p90 of all token gaps) and its error rate is within
  * the sweep's error-rate stop rule. The search (the one of `servelab plan
  * --find-max-concurrency`) doubles past the sweep's levels while the SLO holds (up to 4 × the
@@ -13,10 +13,10 @@
  */
 
 import { z } from 'zod';
+import { findMaxLevel, type ProbeRun } from '../../analysis/capacity.js';
 import { UsageError } from '../../core/errors.js';
 import { bool, fraction, listOf, posNum } from '../../core/fields.js';
 import type { T } from '../../core/i18n/index.js';
-import { findMaxLevel, type ProbeRun } from '../../pipeline/capacity.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
 import { increasing, loadLevels } from '../fields.js';
 import type { KindContext, LiveTarget, Measured } from './context.js';
@@ -206,7 +206,7 @@ async function searchMax(
     ]);
   const probes: MaxConcurrency['probes'] = [];
   const levels = [...measured.keys()].sort((a, b) => a - b);
-  // The levels measured, then doubling up to 4 × the largest, then bisecting (pipeline/capacity).
+  // The levels measured, then doubling up to 4 × the largest, then bisecting (analysis/capacity).
   const found = await findMaxLevel(
     async (c) => {
       let m = measured.get(c);

@@ -5,7 +5,7 @@
  * (`KindContext.sessions`): 3–6 turns, a think time between an answer and the next question, every
  * turn resending the history, the turns starting with one of a few shared documents. The kind
  * sweeps the number of users over `load.users` and bisects between the last level meeting the
- * SLO and the first failing one (the one search of `pipeline/capacity`), and reports:
+ * SLO and the first failing one (the one search of `analysis/capacity`), and reports:
  *
  * - the largest team meeting the SLO: the most users for which at least `team.attainment` of the
  *   planned turns met every SLO (goodput; a turn never sent misses it), as `plan --find-max-users`
@@ -37,12 +37,12 @@
  * write-up) are in `exp/kinds/team-assistant-report`.
  */
 import { z } from 'zod';
+import { findMaxLevel, type ProbeVerdict } from '../../analysis/capacity.js';
 import { diagnose } from '../../analysis/diagnose/index.js';
 import { mean, prefillInterference, type SessionsSummary, ttftMs } from '../../analysis/index.js';
 import { engineTimes } from '../../analysis/interference.js';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
 import { bool, fraction, posInt, posNum } from '../../core/fields.js';
-import { findMaxLevel, type ProbeVerdict } from '../../pipeline/capacity.js';
 import { type RequestRecord, SUCCESS_OUTCOMES } from '../../record/types.js';
 import { increasing } from '../fields.js';
 import type { KindContext, LiveTarget, Measured, SessionsPlan } from './context.js';

@@ -9,6 +9,8 @@
  * question set (`workload/questions`) through `exp/quality`'s sampler and compares the share
  * answered right with a paired bootstrap CI.
  */
+
+import { findMaxLevel } from '../../analysis/capacity.js';
 import { requestMetrics } from '../../analysis/index.js';
 import { meetsSlo, type Slo } from '../../analysis/slo.js';
 import { tokenizeRemote } from '../../client/engine-api.js';
@@ -17,7 +19,6 @@ import { type AbMetricResult, compareSides, type SideMetric } from '../../exp/ki
 import { fetchQualityOutputs, type QualityOutput } from '../../exp/quality.js';
 import { servelabVersion } from '../../exp/record.js';
 import { bootstrapDelta, percentileStat } from '../../exp/stats.js';
-import { findMaxLevel } from '../../pipeline/capacity.js';
 import { clientOptionsOf } from '../../pipeline/client-options.js';
 import type { Endpoint } from '../../pipeline/endpoint.js';
 import { type Measurement, measureOn } from '../../pipeline/measure.js';

@@ -1,5 +1,5 @@
 /**
- * @module pipeline/capacity
+ * @module analysis/capacity
  * The capacity question ("how many users can this engine serve within the SLOs?") as a search
  * over measurements: each probe is one run through the measurement pipeline, so the answer
  * comes from the same numbers `run` would print at that level. The level is the closed loop's
@@ -12,7 +12,7 @@
  * `measureLevel` and judges it with {@link judgeProbe}, the one definition of a probe's
  * verdict (SLO attainment, pass or fail, undecided when its run is not valid).
  */
-import type { Summary } from '../analysis/index.js';
+import type { Summary } from './summary.js';
 
 /** One probe of {@link searchMaxLevel}, at `level` (concurrency, users, …). */
 export interface LevelProbe {

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { findMaxLevel, judgeProbe, type ProbeRun } from '../../src/analysis/capacity.js';
 import type { Summary } from '../../src/analysis/index.js';
-import { findMaxLevel, judgeProbe, type ProbeRun } from '../../src/pipeline/capacity.js';
 
 const run = (
   fraction: number | null,
