@@ -21,7 +21,7 @@ import {
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
 import { createHttpTarget, DEFAULT_SESSION_HEADER, redactHeaders, scrubSecrets } from '../client/index.js';
 import { errorMessageOf } from '../client/stream.js';
-import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js';
+import type { ClientOptions } from '../client/types.js';
 import { type Problem, TargetError, UsageError } from '../core/errors.js';
 import { targetHeaders } from '../core/headers.js';
 import { resolveLang, type T, translator } from '../core/i18n/index.js';
@@ -68,7 +68,7 @@ import {
   reportMonitoring,
   startMonitoring,
 } from './monitoring.js';
-import type { CommonSettings } from './settings.js';
+import type { CommonSettings, TargetSettings } from './settings.js';
 import {
   commonRunId,
   configHash,
@@ -78,27 +78,6 @@ import {
   shardFiles,
   shardPlan,
 } from './shard.js';
-
-export interface TargetSettings {
-  /** Base URL ending in /v1. */
-  url: string;
-  endpoint: ApiEndpoint;
-  stream: boolean;
-  /** Extra request headers (may hold secrets; redacted wherever stored). */
-  headers: Record<string, string>;
-  /** Name of the environment variable holding the API key. */
-  apiKeyEnv: string;
-  extraBody: Record<string, unknown> | null;
-  timeoutS: number | null;
-  timeoutTtftS: number | null;
-  retries: number;
-  /** Stop early when the first requests all fail the same unfixable way (default true; `--no-fail-fast`). */
-  failFast?: boolean;
-  /** vLLM's `--backend` name, when given (vllm.json's `backend`); null: derived from `endpoint`. */
-  backend?: string | null;
-  /** The header that carries a session turn's session id (`--session-header`; default x-session-id). */
-  sessionHeader?: string | null;
-}
 
 export interface MeasureInput {
   target: TargetSettings;

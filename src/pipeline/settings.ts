@@ -4,6 +4,7 @@
  * builds them from flags; experiments build them from files.
  */
 
+import type { Endpoint as ApiEndpoint } from '../client/types.js';
 import type { VllmMetric } from '../report/run/vllm.js';
 
 export interface LoadSettings {
@@ -167,8 +168,30 @@ export function commonSettings(
   };
 }
 
+/** Where and how requests are sent: the target of a measurement. */
+export interface TargetSettings {
+  /** Base URL ending in /v1. */
+  url: string;
+  endpoint: ApiEndpoint;
+  stream: boolean;
+  /** Extra request headers (may hold secrets; redacted wherever stored). */
+  headers: Record<string, string>;
+  /** Name of the environment variable holding the API key. */
+  apiKeyEnv: string;
+  extraBody: Record<string, unknown> | null;
+  timeoutS: number | null;
+  timeoutTtftS: number | null;
+  retries: number;
+  /** Stop early when the first requests all fail the same unfixable way (default true; `--no-fail-fast`). */
+  failFast?: boolean;
+  /** vLLM's `--backend` name, when given (vllm.json's `backend`); null: derived from `endpoint`. */
+  backend?: string | null;
+  /** The header that carries a session turn's session id (`--session-header`; default x-session-id). */
+  sessionHeader?: string | null;
+}
+
 /** An HTTP target with defaults: chat, streaming, no extra headers, key from INFERENCE_API_KEY. */
-export function targetSettings(url: string, o: Partial<import('./measure.js').TargetSettings> = {}) {
+export function targetSettings(url: string, o: Partial<TargetSettings> = {}) {
   return {
     url,
     endpoint: 'chat' as const,
