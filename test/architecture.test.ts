@@ -20,7 +20,9 @@ const SRC = resolve(import.meta.dirname, '..', 'src');
  *  - 1 analysis: pure metric math over records, callable by every stage;
  *  - 2 report: renders runs and report.json; it never measures, so it sees only ground and
  *    analysis;
- *  - 2–4 what a request carries and when: tokenizer, workload, schedule;
+ *  - 2–4 what a request carries and when: tokenizer, workload, schedule; and config, the
+ *    declarations of a run's settings, which read a length as workload does (tier 4: the
+ *    lowest above workload, so the pipeline, the experiments and cli can all import it);
  *  - 5 the targets: the HTTP client and the simulated engine, which know nothing of each
  *    other or of the load generator;
  *  - 6 runner (the load loops), 7 its observers (monitoring, the store);
@@ -37,6 +39,7 @@ const TIER: Record<string, number> = {
   tokenizer: 2,
   workload: 3,
   schedule: 4,
+  config: 4,
   client: 5,
   sim: 5,
   runner: 6,
@@ -115,6 +118,9 @@ test('the tiers say what the layout promises', () => {
     ['exp', 'pipeline', true], // experiments measure through the pipeline
     ['pipeline', 'exp', false],
     ['exp', 'cli', false], // cli is imported by nobody
+    ['pipeline', 'config', true], // every surface derives from the run settings' declarations
+    ['exp', 'config', true],
+    ['config', 'pipeline', false],
   ];
   for (const [from, to, ok] of cases) assert.equal(mayImport(from, to), ok, `${from} → ${to}`);
 });

@@ -16,6 +16,7 @@ import {
   addLangOption,
   addLoadOptions,
   addOutputOptions,
+  addRequestOptions,
   addWorkloadOptions,
   LANG_OPTION_HELP,
 } from './options.js';
@@ -56,7 +57,6 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       '--endpoint <kind>',
       'chat or completions (vLLM path forms /v1/chat/completions, /v1/completions too; default chat)',
     )
-    .option('--no-stream', 'use non-streaming requests')
     .option('--extra-body <json>', 'extra JSON fields merged into every request body')
     .option('--header <k:v>', 'extra request header (repeatable)', (v: string, p: string[] | undefined) => [
       ...(p ?? []),
@@ -68,8 +68,6 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       "sessions: the header carrying each turn's session id, for routers with affinity",
       'x-session-id',
     )
-    .option('--timeout <s>', 'per-request timeout in seconds (default: none)')
-    .option('--timeout-ttft <s>', 'time-to-first-token timeout in seconds (default: none)')
     .option('--retries <n>', 'retry failed attempts up to n times (each attempt is its own record)', '0')
     .option(
       '--no-fail-fast',
@@ -103,6 +101,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       '--workers <n>',
       'split the run over n child processes on this host (auto: one per core), merged exactly (default 1)',
     );
+  addRequestOptions(run);
   addGenerationOptions(run);
   addWorkloadOptions(run);
   addLoadOptions(run);
