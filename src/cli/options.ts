@@ -127,7 +127,12 @@ const EN = translator('en');
  * A numeric flag's value (null when not given), checked against its setting's range
  * (`config/run-settings`); a problem is spelled as the flag.
  */
-function num(problems: Problem[], key: RunSettingKey, raw: string | undefined, t: T = EN): number | null {
+export function num(
+  problems: Problem[],
+  key: RunSettingKey,
+  raw: string | undefined,
+  t: T = EN,
+): number | null {
   const r = checkFlagNumber(key, raw, t);
   if (r.problem) problems.push({ ...r.problem, path: spellKey(key, 'flag') });
   return r.value;

@@ -87,8 +87,11 @@ interface RunSettingInfo {
   repeatable?: boolean;
   /** Path in an experiment file, `load.max_concurrency`; null: not in a file (the flags only). */
   file: string | null;
-  /** A file may give a list of values, one level each (`load.concurrency: [1, 4, 16]`). */
-  list?: true;
+  /**
+   * A file may give a list: of levels, one measurement each (`load.concurrency: [1, 4, 16]`),
+   * or of values (`generation.stop`); a single value stands for a list of one.
+   */
+  list?: 'levels' | 'values';
   /** Required in the file object it sits in (`workload.shared_prefix.tokens`). */
   fileRequired?: true;
   /**
@@ -166,7 +169,7 @@ export const RUN_SETTINGS = {
     arg: '<s>',
     repeatable: true,
     file: 'generation.stop',
-    list: true,
+    list: 'values',
     field: 'generation.stop',
     default: null,
     description: 'Stop string (repeatable; a file gives a list).',
@@ -380,7 +383,10 @@ export const RUN_SETTINGS = {
     file: 'workload.documents.popularity',
     field: 'workload.docPopularity',
     needs: 'users',
-    default: 'zipf:1',
+    default: null,
+    // The flags leave it unset and the workload builder fills in the same zipf:1.
+    defaultText: 'zipf:1',
+    fileDefault: 'zipf:1',
     valueText: 'zipf:S',
     description: 'Sessions: how sessions pick documents.',
   }),
@@ -414,7 +420,7 @@ export const RUN_SETTINGS = {
     flag: 'concurrency',
     arg: '<n>',
     file: 'load.concurrency',
-    list: true,
+    list: 'levels',
     field: 'load.concurrency',
     default: null,
     defaultText: '1',
@@ -426,7 +432,7 @@ export const RUN_SETTINGS = {
     flag: 'rate',
     arg: '<r>',
     file: 'load.rates',
-    list: true,
+    list: 'levels',
     field: 'load.rateRps',
     default: null,
     unit: 'requests/s',
@@ -500,7 +506,7 @@ export const RUN_SETTINGS = {
     flag: 'users',
     arg: '<n>',
     file: 'load.users',
-    list: true,
+    list: 'levels',
     field: 'load.users',
     default: null,
     unit: 'users',
@@ -616,9 +622,9 @@ export const RUN_SETTINGS = {
       arg: '<expr>',
       repeatable: true,
       file: 'thresholds',
-      list: true,
+      list: 'values',
       field: 'output.thresholds',
-      default: null,
+      default: [],
       valueText: "'ttft_ms.p99<500', 'error_rate<0.01'",
       description: 'Pass/fail gate on the summary; exit code 2 when one fails (repeatable).',
     },
@@ -649,7 +655,6 @@ export const RUN_SETTINGS = {
     flag: 'format',
     arg: '<fmt>',
     file: null,
-    field: 'output.formatVllm',
     default: null,
     description: 'Also write vllm.json with `vllm bench serve` field names (fmt: vllm).',
   }),
@@ -676,7 +681,7 @@ export const RUN_SETTINGS = {
     flag: 'percentile-metrics',
     arg: '<list>',
     file: null,
-    field: 'output.vllm',
+    field: 'output.vllm.percentileMetrics',
     default: null,
     valueText: 'vLLM names: ttft,tpot,itl,e2el',
     description: 'vllm.json: metrics with percentiles.',
@@ -686,7 +691,7 @@ export const RUN_SETTINGS = {
     flag: 'metric-percentiles',
     arg: '<list>',
     file: null,
-    field: 'output.vllm',
+    field: 'output.vllm.metricPercentiles',
     default: null,
     defaultText: '99',
     valueText: '50,90,99',
@@ -696,7 +701,7 @@ export const RUN_SETTINGS = {
     group: 'output',
     flag: 'save-detailed',
     file: null,
-    field: 'output.vllm',
+    field: 'output.vllm.detailed',
     default: false,
     description: 'vllm.json: add the per-request arrays, as vLLM does.',
   }),
@@ -806,7 +811,7 @@ export function runSetting(key: RunSettingKey): Readonly<AnyDef> {
 
 /** The zod field of one value in a file: list, default, optional, from the declaration. */
 type ListOf<S extends z.ZodType> = z.ZodPipe<z.ZodTransform<unknown, unknown>, z.ZodArray<S>>;
-type FieldOf<K extends RunSettingKey> = Defs[K] extends { list: true }
+type FieldOf<K extends RunSettingKey> = Defs[K] extends { list: string }
   ? z.ZodOptional<ListOf<Defs[K]['schema']>>
   : Defs[K] extends { fileRequired: true }
     ? Defs[K]['schema']
@@ -904,6 +909,7 @@ export interface RunFlag {
 export function defaultTextOf(key: RunSettingKey): string | null {
   const d = DEFS[key];
   if (d.defaultText !== undefined) return d.defaultText;
+  if (Array.isArray(d.default)) return d.default.length ? d.default.join(', ') : null;
   return d.default === null || d.default === undefined ? null : String(d.default);
 }
 
@@ -1011,7 +1017,8 @@ export function numberRange(key: RunSettingKey): NumberRange | null {
     ...(j.minimum !== undefined ? { min: j.minimum } : {}),
     ...(gtInt ? { min: (j.exclusiveMinimum as number) + 1 } : {}),
     ...(j.exclusiveMinimum !== undefined && !gtInt ? { gt: j.exclusiveMinimum } : {}),
-    ...(j.maximum !== undefined ? { max: j.maximum } : {}),
+    // zod's integers stop at the largest safe one: no bound a user meets.
+    ...(j.maximum !== undefined && j.maximum < Number.MAX_SAFE_INTEGER ? { max: j.maximum } : {}),
     ...(j.exclusiveMaximum !== undefined ? { lt: j.exclusiveMaximum } : {}),
   };
 }
@@ -1073,12 +1080,13 @@ export function runSettingsTable(): string {
     const d = DEFS[key];
     const flag = d.flag === null ? '—' : `\`${runFlag(key).flags}\``;
     const aliases = (d.aliases ?? []).map((a) => `\`--${a.flag}\` (${a.from})`).join(', ');
-    const file = d.file === null ? '—' : `\`${d.file}\`${d.list ? ' (a list: one level each)' : ''}`;
+    const list = d.list === 'levels' ? ' (a list: one level each)' : d.list ? ' (or a list)' : '';
+    const file = d.file === null ? '—' : `\`${d.file}\`${list}`;
     const dt = defaultTextOf(key);
     const fd = fileDefaultOf(key);
-    const differs = d.file !== null && 'fileDefault' in d && fd !== d.default;
+    const differs = d.file !== null && 'fileDefault' in d && String(fd) !== dt;
     const dflt =
-      `${dt === null ? '—' : `\`${dt}\``}` +
+      `${dt === null ? '—' : d.defaultText !== undefined ? dt : `\`${dt}\``}` +
       (differs ? `; a file: ${fd === undefined ? 'unset' : `\`${String(fd)}\``}` : '') +
       (d.fileRequired ? ' (required in its file section)' : '');
     const values = `${runSettingValues(key)}${d.unit ? ` (${d.unit})` : ''}`;

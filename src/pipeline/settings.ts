@@ -5,6 +5,7 @@
  */
 
 import type { Endpoint as ApiEndpoint } from '../client/types.js';
+import type { RUN_SETTINGS, RunSettingKey } from '../config/run-settings.js';
 import type { VllmMetric } from '../report/run/vllm.js';
 
 export interface LoadSettings {
@@ -95,6 +96,21 @@ export interface CommonSettings {
   generation: GenerationSettings;
   output: OutputSettings;
 }
+
+type FieldPaths<O, P extends string = ''> = {
+  [K in keyof O & string]: NonNullable<O[K]> extends readonly unknown[]
+    ? `${P}${K}`
+    : NonNullable<O[K]> extends object
+      ? `${P}${K}` | FieldPaths<NonNullable<O[K]>, `${P}${K}.`>
+      : `${P}${K}`;
+}[keyof O & string];
+/** The `CommonSettings` field each run setting declares it fills (`config/run-settings`). */
+type DeclaredField = {
+  [K in RunSettingKey]: (typeof RUN_SETTINGS)[K] extends { field: infer F } ? F : never;
+}[RunSettingKey];
+/** Checked when this compiles: every field a run setting declares is a field of {@link CommonSettings}. */
+export const DECLARED_FIELDS_EXIST: [DeclaredField] extends [FieldPaths<CommonSettings>] ? true : never =
+  true;
 
 /** Settings with every field at its CLI default, overridden section by section. */
 export function commonSettings(
