@@ -17,6 +17,7 @@ import {
   runFlag,
   runFlags,
   runSetting,
+  settingsNeeding,
   spellKey,
 } from '../config/run-settings.js';
 import type { Problem } from '../core/errors.js';
@@ -370,17 +371,12 @@ function sessionsProblems(
   const sessionRateRps = num(problems, 'session_rate', raw.sessionRate, t);
   const documents = num(problems, 'documents', raw.documents, t);
   if (users === null) {
-    const given = (
-      [
-        ['--turns', raw.turns],
-        ['--think-time', raw.thinkTime],
-        ['--ramp-up', raw.rampUp],
-        ['--session-rate', raw.sessionRate],
-        ['--documents', raw.documents],
-        ['--doc-len', raw.docLen],
-        ['--doc-popularity', raw.docPopularity],
-      ] as const
-    ).filter(([, v]) => v !== undefined);
+    // The sessions' settings (declared as needing users), as given.
+    const given = settingsNeeding('users')
+      .map(
+        (key) => [spellKey(key, 'flag'), (raw as Record<string, unknown>)[runFlag(key).attribute]] as const,
+      )
+      .filter(([, v]) => v !== undefined);
     if (given.length && raw.users === undefined)
       problems.push({
         path: given[0][0],

@@ -351,45 +351,6 @@ export const RUN_SETTINGS = {
     unit: 'tokens',
     description: 'Tokens per Mooncake hash block.',
   }),
-  documents: setting(posInt(), {
-    group: 'workload',
-    flag: 'documents',
-    arg: '<d>',
-    file: 'workload.documents.count',
-    fileRequired: true,
-    field: 'workload.documents',
-    needs: 'users',
-    default: null,
-    unit: 'documents',
-    description: 'Sessions: shared documents; each session picks one (Zipf) and its turns start with it.',
-  }),
-  doc_len: setting(lengthDist(), {
-    group: 'workload',
-    flag: 'doc-len',
-    arg: '<dist>',
-    file: 'workload.documents.tokens',
-    fileRequired: true,
-    field: 'workload.docLen',
-    needs: 'users',
-    default: null,
-    unit: 'tokens',
-    valueText: 'N, uniform:A-B, normal, exp, lognormal',
-    description: 'Sessions: tokens per document.',
-  }),
-  doc_popularity: setting(str(), {
-    group: 'workload',
-    flag: 'doc-popularity',
-    arg: '<zipf:s>',
-    file: 'workload.documents.popularity',
-    field: 'workload.docPopularity',
-    needs: 'users',
-    default: null,
-    // The flags leave it unset and the workload builder fills in the same zipf:1.
-    defaultText: 'zipf:1',
-    fileDefault: 'zipf:1',
-    valueText: 'zipf:S',
-    description: 'Sessions: how sessions pick documents.',
-  }),
   reuse_prompts: setting(bool(), {
     group: 'workload',
     flag: null,
@@ -560,6 +521,46 @@ export const RUN_SETTINGS = {
     default: null,
     unit: 'sessions/s',
     description: 'Sessions: sessions start as Poisson arrivals at this rate.',
+  }),
+  // The sessions' documents are workload flags, listed with the other sessions' settings.
+  documents: setting(posInt(), {
+    group: 'workload',
+    flag: 'documents',
+    arg: '<d>',
+    file: 'workload.documents.count',
+    fileRequired: true,
+    field: 'workload.documents',
+    needs: 'users',
+    default: null,
+    unit: 'documents',
+    description: 'Sessions: shared documents; each session picks one (Zipf) and its turns start with it.',
+  }),
+  doc_len: setting(lengthDist(), {
+    group: 'workload',
+    flag: 'doc-len',
+    arg: '<dist>',
+    file: 'workload.documents.tokens',
+    fileRequired: true,
+    field: 'workload.docLen',
+    needs: 'users',
+    default: null,
+    unit: 'tokens',
+    valueText: 'N, uniform:A-B, normal, exp, lognormal',
+    description: 'Sessions: tokens per document.',
+  }),
+  doc_popularity: setting(str(), {
+    group: 'workload',
+    flag: 'doc-popularity',
+    arg: '<zipf:s>',
+    file: 'workload.documents.popularity',
+    field: 'workload.docPopularity',
+    needs: 'users',
+    default: null,
+    // The flags leave it unset and the workload builder fills in the same zipf:1.
+    defaultText: 'zipf:1',
+    fileDefault: 'zipf:1',
+    valueText: 'zipf:S',
+    description: 'Sessions: how sessions pick documents.',
   }),
   seed: setting(nonNegInt(), {
     group: 'load',
@@ -947,6 +948,11 @@ export function runFlag(key: RunSettingKey): RunFlag {
 
 const lower = (s: string) =>
   (s.endsWith('.') ? s.slice(0, -1) : s).replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase());
+
+/** The settings that mean something only beside `key` (`users`: the sessions' settings), in declaration order. */
+export function settingsNeeding(key: RunSettingKey): RunSettingKey[] {
+  return RUN_SETTING_KEYS.filter((k) => DEFS[k].needs === key);
+}
 
 /** The flags of a group, in declaration order. */
 export function runFlags(group: FlagGroup): RunFlag[] {

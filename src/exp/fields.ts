@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { STREAM_SLO_METRICS } from '../analysis/index.js';
-import { fileField, fileShape, lengthDist } from '../config/run-settings.js';
+import { fileField, fileShape, lengthDist, runSetting, settingsNeeding } from '../config/run-settings.js';
 import { bool, err, oneOf, posInt, posNum, section, str } from '../core/fields.js';
 import { translator } from '../core/i18n/index.js';
 import { canonicalSimKeys, simSettingsSchema } from '../sim/settings.js';
@@ -309,9 +309,12 @@ export function sharedRules(f: { [field: string]: unknown }, report: RuleReport)
       'a closed loop is capped by its concurrency levels',
     );
 
-  const sessionKeys = ['turns', 'think_time_s', 'ramp_up_s', 'session_rate'].filter(
-    (k) => load[k] !== undefined,
-  );
+  // The sessions' settings of `load:` (declared as needing users), as written.
+  const sessionKeys = settingsNeeding('users')
+    .map((key) => runSetting(key).file ?? '')
+    .filter((path) => path.startsWith('load.'))
+    .map((path) => path.slice('load.'.length))
+    .filter((k) => load[k] !== undefined);
   const workload: Record<string, unknown> = isObj(f.workload) ? f.workload : {};
   if (load.users === undefined && (sessionKeys.length || workload.documents !== undefined))
     report(
