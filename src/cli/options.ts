@@ -11,6 +11,9 @@ import type { Command } from '@commander-js/extra-typings';
 import {
   aliasFlags,
   checkFlagNumber,
+  fieldDefaults,
+  fieldsOf,
+  numberRange,
   type RawRunFlags,
   type RunFlag,
   type RunSettingKey,
@@ -139,6 +142,48 @@ export function num(
   return r.value;
 }
 
+/**
+ * The settings `parseCommon` does not read by hand: each fills its field (`config/run-settings`)
+ * as given: a number checked against its range, else its default; text or a list as given,
+ * else its default; a switch on or off. So a setting that needs nothing more than its flag's
+ * value is read here without a line of its own.
+ */
+const BY_HAND: ReadonlySet<RunSettingKey> = new Set<RunSettingKey>([
+  'concurrency',
+  'requests',
+  'duration',
+  'rate',
+  'arrival',
+  'max_concurrency',
+  'trace',
+  'trace_window',
+  'users',
+  'ramp_up',
+  'session_rate',
+  'dataset',
+  'shared_prefix_len',
+  'num_prefix_groups',
+  'documents',
+  'ignore_eos',
+  'out',
+  'json',
+]);
+
+/** The fields of a section that its settings' flags fill as given ({@link BY_HAND} aside). */
+function asGiven<S extends object>(section: string, raw: RawCommon, problems: Problem[], t: T): Partial<S> {
+  const dflt = fieldDefaults<Record<string, unknown>>(section);
+  const out: Record<string, unknown> = {};
+  for (const [name, key] of fieldsOf(section)) {
+    const d = runSetting(key);
+    if (BY_HAND.has(key) || d.flag === null) continue;
+    const v = (raw as Record<string, unknown>)[runFlag(key).attribute];
+    if (d.arg === undefined) out[name] = !!v;
+    else if (numberRange(key)) out[name] = num(problems, key, v as string | undefined, t) ?? dflt[name];
+    else out[name] = v ?? dflt[name];
+  }
+  return out as Partial<S>;
+}
+
 /** Validate the shared flags. Pushes every problem found; returns settings (meaningful only if none). */
 export function parseCommon(
   input: RawCommon,
@@ -206,30 +251,21 @@ export function parseCommon(
 
   const mode: LoadSettings['mode'] =
     users !== null ? 'sessions' : trace ? 'trace' : rate !== null ? 'open' : 'closed';
-  const load: LoadSettings = {
+  const load = {
+    ...asGiven<LoadSettings>('load', raw, problems, t),
     mode,
     concurrency: mode === 'closed' ? (concurrency ?? closedAt ?? 1) : null,
     requests: requests ?? (durationS === null && mode !== 'trace' && mode !== 'sessions' ? 100 : null),
     durationS,
-    drainTimeoutS: num(problems, 'drain_timeout', raw.drainTimeout, t) ?? 30,
     rateRps: rate,
     arrival,
-    burstiness: num(problems, 'burstiness', raw.burstiness, t) ?? 1,
     maxConcurrency: closedAt !== null ? null : maxConcurrency,
     traceFile: trace,
-    traceSpeedup: num(problems, 'trace_speedup', raw.traceSpeedup, t) ?? 1,
-    traceFormat: raw.traceFormat ?? null,
     traceWindow: raw.traceWindow !== undefined ? traceWindowOf(raw.traceWindow, problems, t) : null,
-    traceRateScale: num(problems, 'trace_rate_scale', raw.traceRateScale, t) ?? 1,
-    traceBlockSize: num(problems, 'trace_block_size', raw.traceBlockSize, t),
-    warmup: num(problems, 'warmup', raw.warmup, t) ?? 0,
-    seed: num(problems, 'seed', raw.seed, t) ?? 42,
     users,
-    turns: raw.turns ?? null,
-    thinkTime: raw.thinkTime ?? null,
     rampUpS: sessionFlags.rampUpS,
     sessionRateRps: sessionFlags.sessionRateRps,
-  };
+  } as LoadSettings;
   if (mode === 'sessions' && load.warmup > 0)
     problems.push({
       path: '--warmup',
@@ -264,29 +300,19 @@ export function parseCommon(
       hint: t('cli.prefix_groups.hint'),
     });
 
-  const workload: WorkloadSettings = {
-    prompt: raw.prompt ?? null,
-    promptsFile: raw.prompts ?? null,
+  const workload = {
+    ...asGiven<WorkloadSettings>('workload', raw, problems, t),
     dataset,
-    inputLen: raw.inputLen ?? null,
-    outputLen: raw.outputLen ?? null,
     sharedPrefixLen,
     numPrefixGroups: sharedPrefixLen !== null ? (numPrefixGroups ?? 1) : null,
-    tokenizer: raw.tokenizer ?? null,
     documents: sessionFlags.documents,
-    docLen: raw.docLen ?? null,
-    docPopularity: raw.docPopularity ?? null,
-  };
+  } as WorkloadSettings;
 
-  const generation: GenerationSettings = {
-    model: raw.model ?? null,
-    maxTokens: num(problems, 'max_tokens', raw.maxTokens, t),
-    temperature: num(problems, 'temperature', raw.temperature, t) ?? 0,
-    topP: num(problems, 'top_p', raw.topP, t),
-    stop: raw.stop ?? null,
+  const generation = {
+    ...asGiven<GenerationSettings>('generation', raw, problems, t),
     // SGLang's --disable-ignore-eos turns off the ignore_eos that --output-len implies.
     ignoreEos: !raw.disableIgnoreEos && (!!raw.ignoreEos || raw.outputLen !== undefined),
-  };
+  } as GenerationSettings;
   if (raw.disableIgnoreEos && raw.ignoreEos)
     problems.push({
       path: '--disable-ignore-eos',
@@ -314,16 +340,14 @@ export function parseCommon(
     vllm.append = true;
     notes.push(t('cli.note.output_file', { file: raw.outputFile }));
   } else if (raw.resultFilename !== undefined && out) vllm.file = join(out, raw.resultFilename);
-  const output: OutputSettings = {
+  const output = {
+    ...asGiven<OutputSettings>('output', raw, problems, t),
     out,
     formatVllm: raw.format === 'vllm' || !!raw.saveResult || raw.outputFile !== undefined,
     vllm,
-    embedRecords: !!raw.embedRecords,
     json: jsonOption(raw.json),
-    slo: raw.slo ?? null,
-    thresholds: raw.threshold ?? [],
-    baseline: raw.baseline ?? null,
-  };
+  } as OutputSettings;
+
   if (output.formatVllm && !output.out && !vllm.file)
     problems.push({
       path: '--format',

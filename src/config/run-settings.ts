@@ -872,6 +872,33 @@ export function fileShape<P extends string>(prefix: P): FileShape<P> {
   return shape as FileShape<P>;
 }
 
+// ---- the typed settings ------------------------------------------------------------------
+
+/**
+ * The settings whose `CommonSettings` field is `section.NAME`, by NAME, in declaration order.
+ * A setting whose field is elsewhere, or deeper (`output.vllm.detailed`), is not among them.
+ */
+export function fieldsOf(section: string): [name: string, key: RunSettingKey][] {
+  return RUN_SETTING_KEYS.flatMap((key) => {
+    const f = DEFS[key].field;
+    const name = f?.startsWith(`${section}.`) ? f.slice(section.length + 1) : undefined;
+    return name && !name.includes('.') ? [[name, key] as [string, RunSettingKey]] : [];
+  });
+}
+
+/**
+ * The default of each field of a `CommonSettings` section that settings fill (by field name):
+ * the declared default, or null for one that needs another setting (it is unset without it).
+ */
+export function fieldDefaults<S extends object>(section: string): S {
+  return Object.fromEntries(
+    fieldsOf(section).map(([name, key]) => [
+      name,
+      DEFS[key].needs ? null : structuredClone(DEFS[key].default),
+    ]),
+  ) as S;
+}
+
 // ---- the flags -----------------------------------------------------------------------------
 
 /** How each surface writes a setting. */
@@ -924,7 +951,7 @@ export function runFlag(key: RunSettingKey): RunFlag {
     return {
       key,
       flags: on ? `--no-${d.flag}` : `--${d.flag}`,
-      help: `${lower(d.description)}${on ? ' (on by default; this flag turns it off)' : ''}`,
+      help: `${helpOf(d)}${on ? ' (on by default; this flag turns it off)' : ''}`,
       repeatable: false,
       attribute,
     };
@@ -939,15 +966,22 @@ export function runFlag(key: RunSettingKey): RunFlag {
   return {
     key,
     flags: `--${d.flag} ${d.arg}`,
-    help: `${lower(d.description)}${dtext !== null ? ` (default: ${dtext})` : ''}`,
+    help: `${helpOf(d)}${dtext !== null ? ` (default: ${dtext})` : ''}`,
     ...(fixed !== undefined ? { commanderDefault: fixed } : {}),
     repeatable: !!d.repeatable,
     attribute,
   };
 }
 
-const lower = (s: string) =>
-  (s.endsWith('.') ? s.slice(0, -1) : s).replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase());
+/** `--help`'s words: the description as a phrase (lower case, no full stop), with its unit. */
+const helpOf = (d: AnyDef): string =>
+  (d.description.endsWith('.') ? d.description.slice(0, -1) : d.description).replace(
+    /^[A-Z](?=[a-z\s])/,
+    (c) => c.toLowerCase(),
+  ) +
+  (d.unit && !new RegExp(`\\b${d.unit}\\b`, 'i').test(d.description)
+    ? `, in ${d.unit === 's' ? 'seconds' : d.unit}`
+    : '');
 
 /** The settings that mean something only beside `key` (`users`: the sessions' settings), in declaration order. */
 export function settingsNeeding(key: RunSettingKey): RunSettingKey[] {

@@ -5,7 +5,7 @@
  */
 
 import type { Endpoint as ApiEndpoint } from '../client/types.js';
-import type { RUN_SETTINGS, RunSettingKey } from '../config/run-settings.js';
+import { fieldDefaults, type RUN_SETTINGS, type RunSettingKey } from '../config/run-settings.js';
 import type { VllmMetric } from '../report/run/vllm.js';
 
 export interface LoadSettings {
@@ -112,7 +112,11 @@ type DeclaredField = {
 export const DECLARED_FIELDS_EXIST: [DeclaredField] extends [FieldPaths<CommonSettings>] ? true : never =
   true;
 
-/** Settings with every field at its CLI default, overridden section by section. */
+/**
+ * Settings with every field at its CLI default, overridden section by section. The defaults of
+ * the fields a run setting fills are its declared ones (`config/run-settings`); the rest are
+ * what the command line makes of no flags.
+ */
 export function commonSettings(
   o: {
     load?: Partial<LoadSettings>;
@@ -123,62 +127,18 @@ export function commonSettings(
 ): CommonSettings {
   return {
     load: {
+      ...fieldDefaults<LoadSettings>('load'),
       mode: 'closed',
       concurrency: 1,
       requests: 100,
-      durationS: null,
-      drainTimeoutS: 30,
-      rateRps: null,
-      arrival: 'poisson',
-      burstiness: 1,
-      maxConcurrency: null,
-      traceFile: null,
-      traceSpeedup: 1,
-      traceFormat: null,
-      traceWindow: null,
-      traceRateScale: 1,
-      traceBlockSize: null,
-      warmup: 0,
-      seed: 42,
-      users: null,
-      turns: null,
-      thinkTime: null,
-      rampUpS: null,
-      sessionRateRps: null,
       ...o.load,
     },
-    workload: {
-      prompt: null,
-      promptsFile: null,
-      dataset: null,
-      inputLen: null,
-      outputLen: null,
-      sharedPrefixLen: null,
-      numPrefixGroups: null,
-      tokenizer: null,
-      documents: null,
-      docLen: null,
-      docPopularity: null,
-      ...o.workload,
-    },
-    generation: {
-      model: null,
-      maxTokens: null,
-      temperature: 0,
-      topP: null,
-      stop: null,
-      ignoreEos: false,
-      ...o.generation,
-    },
+    workload: { ...fieldDefaults<WorkloadSettings>('workload'), ...o.workload },
+    generation: { ...fieldDefaults<GenerationSettings>('generation'), ...o.generation },
     output: {
-      out: null,
+      ...fieldDefaults<OutputSettings>('output'),
       formatVllm: false,
       vllm: { percentileMetrics: null, metricPercentiles: null, detailed: false, file: null, append: false },
-      embedRecords: false,
-      json: null,
-      slo: null,
-      thresholds: [],
-      baseline: null,
       ...o.output,
     },
   };

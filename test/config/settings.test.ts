@@ -157,7 +157,10 @@ describe('run settings', () => {
       const path = (d.file as string).split('.');
       const file: Record<string, unknown> = structuredClone(ctx?.file ?? {});
       let o = file;
-      for (const p of path.slice(0, -1)) o = (o[p] ??= {}) as Record<string, unknown>;
+      for (const p of path.slice(0, -1)) {
+        o[p] ??= {};
+        o = o[p] as Record<string, unknown>;
+      }
       o[path[path.length - 1]] = d.list ? [v] : v;
       const fromFile =
         path.length === 1 ? v : at({ [path[0]]: emptyFileValueOf(path[0], file) }, d.file as string);
