@@ -21,6 +21,7 @@ import {
   runFlags,
   runSetting,
   settingsNeeding,
+  spellings,
   spellKey,
 } from '../config/run-settings.js';
 import type { Problem } from '../core/errors.js';
@@ -404,7 +405,10 @@ function sessionsProblems(
     if (given.length && raw.users === undefined)
       problems.push({
         path: given[0][0],
-        message: t('sessions.flags.needs_users', { flag: given.map((g) => g[0]).join(', ') }),
+        message: t('sessions.flags.needs_users', {
+          ...spellings('flag'),
+          flag: given.map((g) => g[0]).join(', '),
+        }),
         hint: t('sessions.flags.needs_users_hint'),
       });
     return { rampUpS, sessionRateRps, documents };
@@ -421,13 +425,13 @@ function sessionsProblems(
   if (clash.length)
     problems.push({
       path: '--users',
-      message: t('sessions.flags.clash', { flags: clash.map((c) => c[0]).join(', ') }),
-      hint: t('sessions.flags.clash_hint'),
+      message: t('sessions.flags.clash', { ...spellings('flag'), flags: clash.map((c) => c[0]).join(', ') }),
+      hint: t('sessions.flags.clash_hint', spellings('flag')),
     });
   if (rampUpS !== null && sessionRateRps !== null)
     problems.push({
       path: '--ramp-up/--session-rate',
-      message: t('sessions.flags.start_both'),
+      message: t('sessions.flags.start_both', spellings('flag')),
       hint: t('cli.keep_one'),
     });
   return { rampUpS, sessionRateRps, documents };

@@ -912,6 +912,15 @@ export function spellKey(key: RunSettingKey, surface: Surface): string {
   return surface === 'flag' ? `--${name}` : name;
 }
 
+/** Every setting's spelling on a surface, by key (for messages that name settings: `{users}`). */
+export function spellings(surface: Surface): Record<string, string> {
+  return Object.fromEntries(
+    RUN_SETTING_KEYS.flatMap((k) =>
+      (surface === 'flag' ? DEFS[k].flag : DEFS[k].file) === null ? [] : [[k, spellKey(k, surface)]],
+    ),
+  );
+}
+
 /** Whether `s` is a run setting's key. */
 export function isRunSettingKey(s: string): s is RunSettingKey {
   return Object.hasOwn(DEFS, s);

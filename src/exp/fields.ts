@@ -10,7 +10,14 @@
  */
 import { z } from 'zod';
 import { STREAM_SLO_METRICS } from '../analysis/index.js';
-import { fileField, fileShape, lengthDist, runSetting, settingsNeeding } from '../config/run-settings.js';
+import {
+  fileField,
+  fileShape,
+  lengthDist,
+  runSetting,
+  settingsNeeding,
+  spellings,
+} from '../config/run-settings.js';
 import { bool, err, oneOf, posInt, posNum, section, str } from '../core/fields.js';
 import { translator } from '../core/i18n/index.js';
 import { canonicalSimKeys, simSettingsSchema } from '../sim/settings.js';
@@ -320,6 +327,7 @@ export function sharedRules(f: { [field: string]: unknown }, report: RuleReport)
     report(
       ['load', 'users'],
       EN('sessions.flags.needs_users', {
+        ...spellings('file'),
         flag: [...sessionKeys, ...(workload.documents ? ['workload.documents'] : [])].join(', '),
       }),
       'add load.users (e.g. users: [8, 16, 32]) with turns and think_time_s',
@@ -331,11 +339,15 @@ export function sharedRules(f: { [field: string]: unknown }, report: RuleReport)
     if (clash.length)
       report(
         ['load', 'users'],
-        EN('sessions.flags.clash', { flags: clash.join(', ') }),
-        EN('sessions.flags.clash_hint'),
+        EN('sessions.flags.clash', { ...spellings('file'), flags: clash.join(', ') }),
+        EN('sessions.flags.clash_hint', spellings('file')),
       );
     if (load.ramp_up_s !== undefined && load.session_rate !== undefined)
-      report(['load', 'session_rate'], EN('sessions.flags.start_both'), 'keep one of them');
+      report(
+        ['load', 'session_rate'],
+        EN('sessions.flags.start_both', spellings('file')),
+        'keep one of them',
+      );
     if (workload.dataset !== undefined || workload.shared_prefix !== undefined)
       report(['workload'], EN('sessions.source.synthetic'), EN('sessions.source.prefix_hint'));
   }

@@ -202,6 +202,19 @@ describe('run settings', () => {
       JSON.stringify(problems),
     );
     assert.ok(!problems.some((p) => /--rate/.test(`${p.path} ${p.message} ${p.hint}`)));
+    // A rule between settings names them too: the file's sessions settings without users.
+    try {
+      parseExperiment(spec('{turns: 3, ramp_up_s: 1}'), 'x.yaml');
+    } catch (e) {
+      assert.ok(e instanceof UsageError);
+      problems = e.problems;
+    }
+    const users = problems.find((p) => p.path === 'x.yaml: load.users');
+    assert.match(users?.message ?? '', /turns, ramp_up_s describe sessions, and load\.users is missing/);
+    assert.ok(!problems.some((p) => /--users/.test(`${p.message} ${p.hint}`)), JSON.stringify(problems));
+    const io2 = memoryIo({});
+    await main(['plan', '--turns', '3', '--prompt', 'hi', '--no-db'], io2);
+    assert.match(io2.err(), /--turns: --turns describe sessions, and --users is missing/);
   });
 });
 
