@@ -49,16 +49,13 @@ export type RawCommon = RawRunFlags & {
  * the servelab flag named here, and the command prints that name once, as a note. `run`-only
  * entries (the target) are declared by `run`; the rest by {@link addCompatOptions}.
  */
-export const FLAG_ALIASES: Record<string, { flag: string; ours: string; key: string; from: string }> = {
-  ...Object.fromEntries(
+export const FLAG_ALIASES: Record<string, { flag: string; ours: string; key: string; from: string }> =
+  Object.fromEntries(
     aliasFlags().map((a) => [
       a.attribute,
       { flag: `--${a.flag}`, ours: spellKey(a.key, 'flag'), key: runFlag(a.key).attribute, from: a.from },
     ]),
-  ),
-  baseUrl: { flag: '--base-url', ours: '--url', key: 'url', from: 'vLLM' },
-  extraRequestBody: { flag: '--extra-request-body', ours: '--extra-body', key: 'extraBody', from: 'SGLang' },
-};
+  );
 export type AliasKey = string;
 
 /** vLLM's defaults for `--dataset-name random` (vllm/benchmarks/datasets.py, RandomDataset). */
@@ -105,6 +102,24 @@ export function addLoadOptions<C extends Command<[], Record<string, unknown>>>(c
   return declareFlags(cmd, runFlags('load'));
 }
 
+/** Declare a target flag of `run` (`--url`, `--extra-body`). */
+export function addTargetOption<C extends Command<[], Record<string, unknown>>>(
+  cmd: C,
+  key: 'url' | 'extra_body',
+) {
+  return declareFlags(cmd, [runFlag(key)]);
+}
+
+/** Declare the vLLM and SGLang names of `run`'s target flags (`--base-url`, `--extra-request-body`). */
+export function addTargetAliases<C extends Command<[], Record<string, unknown>>>(cmd: C) {
+  for (const a of aliasFlags()) {
+    const { arg, group } = runSetting(a.key);
+    if (group === 'target')
+      cmd.option(`--${a.flag} ${arg}`, `${a.from}: ${a.help ?? spellKey(a.key, 'flag')}`);
+  }
+  return cmd;
+}
+
 /** Declare the request flags of `run` (streaming, timeouts). */
 export function addRequestOptions<C extends Command<[], Record<string, unknown>>>(cmd: C) {
   return declareFlags(cmd, runFlags('request'));
@@ -119,7 +134,8 @@ export function addOutputOptions<C extends Command<[], Record<string, unknown>>>
 export function addCompatOptions<C extends Command<[], Record<string, unknown>>>(cmd: C) {
   cmd.optionsGroup('vLLM and SGLang names (each read as a servelab flag, with a note):');
   for (const a of aliasFlags()) {
-    const { arg } = runSetting(a.key);
+    const { arg, group } = runSetting(a.key);
+    if (group === 'target') continue;
     cmd.option(`--${a.flag} ${arg}`, `${a.from}: ${a.help ?? spellKey(a.key, 'flag')}`);
   }
   return declareFlags(cmd, runFlags('compat'));
@@ -438,14 +454,12 @@ function sessionsProblems(
 }
 
 /** The renames `run` and `plan` share; `run` applies the target ones ({@link TARGET_ALIASES}) itself. */
-const COMMON_ALIASES: readonly AliasKey[] = [
-  'numPrompts',
-  'requestRate',
-  'randomInputLen',
-  'randomOutputLen',
-  'resultDir',
-];
-export const TARGET_ALIASES: readonly AliasKey[] = ['baseUrl', 'extraRequestBody'];
+const COMMON_ALIASES: readonly AliasKey[] = aliasFlags()
+  .filter((a) => runSetting(a.key).group !== 'target')
+  .map((a) => a.attribute);
+export const TARGET_ALIASES: readonly AliasKey[] = aliasFlags()
+  .filter((a) => runSetting(a.key).group === 'target')
+  .map((a) => a.attribute);
 
 /**
  * Move each given alias's value to servelab's flag, with a note; an alias given together with

@@ -57,7 +57,7 @@ export const lengthDist = (unit: DistUnit = 'int') =>
   });
 
 /** Which command-line declaration a setting's flag belongs to (`addLoadOptions`, …). */
-export type FlagGroup = 'generation' | 'workload' | 'load' | 'output' | 'compat' | 'request';
+export type FlagGroup = 'target' | 'generation' | 'workload' | 'load' | 'output' | 'compat' | 'request';
 
 /** A vLLM or SGLang flag read as this setting's (`--num-prompts` for `requests`). */
 export interface FlagAlias {
@@ -121,6 +121,27 @@ const THRESHOLD_RE = /^[A-Za-z0-9_.]+\s*(<=|>=|<|>|==)\s*[+-]?\d+(\.\d+)?%?$/;
 
 /** The settings, in the order `--help` and the docs list them. */
 export const RUN_SETTINGS = {
+  // ---- the target (`run`; an experiment file names its targets) ----
+  url: setting(str().regex(/^https?:\/\/[^\s/]+/, 'expected an http:// or https:// URL'), {
+    group: 'target',
+    flag: 'url',
+    arg: '<base>',
+    file: 'targets.<name>.url',
+    default: null,
+    valueText: 'an http(s) URL',
+    aliases: [{ flag: 'base-url', from: 'vLLM', help: '--url (the server root; /v1 is added)' }],
+    description: 'OpenAI base URL, e.g. http://127.0.0.1:8000/v1 (a bare http://host:port gets /v1).',
+  }),
+  extra_body: setting(z.record(z.string(), z.unknown(), err('expected a map')), {
+    group: 'target',
+    flag: 'extra-body',
+    arg: '<json>',
+    file: 'targets.<name>.extra_body',
+    default: null,
+    valueText: 'a JSON object; a file: a map',
+    aliases: [{ flag: 'extra-request-body', from: 'SGLang' }],
+    description: 'Extra JSON fields merged into every request body.',
+  }),
   // ---- generation ----
   model: setting(str(), {
     group: 'generation',
@@ -985,7 +1006,7 @@ export function runFlag(key: RunSettingKey): RunFlag {
 /** `--help`'s words: the description as a phrase (lower case, no full stop), with its unit. */
 const helpOf = (d: AnyDef): string =>
   (d.description.endsWith('.') ? d.description.slice(0, -1) : d.description).replace(
-    /^[A-Z](?=[a-z\s])/,
+    /^[A-Z](?=[a-z]*[\s,:;.])/,
     (c) => c.toLowerCase(),
   ) +
   (d.unit && !new RegExp(`\\b${d.unit}\\b`, 'i').test(d.description)

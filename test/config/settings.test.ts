@@ -95,7 +95,10 @@ describe('run settings', () => {
       const d = runSetting(key);
       assert.match(key, /^[a-z][a-z0-9_]*$/, `${key} is snake_case`);
       assert.ok(d.flag === null || /^[a-z][a-z0-9-]*$/.test(d.flag), `${key}: flag ${d.flag}`);
-      assert.ok(d.file === null || /^[a-z_.]+$/.test(d.file), `${key}: file path ${d.file}`);
+      assert.ok(
+        d.file === null || /^[a-z_.]+$|^targets\.<name>\.[a-z_]+$/.test(d.file),
+        `${key}: file path ${d.file}`,
+      );
       assert.ok(d.flag !== null || d.file !== null, `${key} is written somewhere`);
       assert.ok('default' in d, `${key} declares a default (null: unset)`);
       assert.ok(d.description.endsWith('.') && d.description.length > 10, `${key} has a sentence`);
