@@ -16,6 +16,9 @@ import {
   addLangOption,
   addLoadOptions,
   addOutputOptions,
+  addRequestOptions,
+  addTargetAliases,
+  addTargetOption,
   addWorkloadOptions,
   LANG_OPTION_HELP,
 } from './options.js';
@@ -47,17 +50,11 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
 
   const run = program.command('run').description('run a load test against an OpenAI-compatible endpoint');
-  run
-    .option(
-      '--url <base>',
-      'OpenAI base URL, e.g. http://127.0.0.1:8000/v1 (a bare http://host:port gets /v1)',
-    )
-    .option(
-      '--endpoint <kind>',
-      'chat or completions (vLLM path forms /v1/chat/completions, /v1/completions too; default chat)',
-    )
-    .option('--no-stream', 'use non-streaming requests')
-    .option('--extra-body <json>', 'extra JSON fields merged into every request body')
+  addTargetOption(run, 'url').option(
+    '--endpoint <kind>',
+    'chat or completions (vLLM path forms /v1/chat/completions, /v1/completions too; default chat)',
+  );
+  addTargetOption(run, 'extra_body')
     .option('--header <k:v>', 'extra request header (repeatable)', (v: string, p: string[] | undefined) => [
       ...(p ?? []),
       v,
@@ -68,8 +65,6 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       "sessions: the header carrying each turn's session id, for routers with affinity",
       'x-session-id',
     )
-    .option('--timeout <s>', 'per-request timeout in seconds (default: none)')
-    .option('--timeout-ttft <s>', 'time-to-first-token timeout in seconds (default: none)')
     .option('--retries <n>', 'retry failed attempts up to n times (each attempt is its own record)', '0')
     .option(
       '--no-fail-fast',
@@ -103,17 +98,16 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       '--workers <n>',
       'split the run over n child processes on this host (auto: one per core), merged exactly (default 1)',
     );
+  addRequestOptions(run);
   addGenerationOptions(run);
   addWorkloadOptions(run);
   addLoadOptions(run);
   addOutputOptions(run);
-  addCompatOptions(run)
-    .option('--base-url <url>', 'vLLM: --url (the server root; /v1 is added)')
+  addTargetAliases(addCompatOptions(run))
     .option('--host <host>', 'vLLM: --url http://HOST:PORT/v1 (default host 127.0.0.1)')
     .option('--port <port>', 'vLLM: --url http://HOST:PORT/v1 (default port 8000)')
     .option('--backend <name>', 'vLLM: openai-chat is --endpoint chat; vllm, openai: completions')
-    .option('--disable-stream', 'SGLang: --no-stream')
-    .option('--extra-request-body <json>', 'SGLang: --extra-body');
+    .option('--disable-stream', 'SGLang: --no-stream');
   addLangOption(run);
   run.action((opts) => {
     action = async (io) =>

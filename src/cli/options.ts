@@ -1,11 +1,29 @@
 /**
  * @module cli/options
- * The flags shared by `run` and `plan` (workload, load, generation, output), declared once,
- * and their validation into typed settings. Validation collects every problem before failing,
- * each with a hint, so a user fixes a command line in one go.
+ * The flags shared by `run` and `plan` (workload, load, generation, output), made from the
+ * run settings' declarations (`config/run-settings`), and their validation into typed
+ * settings. Validation collects every problem before failing, each with a hint, so a user
+ * fixes a command line in one go; a problem found below `cli/` names a setting's key, and is
+ * spelled here as its flag.
  */
 import { join, resolve as resolvePath } from 'node:path';
 import type { Command } from '@commander-js/extra-typings';
+import {
+  aliasFlags,
+  checkFlagNumber,
+  fieldDefaults,
+  fieldsOf,
+  numberRange,
+  type RawRunFlags,
+  type RunFlag,
+  type RunSettingKey,
+  runFlag,
+  runFlags,
+  runSetting,
+  settingsNeeding,
+  spellings,
+  spellKey,
+} from '../config/run-settings.js';
 import type { Problem } from '../core/errors.js';
 import { parseLang, resolveLang, type T, translator } from '../core/i18n/index.js';
 import type {
@@ -18,75 +36,11 @@ import type {
 import { VLLM_METRICS, type VllmMetric } from '../report/run/vllm.js';
 import { jsonOption } from './commands/common.js';
 
-/** Raw values as commander hands them over (strings until validated). */
-export interface RawCommon {
+/** Raw values as commander hands them over (strings until validated): the settings' flags and `--lang`. */
+export type RawCommon = RawRunFlags & {
   /** `--lang` (see {@link addLangOption}). */
   lang?: string;
-  model?: string;
-  maxTokens?: string;
-  temperature?: string;
-  topP?: string;
-  stop?: string[];
-  ignoreEos?: boolean;
-  outputLen?: string;
-  inputLen?: string;
-  prompt?: string;
-  prompts?: string;
-  dataset?: string[];
-  sharedPrefixLen?: string;
-  numPrefixGroups?: string;
-  trace?: string;
-  traceSpeedup?: string;
-  traceFormat?: string;
-  traceWindow?: string;
-  traceRateScale?: string;
-  traceBlockSize?: string;
-  users?: string;
-  turns?: string;
-  thinkTime?: string;
-  rampUp?: string;
-  sessionRate?: string;
-  documents?: string;
-  docLen?: string;
-  docPopularity?: string;
-  concurrency?: string;
-  requests?: string;
-  duration?: string;
-  drainTimeout?: string;
-  rate?: string;
-  arrival?: string;
-  burstiness?: string;
-  maxConcurrency?: string;
-  seed?: string;
-  warmup?: string;
-  slo?: string;
-  threshold?: string[];
-  baseline?: string;
-  out?: string;
-  format?: string;
-  embedRecords?: boolean;
-  json?: string | boolean;
-  // `vllm bench serve` names, read as servelab's (see VLLM_ALIASES)
-  numPrompts?: string;
-  requestRate?: string;
-  randomInputLen?: string;
-  randomOutputLen?: string;
-  randomRangeRatio?: string;
-  saveResult?: boolean;
-  saveDetailed?: boolean;
-  resultDir?: string;
-  percentileMetrics?: string;
-  metricPercentiles?: string;
-  randomPrefixLen?: string;
-  datasetName?: string;
-  datasetPath?: string;
-  tokenizer?: string;
-  goodput?: string[];
-  resultFilename?: string;
-  // SGLang `bench_serving` names
-  outputFile?: string;
-  disableIgnoreEos?: boolean;
-}
+};
 
 /**
  * Flags of `vllm bench serve` (vllm-project/vllm: vllm/benchmarks/serve.py,
@@ -95,16 +49,14 @@ export interface RawCommon {
  * the servelab flag named here, and the command prints that name once, as a note. `run`-only
  * entries (the target) are declared by `run`; the rest by {@link addCompatOptions}.
  */
-export const FLAG_ALIASES = {
-  numPrompts: { flag: '--num-prompts', ours: '--requests', key: 'requests', from: 'vLLM' },
-  requestRate: { flag: '--request-rate', ours: '--rate', key: 'rate', from: 'vLLM' },
-  randomInputLen: { flag: '--random-input-len', ours: '--input-len', key: 'inputLen', from: 'vLLM' },
-  randomOutputLen: { flag: '--random-output-len', ours: '--output-len', key: 'outputLen', from: 'vLLM' },
-  resultDir: { flag: '--result-dir', ours: '--out', key: 'out', from: 'vLLM' },
-  baseUrl: { flag: '--base-url', ours: '--url', key: 'url', from: 'vLLM' },
-  extraRequestBody: { flag: '--extra-request-body', ours: '--extra-body', key: 'extraBody', from: 'SGLang' },
-} as const;
-export type AliasKey = keyof typeof FLAG_ALIASES;
+export const FLAG_ALIASES: Record<string, { flag: string; ours: string; key: string; from: string }> =
+  Object.fromEntries(
+    aliasFlags().map((a) => [
+      a.attribute,
+      { flag: `--${a.flag}`, ours: spellKey(a.key, 'flag'), key: runFlag(a.key).attribute, from: a.from },
+    ]),
+  );
+export type AliasKey = string;
 
 /** vLLM's defaults for `--dataset-name random` (vllm/benchmarks/datasets.py, RandomDataset). */
 const VLLM_RANDOM_DEFAULTS = { inputLen: 1024, outputLen: 128 } as const;
@@ -115,176 +67,138 @@ const VLLM_GOODPUT = { ttft: 'vllm_ttft_ms', tpot: 'tpot_ms', e2el: 'e2e_ms' } a
 /** Commander's collector of a repeatable flag's values. */
 export const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
 
+/** Declare the flags of a group of run settings, in their declared order. */
+function declareFlags<C extends Command<[], Record<string, unknown>>>(
+  cmd: C,
+  flags: readonly RunFlag[],
+  help: (f: RunFlag) => string = (f) => f.help,
+): C {
+  for (const f of flags) {
+    if (f.repeatable) cmd.option(f.flags, help(f), collect);
+    else if (f.commanderDefault !== undefined) cmd.option(f.flags, help(f), f.commanderDefault);
+    else cmd.option(f.flags, help(f));
+  }
+  return cmd;
+}
+
 /** Declare the generation flags. */
 export function addGenerationOptions<C extends Command<[], Record<string, unknown>>>(
   cmd: C,
   withModel = true,
 ) {
-  if (withModel)
-    cmd.option('--model <name>', 'model id to request (default: the first model the server lists)');
-  return cmd
-    .option(
-      '--max-tokens <n>',
-      'max_tokens for every request (default: --output-len, else the server default)',
-    )
-    .option('--temperature <t>', 'sampling temperature', '0')
-    .option('--top-p <p>', 'top_p')
-    .option('--stop <s>', 'stop string (repeatable)', collect)
-    .option('--ignore-eos', 'send ignore_eos: true (vLLM/llama.cpp extension) so outputs reach max_tokens');
+  return declareFlags(
+    cmd,
+    runFlags('generation').filter((f) => withModel || f.key !== 'model'),
+  );
 }
 
 /** Declare the workload flags. */
 export function addWorkloadOptions<C extends Command<[], Record<string, unknown>>>(cmd: C) {
-  return cmd
-    .option('--prompt <text>', 'the same prompt text for every request')
-    .option('--prompts <file.jsonl>', 'one {"prompt"} or {"messages"} per line, optional output_len')
-    .option(
-      '--dataset <kind-and-file...>',
-      'dataset: `sharegpt FILE` (the ShareGPT JSON used by vLLM/SGLang)',
-    )
-    .option('--input-len <dist>', 'synthetic input tokens: N, uniform:A-B or normal:MEAN,STD')
-    .option(
-      '--output-len <dist>',
-      'output tokens: sets max_tokens and ignore_eos (N, uniform:A-B, normal:MEAN,STD)',
-    )
-    .option('--shared-prefix-len <n>', 'tokens of shared prefix at the start of each synthetic prompt')
-    .option('--num-prefix-groups <g>', 'number of distinct shared prefixes (with --shared-prefix-len)')
-    .option(
-      '--trace <file>',
-      'replay a trace: Azure or BurstGPT CSV, Mooncake or servelab JSONL (docs/traces.md)',
-    )
-    .option(
-      '--trace-format <fmt>',
-      'azure, burstgpt, mooncake or servelab (default: detected from the first line)',
-    )
-    .option('--trace-speedup <x>', 'replay the trace x times faster', '1')
-    .option(
-      '--trace-rate-scale <x>',
-      'arrival rate × x (every gap ÷ x; multiplies with --trace-speedup)',
-      '1',
-    )
-    .option('--trace-window <start:end>', "replay only seconds START to END of the trace ('600:' to the end)")
-    .option('--trace-block-size <n>', 'tokens per Mooncake hash block (default 512)')
-    .option(
-      '--documents <d>',
-      'sessions: D shared documents; each session picks one (Zipf) and its turns start with it',
-    )
-    .option('--doc-len <dist>', 'sessions: tokens per document (N, uniform:A-B, normal, exp, lognormal)')
-    .option('--doc-popularity <zipf:s>', 'sessions: how sessions pick documents, zipf:S (default zipf:1)');
+  return declareFlags(cmd, runFlags('workload'));
 }
 
 /** Declare the load flags. */
 export function addLoadOptions<C extends Command<[], Record<string, unknown>>>(cmd: C) {
-  return cmd
-    .option(
-      '--concurrency <n>',
-      'closed loop: requests in flight, each finished request starts the next (default: 1)',
-    )
-    .option(
-      '--requests <m>',
-      'number of measured requests, warm-up not included (default: 100; a trace: all its lines)',
-    )
-    .option('--duration <s>', 'run for s seconds instead of a request count')
-    .option(
-      '--drain-timeout <s>',
-      'after --duration, let in-flight requests finish for up to s seconds',
-      '30',
-    )
-    .option('--rate <r>', 'open loop: target arrival rate in requests/s')
-    .option('--arrival <kind>', 'open-loop arrivals: constant, poisson or gamma', 'poisson')
-    .option('--burstiness <k>', 'gamma shape for --arrival gamma (1 = Poisson; < 1 burstier)', '1')
-    .option(
-      '--max-concurrency <c>',
-      'open loop or trace: cap on requests in flight (waiting requests keep their planned time)',
-    )
-    .option(
-      '--users <n>',
-      'sessions: N users, each a closed loop over its turns with think time (docs/sessions.md)',
-    )
-    .option('--turns <dist>', 'sessions: turns per session (4, uniform:3-6, …; default 1)')
-    .option(
-      '--think-time <dist>',
-      'sessions: seconds from an answer to the next question (exp:10, …; default 0)',
-    )
-    .option('--ramp-up <s>', 'sessions: users start evenly spread over s seconds (default 0)')
-    .option('--session-rate <r>', 'sessions: sessions start as Poisson arrivals at r per second')
-    .option('--seed <n>', 'seed for arrivals, lengths and prompts', '42')
-    .option('--warmup <n>', 'warm-up requests sent first, recorded but left out of the metrics', '0');
+  return declareFlags(cmd, runFlags('load'));
+}
+
+/** Declare a target flag of `run` (`--url`, `--extra-body`). */
+export function addTargetOption<C extends Command<[], Record<string, unknown>>>(
+  cmd: C,
+  key: 'url' | 'extra_body',
+) {
+  return declareFlags(cmd, [runFlag(key)]);
+}
+
+/** Declare the vLLM and SGLang names of `run`'s target flags (`--base-url`, `--extra-request-body`). */
+export function addTargetAliases<C extends Command<[], Record<string, unknown>>>(cmd: C) {
+  for (const a of aliasFlags()) {
+    const { arg, group } = runSetting(a.key);
+    if (group === 'target')
+      cmd.option(`--${a.flag} ${arg}`, `${a.from}: ${a.help ?? spellKey(a.key, 'flag')}`);
+  }
+  return cmd;
+}
+
+/** Declare the request flags of `run` (streaming, timeouts). */
+export function addRequestOptions<C extends Command<[], Record<string, unknown>>>(cmd: C) {
+  return declareFlags(cmd, runFlags('request'));
 }
 
 /** Declare the output flags. */
 export function addOutputOptions<C extends Command<[], Record<string, unknown>>>(cmd: C) {
-  return cmd
-    .option('--slo <list>', 'SLOs for goodput, e.g. ttft_ms=500,tpot_ms=50,e2e_ms=10000')
-    .option(
-      '--threshold <expr>',
-      "pass/fail gate, e.g. 'ttft_ms.p99<500' or 'error_rate<0.01' (repeatable)",
-      collect,
-    )
-    .option('--baseline <report.json>', "baseline for relative thresholds such as 'ttft_ms.p99<+10%'")
-    .option('--out <dir>', 'write report.json, requests.jsonl and summary.csv to this directory')
-    .option('--format <fmt>', 'also write vllm.json with `vllm bench serve` field names (fmt: vllm)')
-    .option('--embed-records', 'embed the per-request records in report.json')
-    .option('--json [file]', 'write the machine-readable result to file, or stdout')
-    .option(
-      '--percentile-metrics <list>',
-      'vllm.json: metrics with percentiles (vLLM names: ttft,tpot,itl,e2el)',
-    )
-    .option('--metric-percentiles <list>', 'vllm.json: which percentiles, e.g. 50,90,99 (default 99)')
-    .option('--save-detailed', 'vllm.json: add the per-request arrays, as vLLM does');
+  return declareFlags(cmd, runFlags('output'));
 }
 
 /** Declare the `vllm bench serve` and SGLang `bench_serving` names `run` and `plan` read (docs/cli.md). */
 export function addCompatOptions<C extends Command<[], Record<string, unknown>>>(cmd: C) {
-  return cmd
-    .optionsGroup('vLLM and SGLang names (each read as a servelab flag, with a note):')
-    .option('--num-prompts <n>', 'vLLM: --requests')
-    .option('--request-rate <r>', 'vLLM: --rate (inf: every request at once)')
-    .option('--random-input-len <n>', 'vLLM: --input-len')
-    .option('--random-output-len <n>', 'vLLM: --output-len')
-    .option('--random-range-ratio <r>', 'vLLM: lengths uniform in [N·(1−r), N·(1+r)]')
-    .option('--random-prefix-len <n>', 'vLLM: one shared prefix of n tokens before the random input')
-    .option('--dataset-name <name>', 'vLLM: random (synthetic, vLLM defaults 1024/128) or sharegpt')
-    .option('--dataset-path <file>', 'vLLM: the file of --dataset-name sharegpt')
-    .option('--tokenizer <name>', 'vLLM: the tokenizer to count prompt tokens with (default: the model)')
-    .option('--goodput <kv...>', 'vLLM: SLOs as ttft:MS tpot:MS e2el:MS (--slo)')
-    .option('--save-result', 'vLLM: write vllm.json (into --result-dir, default .)')
-    .option('--result-dir <dir>', 'vLLM: --out')
-    .option('--result-filename <name>', 'vLLM: the file name of --save-result (default vllm.json)')
-    .option('--output-file <file>', 'SGLang: append the result, one JSON line in vllm.json format')
-    .option('--disable-ignore-eos', 'SGLang: no ignore_eos, even with --output-len');
+  cmd.optionsGroup('vLLM and SGLang names (each read as a servelab flag, with a note):');
+  for (const a of aliasFlags()) {
+    const { arg, group } = runSetting(a.key);
+    if (group === 'target') continue;
+    cmd.option(`--${a.flag} ${arg}`, `${a.from}: ${a.help ?? spellKey(a.key, 'flag')}`);
+  }
+  return declareFlags(cmd, runFlags('compat'));
 }
 
 /** English, for callers that have no command translator (tests, library use). */
 const EN = translator('en');
 
-function num(
+/**
+ * A numeric flag's value (null when not given), checked against its setting's range
+ * (`config/run-settings`); a problem is spelled as the flag.
+ */
+export function num(
   problems: Problem[],
-  flag: string,
+  key: RunSettingKey,
   raw: string | undefined,
-  opts: { int?: boolean; min?: number; gt?: number; hint?: string } = {},
   t: T = EN,
 ): number | null {
-  if (raw === undefined) return null;
-  const v = Number(raw);
-  const hint = opts.hint ?? t('cli.num.example', { flag, value: opts.int ? '8' : '2.5' });
-  if (raw.trim() === '' || !Number.isFinite(v)) {
-    problems.push({ path: flag, message: t('cli.num.not_number', { raw }), hint });
-    return null;
+  const r = checkFlagNumber(key, raw, t);
+  if (r.problem) problems.push({ ...r.problem, path: spellKey(key, 'flag') });
+  return r.value;
+}
+
+/**
+ * The settings `parseCommon` does not read by hand: each fills its field (`config/run-settings`)
+ * as given: a number checked against its range, else its default; text or a list as given,
+ * else its default; a switch on or off. So a setting that needs nothing more than its flag's
+ * value is read here without a line of its own.
+ */
+const BY_HAND: ReadonlySet<RunSettingKey> = new Set<RunSettingKey>([
+  'concurrency',
+  'requests',
+  'duration',
+  'rate',
+  'arrival',
+  'max_concurrency',
+  'trace',
+  'trace_window',
+  'users',
+  'ramp_up',
+  'session_rate',
+  'dataset',
+  'shared_prefix_len',
+  'num_prefix_groups',
+  'documents',
+  'ignore_eos',
+  'out',
+  'json',
+]);
+
+/** The fields of a section that its settings' flags fill as given ({@link BY_HAND} aside). */
+function asGiven<S extends object>(section: string, raw: RawCommon, problems: Problem[], t: T): Partial<S> {
+  const dflt = fieldDefaults<Record<string, unknown>>(section);
+  const out: Record<string, unknown> = {};
+  for (const [name, key] of fieldsOf(section)) {
+    const d = runSetting(key);
+    if (BY_HAND.has(key) || d.flag === null) continue;
+    const v = (raw as Record<string, unknown>)[runFlag(key).attribute];
+    if (d.arg === undefined) out[name] = !!v;
+    else if (numberRange(key)) out[name] = num(problems, key, v as string | undefined, t) ?? dflt[name];
+    else out[name] = v ?? dflt[name];
   }
-  if (opts.int && !Number.isInteger(v)) {
-    problems.push({ path: flag, message: t('cli.num.not_integer', { raw }), hint });
-    return null;
-  }
-  if (opts.min !== undefined && v < opts.min) {
-    problems.push({ path: flag, message: t('cli.num.at_least', { min: opts.min, raw }), hint });
-    return null;
-  }
-  if (opts.gt !== undefined && v <= opts.gt) {
-    problems.push({ path: flag, message: t('cli.num.greater_than', { gt: opts.gt, raw }), hint });
-    return null;
-  }
-  return v;
+  return out as Partial<S>;
 }
 
 /** Validate the shared flags. Pushes every problem found; returns settings (meaningful only if none). */
@@ -295,14 +209,12 @@ export function parseCommon(
   t: T = EN,
 ): CommonSettings {
   const raw = applyCompatFlags(applyAliases(input, COMMON_ALIASES, problems, notes, t), problems, notes, t);
-  const concurrency = num(problems, '--concurrency', raw.concurrency, { int: true, min: 1 }, t);
-  const requests = num(problems, '--requests', raw.requests, { int: true, min: 1 }, t);
-  const durationS = num(problems, '--duration', raw.duration, { gt: 0 }, t);
+  const concurrency = num(problems, 'concurrency', raw.concurrency, t);
+  const requests = num(problems, 'requests', raw.requests, t);
+  const durationS = num(problems, 'duration', raw.duration, t);
   const rate =
-    raw.rate?.trim().toLowerCase() === 'inf'
-      ? Number.POSITIVE_INFINITY
-      : num(problems, '--rate', raw.rate, { gt: 0 }, t);
-  const maxConcurrency = num(problems, '--max-concurrency', raw.maxConcurrency, { int: true, min: 1 }, t);
+    raw.rate?.trim().toLowerCase() === 'inf' ? Number.POSITIVE_INFINITY : num(problems, 'rate', raw.rate, t);
+  const maxConcurrency = num(problems, 'max_concurrency', raw.maxConcurrency, t);
   const arrival = (raw.arrival ?? 'poisson') as LoadSettings['arrival'];
   if (!['constant', 'poisson', 'gamma'].includes(arrival))
     problems.push({
@@ -330,7 +242,7 @@ export function parseCommon(
       message: t('cli.requests_duration.both'),
       hint: t('cli.requests_duration.hint'),
     });
-  const users = num(problems, '--users', raw.users, { int: true, min: 1 }, t);
+  const users = num(problems, 'users', raw.users, t);
   const sessionFlags = sessionsProblems(
     raw,
     users,
@@ -356,37 +268,21 @@ export function parseCommon(
 
   const mode: LoadSettings['mode'] =
     users !== null ? 'sessions' : trace ? 'trace' : rate !== null ? 'open' : 'closed';
-  const load: LoadSettings = {
+  const load = {
+    ...asGiven<LoadSettings>('load', raw, problems, t),
     mode,
     concurrency: mode === 'closed' ? (concurrency ?? closedAt ?? 1) : null,
     requests: requests ?? (durationS === null && mode !== 'trace' && mode !== 'sessions' ? 100 : null),
     durationS,
-    drainTimeoutS: num(problems, '--drain-timeout', raw.drainTimeout, { min: 0 }, t) ?? 30,
     rateRps: rate,
     arrival,
-    burstiness: num(problems, '--burstiness', raw.burstiness, { gt: 0 }, t) ?? 1,
     maxConcurrency: closedAt !== null ? null : maxConcurrency,
     traceFile: trace,
-    traceSpeedup: num(problems, '--trace-speedup', raw.traceSpeedup, { gt: 0 }, t) ?? 1,
-    traceFormat: raw.traceFormat ?? null,
     traceWindow: raw.traceWindow !== undefined ? traceWindowOf(raw.traceWindow, problems, t) : null,
-    traceRateScale:
-      num(
-        problems,
-        '--trace-rate-scale',
-        raw.traceRateScale,
-        { gt: 0, hint: t('trace.rate_scale.hint') },
-        t,
-      ) ?? 1,
-    traceBlockSize: num(problems, '--trace-block-size', raw.traceBlockSize, { int: true, min: 1 }, t),
-    warmup: num(problems, '--warmup', raw.warmup, { int: true, min: 0 }, t) ?? 0,
-    seed: num(problems, '--seed', raw.seed, { int: true, min: 0 }, t) ?? 42,
     users,
-    turns: raw.turns ?? null,
-    thinkTime: raw.thinkTime ?? null,
     rampUpS: sessionFlags.rampUpS,
     sessionRateRps: sessionFlags.sessionRateRps,
-  };
+  } as LoadSettings;
   if (mode === 'sessions' && load.warmup > 0)
     problems.push({
       path: '--warmup',
@@ -412,8 +308,8 @@ export function parseCommon(
       message: t('cli.prompt_source.many'),
       hint: t('cli.prompt_source.hint'),
     });
-  const sharedPrefixLen = num(problems, '--shared-prefix-len', raw.sharedPrefixLen, { int: true, min: 1 }, t);
-  const numPrefixGroups = num(problems, '--num-prefix-groups', raw.numPrefixGroups, { int: true, min: 1 }, t);
+  const sharedPrefixLen = num(problems, 'shared_prefix_len', raw.sharedPrefixLen, t);
+  const numPrefixGroups = num(problems, 'num_prefix_groups', raw.numPrefixGroups, t);
   if (numPrefixGroups !== null && sharedPrefixLen === null)
     problems.push({
       path: '--num-prefix-groups',
@@ -421,29 +317,19 @@ export function parseCommon(
       hint: t('cli.prefix_groups.hint'),
     });
 
-  const workload: WorkloadSettings = {
-    prompt: raw.prompt ?? null,
-    promptsFile: raw.prompts ?? null,
+  const workload = {
+    ...asGiven<WorkloadSettings>('workload', raw, problems, t),
     dataset,
-    inputLen: raw.inputLen ?? null,
-    outputLen: raw.outputLen ?? null,
     sharedPrefixLen,
     numPrefixGroups: sharedPrefixLen !== null ? (numPrefixGroups ?? 1) : null,
-    tokenizer: raw.tokenizer ?? null,
     documents: sessionFlags.documents,
-    docLen: raw.docLen ?? null,
-    docPopularity: raw.docPopularity ?? null,
-  };
+  } as WorkloadSettings;
 
-  const generation: GenerationSettings = {
-    model: raw.model ?? null,
-    maxTokens: num(problems, '--max-tokens', raw.maxTokens, { int: true, min: 1 }, t),
-    temperature: num(problems, '--temperature', raw.temperature, { min: 0 }, t) ?? 0,
-    topP: num(problems, '--top-p', raw.topP, { gt: 0 }, t),
-    stop: raw.stop ?? null,
+  const generation = {
+    ...asGiven<GenerationSettings>('generation', raw, problems, t),
     // SGLang's --disable-ignore-eos turns off the ignore_eos that --output-len implies.
     ignoreEos: !raw.disableIgnoreEos && (!!raw.ignoreEos || raw.outputLen !== undefined),
-  };
+  } as GenerationSettings;
   if (raw.disableIgnoreEos && raw.ignoreEos)
     problems.push({
       path: '--disable-ignore-eos',
@@ -471,16 +357,14 @@ export function parseCommon(
     vllm.append = true;
     notes.push(t('cli.note.output_file', { file: raw.outputFile }));
   } else if (raw.resultFilename !== undefined && out) vllm.file = join(out, raw.resultFilename);
-  const output: OutputSettings = {
+  const output = {
+    ...asGiven<OutputSettings>('output', raw, problems, t),
     out,
     formatVllm: raw.format === 'vllm' || !!raw.saveResult || raw.outputFile !== undefined,
     vllm,
-    embedRecords: !!raw.embedRecords,
     json: jsonOption(raw.json),
-    slo: raw.slo ?? null,
-    thresholds: raw.threshold ?? [],
-    baseline: raw.baseline ?? null,
-  };
+  } as OutputSettings;
+
   if (output.formatVllm && !output.out && !vllm.file)
     problems.push({
       path: '--format',
@@ -524,25 +408,23 @@ function sessionsProblems(
   problems: Problem[],
   t: T,
 ): { rampUpS: number | null; sessionRateRps: number | null; documents: number | null } {
-  const rampUpS = num(problems, '--ramp-up', raw.rampUp, { min: 0 }, t);
-  const sessionRateRps = num(problems, '--session-rate', raw.sessionRate, { gt: 0 }, t);
-  const documents = num(problems, '--documents', raw.documents, { int: true, min: 0 }, t);
+  const rampUpS = num(problems, 'ramp_up', raw.rampUp, t);
+  const sessionRateRps = num(problems, 'session_rate', raw.sessionRate, t);
+  const documents = num(problems, 'documents', raw.documents, t);
   if (users === null) {
-    const given = (
-      [
-        ['--turns', raw.turns],
-        ['--think-time', raw.thinkTime],
-        ['--ramp-up', raw.rampUp],
-        ['--session-rate', raw.sessionRate],
-        ['--documents', raw.documents],
-        ['--doc-len', raw.docLen],
-        ['--doc-popularity', raw.docPopularity],
-      ] as const
-    ).filter(([, v]) => v !== undefined);
+    // The sessions' settings (declared as needing users), as given.
+    const given = settingsNeeding('users')
+      .map(
+        (key) => [spellKey(key, 'flag'), (raw as Record<string, unknown>)[runFlag(key).attribute]] as const,
+      )
+      .filter(([, v]) => v !== undefined);
     if (given.length && raw.users === undefined)
       problems.push({
         path: given[0][0],
-        message: t('sessions.flags.needs_users', { flag: given.map((g) => g[0]).join(', ') }),
+        message: t('sessions.flags.needs_users', {
+          ...spellings('flag'),
+          flag: given.map((g) => g[0]).join(', '),
+        }),
         hint: t('sessions.flags.needs_users_hint'),
       });
     return { rampUpS, sessionRateRps, documents };
@@ -559,27 +441,25 @@ function sessionsProblems(
   if (clash.length)
     problems.push({
       path: '--users',
-      message: t('sessions.flags.clash', { flags: clash.map((c) => c[0]).join(', ') }),
-      hint: t('sessions.flags.clash_hint'),
+      message: t('sessions.flags.clash', { ...spellings('flag'), flags: clash.map((c) => c[0]).join(', ') }),
+      hint: t('sessions.flags.clash_hint', spellings('flag')),
     });
   if (rampUpS !== null && sessionRateRps !== null)
     problems.push({
       path: '--ramp-up/--session-rate',
-      message: t('sessions.flags.start_both'),
+      message: t('sessions.flags.start_both', spellings('flag')),
       hint: t('cli.keep_one'),
     });
   return { rampUpS, sessionRateRps, documents };
 }
 
 /** The renames `run` and `plan` share; `run` applies the target ones ({@link TARGET_ALIASES}) itself. */
-const COMMON_ALIASES: readonly AliasKey[] = [
-  'numPrompts',
-  'requestRate',
-  'randomInputLen',
-  'randomOutputLen',
-  'resultDir',
-];
-export const TARGET_ALIASES: readonly AliasKey[] = ['baseUrl', 'extraRequestBody'];
+const COMMON_ALIASES: readonly AliasKey[] = aliasFlags()
+  .filter((a) => runSetting(a.key).group !== 'target')
+  .map((a) => a.attribute);
+export const TARGET_ALIASES: readonly AliasKey[] = aliasFlags()
+  .filter((a) => runSetting(a.key).group === 'target')
+  .map((a) => a.attribute);
 
 /**
  * Move each given alias's value to servelab's flag, with a note; an alias given together with
@@ -662,14 +542,14 @@ function applyCompatFlags(raw: RawCommon, problems: Problem[], notes: string[], 
       hint: t('cli.dataset_path.needs_name_hint'),
     });
 
-  const ratio = num(problems, '--random-range-ratio', raw.randomRangeRatio, { min: 0 }, t);
+  const ratio = num(problems, 'random_range_ratio', raw.randomRangeRatio, t);
   if (ratio !== null && ratio >= 1)
     problems.push({
       path: '--random-range-ratio',
       message: t('cli.num.below', { max: 1, raw: ratio }),
       hint: t('cli.range_ratio.hint'),
     });
-  const prefix = num(problems, '--random-prefix-len', raw.randomPrefixLen, { int: true, min: 0 }, t);
+  const prefix = num(problems, 'random_prefix_len', raw.randomPrefixLen, t);
   // vLLM's random dataset: lengths uniform in [⌊N·(1−r)⌋, ⌈N·(1+r)⌉], and the prefix comes on
   // top of the input (vllm/benchmarks/datasets.py RandomDataset); servelab's --input-len counts
   // the prefix, so it is added here.

@@ -11,47 +11,22 @@
 import { z } from 'zod';
 import { STREAM_SLO_METRICS } from '../analysis/index.js';
 import {
-  bool,
-  err,
-  FRACTION,
-  listOf,
-  nonNegInt,
-  nonNegNum,
-  oneOf,
-  posInt,
-  posNum,
-  section,
-  str,
-} from '../core/fields.js';
+  fileField,
+  fileShape,
+  lengthDist,
+  runSetting,
+  settingsNeeding,
+  spellings,
+} from '../config/run-settings.js';
+import { bool, err, oneOf, posInt, posNum, section, str } from '../core/fields.js';
 import { translator } from '../core/i18n/index.js';
 import { canonicalSimKeys, simSettingsSchema } from '../sim/settings.js';
-import { type DistUnit, parseLengthDist } from '../workload/index.js';
 
-/**
- * A length distribution, kept as its canonical string (what `--input-len` takes). The grammar
- * is workload's ({@link parseLengthDist}), so a file accepts what `run` accepts; spaces
- * around `:`, `-` and `,` are forgiven first, since YAML writers put them there
- * (`normal:512, 64`).
- */
-export const lengthDist = (unit: DistUnit = 'int') =>
-  z.union([z.number(), z.string()], err('expected a length')).transform((v, ctx) => {
-    const r = parseLengthDist(
-      String(v)
-        .trim()
-        .replace(/\s*([:,-])\s*/g, '$1'),
-      undefined,
-      unit,
-    );
-    if (!r.ok) {
-      ctx.addIssue({ code: 'custom', message: r.problem.message, params: { hint: r.problem.hint } });
-      return z.NEVER;
-    }
-    return r.dist.toString();
-  });
+/** A length distribution (`config/run-settings`, where the run settings that take one are declared). */
+export { lengthDist };
 
 const EN = translator('en');
 const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const THRESHOLD_RE = /^[A-Za-z0-9_.]+\s*(<=|>=|<|>|==)\s*[+-]?\d+(\.\d+)?%?$/;
 const TARGET_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 // ---- sections -------------------------------------------------------------------------------
@@ -66,25 +41,8 @@ export const simSchema = simSettingsSchema('file').safeExtend({
 });
 export type SimOptions = z.output<typeof simSchema>;
 
-export const generationSchema = z.strictObject({
-  /** Reasoning phase on or off (`chat_template_kwargs.enable_thinking`); unset = the engine's default. */
-  thinking: bool().optional(),
-  temperature: z
-    .number(err('expected a number between 0 and 2'))
-    .min(0, err('expected a number between 0 and 2'))
-    .max(2, err('expected a number between 0 and 2'))
-    .optional(),
-  top_p: z
-    .number(err(FRACTION))
-    .gt(0, err('expected a number in (0, 1]'))
-    .max(1, err('expected a number in (0, 1]'))
-    .optional(),
-  max_tokens: posInt().optional(),
-  stop: listOf(str()).optional(),
-  ignore_eos: bool().optional(),
-  stream: bool().default(true),
-  seed: nonNegInt().optional(),
-});
+/** `generation:`: the request body's settings, as declared in `config/run-settings`. */
+export const generationSchema = z.strictObject(fileShape('generation'));
 export type Generation = z.output<typeof generationSchema>;
 
 /** Facts about a target that cannot be probed, declared by the user (recorded as `declared`). */
@@ -139,63 +97,25 @@ export const targetSchema = z.strictObject({
 });
 export type TargetSpec = z.output<typeof targetSchema>;
 
+/**
+ * `workload:`, as declared in `config/run-settings`: lengths, a dataset, a shared prefix
+ * (each synthetic prompt starts with one of `groups` prefixes of `tokens` tokens), the sessions'
+ * documents (`count` documents of `tokens` tokens; each session picks one by `popularity`),
+ * and whether a sweep's levels reuse one set of prompts.
+ */
 export const workloadSchema = z.strictObject({
-  input_len: lengthDist().default('512'),
-  output_len: lengthDist().default('128'),
-  /** A file of prompts instead of synthetic ones. */
-  dataset: z
-    .strictObject({
-      format: oneOf(['sharegpt', 'prompts']),
-      path: str(),
-    })
-    .optional(),
-  /** Each synthetic prompt starts with one of `groups` shared prefixes of `tokens` tokens. */
-  shared_prefix: z.strictObject({ tokens: posInt(), groups: posInt().default(1) }).optional(),
-  /**
-   * Sessions (`load.users`): `count` shared documents of `tokens` tokens (a distribution); each
-   * session picks one by `popularity` (zipf:S) and its turns start with it (`--documents`).
-   */
-  documents: z
-    .strictObject({ count: posInt(), tokens: lengthDist(), popularity: str().default('zipf:1') })
-    .optional(),
-  seed: nonNegInt().optional(),
-  /**
-   * Send the same prompts at every level of a sweep or matrix. Off by default: each level gets
-   * its own prompts (seeded from the experiment seed and the level), so an engine with a prefix
-   * cache does not run the later levels warm.
-   */
-  reuse_prompts: z.boolean().default(false),
+  ...fileShape('workload'),
+  shared_prefix: z.strictObject(fileShape('workload.shared_prefix')).optional(),
+  documents: z.strictObject(fileShape('workload.documents')).optional(),
 });
 export type Workload = z.output<typeof workloadSchema>;
 
-export const loadSchema = z.strictObject({
-  /** closed: a fixed number of requests in flight; open: arrivals at a rate. Default: from the fields given. */
-  mode: oneOf(['closed', 'open']).optional(),
-  concurrency: listOf(posInt()).optional(),
-  /** Arrival rates, requests per second. */
-  rates: listOf(posNum()).optional(),
-  arrival: oneOf(['constant', 'poisson', 'gamma']).default('poisson'),
-  /** Gamma shape for `arrival: gamma` (1 = Poisson, < 1 burstier). */
-  burstiness: posNum().optional(),
-  /** Cap on requests in flight in open loop. */
-  max_concurrency: posInt().optional(),
-  /** Measured requests per level. */
-  requests: posInt().optional(),
-  duration_s: posNum().optional(),
-  timeout_s: posNum().optional(),
-  timeout_ttft_s: posNum().optional(),
-  /**
-   * Sessions (`--users`): users, one session each (a list: the levels of a sweep). Each user is a
-   * closed loop over `turns` turns (a distribution), thinking `think_time_s` seconds (a
-   * distribution) between an answer and its next question; users start spread over `ramp_up_s`
-   * seconds, or as Poisson arrivals at `session_rate` per second. docs/sessions.md.
-   */
-  users: listOf(posInt()).optional(),
-  turns: lengthDist().optional(),
-  think_time_s: lengthDist('real').optional(),
-  ramp_up_s: nonNegNum().optional(),
-  session_rate: posNum().optional(),
-});
+/**
+ * `load:`, as declared in `config/run-settings`: closed loop (`concurrency` levels), open loop
+ * (`rates` levels, requests per second), sessions (`users` levels, docs/sessions.md), and how
+ * long each level runs.
+ */
+export const loadSchema = z.strictObject(fileShape('load'));
 export type Load = z.output<typeof loadSchema>;
 
 export const cacheSchema = z.strictObject({
@@ -219,9 +139,9 @@ export const SHARED_FIELDS = {
   name: str().min(1, err('expected a non-empty name')),
   description: str().optional(),
   /** Seed for synthetic prompts, lengths and arrivals: the same seed gives the same requests. */
-  seed: nonNegInt().default(1),
+  seed: fileField('seed'),
   targets: z.record(str(), targetSchema, err('expected a map of target names to targets')),
-  model: str().optional(),
+  model: fileField('model'),
   endpoint: oneOf(['chat', 'completions']).default('chat'),
   generation: section(generationSchema.default({ stream: true })),
   workload: section(workloadSchema.default({ input_len: '512', output_len: '128', reuse_prompts: false })),
@@ -229,12 +149,10 @@ export const SHARED_FIELDS = {
   cache: section(cacheSchema.default({ policy: 'as-is', reset: 'auto' })),
   repeats: posInt().default(1),
   /** Warm-up requests before each measured level (recorded, left out of metrics). */
-  warmup: nonNegInt().default(0),
+  warmup: fileField('warmup'),
   slo: section(sloSchema.optional()),
   /** Checks on the summary, e.g. `ttft_ms.p99<500` or `error_rate<0.01`; exit code 2 when one fails. */
-  thresholds: listOf(
-    str().regex(THRESHOLD_RE, 'expected PATH<NUMBER, e.g. ttft_ms.p99<500 or error_rate<0.01'),
-  ).default([]),
+  thresholds: fileField('threshold').default([]),
 };
 /** The shared fields of a validated file. */
 export type SharedFile = z.output<z.ZodObject<typeof SHARED_FIELDS>>;
@@ -398,14 +316,18 @@ export function sharedRules(f: { [field: string]: unknown }, report: RuleReport)
       'a closed loop is capped by its concurrency levels',
     );
 
-  const sessionKeys = ['turns', 'think_time_s', 'ramp_up_s', 'session_rate'].filter(
-    (k) => load[k] !== undefined,
-  );
+  // The sessions' settings of `load:` (declared as needing users), as written.
+  const sessionKeys = settingsNeeding('users')
+    .map((key) => runSetting(key).file ?? '')
+    .filter((path) => path.startsWith('load.'))
+    .map((path) => path.slice('load.'.length))
+    .filter((k) => load[k] !== undefined);
   const workload: Record<string, unknown> = isObj(f.workload) ? f.workload : {};
   if (load.users === undefined && (sessionKeys.length || workload.documents !== undefined))
     report(
       ['load', 'users'],
       EN('sessions.flags.needs_users', {
+        ...spellings('file'),
         flag: [...sessionKeys, ...(workload.documents ? ['workload.documents'] : [])].join(', '),
       }),
       'add load.users (e.g. users: [8, 16, 32]) with turns and think_time_s',
@@ -417,11 +339,15 @@ export function sharedRules(f: { [field: string]: unknown }, report: RuleReport)
     if (clash.length)
       report(
         ['load', 'users'],
-        EN('sessions.flags.clash', { flags: clash.join(', ') }),
-        EN('sessions.flags.clash_hint'),
+        EN('sessions.flags.clash', { ...spellings('file'), flags: clash.join(', ') }),
+        EN('sessions.flags.clash_hint', spellings('file')),
       );
     if (load.ramp_up_s !== undefined && load.session_rate !== undefined)
-      report(['load', 'session_rate'], EN('sessions.flags.start_both'), 'keep one of them');
+      report(
+        ['load', 'session_rate'],
+        EN('sessions.flags.start_both', spellings('file')),
+        'keep one of them',
+      );
     if (workload.dataset !== undefined || workload.shared_prefix !== undefined)
       report(['workload'], EN('sessions.source.synthetic'), EN('sessions.source.prefix_hint'));
   }

@@ -25,14 +25,8 @@ import { buildWorkload, type Workload } from '../workload/index.js';
 import { clientOptionsOf } from './client-options.js';
 import { type Endpoint, urlEndpoint } from './endpoint.js';
 import { loadPlan, workloadOptions } from './load-plan.js';
-import {
-  type MeasureDeps,
-  type Measurement,
-  type MeasureShard,
-  measureOn,
-  type TargetSettings,
-} from './measure.js';
-import type { CommonSettings } from './settings.js';
+import { type MeasureDeps, type Measurement, type MeasureShard, measureOn } from './measure.js';
+import type { CommonSettings, TargetSettings } from './settings.js';
 import { commonRunId, configHash, type ShardSettings, scheduleHash, shardPlan } from './shard.js';
 
 export interface MeasureInput {

@@ -15,7 +15,6 @@ import type { LoadedRun } from '../analysis/loaded-run.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
 import { validityReasons } from '../analysis/validity.js';
 import { createHttpTarget } from '../client/index.js';
-import type { Endpoint as ApiEndpoint } from '../client/types.js';
 import type { T } from '../core/i18n/index.js';
 import type { ScrapePoint } from '../monitor/index.js';
 import { describeEnvironment } from '../output/environment.js';
@@ -46,27 +45,6 @@ import {
 } from './monitoring.js';
 import { type MeasureOutput, openRecordsFile, writeMeasurementFiles } from './outputs.js';
 import { LATE_LIMIT_MS, type ShardSettings, shardFiles } from './shard.js';
-
-export interface TargetSettings {
-  /** Base URL ending in /v1. */
-  url: string;
-  endpoint: ApiEndpoint;
-  stream: boolean;
-  /** Extra request headers (may hold secrets; redacted wherever stored). */
-  headers: Record<string, string>;
-  /** Name of the environment variable holding the API key. */
-  apiKeyEnv: string;
-  extraBody: Record<string, unknown> | null;
-  timeoutS: number | null;
-  timeoutTtftS: number | null;
-  retries: number;
-  /** Stop early when the first requests all fail the same unfixable way (default true; `--no-fail-fast`). */
-  failFast?: boolean;
-  /** vLLM's `--backend` name, when given (vllm.json's `backend`); null: derived from `endpoint`. */
-  backend?: string | null;
-  /** The header that carries a session turn's session id (`--session-header`; default x-session-id). */
-  sessionHeader?: string | null;
-}
 
 export interface MeasureDeps {
   env: Record<string, string | undefined>;

@@ -4,6 +4,8 @@
  * builds them from flags; experiments build them from files.
  */
 
+import type { Endpoint as ApiEndpoint } from '../client/types.js';
+import { fieldDefaults, type RUN_SETTINGS, type RunSettingKey } from '../config/run-settings.js';
 import type { VllmMetric } from '../report/run/vllm.js';
 
 export interface LoadSettings {
@@ -95,7 +97,26 @@ export interface CommonSettings {
   output: OutputSettings;
 }
 
-/** Settings with every field at its CLI default, overridden section by section. */
+type FieldPaths<O, P extends string = ''> = {
+  [K in keyof O & string]: NonNullable<O[K]> extends readonly unknown[]
+    ? `${P}${K}`
+    : NonNullable<O[K]> extends object
+      ? `${P}${K}` | FieldPaths<NonNullable<O[K]>, `${P}${K}.`>
+      : `${P}${K}`;
+}[keyof O & string];
+/** The `CommonSettings` field each run setting declares it fills (`config/run-settings`). */
+type DeclaredField = {
+  [K in RunSettingKey]: (typeof RUN_SETTINGS)[K] extends { field: infer F } ? F : never;
+}[RunSettingKey];
+/** Checked when this compiles: every field a run setting declares is a field of {@link CommonSettings}. */
+export const DECLARED_FIELDS_EXIST: [DeclaredField] extends [FieldPaths<CommonSettings>] ? true : never =
+  true;
+
+/**
+ * Settings with every field at its CLI default, overridden section by section. The defaults of
+ * the fields a run setting fills are its declared ones (`config/run-settings`); the rest are
+ * what the command line makes of no flags.
+ */
 export function commonSettings(
   o: {
     load?: Partial<LoadSettings>;
@@ -106,69 +127,47 @@ export function commonSettings(
 ): CommonSettings {
   return {
     load: {
+      ...fieldDefaults<LoadSettings>('load'),
       mode: 'closed',
       concurrency: 1,
       requests: 100,
-      durationS: null,
-      drainTimeoutS: 30,
-      rateRps: null,
-      arrival: 'poisson',
-      burstiness: 1,
-      maxConcurrency: null,
-      traceFile: null,
-      traceSpeedup: 1,
-      traceFormat: null,
-      traceWindow: null,
-      traceRateScale: 1,
-      traceBlockSize: null,
-      warmup: 0,
-      seed: 42,
-      users: null,
-      turns: null,
-      thinkTime: null,
-      rampUpS: null,
-      sessionRateRps: null,
       ...o.load,
     },
-    workload: {
-      prompt: null,
-      promptsFile: null,
-      dataset: null,
-      inputLen: null,
-      outputLen: null,
-      sharedPrefixLen: null,
-      numPrefixGroups: null,
-      tokenizer: null,
-      documents: null,
-      docLen: null,
-      docPopularity: null,
-      ...o.workload,
-    },
-    generation: {
-      model: null,
-      maxTokens: null,
-      temperature: 0,
-      topP: null,
-      stop: null,
-      ignoreEos: false,
-      ...o.generation,
-    },
+    workload: { ...fieldDefaults<WorkloadSettings>('workload'), ...o.workload },
+    generation: { ...fieldDefaults<GenerationSettings>('generation'), ...o.generation },
     output: {
-      out: null,
+      ...fieldDefaults<OutputSettings>('output'),
       formatVllm: false,
       vllm: { percentileMetrics: null, metricPercentiles: null, detailed: false, file: null, append: false },
-      embedRecords: false,
-      json: null,
-      slo: null,
-      thresholds: [],
-      baseline: null,
       ...o.output,
     },
   };
 }
 
+/** Where and how requests are sent: the target of a measurement. */
+export interface TargetSettings {
+  /** Base URL ending in /v1. */
+  url: string;
+  endpoint: ApiEndpoint;
+  stream: boolean;
+  /** Extra request headers (may hold secrets; redacted wherever stored). */
+  headers: Record<string, string>;
+  /** Name of the environment variable holding the API key. */
+  apiKeyEnv: string;
+  extraBody: Record<string, unknown> | null;
+  timeoutS: number | null;
+  timeoutTtftS: number | null;
+  retries: number;
+  /** Stop early when the first requests all fail the same unfixable way (default true; `--no-fail-fast`). */
+  failFast?: boolean;
+  /** vLLM's `--backend` name, when given (vllm.json's `backend`); null: derived from `endpoint`. */
+  backend?: string | null;
+  /** The header that carries a session turn's session id (`--session-header`; default x-session-id). */
+  sessionHeader?: string | null;
+}
+
 /** An HTTP target with defaults: chat, streaming, no extra headers, key from INFERENCE_API_KEY. */
-export function targetSettings(url: string, o: Partial<import('./measure.js').TargetSettings> = {}) {
+export function targetSettings(url: string, o: Partial<TargetSettings> = {}) {
   return {
     url,
     endpoint: 'chat' as const,

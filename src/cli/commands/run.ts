@@ -23,6 +23,7 @@ import type { Io } from '../io.js';
 import {
   applyAliases,
   langOf,
+  num,
   parseCommon,
   type RawCommon,
   resolvePaths,
@@ -188,8 +189,8 @@ export function parseRunFlags(
   const endpoint = parseEndpoint(raw, problems, notes, t);
   const headers = parseHeaders(raw.header, problems, t);
   const extraBody = parseExtraBody(raw.extraBody, problems, t);
-  const timeoutS = optNumber(raw.timeout, '--timeout', problems, { min: 0 }, t);
-  const timeoutTtftS = optNumber(raw.timeoutTtft, '--timeout-ttft', problems, { min: 0 }, t);
+  const timeoutS = num(problems, 'timeout', raw.timeout, t);
+  const timeoutTtftS = num(problems, 'timeout_ttft', raw.timeoutTtft, t);
   const retries = optNumber(raw.retries, '--retries', problems, { int: true, min: 0 }, t) ?? 0;
   const apiKeyEnv = raw.apiKeyEnv ?? 'INFERENCE_API_KEY';
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(apiKeyEnv))

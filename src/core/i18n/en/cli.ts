@@ -20,6 +20,7 @@ export const cli = {
   'cli.num.at_least': 'must be at least {min}, got {raw}',
   'cli.num.greater_than': 'must be greater than {gt}, got {raw}',
   'cli.num.below': 'must be below {max}, got {raw}',
+  'cli.num.at_most': 'must be at most {max}, got {raw}',
   'cli.num.example': 'e.g. {flag} {value}',
   'cli.num.expected_at_least': 'expected {what} ≥ {min}, got "{raw}"',
   'cli.num.expected': 'expected {what}, got "{raw}"',

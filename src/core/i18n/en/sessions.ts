@@ -32,13 +32,13 @@ export const sessions = {
   'sessions.source.prefix': 'sessions share documents, not a --shared-prefix-len prefix',
   'sessions.source.prefix_hint': 'use --documents D --doc-len L for what the sessions share',
   // src/cli/options.ts
-  'sessions.flags.needs_users': '{flag} describe sessions, and --users is missing',
+  'sessions.flags.needs_users': '{flag} describe sessions, and {users} is missing',
   'sessions.flags.needs_users_hint': 'add --users N, e.g. --users 8 --turns 4 --think-time exp:5',
   'sessions.flags.clash':
-    '--users runs sessions (each user a closed loop over its turns); it does not combine with {flags}',
+    '{users} runs sessions (each user a closed loop over its turns); it does not combine with {flags}',
   'sessions.flags.clash_hint':
-    'the turns are the requests: set their number with --users and --turns, and how users start with --ramp-up or --session-rate',
-  'sessions.flags.start_both': '--ramp-up and --session-rate both say how sessions start',
+    'the turns are the requests: set their number with {users} and {turns}, and how users start with {ramp_up} or {session_rate}',
+  'sessions.flags.start_both': '{ramp_up} and {session_rate} both say how sessions start',
   'sessions.flags.warmup': 'a sessions run has no warm-up (yet)',
   'sessions.flags.warmup_hint':
     'drop --warmup; the first turns of the sessions are the cold start, reported per turn',

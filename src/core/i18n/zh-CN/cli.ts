@@ -17,6 +17,7 @@ export const cli: Record<keyof typeof en, string> = {
   'cli.num.at_least': '不能小于 {min}，实际为 {raw}',
   'cli.num.greater_than': '必须大于 {gt}，实际为 {raw}',
   'cli.num.below': '必须小于 {max}，实际为 {raw}',
+  'cli.num.at_most': '不能大于 {max}，实际为 {raw}',
   'cli.num.example': '例如 {flag} {value}',
   'cli.num.expected_at_least': '应为 ≥ {min} 的{what}，实际为 "{raw}"',
   'cli.num.expected': '应为{what}，实际为 "{raw}"',
