@@ -101,6 +101,13 @@ interface RunSettingInfo {
   fileKeepsWritten?: true;
   /** The `CommonSettings` field the flag fills (`load.maxConcurrency`), where it fills one. */
   field?: string;
+  /**
+   * The workload builder reads this setting as given, under its field's name (`workload.X` is
+   * `WorkloadOptions.X`): `run`/`plan` and the experiments hand it on through
+   * {@link workloadOptionValues}, and its `CommonSettings` field is typed from the declaration
+   * ({@link WorkloadOptionFields}), so such a setting needs no line of its own on either path.
+   */
+  option?: 'workload';
   /** The flag means nothing without this other setting, so commander gets no default for it. */
   needs?: string;
   /** vLLM/SGLang names of the flag: plain renames, read as servelab's with a note. */
@@ -918,6 +925,36 @@ export function fieldDefaults<S extends object>(section: string): S {
       DEFS[key].needs ? null : structuredClone(DEFS[key].default),
     ]),
   ) as S;
+}
+
+// ---- settings the workload builder reads as given ------------------------------------------
+
+/** The `CommonSettings.workload` fields of the settings the workload builder reads as given. */
+export type WorkloadOptionFields = {
+  [K in RunSettingKey as Defs[K] extends { option: 'workload'; field: `workload.${infer F}` }
+    ? F
+    : never]: z.output<Defs[K]['schema']>;
+};
+
+/**
+ * The values of the settings the workload builder reads as given ({@link RunSettingInfo.option}),
+ * by field name: from `CommonSettings.workload` (`from: 'settings'`) or an experiment file's
+ * `workload:` section (`from: 'file'`, by its names there). Unset values are left out.
+ */
+export function workloadOptionValues(
+  values: object,
+  from: 'settings' | 'file',
+): Partial<WorkloadOptionFields> {
+  const given = values as Readonly<Record<string, unknown>>;
+  const out: Record<string, unknown> = {};
+  for (const key of RUN_SETTING_KEYS) {
+    const d = DEFS[key];
+    if (d.option !== 'workload' || !d.field?.startsWith('workload.')) continue;
+    const name = d.field.slice('workload.'.length);
+    const v = given[from === 'settings' ? name : (d.file ?? '').slice('workload.'.length)];
+    if (v !== undefined && v !== null) out[name] = v;
+  }
+  return out as Partial<WorkloadOptionFields>;
 }
 
 // ---- the flags -----------------------------------------------------------------------------

@@ -5,6 +5,7 @@
  * options. `measure()` builds its plan here; experiments build their sessions load with
  * {@link sessionsLoadMode}.
  */
+import { workloadOptionValues } from '../config/run-settings.js';
 import type { LoadMode, SessionLoad } from '../runner/load.js';
 import { arrivalOffsetsMs, openLoopCount, traceOffsetsMs } from '../schedule/index.js';
 import {
@@ -103,6 +104,7 @@ export function workloadOptions(common: CommonSettings, model: string): Workload
   const w = common.workload;
   const noSource = w.prompt === null && !w.promptsFile && !w.dataset && !common.load.traceFile;
   return {
+    ...workloadOptionValues(common.workload, 'settings'),
     seed: common.load.seed,
     count: workloadCount(common),
     model,

@@ -5,7 +5,12 @@
  */
 
 import type { Endpoint as ApiEndpoint } from '../client/types.js';
-import { fieldDefaults, type RUN_SETTINGS, type RunSettingKey } from '../config/run-settings.js';
+import {
+  fieldDefaults,
+  type RUN_SETTINGS,
+  type RunSettingKey,
+  type WorkloadOptionFields,
+} from '../config/run-settings.js';
 import type { VllmMetric } from '../report/run/vllm.js';
 
 export interface LoadSettings {
@@ -42,7 +47,8 @@ export interface LoadSettings {
   sessionRateRps: number | null;
 }
 
-export interface WorkloadSettings {
+/** The workload's settings; those the workload builder reads as given are typed from their declarations. */
+export interface WorkloadSettings extends WorkloadOptionFields {
   prompt: string | null;
   promptsFile: string | null;
   dataset: { kind: 'sharegpt'; path: string } | null;

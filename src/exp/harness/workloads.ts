@@ -5,6 +5,7 @@
  * sessions workload with the load that replays it. Every target gets the same requests; lengths
  * are token-exact with the first target's tokenizer (`model`).
  */
+import { workloadOptionValues } from '../../config/run-settings.js';
 import { sessionsLoadMode } from '../../pipeline/load-plan.js';
 import { hashString } from '../../runtime/rng.js';
 import { buildWorkload, type Workload } from '../../workload/index.js';
@@ -22,6 +23,7 @@ export async function workloadOf(
   const seed = opts.seed ?? w.seed ?? exp.seed;
   const dataset = !opts.plain ? w.dataset : undefined;
   const built = await buildWorkload({
+    ...workloadOptionValues(w, 'file'),
     seed,
     count: opts.count,
     model,
@@ -53,6 +55,7 @@ export async function sessionsOf(
   const l = exp.load;
   const seed = opts.seed ?? w.seed ?? exp.seed;
   const workload = await buildWorkload({
+    ...workloadOptionValues(w, 'file'),
     seed,
     model,
     inputLen: w.input_len,
