@@ -144,7 +144,8 @@ export const SHARED_FIELDS = {
   model: fileField('model'),
   endpoint: oneOf(['chat', 'completions']).default('chat'),
   generation: section(generationSchema.default({ stream: true })),
-  workload: section(workloadSchema.default({ input_len: '512', output_len: '128', reuse_prompts: false })),
+  // The section's defaults are its declared settings' own (config/run-settings).
+  workload: section(workloadSchema.default(() => workloadSchema.parse({}))),
   load: section(loadSchema.default({ arrival: 'poisson' })),
   cache: section(cacheSchema.default({ policy: 'as-is', reset: 'auto' })),
   repeats: posInt().default(1),
