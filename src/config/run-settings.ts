@@ -295,6 +295,17 @@ export const RUN_SETTINGS = {
     aliases: [{ flag: 'random-output-len', from: 'vLLM' }],
     description: 'Output tokens per request: sets max_tokens and ignore_eos.',
   }),
+  disable_shuffle: setting(bool(), {
+    group: 'workload',
+    flag: 'disable-shuffle',
+    file: 'workload.disable_shuffle',
+    field: 'workload.disableShuffle',
+    option: 'workload',
+    default: false,
+    // vLLM's `vllm bench serve --disable-shuffle` (vllm/benchmarks/datasets.py, BenchmarkDataset,
+    // vllm-project/vllm@0056b87fc1fda2642f39dda4392824c425dd1638): the dataset in file order.
+    description: "Take ShareGPT prompts in the file's order instead of shuffling them with the seed.",
+  }),
   shared_prefix_len: setting(posInt(), {
     group: 'workload',
     flag: 'shared-prefix-len',

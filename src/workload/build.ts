@@ -354,7 +354,7 @@ async function counted(
 }
 
 /**
- * ShareGPT as vLLM samples it: shuffle with the seed, walk the entries counting prompt and reply
+ * ShareGPT as vLLM samples it: shuffle with the seed (or not: `disableShuffle`), walk the entries counting prompt and reply
  * tokens, skip a pair whose prompt (or, without `--output-len`, reply) is under 4 tokens, and stop
  * once `count` pairs are kept; fewer usable pairs are cycled. vLLM's upper limits (prompt > 1024,
  * prompt + reply > 2048 tokens) are not applied: servelab leaves long prompts in.
@@ -367,10 +367,8 @@ async function sharegptSpecs(
 ): Promise<Workload> {
   const count = opts.count!;
   const notes: string[] = [];
-  const order = shuffle(
-    loaded.pairs.map((_, i) => i),
-    streamRng(opts.seed, 'sharegpt'),
-  );
+  const indices = loaded.pairs.map((_, i) => i);
+  const order = opts.disableShuffle ? indices : shuffle(indices, streamRng(opts.seed, 'sharegpt'));
   const kept: { prompt: string; input_len: number; reply_len: number }[] = [];
   let tooShort = 0;
   // Count in batches so the remote path runs in parallel but never counts far past what is needed.

@@ -44,6 +44,8 @@ export interface WorkloadOptions {
   outputLen?: string | number | LengthDist;
   /** `--shared-prefix-len N`: tokens of the shared prefix at the start of each synthetic prompt. */
   sharedPrefixLen?: number;
+  /** Take a dataset's prompts in the file's order, not shuffled with the seed (vLLM's `--disable-shuffle`). */
+  disableShuffle?: boolean;
   /** `--num-prefix-groups G` (default 1 with a shared prefix). */
   numPrefixGroups?: number;
   /** The tokenizer's name when it is not the model's (vLLM's `--tokenizer`); default `model`. */
