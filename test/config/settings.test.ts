@@ -9,7 +9,8 @@ import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { parseCommon, type RawCommon } from '../../src/cli/options.js';
+import { parseCommon } from '../../src/cli/options.js';
+import type { RawCommon } from '../../src/cli/raw-flags.js';
 import {
   aliasFlags,
   fileDefaultOf,

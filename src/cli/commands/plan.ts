@@ -21,7 +21,8 @@ import { fidelityLine, regimeOf } from '../../sim/fidelity/band.js';
 import type { Store } from '../../store/index.js';
 import { type Workload, workloadProblems } from '../../workload/index.js';
 import type { Io } from '../io.js';
-import { langOf, parseCommon, type RawCommon, resolvePaths } from '../options.js';
+import { langOf, parseCommon, resolvePaths } from '../options.js';
+import type { RawCommon } from '../raw-flags.js';
 import { VERSION } from '../version.js';
 import {
   emitJson,

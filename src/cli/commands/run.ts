@@ -19,16 +19,10 @@ import { formatSummaryTable, formatTokenization, formatVerdict } from '../../rep
 import { unixNowMs } from '../../runtime/clock.js';
 import { openStore } from '../../store/index.js';
 import { workloadProblems } from '../../workload/index.js';
+import { applyAliases, TARGET_ALIASES } from '../compat-flags.js';
 import type { Io } from '../io.js';
-import {
-  applyAliases,
-  langOf,
-  num,
-  parseCommon,
-  type RawCommon,
-  resolvePaths,
-  TARGET_ALIASES,
-} from '../options.js';
+import { langOf, parseCommon, resolvePaths } from '../options.js';
+import { num, type RawCommon } from '../raw-flags.js';
 import { VERSION } from '../version.js';
 import {
   emitJson,

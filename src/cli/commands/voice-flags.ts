@@ -4,7 +4,7 @@
  * names no experiment kind: the `voice` command shares its name with the `voice` kind).
  */
 import type { Command } from '@commander-js/extra-typings';
-import { collect } from '../options.js';
+import { collect } from '../raw-flags.js';
 
 /** The command's name, and the `servelab demo` argument of the voice demo. */
 export const VOICE = 'voice';
