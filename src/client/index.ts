@@ -46,4 +46,4 @@ export {
   ResponseAccumulator,
   type StreamInfo,
 } from './stream.js';
-export type { AnswerSink, ClientOptions, Endpoint, SendArgs, Target } from './types.js';
+export type { AnswerSink, ApiEndpoint, ClientOptions, SendArgs, Target } from './types.js';

@@ -8,13 +8,14 @@ import type { RequestRecord } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RequestSpec } from '../workload/types.js';
 
-export type Endpoint = 'chat' | 'completions';
+/** Which OpenAI API a request is sent to: `/v1/chat/completions` or `/v1/completions`. */
+export type ApiEndpoint = 'chat' | 'completions';
 
 /** Everything needed to talk to one OpenAI-compatible server. */
 export interface ClientOptions {
   /** Base URL ending in /v1, e.g. http://127.0.0.1:8000/v1 */
   baseUrl: string;
-  endpoint: Endpoint;
+  endpoint: ApiEndpoint;
   model: string;
   stream: boolean;
   /** Generation settings. */

@@ -15,7 +15,7 @@ import type { LoadedRun } from '../analysis/loaded-run.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
 import { validityReasons } from '../analysis/validity.js';
 import { createHttpTarget } from '../client/index.js';
-import type { Endpoint as ApiEndpoint } from '../client/types.js';
+import type { ApiEndpoint } from '../client/types.js';
 import type { T } from '../core/i18n/index.js';
 import type { ScrapePoint } from '../monitor/index.js';
 import { describeEnvironment } from '../output/environment.js';
@@ -37,7 +37,7 @@ import type { RunKind, Store } from '../store/index.js';
 import type { IntendedSharing } from '../workload/index.js';
 import type { RequestSpec } from '../workload/types.js';
 import type { ClientSettings } from './client-options.js';
-import type { Endpoint } from './endpoint.js';
+import type { EngineEndpoint } from './endpoint.js';
 import {
   type MonitoringResult,
   type MonitoringSettings,
@@ -201,7 +201,7 @@ const NO_HEALTH = () => ({
  * with the SLOs, check thresholds, judge validity, build report.json and write the files.
  */
 export async function measureOn(
-  endpoint: Endpoint,
+  endpoint: EngineEndpoint,
   req: MeasureRequest,
   deps: MeasureDeps,
 ): Promise<Measurement> {
@@ -429,7 +429,7 @@ export async function measureOn(
 async function runPlan(
   plan: MeasurePlan & { start?: RunLoadConfig['start'] },
   mark: () => Promise<void>,
-  deps: RunLoadDeps & { endpoint: Endpoint },
+  deps: RunLoadDeps & { endpoint: EngineEndpoint },
 ): Promise<RunResult> {
   const runDeps: RunLoadDeps = { ...deps, ...(deps.endpoint.virtual ? { health: NO_HEALTH } : {}) };
   const base = {

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { type ErrorGroup, FAIL_FAST_UNSENT } from '../../analysis/errors.js';
 import { DEFAULT_SESSION_HEADER } from '../../client/index.js';
-import type { Endpoint } from '../../client/types.js';
+import type { ApiEndpoint } from '../../client/types.js';
 import { ExitCode, type Problem } from '../../core/errors.js';
 import { type T, translator } from '../../core/i18n/index.js';
 import { redactUrl } from '../../core/url.js';
@@ -100,7 +100,7 @@ export function parseMonitoringFlags(
  * vLLM's `--backend` names (vllm/benchmarks/lib/endpoint_request_func.py, ASYNC_REQUEST_FUNCS)
  * that speak an OpenAI API servelab sends, and which one.
  */
-const VLLM_BACKENDS: Record<string, Endpoint> = {
+const VLLM_BACKENDS: Record<string, ApiEndpoint> = {
   'openai-chat': 'chat',
   openai: 'completions',
   vllm: 'completions',
@@ -124,7 +124,7 @@ function hostPortUrl(raw: RawRun, problems: Problem[], notes: string[], t: T): s
 }
 
 /** `--endpoint` (also vLLM's path form) and vLLM's `--backend`, as the API to send. */
-function parseEndpoint(raw: RawRun, problems: Problem[], notes: string[], t: T): Endpoint {
+function parseEndpoint(raw: RawRun, problems: Problem[], notes: string[], t: T): ApiEndpoint {
   // vLLM's --endpoint is the path (`/v1/chat/completions`, `/v1/completions`).
   const path = raw.endpoint?.replace(/\/+$/, '');
   const fromPath = path?.endsWith('/chat/completions')
@@ -134,7 +134,7 @@ function parseEndpoint(raw: RawRun, problems: Problem[], notes: string[], t: T):
       : raw.endpoint;
   if (raw.endpoint !== undefined && raw.endpoint !== fromPath)
     notes.push(t('cli.note.endpoint_path', { endpoint: raw.endpoint, as: fromPath }));
-  let fromBackend: Endpoint | undefined;
+  let fromBackend: ApiEndpoint | undefined;
   if (raw.backend !== undefined) {
     fromBackend = VLLM_BACKENDS[raw.backend];
     if (!fromBackend)
@@ -155,7 +155,7 @@ function parseEndpoint(raw: RawRun, problems: Problem[], notes: string[], t: T):
       });
     else notes.push(t('cli.note.backend', { backend: raw.backend, endpoint: fromBackend }));
   }
-  const endpoint = (fromPath ?? fromBackend ?? 'chat') as Endpoint;
+  const endpoint = (fromPath ?? fromBackend ?? 'chat') as ApiEndpoint;
   if (endpoint !== 'chat' && endpoint !== 'completions')
     problems.push({
       path: '--endpoint',

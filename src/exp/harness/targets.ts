@@ -7,7 +7,7 @@
  */
 
 import { redactUrl } from '../../client/index.js';
-import type { Endpoint as ApiEndpoint } from '../../client/types.js';
+import type { ApiEndpoint } from '../../client/types.js';
 import { UsageError } from '../../core/errors.js';
 import type { T } from '../../core/i18n/index.js';
 import { hostOf, withV1, withV1Note } from '../../core/url.js';

@@ -17,9 +17,9 @@ import type { Summary, ThresholdResult } from '../../analysis/index.js';
 import type { SeriesPoint } from '../../analysis/loaded-run.js';
 import type { SessionsSummary } from '../../analysis/sessions.js';
 import type { CacheResetOutcome } from '../../client/engine-api.js';
-import type { Endpoint as ApiEndpoint } from '../../client/types.js';
+import type { ApiEndpoint } from '../../client/types.js';
 import type { T } from '../../core/i18n/index.js';
-import type { Endpoint } from '../../pipeline/endpoint.js';
+import type { EngineEndpoint } from '../../pipeline/endpoint.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { LoadMode } from '../../runner/load.js';
 import type { SimServer, SimServerOptions } from '../../sim/server/index.js';
@@ -59,7 +59,7 @@ export interface LiveTarget {
   /** Base URL ending in /v1 (for an in-process simulator, reached only through its dispatcher). */
   baseUrl: string;
   /** Where measurements go: the URL, or the in-process simulator. */
-  live: Endpoint;
+  live: EngineEndpoint;
   headers: Record<string, string>;
   /** The API key from the environment; never logged or stored. */
   apiKey?: string;
