@@ -12,7 +12,7 @@ export {
   type CheckResult,
   formatCheck,
   guessEngine,
-  type ProbeResult,
+  type ProbeRequestResult,
   runCheck,
 } from './check.js';
 export {

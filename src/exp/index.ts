@@ -24,6 +24,7 @@ export {
 } from './kinds/sweep.js';
 export type {
   EngineName,
+  EngineProbeResult,
   Exec,
   ExecResult,
   ExperimentRecord,
@@ -33,7 +34,6 @@ export type {
   HostInfo,
   ProbedModel,
   ProbeOptions,
-  ProbeResult,
   RecordField,
   RecordFieldName,
   RecordInput,

@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { arch, cpus, hostname, platform, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ProbeResult } from '../client/engine-probe.js';
+import type { EngineProbeResult } from '../client/engine-probe.js';
 import { withSimDefaults } from '../sim/settings.js';
 import type { SharedFile, TargetSpec } from './fields.js';
 
@@ -35,9 +35,9 @@ export interface RecordField<T extends Record<string, unknown>> {
 /** The target probe lives with the client (`client/engine-probe`); the record is built from it. */
 export {
   type EngineName,
+  type EngineProbeResult,
   type ProbedModel,
   type ProbeOptions,
-  type ProbeResult,
   probeTarget,
 } from '../client/engine-probe.js';
 /** Shared with `run`, `check` and monitoring; re-exported for the experiment kinds. */
@@ -272,7 +272,7 @@ export interface RecordInput {
   spec: SharedFile;
   targetName: string;
   /** From {@link probeTarget}; absent for a virtual-clock sim target. */
-  probe?: ProbeResult | null;
+  probe?: EngineProbeResult | null;
   /** From {@link probeGpu}; only for local targets. */
   gpu?: GpuProbe | null;
   host: HostInfo;

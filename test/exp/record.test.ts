@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
   buildExperimentRecord,
+  type EngineProbeResult,
   type GpuProbe,
   hostInfo,
   isLocalUrl,
   makeField,
   nodeExec,
-  type ProbeResult,
   probeGpu,
   probeTarget,
   RECORD_FIELDS,
@@ -252,7 +252,7 @@ esac
 
 describe('buildExperimentRecord', () => {
   const host = hostInfo();
-  const probe: ProbeResult = {
+  const probe: EngineProbeResult = {
     root_url: 'http://127.0.0.1:8000',
     reachable: true,
     engine: 'vllm',
