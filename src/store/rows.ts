@@ -82,7 +82,7 @@ export interface NewRun {
 }
 
 /** One scraped sample. `t_ms` is on the run's clock (0 = run origin), so it lines up with records. */
-export interface SeriesPoint {
+export interface SeriesSample {
   /** Where it came from, e.g. the scrape URL or `vllm`, `dcgm`. */
   source: string;
   /** Metric name, e.g. `vllm:num_requests_running`. */
