@@ -172,7 +172,7 @@ export function nodeExec(opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } =
     });
 }
 
-export interface GpuInfo {
+export interface ProbedGpu {
   name: string;
   /** As nvidia-smi reports it, MiB. */
   memory_total_mib: number | null;
@@ -182,7 +182,7 @@ export interface GpuInfo {
 }
 
 export interface GpuProbe {
-  gpus: GpuInfo[];
+  gpus: ProbedGpu[];
   count: number;
   driver_version: string | null;
   cuda_version: string | null;
@@ -199,7 +199,7 @@ export async function probeGpu(exec: Exec): Promise<GpuProbe | null> {
     '--format=csv,noheader',
   ]);
   if (q.code !== 0) return null;
-  const gpus: GpuInfo[] = [];
+  const gpus: ProbedGpu[] = [];
   for (const line of q.stdout.split(/\r?\n/)) {
     if (!line.trim()) continue;
     const [name, mem, driver] = line.split(',').map((s) => s.trim());
