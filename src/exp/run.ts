@@ -8,11 +8,11 @@
  */
 
 import { type T, translator } from '../core/i18n/index.js';
+import type { ExperimentRecord } from './experiment-record.js';
 import { ExpContext } from './harness/context.js';
 import type { ExpDeps, KindContext, LiveTarget, RunInfo } from './kinds/context.js';
 import { type ExperimentKind, KINDS } from './kinds/index.js';
 import { fmt, verdictOf } from './kinds/points.js';
-import type { ExperimentRecord } from './record.js';
 import { applyKindDefaults, type ExperimentFile } from './schema.js';
 
 export { ExperimentInterrupted } from './harness/measure.js';

@@ -23,7 +23,7 @@ export interface ExperimentRow {
   file_text: string | null;
   /** The validated experiment, as JSON. */
   spec: JsonObject | null;
-  /** The experiment record (see `exp/record`). */
+  /** The experiment record (see `exp/experiment-record`). */
   record: JsonObject | null;
   summary: JsonObject | null;
   /** Shown status: a `running` row whose writer died is `interrupted`. */

@@ -26,8 +26,8 @@ import type { SimServer, SimServerOptions } from '../../sim/server/index.js';
 import type { Store } from '../../store/index.js';
 import type { IntendedSharing, Workload } from '../../workload/index.js';
 import type { RequestSpec } from '../../workload/types.js';
+import type { ExperimentRecord } from '../experiment-record.js';
 import type { Generation, SharedFile, TargetSpec } from '../fields.js';
-import type { ExperimentRecord } from '../record.js';
 
 /** Collaborators of an experiment run. */
 export interface ExpDeps {
