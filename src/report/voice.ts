@@ -11,7 +11,7 @@ import { displayWidth, padColumns } from '../core/text-width.js';
 import { OUTCOMES } from '../record/types.js';
 import { VOICE_STAGES } from '../record/voice.js';
 import { renderSvg, valueAxis, withBase } from './chart-kit.js';
-import { grid } from './run/table.js';
+import { grid } from './run/summary-table.js';
 
 const EN = translator('en');
 

@@ -15,7 +15,7 @@ import {
 } from '../../src/exp/kinds/team-assistant-report.js';
 import { formatExperimentResult } from '../../src/exp/run.js';
 import { experimentTemplate } from '../../src/exp/templates.js';
-import { escapeHtml } from '../../src/report/table.js';
+import { escapeHtml } from '../../src/report/comparison-table.js';
 import { exp, run } from './helpers.js';
 
 const EN = translator('en');

@@ -15,7 +15,7 @@ import type { MonitoringSettings } from '../../pipeline/monitoring.js';
 import { LATE_LIMIT_MS, parseShardSettings } from '../../pipeline/shard.js';
 import { measureWithWorkers } from '../../pipeline/workers.js';
 import { formatSessions } from '../../report/run/sessions.js';
-import { formatSummaryTable, formatTokenization, formatVerdict } from '../../report/run/table.js';
+import { formatSummaryTable, formatTokenization, formatVerdict } from '../../report/run/summary-table.js';
 import { unixNowMs } from '../../runtime/clock.js';
 import { openStore } from '../../store/index.js';
 import { workloadProblems } from '../../workload/index.js';

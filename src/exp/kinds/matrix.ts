@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { err, listOf, posInt, str } from '../../core/fields.js';
-import { MIN_SAMPLES_P99, UNRELIABLE_MARK } from '../../report/table.js';
+import { MIN_SAMPLES_P99, UNRELIABLE_MARK } from '../../report/comparison-table.js';
 import { isObj, lengthDist, listAt, refuseLoadLevels } from '../fields.js';
 import type { KindContext } from './context.js';
 import { pct, table } from './format.js';

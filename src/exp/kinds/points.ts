@@ -10,7 +10,7 @@ import {
   UNRELIABLE_MARK,
   verdictCell,
   verdictText,
-} from '../../report/table.js';
+} from '../../report/comparison-table.js';
 import type { RequestSpec } from '../../workload/types.js';
 import type { RunInfo } from './context.js';
 

@@ -10,7 +10,7 @@ import { Rng } from '../../runtime/rng.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
 import { type PlanLoad, type PlanRequest, simulateDetailed } from '../batch-driver.js';
 import { resolveEngineConfig } from '../engine/config.js';
-import { FIDELITY_ROWS, type FidelityRow, type Regime } from './table.js';
+import { FIDELITY_ROWS, type FidelityRow, type Regime } from './measurements.js';
 
 export interface FidelityResult {
   id: string;
