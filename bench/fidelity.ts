@@ -5,8 +5,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { bandsOf, runFidelity } from '../src/sim/fidelity/compare.js';
 import { FIDELITY_ROWS } from '../src/sim/fidelity/measurements.js';
-import { bandsOf, runFidelity } from '../src/sim/fidelity/run.js';
 
 const results = runFidelity();
 const pad = (s: string, n: number) => s.padEnd(n);

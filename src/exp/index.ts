@@ -56,7 +56,7 @@ export {
   type ExperimentResult,
   formatExperimentResult,
   runExperiment,
-} from './run.js';
+} from './run-experiment.js';
 export type {
   Declared,
   ExperimentFile,

@@ -1,5 +1,5 @@
 /**
- * @module sim/fidelity/run
+ * @module sim/fidelity/compare
  * Runs every row of the fidelity table through the engine (`simulateDetailed`) and compares the
  * simulated number with the measured one. Metrics come from `analysis/` (the same definitions a
  * real run is judged by). Pure: no clock, no I/O.

@@ -1,5 +1,5 @@
 /**
- * @module exp/run
+ * @module exp/run-experiment
  * `servelab exp run FILE.yaml`'s engine: {@link runExperiment} starts the experiment's targets
  * (simulators included), records the experiment and every run into the store (printing their
  * ids as they start), runs the kind, computes the kind's results and stops what it started;
