@@ -51,7 +51,7 @@ export interface AnswerSink {
   parts: string[];
   /**
    * Also called with each content delta and its arrival time (ms), as it arrives: what a voice
-   * client chunks for its TTS (`runner/voice`). Must not block.
+   * client chunks for its TTS (`runner/voice-turns`). Must not block.
    */
   onText?: (text: string, atMs: number) => void;
 }

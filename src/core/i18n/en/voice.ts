@@ -1,7 +1,7 @@
 /**
  * Prose of the "voice" section (keys `voice.*`): `servelab voice` and `servelab demo voice`
  * (src/cli/commands/voice.ts), the voice workload's audio files (src/workload/audio.ts), the
- * voice analysis and report (src/analysis/voice.ts, src/report/voice.ts), the voice experiment
+ * voice analysis and report (src/analysis/voice-metrics.ts, src/report/voice-waterfall.ts), the voice experiment
  * kind and the voice diagnosis rule.
  */
 export const voice = {
