@@ -145,7 +145,7 @@ export interface Measured {
 }
 
 /** What a kind asks of {@link KindContext.workload}. */
-export interface WorkloadOptions {
+export interface KindWorkloadOptions {
   count: number;
   inputLen?: string;
   outputLen?: string;
@@ -195,14 +195,14 @@ export interface KindContext<F extends SharedFile = SharedFile> {
    * Build `count` synthetic requests (or dataset prompts) with the experiment's seed; every
    * target gets the same ones. Lengths are token-exact with the first target's tokenizer.
    */
-  workload(opts: WorkloadOptions): Promise<RequestSpec[]>;
+  workload(opts: KindWorkloadOptions): Promise<RequestSpec[]>;
   /**
    * The prompts of one level of a sweep or matrix and its warm-up prompts: fresh for every level
    * unless the file asks for `workload.reuse_prompts` (see `exp/harness/workloads`).
    */
   levelWorkload(
     level: Record<string, number | string>,
-    opts: Omit<WorkloadOptions, 'seed'>,
+    opts: Omit<KindWorkloadOptions, 'seed'>,
   ): Promise<LevelWorkload>;
   /**
    * A sessions load of `users` users from the file's `load` and `workload`: the workload (its
