@@ -16,8 +16,9 @@ import type { Summary } from './summary.js';
 export type FieldSource = 'probed' | 'declared' | 'missing';
 
 /**
- * One experiment-record field as the report shows it. Structurally the same as `exp/experiment-record`'s
- * `ExperimentRecordField`; redeclared here because `analysis/` and `report/` may not import `exp/` (layout rule).
+ * One experiment-record field as the report shows it. Structurally the same as
+ * `exp/experiment-record`'s `ExperimentRecordField`; redeclared here because `analysis/` and
+ * `report/` may not import `exp/` (layout rule).
  */
 export interface ReportRecordField {
   value: Record<string, unknown>;

@@ -3,7 +3,8 @@
  * Which engine answers at a URL: {@link probeTarget} asks the server (`/version`, the `Server`
  * header, `/v1/models`, and per engine `/get_server_info` or `/props`) through
  * `client/engine-api` and tells vLLM, SGLang, llama.cpp and servelab's simulator apart, with
- * the evidence for each conclusion. The experiment record (`exp/experiment-record`) is built from it.
+ * the evidence for each conclusion. The experiment record (`exp/experiment-record`) is built
+ * from it.
  */
 import { Agent, type Dispatcher } from 'undici';
 import { engineFromOwnedBy, type ListedModel, parseModelList, type ServerEngine } from '../core/models.js';

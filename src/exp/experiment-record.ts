@@ -1,9 +1,10 @@
 /**
  * @module exp/experiment-record
  * The experiment record (what was measured, as opposed to the per-request records of `record/`):
- * everything someone needs to reproduce a run weeks later (model, template, engine, image,
- * device, software, precision, limits, generation, cache, load, quality, metrics). Every field says where its value came from: `probed` from the target,
- * `declared` in the experiment file, or `missing`, so a report shows the gaps instead of hiding them.
+ * everything someone needs to reproduce a run weeks later (model, template, engine, image, device,
+ * software, precision, limits, generation, cache, load, quality, metrics). Every field says where
+ * its value came from: `probed` from the target, `declared` in the experiment file, or `missing`,
+ * so a report shows the gaps instead of hiding them.
  *
  * Probes: {@link probeTarget} asks the server (`/version`, the `Server` header, `/v1/models`,
  * and per engine `/get_server_info` or `/props`) and tells vLLM, SGLang, llama.cpp and

@@ -200,8 +200,8 @@ function byPrefix(families: ReadonlySet<string>): EngineKind {
 }
 
 /**
- * Map one scrape into the vocabulary. Label sets are combined per {@link VocabularyRule.agg}: vLLM's
- * data-parallel `engine` label and DCGM's `gpu` label are summed (counts, MiB) or averaged
+ * Map one scrape into the vocabulary. Label sets are combined per {@link VocabularyRule.agg}:
+ * vLLM's data-parallel `engine` label and DCGM's `gpu` label are summed (counts, MiB) or averaged
  * (fractions, %). Non-finite values (NaN from an idle gauge) are skipped.
  *
  * @param engine which map to use; detected from the samples when omitted.

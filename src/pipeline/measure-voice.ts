@@ -2,9 +2,9 @@
  * @module pipeline/measure-voice
  * One voice measurement end to end: resolve the LLM model, read or generate the utterances,
  * build the three clients (the ASR and TTS clients of `client/audio`, and for the LLM the very
- * client `run` uses, `client/http`), run the turns (`runner/voice-turns`), write the records and
- * summarise them (`analysis/voice-metrics`). `servelab voice`, `servelab demo voice` and the `voice`
- * experiment kind all call {@link measureVoice}.
+ * client `run` uses, `client/http`), run the turns (`runner/voice-turns`), write the records
+ * and summarise them (`analysis/voice-metrics`). `servelab voice`, `servelab demo voice` and the
+ * `voice` experiment kind all call {@link measureVoice}.
  *
  * Files under `out`: `voice.jsonl` (one {@link VoiceRecord} per planned turn), `requests.jsonl`
  * (the LLM legs, exactly the records `run` writes there) and `voice.json` (settings and summary).

@@ -1,8 +1,8 @@
 /**
  * @module cli/commands/voice
- * `servelab voice`: flags → voice settings → pipeline/measure-voice → the first-audio breakdown printed,
- * files written, exit code. And `servelab demo voice`: the same against the simulator started
- * in this process, `--tts-chunk sentence` beside `whole`.
+ * `servelab voice`: flags → voice settings → pipeline/measure-voice → the first-audio breakdown
+ * printed, files written, exit code. And `servelab demo voice`: the same against the simulator
+ * started in this process, `--tts-chunk sentence` beside `whole`.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';

@@ -1,8 +1,8 @@
 /**
  * @module exp/harness/context
- * The running state of one experiment behind a kind's {@link KindContext}: its targets, the runs
- * so far and the warnings, each operation handed to the module of its concern (targets,
- * workloads, measuring, the store, the cache reset). `exp/run-experiment` makes one, starts it, gives it to
+ * The running state of one experiment behind a kind's {@link KindContext}: its targets, the runs so
+ * far and the warnings, each operation handed to the module of its concern (targets, workloads,
+ * measuring, the store, the cache reset). `exp/run-experiment` makes one, starts it, gives it to
  * the kind and closes it.
  */
 

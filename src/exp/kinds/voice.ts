@@ -1,11 +1,11 @@
 /**
  * @module exp/kinds/voice
- * `voice`: the first-audio critical path of voice users (`pipeline/measure-voice`, what `servelab voice`
- * measures) under one switch at a time: the TTS chunk policy, the endpointing window, ASR on the
- * LLM's GPU or a GPU of its own, or the number of users. Every other setting stays at `base`.
+ * `voice`: the first-audio critical path of voice users (`pipeline/measure-voice`, what
+ * `servelab voice` measures) under one switch at a time: the TTS chunk policy, the endpointing
+ * window, ASR on the LLM's GPU or a GPU of its own, or the number of users. Every other setting stays at `base`.
  * Each condition is one voice measurement; the result is each condition's breakdown of
- * time_to_first_audio_ms beside the LLM's own TTFT, drawn as a waterfall (`report/voice-waterfall`),
- * written with the records under `out` when it is set.
+ * time_to_first_audio_ms beside the LLM's own TTFT, drawn as a waterfall
+ * (`report/voice-waterfall`), written with the records under `out` when it is set.
  *
  * A sim target gets a fresh simulator per condition (its settings, with `asr_gpu` switched when
  * that is what varies, and sentences in its text unless `sentence_words` is set), so no condition

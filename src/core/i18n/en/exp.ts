@@ -1,8 +1,8 @@
 /**
  * Prose of the "exp" section (keys `exp.*`): the framing of `servelab exp run`'s result
- * (src/exp/run-experiment.ts formatExperimentResult), the exp commands' own lines, an experiment file's
- * problems (src/exp/schema.ts), each kind's tables and verdict lines (src/exp/kinds/*) and the
- * progress lines. Reasons stored with a result (stop, knee, validity) are not in it.
+ * (src/exp/run-experiment.ts formatExperimentResult), the exp commands' own lines, an experiment
+ * file's problems (src/exp/schema.ts), each kind's tables and verdict lines (src/exp/kinds/*) and
+ * the progress lines. Reasons stored with a result (stop, knee, validity) are not in it.
  */
 export const exp = {
   'exp.header': 'experiment {id}: {name} ({kind}), {n} runs',
