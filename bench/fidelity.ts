@@ -1,12 +1,12 @@
 /**
- * `npm run fidelity`: the simulator against the public measurements of `sim/fidelity/table`,
+ * `npm run fidelity`: the simulator against the public measurements of `sim/fidelity/measurements`,
  * one line per row, then the median and largest |error| per regime. `--write` stores the
  * results in src/sim/fidelity/results.json, which `fidelityBand` (and `servelab plan`) read.
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { bandsOf, runFidelity } from '../src/sim/fidelity/run.js';
-import { FIDELITY_ROWS } from '../src/sim/fidelity/table.js';
+import { bandsOf, runFidelity } from '../src/sim/fidelity/compare.js';
+import { FIDELITY_ROWS } from '../src/sim/fidelity/measurements.js';
 
 const results = runFidelity();
 const pad = (s: string, n: number) => s.padEnd(n);

@@ -386,3 +386,16 @@ test(`no source file is over ${MAX_LINES} lines but the declaration tables`, () 
   }
   assert.deepEqual(long, []);
 });
+
+test('no two exported types share a name', () => {
+  const where = new Map<string, string[]>();
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(
+      /^export\s+(?:declare\s+)?(?:interface|type|class|enum)\s+([A-Za-z0-9_]+)/gm,
+    ))
+      where.set(m[1], [...(where.get(m[1]) ?? []), relative(SRC, file)]);
+  }
+  const twice = [...where].filter(([, at]) => at.length > 1).map(([name, at]) => `${name}: ${at.join(', ')}`);
+  assert.deepEqual(twice, [], 'a name means one thing: rename one of them for what it holds');
+});

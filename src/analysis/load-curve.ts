@@ -10,7 +10,7 @@ import type { LoadedRun } from './loaded-run.js';
 import { validityReasons } from './validity.js';
 
 /** One point of a load curve (one run at one level). */
-export interface LoadPoint {
+export interface LoadCurvePoint {
   run: string;
   /** Concurrency or rate (rps). */
   x: number;
@@ -63,7 +63,7 @@ export function curvesOf(runs: readonly LoadedRun[]): { name: string; runs: Load
 /** One load curve per target (see {@link curvesOf}); null without ≥ 2 runs that share a load axis. */
 export function loadCurves(
   runs: readonly LoadedRun[],
-): { axis: 'concurrency' | 'rate_rps'; curves: { name: string; points: LoadPoint[] }[] } | null {
+): { axis: 'concurrency' | 'rate_rps'; curves: { name: string; points: LoadCurvePoint[] }[] } | null {
   const axis = loadAxis(runs);
   if (!axis) return null;
   return {
@@ -75,13 +75,13 @@ export function loadCurves(
 /** Load-curve points sorted by level; null without ≥ 2 runs that share a load axis. */
 export function loadPoints(
   runs: readonly LoadedRun[],
-): { axis: 'concurrency' | 'rate_rps'; points: LoadPoint[] } | null {
+): { axis: 'concurrency' | 'rate_rps'; points: LoadCurvePoint[] } | null {
   const axis = loadAxis(runs);
   if (!axis) return null;
   return { axis, points: pointsOn(runs, axis) };
 }
 
-function pointsOn(runs: readonly LoadedRun[], axis: 'concurrency' | 'rate_rps'): LoadPoint[] {
+function pointsOn(runs: readonly LoadedRun[], axis: 'concurrency' | 'rate_rps'): LoadCurvePoint[] {
   return runs
     .map((r) => ({
       run: r.label,

@@ -9,12 +9,16 @@
 import type { RequestRecord } from '../record/types.js';
 import type { Summary } from './summary.js';
 
-/** Where a record field's value came from (mirrors `exp/record`'s `FieldSource`). */
+/**
+ * Where an experiment-record field's value came from: probed from the target, declared in the
+ * experiment file, or missing. `exp/experiment-record` builds its fields with this type.
+ */
 export type FieldSource = 'probed' | 'declared' | 'missing';
 
 /**
- * One experiment-record field as the report shows it. Structurally the same as `exp/record`'s
- * `RecordField`; redeclared here because `analysis/` and `report/` may not import `exp/` (layout rule).
+ * One experiment-record field as the report shows it. Structurally the same as
+ * `exp/experiment-record`'s `ExperimentRecordField`; redeclared here because `analysis/` and
+ * `report/` may not import `exp/` (layout rule).
  */
 export interface ReportRecordField {
   value: Record<string, unknown>;

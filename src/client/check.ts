@@ -54,7 +54,7 @@ const EN = translator('en');
 export type EngineGuess = 'vllm' | 'sglang' | 'llamacpp' | 'servelab-sim' | 'unknown';
 
 /** One probe request's result. Times in ms from send. */
-export interface ProbeResult {
+export interface ProbeRequestResult {
   outcome: RequestRecord['outcome'];
   http_status: number | null;
   finish_reason: string | null;
@@ -86,9 +86,9 @@ export interface CheckResult {
   /** `owned_by` of the probed model in /v1/models. */
   owned_by: string | null;
   /** The streaming probe (max_tokens 64). */
-  stream: ProbeResult | null;
+  stream: ProbeRequestResult | null;
   /** The thinking-enabled probe (max_tokens 1024), when the model reasons. */
-  thinking: ProbeResult | null;
+  thinking: ProbeRequestResult | null;
   /** Stream ended with a finish_reason / with [DONE]. */
   finish_reason_seen: boolean;
   done_seen: boolean;
@@ -129,7 +129,7 @@ interface Got {
   code: string;
 }
 
-function probeOf(res: SendResult): ProbeResult {
+function probeOf(res: SendResult): ProbeRequestResult {
   const r = res.record;
   const m = requestMetrics(r);
   const rounded = (ms: number | undefined) => (ms === undefined ? null : round(ms));
@@ -454,7 +454,7 @@ function ms(v: number | null): string {
   return v === null ? '–' : `${v.toFixed(1)} ms`;
 }
 
-function probeLine(p: ProbeResult, t: T): string {
+function probeLine(p: ProbeRequestResult, t: T): string {
   const parts = [p.outcome, `finish_reason ${p.finish_reason ?? t('check.none')}`, `[DONE] ${yn(p.done, t)}`];
   if (p.ttfr_ms !== null) parts.push(`TTFR ${ms(p.ttfr_ms)}`);
   parts.push(`TTFT ${ms(p.ttft_ms)}`, `E2E ${ms(p.e2e_ms)}`);

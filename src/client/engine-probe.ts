@@ -3,7 +3,8 @@
  * Which engine answers at a URL: {@link probeTarget} asks the server (`/version`, the `Server`
  * header, `/v1/models`, and per engine `/get_server_info` or `/props`) through
  * `client/engine-api` and tells vLLM, SGLang, llama.cpp and servelab's simulator apart, with
- * the evidence for each conclusion. The experiment record (`exp/record`) is built from it.
+ * the evidence for each conclusion. The experiment record (`exp/experiment-record`) is built
+ * from it.
  */
 import { Agent, type Dispatcher } from 'undici';
 import { engineFromOwnedBy, type ListedModel, parseModelList, type ServerEngine } from '../core/models.js';
@@ -15,7 +16,7 @@ export type EngineName = ServerEngine | 'unknown';
 /** One model the target lists on `/v1/models`. */
 export type ProbedModel = ListedModel;
 
-export interface ProbeResult {
+export interface EngineProbeResult {
   /** The server root probed (userinfo stripped). */
   root_url: string;
   reachable: boolean;
@@ -52,7 +53,7 @@ interface GetResult {
  * unreachable or odd server: the result says what could not be learned (`errors`).
  * @param baseUrl base URL ending in /v1, e.g. `http://127.0.0.1:8000/v1`
  */
-export async function probeTarget(baseUrl: string, opts: ProbeOptions = {}): Promise<ProbeResult> {
+export async function probeTarget(baseUrl: string, opts: ProbeOptions = {}): Promise<EngineProbeResult> {
   const root = serverRoot(baseUrl);
   // The models list sits under the base URL, where `run` and `check` ask for it and where the
   // load goes (`/v1/models` for the usual …/v1 base), not at a fixed path under the root.
@@ -65,7 +66,7 @@ export async function probeTarget(baseUrl: string, opts: ProbeOptions = {}): Pro
   // A private agent: no connection outlives the probe (and none is shared with the load run).
   const agent =
     opts.dispatcher ?? new Agent({ connect: { timeout }, headersTimeout: timeout, bodyTimeout: timeout });
-  const out: ProbeResult = {
+  const out: EngineProbeResult = {
     root_url: root,
     reachable: false,
     engine: 'unknown',

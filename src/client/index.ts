@@ -12,7 +12,7 @@ export {
   type CheckResult,
   formatCheck,
   guessEngine,
-  type ProbeResult,
+  type ProbeRequestResult,
   runCheck,
 } from './check.js';
 export {
@@ -46,4 +46,4 @@ export {
   ResponseAccumulator,
   type StreamInfo,
 } from './stream.js';
-export type { AnswerSink, ClientOptions, Endpoint, SendArgs, Target } from './types.js';
+export type { AnswerSink, ApiEndpoint, ClientOptions, SendArgs, Target } from './types.js';

@@ -8,13 +8,14 @@ import type { RequestRecord } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RequestSpec } from '../workload/types.js';
 
-export type Endpoint = 'chat' | 'completions';
+/** Which OpenAI API a request is sent to: `/v1/chat/completions` or `/v1/completions`. */
+export type ApiEndpoint = 'chat' | 'completions';
 
 /** Everything needed to talk to one OpenAI-compatible server. */
 export interface ClientOptions {
   /** Base URL ending in /v1, e.g. http://127.0.0.1:8000/v1 */
   baseUrl: string;
-  endpoint: Endpoint;
+  endpoint: ApiEndpoint;
   model: string;
   stream: boolean;
   /** Generation settings. */
@@ -50,7 +51,7 @@ export interface AnswerSink {
   parts: string[];
   /**
    * Also called with each content delta and its arrival time (ms), as it arrives: what a voice
-   * client chunks for its TTS (`runner/voice`). Must not block.
+   * client chunks for its TTS (`runner/voice-turns`). Must not block.
    */
   onText?: (text: string, atMs: number) => void;
 }

@@ -21,7 +21,7 @@ import { type T, translator } from '../core/i18n/index.js';
 import { OUTCOMES, type Outcome, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
 import { cdfOption, timelineOption } from '../report/charts.js';
 import type { Clock } from '../runtime/clock.js';
-import type { RunRow, SeriesPoint, Store } from '../store/index.js';
+import type { RunRow, SeriesSample, Store } from '../store/index.js';
 import { isSummary, runLabel, runSummary } from './store-runs.js';
 
 /** How often a live stream polls the store, ms. */
@@ -90,7 +90,7 @@ export interface LiveUpdate {
    */
   in_flight: { server_running: number | null; server_waiting: number | null; client_recent: number | null };
   /** Series points that arrived since the previous event (run-clock ms). */
-  series: SeriesPoint[];
+  series: SeriesSample[];
   /** The report's timeline and TTFT CDF charts over everything that has arrived (echarts options). */
   charts: LiveCharts;
   /** Only on `end`: the run's final summary (stored, or computed when none was stored). */
@@ -138,7 +138,7 @@ export class LiveTracker {
   private spanStart = Number.POSITIVE_INFINITY;
   private spanEnd = Number.NEGATIVE_INFINITY;
   private readonly kept: RequestRecord[] = [];
-  private readonly series: SeriesPoint[] = [];
+  private readonly series: SeriesSample[] = [];
   private readonly latest = new Map<string, { t_ms: number; value: number }>();
 
   /** Fold one committed record in. */
@@ -167,7 +167,7 @@ export class LiveTracker {
   }
 
   /** Fold scraped points in (they keep their run-clock times). */
-  addSeries(points: readonly SeriesPoint[]): void {
+  addSeries(points: readonly SeriesSample[]): void {
     for (const p of points) {
       this.series.push(p);
       const cur = this.latest.get(p.name);
@@ -287,14 +287,14 @@ export function streamLive(row: RunRow, res: ServerResponse, deps: LiveDeps): ()
   res.on('close', stop);
 
   /** Records and series committed since the last poll. */
-  const pull = (): { newRecords: number; newSeries: SeriesPoint[] } => {
+  const pull = (): { newRecords: number; newSeries: SeriesSample[] } => {
     let newRecords = 0;
     for (const r of store.getRecords(row.id, { offset })) {
       tracker.addRecord(r);
       newRecords += 1;
     }
     offset += newRecords;
-    const newSeries: SeriesPoint[] = [];
+    const newSeries: SeriesSample[] = [];
     for (const p of seriesSince.all(row.id, lastSeriesRowid) as SeriesRow[]) {
       lastSeriesRowid = p.rid;
       newSeries.push({
@@ -309,7 +309,7 @@ export function streamLive(row: RunRow, res: ServerResponse, deps: LiveDeps): ()
     return { newRecords, newSeries };
   };
 
-  const update = (status: string, newRecords: number, newSeries: SeriesPoint[]): LiveUpdate => ({
+  const update = (status: string, newRecords: number, newSeries: SeriesSample[]): LiveUpdate => ({
     run_id: row.id,
     status,
     records: offset,

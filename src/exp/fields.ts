@@ -108,7 +108,7 @@ export const workloadSchema = z.strictObject({
   shared_prefix: z.strictObject(fileShape('workload.shared_prefix')).optional(),
   documents: z.strictObject(fileShape('workload.documents')).optional(),
 });
-export type Workload = z.output<typeof workloadSchema>;
+export type WorkloadSection = z.output<typeof workloadSchema>;
 
 /**
  * `load:`, as declared in `config/run-settings`: closed loop (`concurrency` levels), open loop

@@ -4,6 +4,35 @@
  * (Running the experiment kinds lives with their executors.)
  */
 
+export type {
+  EngineName,
+  EngineProbeResult,
+  Exec,
+  ExecResult,
+  ExperimentRecord,
+  ExperimentRecordField,
+  ExperimentRecordFieldName,
+  ExperimentRecordInput,
+  FieldSource,
+  GpuProbe,
+  HostInfo,
+  ProbedGpu,
+  ProbedModel,
+  ProbeOptions,
+} from './experiment-record.js';
+export {
+  buildExperimentRecord,
+  EXPERIMENT_RECORD_FIELDS,
+  hostInfo,
+  isLocalUrl,
+  makeField,
+  nodeExec,
+  probeGpu,
+  probeTarget,
+  servelabVersion,
+  serverRoot,
+  setRecordField,
+} from './experiment-record.js';
 export {
   AB_METRICS,
   DEFAULT_AB_ALPHA,
@@ -22,41 +51,12 @@ export {
   DEFAULT_STOP_TTFT_P99_FACTOR,
   DEFAULT_SWEEP_CONCURRENCY,
 } from './kinds/sweep.js';
-export type {
-  EngineName,
-  Exec,
-  ExecResult,
-  ExperimentRecord,
-  FieldSource,
-  GpuInfo,
-  GpuProbe,
-  HostInfo,
-  ProbedModel,
-  ProbeOptions,
-  ProbeResult,
-  RecordField,
-  RecordFieldName,
-  RecordInput,
-} from './record.js';
-export {
-  buildExperimentRecord,
-  hostInfo,
-  isLocalUrl,
-  makeField,
-  nodeExec,
-  probeGpu,
-  probeTarget,
-  RECORD_FIELDS,
-  servelabVersion,
-  serverRoot,
-  setRecordField,
-} from './record.js';
 export {
   ExperimentInterrupted,
   type ExperimentResult,
   formatExperimentResult,
   runExperiment,
-} from './run.js';
+} from './run-experiment.js';
 export type {
   Declared,
   ExperimentFile,
@@ -65,7 +65,7 @@ export type {
   Load,
   SimOptions,
   TargetSpec,
-  Workload,
+  WorkloadSection,
 } from './schema.js';
 export {
   applyKindDefaults,

@@ -35,7 +35,7 @@ export {
   sloSchema,
   type TargetSpec,
   targetSchema,
-  type Workload,
+  type WorkloadSection,
   workloadSchema,
 } from './fields.js';
 export { EXPERIMENT_KINDS, type ExperimentKind } from './kinds/index.js';

@@ -6,7 +6,7 @@
  * `<failure message type>` or `<skipped message>` child where it did not pass).
  */
 import type { MessageKey, T } from '../core/i18n/index.js';
-import type { GateResult } from './run.js';
+import type { GateResult } from './run-gate.js';
 import { type CheckRow, type SideResult, trimEvidence } from './types.js';
 
 const STATUS: Record<SideResult['status'], MessageKey> = {

@@ -25,7 +25,7 @@ export type EngineKind = 'vllm' | 'vllm-v0' | 'sglang' | 'llamacpp' | 'sim' | 'u
  * How one vocabulary key is read: the first of `names` that has samples wins (so a build that
  * emits both an old and a new name is not counted twice), then the label sets are combined.
  */
-export interface Rule {
+export interface VocabularyRule {
   names: readonly string[];
   /** `sum` for counts across data-parallel engines or GPUs; `mean` for fractions and percentages. */
   agg: 'sum' | 'mean';
@@ -36,10 +36,10 @@ export interface Rule {
   plus?: { names: readonly string[]; required: boolean };
 }
 
-export type EngineMap = Partial<Record<VocabName, Rule>>;
+export type EngineMap = Partial<Record<VocabName, VocabularyRule>>;
 
-const sum = (...names: string[]): Rule => ({ names, agg: 'sum' });
-const mean = (...names: string[]): Rule => ({ names, agg: 'mean' });
+const sum = (...names: string[]): VocabularyRule => ({ names, agg: 'sum' });
+const mean = (...names: string[]): VocabularyRule => ({ names, agg: 'mean' });
 
 /** DCGM exporter series; merged into every map because DCGM is often scraped alongside the engine. */
 export const DCGM_MAP: EngineMap = {
@@ -200,8 +200,8 @@ function byPrefix(families: ReadonlySet<string>): EngineKind {
 }
 
 /**
- * Map one scrape into the vocabulary. Label sets are combined per {@link Rule.agg}: vLLM's
- * data-parallel `engine` label and DCGM's `gpu` label are summed (counts, MiB) or averaged
+ * Map one scrape into the vocabulary. Label sets are combined per {@link VocabularyRule.agg}:
+ * vLLM's data-parallel `engine` label and DCGM's `gpu` label are summed (counts, MiB) or averaged
  * (fractions, %). Non-finite values (NaN from an idle gauge) are skipped.
  *
  * @param engine which map to use; detected from the samples when omitted.

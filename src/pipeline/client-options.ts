@@ -8,7 +8,7 @@
  * options here, so a setting means the same request wherever it is given.
  */
 import { DEFAULT_SESSION_HEADER } from '../client/http.js';
-import type { Endpoint as ApiEndpoint, ClientOptions } from '../client/types.js';
+import type { ApiEndpoint, ClientOptions } from '../client/types.js';
 
 /** Generation and transport settings of the client (everything but where and when). */
 export type ClientSettings = Omit<ClientOptions, 'baseUrl' | 'clock' | 'dispatcher'>;

@@ -16,7 +16,7 @@ import { type Clock, driveVirtual, RealClock, VirtualClock } from '../runtime/cl
 import type { SimServerOptions } from '../sim/server/index.js';
 import { type InProcessSim, startInProcessSim } from '../sim/server/inprocess.js';
 
-export interface Endpoint {
+export interface EngineEndpoint {
   /** Base URL ending in /v1. */
   baseUrl: string;
   /** The in-process simulator's dispatcher; null for a real socket. */
@@ -35,7 +35,7 @@ export interface Endpoint {
 }
 
 /** An OpenAI-compatible server at `baseUrl` (ending in /v1). */
-export function urlEndpoint(baseUrl: string, opts: { local?: boolean } = {}): Endpoint {
+export function urlEndpoint(baseUrl: string, opts: { local?: boolean } = {}): EngineEndpoint {
   return {
     baseUrl,
     dispatcher: null,
@@ -69,7 +69,7 @@ export function runClockOf(base: Clock): Clock {
 export async function simEndpoint(
   opts: SimServerOptions,
   how: { virtual: boolean; log?: (line: string) => void },
-): Promise<Endpoint> {
+): Promise<EngineEndpoint> {
   const clock: Clock = how.virtual ? new VirtualClock() : new RealClock();
   const sim = await startInProcessSim(opts, { clock, log: how.log });
   const settle = <T>(p: Promise<T>) => (clock instanceof VirtualClock ? driveVirtual(clock, p) : p);

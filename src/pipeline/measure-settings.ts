@@ -23,7 +23,7 @@ import { runReportProblem } from '../report/run/report.js';
 import { plannedRequests } from '../runner/load.js';
 import { buildWorkload, type Workload } from '../workload/index.js';
 import { clientOptionsOf } from './client-options.js';
-import { type Endpoint, urlEndpoint } from './endpoint.js';
+import { type EngineEndpoint, urlEndpoint } from './endpoint.js';
 import { loadPlan, workloadOptions } from './load-plan.js';
 import { type MeasureDeps, type Measurement, type MeasureShard, measureOn } from './measure.js';
 import type { CommonSettings, TargetSettings } from './settings.js';
@@ -160,7 +160,7 @@ export function describeConfig(
 /** Run one measurement from run-style settings. Throws UsageError/TargetError for bad input or an unreachable target. */
 export async function measure(
   input: MeasureInput,
-  deps: MeasureDeps & { endpoint?: Endpoint; config?: Record<string, unknown> },
+  deps: MeasureDeps & { endpoint?: EngineEndpoint; config?: Record<string, unknown> },
 ): Promise<Measurement & { workload: Workload; model: string }> {
   const { target, common } = input;
   const problems: Problem[] = [];

@@ -36,7 +36,7 @@ import type { RunKind, Store } from '../store/index.js';
 import type { IntendedSharing } from '../workload/index.js';
 import type { RequestSpec } from '../workload/types.js';
 import type { ClientSettings } from './client-options.js';
-import type { Endpoint } from './endpoint.js';
+import type { EngineEndpoint } from './endpoint.js';
 import {
   type MonitoringResult,
   type MonitoringSettings,
@@ -179,7 +179,7 @@ const NO_HEALTH = () => ({
  * with the SLOs, check thresholds, judge validity, build report.json and write the files.
  */
 export async function measureOn(
-  endpoint: Endpoint,
+  endpoint: EngineEndpoint,
   req: MeasureRequest,
   deps: MeasureDeps,
 ): Promise<Measurement> {
@@ -407,7 +407,7 @@ export async function measureOn(
 async function runPlan(
   plan: MeasurePlan & { start?: RunLoadConfig['start'] },
   mark: () => Promise<void>,
-  deps: RunLoadDeps & { endpoint: Endpoint },
+  deps: RunLoadDeps & { endpoint: EngineEndpoint },
 ): Promise<RunResult> {
   const runDeps: RunLoadDeps = { ...deps, ...(deps.endpoint.virtual ? { health: NO_HEALTH } : {}) };
   const base = {

@@ -4,7 +4,7 @@
  * builds them from flags; experiments build them from files.
  */
 
-import type { Endpoint as ApiEndpoint } from '../client/types.js';
+import type { ApiEndpoint } from '../client/types.js';
 import {
   fieldDefaults,
   type RUN_SETTINGS,

@@ -7,7 +7,7 @@
  * LLM legs).
  */
 import type { RequestRecord } from '../record/types.js';
-import type { NewRun, SeriesPoint, Store } from '../store/index.js';
+import type { NewRun, SeriesSample, Store } from '../store/index.js';
 
 /** A finished run and what the store keeps of it. */
 export interface FinishedRun {
@@ -15,7 +15,7 @@ export interface FinishedRun {
   row: NewRun;
   records: readonly RequestRecord[];
   /** The server's scraped series (none: nothing was scraped). */
-  series?: readonly SeriesPoint[] | null;
+  series?: readonly SeriesSample[] | null;
   summary: unknown;
   status: 'completed' | 'interrupted';
   /** The measured window; left out: the row's own. */

@@ -9,7 +9,7 @@
  */
 
 import type { EChartsOption } from 'echarts';
-import { findKnee, type LoadPoint, loadCurves, sloOf } from '../analysis/load-curve.js';
+import { findKnee, type LoadCurvePoint, loadCurves, sloOf } from '../analysis/load-curve.js';
 import type { LoadedRun } from '../analysis/loaded-run.js';
 import { chunkGaps, e2eMs, ttftMs } from '../analysis/request.js';
 import { stallThresholdMs } from '../analysis/stalls.js';
@@ -96,7 +96,7 @@ export function loadCurveOption(runs: readonly LoadedRun[], t: T = EN): EChartsO
       xs,
       points.map((p) => (p.valid ? p.output_tok_s : null)),
     );
-    const line = (name: string, key: keyof LoadPoint, yAxisIndex: number, dashed = false) => ({
+    const line = (name: string, key: keyof LoadCurvePoint, yAxisIndex: number, dashed = false) => ({
       type: 'line' as const,
       name: named(c, name),
       yAxisIndex,

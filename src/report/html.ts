@@ -25,7 +25,7 @@ import {
   type TableOptions,
   verdictCell,
   verdictText,
-} from './table.js';
+} from './comparison-table.js';
 
 const EN = translator('en');
 

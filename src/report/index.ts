@@ -8,10 +8,10 @@
  */
 export * from './chart-kit.js';
 export * from './charts.js';
+export * from './comparison-table.js';
 export * from './diagnose/render.js';
 export * from './html.js';
 export * from './markdown.js';
 export * from './report-json.js';
 export * from './source-map.js';
-export * from './table.js';
 export * from './vllm-result.js';

@@ -20,6 +20,12 @@ import { type T, translator } from '../core/i18n/index.js';
 import { redactSecrets } from '../core/redact.js';
 import { renderChartSvg, reportCharts } from './charts.js';
 import {
+  COLUMN_GROUPS,
+  comparisonTable,
+  renderTableMarkdown,
+  type TableOptions,
+} from './comparison-table.js';
+import {
   groupedReasons,
   headlineDiagnosisText,
   headlineFocusText,
@@ -29,7 +35,6 @@ import {
   sourceStatsRows,
 } from './html.js';
 import { sourceNotes } from './source-map.js';
-import { COLUMN_GROUPS, comparisonTable, renderTableMarkdown, type TableOptions } from './table.js';
 
 const EN = translator('en');
 

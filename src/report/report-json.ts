@@ -8,8 +8,8 @@ import { scrapedEngine } from '../analysis/diagnose/engine-terms.js';
 import type { Diagnosis } from '../analysis/diagnose/types.js';
 import type { LoadedRun } from '../analysis/loaded-run.js';
 import type { RequestRecord } from '../record/types.js';
+import { type ComparisonRow, comparisonTable, type TableOptions } from './comparison-table.js';
 import type { RunReport } from './run/report.js';
-import { type ComparisonRow, comparisonTable, type TableOptions } from './table.js';
 
 /**
  * Wrap a loaded `report.json` as a {@link LoadedRun}.

@@ -11,8 +11,8 @@ import type { TraceStats } from '../analysis/trace-stats.js';
 import { interArrivalGapsMs } from '../analysis/trace-stats.js';
 import { type T, translator } from '../core/i18n/index.js';
 import { axisNumber, histogram, niceCeil, renderSvg, valueAxis, withBase } from './chart-kit.js';
+import { escapeHtml } from './comparison-table.js';
 import { pageStart } from './html.js';
-import { escapeHtml } from './table.js';
 
 const EN = translator('en');
 /** Bins of the length and gap histograms. */

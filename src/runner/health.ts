@@ -8,7 +8,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type Clock, RealClock } from '../runtime/clock.js';
 
-export interface ClientHealth {
+export interface ClientHealthReading {
   /**
    * Event-loop delay over the run, in ms; fields are null when the run was too short to sample.
    * Same shape as `ClientHealth` in analysis/summary, so it is passed to `summarize` unchanged.
@@ -20,7 +20,7 @@ export interface ClientHealth {
 
 export interface HealthProbe {
   /** Stop sampling and return what was measured. Idempotent: later calls return the same values. */
-  stop(): ClientHealth;
+  stop(): ClientHealthReading;
 }
 
 /**
@@ -39,9 +39,9 @@ export function startClientHealth(opts: { clock?: Clock; resolutionMs?: number }
   h.enable();
   const cpu0 = process.cpuUsage();
   const t0 = clock.now();
-  let result: ClientHealth | undefined;
+  let result: ClientHealthReading | undefined;
   return {
-    stop(): ClientHealth {
+    stop(): ClientHealthReading {
       if (result) return result;
       h.disable();
       const cpu = process.cpuUsage(cpu0);

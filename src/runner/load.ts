@@ -13,7 +13,7 @@ import type { RequestRecord } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
 import type { ChatMessage, RequestSpec } from '../workload/types.js';
 import type { RunObserver } from './events.js';
-import type { ClientHealth, HealthProbe } from './health.js';
+import type { ClientHealthReading, HealthProbe } from './health.js';
 
 /** How load is applied during the measurement phase. */
 export type LoadMode =
@@ -164,7 +164,7 @@ export interface RunResult {
   late_ms?: number | null;
   /** With a common start: the start the window was planned to open at (run-clock ms); else null. */
   start_at_ms?: number | null;
-  client_health: ClientHealth;
+  client_health: ClientHealthReading;
   /**
    * Messages of observer hooks that threw (first 20; an observer failure never stops the run),
    * and, with reason `error`, the runner's own failure as `runner: …`.

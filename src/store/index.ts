@@ -20,7 +20,7 @@ export type {
   RunKind,
   RunRow,
   RunStatus,
-  SeriesPoint,
+  SeriesSample,
 } from './rows.js';
 export type { StoreOptions } from './store.js';
 export { openStore, Store } from './store.js';

@@ -23,7 +23,7 @@ export interface ExperimentRow {
   file_text: string | null;
   /** The validated experiment, as JSON. */
   spec: JsonObject | null;
-  /** The experiment record (see `exp/record`). */
+  /** The experiment record (see `exp/experiment-record`). */
   record: JsonObject | null;
   summary: JsonObject | null;
   /** Shown status: a `running` row whose writer died is `interrupted`. */
@@ -82,7 +82,7 @@ export interface NewRun {
 }
 
 /** One scraped sample. `t_ms` is on the run's clock (0 = run origin), so it lines up with records. */
-export interface SeriesPoint {
+export interface SeriesSample {
   /** Where it came from, e.g. the scrape URL or `vllm`, `dcgm`. */
   source: string;
   /** Metric name, e.g. `vllm:num_requests_running`. */

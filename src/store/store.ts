@@ -37,7 +37,7 @@ import {
   type RunRow,
   type RunStatus,
   runFromRow,
-  type SeriesPoint,
+  type SeriesSample,
   toJson,
 } from './rows.js';
 
@@ -500,7 +500,7 @@ export class Store {
   // ---- metric series ------------------------------------------------------------------------
 
   /** Append scraped samples for a run in one transaction. */
-  addSeries(runId: string, points: readonly SeriesPoint[]): void {
+  addSeries(runId: string, points: readonly SeriesSample[]): void {
     const run = this.mustGetRun(runId);
     const ins = this.db.prepare(
       'INSERT INTO metric_series (run_id, source, name, labels, t_ms, value) VALUES (?, ?, ?, ?, ?, ?)',
@@ -514,7 +514,7 @@ export class Store {
   }
 
   /** A run's samples ordered by (source, name, labels, t_ms); filter by name when given. */
-  getSeries(runId: string, opts: { name?: string; source?: string } = {}): SeriesPoint[] {
+  getSeries(runId: string, opts: { name?: string; source?: string } = {}): SeriesSample[] {
     const run = this.mustGetRun(runId);
     const rows = this.db
       .prepare(

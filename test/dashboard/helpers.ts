@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { summarize } from '../../src/analysis/summary.js';
 import { emptyRecord, type Outcome, type RequestRecord } from '../../src/record/types.js';
 import { VirtualClock } from '../../src/runtime/clock.js';
-import { openStore, type SeriesPoint, type Store } from '../../src/store/index.js';
+import { openStore, type SeriesSample, type Store } from '../../src/store/index.js';
 
 /** A temp directory with a store path inside; `cleanup()` removes it. */
 export function tempStorePath(): { path: string; cleanup: () => void } {
@@ -83,8 +83,8 @@ export function failed(i: number, sent: number): RequestRecord {
 }
 
 /** Server series as the scraper stores them: running/waiting/kv_usage and GPU utilisation each second. */
-export function serverSeries(fromS: number, toS: number): SeriesPoint[] {
-  const out: SeriesPoint[] = [];
+export function serverSeries(fromS: number, toS: number): SeriesSample[] {
+  const out: SeriesSample[] = [];
   for (let s = fromS; s <= toS; s++) {
     const t_ms = s * 1000;
     out.push({ source: 'http://127.0.0.1:8000/metrics', name: 'running', t_ms, value: 4 });

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
 import type { BaselineResult } from '../../src/exp/kinds/baseline.js';
 import type { MatrixResult } from '../../src/exp/kinds/matrix.js';
-import { formatExperimentResult } from '../../src/exp/run.js';
+import { formatExperimentResult } from '../../src/exp/run-experiment.js';
 import { startSimServer } from '../../src/sim/server/index.js';
 import { exp, rawExp, run, tempStore } from './helpers.js';
 

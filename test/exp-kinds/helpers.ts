@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { KINDS } from '../../src/exp/kinds/index.js';
-import { type ExperimentResult, runExperiment } from '../../src/exp/run.js';
+import { type ExperimentResult, runExperiment } from '../../src/exp/run-experiment.js';
 import { applyKindDefaults, type ExperimentFile, parseExperiment } from '../../src/exp/schema.js';
 import { openStore, type Store } from '../../src/store/index.js';
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
+import { bootstrapDelta, holmAdjust, minResamples } from '../../src/exp/comparison-stats.js';
 import { compareSides } from '../../src/exp/kinds/ab.js';
 import { compileQualityChecks, judgeQuality, type QualityOutput } from '../../src/exp/quality.js';
-import { bootstrapDelta, holmAdjust, minResamples } from '../../src/exp/stats.js';
 import { Rng } from '../../src/runtime/rng.js';
 import { handRecord } from '../diagnose/helpers.js';
 

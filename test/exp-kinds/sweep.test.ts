@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { concludeSweep, type SweepPoint, type SweepResult } from '../../src/exp/kinds/sweep.js';
-import { ExperimentInterrupted, formatExperimentResult, runExperiment } from '../../src/exp/run.js';
+import {
+  ExperimentInterrupted,
+  formatExperimentResult,
+  runExperiment,
+} from '../../src/exp/run-experiment.js';
 import { exp, run, tempStore } from './helpers.js';
 
 // A small simulated GPU: an L4 that admits at most 4 sequences, so throughput flattens past 4.

@@ -13,9 +13,9 @@ import {
   type TeamResult,
   type TeamTargetResult,
 } from '../../src/exp/kinds/team-assistant-report.js';
-import { formatExperimentResult } from '../../src/exp/run.js';
+import { formatExperimentResult } from '../../src/exp/run-experiment.js';
 import { experimentTemplate } from '../../src/exp/templates.js';
-import { escapeHtml } from '../../src/report/table.js';
+import { escapeHtml } from '../../src/report/comparison-table.js';
 import { exp, run } from './helpers.js';
 
 const EN = translator('en');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
 import type { VoiceResult } from '../../src/exp/kinds/voice.js';
-import { formatExperimentResult } from '../../src/exp/run.js';
+import { formatExperimentResult } from '../../src/exp/run-experiment.js';
 import { exp, run, tempStore } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-voice-exp-'));

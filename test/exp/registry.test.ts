@@ -59,7 +59,7 @@ describe('experiment kind registry', () => {
     const names = [...new Set([...EXPERIMENT_KINDS, ...Object.values(KIND_SECTIONS)])];
     for (const file of [
       'exp/schema.ts',
-      'exp/run.ts',
+      'exp/run-experiment.ts',
       'exp/templates.ts',
       'exp/template-parts.ts',
       'exp/fields.ts',

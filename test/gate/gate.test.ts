@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { translator } from '../../src/core/i18n/index.js';
 import { ALL_CHECKS } from '../../src/gate/checks/index.js';
-import { runGate, selectChecks } from '../../src/gate/run.js';
+import { runGate, selectChecks } from '../../src/gate/run-gate.js';
 import type { CheckContext, PairCheck } from '../../src/gate/types.js';
 import { cliProcess } from '../helpers/cli-process.js';
 import { refusedPort } from '../helpers/misbehaving.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { checks } from '../../src/gate/checks/cache.js';
-import { metricsProbe } from '../../src/gate/load/wire.js';
+import { metricsProbe } from '../../src/gate/load/target-io.js';
 import type { EachCheck } from '../../src/gate/types.js';
 import { startSimServer } from '../../src/sim/server/index.js';
 import { type Script, startSseServer } from '../helpers/misbehaving.js';

@@ -4,7 +4,7 @@
  */
 import { translator } from '../../src/core/i18n/index.js';
 import type { CheckContext, GateTarget } from '../../src/gate/types.js';
-import type { CalibrationProfile } from '../../src/sim/calibrate/profile.js';
+import type { CalibrationProfile } from '../../src/sim/calibrate/calibration-file.js';
 import { BUILTIN_GPUS } from '../../src/sim/catalogue/builtin.js';
 import { slowerCostModel } from '../../src/sim/engine/cost.js';
 

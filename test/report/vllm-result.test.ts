@@ -10,9 +10,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { diagnose } from '../../src/analysis/diagnose/index.js';
+import { comparisonTable, renderTableText } from '../../src/report/comparison-table.js';
 import { renderHtmlReport } from '../../src/report/html.js';
 import { renderMarkdownReport } from '../../src/report/markdown.js';
-import { comparisonTable, renderTableText } from '../../src/report/table.js';
 import {
   isVllmResult,
   loadedRunFromVllmResult,

@@ -13,7 +13,7 @@ import { describeEnvironment } from '../../src/output/environment.js';
 import { writeRunOutputs } from '../../src/output/write.js';
 import { summaryRows, summaryToCsv } from '../../src/report/run/csv.js';
 import { buildRunReport, RECORDS_FILE, type RunReport } from '../../src/report/run/report.js';
-import { formatSummaryTable } from '../../src/report/run/table.js';
+import { formatSummaryTable } from '../../src/report/run/summary-table.js';
 import { toVllmResult } from '../../src/report/run/vllm.js';
 import type { RunResult } from '../../src/runner/load.js';
 import { runLoad } from '../../src/runner/loops.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { measureVoice, type VoiceSettings } from '../../src/pipeline/voice.js';
+import { measureVoice, type VoiceSettings } from '../../src/pipeline/measure-voice.js';
 import { generateWav } from '../../src/workload/audio.js';
 import {
   misbehaviours,

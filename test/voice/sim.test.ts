@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { firstAudio, VOICE_SEGMENTS } from '../../src/analysis/voice.js';
+import { firstAudio, VOICE_SEGMENTS } from '../../src/analysis/voice-metrics.js';
 import { synthesize, transcribe, transcriptionForm } from '../../src/client/audio.js';
-import { measureVoice } from '../../src/pipeline/voice.js';
+import { measureVoice } from '../../src/pipeline/measure-voice.js';
 import { RealClock } from '../../src/runtime/clock.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
 import { generateWav, parseWav } from '../../src/workload/audio.js';

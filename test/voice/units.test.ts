@@ -5,12 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { diagnoseVoice, voiceSlow } from '../../src/analysis/diagnose/voice.js';
-import { dominantSegment, firstAudio, summarizeVoice, voiceWaterfall } from '../../src/analysis/voice.js';
+import { diagnoseVoice, voiceSlow } from '../../src/analysis/diagnose/voice-slow.js';
+import {
+  dominantSegment,
+  firstAudio,
+  summarizeVoice,
+  voiceWaterfall,
+} from '../../src/analysis/voice-metrics.js';
 import { UsageError } from '../../src/core/errors.js';
 import { translator } from '../../src/core/i18n/index.js';
 import { emptyRecord } from '../../src/record/types.js';
-import type { VoiceRecord } from '../../src/record/voice.js';
+import type { VoiceRecord } from '../../src/record/voice-turn.js';
 import { parseChunkPolicy, sentenceEnd, TextChunker } from '../../src/runner/chunker.js';
 import { AsrDevice, speechMsOf } from '../../src/sim/server/audio.js';
 import { generateUtterances, generateWav, parseWav } from '../../src/workload/audio.js';

@@ -7,9 +7,9 @@
 import { resolve } from 'node:path';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
 import { type Problem, UsageError } from '../../core/errors.js';
+import { calibrationProfileYaml, fittedForSchema } from '../../sim/calibrate/calibration-file.js';
 import { type CalibrationRun, calibrate } from '../../sim/calibrate/fit.js';
 import { formatCalibration } from '../../sim/calibrate/format.js';
-import { fittedForSchema, profileYaml } from '../../sim/calibrate/profile.js';
 import { loadCatalogueFile } from '../../sim/catalogue/index.js';
 import type { Io } from '../io.js';
 import { checkOutputPaths, emitJson, humanStream, jsonOption, writeOutputFile } from './common.js';
@@ -77,7 +77,7 @@ export async function calibrateCommand(refs: string[], raw: RawCalibrate, io: Io
   const wrote: string[] = [];
   if (raw.out) {
     const path = resolve(io.cwd, raw.out);
-    await writeOutputFile(path, profileYaml(res.profile), '--out');
+    await writeOutputFile(path, calibrationProfileYaml(res.profile), '--out');
     wrote.push(
       `wrote ${path}: use it with --profile ${raw.out} (servelab plan, servelab sim) or profile: in a sim target`,
     );

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { ExitCode, type Problem } from '../../core/errors.js';
 import { type MeasureInput, measure } from '../../pipeline/measure-settings.js';
 import { type CommonSettings, commonSettings, targetSettings } from '../../pipeline/settings.js';
-import { formatSummaryTable, formatVerdict } from '../../report/run/table.js';
+import { formatSummaryTable, formatVerdict } from '../../report/run/summary-table.js';
 import { startSimServer } from '../../sim/server/index.js';
 import { openStore } from '../../store/index.js';
 import type { Io } from '../io.js';

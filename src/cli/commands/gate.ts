@@ -15,7 +15,7 @@ import {
   runProbe,
   selectChecks,
   unreachableTargets,
-} from '../../gate/run.js';
+} from '../../gate/run-gate.js';
 import type { CheckContext, GateTarget } from '../../gate/types.js';
 import { RealClock } from '../../runtime/clock.js';
 import type { Io } from '../io.js';

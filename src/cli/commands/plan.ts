@@ -15,7 +15,7 @@ import type { Measurement } from '../../pipeline/measure.js';
 import { checkMeasureInput, measure } from '../../pipeline/measure-settings.js';
 import { targetSettings } from '../../pipeline/settings.js';
 import { formatSessions } from '../../report/run/sessions.js';
-import { formatSummaryTable, formatVerdict } from '../../report/run/table.js';
+import { formatSummaryTable, formatVerdict } from '../../report/run/summary-table.js';
 import { describeEngine, resolveEngineConfig } from '../../sim/engine/index.js';
 import { fidelityLine, regimeOf } from '../../sim/fidelity/band.js';
 import type { Store } from '../../store/index.js';

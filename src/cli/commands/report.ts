@@ -118,7 +118,7 @@ async function kindSections(
   t: Translator,
   part: 'writeup' | 'conclusion',
 ): Promise<string[][]> {
-  const { experimentConclusion, experimentWriteup } = await import('../../exp/run.js');
+  const { experimentConclusion, experimentWriteup } = await import('../../exp/run-experiment.js');
   const of = part === 'writeup' ? experimentWriteup : experimentConclusion;
   const out: string[][] = [];
   let store: ReturnType<typeof openStoreForReading> | null = null;

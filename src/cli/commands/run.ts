@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { type ErrorGroup, FAIL_FAST_UNSENT } from '../../analysis/errors.js';
 import { DEFAULT_SESSION_HEADER } from '../../client/index.js';
-import type { Endpoint } from '../../client/types.js';
+import type { ApiEndpoint } from '../../client/types.js';
 import { ExitCode, type Problem } from '../../core/errors.js';
 import { type T, translator } from '../../core/i18n/index.js';
 import { redactUrl } from '../../core/url.js';
@@ -15,7 +15,7 @@ import type { MonitoringSettings } from '../../pipeline/monitoring.js';
 import { LATE_LIMIT_MS, parseShardSettings } from '../../pipeline/shard.js';
 import { measureWithWorkers } from '../../pipeline/workers.js';
 import { formatSessions } from '../../report/run/sessions.js';
-import { formatSummaryTable, formatTokenization, formatVerdict } from '../../report/run/table.js';
+import { formatSummaryTable, formatTokenization, formatVerdict } from '../../report/run/summary-table.js';
 import { unixNowMs } from '../../runtime/clock.js';
 import { openStore } from '../../store/index.js';
 import { workloadProblems } from '../../workload/index.js';
@@ -95,7 +95,7 @@ export function parseMonitoringFlags(
  * vLLM's `--backend` names (vllm/benchmarks/lib/endpoint_request_func.py, ASYNC_REQUEST_FUNCS)
  * that speak an OpenAI API servelab sends, and which one.
  */
-const VLLM_BACKENDS: Record<string, Endpoint> = {
+const VLLM_BACKENDS: Record<string, ApiEndpoint> = {
   'openai-chat': 'chat',
   openai: 'completions',
   vllm: 'completions',
@@ -119,7 +119,7 @@ function hostPortUrl(raw: RawRun, problems: Problem[], notes: string[], t: T): s
 }
 
 /** `--endpoint` (also vLLM's path form) and vLLM's `--backend`, as the API to send. */
-function parseEndpoint(raw: RawRun, problems: Problem[], notes: string[], t: T): Endpoint {
+function parseEndpoint(raw: RawRun, problems: Problem[], notes: string[], t: T): ApiEndpoint {
   // vLLM's --endpoint is the path (`/v1/chat/completions`, `/v1/completions`).
   const path = raw.endpoint?.replace(/\/+$/, '');
   const fromPath = path?.endsWith('/chat/completions')
@@ -129,7 +129,7 @@ function parseEndpoint(raw: RawRun, problems: Problem[], notes: string[], t: T):
       : raw.endpoint;
   if (raw.endpoint !== undefined && raw.endpoint !== fromPath)
     notes.push(t('cli.note.endpoint_path', { endpoint: raw.endpoint, as: fromPath }));
-  let fromBackend: Endpoint | undefined;
+  let fromBackend: ApiEndpoint | undefined;
   if (raw.backend !== undefined) {
     fromBackend = VLLM_BACKENDS[raw.backend];
     if (!fromBackend)
@@ -150,7 +150,7 @@ function parseEndpoint(raw: RawRun, problems: Problem[], notes: string[], t: T):
       });
     else notes.push(t('cli.note.backend', { backend: raw.backend, endpoint: fromBackend }));
   }
-  const endpoint = (fromPath ?? fromBackend ?? 'chat') as Endpoint;
+  const endpoint = (fromPath ?? fromBackend ?? 'chat') as ApiEndpoint;
   if (endpoint !== 'chat' && endpoint !== 'completions')
     problems.push({
       path: '--endpoint',

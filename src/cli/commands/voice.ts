@@ -1,13 +1,13 @@
 /**
  * @module cli/commands/voice
- * `servelab voice`: flags → voice settings → pipeline/voice → the first-audio breakdown printed,
- * files written, exit code. And `servelab demo voice`: the same against the simulator started
- * in this process, `--tts-chunk sentence` beside `whole`.
+ * `servelab voice`: flags → voice settings → pipeline/measure-voice → the first-audio breakdown
+ * printed, files written, exit code. And `servelab demo voice`: the same against the simulator
+ * started in this process, `--tts-chunk sentence` beside `whole`.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { diagnoseVoice } from '../../analysis/diagnose/voice.js';
-import type { VoiceSummary } from '../../analysis/voice.js';
+import { diagnoseVoice } from '../../analysis/diagnose/voice-slow.js';
+import type { VoiceSummary } from '../../analysis/voice-metrics.js';
 import { ExitCode, type Problem, UsageError, worstExitCode } from '../../core/errors.js';
 import type { T } from '../../core/i18n/index.js';
 import {
@@ -15,10 +15,14 @@ import {
   type VoiceMeasurement,
   type VoiceSettings,
   writeVoiceWaterfall,
-} from '../../pipeline/voice.js';
-import type { VoiceRecord } from '../../record/voice.js';
+} from '../../pipeline/measure-voice.js';
+import type { VoiceRecord } from '../../record/voice-turn.js';
 import { renderDiagnosisText } from '../../report/diagnose/render.js';
-import { formatVoiceSummary, formatVoiceWaterfall, type VoiceCondition } from '../../report/voice.js';
+import {
+  formatVoiceSummary,
+  formatVoiceWaterfall,
+  type VoiceCondition,
+} from '../../report/voice-waterfall.js';
 import { parseChunkPolicy } from '../../runner/chunker.js';
 import { startSimServer } from '../../sim/server/index.js';
 import type { Io } from '../io.js';

@@ -20,9 +20,9 @@ export type Lang = (typeof LANGS)[number];
 /** Every message key, as the English catalogue defines them. */
 export type MessageKey = keyof typeof en;
 /** A catalogue: one string per key, with `{name}` placeholders. */
-export type Catalogue = Record<MessageKey, string>;
+export type MessageCatalogue = Record<MessageKey, string>;
 
-export const CATALOGUES: Record<Lang, Catalogue> = { en, 'zh-CN': zhCN };
+export const CATALOGUES: Record<Lang, MessageCatalogue> = { en, 'zh-CN': zhCN };
 
 /** Placeholder values; numbers are printed as given (round them before). */
 export type MessageParams = Record<string, string | number | boolean | null | undefined>;

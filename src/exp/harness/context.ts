@@ -1,8 +1,8 @@
 /**
  * @module exp/harness/context
- * The running state of one experiment behind a kind's {@link KindContext}: its targets, the runs
- * so far and the warnings, each operation handed to the module of its concern (targets,
- * workloads, measuring, the store, the cache reset). `exp/run` makes one, starts it, gives it to
+ * The running state of one experiment behind a kind's {@link KindContext}: its targets, the runs so
+ * far and the warnings, each operation handed to the module of its concern (targets, workloads,
+ * measuring, the store, the cache reset). `exp/run-experiment` makes one, starts it, gives it to
  * the kind and closes it.
  */
 
@@ -16,13 +16,13 @@ import type {
   CacheReset,
   ExpDeps,
   KindContext,
+  KindWorkloadOptions,
   LevelWorkload,
   LiveTarget,
   Measured,
   RunInfo,
   RunPlan,
   StoredRun,
-  WorkloadOptions,
 } from '../kinds/context.js';
 import { ensureCold, resetCache } from './cache-reset.js';
 import { experimentThresholds, goodputSlo, measureOnce, poolRepeats } from './measure.js';
@@ -79,7 +79,7 @@ export class ExpContext<F extends SharedFile = SharedFile> implements KindContex
     return this.targets[0]?.model ?? this.exp.model ?? '';
   }
 
-  workload(opts: WorkloadOptions): Promise<RequestSpec[]> {
+  workload(opts: KindWorkloadOptions): Promise<RequestSpec[]> {
     return workloadOf(this.exp, this.model(), opts);
   }
 
@@ -89,7 +89,7 @@ export class ExpContext<F extends SharedFile = SharedFile> implements KindContex
 
   levelWorkload(
     level: Record<string, number | string>,
-    opts: Omit<WorkloadOptions, 'seed'>,
+    opts: Omit<KindWorkloadOptions, 'seed'>,
   ): Promise<LevelWorkload> {
     return levelWorkloadOf(this.exp, this.model(), level, opts);
   }

@@ -10,8 +10,8 @@ import { mean, type Summary } from '../../analysis/index.js';
 import { storeFinishedRun } from '../../pipeline/stored-run.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { Store } from '../../store/index.js';
+import { type ExperimentRecord, makeField, setRecordField } from '../experiment-record.js';
 import type { RunInfo, StoredRun } from '../kinds/context.js';
-import { type ExperimentRecord, makeField, setRecordField } from '../record.js';
 
 const MEASURED = 'probed: measured by servelab in this run';
 

@@ -7,15 +7,13 @@
  */
 
 import { redactUrl } from '../../client/index.js';
-import type { Endpoint as ApiEndpoint } from '../../client/types.js';
+import type { ApiEndpoint } from '../../client/types.js';
 import { UsageError } from '../../core/errors.js';
 import type { T } from '../../core/i18n/index.js';
 import { hostOf, withV1, withV1Note } from '../../core/url.js';
 import { simEndpoint, urlEndpoint } from '../../pipeline/endpoint.js';
 import { type SimServerOptions, startSimServer } from '../../sim/server/index.js';
 import { toSimServerOptions, withSimDefaults } from '../../sim/settings.js';
-import type { Generation, SharedFile, SimOptions, TargetSpec } from '../fields.js';
-import type { ExpDeps, LiveTarget } from '../kinds/context.js';
 import {
   buildExperimentRecord,
   hostInfo,
@@ -24,7 +22,9 @@ import {
   probeGpu,
   probeTarget,
   serverRoot,
-} from '../record.js';
+} from '../experiment-record.js';
+import type { Generation, SharedFile, SimOptions, TargetSpec } from '../fields.js';
+import type { ExpDeps, LiveTarget } from '../kinds/context.js';
 
 /**
  * Simulator options (file, snake_case) → server options (camelCase), by the settings schema

@@ -11,13 +11,13 @@ import { hashString } from '../../runtime/rng.js';
 import { buildWorkload, type Workload } from '../../workload/index.js';
 import type { RequestSpec } from '../../workload/types.js';
 import type { SharedFile } from '../fields.js';
-import type { LevelWorkload, SessionsLoad, WorkloadOptions } from '../kinds/context.js';
+import type { KindWorkloadOptions, LevelWorkload, SessionsLoad } from '../kinds/context.js';
 
 /** Build `count` synthetic requests (or dataset prompts) with the experiment's seed. */
 export async function workloadOf(
   exp: SharedFile,
   model: string,
-  opts: WorkloadOptions,
+  opts: KindWorkloadOptions,
 ): Promise<RequestSpec[]> {
   const w = exp.workload;
   const seed = opts.seed ?? w.seed ?? exp.seed;
@@ -93,7 +93,7 @@ export async function levelWorkloadOf(
   exp: SharedFile,
   model: string,
   level: Record<string, number | string>,
-  opts: Omit<WorkloadOptions, 'seed'>,
+  opts: Omit<KindWorkloadOptions, 'seed'>,
 ): Promise<LevelWorkload> {
   const reuse = exp.workload.reuse_prompts;
   const base = exp.workload.seed ?? exp.seed;

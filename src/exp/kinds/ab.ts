@@ -22,10 +22,16 @@ import type { RequestRecord } from '../../record/types.js';
 import { SUCCESS_OUTCOMES } from '../../record/types.js';
 import { Rng } from '../../runtime/rng.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
+import {
+  type BootstrapDelta,
+  bootstrapDelta,
+  holmAdjust,
+  minResamples,
+  type Statistic,
+} from '../comparison-stats.js';
+import { type ExperimentRecord, makeField, setRecordField } from '../experiment-record.js';
 import { isObj, targetsOf } from '../fields.js';
 import { compileQualityChecks, fetchQualityOutputs, judgeQuality, type QualityResult } from '../quality.js';
-import { type ExperimentRecord, makeField, setRecordField } from '../record.js';
-import { type BootstrapDelta, bootstrapDelta, holmAdjust, minResamples, type Statistic } from '../stats.js';
 import type { KindContext, LiveTarget } from './context.js';
 import { table } from './format.js';
 import { defineKind, type OwnFile } from './kind.js';

@@ -13,9 +13,9 @@ import { isObj, refuseLoadLevels } from '../fields.js';
 import type { KindContext } from './context.js';
 import { table } from './format.js';
 import { defineKind, type OwnFile } from './kind.js';
-import { fmt, type LoadPoint, pointOf, reindex } from './points.js';
+import { fmt, pointOf, type RunHeadline, reindex } from './points.js';
 
-export interface CalibrationPoint extends LoadPoint {
+export interface CalibrationPoint extends RunHeadline {
   phase: 'decode' | 'prefill' | 'saturation';
   input_len: number;
   output_len: number;

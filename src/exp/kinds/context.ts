@@ -17,17 +17,17 @@ import type { Summary, ThresholdResult } from '../../analysis/index.js';
 import type { SeriesPoint } from '../../analysis/loaded-run.js';
 import type { SessionsSummary } from '../../analysis/sessions.js';
 import type { CacheResetOutcome } from '../../client/engine-api.js';
-import type { Endpoint as ApiEndpoint } from '../../client/types.js';
+import type { ApiEndpoint } from '../../client/types.js';
 import type { T } from '../../core/i18n/index.js';
-import type { Endpoint } from '../../pipeline/endpoint.js';
+import type { EngineEndpoint } from '../../pipeline/endpoint.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { LoadMode } from '../../runner/load.js';
 import type { SimServer, SimServerOptions } from '../../sim/server/index.js';
 import type { Store } from '../../store/index.js';
 import type { IntendedSharing, Workload } from '../../workload/index.js';
 import type { RequestSpec } from '../../workload/types.js';
+import type { ExperimentRecord } from '../experiment-record.js';
 import type { Generation, SharedFile, TargetSpec } from '../fields.js';
-import type { ExperimentRecord } from '../record.js';
 
 /** Collaborators of an experiment run. */
 export interface ExpDeps {
@@ -59,7 +59,7 @@ export interface LiveTarget {
   /** Base URL ending in /v1 (for an in-process simulator, reached only through its dispatcher). */
   baseUrl: string;
   /** Where measurements go: the URL, or the in-process simulator. */
-  live: Endpoint;
+  live: EngineEndpoint;
   headers: Record<string, string>;
   /** The API key from the environment; never logged or stored. */
   apiKey?: string;
@@ -145,7 +145,7 @@ export interface Measured {
 }
 
 /** What a kind asks of {@link KindContext.workload}. */
-export interface WorkloadOptions {
+export interface KindWorkloadOptions {
   count: number;
   inputLen?: string;
   outputLen?: string;
@@ -195,14 +195,14 @@ export interface KindContext<F extends SharedFile = SharedFile> {
    * Build `count` synthetic requests (or dataset prompts) with the experiment's seed; every
    * target gets the same ones. Lengths are token-exact with the first target's tokenizer.
    */
-  workload(opts: WorkloadOptions): Promise<RequestSpec[]>;
+  workload(opts: KindWorkloadOptions): Promise<RequestSpec[]>;
   /**
    * The prompts of one level of a sweep or matrix and its warm-up prompts: fresh for every level
    * unless the file asks for `workload.reuse_prompts` (see `exp/harness/workloads`).
    */
   levelWorkload(
     level: Record<string, number | string>,
-    opts: Omit<WorkloadOptions, 'seed'>,
+    opts: Omit<KindWorkloadOptions, 'seed'>,
   ): Promise<LevelWorkload>;
   /**
    * A sessions load of `users` users from the file's `load` and `workload`: the workload (its

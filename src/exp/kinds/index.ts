@@ -1,9 +1,9 @@
 /**
  * @module exp/kinds
- * The registry of experiment kinds: one module object per kind (`exp/kinds/kind`), each with
- * its file section and rules, defaults, template, runner and console output. The file format
- * (`exp/schema`), `exp init` (`exp/templates`) and `exp run` (`exp/run`) read every kind from
- * here, so adding a kind is a module in this folder and a line below.
+ * The registry of experiment kinds: one module object per kind (`exp/kinds/kind`), each with its
+ * file section and rules, defaults, template, runner and console output. The file format
+ * (`exp/schema`), `exp init` (`exp/templates`) and `exp run` (`exp/run-experiment`) read every kind
+ * from here, so adding a kind is a module in this folder and a line below.
  */
 import { abKind } from './ab.js';
 import { baselineKind } from './baseline.js';

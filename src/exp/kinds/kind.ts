@@ -10,8 +10,8 @@
  */
 import type { z } from 'zod';
 import type { T } from '../../core/i18n/index.js';
+import type { ExperimentRecord } from '../experiment-record.js';
 import { kindFile, type RuleReport, type SharedFile, sharedRules, withRules } from '../fields.js';
-import type { ExperimentRecord } from '../record.js';
 import type { TemplateParts } from '../template-parts.js';
 import type { KindContext, LiveTarget } from './context.js';
 

@@ -6,14 +6,14 @@
  */
 import { z } from 'zod';
 import { err, listOf, posInt, str } from '../../core/fields.js';
-import { MIN_SAMPLES_P99, UNRELIABLE_MARK } from '../../report/table.js';
+import { MIN_SAMPLES_P99, UNRELIABLE_MARK } from '../../report/comparison-table.js';
 import { isObj, lengthDist, listAt, refuseLoadLevels } from '../fields.js';
 import type { KindContext } from './context.js';
 import { pct, table } from './format.js';
 import { defineKind, type OwnFile } from './kind.js';
-import { fmt, type LoadPoint, pointOf, reindex, unreliableNote } from './points.js';
+import { fmt, pointOf, type RunHeadline, reindex, unreliableNote } from './points.js';
 
-export interface MatrixCell extends LoadPoint {
+export interface MatrixCell extends RunHeadline {
   cell: string;
   input_len: string;
   output_len: string;

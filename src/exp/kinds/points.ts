@@ -10,12 +10,12 @@ import {
   UNRELIABLE_MARK,
   verdictCell,
   verdictText,
-} from '../../report/table.js';
+} from '../../report/comparison-table.js';
 import type { RequestSpec } from '../../workload/types.js';
 import type { RunInfo } from './context.js';
 
 /** One run, reduced to its headline numbers (ms, tokens/s, requests/s). */
-export interface LoadPoint {
+export interface RunHeadline {
   run_id: string | null;
   requests: number;
   error_rate: number | null;
@@ -57,7 +57,7 @@ export const pctUnreliable = (p: Pct): boolean =>
   (p.p95 !== null && p.n < MIN_SAMPLES_P95) || (p.p99 !== null && p.n < MIN_SAMPLES_P99);
 
 /** Headline numbers of a run. */
-export function pointOf(run: RunInfo): LoadPoint {
+export function pointOf(run: RunInfo): RunHeadline {
   const s = run.summary;
   const pct = (k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms' | 'itl_ms'): Pct => ({
     p50: s[k].p50,
@@ -82,7 +82,7 @@ export function pointOf(run: RunInfo): LoadPoint {
 }
 
 /** A level's verdict as the experiment tables print it: `valid`, or the reasons' codes (in `t`'s language). */
-export function verdictOf(p: Pick<LoadPoint, 'validity'>, t?: T): string {
+export function verdictOf(p: Pick<RunHeadline, 'validity'>, t?: T): string {
   return verdictCell(verdictText(p.validity), t);
 }
 
@@ -102,7 +102,7 @@ export interface StopRules {
  * Why a sweep stops at `p` (null = go on): the error rate passed the limit, or p99 TTFT or E2E
  * passed K × the first level's p99.
  */
-export function stopReason(p: LoadPoint, first: LoadPoint, rules: StopRules): string | null {
+export function stopReason(p: RunHeadline, first: RunHeadline, rules: StopRules): string | null {
   if (p.error_rate !== null && p.error_rate > rules.error_rate)
     return `error rate ${(p.error_rate * 100).toFixed(1)}% > ${(rules.error_rate * 100).toFixed(1)}%`;
   const over = (now: number | null, base: number | null, k: number) =>

@@ -27,10 +27,10 @@ import {
   fmt,
   formatPct,
   type Knee,
-  type LoadPoint,
   pctOf,
   pctUnreliable,
   pointOf,
+  type RunHeadline,
   reindex,
   type StopRules,
   stopReason,
@@ -39,7 +39,7 @@ import {
 } from './points.js';
 
 /** One level of a sweep on one target. */
-export interface SweepPoint extends LoadPoint {
+export interface SweepPoint extends RunHeadline {
   /** Concurrency (closed loop) or arrival rate in requests/s (open loop). */
   level: number;
   /** Measured send rate (open loop), requests/s. */
@@ -86,7 +86,7 @@ export interface SweepResult {
   targets: SweepTargetResult[];
 }
 
-const throughputOf = (p: LoadPoint) => p.output_throughput_tok_s ?? p.request_throughput_rps;
+const throughputOf = (p: RunHeadline) => p.output_throughput_tok_s ?? p.request_throughput_rps;
 
 /** A knee needs this many valid levels: one comparison of a level with its successor. */
 export const MIN_VALID_LEVELS_FOR_KNEE = 2;
@@ -345,7 +345,7 @@ function logLevel(
   key: 'exp.progress.level_c' | 'exp.progress.level_rate',
   target: string,
   level: number,
-  p: LoadPoint,
+  p: RunHeadline,
   stopped: string | null,
 ): void {
   const line = ctx.tr(key, {

@@ -1,11 +1,11 @@
 /**
  * @module exp/kinds/voice
- * `voice`: the first-audio critical path of voice users (`pipeline/voice`, what `servelab voice`
- * measures) under one switch at a time: the TTS chunk policy, the endpointing window, ASR on the
- * LLM's GPU or a GPU of its own, or the number of users. Every other setting stays at `base`.
+ * `voice`: the first-audio critical path of voice users (`pipeline/measure-voice`, what
+ * `servelab voice` measures) under one switch at a time: the TTS chunk policy, the endpointing
+ * window, ASR on the LLM's GPU or a GPU of its own, or the number of users. Every other setting stays at `base`.
  * Each condition is one voice measurement; the result is each condition's breakdown of
- * time_to_first_audio_ms beside the LLM's own TTFT, drawn as a waterfall (`report/voice`),
- * written with the records under `out` when it is set.
+ * time_to_first_audio_ms beside the LLM's own TTFT, drawn as a waterfall
+ * (`report/voice-waterfall`), written with the records under `out` when it is set.
  *
  * A sim target gets a fresh simulator per condition (its settings, with `asr_gpu` switched when
  * that is what varies, and sentences in its text unless `sentence_words` is set), so no condition
@@ -15,11 +15,11 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { summarize } from '../../analysis/summary.js';
-import type { VoiceSummary } from '../../analysis/voice.js';
+import type { VoiceSummary } from '../../analysis/voice-metrics.js';
 import { UsageError } from '../../core/errors.js';
 import { listOf, nonNegNum, oneOf, posInt, str } from '../../core/fields.js';
-import { measureVoice, type VoiceSettings, writeVoiceWaterfall } from '../../pipeline/voice.js';
-import { formatVoiceWaterfall, voiceComparison } from '../../report/voice.js';
+import { measureVoice, type VoiceSettings, writeVoiceWaterfall } from '../../pipeline/measure-voice.js';
+import { formatVoiceWaterfall, voiceComparison } from '../../report/voice-waterfall.js';
 import { type ChunkPolicy, parseChunkPolicy } from '../../runner/chunker.js';
 import { ASR_GPU_MODES } from '../../sim/config/vocab.js';
 import { startSimServer } from '../../sim/server/index.js';

@@ -6,7 +6,7 @@
  * tolerated where the two top candidates were within {@link MARGIN_LIMIT} in logprob, a near tie
  * that floating-point rounding can flip; anything wider is a cache that returns the wrong state.
  */
-import { freshPrompt, openChat } from '../load/wire.js';
+import { freshPrompt, openChat } from '../load/target-io.js';
 import type { Check, EachCheck, Evidence } from '../types.js';
 import { trimEvidence } from '../types.js';
 

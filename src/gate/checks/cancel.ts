@@ -22,7 +22,7 @@ import {
   pause,
   waitFor,
   wallClock,
-} from '../load/wire.js';
+} from '../load/target-io.js';
 import type { Check, CheckContext, EachCheck, Evidence, GateTarget, SideResult } from '../types.js';
 import { trimEvidence } from '../types.js';
 

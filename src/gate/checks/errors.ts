@@ -4,10 +4,11 @@
  * structured-output key that is accepted must constrain the output, proved against a control
  * request without it.
  */
+
+import { isErrorShape } from '../chat-view.js';
 import { type CallResult, call, evidenceOf, exchange } from '../http.js';
 import { fail, pass, skipped } from '../result.js';
 import type { Check, CheckContext, Evidence, GateTarget } from '../types.js';
-import { isErrorShape } from '../wire.js';
 import { CONSTRAINT_SCHEMA, CONTROL_PROMPT, conforms, each, makeValidator, userChat } from './shared.js';
 
 /** A 4xx with an error body; what it was otherwise. */

@@ -4,7 +4,7 @@
 import type { Check } from '../types.js';
 import { checks as cache } from './cache.js';
 import { checks as cancel } from './cancel.js';
-import { checks as context } from './context.js';
+import { checks as context } from './context-length.js';
 import { checks as errors } from './errors.js';
 import { checks as load } from './load.js';
 import { checks as metrics } from './metrics.js';

@@ -15,12 +15,12 @@ import { requestMetrics } from '../../analysis/index.js';
 import { meetsSlo, type Slo } from '../../analysis/slo.js';
 import { tokenizeRemote } from '../../client/engine-api.js';
 import type { T } from '../../core/i18n/index.js';
+import { bootstrapDelta, percentileStat } from '../../exp/comparison-stats.js';
+import { servelabVersion } from '../../exp/experiment-record.js';
 import { type AbMetricResult, compareSides, type SideMetric } from '../../exp/kinds/ab.js';
 import { fetchQualityOutputs, type QualityOutput } from '../../exp/quality.js';
-import { servelabVersion } from '../../exp/record.js';
-import { bootstrapDelta, percentileStat } from '../../exp/stats.js';
 import { clientOptionsOf } from '../../pipeline/client-options.js';
-import type { Endpoint } from '../../pipeline/endpoint.js';
+import type { EngineEndpoint } from '../../pipeline/endpoint.js';
 import { type Measurement, measureOn } from '../../pipeline/measure.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { LoadMode } from '../../runner/load.js';
@@ -58,8 +58,8 @@ const OUTPUT_LEN = 32;
 
 /** What both sides are measured with: the workload, the SLO and how to send. */
 interface Bench {
-  old: { target: GateTarget; endpoint: Endpoint };
-  next: { target: GateTarget; endpoint: Endpoint };
+  old: { target: GateTarget; endpoint: EngineEndpoint };
+  next: { target: GateTarget; endpoint: EngineEndpoint };
   ctx: CheckContext;
 }
 

@@ -3,10 +3,11 @@
  * the reasoning (`reasoning_content` or `reasoning`), streamed and not, must be the old version's.
  * A rename or a removal is reported as breaking: clients read one name.
  */
+
+import { readChat, reasoningFieldOf } from '../chat-view.js';
 import { evidenceOf, exchange } from '../http.js';
 import { fail, pass, skipped } from '../result.js';
 import type { Check } from '../types.js';
-import { readChat, reasoningFieldOf } from '../wire.js';
 import { each, userChat } from './shared.js';
 
 const fieldName = each('7.1', 'reasoning.field-name', true, {

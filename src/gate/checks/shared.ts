@@ -4,6 +4,7 @@
  */
 import { Ajv } from 'ajv';
 import type { MessageKey } from '../../core/i18n/index.js';
+import { parseJson, readChat } from '../chat-view.js';
 import { type Exchange, listModelsCall } from '../http.js';
 import {
   CHECK_GROUPS,
@@ -12,7 +13,6 @@ import {
   type EachCheck,
   type GateTarget,
 } from '../types.js';
-import { parseJson, readChat } from '../wire.js';
 
 /**
  * An {@link EachCheck} from its number, id and probe flag and its `run` (and `judge`); the title

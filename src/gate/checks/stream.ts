@@ -4,10 +4,11 @@
  * test (a batch of short streams, the same request without streaming, max_tokens, stop, n=2,
  * logprobs).
  */
+
+import { type ChatView, readChat } from '../chat-view.js';
 import { type Exchange, evidenceOf, exchange } from '../http.js';
 import { fail, pass, skipped } from '../result.js';
 import type { Check, CheckContext, EachCheck, GateTarget, SideResult } from '../types.js';
-import { type ChatView, readChat } from '../wire.js';
 import { each, once, userChat } from './shared.js';
 
 /** The greedy prompt of the stream group: a long enough answer for stop strings and parity. */

@@ -6,10 +6,10 @@
  */
 import { normalize } from '../../monitor/maps.js';
 import { parsePrometheusText } from '../../monitor/prom-parse.js';
+import { readChat, reasoningFieldOf } from '../chat-view.js';
 import { call, type Exchange, evidenceOf, exchange } from '../http.js';
 import { fail, pass, skipped } from '../result.js';
 import type { Check, CheckContext, Evidence, GateTarget } from '../types.js';
-import { readChat, reasoningFieldOf } from '../wire.js';
 import { CONSTRAINT_SCHEMA, CONTROL_PROMPT, conforms, each, makeValidator, userChat } from './shared.js';
 
 function rf(schema: object, strict = true): Record<string, unknown> {

@@ -6,10 +6,10 @@
  * tools (a 4xx) skips the group with its reason.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { type ChoiceView, parseJson, readChat } from '../chat-view.js';
 import { type Exchange, evidenceOf, exchange } from '../http.js';
 import { fail, pass, skipped } from '../result.js';
 import type { Check, CheckContext, EachCheck, GateTarget, SideResult } from '../types.js';
-import { type ChoiceView, parseJson, readChat } from '../wire.js';
 import { each, makeValidator, once, userChat } from './shared.js';
 
 const WEATHER_PARAMS = {

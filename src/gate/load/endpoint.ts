@@ -9,25 +9,25 @@
  * here; every other target is a URL on the wall clock.
  */
 import type { Dispatcher } from 'undici';
-import { type Endpoint, urlEndpoint } from '../../pipeline/endpoint.js';
+import { type EngineEndpoint, urlEndpoint } from '../../pipeline/endpoint.js';
 import type { GateTarget } from '../types.js';
 
-const KNOWN = new WeakMap<Dispatcher, Endpoint>();
+const KNOWN = new WeakMap<Dispatcher, EngineEndpoint>();
 
 /** Make `endpoint`'s clock the one gate targets reaching it through its dispatcher are measured on. */
-export function registerEndpoint(endpoint: Endpoint): void {
+export function registerEndpoint(endpoint: EngineEndpoint): void {
   if (endpoint.dispatcher) KNOWN.set(endpoint.dispatcher, endpoint);
 }
 
 /** The endpoint behind `target`: the registered one for its dispatcher, else its URL on the wall clock. */
-export function endpointOf(target: GateTarget): Endpoint {
+export function endpointOf(target: GateTarget): EngineEndpoint {
   const known = target.dispatcher ? KNOWN.get(target.dispatcher) : undefined;
   if (known) return known;
   return { ...urlEndpoint(target.baseUrl), dispatcher: target.dispatcher ?? null };
 }
 
 /** A gate target for an endpoint (an in-process simulator, registered). */
-export function targetOf(endpoint: Endpoint, role: GateTarget['role'], model: string): GateTarget {
+export function targetOf(endpoint: EngineEndpoint, role: GateTarget['role'], model: string): GateTarget {
   registerEndpoint(endpoint);
   return {
     role,

@@ -7,7 +7,7 @@
  */
 import type { SessionsSummary } from '../../analysis/sessions.js';
 import { type T, translator } from '../../core/i18n/index.js';
-import { grid, num, pct, section } from './table.js';
+import { grid, num, pct, section } from './summary-table.js';
 
 const EN = translator('en');
 

@@ -47,6 +47,12 @@ import type { Catalogue } from '../catalogue/types.js';
 import { type EngineConfig, resolveEngineConfig } from '../engine/config.js';
 import { CostModel, type CostOverrides, gemmEfficiency, type StepShape } from '../engine/cost.js';
 import { FRONTEND_REQUEST_MS, FRONTEND_STEP_MS, frontendOverheadMs } from '../frontend.js';
+import {
+  type CalibrationProfileFile,
+  type FittedFor,
+  PROFILE_CONSTANTS,
+  type ProfileConstant,
+} from './calibration-file.js';
 import { levenbergMarquardt } from './least-squares.js';
 import {
   type DecodeObs,
@@ -58,7 +64,6 @@ import {
   saturatedGaps,
   usable,
 } from './observations.js';
-import { type FittedFor, PROFILE_CONSTANTS, type ProfileConstant, type ProfileFile } from './profile.js';
 
 /** One measured run, as calibrate reads it. */
 export interface CalibrationRun {
@@ -121,7 +126,7 @@ export interface CalibrationResult {
   residuals: Residual[];
   runs: RunUse[];
   /** The profile file to write. */
-  profile: ProfileFile;
+  profile: CalibrationProfileFile;
 }
 
 // ---- the low-load model -------------------------------------------------------------------
@@ -476,7 +481,7 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
     output_tok_s: r.rate,
   }));
   const round = (x: number) => Number(x.toPrecision(6));
-  const profile: ProfileFile = {
+  const profile: CalibrationProfileFile = {
     servelab_profile: 1,
     fitted_for: fittedFor,
     constants: Object.fromEntries(

@@ -10,7 +10,7 @@
  * ```
  */
 import { UsageError } from '../../core/errors.js';
-import type { CalibrationProfile } from '../calibrate/profile.js';
+import type { CalibrationProfile } from '../calibrate/calibration-file.js';
 import { defaultCatalogue } from '../catalogue/index.js';
 import type { GpuSpec, ModelSpec } from '../catalogue/types.js';
 import type { KvCacheDtype, WeightDtype } from '../config/vocab.js';

@@ -5,8 +5,8 @@
  */
 
 import { type T, translator } from '../../core/i18n/index.js';
+import type { Regime } from './measurements.js';
 import results from './results.json' with { type: 'json' };
-import type { Regime } from './table.js';
 
 export interface FidelityBand {
   regime: Regime;

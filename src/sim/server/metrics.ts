@@ -65,7 +65,7 @@ export interface FinishedRequestTimes {
 }
 
 /** What the DCGM gauges describe. */
-export interface GpuInfo {
+export interface SimGpuInfo {
   /** Marketing name, e.g. "NVIDIA H100 80GB HBM3". */
   name: string;
   /** Number of simulated GPUs (tensor parallel size); each gets its own series. */
@@ -105,7 +105,7 @@ export class SimMetrics {
   constructor(
     private readonly stats: () => EngineStats,
     private readonly modelName: string,
-    gpu: GpuInfo,
+    gpu: SimGpuInfo,
     private readonly profile: EngineProfile = 'vllm-v1',
   ) {
     const registers = [this.registry];

@@ -1,8 +1,8 @@
 /**
  * Prose of the "exp" section (keys `exp.*`): the framing of `servelab exp run`'s result
- * (src/exp/run.ts formatExperimentResult), the exp commands' own lines, an experiment file's
- * problems (src/exp/schema.ts), each kind's tables and verdict lines (src/exp/kinds/*) and the
- * progress lines. Reasons stored with a result (stop, knee, validity) are not in it.
+ * (src/exp/run-experiment.ts formatExperimentResult), the exp commands' own lines, an experiment
+ * file's problems (src/exp/schema.ts), each kind's tables and verdict lines (src/exp/kinds/*) and
+ * the progress lines. Reasons stored with a result (stop, knee, validity) are not in it.
  */
 export const exp = {
   'exp.header': 'experiment {id}: {name} ({kind}), {n} runs',
@@ -108,7 +108,7 @@ export const exp = {
   'exp.ab.quality': 'quality ({checks}): {result}',
   'exp.ab.passed': 'passed',
   'exp.ab.failed': 'FAILED',
-  // progress lines on stderr (src/exp/run.ts, src/exp/harness/targets.ts, sweep.ts)
+  // progress lines on stderr (src/exp/run-experiment.ts, src/exp/harness/targets.ts, sweep.ts)
   'exp.progress.start': 'experiment {id}: {name} ({kind})',
   'exp.progress.sim_virtual': 'target {name}: simulator {model} on {gpu} (virtual clock)',
   'exp.progress.sim_live': 'target {name}: simulator {model} on {gpu} at {url} (time scale {scale})',

@@ -1,7 +1,7 @@
 /**
  * Prose of the "run" section (keys `run.*`): the console summary of `run`, `plan` and `demo`
- * (report/run/table), their verdict, tokenization, thresholds and closing lines. Metric names
- * (`ttft_ms`) are not prose and stay as they are.
+ * (report/run/summary-table), their verdict, tokenization, thresholds and closing lines. Metric
+ * names (`ttft_ms`) are not prose and stay as they are.
  */
 export const run = {
   'run.table.requests': 'Requests',

@@ -1,8 +1,8 @@
 /**
  * Prose of the "voice" section (keys `voice.*`): `servelab voice` and `servelab demo voice`
- * (src/cli/commands/voice.ts), the voice workload's audio files (src/workload/audio.ts), the
- * voice analysis and report (src/analysis/voice.ts, src/report/voice.ts), the voice experiment
- * kind and the voice diagnosis rule.
+ * (src/cli/commands/voice.ts), the voice workload's audio files (src/workload/audio.ts), the voice
+ * analysis and report (src/analysis/voice-metrics.ts, src/report/voice-waterfall.ts), the voice
+ * experiment kind and the voice diagnosis rule.
  */
 export const voice = {
   'voice.wav.not_wav': '{file} is not a WAV file: {why}',

@@ -1,5 +1,5 @@
 /**
- * @module exp/stats
+ * @module exp/comparison-stats
  * The statistics behind an A/B verdict: a bootstrap 95% confidence interval of a metric's delta
  * (B − A, in the metric's unit and in percent of A), a bootstrap p-value from the same
  * resamples, and Holm's step-down correction across the compared metrics.

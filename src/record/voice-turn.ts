@@ -1,10 +1,10 @@
 /**
- * @module record/voice
+ * @module record/voice-turn
  * The per-turn record of `servelab voice`: every boundary of the first-audio critical path
  * (speech end → endpointing → ASR → LLM → text chunk → TTS → playback) as raw timestamps, the
  * LLM leg as the very {@link RequestRecord} `run` writes, and each audio stage's own record.
  * Every planned turn ends as exactly one record. Metrics (the first-audio breakdown) are derived
- * in `analysis/voice`. Times: ms since the run started, monotonic; null = never happened.
+ * in `analysis/voice-metrics`. Times: ms since the run started, monotonic; null = never happened.
  */
 import type { Outcome, Phase, RequestRecord } from './types.js';
 

@@ -1,5 +1,5 @@
 /**
- * @module runner/voice
+ * @module runner/voice-turns
  * The voice load loop: `users` simulated users, each speaking its turns one after another (a
  * closed loop per user), every turn running the first-audio chain
  *
@@ -18,7 +18,7 @@ import { type AudioTarget, synthesize, transcribe } from '../client/audio.js';
 import type { SendArgs, Target } from '../client/types.js';
 import type { Outcome, RequestRecord } from '../record/types.js';
 import { SUCCESS_OUTCOMES } from '../record/types.js';
-import type { TtsRecord, VoiceRecord, VoiceStage } from '../record/voice.js';
+import type { TtsRecord, VoiceRecord, VoiceStage } from '../record/voice-turn.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Utterance } from '../workload/audio.js';
 import type { RequestSpec } from '../workload/types.js';

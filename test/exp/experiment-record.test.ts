@@ -11,18 +11,18 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
   buildExperimentRecord,
+  type EngineProbeResult,
+  EXPERIMENT_RECORD_FIELDS,
   type GpuProbe,
   hostInfo,
   isLocalUrl,
   makeField,
   nodeExec,
-  type ProbeResult,
   probeGpu,
   probeTarget,
-  RECORD_FIELDS,
   serverRoot,
   setRecordField,
-} from '../../src/exp/record.js';
+} from '../../src/exp/experiment-record.js';
 import { parseExperiment } from '../../src/exp/schema.js';
 
 type Routes = Record<string, { status?: number; body: unknown; headers?: Record<string, string> }>;
@@ -252,7 +252,7 @@ esac
 
 describe('buildExperimentRecord', () => {
   const host = hostInfo();
-  const probe: ProbeResult = {
+  const probe: EngineProbeResult = {
     root_url: 'http://127.0.0.1:8000',
     reachable: true,
     engine: 'vllm',
@@ -307,7 +307,8 @@ describe('buildExperimentRecord', () => {
     assert.equal(r.metrics.source, 'missing');
     assert.equal(r.model.value.root, '/models/qwen3-8b');
     assert.deepEqual(r.model.missing, ['revision']);
-    for (const f of RECORD_FIELDS) assert.ok(['probed', 'declared', 'missing'].includes(r[f].source), f);
+    for (const f of EXPERIMENT_RECORD_FIELDS)
+      assert.ok(['probed', 'declared', 'missing'].includes(r[f].source), f);
     assert.equal(r.servelab.servelab_version, '0.1.0');
     const withQ = setRecordField(
       r,

@@ -1,5 +1,5 @@
 /**
- * @module report/table
+ * @module report/comparison-table
  * The comparison table: one row per run (or load level) with actual lengths, outcome counts,
  * latency percentiles, throughput, goodput, peak GPU memory, cost, sample size, warm-up count
  * and measurement window; and its three renderers (console text, Markdown, HTML).

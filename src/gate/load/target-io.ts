@@ -1,5 +1,5 @@
 /**
- * @module gate/load/wire
+ * @module gate/load/target-io
  * What the gate's cancellation, cache and load checks (groups 4, 8, 10) send and read: chat
  * requests they can abandon at any moment (before the first byte, mid-stream, on a client
  * timeout), and the target's `/metrics` read through the monitor's own source

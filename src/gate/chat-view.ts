@@ -1,5 +1,5 @@
 /**
- * @module gate/wire
+ * @module gate/chat-view
  * One view of a chat answer, streamed or not: per choice its content, its reasoning (by field
  * name), its tool calls (stream deltas joined by index, as OpenAI's client joins them), its
  * finish reasons and its logprobs; plus the ids and the usage. The bytes were parsed by the

@@ -1,5 +1,5 @@
 /**
- * @module gate/run
+ * @module gate/run-gate
  * The gate: pick the checks (`--checks all|LIST` of ids, group names or numbers), make sure both
  * targets answer `/v1/models`, run every check on old and new (an {@link EachCheck} on each target
  * on its own, both targets' lanes side by side; a {@link PairCheck} on both together, alone), and

@@ -1,21 +1,22 @@
 /**
- * @module analysis/diagnose/voice
+ * @module analysis/diagnose/voice-slow
  * The diagnosis rule for the symptom "a voice user feels it is slow" (`voice_slow`): from a voice
- * measurement's summary (`analysis/voice`), it names the segment of the first-audio critical path
- * that dominates, the next experiment to run on it (`servelab exp init voice`, with the one
- * switch that moves that segment), and why first audio is not text TTFT, with this run's numbers.
- * Pure; {@link diagnoseVoice} returns a {@link Diagnosis} that `renderDiagnosisText` prints.
+ * measurement's summary (`analysis/voice-metrics`), it names the segment of the first-audio
+ * critical path that dominates, the next experiment to run on it (`servelab exp init voice`, with
+ * the one switch that moves that segment), and why first audio is not text TTFT, with this run's
+ * numbers. Pure; {@link diagnoseVoice} returns a {@link Diagnosis} that
+ * `renderDiagnosisText` prints.
  */
 
 import type { T } from '../../core/i18n/index.js';
-import type { VoiceRecord } from '../../record/voice.js';
+import type { VoiceRecord } from '../../record/voice-turn.js';
 import {
   dominantSegment,
   firstAudio,
   VOICE_SEGMENTS,
   type VoiceSegment,
   type VoiceSummary,
-} from '../voice.js';
+} from '../voice-metrics.js';
 import { EN } from './default-lang.js';
 import type { Diagnosis, Finding } from './types.js';
 

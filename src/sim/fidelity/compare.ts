@@ -1,5 +1,5 @@
 /**
- * @module sim/fidelity/run
+ * @module sim/fidelity/compare
  * Runs every row of the fidelity table through the engine (`simulateDetailed`) and compares the
  * simulated number with the measured one. Metrics come from `analysis/` (the same definitions a
  * real run is judged by). Pure: no clock, no I/O.
@@ -10,7 +10,7 @@ import { Rng } from '../../runtime/rng.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
 import { type PlanLoad, type PlanRequest, simulateDetailed } from '../batch-driver.js';
 import { resolveEngineConfig } from '../engine/config.js';
-import { FIDELITY_ROWS, type FidelityRow, type Regime } from './table.js';
+import { FIDELITY_ROWS, type FidelityRow, type Regime } from './measurements.js';
 
 export interface FidelityResult {
   id: string;

@@ -1,10 +1,10 @@
 /**
- * @module pipeline/voice
+ * @module pipeline/measure-voice
  * One voice measurement end to end: resolve the LLM model, read or generate the utterances,
  * build the three clients (the ASR and TTS clients of `client/audio`, and for the LLM the very
- * client `run` uses, `client/http`), run the turns (`runner/voice`), write the records and
- * summarise them (`analysis/voice`). `servelab voice`, `servelab demo voice` and the `voice`
- * experiment kind all call {@link measureVoice}.
+ * client `run` uses, `client/http`), run the turns (`runner/voice-turns`), write the records
+ * and summarise them (`analysis/voice-metrics`). `servelab voice`, `servelab demo voice` and the
+ * `voice` experiment kind all call {@link measureVoice}.
  *
  * Files under `out`: `voice.jsonl` (one {@link VoiceRecord} per planned turn), `requests.jsonl`
  * (the LLM legs, exactly the records `run` writes there) and `voice.json` (settings and summary).
@@ -12,17 +12,17 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
-import { summarizeVoice, type VoiceSummary } from '../analysis/voice.js';
+import { summarizeVoice, type VoiceSummary } from '../analysis/voice-metrics.js';
 import { createHttpTarget, listModels } from '../client/index.js';
 import { TargetError } from '../core/errors.js';
 import { type T, translator } from '../core/i18n/index.js';
 import { redactUrl } from '../core/url.js';
 import type { RequestRecord } from '../record/types.js';
-import type { VoiceRecord } from '../record/voice.js';
+import type { VoiceRecord } from '../record/voice-turn.js';
 import { openRecordWriter } from '../record/writer.js';
-import { type VoiceCondition, voiceWaterfallSvg } from '../report/voice.js';
+import { type VoiceCondition, voiceWaterfallSvg } from '../report/voice-waterfall.js';
 import { type ChunkPolicy, chunkPolicyText } from '../runner/chunker.js';
-import { runVoice } from '../runner/voice.js';
+import { runVoice } from '../runner/voice-turns.js';
 import { type Clock, RealClock } from '../runtime/clock.js';
 import { Rng } from '../runtime/rng.js';
 import { generateUtterances, readAudioDir, type Utterance } from '../workload/audio.js';

@@ -11,7 +11,7 @@ import {
   renderTableMarkdown,
   renderTableText,
   UNRELIABLE_MARK,
-} from '../../src/report/table.js';
+} from '../../src/report/comparison-table.js';
 import { handRecord, handRun } from '../diagnose/helpers.js';
 
 /** `n` sequential requests: TTFT 20 + i ms, 10 tokens 10 ms apart, prompt 100 + i tokens. */

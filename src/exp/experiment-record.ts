@@ -1,9 +1,10 @@
 /**
- * @module exp/record
- * The experiment record: everything someone needs to reproduce a run weeks later (model,
- * template, engine, image, device, software, precision, limits, generation, cache, load,
- * quality, metrics). Every field says where its value came from: `probed` from the target,
- * `declared` in the experiment file, or `missing`, so a report shows the gaps instead of hiding them.
+ * @module exp/experiment-record
+ * The experiment record (what was measured, as opposed to the per-request records of `record/`):
+ * everything someone needs to reproduce a run weeks later (model, template, engine, image, device,
+ * software, precision, limits, generation, cache, load, quality, metrics). Every field says where
+ * its value came from: `probed` from the target, `declared` in the experiment file, or `missing`,
+ * so a report shows the gaps instead of hiding them.
  *
  * Probes: {@link probeTarget} asks the server (`/version`, the `Server` header, `/v1/models`,
  * and per engine `/get_server_info` or `/props`) and tells vLLM, SGLang, llama.cpp and
@@ -15,14 +16,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import { arch, cpus, hostname, platform, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ProbeResult } from '../client/engine-probe.js';
+import type { FieldSource } from '../analysis/loaded-run.js';
+import type { EngineProbeResult } from '../client/engine-probe.js';
 import { withSimDefaults } from '../sim/settings.js';
 import type { SharedFile, TargetSpec } from './fields.js';
 
-export type FieldSource = 'probed' | 'declared' | 'missing';
+/** One definition, in `analysis/loaded-run` (which the report reads); re-exported for the kinds. */
+export type { FieldSource };
 
 /** One record field: its value, where it came from, and which parts are unknown. */
-export interface RecordField<T extends Record<string, unknown>> {
+export interface ExperimentRecordField<T extends Record<string, unknown>> {
   value: T;
   /** `probed` if any part was probed, else `declared` if any part was declared, else `missing`. */
   source: FieldSource;
@@ -35,9 +38,9 @@ export interface RecordField<T extends Record<string, unknown>> {
 /** The target probe lives with the client (`client/engine-probe`); the record is built from it. */
 export {
   type EngineName,
+  type EngineProbeResult,
   type ProbedModel,
   type ProbeOptions,
-  type ProbeResult,
   probeTarget,
 } from '../client/engine-probe.js';
 /** Shared with `run`, `check` and monitoring; re-exported for the experiment kinds. */
@@ -47,53 +50,61 @@ export interface ExperimentRecord {
   schema_version: 1;
   /** Target name in the experiment file. */
   target: string;
-  model: RecordField<{ id: string | null; revision: string | null; root: string | null }>;
-  template: RecordField<{
+  model: ExperimentRecordField<{ id: string | null; revision: string | null; root: string | null }>;
+  template: ExperimentRecordField<{
     tokenizer: string | null;
     tokenization: string | null;
     chat_template: string | null;
   }>;
-  engine: RecordField<{ name: string | null; version: string | null; server_header: string | null }>;
-  image: RecordField<{ digest: string | null }>;
-  device: RecordField<{
+  engine: ExperimentRecordField<{
+    name: string | null;
+    version: string | null;
+    server_header: string | null;
+  }>;
+  image: ExperimentRecordField<{ digest: string | null }>;
+  device: ExperimentRecordField<{
     gpu: string | null;
     count: number | null;
     memory_gib: number | null;
     interconnect: string | null;
     simulated: boolean | null;
   }>;
-  software: RecordField<{
+  software: ExperimentRecordField<{
     driver: string | null;
     cuda: string | null;
     rocm: string | null;
     kernel_backend: string | null;
   }>;
-  precision: RecordField<{ weights: string | null; activations: string | null; kv_cache: string | null }>;
-  limits: RecordField<{
+  precision: ExperimentRecordField<{
+    weights: string | null;
+    activations: string | null;
+    kv_cache: string | null;
+  }>;
+  limits: ExperimentRecordField<{
     max_model_len: number | null;
     max_num_seqs: number | null;
     max_num_batched_tokens: number | null;
   }>;
-  generation: RecordField<Record<string, unknown>>;
-  cache: RecordField<{
+  generation: ExperimentRecordField<Record<string, unknown>>;
+  cache: ExperimentRecordField<{
     policy: string | null;
     reset: string | null;
     prefix_caching: boolean | null;
     routing: string | null;
   }>;
-  load: RecordField<Record<string, unknown>>;
-  quality: RecordField<{
+  load: ExperimentRecordField<Record<string, unknown>>;
+  quality: ExperimentRecordField<{
     samples: number | null;
     successes: number | null;
     truncations: number | null;
     errors: number | null;
   }>;
-  metrics: RecordField<Record<string, unknown>>;
+  metrics: ExperimentRecordField<Record<string, unknown>>;
   servelab: HostInfo;
 }
 
-/** The record fields that carry a {@link RecordField}. */
-export const RECORD_FIELDS = [
+/** The record fields that carry a {@link ExperimentRecordField}. */
+export const EXPERIMENT_RECORD_FIELDS = [
   'model',
   'template',
   'engine',
@@ -108,7 +119,7 @@ export const RECORD_FIELDS = [
   'quality',
   'metrics',
 ] as const;
-export type RecordFieldName = (typeof RECORD_FIELDS)[number];
+export type ExperimentRecordFieldName = (typeof EXPERIMENT_RECORD_FIELDS)[number];
 
 /**
  * Build a field from parts, each `[value, source note]`: a note starting with `probed` counts
@@ -116,7 +127,7 @@ export type RecordFieldName = (typeof RECORD_FIELDS)[number];
  */
 export function makeField<T extends Record<string, unknown>>(
   parts: { [K in keyof T]: [T[K] | null | undefined, string?] },
-): RecordField<T> {
+): ExperimentRecordField<T> {
   const value: Record<string, unknown> = {};
   const from: Record<string, string> = {};
   const missing: string[] = [];
@@ -137,7 +148,7 @@ export function makeField<T extends Record<string, unknown>>(
 }
 
 /** Replace one field of a record (e.g. `quality` or `metrics` once a run has them). */
-export function setRecordField<K extends RecordFieldName>(
+export function setRecordField<K extends ExperimentRecordFieldName>(
   rec: ExperimentRecord,
   key: K,
   field: ExperimentRecord[K],
@@ -172,7 +183,7 @@ export function nodeExec(opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } =
     });
 }
 
-export interface GpuInfo {
+export interface ProbedGpu {
   name: string;
   /** As nvidia-smi reports it, MiB. */
   memory_total_mib: number | null;
@@ -182,7 +193,7 @@ export interface GpuInfo {
 }
 
 export interface GpuProbe {
-  gpus: GpuInfo[];
+  gpus: ProbedGpu[];
   count: number;
   driver_version: string | null;
   cuda_version: string | null;
@@ -199,7 +210,7 @@ export async function probeGpu(exec: Exec): Promise<GpuProbe | null> {
     '--format=csv,noheader',
   ]);
   if (q.code !== 0) return null;
-  const gpus: GpuInfo[] = [];
+  const gpus: ProbedGpu[] = [];
   for (const line of q.stdout.split(/\r?\n/)) {
     if (!line.trim()) continue;
     const [name, mem, driver] = line.split(',').map((s) => s.trim());
@@ -268,11 +279,11 @@ export function hostInfo(): HostInfo {
 
 // ---- assembling the record ------------------------------------------------------------------
 
-export interface RecordInput {
+export interface ExperimentRecordInput {
   spec: SharedFile;
   targetName: string;
   /** From {@link probeTarget}; absent for a virtual-clock sim target. */
-  probe?: ProbeResult | null;
+  probe?: EngineProbeResult | null;
   /** From {@link probeGpu}; only for local targets. */
   gpu?: GpuProbe | null;
   host: HostInfo;
@@ -285,7 +296,7 @@ export interface RecordInput {
  * declares, and `missing` for the rest. `quality` and `metrics` start missing; executors set
  * them with {@link setRecordField} once a run has them.
  */
-export function buildExperimentRecord(input: RecordInput): ExperimentRecord {
+export function buildExperimentRecord(input: ExperimentRecordInput): ExperimentRecord {
   const { spec, targetName, probe, gpu, host } = input;
   const t: TargetSpec | undefined = spec.targets[targetName];
   if (!t) throw new Error(`no target ${targetName} in the experiment`);

@@ -1,13 +1,14 @@
 /**
- * @module sim/calibrate/profile
+ * @module sim/calibrate/calibration-file
  * A calibration profile: the cost-model and API-server constants `servelab calibrate` fitted
  * for one (model, GPU, engine, dtype, tp) from measurements of a real engine, with their
  * uncertainties and the fit's residuals. `--profile FILE` (`profile: FILE` in a file's `sim:`)
  * loads one through the settings schema (`sim/settings`); the profile then names what is
  * simulated, and the engine's {@link CostModel} and {@link ApiServerQueue} take its constants
- * instead of their defaults (each constant left out keeps its default).
+ * instead of their defaults (each constant left out keeps its default). Not to be confused with
+ * `sim/engine/profiles`, the engine behaviour profiles (vLLM V1/V0, SGLang) a run simulates.
  *
- * The file is YAML (JSON is YAML too), validated by {@link profileSchema}:
+ * The file is YAML (JSON is YAML too), validated by {@link calibrationProfileSchema}:
  *
  * ```yaml
  * servelab_profile: 1
@@ -150,7 +151,7 @@ export const fittedForSchema = z.strictObject({
 export type FittedFor = z.output<typeof fittedForSchema>;
 
 /** The profile file. */
-export const profileSchema = z.strictObject({
+export const calibrationProfileSchema = z.strictObject({
   servelab_profile: z.literal(1),
   fitted_for: fittedForSchema,
   constants: z.strictObject(
@@ -166,7 +167,7 @@ export const profileSchema = z.strictObject({
   /** The runs the profile was fitted from (informative). */
   runs: z.array(z.string()).optional(),
 });
-export type ProfileFile = z.output<typeof profileSchema>;
+export type CalibrationProfileFile = z.output<typeof calibrationProfileSchema>;
 
 /** A loaded profile, as the engine takes it. */
 export interface CalibrationProfile {
@@ -178,7 +179,10 @@ export interface CalibrationProfile {
 }
 
 /** A profile file's constants as the cost model's and the API server's overrides. */
-export function profileOverrides(file: ProfileFile): { cost: CostOverrides; frontend: FrontendOverrides } {
+export function profileOverrides(file: CalibrationProfileFile): {
+  cost: CostOverrides;
+  frontend: FrontendOverrides;
+} {
   const cost: Record<string, number> = {};
   const frontend: Record<string, number> = {};
   for (const k of PROFILE_CONSTANT_KEYS) {
@@ -191,7 +195,7 @@ export function profileOverrides(file: ProfileFile): { cost: CostOverrides; fron
 }
 
 /** Parse a profile's text (YAML or JSON). @throws UsageError listing every problem, on `label`. */
-export function parseProfile(text: string, label: string): ProfileFile {
+export function parseCalibrationProfile(text: string, label: string): CalibrationProfileFile {
   let raw: unknown;
   try {
     raw = parse(text);
@@ -200,7 +204,7 @@ export function parseProfile(text: string, label: string): ProfileFile {
       { path: label, message: `not YAML: ${(e as Error).message.split('\n')[0]}`, hint: PROFILE_HINT },
     ]);
   }
-  const r = profileSchema.safeParse(raw);
+  const r = calibrationProfileSchema.safeParse(raw);
   if (!r.success) {
     const problems: Problem[] = r.error.issues.map((i) => ({
       path: `${label}: ${i.path.join('.') || '(file)'}`,
@@ -230,11 +234,11 @@ export function loadCalibrationProfile(path: string): CalibrationProfile {
       },
     ]);
   }
-  const file = parseProfile(text, path);
+  const file = parseCalibrationProfile(text, path);
   return { path, fittedFor: file.fitted_for, ...profileOverrides(file) };
 }
 
 /** A profile as YAML text. */
-export function profileYaml(file: ProfileFile): string {
+export function calibrationProfileYaml(file: CalibrationProfileFile): string {
   return stringify(file, { lineWidth: 0 });
 }

@@ -1,5 +1,5 @@
 /**
- * @module report/run/table
+ * @module report/run/summary-table
  * The console summary printed at the end of a run: requests and outcomes, latency rows
  * (n, mean, p50, p90, p95, p99, max), throughput, goodput, the Little's-law check, token means,
  * the client's own health, the top errors with their hints and the warnings. Pure: summary

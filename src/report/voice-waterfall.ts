@@ -1,17 +1,17 @@
 /**
- * @module report/voice
+ * @module report/voice-waterfall
  * The console view of a voice measurement: the first-audio breakdown (mean, p50, p90 of each
  * segment), the LLM's own TTFT beside it, the turns' outcomes, and the sentence that says how
  * much of the wait is not text TTFT. Pure: summary in, text out; "no data" prints `-`.
  */
 import type { EChartsOption } from 'echarts';
-import { VOICE_SEGMENTS, type VoiceSummary, voiceWaterfall } from '../analysis/voice.js';
+import { VOICE_SEGMENTS, type VoiceSummary, voiceWaterfall } from '../analysis/voice-metrics.js';
 import { type T, translator } from '../core/i18n/index.js';
 import { displayWidth, padColumns } from '../core/text-width.js';
 import { OUTCOMES } from '../record/types.js';
-import { VOICE_STAGES } from '../record/voice.js';
+import { VOICE_STAGES } from '../record/voice-turn.js';
 import { renderSvg, valueAxis, withBase } from './chart-kit.js';
-import { grid } from './run/table.js';
+import { grid } from './run/summary-table.js';
 
 const EN = translator('en');
 

@@ -1,5 +1,5 @@
 /**
- * @module analysis/voice
+ * @module analysis/voice-metrics
  * The first-audio metrics of a voice turn, from a {@link VoiceRecord}'s raw timestamps
  * (definitions and units in docs/metrics.md, "Voice"). Pure; "no data" is `undefined` / null.
  *
@@ -19,7 +19,7 @@
  * rest of first audio (`not_text_ttft_ms`) is what a text-only benchmark never sees.
  */
 import type { Outcome } from '../record/types.js';
-import type { VoiceRecord, VoiceStage } from '../record/voice.js';
+import type { VoiceRecord, VoiceStage } from '../record/voice-turn.js';
 import { errorHint } from './errors.js';
 import { firstOutputAt, ttftMs } from './request.js';
 import { describe, type Stats } from './stats.js';

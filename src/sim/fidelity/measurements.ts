@@ -1,5 +1,5 @@
 /**
- * @module sim/fidelity/table
+ * @module sim/fidelity/measurements
  * Public measurements the simulator is checked against (`npm run fidelity`, docs/fidelity.md).
  * One row per measured number, each with its source. Workload lengths that the source gives as
  * totals are its totals divided by its request count; what a source does not state is marked

@@ -1,5 +1,5 @@
 /**
- * @module exp/run
+ * @module exp/run-experiment
  * `servelab exp run FILE.yaml`'s engine: {@link runExperiment} starts the experiment's targets
  * (simulators included), records the experiment and every run into the store (printing their
  * ids as they start), runs the kind, computes the kind's results and stops what it started;
@@ -8,11 +8,11 @@
  */
 
 import { type T, translator } from '../core/i18n/index.js';
+import type { ExperimentRecord } from './experiment-record.js';
 import { ExpContext } from './harness/context.js';
 import type { ExpDeps, KindContext, LiveTarget, RunInfo } from './kinds/context.js';
 import { type ExperimentKind, KINDS } from './kinds/index.js';
 import { fmt, verdictOf } from './kinds/points.js';
-import type { ExperimentRecord } from './record.js';
 import { applyKindDefaults, type ExperimentFile } from './schema.js';
 
 export { ExperimentInterrupted } from './harness/measure.js';
