@@ -4,7 +4,7 @@
  * itself) to the fixed-key {@link Summary} that reports, `--threshold` and scripts address.
  * Definitions are in `docs/metrics.md`. "No data" is `null`, never 0.
  */
-import { type MessageKey, type MessageParams, type T, translator } from '../core/i18n/index.js';
+import { type MessageKey, type MessageParams, type T, translator } from '../i18n/index.js';
 import { OUTCOMES, type Outcome, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
 import { type ErrorGroup, errorGroups } from './errors.js';
 import { isStreamed, type RequestMetrics, requestMetrics } from './request.js';

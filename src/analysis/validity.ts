@@ -6,7 +6,7 @@
  * prefix cache, too many errors, or Little's law does not hold.
  */
 
-import type { T } from '../core/i18n/index.js';
+import type { T } from '../i18n/index.js';
 import type { ScrapePoint } from '../record/series.js';
 import { EN } from './diagnose/default-lang.js';
 import type { SkippedCheck, ValidityReason } from './diagnose/types.js';

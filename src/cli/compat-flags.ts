@@ -7,7 +7,7 @@
  */
 import { aliasFlags, runFlag, runSetting, spellKey } from '../config/run-settings.js';
 import type { Problem } from '../core/errors.js';
-import type { T } from '../core/i18n/index.js';
+import type { T } from '../i18n/index.js';
 import type { OutputSettings } from '../pipeline/settings.js';
 import { VLLM_METRICS, type VllmMetric } from '../report/run/vllm.js';
 import { EN, num, type RawCommon } from './raw-flags.js';

@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { ExitCode, formatProblem, TargetError, UsageError } from '../core/errors.js';
-import { parseLang, resolveLang, type T, translator } from '../core/i18n/index.js';
+import { parseLang, resolveLang, type T, translator } from '../i18n/index.js';
 import { addSimOptions } from './commands/sim-flags.js';
 import { declareVoiceCommand, VOICE } from './commands/voice-flags.js';
 import { type Io, processIo } from './io.js';

@@ -25,7 +25,7 @@ import {
   spellKey,
 } from '../config/run-settings.js';
 import type { Problem } from '../core/errors.js';
-import { parseLang, resolveLang, type T, translator } from '../core/i18n/index.js';
+import { parseLang, resolveLang, type T, translator } from '../i18n/index.js';
 import type {
   CommonSettings,
   GenerationSettings,

@@ -7,7 +7,7 @@
  */
 import { checkFlagNumber, type RawRunFlags, type RunSettingKey, spellKey } from '../config/run-settings.js';
 import type { Problem } from '../core/errors.js';
-import { type T, translator } from '../core/i18n/index.js';
+import { type T, translator } from '../i18n/index.js';
 
 /** Raw values as commander hands them over (strings until validated): the settings' flags and `--lang`. */
 export type RawCommon = RawRunFlags & {

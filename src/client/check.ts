@@ -12,11 +12,11 @@
 import { Agent } from 'undici';
 import { requestMetrics } from '../analysis/request.js';
 import type { Problem } from '../core/errors.js';
-import { type T, translator } from '../core/i18n/index.js';
 import { engineFromOwnedBy, type ListedModel, parseModelList } from '../core/models.js';
 import { scrubSecrets } from '../core/redact.js';
 import { displayWidth, padColumns } from '../core/text-width.js';
 import { hostOf, redactUrl } from '../core/url.js';
+import { type T, translator } from '../i18n/index.js';
 import type { RequestRecord, Usage } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
 import { tryTokenize } from '../workload/exact.js';

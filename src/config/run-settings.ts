@@ -31,7 +31,7 @@ import {
   posNum,
   str,
 } from '../core/fields.js';
-import type { MessageKey, T } from '../core/i18n/index.js';
+import type { MessageKey, T } from '../i18n/index.js';
 import { type DistUnit, parseLengthDist } from '../workload/index.js';
 
 /**

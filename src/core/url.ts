@@ -7,7 +7,7 @@
  * machine (so its GPU can be read here).
  */
 import { hostname, networkInterfaces } from 'node:os';
-import { type T, translator } from './i18n/index.js';
+import { type T, translator } from '../i18n/index.js';
 import { isSecretName, REDACTED } from './redact.js';
 
 /**

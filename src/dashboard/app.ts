@@ -27,7 +27,7 @@ import { createRequire } from 'node:module';
 import { diagnose } from '../analysis/diagnose/index.js';
 import type { LoadedRun } from '../analysis/loaded-run.js';
 import { UsageError } from '../core/errors.js';
-import { CATALOGUES, type T, translator } from '../core/i18n/index.js';
+import { CATALOGUES, type T, translator } from '../i18n/index.js';
 import {
   comparisonTable,
   diagnosisHtml,

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../core/errors.js';
-import type { T } from '../core/i18n/index.js';
+import type { T } from '../i18n/index.js';
 import { type Clock, RealClock } from '../runtime/clock.js';
 import { openStore } from '../store/index.js';
 import { createDashboardHandler, DEFAULT_ASSETS_DIR, loadAssets } from './app.js';

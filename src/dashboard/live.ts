@@ -17,7 +17,7 @@ import { e2eMs, ttftMs } from '../analysis/request.js';
 import { insertSorted, percentile } from '../analysis/stats.js';
 import { summarize } from '../analysis/summary.js';
 import { attemptEndAt } from '../analysis/window.js';
-import { type T, translator } from '../core/i18n/index.js';
+import { type T, translator } from '../i18n/index.js';
 import { OUTCOMES, type Outcome, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
 import { cdfOption, timelineOption } from '../report/charts.js';
 import type { Clock } from '../runtime/clock.js';

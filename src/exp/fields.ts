@@ -19,7 +19,7 @@ import {
   spellings,
 } from '../config/run-settings.js';
 import { bool, err, oneOf, posInt, posNum, section, str } from '../core/fields.js';
-import { translator } from '../core/i18n/index.js';
+import { translator } from '../i18n/index.js';
 import { canonicalSimKeys, simSettingsSchema } from '../sim/settings.js';
 
 /** A length distribution (`config/run-settings`, where the run settings that take one are declared). */

@@ -7,7 +7,7 @@
  * (`--json` prints it as is).
  */
 
-import { type T, translator } from '../core/i18n/index.js';
+import { type T, translator } from '../i18n/index.js';
 import type { ExperimentRecord } from './experiment-record.js';
 import { ExpContext } from './harness/context.js';
 import type { ExpDeps, KindContext, LiveTarget, RunInfo } from './kinds/context.js';

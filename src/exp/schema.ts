@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { type Problem, UsageError } from '../core/errors.js';
-import { type T, translator } from '../core/i18n/index.js';
+import { type T, translator } from '../i18n/index.js';
 import { SIM_SETTINGS, type SimSettingKey, simAliasesIn, simSettingHint } from '../sim/settings.js';
 import { LENGTH_FORMS_HINT } from '../workload/index.js';
 import { isObj, SHARED_FIELDS, type SharedFile, sharedRules, withRules } from './fields.js';

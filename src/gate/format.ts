@@ -5,7 +5,7 @@
  * Jenkins and GitLab read (one `<testsuite>` per check group, one `<testcase>` per check, a
  * `<failure message type>` or `<skipped message>` child where it did not pass).
  */
-import type { MessageKey, T } from '../core/i18n/index.js';
+import type { MessageKey, T } from '../i18n/index.js';
 import type { GateResult } from './run-gate.js';
 import { type CheckRow, type SideResult, trimEvidence } from './types.js';
 

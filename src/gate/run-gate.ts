@@ -8,8 +8,8 @@
  * the probe checks at a low rate until a duration ends ({@link runProbe}).
  */
 import type { Problem } from '../core/errors.js';
-import type { T } from '../core/i18n/index.js';
 import { redactUrl } from '../core/url.js';
+import type { T } from '../i18n/index.js';
 import { ALL_CHECKS } from './checks/index.js';
 import { clockOf, listModelsCall } from './http.js';
 import {

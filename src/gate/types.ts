@@ -11,7 +11,7 @@
  * never passed.
  */
 import type { Dispatcher } from 'undici';
-import type { MessageKey, T } from '../core/i18n/index.js';
+import type { MessageKey, T } from '../i18n/index.js';
 import type { Clock } from '../runtime/clock.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'skipped';

@@ -16,9 +16,9 @@ import {
 import { listModels, tokenizeRemote } from '../client/engine-api.js';
 import { DEFAULT_SESSION_HEADER, redactHeaders } from '../client/index.js';
 import { type Problem, TargetError, UsageError } from '../core/errors.js';
-import { resolveLang, translator } from '../core/i18n/index.js';
 import { outputPathProblem } from '../core/output-path.js';
 import { redactUrl } from '../core/url.js';
+import { resolveLang, translator } from '../i18n/index.js';
 import { runReportProblem } from '../report/run/report.js';
 import { plannedRequests } from '../runner/load.js';
 import { buildWorkload, type Workload } from '../workload/index.js';

@@ -15,7 +15,7 @@ import type { LoadedRun } from '../analysis/loaded-run.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
 import { validityReasons } from '../analysis/validity.js';
 import { createHttpTarget } from '../client/index.js';
-import type { T } from '../core/i18n/index.js';
+import type { T } from '../i18n/index.js';
 import type { ScrapePoint } from '../monitor/index.js';
 import { describeEnvironment } from '../output/environment.js';
 import type { RequestRecord } from '../record/types.js';

@@ -11,7 +11,7 @@ import { type ErrorGroup, TOP_ERRORS } from '../analysis/errors.js';
 import { type Histogram, histogramStats } from '../analysis/histogram.js';
 import { emptyStats } from '../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary, type SummaryMetric, summarize } from '../analysis/summary.js';
-import type { T } from '../core/i18n/index.js';
+import type { T } from '../i18n/index.js';
 import { OUTCOMES } from '../record/types.js';
 import type { RunEnd } from '../report/run/report.js';
 import type { ShardReport } from '../report/run/shard.js';

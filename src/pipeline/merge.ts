@@ -27,7 +27,7 @@ import {
 import { describe } from '../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary, type SummaryMetric, summarize } from '../analysis/summary.js';
 import { validityReasons } from '../analysis/validity.js';
-import type { T } from '../core/i18n/index.js';
+import type { T } from '../i18n/index.js';
 import { type WriteRunOutputsOptions, writeRunOutputs } from '../output/write.js';
 import type { ScrapePoint } from '../record/series.js';
 import { emptyRecord, type RequestRecord, shiftRecord } from '../record/types.js';

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { decodeHistogram, HISTOGRAM_LAYOUT, type Histogram, hasLayout } from '../analysis/histogram.js';
 import { SUMMARY_METRICS, type SummaryMetric } from '../analysis/summary.js';
 import { type Problem, UsageError } from '../core/errors.js';
-import type { T } from '../core/i18n/index.js';
+import type { T } from '../i18n/index.js';
 import type { RequestRecord } from '../record/types.js';
 import type { ShardReport } from '../report/run/shard.js';
 

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Problem } from '../core/errors.js';
-import type { T } from '../core/i18n/index.js';
+import type { T } from '../i18n/index.js';
 import type { LoadMode } from '../runner/load.js';
 import type { RequestSpec } from '../workload/types.js';
 

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { evaluateThresholds, type ThresholdResult } from '../analysis/thresholds.js';
 import { ExitCode, type Problem, UsageError } from '../core/errors.js';
-import type { T } from '../core/i18n/index.js';
+import type { T } from '../i18n/index.js';
 import type { RequestRecord } from '../record/types.js';
 import { RealClock, unixNowMs } from '../runtime/clock.js';
 import type { Store } from '../store/index.js';

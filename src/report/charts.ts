@@ -15,7 +15,7 @@ import { chunkGaps, e2eMs, ttftMs } from '../analysis/request.js';
 import { stallThresholdMs } from '../analysis/stalls.js';
 import { measuredSuccesses } from '../analysis/summary.js';
 import { attemptEndAt } from '../analysis/window.js';
-import { type T, translator } from '../core/i18n/index.js';
+import { type T, translator } from '../i18n/index.js';
 import type { RequestRecord } from '../record/types.js';
 import { BASE, histogram, niceCeil, renderSvg, valueAxis, withBase } from './chart-kit.js';
 

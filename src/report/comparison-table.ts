@@ -14,7 +14,7 @@ import { describe, type Stats } from '../analysis/stats.js';
 import { groupAttempts } from '../analysis/summary.js';
 import { validityReasons, validitySkipped } from '../analysis/validity.js';
 import { measurementWindow } from '../analysis/window.js';
-import type { MessageKey, T } from '../core/i18n/index.js';
+import type { MessageKey, T } from '../i18n/index.js';
 import type { ScrapePoint } from '../record/series.js';
 import { OUTCOMES, type Outcome, SUCCESS_OUTCOMES } from '../record/types.js';
 import { VLLM_DEFINITIONS_NOTE } from './vllm-result.js';

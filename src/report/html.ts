@@ -14,8 +14,8 @@ import type { Diagnosis, Finding } from '../analysis/diagnose/types.js';
 import { formatErrorGroup } from '../analysis/errors.js';
 import { findKnee, loadCurves, sloOf } from '../analysis/load-curve.js';
 import type { LoadedRun, ReportRecordField } from '../analysis/loaded-run.js';
-import { type T, translator } from '../core/i18n/index.js';
 import { redactSecrets } from '../core/redact.js';
+import { type T, translator } from '../i18n/index.js';
 import { type ChartSpec, renderChartSvg, reportCharts } from './charts.js';
 import {
   type ComparisonRow,

@@ -16,8 +16,8 @@ import { runEngine } from '../analysis/diagnose/engine-terms.js';
 import type { Diagnosis } from '../analysis/diagnose/types.js';
 import { formatErrorGroup } from '../analysis/errors.js';
 import type { LoadedRun } from '../analysis/loaded-run.js';
-import { type T, translator } from '../core/i18n/index.js';
 import { redactSecrets } from '../core/redact.js';
+import { type T, translator } from '../i18n/index.js';
 import { renderChartSvg, reportCharts } from './charts.js';
 import {
   COLUMN_GROUPS,

@@ -11,7 +11,7 @@
  * reads those files to check that each path and exported symbol exists. The table in
  * docs/source-map.md is generated from these rows by {@link sourceMapMarkdown}.
  */
-import type { MessageKey, T } from '../core/i18n/index.js';
+import type { MessageKey, T } from '../i18n/index.js';
 
 /** The engines the map covers; `servelab-sim` is this repository's simulator (`src/sim/`). */
 export const SOURCE_ENGINES = ['vllm', 'sglang', 'llamacpp', 'servelab-sim'] as const;

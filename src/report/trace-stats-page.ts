@@ -9,7 +9,7 @@ import type { EChartsOption } from 'echarts';
 import type { Stats } from '../analysis/stats.js';
 import type { TraceStats } from '../analysis/trace-stats.js';
 import { interArrivalGapsMs } from '../analysis/trace-stats.js';
-import { type T, translator } from '../core/i18n/index.js';
+import { type T, translator } from '../i18n/index.js';
 import { axisNumber, histogram, niceCeil, renderSvg, valueAxis, withBase } from './chart-kit.js';
 import { escapeHtml } from './comparison-table.js';
 import { pageStart } from './html.js';

@@ -6,8 +6,8 @@
  */
 import type { EChartsOption } from 'echarts';
 import { VOICE_SEGMENTS, type VoiceSummary, voiceWaterfall } from '../analysis/voice-metrics.js';
-import { type T, translator } from '../core/i18n/index.js';
 import { displayWidth, padColumns } from '../core/text-width.js';
+import { type T, translator } from '../i18n/index.js';
 import { OUTCOMES } from '../record/types.js';
 import { VOICE_STAGES } from '../record/voice-turn.js';
 import { renderSvg, valueAxis, withBase } from './chart-kit.js';

@@ -13,7 +13,7 @@
  * Later chunks follow the same rule; whatever is left when the stream ends is the last chunk.
  */
 import type { Problem } from '../core/errors.js';
-import { type T, translator } from '../core/i18n/index.js';
+import { type T, translator } from '../i18n/index.js';
 
 export type ChunkPolicy = { kind: 'sentence' } | { kind: 'chars'; n: number } | { kind: 'whole' };
 

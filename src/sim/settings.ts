@@ -22,7 +22,7 @@
 import { z } from 'zod';
 import { type Problem, UsageError } from '../core/errors.js';
 import { bool, err, fraction, nonNegInt, nonNegNum, oneOf, posInt, posNum, str } from '../core/fields.js';
-import { type T as Translate, translator } from '../core/i18n/index.js';
+import { type T as Translate, translator } from '../i18n/index.js';
 import { type CalibrationProfile, loadCalibrationProfile } from './calibrate/calibration-file.js';
 import { BUILTIN_GPUS, BUILTIN_MODELS } from './catalogue/builtin.js';
 import { defaultCatalogue, loadCatalogueFile, loadModelConfig } from './catalogue/index.js';

@@ -14,7 +14,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Problem, UsageError } from '../core/errors.js';
-import { type T, translator } from '../core/i18n/index.js';
+import { type T, translator } from '../i18n/index.js';
 import { Rng } from '../runtime/rng.js';
 import { parseLengthDist } from './lengths.js';
 

@@ -14,7 +14,7 @@
  * words), so changing the count or one length leaves the other requests' text unchanged.
  */
 import { type Problem, UsageError } from '../core/errors.js';
-import { type T, translator } from '../core/i18n/index.js';
+import { type T, translator } from '../i18n/index.js';
 import type { Rng } from '../runtime/rng.js';
 import { tokenizerFor as shippedTokenizerFor, type Tokenizer } from '../tokenizer/index.js';
 import {

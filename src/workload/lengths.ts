@@ -6,7 +6,7 @@
  * and real things (think times in seconds: reals ≥ 0); the caller says which with `unit`.
  */
 import { type Problem, UsageError } from '../core/errors.js';
-import { translator } from '../core/i18n/index.js';
+import { translator } from '../i18n/index.js';
 import type { Rng } from '../runtime/rng.js';
 
 /** The parameters of a distribution (tokens, turns or seconds, as its caller uses it). */

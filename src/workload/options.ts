@@ -7,7 +7,7 @@
  * anything starts; `buildWorkload` (`workload/build`) starts from the same check.
  */
 import type { Problem } from '../core/errors.js';
-import { type T, translator } from '../core/i18n/index.js';
+import { type T, translator } from '../i18n/index.js';
 import { distMean, type LengthDist, parseLengthDist } from './lengths.js';
 import { type CheckedSessions, checkSessions, type SessionOptions } from './sessions.js';
 import { isTraceFormat, TRACE_FORMATS, type TraceWindow } from './traces/index.js';

@@ -11,7 +11,7 @@
  * document), so adding users leaves the first sessions' content unchanged.
  */
 import type { Problem } from '../core/errors.js';
-import { translator } from '../core/i18n/index.js';
+import { translator } from '../i18n/index.js';
 import type { Rng } from '../runtime/rng.js';
 import { fitText, type TokenCounter, WordStream } from './exact.js';
 import { type LengthDist, parseLengthDist } from './lengths.js';

@@ -14,7 +14,7 @@ import type { Diagnosis, Finding } from '../../src/analysis/diagnose/types.js';
 import type { LoadedRun } from '../../src/analysis/loaded-run.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { CATALOGUES } from '../../src/core/i18n/index.js';
+import { CATALOGUES } from '../../src/i18n/index.js';
 import { renderDiagnosisText } from '../../src/report/diagnose/render.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');

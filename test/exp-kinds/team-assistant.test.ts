@@ -6,7 +6,6 @@ import { test } from 'node:test';
 import { searchMaxLevel } from '../../src/analysis/capacity.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { translator } from '../../src/core/i18n/index.js';
 import { levelsAround } from '../../src/exp/kinds/team-assistant.js';
 import {
   largestLine,
@@ -15,6 +14,7 @@ import {
 } from '../../src/exp/kinds/team-assistant-report.js';
 import { formatExperimentResult } from '../../src/exp/run-experiment.js';
 import { experimentTemplate } from '../../src/exp/templates.js';
+import { translator } from '../../src/i18n/index.js';
 import { escapeHtml } from '../../src/report/comparison-table.js';
 import { exp, run } from './helpers.js';
 

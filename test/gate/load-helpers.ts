@@ -2,8 +2,9 @@
  * Helpers for the gate's load-check tests (groups 4, 8, 10): a check context, a GateTarget for
  * a simulator over loopback HTTP, and one for a purpose-built server.
  */
-import { translator } from '../../src/core/i18n/index.js';
+
 import type { CheckContext, GateTarget } from '../../src/gate/types.js';
+import { translator } from '../../src/i18n/index.js';
 import type { CalibrationProfile } from '../../src/sim/calibrate/calibration-file.js';
 import { BUILTIN_GPUS } from '../../src/sim/catalogue/builtin.js';
 import { slowerCostModel } from '../../src/sim/engine/cost.js';

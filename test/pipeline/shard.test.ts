@@ -16,7 +16,7 @@ import { decodeHistogram, histogramBuckets, histogramOf } from '../../src/analys
 import { ksCritical01, ksStatistic } from '../../src/analysis/stats.js';
 import { SUMMARY_METRICS, type SummaryMetric, summarize } from '../../src/analysis/summary.js';
 import { UsageError } from '../../src/core/errors.js';
-import { translator } from '../../src/core/i18n/index.js';
+import { translator } from '../../src/i18n/index.js';
 import { loadPlan } from '../../src/pipeline/load-plan.js';
 import { measure } from '../../src/pipeline/measure-settings.js';
 import { mergeShards } from '../../src/pipeline/merge.js';

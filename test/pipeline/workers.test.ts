@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
-import { translator } from '../../src/core/i18n/index.js';
+import { translator } from '../../src/i18n/index.js';
 import {
   type ParentChannel,
   READY_ENV,

@@ -18,7 +18,7 @@ import type { Browser, Page } from 'playwright-core';
 import { diagnose } from '../../src/analysis/diagnose/index.js';
 import type { LoadedRun } from '../../src/analysis/loaded-run.js';
 import { parseSlo } from '../../src/analysis/slo.js';
-import { translator } from '../../src/core/i18n/index.js';
+import { translator } from '../../src/i18n/index.js';
 import { renderHtmlReport } from '../../src/report/html.js';
 import { simRun } from '../diagnose/helpers.js';
 import { chromiumSkip, launchChromium } from '../helpers/browser.js';

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { diagnose } from '../../src/analysis/diagnose/index.js';
-import { translator } from '../../src/core/i18n/index.js';
+import { translator } from '../../src/i18n/index.js';
 import { renderHtmlReport } from '../../src/report/html.js';
 import { chartsDirFor, renderMarkdownReport, systemFacts } from '../../src/report/markdown.js';
 import { buildReportJson, loadedRunFromReport } from '../../src/report/report-json.js';

@@ -9,8 +9,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { ALL_RULES } from '../../src/analysis/diagnose/rules/index.js';
-import { translator } from '../../src/core/i18n/index.js';
 import { EXPERIMENT_KINDS } from '../../src/exp/kinds/index.js';
+import { translator } from '../../src/i18n/index.js';
 import {
   SOURCE_ENGINES,
   SOURCE_OBJECTS,

@@ -13,7 +13,7 @@ import {
   voiceWaterfall,
 } from '../../src/analysis/voice-metrics.js';
 import { UsageError } from '../../src/core/errors.js';
-import { translator } from '../../src/core/i18n/index.js';
+import { translator } from '../../src/i18n/index.js';
 import { emptyRecord } from '../../src/record/types.js';
 import type { VoiceRecord } from '../../src/record/voice-turn.js';
 import { parseChunkPolicy, sentenceEnd, TextChunker } from '../../src/runner/chunker.js';

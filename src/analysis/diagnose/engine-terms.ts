@@ -8,7 +8,7 @@
  * the simulator's setting keys.
  */
 
-import type { T } from '../../core/i18n/index.js';
+import type { T } from '../../i18n/index.js';
 import type { LoadedRun } from '../loaded-run.js';
 import { EN } from './default-lang.js';
 

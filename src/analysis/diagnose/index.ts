@@ -4,7 +4,7 @@
  * several loaded runs. Pure; the CLI loads runs and prints or writes the {@link Diagnosis}.
  */
 
-import type { T } from '../../core/i18n/index.js';
+import type { T } from '../../i18n/index.js';
 import type { LoadedRun } from '../loaded-run.js';
 import { type ValidityOptions, validityReasons, validitySkipped } from '../validity.js';
 import { EN } from './default-lang.js';

@@ -8,7 +8,7 @@
  * `renderDiagnosisText` prints.
  */
 
-import type { T } from '../../core/i18n/index.js';
+import type { T } from '../../i18n/index.js';
 import type { VoiceRecord } from '../../record/voice-turn.js';
 import {
   dominantSegment,

@@ -7,9 +7,9 @@ import { dirname, resolve } from 'node:path';
 import type { Summary } from '../../analysis/summary.js';
 import type { ThresholdResult } from '../../analysis/thresholds.js';
 import { ExitCode, type Problem, UsageError, worstExitCode } from '../../core/errors.js';
-import { type T, translator } from '../../core/i18n/index.js';
 import { outputPathProblem, writeErrorProblem } from '../../core/output-path.js';
 import { withV1, withV1Note } from '../../core/url.js';
+import { type T, translator } from '../../i18n/index.js';
 import { skipNotes, type TraceInfo } from '../../workload/index.js';
 import type { Io } from '../io.js';
 

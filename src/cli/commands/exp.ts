@@ -6,10 +6,10 @@
  */
 import { resolve } from 'node:path';
 import { ExitCode, type Problem, UsageError } from '../../core/errors.js';
-import type { T } from '../../core/i18n/index.js';
 import { parseExperiment, readExperimentFile } from '../../exp/index.js';
 import { type ExperimentResult, formatExperimentResult, runExperiment } from '../../exp/run-experiment.js';
 import type { ExperimentFile } from '../../exp/schema.js';
+import type { T } from '../../i18n/index.js';
 import { openStore, type Store } from '../../store/index.js';
 import type { Io } from '../io.js';
 import { langOf } from '../options.js';

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
 import { type Problem, UsageError } from '../../core/errors.js';
-import type { T as Translator } from '../../core/i18n/index.js';
+import type { T as Translator } from '../../i18n/index.js';
 import type { Io } from '../io.js';
 import { langOf } from '../options.js';
 import {

@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import type { Command } from '@commander-js/extra-typings';
 import { type Problem, UsageError } from '../../core/errors.js';
-import type { T } from '../../core/i18n/index.js';
+import type { T } from '../../i18n/index.js';
 import type { SimServerOptions } from '../../sim/server/index.js';
 import { parseSimSettings, simFlags, toSimServerOptions } from '../../sim/settings.js';
 

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { diagnoseVoice } from '../../analysis/diagnose/voice-slow.js';
 import type { VoiceSummary } from '../../analysis/voice-metrics.js';
 import { ExitCode, type Problem, UsageError, worstExitCode } from '../../core/errors.js';
-import type { T } from '../../core/i18n/index.js';
+import type { T } from '../../i18n/index.js';
 import {
   measureVoice,
   type VoiceMeasurement,

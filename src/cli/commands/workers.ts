@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import type { Problem } from '../../core/errors.js';
-import type { T } from '../../core/i18n/index.js';
+import type { T } from '../../i18n/index.js';
 import { startFromParent, type WorkerProcess, type WorkerShard } from '../../pipeline/workers.js';
 
 /** `--workers N|auto` as a count (auto: one per core); problems for anything else. */

@@ -9,7 +9,7 @@
 import type { Threshold } from '../../analysis/index.js';
 import type { Slo } from '../../analysis/slo.js';
 import { evaluateThresholds } from '../../analysis/thresholds.js';
-import { type T, translator } from '../../core/i18n/index.js';
+import { type T, translator } from '../../i18n/index.js';
 import type { RequestSpec } from '../../workload/types.js';
 import type { SharedFile } from '../fields.js';
 import type {

@@ -9,8 +9,8 @@
 import { redactUrl } from '../../client/index.js';
 import type { ApiEndpoint } from '../../client/types.js';
 import { UsageError } from '../../core/errors.js';
-import type { T } from '../../core/i18n/index.js';
 import { hostOf, withV1, withV1Note } from '../../core/url.js';
+import type { T } from '../../i18n/index.js';
 import { simEndpoint, urlEndpoint } from '../../pipeline/endpoint.js';
 import { type SimServerOptions, startSimServer } from '../../sim/server/index.js';
 import { toSimServerOptions, withSimDefaults } from '../../sim/settings.js';

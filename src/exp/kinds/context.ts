@@ -18,7 +18,7 @@ import type { SeriesPoint } from '../../analysis/loaded-run.js';
 import type { SessionsSummary } from '../../analysis/sessions.js';
 import type { CacheResetOutcome } from '../../client/engine-api.js';
 import type { ApiEndpoint } from '../../client/types.js';
-import type { T } from '../../core/i18n/index.js';
+import type { T } from '../../i18n/index.js';
 import type { EngineEndpoint } from '../../pipeline/endpoint.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { LoadMode } from '../../runner/load.js';

@@ -9,7 +9,7 @@
  * its defaults filled in, and no other kind's section to read by mistake.
  */
 import type { z } from 'zod';
-import type { T } from '../../core/i18n/index.js';
+import type { T } from '../../i18n/index.js';
 import type { ExperimentRecord } from '../experiment-record.js';
 import { kindFile, type RuleReport, type SharedFile, sharedRules, withRules } from '../fields.js';
 import type { TemplateParts } from '../template-parts.js';

@@ -3,7 +3,7 @@
  * The numbers every load-shaped kind tabulates for one run (a sweep level, a matrix cell),
  * taken from the run's summary and verdict, and the stop rules shared by both sweeps.
  */
-import type { T } from '../../core/i18n/index.js';
+import type { T } from '../../i18n/index.js';
 import {
   MIN_SAMPLES_P95,
   MIN_SAMPLES_P99,

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { findMaxLevel, type ProbeRun } from '../../analysis/capacity.js';
 import { UsageError } from '../../core/errors.js';
 import { bool, fraction, listOf, posNum } from '../../core/fields.js';
-import type { T } from '../../core/i18n/index.js';
+import type { T } from '../../i18n/index.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
 import { increasing, loadLevels } from '../fields.js';
 import type { KindContext, LiveTarget, Measured } from './context.js';

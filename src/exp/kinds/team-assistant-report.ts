@@ -5,7 +5,7 @@
  * the answer lines (which the HTML report puts at its head) and the Markdown write-up, in the
  * course's terms. The measuring and the search are in `exp/kinds/team-assistant`.
  */
-import type { T } from '../../core/i18n/index.js';
+import type { T } from '../../i18n/index.js';
 import { pct, table } from './format.js';
 import { fmt, verdictOf } from './points.js';
 

@@ -10,7 +10,7 @@
 
 import { request } from 'undici';
 import { percentile } from '../../analysis/stats.js';
-import type { T } from '../../core/i18n/index.js';
+import type { T } from '../../i18n/index.js';
 import {
   freshPrompt,
   healthUrl,

@@ -3,7 +3,7 @@
  * checks reading the same answer send it once per gate pass, and the target's `/v1/models` entry.
  */
 import { Ajv } from 'ajv';
-import type { MessageKey } from '../../core/i18n/index.js';
+import type { MessageKey } from '../../i18n/index.js';
 import { parseJson, readChat } from '../chat-view.js';
 import { type Exchange, listModelsCall } from '../http.js';
 import {

@@ -11,8 +11,8 @@ import { EN } from '../../analysis/diagnose/default-lang.js';
 import type { Diagnosis, Finding, Severity, ValidityReason } from '../../analysis/diagnose/types.js';
 import { curvesOf } from '../../analysis/load-curve.js';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
-import type { T } from '../../core/i18n/index.js';
 import { displayWidth, padColumns } from '../../core/text-width.js';
+import type { T } from '../../i18n/index.js';
 
 /** One rule's findings, in level order. */
 export interface FindingGroup {

@@ -6,7 +6,7 @@
  * hit rate. Pure: summary in, text out; "no data" prints `-`.
  */
 import type { SessionsSummary } from '../../analysis/sessions.js';
-import { type T, translator } from '../../core/i18n/index.js';
+import { type T, translator } from '../../i18n/index.js';
 import { grid, num, pct, section } from './summary-table.js';
 
 const EN = translator('en');

@@ -9,8 +9,8 @@
 import { type ErrorGroup, formatErrorGroup } from '../../analysis/errors.js';
 import type { Stats } from '../../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary } from '../../analysis/summary.js';
-import { type T, translator } from '../../core/i18n/index.js';
 import { displayWidth, padColumns } from '../../core/text-width.js';
+import { type T, translator } from '../../i18n/index.js';
 import { OUTCOMES } from '../../record/types.js';
 
 const LATENCY_COLS = ['n', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;

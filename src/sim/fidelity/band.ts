@@ -4,7 +4,7 @@
  * `npm run fidelity -- --write` (src/sim/fidelity/results.json), for `plan` summaries.
  */
 
-import { type T, translator } from '../../core/i18n/index.js';
+import { type T, translator } from '../../i18n/index.js';
 import type { Regime } from './measurements.js';
 import results from './results.json' with { type: 'json' };
 

@@ -12,7 +12,7 @@
  * kept as ms since the Unix epoch, fraction included; only differences are used.
  */
 import type { Problem } from '../../core/errors.js';
-import type { T } from '../../core/i18n/index.js';
+import type { T } from '../../i18n/index.js';
 import { parseCsvTrace } from './rows.js';
 import type { ParsedTrace } from './types.js';
 

@@ -8,7 +8,7 @@
  * row, counted; {@link windowTrace} keeps the requests inside `--trace-window`.
  */
 import type { Problem } from '../../core/errors.js';
-import { type T, translator } from '../../core/i18n/index.js';
+import { type T, translator } from '../../i18n/index.js';
 import { parseAzureTrace } from './azure.js';
 import { parseBurstGptTrace } from './burstgpt.js';
 import { columnIndex, splitCsvLine } from './csv.js';

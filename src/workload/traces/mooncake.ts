@@ -14,7 +14,7 @@
  * Time base: ms, as written.
  */
 import type { Problem } from '../../core/errors.js';
-import type { T } from '../../core/i18n/index.js';
+import type { T } from '../../i18n/index.js';
 import { jsonLines } from '../files.js';
 import { lengthOf, MonotonicCheck } from './rows.js';
 import { type ParsedTrace, skipRow, type TraceEntry, type TraceSkip } from './types.js';

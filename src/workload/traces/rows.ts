@@ -7,7 +7,7 @@
  * in their column names and time base.
  */
 import type { Problem } from '../../core/errors.js';
-import type { MessageKey, T } from '../../core/i18n/index.js';
+import type { MessageKey, T } from '../../i18n/index.js';
 import { columnIndex, readCsv } from './csv.js';
 import { type ParsedTrace, skipRow, type TraceEntry, type TraceFormat, type TraceSkip } from './types.js';
 

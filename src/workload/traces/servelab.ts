@@ -5,7 +5,7 @@
  * The only format that can carry prompt text. Time base: ms.
  */
 import { z } from 'zod';
-import type { T } from '../../core/i18n/index.js';
+import type { T } from '../../i18n/index.js';
 import { byLine, jsonLines, pickText, promptLineSchema, zodProblems } from '../files.js';
 import { MonotonicCheck } from './rows.js';
 import type { ParsedTrace, TraceEntry } from './types.js';

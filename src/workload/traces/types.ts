@@ -4,7 +4,7 @@
  * plus every problem (with its line) and every row it skipped (counted and named, never silent).
  */
 import type { Problem } from '../../core/errors.js';
-import type { MessageKey } from '../../core/i18n/index.js';
+import type { MessageKey } from '../../i18n/index.js';
 import type { PromptEntry } from '../files.js';
 
 /** Trace formats `--trace-format` accepts (docs/traces.md). */

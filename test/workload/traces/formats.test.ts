@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { translator } from '../../../src/core/i18n/index.js';
+import { translator } from '../../../src/i18n/index.js';
 import {
   azureTimeMs,
   detectTraceFormat,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { translator } from '../../../src/core/i18n/index.js';
+import { translator } from '../../../src/i18n/index.js';
 import { parseServelabTrace } from '../../../src/workload/traces/servelab.js';
 
 const EN = translator('en');

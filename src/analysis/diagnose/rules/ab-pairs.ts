@@ -3,7 +3,7 @@
  * The A/B pairs the precision and tensor-parallel rules compare: runs at the same load level
  * that differ in one key, pooled per side, with their throughput loss and evidence lines.
  */
-import type { T } from '../../../core/i18n/index.js';
+import type { T } from '../../../i18n/index.js';
 import type { LoadedRun } from '../../loaded-run.js';
 import { mean } from '../../stats.js';
 import { fmt } from './shared.js';

@@ -2,7 +2,7 @@
  * @module analysis/diagnose/rules/batch-growth
  * Decode gaps that grow with the batch (`stall_batch_growth`).
  */
-import type { T } from '../../../core/i18n/index.js';
+import type { T } from '../../../i18n/index.js';
 import { clientPrefillWindow } from '../../interference.js';
 import type { LoadedRun } from '../../loaded-run.js';
 import { percentile } from '../../stats.js';

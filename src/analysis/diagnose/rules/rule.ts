@@ -7,7 +7,7 @@
  * `unexplained` instead of being forced into a rule. Thresholds live in {@link RuleOptions};
  * every rule has a positive and a clean-run test.
  */
-import type { T } from '../../../core/i18n/index.js';
+import type { T } from '../../../i18n/index.js';
 import type { LoadedRun } from '../../loaded-run.js';
 import { noRecordsReason } from '../../validity.js';
 import type { Diagnosis, Finding } from '../types.js';

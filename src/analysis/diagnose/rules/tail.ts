@@ -3,7 +3,7 @@
  * A large E2E tail that no rule explains (`tail`): an observation in `unexplained`, after
  * every other rule has spoken.
  */
-import type { T } from '../../../core/i18n/index.js';
+import type { T } from '../../../i18n/index.js';
 import type { LoadedRun } from '../../loaded-run.js';
 import { e2eMs } from '../../request.js';
 import { measuredSuccesses } from '../../summary.js';

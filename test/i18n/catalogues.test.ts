@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CATALOGUES, LANGS, placeholders, resolveLang, translator } from '../../src/core/i18n/index.js';
+import { CATALOGUES, LANGS, placeholders, resolveLang, translator } from '../../src/i18n/index.js';
 
 test('every catalogue has every key of every other, with the same placeholders, none empty', () => {
   const keys = new Set(LANGS.flatMap((l) => Object.keys(CATALOGUES[l])));

@@ -1,5 +1,5 @@
 /**
- * @module core/i18n
+ * @module i18n
  * The message catalogues: every sentence servelab prints or writes for a person goes through
  * {@link translator}, so a learner can read it in English or Chinese. There is one catalogue per
  * language (`en/`, `zh-CN/`), each assembled from one section per stage so that work on
