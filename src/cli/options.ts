@@ -10,11 +10,9 @@ import { join, resolve as resolvePath } from 'node:path';
 import type { Command } from '@commander-js/extra-typings';
 import {
   aliasFlags,
-  checkFlagNumber,
   fieldDefaults,
   fieldsOf,
   numberRange,
-  type RawRunFlags,
   type RunFlag,
   type RunSettingKey,
   runFlag,
@@ -33,7 +31,6 @@ import type {
   OutputSettings,
   WorkloadSettings,
 } from '../pipeline/settings.js';
-import { VLLM_METRICS, type VllmMetric } from '../report/run/vllm.js';
 import { jsonOption } from './commands/common.js';
 import { applyAliases, applyCompatFlags, COMMON_ALIASES, vllmOptions } from './compat-flags.js';
 import { collect, EN, num, type RawCommon } from './raw-flags.js';
