@@ -143,11 +143,11 @@ export const SHARED_FIELDS = {
   targets: z.record(str(), targetSchema, err('expected a map of target names to targets')),
   model: fileField('model'),
   endpoint: oneOf(['chat', 'completions']).default('chat'),
-  generation: section(generationSchema.default({ stream: true })),
-  // The section's defaults are its declared settings' own (config/run-settings).
+  // A section left out is the section written empty: its fields' own defaults, declared once.
+  generation: section(generationSchema.default(() => generationSchema.parse({}))),
   workload: section(workloadSchema.default(() => workloadSchema.parse({}))),
-  load: section(loadSchema.default({ arrival: 'poisson' })),
-  cache: section(cacheSchema.default({ policy: 'as-is', reset: 'auto' })),
+  load: section(loadSchema.default(() => loadSchema.parse({}))),
+  cache: section(cacheSchema.default(() => cacheSchema.parse({}))),
   repeats: posInt().default(1),
   /** Warm-up requests before each measured level (recorded, left out of metrics). */
   warmup: fileField('warmup'),
