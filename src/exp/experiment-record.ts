@@ -35,17 +35,6 @@ export interface ExperimentRecordField<T extends Record<string, unknown>> {
   missing: string[];
 }
 
-/** The target probe lives with the client (`client/engine-probe`); the record is built from it. */
-export {
-  type EngineName,
-  type EngineProbeResult,
-  type ProbedModel,
-  type ProbeOptions,
-  probeTarget,
-} from '../client/engine-probe.js';
-/** Shared with `run`, `check` and monitoring; re-exported for the experiment kinds. */
-export { isLocalUrl, serverRoot } from '../core/url.js';
-
 export interface ExperimentRecord {
   schema_version: 1;
   /** Target name in the experiment file. */

@@ -5,8 +5,6 @@
  */
 
 export type {
-  EngineName,
-  EngineProbeResult,
   Exec,
   ExecResult,
   ExperimentRecord,
@@ -17,20 +15,15 @@ export type {
   GpuProbe,
   HostInfo,
   ProbedGpu,
-  ProbedModel,
-  ProbeOptions,
 } from './experiment-record.js';
 export {
   buildExperimentRecord,
   EXPERIMENT_RECORD_FIELDS,
   hostInfo,
-  isLocalUrl,
   makeField,
   nodeExec,
   probeGpu,
-  probeTarget,
   servelabVersion,
-  serverRoot,
   setRecordField,
 } from './experiment-record.js';
 export {

@@ -9,18 +9,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { type EngineProbeResult, probeTarget } from '../../src/client/engine-probe.js';
+import { isLocalUrl, serverRoot } from '../../src/core/url.js';
 import {
   buildExperimentRecord,
-  type EngineProbeResult,
   EXPERIMENT_RECORD_FIELDS,
   type GpuProbe,
   hostInfo,
-  isLocalUrl,
   makeField,
   nodeExec,
   probeGpu,
-  probeTarget,
-  serverRoot,
   setRecordField,
 } from '../../src/exp/experiment-record.js';
 import { parseExperiment } from '../../src/exp/schema.js';

@@ -6,23 +6,16 @@
  * simulators started here.
  */
 
+import { probeTarget } from '../../client/engine-probe.js';
 import { redactUrl } from '../../client/index.js';
 import type { ApiEndpoint } from '../../client/types.js';
 import { UsageError } from '../../core/errors.js';
-import { hostOf, withV1, withV1Note } from '../../core/url.js';
+import { hostOf, isLocalUrl, serverRoot, withV1, withV1Note } from '../../core/url.js';
 import type { T } from '../../i18n/index.js';
 import { simEndpoint, urlEndpoint } from '../../pipeline/endpoint.js';
 import { type SimServerOptions, startSimServer } from '../../sim/server/index.js';
 import { toSimServerOptions, withSimDefaults } from '../../sim/settings.js';
-import {
-  buildExperimentRecord,
-  hostInfo,
-  isLocalUrl,
-  nodeExec,
-  probeGpu,
-  probeTarget,
-  serverRoot,
-} from '../experiment-record.js';
+import { buildExperimentRecord, hostInfo, nodeExec, probeGpu } from '../experiment-record.js';
 import type { Generation, SharedFile, SimOptions, TargetSpec } from '../fields.js';
 import type { ExpDeps, LiveTarget } from '../kinds/context.js';
 
