@@ -10,20 +10,10 @@
  */
 import { z } from 'zod';
 import { STREAM_SLO_METRICS } from '../analysis/index.js';
-import {
-  fileField,
-  fileShape,
-  lengthDist,
-  runSetting,
-  settingsNeeding,
-  spellings,
-} from '../config/run-settings.js';
+import { fileField, fileShape, runSetting, settingsNeeding, spellings } from '../config/run-settings.js';
 import { bool, err, oneOf, posInt, posNum, section, str } from '../core/fields.js';
 import { translator } from '../i18n/index.js';
 import { canonicalSimKeys, simSettingsSchema } from '../sim/settings.js';
-
-/** A length distribution (`config/run-settings`, where the run settings that take one are declared). */
-export { lengthDist };
 
 const EN = translator('en');
 const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;

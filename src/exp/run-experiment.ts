@@ -16,7 +16,6 @@ import { fmt, verdictOf } from './kinds/points.js';
 import { applyKindDefaults, type ExperimentFile } from './schema.js';
 
 export { ExperimentInterrupted } from './harness/measure.js';
-export type { ExpDeps, RunInfo } from './kinds/context.js';
 
 type Modules = typeof KINDS;
 /** What a kind computed (its module's `run`). */

@@ -5,9 +5,10 @@
  * E2E and throughput per cell.
  */
 import { z } from 'zod';
+import { lengthDist } from '../../config/run-settings.js';
 import { err, listOf, posInt, str } from '../../core/fields.js';
 import { MIN_SAMPLES_P99, UNRELIABLE_MARK } from '../../report/comparison-table.js';
-import { isObj, lengthDist, listAt, refuseLoadLevels } from '../fields.js';
+import { isObj, listAt, refuseLoadLevels } from '../fields.js';
 import type { KindContext } from './context.js';
 import { pct, table } from './format.js';
 import { defineKind, type OwnFile } from './kind.js';

@@ -15,10 +15,11 @@
  */
 import { z } from 'zod';
 import { describe, type PrefillInterference, recordsInterference, ttftMs } from '../../analysis/index.js';
+import { lengthDist } from '../../config/run-settings.js';
 import { listOf, nonNegNum, oneOf, posInt } from '../../core/fields.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { RequestSpec } from '../../workload/types.js';
-import { lengthDist, refuseRates } from '../fields.js';
+import { refuseRates } from '../fields.js';
 import type { KindContext } from './context.js';
 import { table } from './format.js';
 import { defineKind, type OwnFile } from './kind.js';

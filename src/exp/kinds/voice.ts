@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { summarize } from '../../analysis/summary.js';
 import type { VoiceSummary } from '../../analysis/voice-metrics.js';
+import { lengthDist } from '../../config/run-settings.js';
 import { UsageError } from '../../core/errors.js';
 import { listOf, nonNegNum, oneOf, posInt, str } from '../../core/fields.js';
 import { measureVoice, type VoiceSettings, writeVoiceWaterfall } from '../../pipeline/measure-voice.js';
@@ -23,7 +24,7 @@ import { formatVoiceWaterfall, voiceComparison } from '../../report/voice-waterf
 import { type ChunkPolicy, parseChunkPolicy } from '../../runner/chunker.js';
 import { ASR_GPU_MODES } from '../../sim/config/vocab.js';
 import { startSimServer } from '../../sim/server/index.js';
-import { lengthDist, refuseLoadLevels } from '../fields.js';
+import { refuseLoadLevels } from '../fields.js';
 import type { KindContext, LiveTarget } from './context.js';
 import { defineKind, type OwnFile } from './kind.js';
 
