@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { throughputKnee as expKnee } from '../../src/analysis/knee.js';
 import { findKnee } from '../../src/analysis/load-curve.js';
-import { findKnee as expKnee } from '../../src/exp/kinds/points.js';
 
 test('knee: the point where a rising curve flattens; none for a straight line or too few points', () => {
   assert.equal(findKnee([1, 2, 4, 8, 16], [100, 200, 390, 420, 430]), 2);

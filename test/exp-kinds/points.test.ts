@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { findKnee, formatPct, pctUnreliable } from '../../src/exp/kinds/points.js';
+import { throughputKnee as findKnee } from '../../src/analysis/knee.js';
+import { formatPct, pctUnreliable } from '../../src/exp/kinds/points.js';
 
 const none = (n: number) => new Array<string | null>(n).fill(null);
 

@@ -114,8 +114,6 @@ export function stopReason(p: RunHeadline, first: RunHeadline, rules: StopRules)
   return null;
 }
 
-export { KNEE_MIN_GAIN, type Knee, throughputKnee as findKnee } from '../../analysis/knee.js';
-
 /** Specs re-indexed 0..n−1 (records are matched to specs by index). */
 export function reindex(specs: readonly RequestSpec[]): RequestSpec[] {
   return specs.map((s, i) => ({ ...s, index: i }));

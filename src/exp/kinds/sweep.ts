@@ -2,7 +2,7 @@
  * @module exp/kinds/sweep
  * `concurrency-sweep` and `rate-sweep`: the same length distribution at rising load, one run
  * per level and target, stopping once a stop rule trips (error rate > X, or p99 TTFT/E2E > K ×
- * the first level's); throughput and p50/p95/p99 against load; the knee (see `findKnee`); and,
+ * the first level's); throughput and p50/p95/p99 against load; the knee (see `throughputKnee`); and,
  * for the concurrency sweep with `find_max_concurrency`, the largest concurrency meeting the SLO.
  *
  * SLO met (the `p90` rule of `analysis/capacity` `judgeProbe`): the run's p90 of each SLO
@@ -14,6 +14,7 @@
 
 import { z } from 'zod';
 import { findMaxLevel, type ProbeRun } from '../../analysis/capacity.js';
+import { type Knee, throughputKnee } from '../../analysis/knee.js';
 import { UsageError } from '../../core/errors.js';
 import { bool, fraction, listOf, posNum } from '../../core/fields.js';
 import type { T } from '../../i18n/index.js';
@@ -23,10 +24,8 @@ import type { KindContext, LiveTarget, Measured } from './context.js';
 import { pct, table } from './format.js';
 import { defineKind, type KindFile, type OwnFile } from './kind.js';
 import {
-  findKnee,
   fmt,
   formatPct,
-  type Knee,
   pctOf,
   pctUnreliable,
   pointOf,
@@ -114,7 +113,7 @@ export function concludeSweep(
       knee_determined: false,
       knee_reason: `only ${valid.length} of ${points.length} levels are valid (a knee needs ${MIN_VALID_LEVELS_FOR_KNEE})`,
     };
-  const knee: Knee = findKnee(
+  const knee: Knee = throughputKnee(
     valid.map(throughputOf),
     valid.map((p) => p.stopped),
     valid.map((p) => p.level),
