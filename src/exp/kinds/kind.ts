@@ -10,6 +10,7 @@
  */
 import type { z } from 'zod';
 import type { T } from '../../i18n/index.js';
+import type { ExperimentAnswer } from '../../report/answer.js';
 import type { ExperimentRecord } from '../experiment-record.js';
 import { kindFile, type RuleReport, type SharedFile, sharedRules, withRules } from '../fields.js';
 import type { TemplateParts } from '../template-parts.js';
@@ -56,6 +57,12 @@ export interface KindSpec<
    * `t`'s language: what the experiment asked and answered, in the course's terms.
    */
   writeup?: (result: R, t: T) => string[];
+  /**
+   * What the experiment answers (question, one-sentence verdict, key table, lead chart, runs),
+   * built from its result alone, in `t`'s language. Every surface (console, HTML, Markdown,
+   * `report --json`, the dashboard) shows it first. See `report/answer`.
+   */
+  answer?: (result: R, t: T) => ExperimentAnswer;
   /** The kind's answer in a few plain sentences (no markup), for the head of the HTML report. */
   conclusion?: (result: R, t: T) => string[];
   /** Target records with what the kind measured beyond its runs, to store with the experiment (or null). */

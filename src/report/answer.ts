@@ -1,0 +1,65 @@
+/**
+ * @module report/answer
+ * What an experiment answers, as plain data: the question it asked, the verdict in one sentence,
+ * the key table, the lead chart, the runs it rests on, and an optional interval for a number that
+ * comes from the simulator. Each experiment kind builds its own (`exp/kinds/*` `answer`); the
+ * console, the HTML report, the Markdown write-up, `report --json` (`answer`) and the dashboard's
+ * experiment page all render this one structure, in one order: the answer first, then the
+ * evidence (findings), then the per-run detail.
+ *
+ * Pure data (no functions), so the store and `report --json` can carry it as it is.
+ */
+
+/** A cell of the answer's table: text, a number (rendered by the surface), or null ("no data"). */
+export type AnswerCell = string | number | null;
+
+/** The key table: column headers (already translated) and rows of cells. */
+export interface AnswerTable {
+  columns: string[];
+  rows: AnswerCell[][];
+}
+
+/** One axis of the lead chart: a human name, its unit (null: none), and whether it is logarithmic. */
+export interface AnswerAxis {
+  name: string;
+  unit: string | null;
+  log?: boolean;
+  /** A category axis: its labels, in order (the series' x values index into them). */
+  categories?: string[];
+}
+
+/** The lead chart: a few named series over one x axis. */
+export interface AnswerChart {
+  type: 'line' | 'bar' | 'cdf';
+  title: string;
+  x: AnswerAxis;
+  y: AnswerAxis;
+  series: { name: string; points: [number, number | null][] }[];
+}
+
+/** A simulator-derived number's error band (issue: an honest error band on every answer). */
+export interface AnswerInterval {
+  /** What the interval is about (a metric key or a figure's name). */
+  what: string;
+  low: number;
+  high: number;
+  /** Where the band comes from, in a sentence. */
+  note: string;
+}
+
+/** What an experiment answers. */
+export interface ExperimentAnswer {
+  /** The experiment kind that built it. */
+  kind: string;
+  /** The question the experiment asks, in a sentence. */
+  question: string;
+  /** The verdict in one sentence: the first thing every surface shows. */
+  verdict: string;
+  table: AnswerTable;
+  /** The chart that shows the answer best, or null when none does. */
+  chart: AnswerChart | null;
+  /** Store ids of the runs the answer rests on. */
+  run_ids: string[];
+  /** For numbers from the simulator: the band around them; null otherwise. */
+  interval: AnswerInterval | null;
+}
