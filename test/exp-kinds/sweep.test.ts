@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { concludeSweep, type SweepPoint, type SweepResult } from '../../src/exp/kinds/sweep.js';
+import { concludeSweep } from '../../src/exp/kinds/sweep.js';
+import type { SweepPoint, SweepResult } from '../../src/exp/kinds/sweep-report.js';
 import {
   ExperimentInterrupted,
   formatExperimentResult,

@@ -3,12 +3,19 @@
  * `matrix`: input/output length combinations (short/short, long/short, long/long by default) ×
  * concurrency levels, closed loop, one run per cell, level and target; a table of TTFT, TPOT,
  * E2E and throughput per cell.
+ *
+ * TTFT counts from the first content token (`docs/metrics.md`): on a model that reasons first
+ * it includes the thinking, which is why each cell also carries TTFR (`ttfr_ms`, the first
+ * reasoning token) and the table says so when any cell reasoned.
  */
 import { z } from 'zod';
 import { lengthDist } from '../../config/run-settings.js';
 import { err, listOf, posInt, str } from '../../core/fields.js';
+import type { T } from '../../i18n/index.js';
+import type { ExperimentAnswer } from '../../report/answer.js';
 import { MIN_SAMPLES_P99, UNRELIABLE_MARK } from '../../report/comparison-table.js';
 import { isObj, listAt, refuseLoadLevels } from '../fields.js';
+import { cell, joinVerdict, pctCell, runIdsOf, withTarget } from './answer-kit.js';
 import type { KindContext } from './context.js';
 import { pct, table } from './format.js';
 import { defineKind, type OwnFile } from './kind.js';
@@ -19,6 +26,11 @@ export interface MatrixCell extends RunHeadline {
   input_len: string;
   output_len: string;
   concurrency: number;
+  /**
+   * Time to the first reasoning token (`ttfr_ms`), p50 and its samples: n = 0 when the model did
+   * not reason. When it did, TTFT (first content token) includes the thinking.
+   */
+  ttfr_ms: { p50: number | null; n: number };
 }
 
 export interface MatrixResult {
@@ -61,12 +73,106 @@ export async function runMatrix(
           input_len: cell.input_len,
           output_len: cell.output_len,
           concurrency: c,
+          ttfr_ms: { p50: m.summary.ttfr_ms.p50, n: m.summary.ttfr_ms.n },
         });
       }
     }
     out.push({ target: t.name, cells });
   }
   return { kind: 'matrix', targets: out };
+}
+
+/** Whether any cell's model reasoned before answering (so its TTFT includes the thinking). */
+const reasoned = (cells: readonly MatrixCell[]) => cells.some((c) => (c.ttfr_ms?.n ?? 0) > 0);
+
+// ---- the answer --------------------------------------------------------------------------------
+
+/** One target's verdict clause: the cell with the most throughput and the one with the slowest first token. */
+function matrixVerdict(cells: readonly MatrixCell[], tr: T): string {
+  const withTput = cells.filter((c) => c.output_throughput_tok_s !== null);
+  const withTtft = cells.filter((c) => c.ttft_ms.p50 !== null);
+  if (!withTput.length || !withTtft.length) return tr('answer.matrix.no_data');
+  const top = withTput.reduce((a, b) =>
+    (b.output_throughput_tok_s as number) > (a.output_throughput_tok_s as number) ? b : a,
+  );
+  const slow = withTtft.reduce((a, b) => ((b.ttft_ms.p50 as number) > (a.ttft_ms.p50 as number) ? b : a));
+  const text = tr('answer.matrix.verdict', {
+    top: top.cell,
+    top_c: top.concurrency,
+    tput: fmt(top.output_throughput_tok_s),
+    slow: slow.cell,
+    slow_c: slow.concurrency,
+    ttft: fmt(slow.ttft_ms.p50),
+  });
+  return reasoned(cells) ? text + tr('answer.matrix.thinking') : text;
+}
+
+/**
+ * The matrix's answer: the grid itself (every cell × concurrency, TTFR beside TTFT), the cells
+ * with the most throughput and the slowest first token, and throughput per cell as bars.
+ */
+export function matrixAnswer(res: MatrixResult, tr: T): ExperimentAnswer {
+  const many = res.targets.length > 1;
+  const col = withTarget(many, tr);
+  const names = [...new Set(res.targets.flatMap((t) => t.cells.map((c) => c.cell)))];
+  const levels = [...new Set(res.targets.flatMap((t) => t.cells.map((c) => c.concurrency)))];
+  return {
+    kind: res.kind,
+    question: tr('answer.matrix.question'),
+    verdict: joinVerdict(
+      res.targets.map((t) => ({ target: t.target, text: matrixVerdict(t.cells, tr) })),
+      tr,
+    ),
+    table: {
+      columns: col.columns([
+        tr('exp.col.cell'),
+        tr('exp.col.in'),
+        tr('exp.col.out'),
+        tr('exp.col.conc'),
+        'TTFT p50 ms',
+        'TTFT p99 ms',
+        'TTFR p50 ms',
+        'TPOT p50 ms',
+        'E2E p50 ms',
+        'out tok/s',
+        tr('answer.col.errors_pct'),
+      ]),
+      rows: res.targets.flatMap((t) =>
+        t.cells.map((c) =>
+          col.row(t.target, [
+            c.cell,
+            c.input_len,
+            c.output_len,
+            c.concurrency,
+            cell(c.ttft_ms.p50),
+            cell(c.ttft_ms.p99),
+            cell(c.ttfr_ms?.p50),
+            cell(c.tpot_ms.p50, 2),
+            cell(c.e2e_ms.p50),
+            cell(c.output_throughput_tok_s),
+            pctCell(c.error_rate),
+          ]),
+        ),
+      ),
+    },
+    chart: {
+      type: 'bar',
+      title: tr('answer.matrix.chart_title'),
+      x: { name: tr('exp.col.cell'), unit: null, categories: names },
+      y: { name: 'out tok/s', unit: 'tok/s' },
+      series: res.targets.flatMap((t) =>
+        levels.map((c) => ({
+          name: many ? `${t.target} ${tr('answer.matrix.series', { c })}` : tr('answer.matrix.series', { c }),
+          points: names.map((n, i): [number, number | null] => [
+            i,
+            cell(t.cells.find((x) => x.cell === n && x.concurrency === c)?.output_throughput_tok_s),
+          ]),
+        })),
+      ),
+    },
+    run_ids: runIdsOf(res.targets.flatMap((t) => t.cells.map((c) => c.run_id))),
+    interval: null,
+  };
 }
 
 // ---- the kind module: file section and rules, defaults, template, console output ----------
@@ -125,6 +231,7 @@ matrix:
 ${t.common({ load: ['requests: 16                      # per cell and level'] })}
 `,
   run: runMatrix,
+  answer: matrixAnswer,
   format: (res, tr) => {
     const out: string[] = [];
     for (const t of res.targets) {
@@ -138,6 +245,7 @@ ${t.common({ load: ['requests: 16                      # per cell and level'] })
             tr('exp.col.conc'),
             'TTFT p50 ms',
             'TTFT p99 ms',
+            'TTFR p50 ms',
             'TPOT p50 ms',
             'E2E p50 ms',
             'out tok/s',
@@ -150,6 +258,7 @@ ${t.common({ load: ['requests: 16                      # per cell and level'] })
             String(c.concurrency),
             fmt(c.ttft_ms.p50),
             `${fmt(c.ttft_ms.p99)}${c.ttft_ms.p99 !== null && c.ttft_ms.n < MIN_SAMPLES_P99 ? UNRELIABLE_MARK : ''}`,
+            fmt(c.ttfr_ms?.p50),
             fmt(c.tpot_ms.p50, 2),
             fmt(c.e2e_ms.p50),
             fmt(c.output_throughput_tok_s),
@@ -159,6 +268,7 @@ ${t.common({ load: ['requests: 16                      # per cell and level'] })
       );
       if (t.cells.some((c) => c.ttft_ms.p99 !== null && c.ttft_ms.n < MIN_SAMPLES_P99))
         out.push(unreliableNote(tr));
+      if (reasoned(t.cells)) out.push(tr('answer.matrix.thinking_note'));
     }
     return out;
   },

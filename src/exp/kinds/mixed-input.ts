@@ -17,9 +17,12 @@ import { z } from 'zod';
 import { describe, type PrefillInterference, recordsInterference, ttftMs } from '../../analysis/index.js';
 import { lengthDist } from '../../config/run-settings.js';
 import { listOf, nonNegNum, oneOf, posInt } from '../../core/fields.js';
+import type { MessageKey, T } from '../../i18n/index.js';
 import type { RequestRecord } from '../../record/types.js';
+import type { ExperimentAnswer } from '../../report/answer.js';
 import type { RequestSpec } from '../../workload/types.js';
 import { refuseRates } from '../fields.js';
+import { cell, joinVerdict, runIdsOf, withTarget } from './answer-kit.js';
 import type { KindContext } from './context.js';
 import { table } from './format.js';
 import { defineKind, type OwnFile } from './kind.js';
@@ -139,6 +142,106 @@ function analyse(
   };
 }
 
+// ---- the answer --------------------------------------------------------------------------------
+
+const ORDER_KEY: Record<Order, MessageKey> = {
+  'short-first': 'answer.mixed.order.short_first',
+  'long-first': 'answer.mixed.order.long_first',
+  interleaved: 'answer.mixed.order.interleaved',
+};
+
+/** One target's verdict clause: the order whose long prefills stall decoding most, and by how much. */
+function mixedVerdict(t: MixedTargetResult, tr: T): string {
+  const measured = t.orders.filter((o) => o.stall_ratio !== null);
+  if (!measured.length) return tr('answer.mixed.no_ratio');
+  const worst = measured.reduce((a, b) => ((b.stall_ratio as number) > (a.stall_ratio as number) ? b : a));
+  const best = measured.reduce((a, b) => ((b.stall_ratio as number) < (a.stall_ratio as number) ? b : a));
+  const name = (o: MixedOrderResult) => tr(ORDER_KEY[o.order]);
+  // A ratio at or below 1: a gap during a long prefill is no longer than a clean one.
+  if ((worst.stall_ratio as number) <= 1)
+    return tr('answer.mixed.no_stall', { ratio: fmt(worst.stall_ratio, 2), order: name(worst) });
+  if (measured.length === 1)
+    return tr('answer.mixed.verdict_one', { order: name(worst), ratio: fmt(worst.stall_ratio, 2) });
+  return tr('answer.mixed.verdict', {
+    worst: name(worst),
+    ratio: fmt(worst.stall_ratio, 2),
+    best: name(best),
+    best_ratio: fmt(best.stall_ratio, 2),
+  });
+}
+
+/**
+ * The mixed-input answer: in which arrival order long prefills stall the short requests'
+ * decoding most (the stall ratio per order), the gap table, and the ratio per order as bars.
+ */
+export function mixedInputAnswer(res: MixedInputResult, tr: T): ExperimentAnswer {
+  const many = res.targets.length > 1;
+  const col = withTarget(many, tr);
+  const orders = MIXED_INPUT_ORDERS.filter((o) =>
+    res.targets.some((t) => t.orders.some((x) => x.order === o)),
+  );
+  return {
+    kind: res.kind,
+    question: tr('answer.mixed.question', {
+      long: res.long.input_len,
+      short: res.short.input_len,
+    }),
+    verdict: joinVerdict(
+      res.targets.map((t) => ({ target: t.target, text: mixedVerdict(t, tr) })),
+      tr,
+    ),
+    table: {
+      columns: col.columns([
+        tr('exp.col.order'),
+        tr('exp.mixed.overlap_n'),
+        tr('answer.mixed.col.overlap_mean'),
+        tr('answer.mixed.col.overlap_p99'),
+        tr('exp.mixed.clean_n'),
+        tr('answer.mixed.col.clean_mean'),
+        tr('answer.mixed.col.clean_p99'),
+        tr('exp.mixed.stall_ratio'),
+        tr('answer.mixed.col.short_ttft'),
+        tr('answer.mixed.col.long_ttft'),
+        tr('answer.mixed.col.timeline'),
+      ]),
+      rows: res.targets.flatMap((t) =>
+        t.orders.map((o) =>
+          col.row(t.target, [
+            tr(ORDER_KEY[o.order]),
+            o.gaps_overlapping_ms.n,
+            cell(o.gaps_overlapping_ms.mean, 2),
+            cell(o.gaps_overlapping_ms.p99, 2),
+            o.gaps_clean_ms.n,
+            cell(o.gaps_clean_ms.mean, 2),
+            cell(o.gaps_clean_ms.p99, 2),
+            cell(o.stall_ratio, 2),
+            cell(o.short_ttft_ms_p50),
+            cell(o.long_ttft_ms_p50),
+            tr(
+              o.intervals_from === 'server' ? 'answer.mixed.timeline_server' : 'answer.mixed.timeline_client',
+            ),
+          ]),
+        ),
+      ),
+    },
+    chart: {
+      type: 'bar',
+      title: tr('answer.mixed.chart_title'),
+      x: { name: tr('exp.col.order'), unit: null, categories: orders.map((o) => tr(ORDER_KEY[o])) },
+      y: { name: tr('exp.mixed.stall_ratio'), unit: '×' },
+      series: res.targets.map((t) => ({
+        name: t.target,
+        points: orders.map((o, i): [number, number | null] => [
+          i,
+          cell(t.orders.find((x) => x.order === o)?.stall_ratio, 2),
+        ]),
+      })),
+    },
+    run_ids: runIdsOf(res.targets.flatMap((t) => t.orders.map((o) => o.run_id))),
+    interval: null,
+  };
+}
+
 // ---- the kind module: file section and rules, defaults, template, console output ----------
 
 export const MIXED_INPUT_ORDERS = ['short-first', 'long-first', 'interleaved'] as const;
@@ -182,6 +285,7 @@ mixed_input:
 ${t.common({ load: ['# (arrivals come from mixed_input; requests, concurrency and rates do not apply)'], warmup: 0 })}
 `,
   run: runMixedInput,
+  answer: mixedInputAnswer,
   format: (res, tr) =>
     res.targets.flatMap((t) => [
       t.target,

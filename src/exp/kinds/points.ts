@@ -98,20 +98,55 @@ export interface StopRules {
   e2e_p99_factor: number;
 }
 
+/** Which stop rule a level tripped, with the measured value and the limit it passed. */
+export interface StopTrip {
+  rule: 'error_rate' | 'ttft_p99' | 'e2e_p99';
+  /** The level's error rate (a fraction) or p99 (ms). */
+  value: number;
+  /** The error-rate limit (a fraction), or the first level's p99 (ms) the factor multiplies. */
+  base: number;
+  /** The factor K of a p99 rule; null for the error rate. */
+  factor: number | null;
+}
+
 /**
- * Why a sweep stops at `p` (null = go on): the error rate passed the limit, or p99 TTFT or E2E
- * passed K × the first level's p99.
+ * Which stop rule `p` trips (null = go on): the error rate passed the limit, or p99 TTFT or E2E
+ * passed K × the first level's p99. The one judgement behind {@link stopReason} and the sweep's
+ * answer, which words it in the reader's language.
  */
-export function stopReason(p: RunHeadline, first: RunHeadline, rules: StopRules): string | null {
+export function stopTrip(p: RunHeadline, first: RunHeadline, rules: StopRules): StopTrip | null {
   if (p.error_rate !== null && p.error_rate > rules.error_rate)
-    return `error rate ${(p.error_rate * 100).toFixed(1)}% > ${(rules.error_rate * 100).toFixed(1)}%`;
-  const over = (now: number | null, base: number | null, k: number) =>
+    return { rule: 'error_rate', value: p.error_rate, base: rules.error_rate, factor: null };
+  const over = (now: number | null, base: number | null, k: number): now is number =>
     now !== null && base !== null && base > 0 && now > k * base;
   if (over(p.ttft_ms.p99, first.ttft_ms.p99, rules.ttft_p99_factor))
-    return `p99 TTFT ${fmt(p.ttft_ms.p99)} ms > ${rules.ttft_p99_factor} × the first level's ${fmt(first.ttft_ms.p99)} ms`;
+    return {
+      rule: 'ttft_p99',
+      value: p.ttft_ms.p99,
+      base: first.ttft_ms.p99 as number,
+      factor: rules.ttft_p99_factor,
+    };
   if (over(p.e2e_ms.p99, first.e2e_ms.p99, rules.e2e_p99_factor))
-    return `p99 E2E ${fmt(p.e2e_ms.p99)} ms > ${rules.e2e_p99_factor} × the first level's ${fmt(first.e2e_ms.p99)} ms`;
+    return {
+      rule: 'e2e_p99',
+      value: p.e2e_ms.p99,
+      base: first.e2e_ms.p99 as number,
+      factor: rules.e2e_p99_factor,
+    };
   return null;
+}
+
+/**
+ * Why a sweep stops at `p` (null = go on), as the sentence stored with the level (English, like
+ * every reason kept in a result): {@link stopTrip} in words.
+ */
+export function stopReason(p: RunHeadline, first: RunHeadline, rules: StopRules): string | null {
+  const s = stopTrip(p, first, rules);
+  if (!s) return null;
+  if (s.rule === 'error_rate')
+    return `error rate ${(s.value * 100).toFixed(1)}% > ${(s.base * 100).toFixed(1)}%`;
+  const name = s.rule === 'ttft_p99' ? 'TTFT' : 'E2E';
+  return `p99 ${name} ${fmt(s.value)} ms > ${s.factor} × the first level's ${fmt(s.base)} ms`;
 }
 
 /** Specs re-indexed 0..n−1 (records are matched to specs by index). */

@@ -20,9 +20,12 @@ import { z } from 'zod';
 import { mean, percentile, requestMetrics } from '../../analysis/index.js';
 import { UsageError } from '../../core/errors.js';
 import { listOf, oneOf, posInt, str } from '../../core/fields.js';
+import type { MessageKey, T } from '../../i18n/index.js';
 import type { RequestRecord } from '../../record/types.js';
+import type { ExperimentAnswer } from '../../report/answer.js';
 import type { RequestSpec } from '../../workload/types.js';
 import { refuseRates } from '../fields.js';
+import { cell, joinVerdict, pctCell, runIdsOf, withTarget } from './answer-kit.js';
 import type { KindContext, LiveTarget, RunCache } from './context.js';
 import { pct, table } from './format.js';
 import { defineKind, type OwnFile } from './kind.js';
@@ -257,6 +260,116 @@ function phaseResult(
   };
 }
 
+// ---- the answer --------------------------------------------------------------------------------
+
+const PHASE_KEY: Record<PhaseName, MessageKey> = {
+  cold: 'answer.prefix.phase.cold',
+  'exact-repeat': 'answer.prefix.phase.exact_repeat',
+  'new-question': 'answer.prefix.phase.new_question',
+  scattered: 'answer.prefix.phase.scattered',
+};
+const EXPECTED_KEY: Record<PrefixPhaseResult['expected'], MessageKey> = {
+  none: 'answer.prefix.expected.none',
+  full: 'answer.prefix.expected.full',
+  document: 'answer.prefix.expected.document',
+  partial: 'answer.prefix.expected.partial',
+};
+
+/** One target's verdict clause: what the cache served per phase, the TTFT it saved, and whether the hits are where expected. */
+function prefixVerdict(t: PrefixTargetResult, tr: T): string {
+  const name = (p: PrefixPhaseResult) => tr(PHASE_KEY[p.phase]);
+  const sep = tr('answer.list_sep');
+  const cold = t.phases.find((p) => p.phase === 'cold');
+  const warm = t.phases.filter((p) => p.phase !== 'cold');
+  const ttfts = (ps: PrefixPhaseResult[]) =>
+    ps.map((p) => tr('answer.prefix.ttft_of', { phase: name(p), ms: fmt(p.ttft_ms_p50) })).join(sep);
+  let text: string;
+  if (t.phases.every((p) => p.hit_ratio === null))
+    text = tr('answer.prefix.no_counts', { ttft: ttfts(t.phases) });
+  else {
+    const hits = warm
+      .filter((p) => p.hit_ratio !== null)
+      .map((p) => tr('answer.prefix.hit_of', { phase: name(p), hit: pct(p.hit_ratio) }))
+      .join(sep);
+    text =
+      cold && warm.length
+        ? tr('answer.prefix.verdict', { hits, cold: fmt(cold.ttft_ms_p50), warm: ttfts(warm) })
+        : tr('answer.prefix.verdict_no_cold', { hits, ttft: ttfts(t.phases) });
+  }
+  const off = t.phases.filter((p) => p.as_expected === false);
+  return (
+    text +
+    (off.length
+      ? tr('answer.prefix.not_expected', { phases: off.map(name).join(sep) })
+      : tr('answer.prefix.as_expected'))
+  );
+}
+
+/**
+ * The prefix-cache answer: the phase table the console prints (cold, exact repeat, the shared
+ * document with a new question, scattered), its verdict, and TTFT per phase as bars.
+ */
+export function prefixCacheAnswer(res: PrefixCacheResult, tr: T): ExperimentAnswer {
+  const many = res.targets.length > 1;
+  const col = withTarget(many, tr);
+  const phases = PREFIX_CACHE_PHASES.filter((ph) =>
+    res.targets.some((t) => t.phases.some((p) => p.phase === ph)),
+  );
+  return {
+    kind: res.kind,
+    question: tr('answer.prefix.question', { tokens: res.document_tokens }),
+    verdict: joinVerdict(
+      res.targets.map((t) => ({ target: t.target, text: prefixVerdict(t, tr) })),
+      tr,
+    ),
+    table: {
+      columns: col.columns([
+        tr('exp.col.phase'),
+        tr('exp.prefix.prompt_tok'),
+        tr('exp.prefix.cached_tok'),
+        `${tr('exp.prefix.hit')} %`,
+        'TTFT p50 ms',
+        'prefill p50 ms',
+        tr('answer.prefix.col.prefill_from'),
+        'prefill tok/s',
+        tr('exp.prefix.expected'),
+        tr('exp.prefix.ok'),
+      ]),
+      rows: res.targets.flatMap((t) =>
+        t.phases.map((p) =>
+          col.row(t.target, [
+            tr(PHASE_KEY[p.phase]),
+            cell(p.prompt_tokens_mean, 0),
+            cell(p.cached_tokens_mean, 0),
+            pctCell(p.hit_ratio),
+            cell(p.ttft_ms_p50),
+            cell(p.prefill_ms_p50),
+            tr(p.prefill_source === 'server' ? 'answer.prefix.prefill_server' : 'answer.prefix.prefill_ttft'),
+            cell(p.prefill_tok_s, 0),
+            tr(EXPECTED_KEY[p.expected]),
+            p.as_expected === null ? null : tr(p.as_expected ? 'exp.yes' : 'exp.no_caps'),
+          ]),
+        ),
+      ),
+    },
+    chart: {
+      type: 'bar',
+      title: tr('answer.prefix.chart_title'),
+      x: { name: tr('exp.col.phase'), unit: null, categories: phases.map((ph) => tr(PHASE_KEY[ph])) },
+      y: { name: 'TTFT p50', unit: 'ms' },
+      series: res.targets.map((t) => ({
+        name: t.target,
+        points: phases.map((ph, i): [number, number | null] => [
+          i,
+          cell(t.phases.find((p) => p.phase === ph)?.ttft_ms_p50),
+        ]),
+      })),
+    },
+    run_ids: runIdsOf(res.targets.flatMap((t) => t.phases.map((p) => p.run_id))),
+    interval: null,
+  };
+}
+
 // ---- the kind module: file section and rules, defaults, template, console output ----------
 
 /** Phases of the prefix-cache experiment, in the order they run. */
@@ -305,6 +418,7 @@ prefix_cache:
 ${t.common({ load: ['# (one request at a time; prefix_cache sets the counts)'], workload: ['input_len: 2048', 'output_len: 32'], cache: ['policy: cold'], warmup: 0 })}
 `,
   run: runPrefixCache,
+  answer: prefixCacheAnswer,
   format: (res, tr) =>
     res.targets.flatMap((t) => [
       tr('exp.prefix.header', {

@@ -17,78 +17,30 @@ import { findMaxLevel, type ProbeRun } from '../../analysis/capacity.js';
 import { type Knee, throughputKnee } from '../../analysis/knee.js';
 import { UsageError } from '../../core/errors.js';
 import { bool, fraction, listOf, posNum } from '../../core/fields.js';
-import type { T } from '../../i18n/index.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
 import { increasing, loadLevels } from '../fields.js';
 import type { KindContext, LiveTarget, Measured } from './context.js';
-import { pct, table } from './format.js';
 import { defineKind, type KindFile, type OwnFile } from './kind.js';
 import {
-  fmt,
-  formatPct,
   pctOf,
-  pctUnreliable,
   pointOf,
   type RunHeadline,
   reindex,
   type StopRules,
   stopReason,
-  unreliableNote,
   verdictOf,
 } from './points.js';
-
-/** One level of a sweep on one target. */
-export interface SweepPoint extends RunHeadline {
-  /** Concurrency (closed loop) or arrival rate in requests/s (open loop). */
-  level: number;
-  /** Measured send rate (open loop), requests/s. */
-  achieved_rate_rps: number | null;
-  /** Stop rule this level tripped (the sweep ended here). */
-  stopped: string | null;
-}
-
-export interface MaxConcurrency {
-  /** Largest concurrency that met the SLO (0 when even the first did not); null when undetermined. */
-  concurrency: number | null;
-  /** Why there is no answer: a probe that decided it was not valid. */
-  undetermined: string | null;
-  /** False when the SLO still held at the largest concurrency tried (the true maximum may be higher). */
-  bounded: boolean;
-  slo: Record<string, number>;
-  probes: { concurrency: number; ok: boolean; valid: boolean; run_id: string | null }[];
-}
-
-export interface SweepTargetResult {
-  target: string;
-  /** `concurrency` (closed loop) or `rate_rps` (open loop). */
-  factor: 'concurrency' | 'rate_rps';
-  points: SweepPoint[];
-  /** Level at the knee (over valid levels only), or null: not reached, or undetermined. */
-  knee: number | null;
-  /** False when the knee could not be found: throughput still rose, or too few levels were valid. */
-  knee_determined: boolean;
-  knee_reason: string;
-  /** Levels left out of the knee and the SLO search because their runs are not valid. */
-  left_out: { level: number; reasons: string[] }[];
-  stopped_at: number | null;
-  /** rate-sweep without `load.rates`: the measured capacity the rates derive from (requests/s). */
-  capacity_rps?: number | null;
-  max_concurrency?: MaxConcurrency;
-}
-
-export interface SweepResult {
-  kind: 'concurrency-sweep' | 'rate-sweep';
-  /** `fresh`: each level got its own prompts; `reused`: the same at every level (`workload.reuse_prompts`). */
-  prompts: 'fresh' | 'reused';
-  stop: { error_rate: number; ttft_p99_factor: number; e2e_p99_factor: number };
-  knee_min_gain: number;
-  targets: SweepTargetResult[];
-}
+import {
+  formatSweep,
+  type MaxConcurrency,
+  MIN_VALID_LEVELS_FOR_KNEE,
+  type SweepPoint,
+  type SweepResult,
+  type SweepTargetResult,
+  sweepAnswer,
+} from './sweep-report.js';
 
 const throughputOf = (p: RunHeadline) => p.output_throughput_tok_s ?? p.request_throughput_rps;
-
-/** A knee needs this many valid levels: one comparison of a level with its successor. */
-export const MIN_VALID_LEVELS_FOR_KNEE = 2;
 
 /**
  * The sweep's conclusion for one target. The knee is found over the valid levels only (a level
@@ -113,11 +65,24 @@ export function concludeSweep(
       knee_determined: false,
       knee_reason: `only ${valid.length} of ${points.length} levels are valid (a knee needs ${MIN_VALID_LEVELS_FOR_KNEE})`,
     };
-  const knee: Knee = throughputKnee(
+  let knee: Knee = throughputKnee(
     valid.map(throughputOf),
     valid.map((p) => p.stopped),
     valid.map((p) => p.level),
   );
+  // The level that tripped a stop rule is left out when its run is not valid, and the valid
+  // levels alone may still rise; but the sweep ended because the tail blew up there, not for
+  // want of levels. The knee is then the last valid level before it, and the reason says so
+  // (never "still rising: extend the levels" beside a stop column that says the latency exploded).
+  const stop = points.find((p) => p.stopped);
+  if (knee.index === null && stop && stop.validity.length > 0) {
+    const before = valid.filter((p) => p.level < stop.level);
+    if (before.length)
+      knee = {
+        index: before.length - 1,
+        reason: `level ${stop.level} tripped a stop rule: ${stop.stopped} (its run is not valid: ${stop.validity.map((r) => r.code).join(', ')}; the tail it measured still ended the sweep)`,
+      };
+  }
   return {
     ...base,
     knee: knee.index === null ? null : valid[knee.index].level,
@@ -359,70 +324,6 @@ function logLevel(
   ctx.deps.log(stopped ? line + ctx.tr('exp.progress.stop', { reason: stopped }) : line);
 }
 
-/** A sweep's table per target: throughput and latency percentiles per level, the knee. */
-function formatSweep(res: SweepResult, tr: T): string[] {
-  const out: string[] = [];
-  for (const t of res.targets) {
-    out.push(
-      t.capacity_rps ? tr('exp.sweep.capacity', { target: t.target, rps: fmt(t.capacity_rps, 2) }) : t.target,
-    );
-    out.push(
-      table(
-        [
-          t.factor === 'concurrency' ? tr('exp.sweep.concurrency') : tr('exp.sweep.rate'),
-          'req/s',
-          'out tok/s',
-          'server tok/s',
-          'TTFT p50/p95/p99 ms',
-          'E2E p50/p95/p99 ms',
-          'TPOT p50',
-          tr('exp.col.errors'),
-          tr('exp.sweep.cache_hit'),
-          tr('exp.col.verdict'),
-          tr('exp.col.stop'),
-        ],
-        t.points.map((p) => [
-          String(p.level),
-          fmt(p.request_throughput_rps, 2),
-          fmt(p.output_throughput_tok_s),
-          fmt(p.server_tokens_per_s),
-          formatPct(p.ttft_ms),
-          formatPct(p.e2e_ms),
-          fmt(p.tpot_ms.p50, 2),
-          pct(p.error_rate),
-          pct(p.cache_hit_rate),
-          verdictOf(p, tr),
-          p.stopped ?? '',
-        ]),
-      ),
-    );
-    if (t.points.some((p) => pctUnreliable(p.ttft_ms) || pctUnreliable(p.e2e_ms)))
-      out.push(unreliableNote(tr));
-    if (res.prompts === 'reused') out.push(tr('exp.sweep.reused'));
-    const leftOut = t.left_out.length
-      ? tr('exp.sweep.left_out', {
-          list: t.left_out.map((l) => `${l.level} (${l.reasons.join(', ')})`).join(', '),
-        })
-      : '';
-    const knee = { knee: t.knee, reason: t.knee_reason, left_out: leftOut };
-    out.push(
-      t.knee_determined
-        ? tr('exp.sweep.knee', knee)
-        : t.points.length - t.left_out.length < MIN_VALID_LEVELS_FOR_KNEE
-          ? tr('exp.sweep.knee_undetermined', knee)
-          : tr('exp.sweep.knee_not_reached', knee),
-    );
-    const mc = t.max_concurrency;
-    if (mc)
-      out.push(
-        mc.concurrency === null
-          ? tr('exp.sweep.max_conc_undetermined', { why: mc.undetermined })
-          : tr(mc.bounded ? 'exp.sweep.max_conc' : 'exp.sweep.max_conc_unbounded', { n: mc.concurrency }),
-      );
-  }
-  return out;
-}
-
 /** The `sweep` section's defaults. */
 const withSweep = <F extends KindFile<string, 'sweep', typeof sweepSchema>>(f: F) => ({
   ...f,
@@ -475,6 +376,7 @@ ${t.common({ load: ['concurrency: [1, 2, 4, 8, 16, 32]', 'requests: 32          
 `,
   run: runConcurrencySweep,
   format: formatSweep,
+  answer: sweepAnswer,
 });
 
 export const rateSweepKind = defineKind({
@@ -544,4 +446,5 @@ ${t.common({ load: ['rates: [5, 10, 20, 40, 80]        # requests per second', '
 `,
   run: runRateSweep,
   format: formatSweep,
+  answer: sweepAnswer,
 });

@@ -2,10 +2,13 @@
  * @module exp/kinds/team-assistant-report
  * The `team-assistant` kind's answer: the shape of its result (per target, the levels measured,
  * the largest team meeting the SLO and where the wait goes) and how it reads: the console table,
- * the answer lines (which the HTML report puts at its head) and the Markdown write-up, in the
- * course's terms. The measuring and the search are in `exp/kinds/team-assistant`.
+ * the answer lines (which the HTML report puts at its head), the answer (`report/answer`: the
+ * largest team, the table of SLO attainment per number of users, its chart) and the Markdown
+ * write-up, in the course's terms. The measuring and the search are in `exp/kinds/team-assistant`.
  */
 import type { T } from '../../i18n/index.js';
+import type { AnswerChart, ExperimentAnswer } from '../../report/answer.js';
+import { cell, joinVerdict, pctCell, runIdsOf, searchBracket, withTarget } from './answer-kit.js';
 import { pct, table } from './format.js';
 import { fmt, verdictOf } from './points.js';
 
@@ -246,4 +249,118 @@ export function teamWriteup(res: TeamResult, tr: T): string[] {
   }
   if (res.time_scale !== 1) L.push(`> ${tr('team.time_scale', { scale: res.time_scale })}`, '');
   return L;
+}
+
+// ---- the answer --------------------------------------------------------------------------------
+
+const sloText = (res: TeamResult) =>
+  Object.entries(res.slo)
+    .map(([k, v]) => `${k} ≤ ${v}`)
+    .join(', ');
+
+/** One target's verdict clause: the largest team, the level that bounds it, and the asked-for team. */
+function teamVerdict(res: TeamResult, t: TeamTargetResult, tr: T): string {
+  const byUsers = [...t.levels].sort((a, b) => a.users - b.users);
+  let text: string;
+  if (t.largest === null) text = tr('answer.team.undetermined', { why: t.undetermined ?? '' });
+  else if (t.largest === 0)
+    text = tr('answer.team.none', { users: byUsers[0]?.users ?? '-', met: pct(byUsers[0]?.attainment) });
+  else {
+    const at = byUsers.find((l) => l.users === t.largest);
+    const miss = byUsers.find((l) => l.users > (t.largest as number) && !l.meets);
+    text =
+      t.bounded && miss
+        ? tr('answer.team.largest', {
+            n: t.largest,
+            met: pct(at?.attainment),
+            fail: miss.users,
+            fail_met: pct(miss.attainment),
+          })
+        : tr('answer.team.unbounded', { n: t.largest, met: pct(at?.attainment) });
+  }
+  if (t.colleagues_fit !== null)
+    text += tr(t.colleagues_fit ? 'answer.team.fit' : 'answer.team.no_fit', { n: res.colleagues });
+  return text;
+}
+
+/** The lead chart: SLO attainment against users, per target, with the required share as a line. */
+function teamChart(res: TeamResult, tr: T): AnswerChart {
+  const many = res.targets.length > 1;
+  const users = res.targets.flatMap((t) => t.levels.map((l) => l.users));
+  const span = users.length ? [Math.min(...users), Math.max(...users)] : [];
+  return {
+    type: 'line',
+    title: tr('answer.team.chart_title'),
+    x: { name: tr('team.col.users'), unit: null },
+    y: { name: tr('team.col.met'), unit: '%' },
+    series: [
+      ...res.targets.map((t) => ({
+        name: many ? `${t.target} ${tr('team.col.met')}` : tr('team.col.met'),
+        points: [...t.levels]
+          .sort((a, b) => a.users - b.users)
+          .map((l): [number, number | null] => [l.users, pctCell(l.attainment)]),
+      })),
+      {
+        name: tr('answer.team.required', { pct: res.attainment * 100 }),
+        points: span.map((u): [number, number | null] => [u, cell(res.attainment * 100)]),
+      },
+    ],
+  };
+}
+
+/**
+ * The team's answer: the largest number of users for which at least `team.attainment` of the
+ * turns met the SLO, the attainment at every level measured (the bisection's probes too), and
+ * the bracket the search leaves around the answer.
+ */
+export function teamAnswer(res: TeamResult, tr: T): ExperimentAnswer {
+  const many = res.targets.length > 1;
+  const col = withTarget(many, tr);
+  const one = res.targets.length === 1 ? res.targets[0] : null;
+  return {
+    kind: res.kind,
+    question: tr('answer.team.question', { n: res.colleagues, pct: res.attainment * 100, slo: sloText(res) }),
+    verdict: joinVerdict(
+      res.targets.map((t) => ({ target: t.target, text: teamVerdict(res, t, tr) })),
+      tr,
+    ),
+    table: {
+      columns: col.columns([
+        tr('team.col.users'),
+        tr('team.col.turns'),
+        `${tr('team.col.met')} %`,
+        tr('answer.team.col.meets'),
+        'TTFT p90 ms',
+        'TPOT p90 ms',
+        tr('answer.team.col.user_ttft'),
+        tr('exp.col.verdict'),
+      ]),
+      rows: res.targets.flatMap((t) =>
+        [...t.levels]
+          .sort((a, b) => a.users - b.users)
+          .map((l) =>
+            col.row(t.target, [
+              l.users,
+              `${l.turns_succeeded}/${l.turns_planned}`,
+              pctCell(l.attainment),
+              l.meets ? '✓' : '✗',
+              cell(l.ttft_ms.p90, 0),
+              cell(l.tpot_ms.p90, 1),
+              cell(l.user_ttft_ms.p90, 0),
+              verdictOf(l, tr),
+            ]),
+          ),
+      ),
+    },
+    chart: teamChart(res, tr),
+    run_ids: runIdsOf(res.targets.flatMap((t) => t.levels.map((l) => l.run_id))),
+    interval: one?.bounded
+      ? searchBracket(
+          'users',
+          one.largest,
+          one.levels.filter((l) => !l.meets).map((l) => l.users),
+          tr,
+        )
+      : null,
+  };
 }

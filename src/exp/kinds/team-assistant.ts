@@ -54,6 +54,7 @@ import {
   type TeamLevel,
   type TeamResult,
   type TeamTargetResult,
+  teamAnswer,
   teamConclusion,
   teamWriteup,
   type WaitSplit,
@@ -404,4 +405,5 @@ ${t.common({
   format: formatTeam,
   writeup: teamWriteup,
   conclusion: teamConclusion,
+  answer: teamAnswer,
 });

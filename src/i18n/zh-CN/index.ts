@@ -11,6 +11,7 @@ import { diagnose } from './diagnose.js';
 import { exp } from './exp.js';
 import { gate } from './gate.js';
 import { gateLoad } from './gate-load.js';
+import { kindAnswers } from './kind-answers.js';
 import { report } from './report.js';
 import { run } from './run.js';
 import { sessions } from './sessions.js';
@@ -41,4 +42,5 @@ export const zhCN: Record<keyof typeof en, string> = {
   ...exp,
   ...trace,
   ...voice,
+  ...kindAnswers,
 };
