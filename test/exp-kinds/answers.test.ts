@@ -178,6 +178,26 @@ test('concurrency-sweep with a stop and an SLO search: the knee, the stop and th
   for (const p of mc.probes) if (p.run_id) assert.ok(a.run_ids.includes(p.run_id));
 });
 
+test('rate-sweep: the answer speaks in requests per second, one row per rate, and its verdict agrees with the knee', async () => {
+  const text = virtual('rate-sweep')
+    .replace(/rates: \[5, 10, 20, 40, 80\]/, 'rates: [5, 10, 20, 40]')
+    .replace(/requests: 40 /, 'requests: 16 ')
+    .replace(/input_len: \d+/, 'input_len: 128')
+    .replace(/output_len: \d+/, 'output_len: 32');
+  const { res, runIds } = await stored<SweepResult>(text);
+  const a = answerOf('rate-sweep', res, runIds);
+  const t = res.targets[0];
+  const rate = col(a, EN('exp.sweep.rate'));
+  assert.deepEqual(
+    a.table.rows.map((r) => r[rate]),
+    t.points.map((p) => p.level),
+  );
+  assert.equal(a.chart?.x.unit, 'req/s');
+  assert.equal(a.interval, null, 'a rate sweep has no SLO search to bracket');
+  if (t.knee_determined) assert.match(a.verdict, new RegExp(`\\b${t.knee} req/s`));
+  else if (!t.stopped_at) assert.match(a.verdict, /still rises/);
+});
+
 /** A level with throughput `tput`, p99 TTFT `ttft`, and the given validity codes. */
 function point(level: number, tput: number, ttft: number, validity: string[] = []): SweepPoint {
   const pct = { p50: ttft / 2, p95: ttft, p99: ttft, n: 100 };

@@ -10,6 +10,9 @@
  * the sweep's error-rate stop rule. The search (the one of `servelab plan
  * --find-max-concurrency`) doubles past the sweep's levels while the SLO holds (up to 4 × the
  * last level), then bisects between the last pass and the first failure.
+ *
+ * This module measures, stops and finds the knee; the result's shape and how it reads (console
+ * table, the answer) are in `exp/kinds/sweep-report`.
  */
 
 import { z } from 'zod';
