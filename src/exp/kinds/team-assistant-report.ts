@@ -261,22 +261,26 @@ const sloText = (res: TeamResult) =>
 /** One target's verdict clause: the largest team, the level that bounds it, and the asked-for team. */
 function teamVerdict(res: TeamResult, t: TeamTargetResult, tr: T): string {
   const byUsers = [...t.levels].sort((a, b) => a.users - b.users);
+  const users = (n: number) => (n === 1 ? tr('answer.team.one_user') : tr('answer.team.users', { n }));
   let text: string;
   if (t.largest === null) text = tr('answer.team.undetermined', { why: t.undetermined ?? '' });
   else if (t.largest === 0)
-    text = tr('answer.team.none', { users: byUsers[0]?.users ?? '-', met: pct(byUsers[0]?.attainment) });
+    text = tr('answer.team.none', {
+      users: byUsers.length ? users(byUsers[0].users) : '-',
+      met: pct(byUsers[0]?.attainment),
+    });
   else {
     const at = byUsers.find((l) => l.users === t.largest);
     const miss = byUsers.find((l) => l.users > (t.largest as number) && !l.meets);
     text =
       t.bounded && miss
         ? tr('answer.team.largest', {
-            n: t.largest,
+            n: users(t.largest),
             met: pct(at?.attainment),
-            fail: miss.users,
+            fail: users(miss.users),
             fail_met: pct(miss.attainment),
           })
-        : tr('answer.team.unbounded', { n: t.largest, met: pct(at?.attainment) });
+        : tr('answer.team.unbounded', { n: users(t.largest), met: pct(at?.attainment) });
   }
   if (t.colleagues_fit !== null)
     text += tr(t.colleagues_fit ? 'answer.team.fit' : 'answer.team.no_fit', { n: res.colleagues });

@@ -49,11 +49,13 @@ export const kindAnswers = {
   // team-assistant (src/exp/kinds/team-assistant-report.ts)
   'answer.team.question':
     'How many colleagues can share the assistant while at least {pct}% of their turns meet the SLO ({slo})? The team asked about: {n}.',
+  'answer.team.users': '{n} users',
+  'answer.team.one_user': '1 user',
   'answer.team.largest':
-    'At most {n} users meet the SLO: {met} of the turns met it at {n} users, {fail_met} at {fail} users',
+    'The largest team meeting the SLO is {n}: {met} of the turns met it at {n}, {fail_met} at {fail}',
   'answer.team.unbounded':
-    'At least {n} users meet the SLO ({met} of the turns at {n} users): the largest level tried still met it',
-  'answer.team.none': 'No team meets the SLO: even {users} users met it on only {met} of the turns',
+    'The largest team meeting the SLO is at least {n} ({met} of the turns at {n}): the largest level tried still met it',
+  'answer.team.none': 'No team meets the SLO: even {users} met it on only {met} of the turns',
   'answer.team.undetermined': 'The largest team meeting the SLO cannot be named: {why}',
   'answer.team.fit': '; a team of {n} colleagues fits',
   'answer.team.no_fit': '; a team of {n} colleagues does not fit',

@@ -43,10 +43,11 @@ export const kindAnswers: Record<keyof typeof en, string> = {
   'answer.sweep.col.slo': 'SLO（p90）',
   'answer.team.question':
     '在至少 {pct}% 的对话轮次满足 SLO（{slo}）的前提下，最多能有多少位同事共用这个助手？所问的团队规模：{n}。',
-  'answer.team.largest':
-    '最多 {n} 个用户满足 SLO：{n} 个用户时 {met} 的轮次满足，{fail} 个用户时只有 {fail_met}',
-  'answer.team.unbounded': '至少 {n} 个用户满足 SLO（{n} 个用户时 {met} 的轮次满足）：所测的最大级别仍然满足',
-  'answer.team.none': '没有任何团队规模满足 SLO：即使只有 {users} 个用户，也只有 {met} 的轮次满足',
+  'answer.team.users': '{n} 个用户',
+  'answer.team.one_user': '1 个用户',
+  'answer.team.largest': '最多 {n}满足 SLO：{n}时 {met} 的轮次满足，{fail}时只有 {fail_met}',
+  'answer.team.unbounded': '至少 {n}满足 SLO（{n}时 {met} 的轮次满足）：所测的最大级别仍然满足',
+  'answer.team.none': '没有任何团队规模满足 SLO：即使只有 {users}，也只有 {met} 的轮次满足',
   'answer.team.undetermined': '无法给出满足 SLO 的最大团队规模：{why}',
   'answer.team.fit': '；{n} 位同事的团队可以满足',
   'answer.team.no_fit': '；{n} 位同事的团队无法满足',
