@@ -33,7 +33,8 @@ function runLine(r: RunRow): string {
     r.id.padEnd(9),
     r.kind.padEnd(4),
     r.status.padEnd(11),
-    iso(r.started_at_unix_ms || null).padEnd(19),
+    // The wall-clock start: a virtual-clock run's own origin is virtual time (1970).
+    iso(r.wall_started_at_unix_ms).padEnd(19),
     String(req.succeeded ?? '-').padStart(5) + '/' + String(req.measured ?? r.records).padEnd(5),
     `ttft p50 ${num(ttft)} ms`.padEnd(20),
     `${num(s.output_throughput_tok_s as number)} tok/s`.padEnd(14),
