@@ -47,6 +47,9 @@ describe('a virtual-clock run is dated by the wall clock', () => {
     const shown = /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/.exec(lines[0])?.[0];
     assert.ok(shown, lines[0]);
     assert.doesNotMatch(lines[0], /1970-01-01/);
+    // plan judged the run: its verdict is on its line; the older run was never judged.
+    assert.match(lines[0], / (valid|INVALID: [a-z_, ]+) /);
+    assert.match(lines[1], / completed +- /);
     assert.ok(shown >= iso(before) && shown <= iso(after_), `${shown} within the plan's wall time`);
 
     const json = memoryIo({}, dir);

@@ -9,7 +9,9 @@ import { dirname, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { UsageError } from '../../core/errors.js';
 import { writeErrorProblem } from '../../core/output-path.js';
+import { storedVerdict } from '../../dashboard/index.js';
 import { EXPERIMENT_KINDS, experimentTemplate } from '../../exp/index.js';
+import { verdictText } from '../../report/index.js';
 import { EXPORT_FORMATS, type ExportFormat, exportRun, type RunRow } from '../../store/index.js';
 import type { Io } from '../io.js';
 import { checkOutputPaths, emitJson, humanStream, jsonOption } from './common.js';
@@ -25,6 +27,13 @@ function num(v: unknown, digits = 1): string {
   return typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '-';
 }
 
+/** The stored verdict: `valid`, `INVALID: codes`, or `-` when the run was not judged (running, ended early). */
+function verdictOf(r: RunRow): string {
+  const v = storedVerdict(r);
+  if (v === null) return '-';
+  return v.valid ? 'valid' : v.reasons.length ? verdictText(v.reasons) : 'INVALID';
+}
+
 function runLine(r: RunRow): string {
   const s = (r.summary ?? {}) as Record<string, Record<string, unknown> | number>;
   const ttft = (s.ttft_ms as Record<string, unknown> | undefined)?.p50;
@@ -33,6 +42,7 @@ function runLine(r: RunRow): string {
     r.id.padEnd(9),
     r.kind.padEnd(4),
     r.status.padEnd(11),
+    verdictOf(r).padEnd(9),
     // The wall-clock start: a virtual-clock run's own origin is virtual time (1970).
     iso(r.wall_started_at_unix_ms).padEnd(19),
     String(req.succeeded ?? '-').padStart(5) + '/' + String(req.measured ?? r.records).padEnd(5),
