@@ -516,7 +516,9 @@ async function showRun(id) {
     view.append(el('h2', { text: t('charts') }));
     const grid = el('div', { class: 'charts', id: 'charts' });
     const panels = el('div', { class: 'charts panels', id: 'server-panels' });
-    view.append(grid);
+    const panelsHead = el('h3', { text: t('serverSeries') });
+    // Laid out before the charts init (a detached box has no size, and echarts draws nothing in it).
+    view.append(grid, panelsHead, panels);
     if (!specs.length) grid.append(el('p', { class: 'muted', text: t('noCharts') }));
     // The client timeline and the server panels share one x range (run time, s) so they line up.
     const timed = (c) => c.id.startsWith('timeline-') || c.id.startsWith('server-');
@@ -525,7 +527,10 @@ async function showRun(id) {
       const option = timed(c) && xMaxS ? { ...c.option, xAxis: { ...c.option.xAxis, min: 0, max: xMaxS } } : c.option;
       addChart(c.size === 'panel' ? panels : grid, c.id, option, c.size);
     }
-    if (panels.childElementCount) view.append(el('h3', { text: t('serverSeries') }), panels);
+    if (!panels.childElementCount) {
+      panelsHead.remove();
+      panels.remove();
+    }
     const group = `run-${run.id}`;
     for (const c of charts) c.group = group;
     echarts.connect(group);
