@@ -60,6 +60,11 @@ describe('a virtual-clock run is dated by the wall clock', () => {
     assert.ok((row.started_at_unix_ms as number) < 86_400_000, 'the run clock is virtual');
     const wall = row.wall_started_at_unix_ms as number;
     assert.ok(wall >= before && wall <= after_, `${wall} within [${before}, ${after_}]`);
+    assert.equal(
+      typeof (row.verdict as unknown as { valid: boolean }).valid,
+      'boolean',
+      'the stored verdict',
+    );
 
     const dash = await startDashboard({ dbPath: db });
     try {

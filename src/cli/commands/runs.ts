@@ -34,7 +34,8 @@ function verdictOf(r: RunRow): string {
   return v.valid ? 'valid' : v.reasons.length ? verdictText(v.reasons) : 'INVALID';
 }
 
-function runLine(r: RunRow): string {
+/** One run as a line; `verdictWidth` lines the verdicts of a list up. */
+function runLine(r: RunRow, verdictWidth = 9): string {
   const s = (r.summary ?? {}) as Record<string, Record<string, unknown> | number>;
   const ttft = (s.ttft_ms as Record<string, unknown> | undefined)?.p50;
   const req = (s.requests as Record<string, unknown> | undefined) ?? {};
@@ -42,7 +43,7 @@ function runLine(r: RunRow): string {
     r.id.padEnd(9),
     r.kind.padEnd(4),
     r.status.padEnd(11),
-    verdictOf(r).padEnd(9),
+    verdictOf(r).padEnd(verdictWidth),
     // The wall-clock start: a virtual-clock run's own origin is virtual time (1970).
     iso(r.wall_started_at_unix_ms).padEnd(19),
     String(req.succeeded ?? '-').padStart(5) + '/' + String(req.measured ?? r.records).padEnd(5),
@@ -65,12 +66,17 @@ export async function runsCommand(
     const store = openStoreForReading(raw.db, io.cwd);
     try {
       const runs = store.listRuns({ order: 'desc' });
-      const rows = runs.map(({ config, environment, record, ...r }) => r);
+      // Without the bulky JSON columns; the verdict from the record, as the dashboard lists it.
+      const rows = runs.map((run) => {
+        const { config, environment, record, ...r } = run;
+        return { ...r, verdict: storedVerdict(run) };
+      });
+      const width = runs.reduce((w, r) => Math.max(w, verdictOf(r).length), 9);
       // A --json file before the console, JSON on stdout after it (as every command).
       if (json !== true) await emitJson(json, rows, io);
       out.write(
         runs.length
-          ? `${runs.map(runLine).join('\n')}\n`
+          ? `${runs.map((r) => runLine(r, width)).join('\n')}\n`
           : 'no runs yet: try `servelab demo` or `servelab run`\n',
       );
       if (json === true) await emitJson(json, rows, io);
