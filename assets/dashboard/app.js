@@ -136,6 +136,28 @@ function statusSpan(status) {
   return el('span', { class: `status-${status}`, text: t(`status.${status}`) === `status.${status}` ? status : t(`status.${status}`) });
 }
 
+/**
+ * A run's validity verdict as stored with it: valid (green), NOT VALID with its codes (red, the
+ * reasons' messages on hover), or not judged (a running run, or one that ended before it was).
+ * The status says whether the run finished; only this says whether its numbers bear weight.
+ */
+function verdictSpan(run) {
+  const v = run.verdict;
+  if (!v)
+    return el('span', {
+      class: 'verdict-none',
+      text: t('verdict.none'),
+      title: t(run.status === 'running' ? 'verdict.noneRunning' : 'verdict.noneStored'),
+    });
+  if (v.valid) return el('span', { class: 'verdict-valid', text: t('verdict.valid') });
+  const codes = [...new Set(v.reasons.map((r) => r.code))].join(', ');
+  return el('span', {
+    class: 'verdict-invalid',
+    text: t('verdict.invalid', { codes }),
+    title: v.reasons.map((r) => `${r.code}: ${r.message}`).join('\n'),
+  });
+}
+
 function showError(e) {
   view.append(el('p', { class: 'error', text: `${e.message}${e.hint ? ` — ${e.hint}` : ''}` }));
 }
@@ -166,6 +188,7 @@ function runsTable(runs, selected = new Set()) {
     [t('col.label'), 'l'],
     [t('col.kind'), 'l'],
     [t('col.status'), 'l'],
+    [t('col.verdict'), 'l'],
     [t('col.started'), 'l'],
     [t('col.records')],
     [t('col.ok')],
@@ -196,7 +219,9 @@ function runsTable(runs, selected = new Set()) {
       el('td', { class: 'l', text: r.label }),
       el('td', { class: 'l', text: r.kind }),
       el('td', { class: 'l' }, statusSpan(r.status)),
-      el('td', { class: 'l', text: when(r.started_at_unix_ms) }),
+      el('td', { class: 'l', 'data-verdict': r.verdict ? String(r.verdict.valid) : 'none' }, verdictSpan(r)),
+      // The wall-clock start: a virtual-clock run's own origin is virtual time (1970).
+      el('td', { class: 'l', text: when(r.wall_started_at_unix_ms) }),
       el('td', { text: fmt(r.records) }),
       el('td', { text: fmt(h?.succeeded) }),
       el('td', { text: fmt(h?.failed) }),
@@ -383,14 +408,22 @@ function startLive(run, parent, setMeta) {
       liveStat('live-e2e-p50', 'E2E p50 ms'),
       liveStat('live-tok-s', 'output tok/s'),
       liveStat('live-inflight', t('live.inflight')),
+      liveStat('live-gpu-util', t('live.gpuUtil')),
+      liveStat('live-gpu-mem', t('live.gpuMemory')),
       liveStat('live-updates', t('live.updates')),
     ),
   );
+  const noGpu = el('p', { class: 'muted', id: 'live-no-gpu', hidden: 'hidden', text: t('live.noGpu') });
+  panel.append(noGpu);
   const summaryBox = el('div', { id: 'summary' }, el('p', { class: 'muted', text: t('live.waiting') }));
   const grid = el('div', { class: 'charts', id: 'charts' });
   parent.append(panel, el('h2', { text: t('summary') }), summaryBox, el('h2', { text: t('charts') }), grid);
   let timeline = null;
   let cdf = null;
+  /** The GPU panel: utilisation and memory, the report's named charts, side by side. */
+  const gpuGrid = el('div', { class: 'charts panels', id: 'live-gpu' });
+  let gpuUtil = null;
+  let gpuMem = null;
   let updates = 0;
   const set = (id, v) => {
     document.getElementById(id).textContent = fmt(v);
@@ -408,6 +441,11 @@ function startLive(run, parent, setMeta) {
     document.getElementById('live-inflight').textContent =
       `${fmt(u.in_flight.server_running)} / ${fmt(u.in_flight.server_waiting)}`;
     set('live-updates', updates);
+    set('live-gpu-util', u.gpu?.util_pct);
+    set('live-gpu-mem', u.gpu?.memory_gib);
+    // Once records arrive the first scrape has come back: no GPU reading then means none is scraped.
+    if (u.gpu?.util_pct == null && u.gpu?.memory_gib == null && u.records > 0) noGpu.removeAttribute('hidden');
+    else noGpu.setAttribute('hidden', 'hidden');
     panel.dataset.records = String(u.records);
     setMeta(u.records);
     summaryBox.replaceChildren(liveSummaryTables(s));
@@ -419,6 +457,16 @@ function startLive(run, parent, setMeta) {
     if (u.charts?.ttft_cdf) {
       if (cdf) cdf.setOption(roundAxes(u.charts.ttft_cdf), { notMerge: true });
       else cdf = addChart(grid, 'live-ttft-cdf', u.charts.ttft_cdf);
+    }
+    if ((u.charts?.gpu_util || u.charts?.gpu_memory) && !gpuGrid.isConnected)
+      grid.after(el('h3', { text: t('live.gpu') }), gpuGrid);
+    if (u.charts?.gpu_util) {
+      if (gpuUtil) gpuUtil.setOption(roundAxes(u.charts.gpu_util), { notMerge: true });
+      else gpuUtil = addChart(gpuGrid, 'live-gpu-util', u.charts.gpu_util, 'panel');
+    }
+    if (u.charts?.gpu_memory) {
+      if (gpuMem) gpuMem.setOption(roundAxes(u.charts.gpu_memory), { notMerge: true });
+      else gpuMem = addChart(gpuGrid, 'live-gpu-memory', u.charts.gpu_memory, 'panel');
     }
     grid.dataset.records = String(u.records);
   };
@@ -444,13 +492,13 @@ function startLive(run, parent, setMeta) {
 async function showRun(id) {
   const detail = await api(`/api/runs/${encodeURIComponent(id)}`);
   const run = detail.run;
-  view.append(el('h1', {}, `${t('run')} ${run.label} `, statusSpan(run.status)));
+  view.append(el('h1', {}, `${t('run')} ${run.label} `, statusSpan(run.status), ' · ', verdictSpan(run)));
   const meta = el('p', { class: 'muted', id: 'run-meta' });
   const setMeta = (records) => {
     meta.textContent = t('runMeta', {
       id: run.id,
       kind: run.kind,
-      started: when(run.started_at_unix_ms),
+      started: when(run.wall_started_at_unix_ms),
       records,
       source: t(`summarySource.${detail.summary_source}`),
     });
@@ -468,7 +516,9 @@ async function showRun(id) {
     view.append(el('h2', { text: t('charts') }));
     const grid = el('div', { class: 'charts', id: 'charts' });
     const panels = el('div', { class: 'charts panels', id: 'server-panels' });
-    view.append(grid);
+    const panelsHead = el('h3', { text: t('serverSeries') });
+    // Laid out before the charts init (a detached box has no size, and echarts draws nothing in it).
+    view.append(grid, panelsHead, panels);
     if (!specs.length) grid.append(el('p', { class: 'muted', text: t('noCharts') }));
     // The client timeline and the server panels share one x range (run time, s) so they line up.
     const timed = (c) => c.id.startsWith('timeline-') || c.id.startsWith('server-');
@@ -477,7 +527,10 @@ async function showRun(id) {
       const option = timed(c) && xMaxS ? { ...c.option, xAxis: { ...c.option.xAxis, min: 0, max: xMaxS } } : c.option;
       addChart(c.size === 'panel' ? panels : grid, c.id, option, c.size);
     }
-    if (panels.childElementCount) view.append(el('h3', { text: t('serverSeries') }), panels);
+    if (!panels.childElementCount) {
+      panelsHead.remove();
+      panels.remove();
+    }
     const group = `run-${run.id}`;
     for (const c of charts) c.group = group;
     echarts.connect(group);

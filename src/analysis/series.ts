@@ -52,7 +52,11 @@ export interface SeriesSummary {
   /** Highest GPU memory in use (summed over GPUs), MiB and GiB. */
   peak_gpu_memory_mib: number | null;
   peak_gpu_memory_gib: number | null;
-  /** Mean GPU utilisation over the readings, %. */
+  /**
+   * Mean GPU utilisation over the readings that describe the window, %: a reading is the busy
+   * share of the sample period before it (DCGM, nvidia-smi), so the last reading before the
+   * window, which describes time before it, is left out; the first one after it is kept.
+   */
   mean_gpu_util_pct: number | null;
   /** KV-cache usage, 0..1. */
   mean_kv_usage: number | null;
@@ -135,7 +139,9 @@ export function seriesSummary(points: readonly ScrapePoint[], window: SummaryWin
   return {
     peak_gpu_memory_mib: peak,
     peak_gpu_memory_gib: peak === null ? null : peak / 1024,
-    mean_gpu_util_pct: mean(values('gpu_util_pct')),
+    mean_gpu_util_pct: mean(
+      [...inside, ...after.values()].filter((p) => p.name === 'gpu_util_pct').map((p) => p.value),
+    ),
     mean_kv_usage: mean(values('kv_usage')),
     max_kv_usage: max(values('kv_usage')),
     max_running: max(values('running')),

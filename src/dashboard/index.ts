@@ -26,7 +26,7 @@ export {
 } from './app.js';
 export type { LiveCharts, LivePercentiles, LiveStats, LiveUpdate } from './live.js';
 export { LIVE_POLL_MS, LiveTracker, sseFrame, streamLive } from './live.js';
-export type { ExperimentListItem, RunListItem } from './store-runs.js';
+export type { ExperimentListItem, RunListItem, RunVerdict } from './store-runs.js';
 export {
   experimentListItem,
   isSummary,
@@ -36,6 +36,7 @@ export {
   runListItem,
   runSummary,
   runWindow,
+  storedVerdict,
 } from './store-runs.js';
 
 /** Options of {@link startDashboard}. */

@@ -19,7 +19,7 @@ import { summarize } from '../analysis/summary.js';
 import { attemptEndAt } from '../analysis/window.js';
 import { type T, translator } from '../i18n/index.js';
 import { OUTCOMES, type Outcome, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
-import { cdfOption, timelineOption } from '../report/charts.js';
+import { cdfOption, gpuPanelOption, timelineOption } from '../report/charts.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RunRow, SeriesSample, Store } from '../store/index.js';
 import { isSummary, runLabel, runSummary } from './store-runs.js';
@@ -68,6 +68,9 @@ export interface LiveStats {
 export interface LiveCharts {
   timeline: EChartsOption | null;
   ttft_cdf: EChartsOption | null;
+  /** The report's GPU panels ("GPU utilisation (%)", "GPU memory (GiB)"); null while not scraped. */
+  gpu_util: EChartsOption | null;
+  gpu_memory: EChartsOption | null;
 }
 
 /** The chart builders read only records, series and label; they need a summary only for the type. */
@@ -89,6 +92,12 @@ export interface LiveUpdate {
    * from committed records only: a lower bound near the live edge.
    */
   in_flight: { server_running: number | null; server_waiting: number | null; client_recent: number | null };
+  /**
+   * The GPU's latest scraped readings: utilisation (%, the busy share of the sample period before
+   * the reading) and memory in use (GiB, summed over GPUs); null while not scraped (no DCGM gauges
+   * on the target and no local nvidia-smi).
+   */
+  gpu: { util_pct: number | null; memory_gib: number | null };
   /** Series points that arrived since the previous event (run-clock ms). */
   series: SeriesSample[];
   /** The report's timeline and TTFT CDF charts over everything that has arrived (echarts options). */
@@ -225,7 +234,12 @@ export class LiveTracker {
       records: this.kept,
       series: this.series,
     };
-    return { timeline: timelineOption(run, t), ttft_cdf: cdfOption([run], 'ttft_ms', t) };
+    return {
+      timeline: timelineOption(run, t),
+      ttft_cdf: cdfOption([run], 'ttft_ms', t),
+      gpu_util: gpuPanelOption(run, 'gpu_util_pct', t),
+      gpu_memory: gpuPanelOption(run, 'gpu_memory_used_mib', t),
+    };
   }
 }
 
@@ -238,6 +252,8 @@ export interface LiveDeps {
   /** Language of the charts' titles and axes (default English). */
   t?: T;
 }
+
+const mib = (v: number | null) => (v === null ? null : v / 1024);
 
 /** One SSE frame. Data is one JSON line, so no `data:` continuation is needed. */
 export function sseFrame(event: string, data: unknown): string {
@@ -319,6 +335,10 @@ export function streamLive(row: RunRow, res: ServerResponse, deps: LiveDeps): ()
       server_running: tracker.latestValue('running'),
       server_waiting: tracker.latestValue('waiting'),
       client_recent: tracker.clientInFlightAtEdge(),
+    },
+    gpu: {
+      util_pct: tracker.latestValue('gpu_util_pct'),
+      memory_gib: mib(tracker.latestValue('gpu_memory_used_mib')),
     },
     series: newSeries,
     charts: tracker.charts(label, row.id, deps.t),

@@ -126,10 +126,18 @@ export interface RunListItem {
   kind: string;
   label: string;
   status: string;
+  /** The run clock's origin (virtual time on a virtual clock, not a date). */
   started_at_unix_ms: number;
+  /** When the run started on the wall clock, also on a virtual clock; null when not kept (an older virtual-clock row). */
+  wall_started_at_unix_ms: number | null;
   ended_at_unix_ms: number | null;
   records: number;
   level: RunLevel | null;
+  /**
+   * The run's validity verdict as stored with it: valid, or not and why. Null when none was
+   * stored: the run is still running, or ended (failed, interrupted) before it was judged.
+   */
+  verdict: RunVerdict | null;
   /** From the stored summary; null while running or when absent. */
   headline: {
     succeeded: number | null;
@@ -139,6 +147,29 @@ export interface RunListItem {
     e2e_ms_p50: number | null;
     output_tok_s: number | null;
   } | null;
+}
+
+/** A stored validity verdict: whether the run's numbers can bear weight, and the reasons they cannot. */
+export interface RunVerdict {
+  valid: boolean;
+  reasons: { code: string; message: string }[];
+}
+
+/**
+ * The verdict stored in a run's record (`record.validity`, as `measure`, the merge and the
+ * experiments store it), or null when the row has none or a malformed one.
+ */
+export function storedVerdict(row: RunRow): RunVerdict | null {
+  const v = obj(obj(row.record)?.validity);
+  if (!v || typeof v.valid !== 'boolean' || !Array.isArray(v.reasons)) return null;
+  const reasons = v.reasons.flatMap((r) => {
+    const o = obj(r);
+    return o && typeof o.code === 'string'
+      ? [{ code: o.code, message: typeof o.message === 'string' ? o.message : '' }]
+      : [];
+  });
+  // A verdict that says valid but carries reasons reads as not valid.
+  return { valid: reasons.length === 0 && v.valid, reasons };
 }
 
 /** The list view of a run row. */
@@ -151,9 +182,11 @@ export function runListItem(row: RunRow): RunListItem {
     label: runLabel(row),
     status: row.status,
     started_at_unix_ms: row.started_at_unix_ms,
+    wall_started_at_unix_ms: row.wall_started_at_unix_ms,
     ended_at_unix_ms: row.ended_at_unix_ms,
     records: row.records,
     level: runLevel(row.config) ?? null,
+    verdict: storedVerdict(row),
     headline: s
       ? {
           succeeded: s.requests.succeeded,

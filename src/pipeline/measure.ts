@@ -217,6 +217,8 @@ export async function measureOn(
         experimentId: deps.experimentId ?? undefined,
         label: plan.label ?? undefined,
         startedAtUnixMs: clock.originUnixMs,
+        // The origin of a virtual clock is virtual time (1970): the store dates the run by the wall clock.
+        virtualClock: endpoint.virtual,
         config: req.config,
         environment,
         record: deps.record ?? null,

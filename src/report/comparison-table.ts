@@ -69,6 +69,8 @@ export interface ComparisonRow {
   verdict: string;
   goodput_rps: Cell;
   peak_gpu_memory_gib: Cell;
+  /** Mean GPU utilisation over the readings that cover the window (%), when scraped. */
+  mean_gpu_util_pct: Cell;
   usd_per_1m_output_tokens: Cell;
   usd_per_1k_requests: Cell;
   /** Measured requests (the sample size). */
@@ -179,6 +181,7 @@ export function comparisonTable(runs: readonly LoadedRun[], opts: TableOptions =
       verdict: verdictText(validityReasons(run), validitySkipped(run).length > 0),
       goodput_rps: cell(s.goodput.rps),
       peak_gpu_memory_gib: cell(series?.peak_gpu_memory_gib),
+      mean_gpu_util_pct: cell(series?.mean_gpu_util_pct),
       usd_per_1m_output_tokens: cell(usdPerS !== null && tok ? (usdPerS / tok) * 1e6 : null),
       usd_per_1k_requests: cell(usdPerS !== null && rps ? (usdPerS / rps) * 1000 : null),
       measured: cell(s.requests.measured),
@@ -209,7 +212,7 @@ export interface Column {
 }
 
 /** The write-up splits the table into these groups (each ≤ 12 columns with the run column). */
-export type ColumnGroup = 'run' | 'requests' | 'latency' | 'throughput';
+export type ColumnGroup = 'run' | 'requests' | 'latency' | 'throughput' | 'gpu';
 
 const num = (
   key: keyof ComparisonRow,
@@ -270,7 +273,8 @@ export const COLUMNS: readonly Column[] = [
   num('server_tok_s', 'server tok/s', 'throughput', 1, 'report.col.serverTokS'),
   num('prefix_hit_pct', 'cache hit %', 'throughput', 1, 'report.col.cacheHit'),
   num('goodput_rps', 'goodput rps', 'throughput', 2, 'report.col.goodput'),
-  num('peak_gpu_memory_gib', 'peak GPU GiB', 'throughput', 1, 'report.col.peakGpu'),
+  num('peak_gpu_memory_gib', 'peak GPU GiB', 'gpu', 1, 'report.col.peakGpu'),
+  num('mean_gpu_util_pct', 'GPU util %', 'gpu', 0, 'report.col.gpuUtil'),
   num('usd_per_1m_output_tokens', '$/1M out tok', 'throughput', 3, 'report.col.usdPer1m'),
   num('usd_per_1k_requests', '$/1k req', 'throughput', 3, 'report.col.usdPer1k'),
   num('measured', 'n', 'requests', 0),
@@ -287,7 +291,12 @@ export const COLUMNS: readonly Column[] = [
 ];
 
 /** The write-up's split tables, in order: each group's columns after the run column. */
-export const COLUMN_GROUPS: readonly Exclude<ColumnGroup, 'run'>[] = ['requests', 'latency', 'throughput'];
+export const COLUMN_GROUPS: readonly Exclude<ColumnGroup, 'run'>[] = [
+  'requests',
+  'latency',
+  'throughput',
+  'gpu',
+];
 
 /** A verdict cell (`valid`, `INVALID: codes`, `partly checked`) in `t`'s language; the codes stay as they are. */
 export function verdictCell(verdict: string, t?: T): string {
@@ -319,12 +328,13 @@ export function formatCell(c: Cell | string, digits: number): string {
 
 /**
  * The columns shown for these rows: all of {@link COLUMNS}, less `definitions` when every row
- * has servelab's (a table of servelab runs reads as it always did).
+ * has servelab's (a table of servelab runs reads as it always did), and less the GPU columns
+ * when no row's GPU was scraped (the target exposed no DCGM gauges and nvidia-smi was not local).
  */
 export function columnsFor(rows: readonly ComparisonRow[]): readonly Column[] {
-  return rows.some((r) => r.definitions !== 'servelab')
-    ? COLUMNS
-    : COLUMNS.filter((c) => c.header !== 'definitions');
+  const foreign = rows.some((r) => r.definitions !== 'servelab');
+  const gpu = rows.some((r) => r.peak_gpu_memory_gib.value !== null || r.mean_gpu_util_pct.value !== null);
+  return COLUMNS.filter((c) => (foreign || c.header !== 'definitions') && (gpu || c.group !== 'gpu'));
 }
 
 function grid(rows: readonly ComparisonRow[], cols: readonly Column[], t?: T): string[][] {

@@ -21,6 +21,7 @@ import { type T, translator } from '../i18n/index.js';
 import { renderChartSvg, reportCharts } from './charts.js';
 import {
   COLUMN_GROUPS,
+  columnsFor,
   comparisonTable,
   renderTableMarkdown,
   type TableOptions,
@@ -285,7 +286,10 @@ export function renderMarkdownReport(
 
   // 4. Metric results: the table in groups of at most ~12 columns.
   L.push(`## 4. ${t('writeup.s4')}`, '');
+  // A group none of whose columns apply (no GPU scraped) is left out, not drawn as a run column alone.
+  const shown = columnsFor(rows);
   for (const g of COLUMN_GROUPS) {
+    if (!shown.some((c) => c.group === g)) continue;
     L.push(`### ${t(`writeup.group.${g}`)}`, '', renderTableMarkdown(rows, t, g));
   }
   // The top errors of each run that had failures, with the hint for each (summary.errors; a

@@ -95,6 +95,18 @@ CREATE TABLE metric_series (
 CREATE INDEX metric_series_run ON metric_series(run_id, source, name, t_ms);
 `,
   },
+  {
+    version: 2,
+    description: 'runs.wall_started_at_unix_ms: the wall-clock start, also of a run on a virtual clock',
+    // `started_at_unix_ms` is the run clock's origin, which on a virtual clock is virtual time
+    // (1970); a row written before this column existed reads its start from there.
+    sql: `
+ALTER TABLE runs ADD COLUMN wall_started_at_unix_ms REAL;
+UPDATE runs SET wall_started_at_unix_ms = started_at_unix_ms
+  WHERE environment IS NULL OR json_extract(environment, '$.clock') IS NOT 'virtual';
+CREATE INDEX runs_wall_started ON runs(wall_started_at_unix_ms);
+`,
+  },
 ];
 
 /** The newest schema version this build knows. */

@@ -47,7 +47,16 @@ export interface RunRow {
   stored_status: RunStatus;
   pid: number | null;
   host: string | null;
+  /**
+   * Unix ms at the run clock's origin: the run's times are relative to it. On a virtual clock
+   * it is virtual time (near 1970), not a date.
+   */
   started_at_unix_ms: number;
+  /**
+   * Unix ms on the wall clock when the run started, also for a run on a virtual clock: the date
+   * the lists show and sort by. Null for a virtual-clock row stored before it was kept.
+   */
+  wall_started_at_unix_ms: number | null;
   ended_at_unix_ms: number | null;
   config: JsonObject | null;
   environment: JsonObject | null;
@@ -75,6 +84,13 @@ export interface NewRun {
   label?: string | null;
   /** Unix ms at the run clock's origin. Default: now. */
   startedAtUnixMs?: number;
+  /**
+   * Unix ms on the wall clock when the run started. Default: `startedAtUnixMs` when the run's
+   * clock is the wall clock, else now (a run on a virtual clock: see {@link virtualClock}).
+   */
+  wallStartedAtUnixMs?: number;
+  /** The run's clock is virtual: its `startedAtUnixMs` is virtual time, not a date. */
+  virtualClock?: boolean;
   config?: JsonObject | null;
   environment?: JsonObject | null;
   record?: JsonObject | null;
@@ -163,6 +179,7 @@ export function runFromRow(
     pid,
     host,
     started_at_unix_ms: r.started_at_unix_ms as number,
+    wall_started_at_unix_ms: (r.wall_started_at_unix_ms as number | null) ?? null,
     ended_at_unix_ms: (r.ended_at_unix_ms as number | null) ?? null,
     config: fromJson(r.config),
     environment: fromJson(r.environment),

@@ -242,8 +242,8 @@ export class Store {
     if (r.experimentId) this.mustGetExperiment(r.experimentId);
     this.db
       .prepare(
-        `INSERT INTO runs (id, experiment_id, kind, label, status, pid, host, started_at_unix_ms, config, environment, record, window)
-         VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO runs (id, experiment_id, kind, label, status, pid, host, started_at_unix_ms, wall_started_at_unix_ms, config, environment, record, window)
+         VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         id,
@@ -253,6 +253,8 @@ export class Store {
         this.pid,
         this.host,
         r.startedAtUnixMs ?? this.nowUnixMs(),
+        // On a virtual clock the origin is virtual time: the wall start is now, on this store's clock.
+        r.wallStartedAtUnixMs ?? (r.virtualClock ? undefined : r.startedAtUnixMs) ?? this.nowUnixMs(),
         toJson(r.config),
         toJson(r.environment),
         toJson(r.record),
@@ -311,7 +313,10 @@ export class Store {
     this.nextSeq.delete(cur.id);
   }
 
-  /** Runs, chronological unless `order: 'desc'`; filtered by experiment or kind when given. */
+  /**
+   * Runs in the order they started on the wall clock (a virtual-clock row stored before that was
+   * kept: when it ended), newest first with `order: 'desc'`; filtered by experiment or kind.
+   */
   listRuns(opts: ListRunsOptions = {}): RunRow[] {
     const where: string[] = [];
     const args: unknown[] = [];
@@ -326,7 +331,7 @@ export class Store {
     }
     const dir = opts.order === 'desc' ? 'DESC' : 'ASC';
     const sql = `SELECT runs.*, (SELECT COUNT(*) FROM requests WHERE requests.run_id = runs.id) AS n_records FROM runs
-      ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at_unix_ms ${dir}, rowid ${dir}
+      ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY COALESCE(wall_started_at_unix_ms, ended_at_unix_ms, started_at_unix_ms) ${dir}, rowid ${dir}
       ${opts.limit !== undefined ? `LIMIT ${Math.max(0, Math.floor(opts.limit))}` : ''}`;
     return (this.db.prepare(sql).all(...args) as Record<string, unknown>[]).map((r) =>
       runFromRow(r, this.host, this.isAlive),

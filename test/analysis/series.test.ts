@@ -53,4 +53,8 @@ test('seriesSummary: peaks, means, reset-aware deltas per source, token rate', (
   assert.equal(seriesSummary(points, { from_ms: 1200, to_ms: 1300 }).generation_tokens_delta, 200 + 40);
   assert.equal(seriesSummary(points, { from_ms: 1200, to_ms: 1300 }).peak_gpu_memory_mib, 3072);
   assert.equal(seriesSummary([]).peak_gpu_memory_mib, null);
+  // A utilisation reading describes the period before it: the one at 0 (before a window from
+  // 500) is idle time before the run and stays out; the one at 1000 covers the window.
+  assert.equal(seriesSummary(points, { from_ms: 500, to_ms: 900 }).mean_gpu_util_pct, 100);
+  assert.equal(seriesSummary(points, { from_ms: 1500 }).mean_gpu_util_pct, null);
 });

@@ -408,3 +408,54 @@ describe('loaded-run cache', () => {
     }
   });
 });
+
+describe('dashboard run verdicts', () => {
+  const tmp = tempStorePath();
+  let writer: Store;
+  let dash: Dashboard;
+  after(async () => {
+    await dash?.close();
+    writer?.close();
+    tmp.cleanup();
+  });
+
+  test('/api/runs gives each run its stored verdict: NOT VALID with its reasons, valid, or none yet', async () => {
+    writer = openWriter(tmp.path);
+    const rec = (i: number) => streamed(i, { sent: i * 100, ttft: 20, gap: 5, tokens: 4 });
+    // As `measure` stores a run it judged: `record.validity`.
+    const judged = (label: string, validity: Json) => {
+      const run = writer.createRun({ kind: 'run', label, record: { validity } });
+      for (let i = 0; i < 3; i++) writer.appendRecord(run.id, rec(i));
+      writer.finishRun(run.id, null, 'completed');
+      return run.id;
+    };
+    const bad = judged('bad', {
+      valid: false,
+      reasons: [
+        { code: 'token_mismatch', run: 'bad', message: 'the server counted 10% more tokens than the client' },
+        { code: 'lateness', run: 'bad', message: 'the generator sent late' },
+      ],
+    });
+    const good = judged('good', { valid: true, reasons: [] });
+    const live = writer.createRun({ kind: 'run', label: 'running' }).id;
+    dash = await startDashboard({ dbPath: tmp.path });
+    const { body } = await getJson<{ runs: Json[] }>(`${dash.url}api/runs`);
+    const byId = new Map(body.runs.map((r) => [r.id, r]));
+    // Completed, but not valid: the list says so, with the codes and messages.
+    assert.equal(byId.get(bad)?.status, 'completed');
+    assert.deepEqual(byId.get(bad)?.verdict, {
+      valid: false,
+      reasons: [
+        { code: 'token_mismatch', message: 'the server counted 10% more tokens than the client' },
+        { code: 'lateness', message: 'the generator sent late' },
+      ],
+    });
+    assert.deepEqual(byId.get(good)?.verdict, { valid: true, reasons: [] });
+    assert.equal(byId.get(live)?.verdict, null, 'not judged while running: no verdict, not "valid"');
+    // The page renders the verdict from these fields, in the dashboard's language.
+    const { body: i18n } = await getJson<{ messages: Record<string, string> }>(`${dash.url}api/i18n`);
+    assert.equal(i18n.messages['dashboard.verdict.invalid'], 'NOT VALID: {codes}');
+    const js = await get(`${dash.url}app.js`);
+    assert.match(js.text, /verdict\.invalid/);
+  });
+});

@@ -199,6 +199,14 @@ describe('dashboard in chromium', { skip: SKIP }, () => {
       panels.some((id) => id?.startsWith('server-')),
       `server series as small panels: ${panels.join()}`,
     );
+    // GPU utilisation leads the panels, and is drawn on first load (its box was laid out before
+    // echarts drew it: a detached box has no size and stays blank until the window resizes).
+    assert.match(panels[0] ?? '', /gpu_util_pct$/);
+    const firstInk = await page.evaluate(inkByChart);
+    assert.ok(
+      (firstInk[panels[0] ?? ''] ?? 0) > 50,
+      `the GPU panel has ink before any resize: ${JSON.stringify(firstInk)}`,
+    );
     assert.equal(await page.locator('#headline #verdict').count(), 1);
     // A drawn canvas has non-blank pixels.
     const painted = await page
@@ -259,6 +267,9 @@ describe('dashboard in chromium', { skip: SKIP }, () => {
     );
     assert.equal(await text(page, '#live-ok'), '12');
     assert.equal(await text(page, '#live-inflight'), '4 / 1');
+    // The GPU panel: the latest utilisation, and the report's named chart drawn live.
+    assert.equal(await text(page, '#live-gpu-util'), '51');
+    await page.locator('#live-gpu [data-chart="live-gpu-util"] canvas').waitFor({ timeout: WAIT_MS });
     // The summary and the charts follow the same stream as the counters, not the page load.
     await page.waitForFunction(
       () =>

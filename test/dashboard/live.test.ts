@@ -133,6 +133,9 @@ describe('live stream of a running run', () => {
     assert.deepEqual(first.data.stats.ttft_ms, { n: 3, p50: 20, p95: 29, p99: 29.8 });
     assert.equal(first.data.stats.output_tokens, 12);
     assert.ok(first.data.charts?.timeline, 'the timeline chart from the report builders');
+    // Nothing scraped yet: the GPU is no data, not 0.
+    assert.deepEqual(first.data.gpu, { util_pct: null, memory_gib: null });
+    assert.equal(first.data.charts?.gpu_util, null);
 
     // A poll that finds nothing new sends nothing.
     clock.advanceTo(clock.now() + 500);
@@ -156,6 +159,11 @@ describe('live stream of a running run', () => {
     assert.ok(timeline, 'a timeline chart');
     const timelineNames = timeline.series.map((s) => s.name);
     assert.ok(timelineNames.includes('running (server)'), timelineNames.join());
+    // The GPU panel: its latest reading and the report's named chart.
+    assert.equal(second.data.gpu.util_pct, 51);
+    assert.equal(second.data.gpu.memory_gib, null, 'memory was not scraped');
+    const gpu = second.data.charts?.gpu_util as { title: { text: string } } | null | undefined;
+    assert.equal(gpu?.title.text, 'GPU utilisation (%)');
 
     // Only points later than those already sent go out next time.
     writer.addSeries(run.id, serverSeries(2, 2));

@@ -8,12 +8,14 @@ import type { EChartsOption } from 'echarts';
 import type { LoadedRun } from '../../src/analysis/loaded-run.js';
 import { parseSlo } from '../../src/analysis/slo.js';
 import { stallThresholdMs } from '../../src/analysis/stalls.js';
+import { translator } from '../../src/i18n/index.js';
 import { axisNumber, legendRows, renderSvg } from '../../src/report/chart-kit.js';
 import {
   cdfOption,
   cdfPoints,
   chunkGapOption,
   goodputOption,
+  gpuPanelOption,
   inFlightSeries,
   loadCurveOption,
   reportCharts,
@@ -302,26 +304,64 @@ describe('small multiples', () => {
       },
     );
     const panels = serverSeriesOptions(run);
+    // The GPU's panels come first, under their names; the rest by vocabulary name.
     assert.deepEqual(
       panels.map((p) => p.name),
-      ['generation_tokens_total', 'gpu_memory_used_mib'],
+      ['gpu_memory_used_mib', 'generation_tokens_total'],
       'running is on the timeline',
     );
-    assert.deepEqual(series(panels[0].option)[0].data, [
+    assert.deepEqual(series(panels[1].option)[0].data, [
       [1, 100],
       [2, 200],
     ]);
-    assert.deepEqual(series(panels[1].option)[0].data, [
-      [0, 2048],
-      [1, 4096],
+    // Scraped in MiB, drawn in GiB.
+    assert.deepEqual(series(panels[0].option)[0].data, [
+      [0, 2],
+      [1, 4],
     ]);
     // biome-ignore lint/suspicious/noExplicitAny: echarts axis
-    assert.match((panels[0].option as any).yAxis.name, /rate \(\/s\)/);
-    // biome-ignore lint/suspicious/noExplicitAny: echarts axis
-    assert.equal((panels[1].option as any).yAxis.name, 'MiB');
+    assert.match((panels[1].option as any).yAxis.name, /rate \(\/s\)/);
+    // biome-ignore lint/suspicious/noExplicitAny: echarts option
+    const mem = panels[0].option as any;
+    assert.equal(mem.title.text, 'GPU memory (GiB)');
+    assert.equal(mem.yAxis.name, 'GiB');
+    assert.equal(mem.yAxis.min, 0);
     assert.ok(
       reportCharts([run]).some((c) => c.id === 'server-0-s-generation_tokens_total' && c.size === 'panel'),
     );
+  });
+
+  it('GPU utilisation is a named panel on a 0–100 % axis, one line per GPU, in the run language', () => {
+    const util = (gpu: string, t_ms: number, value: number) => ({
+      t_ms,
+      source: 'http://sim/metrics',
+      name: 'gpu_util_pct' as const,
+      value,
+      labels: { gpu },
+    });
+    const run = handRun(
+      'g',
+      recs(5),
+      {},
+      { series: [util('0', 0, 0), util('0', 1000, 80), util('1', 1000, 60)] },
+    );
+    const opt = gpuPanelOption(run, 'gpu_util_pct');
+    assert.ok(opt);
+    // biome-ignore lint/suspicious/noExplicitAny: echarts option
+    const o = opt as any;
+    assert.equal(o.title.text, 'GPU utilisation (%)');
+    assert.equal(o.yAxis.name, '%');
+    assert.equal(o.yAxis.min, 0);
+    assert.equal(o.yAxis.max, 100);
+    assert.equal(series(opt).length, 2, 'one line per GPU');
+    assert.deepEqual(series(opt)[0].data, [
+      [0, 0],
+      [1, 80],
+    ]);
+    const zh = gpuPanelOption(run, 'gpu_util_pct', translator('zh-CN')) as { title: { text: string } };
+    assert.equal(zh.title.text, 'GPU 利用率（%）');
+    assert.equal(gpuPanelOption(run, 'gpu_memory_used_mib'), null, 'not scraped: no panel');
+    assert.ok(reportCharts([run]).some((c) => c.title === 'GPU utilisation (%)' && c.size === 'panel'));
   });
 
   it('load curve: the SLO drawn as a line on the latency axis, invalid levels greyed', () => {

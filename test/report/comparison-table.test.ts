@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  columnsFor,
   comparisonTable,
   renderTableHtml,
   renderTableMarkdown,
@@ -95,6 +96,22 @@ describe('comparisonTable', () => {
     const [none] = comparisonTable([handRun('g', recs(12))]);
     assert.equal(none.peak_gpu_memory_gib.value, null);
     assert.equal(none.server_tok_s.value, null);
+  });
+
+  it('shows GPU memory and utilisation columns when the GPU was scraped, and none when not', () => {
+    const series = [
+      { t_ms: 0, source: 's', name: 'gpu_memory_used_mib', value: 40_960 },
+      { t_ms: 0, source: 's', name: 'gpu_util_pct', value: 30 },
+      { t_ms: 1000, source: 's', name: 'gpu_util_pct', value: 90 },
+    ];
+    const rows = comparisonTable([handRun('g', recs(12), {}, { series })]);
+    assert.equal(rows[0].mean_gpu_util_pct.value, 60);
+    const headers = columnsFor(rows).map((c) => c.header);
+    assert.ok(headers.includes('peak GPU GiB') && headers.includes('GPU util %'));
+    assert.match(renderTableText(rows), /GPU util %\s+60/);
+    const none = comparisonTable([handRun('g', recs(12))]);
+    assert.equal(none[0].mean_gpu_util_pct.value, null);
+    assert.ok(!columnsFor(none).some((c) => c.group === 'gpu'), 'nothing scraped: no empty GPU columns');
   });
 
   it('renders the same marks in text, Markdown and HTML, with a footnote', () => {

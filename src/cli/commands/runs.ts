@@ -9,7 +9,9 @@ import { dirname, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { UsageError } from '../../core/errors.js';
 import { writeErrorProblem } from '../../core/output-path.js';
+import { storedVerdict } from '../../dashboard/index.js';
 import { EXPERIMENT_KINDS, experimentTemplate } from '../../exp/index.js';
+import { verdictText } from '../../report/index.js';
 import { EXPORT_FORMATS, type ExportFormat, exportRun, type RunRow } from '../../store/index.js';
 import type { Io } from '../io.js';
 import { checkOutputPaths, emitJson, humanStream, jsonOption } from './common.js';
@@ -25,7 +27,15 @@ function num(v: unknown, digits = 1): string {
   return typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '-';
 }
 
-function runLine(r: RunRow): string {
+/** The stored verdict: `valid`, `INVALID: codes`, or `-` when the run was not judged (running, ended early). */
+function verdictOf(r: RunRow): string {
+  const v = storedVerdict(r);
+  if (v === null) return '-';
+  return v.valid ? 'valid' : v.reasons.length ? verdictText(v.reasons) : 'INVALID';
+}
+
+/** One run as a line; `verdictWidth` lines the verdicts of a list up. */
+function runLine(r: RunRow, verdictWidth = 9): string {
   const s = (r.summary ?? {}) as Record<string, Record<string, unknown> | number>;
   const ttft = (s.ttft_ms as Record<string, unknown> | undefined)?.p50;
   const req = (s.requests as Record<string, unknown> | undefined) ?? {};
@@ -33,7 +43,9 @@ function runLine(r: RunRow): string {
     r.id.padEnd(9),
     r.kind.padEnd(4),
     r.status.padEnd(11),
-    iso(r.started_at_unix_ms || null).padEnd(19),
+    verdictOf(r).padEnd(verdictWidth),
+    // The wall-clock start: a virtual-clock run's own origin is virtual time (1970).
+    iso(r.wall_started_at_unix_ms).padEnd(19),
     String(req.succeeded ?? '-').padStart(5) + '/' + String(req.measured ?? r.records).padEnd(5),
     `ttft p50 ${num(ttft)} ms`.padEnd(20),
     `${num(s.output_throughput_tok_s as number)} tok/s`.padEnd(14),
@@ -54,12 +66,17 @@ export async function runsCommand(
     const store = openStoreForReading(raw.db, io.cwd);
     try {
       const runs = store.listRuns({ order: 'desc' });
-      const rows = runs.map(({ config, environment, record, ...r }) => r);
+      // Without the bulky JSON columns; the verdict from the record, as the dashboard lists it.
+      const rows = runs.map((run) => {
+        const { config, environment, record, ...r } = run;
+        return { ...r, verdict: storedVerdict(run) };
+      });
+      const width = runs.reduce((w, r) => Math.max(w, verdictOf(r).length), 9);
       // A --json file before the console, JSON on stdout after it (as every command).
       if (json !== true) await emitJson(json, rows, io);
       out.write(
         runs.length
-          ? `${runs.map(runLine).join('\n')}\n`
+          ? `${runs.map((r) => runLine(r, width)).join('\n')}\n`
           : 'no runs yet: try `servelab demo` or `servelab run`\n',
       );
       if (json === true) await emitJson(json, rows, io);

@@ -103,7 +103,11 @@ export class ExpContext<F extends SharedFile = SharedFile> implements KindContex
     // With its records, the run is kept in the store as the experiment's, so `report EXP` and
     // `runs` find it like any measured run.
     const store = this.deps.store;
-    if (store && stored) run.run_id = storeOwnRun(store, this.experimentId, r, stored);
+    if (store && stored) {
+      // A run on the in-process simulator's virtual clock starts at virtual time: say so.
+      const virtual = this.targets.find((x) => x.name === r.target)?.live.virtual ?? false;
+      run.run_id = storeOwnRun(store, this.experimentId, r, stored, virtual);
+    }
     this.runs.push(run);
     return run;
   }

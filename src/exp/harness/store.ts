@@ -61,7 +61,8 @@ export function runRecord(
 
 /**
  * Keep a run a kind measured on its own path as one of the experiment's runs: its row (config
- * with the target and level, its verdict), its records and its summary.
+ * with the target and level, its verdict), its records and its summary. `virtualClock`: it ran
+ * on a virtual clock, so the store dates it by the wall clock, not by its virtual start.
  * @returns the store's id for the run
  */
 export function storeOwnRun(
@@ -69,6 +70,7 @@ export function storeOwnRun(
   experimentId: string | null,
   r: Omit<RunInfo, 'thresholds'>,
   stored: StoredRun,
+  virtualClock = false,
 ): string {
   return storeFinishedRun(store, {
     row: {
@@ -76,6 +78,7 @@ export function storeOwnRun(
       experimentId,
       label: `${r.target} ${r.label}`,
       startedAtUnixMs: stored.startedAtUnixMs,
+      virtualClock,
       config: { ...stored.config, target: r.target, level: r.level } as never,
       record: { validity: { valid: r.validity.length === 0, reasons: r.validity } } as never,
     },

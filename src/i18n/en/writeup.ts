@@ -30,6 +30,7 @@ export const writeup = {
   'writeup.group.requests': 'Requests and verdict',
   'writeup.group.latency': 'Latency (ms)',
   'writeup.group.throughput': 'Tokens, throughput, goodput and cost',
+  'writeup.group.gpu': 'GPU memory and utilisation',
   'writeup.topErrors': 'Top errors:',
   'writeup.vllmDefinitions':
     "Runs read from a vLLM result file (`vllm bench serve --save-result`) follow vLLM's definitions:",

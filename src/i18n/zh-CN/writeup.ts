@@ -29,6 +29,7 @@ export const writeup: Record<keyof typeof en, string> = {
   'writeup.group.requests': '请求与判定',
   'writeup.group.latency': '延迟（ms）',
   'writeup.group.throughput': 'token 数、吞吐、goodput 与成本',
+  'writeup.group.gpu': 'GPU 显存与利用率',
   'writeup.topErrors': '主要错误：',
   'writeup.vllmDefinitions':
     '读取自 vLLM 结果文件（`vllm bench serve --save-result`）的运行采用 vLLM 的指标定义：',

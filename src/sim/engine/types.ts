@@ -80,8 +80,6 @@ export interface EngineStats {
   /** Simulated device memory in use, GiB (weights + activation reserve + used KV). */
   gpuMemoryUsedGiB: number;
   gpuMemoryTotalGiB: number;
-  /** Fraction of the last step window the simulated GPU was busy (0..1). */
-  gpuUtil: number;
 }
 
 /** The engine's public surface. Implemented by `sim/engine/engine.ts`. */
@@ -96,6 +94,12 @@ export interface SimEngine {
   /** vLLM's POST /reset_prefix_cache: drops cached free blocks. False if blocks are in use. */
   resetPrefixCache(): boolean;
   stats(): EngineStats;
+  /**
+   * Share of `[fromMs, toMs]` (engine ms) during which a step ran requests (the simulated GPU was
+   * busy), 0..1; a step in flight counts up to `toMs`. What DCGM's utilisation reads over its
+   * sample period (`sim/server/metrics`).
+   */
+  busyShare(fromMs: number, toMs: number): number;
   times(reqId: string): RequestTimes | undefined;
   /** Forget a finished request's bookkeeping after the driver has read it. */
   release(reqId: string): void;

@@ -64,6 +64,16 @@ export interface FinishedRequestTimes {
   itlS: readonly number[];
 }
 
+/**
+ * The sample period of the simulated `DCGM_FI_DEV_GPU_UTIL`, engine ms. DCGM reports NVML's
+ * utilisation, "percent of time over the past sample period during which one or more kernels was
+ * executing on the GPU", whose sample period "may be between 1 second and 1/6 second, depending on
+ * the product" (NVIDIA NVML API reference, `nvmlUtilization_t`:
+ * https://docs.nvidia.com/deploy/nvml-api/structnvmlUtilization__t.html). The long end, so
+ * that readings at servelab's default scrape interval (1 s) cover the run without gaps.
+ */
+export const GPU_UTIL_SAMPLE_MS = 1000;
+
 /** What the DCGM gauges describe. */
 export interface SimGpuInfo {
   /** Marketing name, e.g. "NVIDIA H100 80GB HBM3". */
@@ -72,6 +82,11 @@ export interface SimGpuInfo {
   count: number;
   /** servelab's version, shown on `servelab_sim_info`. */
   version: string;
+  /**
+   * The simulated GPU's busy share over the {@link GPU_UTIL_SAMPLE_MS} that end now, 0..1, read
+   * at each scrape: an idle engine reads 0, not its last step's value.
+   */
+  busyShare: () => number;
 }
 
 type CounterKey = 'prefixQueries' | 'prefixHits' | 'preemptions' | 'promptTokens' | 'generationTokens';
@@ -311,7 +326,8 @@ export class SimMetrics {
       labelNames: ['gpu', 'device'],
       registers,
       collect() {
-        const pct = Math.round(snap().gpuUtil * 100);
+        // NVML's definition: the share of the past sample period a kernel ran (GPU_UTIL_SAMPLE_MS).
+        const pct = Math.round(gpu.busyShare() * 100);
         for (const l of gpuLabels) this.set(l, pct);
       },
     });
