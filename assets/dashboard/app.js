@@ -268,6 +268,8 @@ async function showExperiment(id) {
       text: `${experiment.kind} · ${experiment.id} · ${t('created', { time: when(experiment.created_at_unix_ms) })}`,
     }),
   );
+  // The kind's answer first: the question, the verdict, its table and chart; the evidence follows.
+  if (exp.answer_html) view.append(fragment('experiment-answer', exp.answer_html));
   if (exp.headline_html) view.append(fragment('experiment-headline', exp.headline_html));
   else view.append(el('section', { class: 'headline', id: 'headline' }, el('p', { text: t('noRunsYet') })));
   const grid = el('div', { class: 'charts', id: 'charts' });
