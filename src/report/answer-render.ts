@@ -26,6 +26,13 @@ export const ANSWER_CSS = `
 .answer .interval,.answer .answer-runs{font-size:12px;color:#555;margin:6px 0}
 `;
 
+/** Whether a column holds numbers (or figures written as text: `+1.6%`, `[1, 2]`): right-aligned. */
+const numericColumn = (rows: readonly AnswerCell[][], i: number) =>
+  rows.every(
+    (r) =>
+      r[i] === null || r[i] === undefined || typeof r[i] === 'number' || /^[[(]?[-+−]?\d/.test(String(r[i])),
+  );
+
 /** A cell as text: no data is `—`, numbers rounded for reading (at most 3 significant decimals below 100). */
 export function answerCellText(c: AnswerCell): string {
   if (c === null) return '—';
@@ -56,8 +63,8 @@ const runsText = (a: ExperimentAnswer, t: T) =>
   t('report.answer.runs', { runs: a.run_ids.join(', ') || t('common.missing') });
 
 /**
- * The answer as console lines: the question, the verdict, the table (first column left, the
- * others right, aligned by display columns), the notes, the interval and the runs.
+ * The answer as console lines: the question, the verdict, the table (numbers right, text left,
+ * aligned by display columns), the notes, the interval and the runs.
  */
 export function answerTextLines(a: ExperimentAnswer, t: T = EN): string[] {
   const out = [
@@ -68,8 +75,10 @@ export function answerTextLines(a: ExperimentAnswer, t: T = EN): string[] {
   if (columns.length && rows.length) {
     const cells = rows.map((r) => columns.map((_, i) => answerCellText(r[i] ?? null)));
     const w = columns.map((h, i) => Math.max(displayWidth(h), ...cells.map((r) => displayWidth(r[i]))));
+    // Numbers align right, text (the first column, verdicts) left.
+    const right = columns.map((_, i) => i > 0 && numericColumn(rows, i));
     const line = (r: string[]) =>
-      `  ${r.map((c, i) => padColumns(c, w[i], i === 0 ? 'end' : 'start')).join('  ')}`.trimEnd();
+      `  ${r.map((c, i) => padColumns(c, w[i], right[i] ? 'start' : 'end')).join('  ')}`.trimEnd();
     out.push(line(columns), ...cells.map(line));
   }
   for (const n of a.notes ?? []) out.push(`  ${n}`);
@@ -144,12 +153,6 @@ ${chart}
 <p class="answer-runs">${escapeHtml(runsText(a, t))}</p>
 </section>`;
 }
-
-/** Whether a column holds numbers (or figures written as text: `+1.6%`, `[1, 2]`): right-aligned. */
-const numericColumn = (rows: readonly AnswerCell[][], i: number) =>
-  rows.every(
-    (r) => r[i] === null || r[i] === undefined || typeof r[i] === 'number' || /^[-+−[]?\d/.test(String(r[i])),
-  );
 
 /** Escape a Markdown table cell's pipes (and keep it on one line). */
 const cellMd = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');

@@ -185,7 +185,8 @@ export function headlineOf(runs: readonly LoadedRun[], d: Diagnosis, opts: Table
   let why: Headline['focus']['why'] = runs.length === 1 ? 'only' : 'last';
   let knee: Headline['knee'] = null;
   const lc = runs.length > 1 ? loadCurves(runs) : null;
-  const curve = lc?.curves[0];
+  // A curve needs two levels: runs at one level (a baseline's targets) have no knee to reach.
+  const curve = lc?.curves.find((c) => new Set(c.points.map((p) => p.x)).size > 1);
   if (lc && curve) {
     const k = findKnee(
       curve.points.map((p) => p.x),
