@@ -148,6 +148,13 @@ describe('every experiment leads with its own answer', () => {
         for (const k of ['question', 'verdict', 'table', 'chart', 'run_ids'])
           assert.ok(k in report.answer, k);
         assert.ok(report.answer.run_ids.length > 0);
+        // The kind's own lead chart: A against B (two lines, every block pooled), cold against warm.
+        if (kind === 'ab')
+          assert.deepEqual(
+            report.answer.chart.series.map((x: { name: string }) => x.name),
+            ['A bf16-kv', 'B fp8-kv'],
+          );
+        if (kind === 'baseline') assert.equal(report.answer.chart.type, 'bar');
         const keys = Object.keys(report);
         for (const k of ['runs', 'table', 'findings'])
           assert.ok(keys.indexOf('answer') < keys.indexOf(k), `answer before ${k}`);
@@ -167,6 +174,8 @@ describe('every experiment leads with its own answer', () => {
         assert.match(page, new RegExp(`<title>${escapeHtml(a.name)}</title>`));
         for (const later of ['id="headline"', 'class="finding', '<table class="comparison', 'class="level"'])
           before_(page, v, later, `report --html (${later})`);
+        // One level (a baseline's targets at concurrency 1) is no load curve: no knee to reach.
+        if (kind === 'baseline') assert.doesNotMatch(page, /Knee: not reached/);
         const text = readFileSync(md, 'utf8');
         assert.match(text, new RegExp(`^# ${a.name}$`, 'm'));
         for (const later of ['**valid', '**NOT VALID', '## 1.', '## 5.'])
