@@ -72,13 +72,12 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   // The experiments among the refs: each kind's answer leads every surface, the page is titled
   // with the experiment's name, and the kinds' conclusions and write-up sections follow.
   const exps = await experimentsAmong(refs, raw, io);
-  const { experimentAnswer, experimentConclusion, experimentWriteup } = await import(
-    '../../exp/run-experiment.js'
-  );
+  // The kinds are loaded only for an experiment (a plain run's report does without them).
+  const kinds = exps.length ? await import('../../exp/run-experiment.js') : null;
   const answersOf = (tr: Translator) =>
-    exps.map((e) => experimentAnswer(e.kind, e.results, tr)).filter((a) => a !== null);
-  const sections = (of: typeof experimentWriteup) =>
-    exps.map((e) => of(e.kind, e.results, t)).filter((l): l is string[] => l !== null);
+    kinds ? exps.map((e) => kinds.experimentAnswer(e.kind, e.results, tr)).filter((a) => a !== null) : [];
+  const sections = (part: 'experimentWriteup' | 'experimentConclusion') =>
+    kinds ? exps.map((e) => kinds[part](e.kind, e.results, t)).filter((l): l is string[] => l !== null) : [];
   const answers = answersOf(t);
   const title = raw.title ?? (exps.length ? exps.map((e) => e.name).join(', ') : undefined);
   // Files first, the console after: a reader that closes stdout early (`| head -1`) must not
@@ -92,7 +91,7 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
         gpu_hour_usd: gpuHourUsd,
         t,
         answers,
-        conclusions: sections(experimentConclusion),
+        conclusions: sections('experimentConclusion'),
       }),
       '--html',
     );
@@ -105,7 +104,7 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
       gpu_hour_usd: gpuHourUsd,
       t,
       answers,
-      kindSections: sections(experimentWriteup),
+      kindSections: sections('experimentWriteup'),
     });
     await writeOutputFile(md, doc.markdown, '--md');
     for (const f of doc.files) await writeOutputFile(resolve(dirname(md), f.path), f.svg, '--md');
