@@ -261,6 +261,8 @@ async function showHome() {
 async function showExperiment(id) {
   const exp = await api(`/api/experiments/${encodeURIComponent(id)}`);
   const { experiment, runs } = exp;
+  // The tab is titled with the experiment's name, as its report is.
+  document.title = `${experiment.name} · ${t('title')}`;
   view.append(el('h1', {}, `${t('experiment')} ${experiment.name} `, statusSpan(experiment.status)));
   view.append(
     el('p', {
@@ -528,6 +530,7 @@ async function showCompare(ids) {
 async function route() {
   generation += 1;
   clearView();
+  document.title = t('title');
   const h = location.hash.replace(/^#\/?/, '');
   const [kind, arg] = [h.split('/')[0], h.split('/').slice(1).join('/')];
   try {
