@@ -286,6 +286,8 @@ async function showHome() {
 async function showExperiment(id) {
   const exp = await api(`/api/experiments/${encodeURIComponent(id)}`);
   const { experiment, runs } = exp;
+  // The tab is titled with the experiment's name, as its report is.
+  document.title = `${experiment.name} · ${t('title')}`;
   view.append(el('h1', {}, `${t('experiment')} ${experiment.name} `, statusSpan(experiment.status)));
   view.append(
     el('p', {
@@ -293,6 +295,8 @@ async function showExperiment(id) {
       text: `${experiment.kind} · ${experiment.id} · ${t('created', { time: when(experiment.created_at_unix_ms) })}`,
     }),
   );
+  // The kind's answer first: the question, the verdict, its table and chart; the evidence follows.
+  if (exp.answer_html) view.append(fragment('experiment-answer', exp.answer_html));
   if (exp.headline_html) view.append(fragment('experiment-headline', exp.headline_html));
   else view.append(el('section', { class: 'headline', id: 'headline' }, el('p', { text: t('noRunsYet') })));
   const grid = el('div', { class: 'charts', id: 'charts' });
@@ -579,6 +583,7 @@ async function showCompare(ids) {
 async function route() {
   generation += 1;
   clearView();
+  document.title = t('title');
   const h = location.hash.replace(/^#\/?/, '');
   const [kind, arg] = [h.split('/')[0], h.split('/').slice(1).join('/')];
   try {

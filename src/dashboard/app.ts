@@ -9,8 +9,9 @@
  *   `/vendor/echarts.min.js` its assets
  * - `/api/i18n` the page's prose in the dashboard's language (`dashboard.*` keys)
  * - `/api/runs[?experiment=ID]` runs, newest first · `/api/experiments`
- * - `/api/experiments/:id` the experiment, its runs, and the report over them: headline, table
- *   (a verdict per level), the cross-run charts (load curve with its knee) and the diagnosis
+ * - `/api/experiments/:id` the experiment, its runs, its kind's answer (`answer`, `answer_html`:
+ *   what the page leads with), and the report over its runs: headline, table (a verdict per
+ *   level), the cross-run charts (load curve with its knee) and the diagnosis
  * - `/api/runs/:id` the row and its summary (stored, or computed while running), the report's
  *   headline and table
  * - `/api/runs/:id/records?offset=&limit=` records in commit order, paged
@@ -28,7 +29,9 @@ import { diagnose } from '../analysis/diagnose/index.js';
 import type { LoadedRun } from '../analysis/loaded-run.js';
 import { UsageError } from '../core/errors.js';
 import { CATALOGUES, type T, translator } from '../i18n/index.js';
+import type { ExperimentAnswer } from '../report/answer.js';
 import {
+  answerHtml,
   comparisonTable,
   diagnosisHtml,
   FRAGMENT_CSS,
@@ -82,6 +85,12 @@ export interface AppDeps {
   cache?: Map<string, CachedRun>;
   /** Language of the page's prose and of the report fragments (default English). */
   t?: T;
+  /**
+   * What a stored experiment's results answer (its kind's `answer`; `exp/run-experiment`
+   * `experimentAnswer`), passed in by the caller since the kinds sit beside the dashboard, not
+   * under it. Without it, or for a kind without one, the page has no answer section.
+   */
+  answerOf?: (kind: string, results: unknown, t: T) => ExperimentAnswer | null;
 }
 
 /** A loaded run and the row state it was loaded at. */
@@ -228,7 +237,10 @@ function routeApi(path: string, u: URL, res: ServerResponse, deps: AppDeps): unk
     // The report over its runs: what `servelab report EXP_ID` leads with.
     const loaded = rows.filter((r) => r.records > 0).map((r) => loadRunCached(deps, r));
     const d = loaded.length ? diagnose(loaded) : null;
+    const answer = e.summary?.results ? (deps.answerOf?.(e.kind, e.summary.results, t) ?? null) : null;
     return {
+      answer,
+      answer_html: answer ? answerHtml(answer, t) : '',
       experiment: {
         ...experimentListItem(e, runs.length),
         spec: e.spec,

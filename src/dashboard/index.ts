@@ -12,6 +12,7 @@ import { UsageError } from '../core/errors.js';
 import type { T } from '../i18n/index.js';
 import { type Clock, RealClock } from '../runtime/clock.js';
 import { openStore } from '../store/index.js';
+import type { AppDeps } from './app.js';
 import { createDashboardHandler, DEFAULT_ASSETS_DIR, loadAssets } from './app.js';
 
 export type { AppDeps } from './app.js';
@@ -57,6 +58,8 @@ export interface DashboardOptions {
   assetsDir?: URL;
   /** Language of the page's prose (`--lang`; default English). */
   t?: T;
+  /** What a stored experiment answers (see `AppDeps.answerOf`); the CLI passes the kinds' `experimentAnswer`. */
+  answerOf?: AppDeps['answerOf'];
 }
 
 /** A running dashboard. */
@@ -119,7 +122,15 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     );
   }
   const server = createServer(
-    createDashboardHandler({ store, clock, assets, liveStreams, livePollMs: opts.livePollMs, t: opts.t }),
+    createDashboardHandler({
+      store,
+      clock,
+      assets,
+      liveStreams,
+      livePollMs: opts.livePollMs,
+      t: opts.t,
+      answerOf: opts.answerOf,
+    }),
   );
 
   try {

@@ -8,6 +8,8 @@
  */
 
 import { type T, translator } from '../i18n/index.js';
+import type { ExperimentAnswer } from '../report/answer.js';
+import { answerTextLines } from '../report/answer-render.js';
 import type { ExperimentRecord } from './experiment-record.js';
 import { ExpContext } from './harness/context.js';
 import type { ExpDeps, KindContext, LiveTarget, RunInfo } from './kinds/context.js';
@@ -120,6 +122,7 @@ type ModuleFns = {
   format: (r: KindResult, t: T) => string[];
   writeup?: (r: KindResult, t: T) => string[];
   conclusion?: (r: KindResult, t: T) => string[];
+  answer?: (r: KindResult, t: T) => ExperimentAnswer;
   targetRecords?: (t: readonly LiveTarget[], r: KindResult) => Record<string, ExperimentRecord | null> | null;
 };
 const moduleOf = (kind: ExperimentKind) => KINDS[kind] as unknown as ModuleFns;
@@ -147,13 +150,31 @@ export function experimentConclusion(
   return moduleOf(kind as ExperimentKind).conclusion?.(results as KindResult, t) ?? null;
 }
 
+/**
+ * What a stored experiment's results answer (its kind's `answer`), in `t`'s language; null when
+ * the kind has no answer yet, or is unknown to this version, or there are no results.
+ */
+export function experimentAnswer(
+  kind: string,
+  results: unknown,
+  t: T = translator('en'),
+): ExperimentAnswer | null {
+  if (!Object.hasOwn(KINDS, kind) || results === null || typeof results !== 'object') return null;
+  return moduleOf(kind as ExperimentKind).answer?.(results as KindResult, t) ?? null;
+}
+
 // ---- console rendering ----------------------------------------------------------------------
 
-/** The result as text for the console (a table per target, the kind's verdicts). */
+/**
+ * The result as text for the console: the kind's answer first (question, verdict, key table),
+ * then its own tables and verdicts, then the thresholds, warnings and every run's validity.
+ */
 export function formatExperimentResult(r: ExperimentResult, t: T = translator('en')): string {
   const out: string[] = [
     t('exp.header', { id: r.experiment_id ?? '-', name: r.name, kind: r.kind, n: r.runs.length }),
   ];
+  const answer = experimentAnswer(r.kind, r.results, t);
+  if (answer) out.push(...answerTextLines(answer, t), '');
   out.push(...moduleOf(r.kind).format(r.results, t));
   for (const run of r.runs)
     for (const th of run.thresholds)

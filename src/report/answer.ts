@@ -56,6 +56,8 @@ export interface ExperimentAnswer {
   /** The verdict in one sentence: the first thing every surface shows. */
   verdict: string;
   table: AnswerTable;
+  /** Lines the table cannot hold (e.g. the A/B's quality check), in order; absent or empty for none. */
+  notes?: string[];
   /** The chart that shows the answer best, or null when none does. */
   chart: AnswerChart | null;
   /** Store ids of the runs the answer rests on. */

@@ -16,6 +16,8 @@ import { findKnee, loadCurves, sloOf } from '../analysis/load-curve.js';
 import type { LoadedRun, ReportRecordField } from '../analysis/loaded-run.js';
 import { redactSecrets } from '../core/redact.js';
 import { type T, translator } from '../i18n/index.js';
+import type { ExperimentAnswer } from './answer.js';
+import { ANSWER_CSS, answerHtml } from './answer-render.js';
 import { type ChartSpec, renderChartSvg, reportCharts } from './charts.js';
 import {
   type ComparisonRow,
@@ -67,7 +69,7 @@ code{background:#f3f3f3;padding:1px 4px;border-radius:3px;overflow-wrap:anywhere
 pre{background:#f7f7f7;padding:8px;font-size:12px;overflow:auto;max-width:100%}
 table.record td:last-child{white-space:normal;text-align:left;overflow-wrap:anywhere}
 .src-probed{color:#1b7f3b}.src-declared{color:#555}.src-missing{color:#c0392b}
-`;
+${ANSWER_CSS}`;
 
 /** The whole page's rules: the body, headings and {@link FRAGMENT_CSS}. */
 export const PAGE_CSS = `
@@ -183,7 +185,8 @@ export function headlineOf(runs: readonly LoadedRun[], d: Diagnosis, opts: Table
   let why: Headline['focus']['why'] = runs.length === 1 ? 'only' : 'last';
   let knee: Headline['knee'] = null;
   const lc = runs.length > 1 ? loadCurves(runs) : null;
-  const curve = lc?.curves[0];
+  // A curve needs two levels: runs at one level (a baseline's targets) have no knee to reach.
+  const curve = lc?.curves.find((c) => new Set(c.points.map((p) => p.x)).size > 1);
   if (lc && curve) {
     const k = findKnee(
       curve.points.map((p) => p.x),
@@ -421,6 +424,11 @@ export function pageStart(title: string, t: T): string {
 /** Options for {@link renderHtmlReport}. */
 export interface HtmlReportOptions extends TableOptions {
   title?: string;
+  /**
+   * What the experiments among the runs answer (each kind's `answer`): first on the page, before
+   * the headline, the findings and the per-run detail.
+   */
+  answers?: readonly ExperimentAnswer[];
   /** What the experiments among the runs answer (each kind's conclusion), shown under the headline. */
   conclusions?: readonly (readonly string[])[];
   /** Language of the prose (default English). */
@@ -468,6 +476,7 @@ ${runChartsHtml(x.charts)}
         })
         .join('\n');
   return `${pageStart(title, t)}
+${(opts.answers ?? []).map((a) => answerHtml(a, t)).join('\n')}
 ${headlineHtml(runs, diagnosis, t, opts)}
 ${conclusionsHtml(opts.conclusions ?? [], t)}
 ${lead ? `<div class="charts lead">${figureHtml(lead)}</div>` : ''}

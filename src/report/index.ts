@@ -6,6 +6,8 @@
  * `analysis/diagnose`). Everything takes already-loaded runs (`analysis/loaded-run`);
  * `report-json` and `vllm-result` turn servelab's report.json and vLLM's result files into them.
  */
+export * from './answer.js';
+export * from './answer-render.js';
 export * from './chart-kit.js';
 export * from './charts.js';
 export * from './comparison-table.js';

@@ -18,6 +18,8 @@ import { formatErrorGroup } from '../analysis/errors.js';
 import type { LoadedRun } from '../analysis/loaded-run.js';
 import { redactSecrets } from '../core/redact.js';
 import { type T, translator } from '../i18n/index.js';
+import type { ExperimentAnswer } from './answer.js';
+import { answerChartSvg, answerMarkdown } from './answer-render.js';
 import { renderChartSvg, reportCharts } from './charts.js';
 import {
   COLUMN_GROUPS,
@@ -75,6 +77,8 @@ export interface MarkdownReportOptions extends TableOptions {
    * team-assistant's answer), rendered at the head of §7; from the caller, as `sourceNotes`.
    */
   kindSections?: readonly (readonly string[])[];
+  /** What the experiments among the runs answer (each kind's `answer`): the write-up leads with them. */
+  answers?: readonly ExperimentAnswer[];
 }
 
 /** The write-up and the chart files to write next to it. */
@@ -188,10 +192,17 @@ export function renderMarkdownReport(
   // The server panels stay in the HTML report and the dashboard: a write-up keeps its figures few.
   const charts = reportCharts(runs, t).filter((c) => c.size !== 'panel');
   const files = charts.map((c) => ({ path: `${dir}/${c.id}.svg`, svg: renderChartSvg(c) }));
+  const answers = (opts.answers ?? []).map((a, i) => {
+    const path = a.chart ? `${dir}/answer-${i + 1}.svg` : null;
+    if (a.chart && path) files.push({ path, svg: answerChartSvg(a.chart) });
+    return answerMarkdown(a, t, path);
+  });
   const todo = (what: string) => `> _${t('writeup.todo', { what })}_`;
   const missing = t('common.missing');
   const L: string[] = [];
   L.push(`# ${opts.title ?? t('writeup.title', { runs: runs.map((r) => r.label).join(', ') })}`, '');
+  // What the experiment answers comes first; the evidence and the per-run detail follow.
+  for (const a of answers) L.push(...a);
 
   // The headline: the verdict, the key numbers against the SLOs, the diagnosis in one line.
   L.push(`**${t(diagnosis.valid ? 'report.verdict.valid' : 'report.verdict.invalid')}**`, '');
@@ -374,7 +385,9 @@ export function renderMarkdownReport(
   L.push(todo(t('writeup.s7.todo')), '');
   L.push(`### ${t('writeup.next')}`, '');
   if (diagnosis.findings.length === 0) L.push(todo(t('writeup.next.todo')));
-  for (const f of diagnosis.findings) L.push(`- ${f.rule}: \`${f.next.command}\`, ${f.next.change}`);
+  // One line per distinct next step: several findings of one rule (one per run) name the same one.
+  const next = new Set(diagnosis.findings.map((f) => `- ${f.rule}: \`${f.next.command}\`, ${f.next.change}`));
+  for (const line of next) L.push(line);
   L.push('');
   return { markdown: L.join('\n'), files };
 }

@@ -8,6 +8,7 @@ import { scrapedEngine } from '../analysis/diagnose/engine-terms.js';
 import type { Diagnosis } from '../analysis/diagnose/types.js';
 import type { LoadedRun } from '../analysis/loaded-run.js';
 import type { RequestRecord } from '../record/types.js';
+import type { ExperimentAnswer } from './answer.js';
 import { type ComparisonRow, comparisonTable, type TableOptions } from './comparison-table.js';
 import type { RunReport } from './run/report.js';
 
@@ -38,10 +39,12 @@ export function loadedRunFromReport(
   };
 }
 
-/** `servelab report --json`: the verdict, the table rows and the diagnosis. */
+/** `servelab report --json`: the experiment's answer, the verdict, the table rows and the diagnosis. */
 export interface ReportJson {
   schema_version: 1;
   kind: 'report';
+  /** What the experiment answers (its kind's `answer`); null for runs and files, or a kind without one. */
+  answer: ExperimentAnswer | null;
   valid: boolean;
   reasons: Diagnosis['reasons'];
   runs: {
@@ -64,10 +67,12 @@ export function buildReportJson(
   runs: readonly LoadedRun[],
   diagnosis: Diagnosis,
   opts: TableOptions = {},
+  answer: ExperimentAnswer | null = null,
 ): ReportJson {
   return {
     schema_version: 1,
     kind: 'report',
+    answer,
     valid: diagnosis.valid,
     reasons: diagnosis.reasons,
     runs: runs.map((r) => ({

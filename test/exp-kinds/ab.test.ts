@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
-import type { AbResult } from '../../src/exp/kinds/ab.js';
+import type { AbResult } from '../../src/exp/kinds/ab-result.js';
 import { exp, rawExp, run } from './helpers.js';
 
 const ab = (a: string, b: string, extra = '') => `

@@ -254,6 +254,15 @@ describe('renderMarkdownReport', () => {
     assert.match(markdown, /### Next experiments\n\n- cold_start: `servelab exp init baseline`/);
   });
 
+  it('lists each next experiment once, however many findings name it', () => {
+    const f = d.findings[0];
+    assert.ok(f, 'the sample runs have a finding');
+    const twice = { ...d, findings: [f, { ...f, runs: ['another'] }] };
+    const md = renderMarkdownReport(runs, twice, { svgDir: '.' }).markdown;
+    const next = md.slice(md.indexOf('### Next experiments'));
+    assert.equal(next.split(`\`${f.next.command}\``).length - 1, 1, next);
+  });
+
   it("§6 shows the source map's rows for the measured engine only, or the notes it is given, and says so when there are none", () => {
     const s6 = markdown.slice(markdown.indexOf('## 6.'), markdown.indexOf('## 7.'));
     assert.match(s6, /\| servelab-sim \| request state \| `src\/sim\/engine\/request\.ts` \|/);

@@ -18,12 +18,15 @@ export async function dashboardCommand(
   const t = langOf(raw.lang, io.env, problems);
   const port = optNumber(raw.port ?? '8600', '--port', problems, { int: true, min: 0 }, t) ?? 8600;
   throwIfProblems(problems);
+  // The experiment page leads with the kind's answer; the kinds live in exp/, beside the dashboard.
+  const { experimentAnswer } = await import('../../exp/run-experiment.js');
   await serveDashboard(
     {
       dbPath: resolve(io.cwd, raw.db ?? 'servelab.db'),
       port,
       host: raw.host ?? '127.0.0.1',
       t,
+      answerOf: experimentAnswer,
       log: (l) => io.stdout.write(`${l}\n`),
     },
     io.onInterrupt,

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
 import { type Problem, UsageError } from '../../core/errors.js';
-import type { T as Translator } from '../../i18n/index.js';
+import { type T as Translator, translator } from '../../i18n/index.js';
 import type { Io } from '../io.js';
 import { langOf } from '../options.js';
 import {
@@ -69,14 +69,30 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   // report.json keeps the diagnosis in English (like the store); the pages and the console speak --lang.
   const diagnosisEn = diagnose(runs);
   const diagnosis = t.lang === 'en' ? diagnosisEn : diagnose(runs, { t });
+  // The experiments among the refs: each kind's answer leads every surface, the page is titled
+  // with the experiment's name, and the kinds' conclusions and write-up sections follow.
+  const exps = await experimentsAmong(refs, raw, io);
+  // The kinds are loaded only for an experiment (a plain run's report does without them).
+  const kinds = exps.length ? await import('../../exp/run-experiment.js') : null;
+  const answersOf = (tr: Translator) =>
+    kinds ? exps.map((e) => kinds.experimentAnswer(e.kind, e.results, tr)).filter((a) => a !== null) : [];
+  const sections = (part: 'experimentWriteup' | 'experimentConclusion') =>
+    kinds ? exps.map((e) => kinds[part](e.kind, e.results, t)).filter((l): l is string[] => l !== null) : [];
+  const answers = answersOf(t);
+  const title = raw.title ?? (exps.length ? exps.map((e) => e.name).join(', ') : undefined);
   // Files first, the console after: a reader that closes stdout early (`| head -1`) must not
   // cost a file, and the `wrote` lines then name files that are complete.
   const wrote: string[] = [];
   if (html) {
-    const conclusions = await kindSections(refs, raw, io, t, 'conclusion');
     await writeOutputFile(
       html,
-      rep.renderHtmlReport(runs, diagnosis, { title: raw.title, gpu_hour_usd: gpuHourUsd, t, conclusions }),
+      rep.renderHtmlReport(runs, diagnosis, {
+        title,
+        gpu_hour_usd: gpuHourUsd,
+        t,
+        answers,
+        conclusions: sections('experimentConclusion'),
+      }),
       '--html',
     );
     wrote.push(`wrote ${html}\n`);
@@ -84,18 +100,21 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   if (md && svgDir) {
     const doc = rep.renderMarkdownReport(runs, diagnosis, {
       svgDir: relative(dirname(md), svgDir) || '.',
-      title: raw.title,
+      title,
       gpu_hour_usd: gpuHourUsd,
       t,
-      kindSections: await kindSections(refs, raw, io, t, 'writeup'),
+      answers,
+      kindSections: sections('experimentWriteup'),
     });
     await writeOutputFile(md, doc.markdown, '--md');
     for (const f of doc.files) await writeOutputFile(resolve(dirname(md), f.path), f.svg, '--md');
     wrote.push(`wrote ${md} and ${doc.files.length} chart(s) in ${svgDir}\n`);
   }
-  const reportJson = rep.buildReportJson(runs, diagnosisEn);
+  // report.json speaks English, as its diagnosis does.
+  const reportJson = rep.buildReportJson(runs, diagnosisEn, {}, answersOf(translator('en'))[0] ?? null);
   if (json !== true) await emitJson(json, reportJson, io);
   const out = humanStream(json, io);
+  for (const a of answers) out.write(`${rep.answerTextLines(a, t).join('\n')}\n\n`);
   out.write(rep.renderTableText(rep.comparisonTable(runs, { gpu_hour_usd: gpuHourUsd })));
   for (const r of runs)
     if (r.source?.notes.length)
@@ -106,21 +125,16 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   return 0;
 }
 
-/**
- * The write-up sections (`writeup`, Markdown) or answers (`conclusion`, plain sentences) of the
- * experiments among `refs` whose kind has one, over the results the store kept; none for runs
- * and files.
- */
-async function kindSections(
-  refs: string[],
-  raw: RawReport,
-  io: Io,
-  t: Translator,
-  part: 'writeup' | 'conclusion',
-): Promise<string[][]> {
-  const { experimentConclusion, experimentWriteup } = await import('../../exp/run-experiment.js');
-  const of = part === 'writeup' ? experimentWriteup : experimentConclusion;
-  const out: string[][] = [];
+/** A stored experiment among the refs: its name, kind and the results the store kept. */
+interface StoredExperiment {
+  name: string;
+  kind: string;
+  results: unknown;
+}
+
+/** The experiments among `refs` (store ids that name an experiment, not a run); none for runs and files. */
+async function experimentsAmong(refs: string[], raw: RawReport, io: Io): Promise<StoredExperiment[]> {
+  const out: StoredExperiment[] = [];
   let store: ReturnType<typeof openStoreForReading> | null = null;
   try {
     for (const ref of refs) {
@@ -128,8 +142,7 @@ async function kindSections(
       if (!/^[a-z0-9]{1,12}$/.test(ref) || existsSync(resolve(io.cwd, ref))) continue;
       store ??= openStoreForReading(raw.db, io.cwd);
       const row = store.getRun(ref) ? null : store.getExperiment(ref);
-      const lines = row ? of(row.kind, row.summary?.results ?? null, t) : null;
-      if (lines) out.push(lines);
+      if (row) out.push({ name: row.name, kind: row.kind, results: row.summary?.results ?? null });
     }
   } finally {
     store?.close();

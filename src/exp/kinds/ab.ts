@@ -11,7 +11,9 @@
  * different. Then the quality gate (`exp/quality`) on a fixed sample set.
  *
  * Per-request metric values: `ttft_ms`, `e2e_ms`, `tpot_ms` as `analysis/request` defines them;
- * `itl_ms` = the request's mean chunk gap; `output_tokens_per_s` = completion tokens / E2E.
+ * `itl_ms` = the request's mean chunk gap; `output_tokens_per_s` = completion tokens / E2E, a
+ * per-request figure (shown as "output_tokens_per_s (per request)"), not a run's aggregate
+ * output tok/s. The result's types and its answer are in `exp/kinds/ab-result`.
  */
 
 import { z } from 'zod';
@@ -20,63 +22,29 @@ import { UsageError } from '../../core/errors.js';
 import { err, FRACTION, listOf, nonNegNum, oneOf, posInt, section, str } from '../../core/fields.js';
 import type { RequestRecord } from '../../record/types.js';
 import { SUCCESS_OUTCOMES } from '../../record/types.js';
+import { cdfPoints } from '../../report/charts.js';
 import { Rng } from '../../runtime/rng.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
-import {
-  type BootstrapDelta,
-  bootstrapDelta,
-  holmAdjust,
-  minResamples,
-  type Statistic,
-} from '../comparison-stats.js';
+import { bootstrapDelta, holmAdjust, minResamples, type Statistic } from '../comparison-stats.js';
 import { type ExperimentRecord, makeField, setRecordField } from '../experiment-record.js';
 import { isObj, targetsOf } from '../fields.js';
 import { compileQualityChecks, fetchQualityOutputs, judgeQuality, type QualityResult } from '../quality.js';
+import {
+  type AbDistribution,
+  type AbMetric,
+  type AbMetricResult,
+  type AbResult,
+  abAnswer,
+} from './ab-result.js';
 import type { KindContext, LiveTarget } from './context.js';
-import { table } from './format.js';
 import { defineKind, type OwnFile } from './kind.js';
-import { fmt, reindex } from './points.js';
+import { reindex } from './points.js';
 
 /** Measured requests are split into this many counterbalanced blocks per side (fewer when short). */
 export const AB_BLOCKS = 4;
 
 /** Warm-up requests per side at least (more with `warmup:` or at higher concurrency: 4 per slot). */
 export const AB_MIN_WARMUP = 16;
-
-export type AbMetric = 'ttft_ms' | 'tpot_ms' | 'e2e_ms' | 'itl_ms' | 'output_tokens_per_s';
-
-export interface AbMetricResult extends BootstrapDelta {
-  /** The A/B metric, or a {@link SideMetric}'s name. */
-  metric: AbMetric | (string & {});
-  /** Holm-adjusted p-value. */
-  p_holm: number;
-  significant: boolean;
-  /** Which side is better on this metric when significant (lower latency, higher tokens/s). */
-  better: 'a' | 'b' | null;
-}
-
-export interface AbResult {
-  kind: 'ab';
-  a: string;
-  b: string;
-  /** What differs (the file's `switch`, else the fields that differ). */
-  switch: string;
-  alpha: number;
-  min_effect_pct: number;
-  resamples: number;
-  /** Run ids per side, one per block. */
-  runs: { a: (string | null)[]; b: (string | null)[] };
-  metrics: AbMetricResult[];
-  /**
-   * Measured requests per side and how many failed. The metrics compare only the pairs where
-   * both sides succeeded, so a side that fails often is faster on its survivors alone: a
-   * warning says so.
-   */
-  requests: { a: { measured: number; failed: number }; b: { measured: number; failed: number } };
-  /** Any metric significant. */
-  significant: boolean;
-  quality: QualityResult | null;
-}
 
 /** The per-request value of a metric (undefined when not computable). */
 export function metricValue(rec: RequestRecord, metric: AbMetric): number | undefined {
@@ -262,6 +230,7 @@ export async function runAb(ctx: KindContext<OwnFile<'ab', 'ab', typeof abSchema
     new Rng(ctx.exp.seed).fork('ab-bootstrap'),
   );
   const requests = { a: failures(runs.a), b: failures(runs.b) };
+  const distribution = distributionOf((ab.metrics as AbMetric[])[0] ?? 'ttft_ms', runs);
   for (const side of ['a', 'b'] as const) {
     const f = requests[side];
     if (f.failed > 0)
@@ -295,7 +264,20 @@ export async function runAb(ctx: KindContext<OwnFile<'ab', 'ab', typeof abSchema
     requests,
     significant: metrics.some((m) => m.significant),
     quality,
+    distribution,
   };
+}
+
+/** A metric's CDF on each side over its successful measured requests, every block pooled. */
+function distributionOf(metric: AbMetric, runs: Record<'a' | 'b', RequestRecord[]>): AbDistribution {
+  const side = (recs: readonly RequestRecord[]) =>
+    cdfPoints(
+      recs
+        .filter((r) => r.phase === 'measure' && SUCCESS_OUTCOMES.includes(r.outcome))
+        .map((r) => metricValue(r, metric))
+        .filter((v): v is number => v !== undefined),
+    );
+  return { metric, a: side(runs.a), b: side(runs.b) };
 }
 
 /** Measured requests of one side and how many did not succeed. */
@@ -490,64 +472,10 @@ ab:
 ${t.common({ load: ['concurrency: 4', 'requests: 32'], generation: ['temperature: 0'] })}
 `,
   run: runAb,
-  format: (res, tr) => {
-    const out: string[] = [
-      tr('exp.ab.header', {
-        a: res.a,
-        b: res.b,
-        switch: res.switch,
-        alpha: res.alpha,
-        min: res.min_effect_pct,
-      }),
-      table(
-        [
-          tr('exp.col.metric'),
-          tr('exp.ab.a_mean'),
-          tr('exp.ab.b_mean'),
-          'Δ',
-          'Δ%',
-          '95% CI',
-          'p (Holm)',
-          tr('exp.col.verdict'),
-        ],
-        res.metrics.map((m) => [
-          m.metric,
-          fmt(m.mean_a, 2),
-          fmt(m.mean_b, 2),
-          fmt(m.delta, 2),
-          fmt(m.delta_pct),
-          `[${fmt(m.ci_low, 2)}, ${fmt(m.ci_high, 2)}]`,
-          m.p_holm.toFixed(4),
-          m.significant
-            ? tr('exp.ab.better', { side: m.better === 'b' ? 'B' : 'A' })
-            : tr('exp.ab.no_difference'),
-        ]),
-      ),
-    ];
-    if (res.quality) {
-      const q = res.quality;
-      const side = (name: string, s: typeof q.a) =>
-        tr('exp.ab.side', {
-          name,
-          successes: s.successes,
-          samples: s.samples,
-          truncations: s.truncations,
-          errors: s.errors,
-          mismatches: s.exact_mismatches,
-          regex: s.regex_failures,
-          schema: s.schema_failures,
-        });
-      out.push(
-        tr('exp.ab.quality', {
-          checks: q.checks.join(', '),
-          result: tr(q.passed ? 'exp.ab.passed' : 'exp.ab.failed'),
-        }),
-      );
-      out.push(`  ${side(`A ${res.a}`, q.a)}`);
-      out.push(`  ${side(`B ${res.b}`, q.b)}`);
-    }
-    return out;
-  },
+  answer: abAnswer,
+  // The answer (`exp/kinds/ab-result`) holds the whole console result: the per-metric table, the
+  // quality check and the notes; nothing is left for a table of the kind's own.
+  format: () => [],
   // The fixed quality samples are the record's `quality` for the two sides.
   targetRecords: (targets, res) => {
     const q = res.quality;

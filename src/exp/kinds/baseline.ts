@@ -9,12 +9,13 @@ import { z } from 'zod';
 import { mean, requestMetrics } from '../../analysis/index.js';
 import { UsageError } from '../../core/errors.js';
 import { posInt } from '../../core/fields.js';
+import type { T } from '../../i18n/index.js';
 import { SUCCESS_OUTCOMES } from '../../record/types.js';
+import type { ExperimentAnswer } from '../../report/answer.js';
 import { loadLevels, targetsOf } from '../fields.js';
 import type { KindContext } from './context.js';
-import { table } from './format.js';
 import { defineKind, type OwnFile } from './kind.js';
-import { fmt, reindex } from './points.js';
+import { reindex } from './points.js';
 
 /** The cold (first) request's numbers, ms. */
 export interface ColdRequest {
@@ -171,6 +172,90 @@ export async function runBaseline(ctx: KindContext<BaselineFile>): Promise<Basel
   return { kind: 'baseline', generation: { ...first.generation }, targets: out };
 }
 
+/** A number for the answer: whole above 100, else 3 significant digits; null stays null. */
+const readable = (v: number | null | undefined): number | null =>
+  v === null || v === undefined ? null : Math.abs(v) >= 100 ? Math.round(v) : Number(v.toPrecision(3));
+
+/**
+ * What the baseline answers: per target the cold first request apart from the warm ones (never
+ * mixed into one percentile), and whether the answers are complete. One level only, so no load
+ * curve and no knee: the chart sets cold against warm TTFT per target.
+ */
+export function baselineAnswer(res: BaselineResult, t: T): ExperimentAnswer {
+  const show = (v: number | null | undefined) => (v === null || v === undefined ? '—' : String(readable(v)));
+  const parts = res.targets.map((x) =>
+    x.warm.ttft_ms_mean === null
+      ? t('exp.baseline.answer.no_warm', { target: x.target, cold: show(x.cold?.ttft_ms) })
+      : t('exp.baseline.answer.target', {
+          target: x.target,
+          cold: show(x.cold?.ttft_ms),
+          warm: show(x.warm.ttft_ms_mean),
+          ratio: show(x.cold_ttft_ratio),
+        }),
+  );
+  const troubled = res.targets.filter((x) => x.correctness.problems.length > 0).map((x) => x.target);
+  parts.push(
+    troubled.length
+      ? t('exp.baseline.answer.problems', { targets: troubled.join(', ') })
+      : t('exp.baseline.answer.clean'),
+  );
+  const targets = res.targets.map((x) => x.target);
+  return {
+    kind: 'baseline',
+    question: t('exp.baseline.answer.question'),
+    verdict: t('exp.baseline.answer.sentence', { parts: parts.join(t('exp.baseline.answer.sep')) }),
+    table: {
+      columns: [
+        t('exp.col.target'),
+        t('exp.baseline.cold_ttft'),
+        t('exp.baseline.warm_ttft'),
+        t('exp.baseline.warm_ttft_max'),
+        t('exp.baseline.cold_ratio'),
+        t('exp.baseline.cold_e2e'),
+        t('exp.baseline.warm_e2e'),
+        'TPOT ms',
+        t('exp.baseline.finish'),
+        t('exp.baseline.problems'),
+      ],
+      rows: res.targets.map((x) => [
+        x.target,
+        readable(x.cold?.ttft_ms),
+        readable(x.warm.ttft_ms_mean),
+        readable(x.warm.ttft_ms_max),
+        readable(x.cold_ttft_ratio),
+        readable(x.cold?.e2e_ms),
+        readable(x.warm.e2e_ms_mean),
+        readable(x.warm.tpot_ms_mean),
+        Object.entries(x.correctness.finish_reasons)
+          .map(([k, v]) => `${k}:${v}`)
+          .join(' '),
+        x.correctness.problems.join('; ') || t('exp.baseline.none'),
+      ]),
+    },
+    notes: [],
+    chart: res.targets.some((x) => x.cold?.ttft_ms != null || x.warm.ttft_ms_mean !== null)
+      ? {
+          type: 'bar',
+          title: t('exp.baseline.answer.chart'),
+          x: { name: t('exp.col.target'), unit: null, categories: targets },
+          y: { name: 'TTFT', unit: 'ms' },
+          series: [
+            {
+              name: t('exp.baseline.answer.cold'),
+              points: res.targets.map((x, i): [number, number | null] => [i, readable(x.cold?.ttft_ms)]),
+            },
+            {
+              name: t('exp.baseline.answer.warm'),
+              points: res.targets.map((x, i): [number, number | null] => [i, readable(x.warm.ttft_ms_mean)]),
+            },
+          ],
+        }
+      : null,
+    run_ids: res.targets.map((x) => x.run_id).filter((id): id is string => id !== null),
+    interval: null,
+  };
+}
+
 // ---- the kind module: file section and rules, defaults, template, console output ----------
 
 /** A baseline file, its section defaulted. */
@@ -223,28 +308,7 @@ baseline:
 ${t.common({ load: ['# (one request at a time; baseline.requests sets how many)'], workload: ['input_len: 256', 'output_len: 128'], warmup: 0 })}
 `,
   run: runBaseline,
-  format: (res, tr) => [
-    table(
-      [
-        tr('exp.col.target'),
-        tr('exp.baseline.cold_ttft'),
-        tr('exp.baseline.warm_ttft'),
-        tr('exp.baseline.warm_e2e'),
-        'TPOT ms',
-        tr('exp.baseline.finish'),
-        tr('exp.baseline.problems'),
-      ],
-      res.targets.map((t) => [
-        t.target,
-        fmt(t.cold?.ttft_ms),
-        fmt(t.warm.ttft_ms_mean),
-        fmt(t.warm.e2e_ms_mean),
-        fmt(t.warm.tpot_ms_mean, 2),
-        Object.entries(t.correctness.finish_reasons)
-          .map(([k, v]) => `${k}:${v}`)
-          .join(' '),
-        t.correctness.problems.join('; ') || tr('exp.baseline.none'),
-      ]),
-    ),
-  ],
+  answer: baselineAnswer,
+  // The answer holds the whole console result (cold and warm apart, correctness per target).
+  format: () => [],
 });

@@ -69,6 +69,20 @@ export const exp = {
   'exp.baseline.finish': 'finish',
   'exp.baseline.problems': 'problems',
   'exp.baseline.none': 'none',
+  'exp.baseline.warm_ttft_max': 'warm TTFT max ms',
+  'exp.baseline.cold_ratio': 'cold / warm',
+  'exp.baseline.cold_e2e': 'cold E2E ms',
+  'exp.baseline.answer.question':
+    'How does each target answer one request at a time: the cold first request against the warm ones, and are the answers complete?',
+  'exp.baseline.answer.target': '{target}: cold TTFT {cold} ms against {warm} ms warm ({ratio}×)',
+  'exp.baseline.answer.no_warm': '{target}: cold TTFT {cold} ms, no warm request succeeded',
+  'exp.baseline.answer.clean': 'no correctness problem',
+  'exp.baseline.answer.problems': 'problems on {targets}',
+  'exp.baseline.answer.sep': '; ',
+  'exp.baseline.answer.sentence': '{parts}.',
+  'exp.baseline.answer.chart': 'TTFT: the cold first request against the warm ones',
+  'exp.baseline.answer.cold': 'cold',
+  'exp.baseline.answer.warm': 'warm mean',
   'exp.mixed.overlap_n': 'overlap gaps n',
   'exp.mixed.clean_n': 'clean gaps n',
   'exp.mixed.mean_ms': 'mean ms',
@@ -108,6 +122,22 @@ export const exp = {
   'exp.ab.quality': 'quality ({checks}): {result}',
   'exp.ab.passed': 'passed',
   'exp.ab.failed': 'FAILED',
+  'exp.ab.per_request': 'per request',
+  'exp.ab.per_request_note':
+    "output_tokens_per_s (per request) is each request's completion tokens / its E2E, averaged over requests: not the run's aggregate output tok/s",
+  'exp.ab.answer.question':
+    'Does switching {switch} (A = {a} → B = {b}) change latency or throughput, and does the output stay correct?',
+  'exp.ab.answer.better': '{side} ({name}) is better on {metrics}',
+  'exp.ab.answer.no_difference_on': 'no significant difference on {metrics}',
+  'exp.ab.answer.none':
+    'no significant difference between A ({a}) and B ({b}) on any metric (Holm-adjusted p < {alpha} and |Δ| ≥ {min}% needed)',
+  'exp.ab.answer.quality_passed': 'the quality check passed',
+  'exp.ab.answer.quality_failed': 'the quality check FAILED ({n} failures on B)',
+  'exp.ab.answer.sep': '; ',
+  'exp.ab.answer.sentence': '{parts}.',
+  'exp.ab.answer.chart': '{metric}: A against B (every block pooled)',
+  'exp.ab.answer.failed':
+    '{side} ({name}) failed {failed} of {measured} measured requests: only pairs where both sides succeeded are compared',
   // progress lines on stderr (src/exp/run-experiment.ts, src/exp/harness/targets.ts, sweep.ts)
   'exp.progress.start': 'experiment {id}: {name} ({kind})',
   'exp.progress.sim_virtual': 'target {name}: simulator {model} on {gpu} (virtual clock)',

@@ -2,6 +2,11 @@
 export const report = {
   'report.title': 'servelab report: {runs}',
   'report.h.conclusion': 'What the experiment answers',
+  'report.h.answer': 'Answer',
+  'report.answer.question': 'Question: {question}',
+  'report.answer.verdict': 'Answer: {verdict}',
+  'report.answer.interval': '{what}: between {low} and {high} ({note})',
+  'report.answer.runs': 'rests on runs: {runs}',
   'report.h.results': 'Results',
   'report.h.charts': 'Charts',
   'report.h.levels': 'Per-level detail',

@@ -4,6 +4,11 @@ import type { report as en } from '../en/report.js';
 export const report: Record<keyof typeof en, string> = {
   'report.title': 'servelab 报告：{runs}',
   'report.h.conclusion': '实验的结论',
+  'report.h.answer': '答案',
+  'report.answer.question': '问题：{question}',
+  'report.answer.verdict': '答案：{verdict}',
+  'report.answer.interval': '{what}：介于 {low} 与 {high} 之间（{note}）',
+  'report.answer.runs': '依据的运行：{runs}',
   'report.h.results': '指标结果',
   'report.h.charts': '图表',
   'report.h.levels': '各负载档位详情',

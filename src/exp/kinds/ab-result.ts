@@ -1,0 +1,208 @@
+/**
+ * @module exp/kinds/ab-result
+ * What an A/B found (`AbResult`, the `ab` kind's result; `exp/kinds/ab` measures it) and what it
+ * answers ({@link abAnswer}): A against B per metric with Δ, the 95% CI, the Holm-adjusted p and
+ * "better / no difference", the quality check, and the lead chart, the distribution of A against
+ * that of B (two lines, every block pooled, not one line per block).
+ */
+import type { T } from '../../i18n/index.js';
+import type { ExperimentAnswer } from '../../report/answer.js';
+import type { BootstrapDelta } from '../comparison-stats.js';
+import type { QualityResult } from '../quality.js';
+
+export type AbMetric = 'ttft_ms' | 'tpot_ms' | 'e2e_ms' | 'itl_ms' | 'output_tokens_per_s';
+
+export interface AbMetricResult extends BootstrapDelta {
+  /** The A/B metric, or a `SideMetric`'s name (`exp/kinds/ab`). */
+  metric: AbMetric | (string & {});
+  /** Holm-adjusted p-value. */
+  p_holm: number;
+  significant: boolean;
+  /** Which side is better on this metric when significant (lower latency, higher tokens/s). */
+  better: 'a' | 'b' | null;
+}
+
+/** One metric's distribution on each side, every block pooled: CDF points [value, fraction ≤ value]. */
+export interface AbDistribution {
+  metric: AbMetric;
+  a: [number, number][];
+  b: [number, number][];
+}
+
+export interface AbResult {
+  kind: 'ab';
+  a: string;
+  b: string;
+  /** What differs (the file's `switch`, else the fields that differ). */
+  switch: string;
+  alpha: number;
+  min_effect_pct: number;
+  resamples: number;
+  /** Run ids per side, one per block. */
+  runs: { a: (string | null)[]; b: (string | null)[] };
+  metrics: AbMetricResult[];
+  /**
+   * Measured requests per side and how many failed. The metrics compare only the pairs where
+   * both sides succeeded, so a side that fails often is faster on its survivors alone: a
+   * warning says so.
+   */
+  requests: { a: { measured: number; failed: number }; b: { measured: number; failed: number } };
+  /** Any metric significant. */
+  significant: boolean;
+  quality: QualityResult | null;
+  /**
+   * The first compared metric's distribution on A and on B (successful measured requests, every
+   * block pooled), for the answer's chart; absent in results stored before it existed.
+   */
+  distribution?: AbDistribution | null;
+}
+
+/** Units of the A/B metrics. */
+const UNIT: Record<AbMetric, string> = {
+  ttft_ms: 'ms',
+  tpot_ms: 'ms',
+  e2e_ms: 'ms',
+  itl_ms: 'ms',
+  output_tokens_per_s: 'tok/s',
+};
+
+/**
+ * A metric as the A/B shows it: its key, and for `output_tokens_per_s` that it is a per-request
+ * figure (completion tokens / E2E of each request, averaged), not the aggregate output tok/s of
+ * the run tables.
+ */
+export function abMetricLabel(metric: string, t: T): string {
+  return metric === 'output_tokens_per_s' ? `${metric} (${t('exp.ab.per_request')})` : metric;
+}
+
+/** A number rounded for the answer's table: 2 decimals below 100, whole above. */
+const round = (v: number | null): number | null =>
+  v === null ? null : Math.abs(v) >= 100 ? Math.round(v) : Math.round(v * 100) / 100;
+
+/** A signed percentage: `+3.1%`, `−41.4%`. */
+const signedPct = (v: number | null): string =>
+  v === null ? '—' : `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v).toFixed(1)}%`;
+
+/** What the A/B answers: the verdict per metric, the quality check and A's distribution against B's. */
+export function abAnswer(res: AbResult, t: T): ExperimentAnswer {
+  const name = { a: res.a, b: res.b };
+  const parts: string[] = [];
+  for (const side of ['b', 'a'] as const) {
+    const better = res.metrics.filter((m) => m.better === side);
+    if (better.length)
+      parts.push(
+        t('exp.ab.answer.better', {
+          side: side.toUpperCase(),
+          name: name[side],
+          metrics: better.map((m) => `${abMetricLabel(m.metric, t)} ${signedPct(m.delta_pct)}`).join(', '),
+        }),
+      );
+  }
+  const same = res.metrics.filter((m) => !m.significant);
+  if (parts.length === 0)
+    parts.push(t('exp.ab.answer.none', { a: res.a, b: res.b, alpha: res.alpha, min: res.min_effect_pct }));
+  else if (same.length)
+    parts.push(
+      t('exp.ab.answer.no_difference_on', {
+        metrics: same.map((m) => abMetricLabel(m.metric, t)).join(', '),
+      }),
+    );
+  if (res.quality)
+    parts.push(
+      res.quality.passed
+        ? t('exp.ab.answer.quality_passed')
+        : t('exp.ab.answer.quality_failed', { n: res.quality.b.failures.length }),
+    );
+  const sentence = parts.join(t('exp.ab.answer.sep'));
+  const verdict = t('exp.ab.answer.sentence', {
+    parts: sentence.charAt(0).toUpperCase() + sentence.slice(1),
+  });
+
+  const notes: string[] = [
+    t('exp.ab.header', { a: res.a, b: res.b, switch: res.switch, alpha: res.alpha, min: res.min_effect_pct }),
+  ];
+  for (const side of ['a', 'b'] as const) {
+    const f = res.requests?.[side];
+    if (f && f.failed > 0)
+      notes.push(
+        t('exp.ab.answer.failed', {
+          side: side.toUpperCase(),
+          name: name[side],
+          failed: f.failed,
+          measured: f.measured,
+        }),
+      );
+  }
+  if (res.quality) {
+    const q = res.quality;
+    notes.push(
+      t('exp.ab.quality', {
+        checks: q.checks.join(', '),
+        result: t(q.passed ? 'exp.ab.passed' : 'exp.ab.failed'),
+      }),
+    );
+    for (const side of ['a', 'b'] as const) {
+      const s = q[side];
+      notes.push(
+        t('exp.ab.side', {
+          name: `${side.toUpperCase()} ${name[side]}`,
+          successes: s.successes,
+          samples: s.samples,
+          truncations: s.truncations,
+          errors: s.errors,
+          mismatches: s.exact_mismatches,
+          regex: s.regex_failures,
+          schema: s.schema_failures,
+        }),
+      );
+    }
+  }
+  if (res.metrics.some((m) => m.metric === 'output_tokens_per_s')) notes.push(t('exp.ab.per_request_note'));
+
+  const dist = res.distribution;
+  return {
+    kind: 'ab',
+    question: t('exp.ab.answer.question', { switch: res.switch, a: res.a, b: res.b }),
+    verdict,
+    table: {
+      columns: [
+        t('exp.col.metric'),
+        t('exp.ab.a_mean'),
+        t('exp.ab.b_mean'),
+        'Δ',
+        'Δ%',
+        '95% CI',
+        'p (Holm)',
+        t('exp.col.verdict'),
+      ],
+      rows: res.metrics.map((m) => [
+        abMetricLabel(m.metric, t),
+        round(m.mean_a),
+        round(m.mean_b),
+        round(m.delta),
+        m.delta_pct === null ? null : signedPct(m.delta_pct),
+        m.ci_low === null || m.ci_high === null ? null : `[${round(m.ci_low)}, ${round(m.ci_high)}]`,
+        Number(m.p_holm.toFixed(4)),
+        m.significant
+          ? t('exp.ab.better', { side: m.better === 'b' ? 'B' : 'A' })
+          : t('exp.ab.no_difference'),
+      ]),
+    },
+    notes,
+    chart:
+      dist && dist.a.length > 0 && dist.b.length > 0
+        ? {
+            type: 'cdf',
+            title: t('exp.ab.answer.chart', { metric: abMetricLabel(dist.metric, t) }),
+            x: { name: abMetricLabel(dist.metric, t), unit: UNIT[dist.metric] },
+            y: { name: t('report.axis.fraction'), unit: null },
+            series: [
+              { name: `A ${res.a}`, points: dist.a },
+              { name: `B ${res.b}`, points: dist.b },
+            ],
+          }
+        : null,
+    run_ids: [...res.runs.a, ...res.runs.b].filter((id): id is string => id !== null),
+    interval: null,
+  };
+}
