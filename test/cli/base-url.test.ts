@@ -12,6 +12,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { withV1, withV1Note } from '../../src/core/url.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
+import '../helpers/node-warnings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-base-url-'));
 let sim: SimServer;

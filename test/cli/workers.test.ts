@@ -19,6 +19,7 @@ import { main } from '../../src/cli/main.js';
 import type { RequestRecord } from '../../src/record/types.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
 import { openStore } from '../../src/store/index.js';
+import '../helpers/node-warnings.js';
 
 let sim: SimServer;
 let root: string;

@@ -14,6 +14,7 @@ import { ConfigMap, PersistentVolumeClaim } from 'kubernetes-models/v1';
 import { parseAllDocuments } from 'yaml';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
+import '../helpers/node-warnings.js';
 
 const GOLDEN = join(import.meta.dirname, '..', 'fixtures', 'k8s', 'render.golden.yaml');
 const ARGS = [
