@@ -100,6 +100,10 @@ export const cli = {
   'cli.url.not_http': 'not an http(s) URL: "{raw}"',
   'cli.url.not_http_hint': 'e.g. --url http://127.0.0.1:8000/v1',
   'cli.note.added_v1': 'base URL: {url} (added /v1)',
+  'cli.note.trimmed_endpoint':
+    'base URL: {url} (took off {path}: --url is the base URL, servelab adds each API path to it)',
+  'cli.note.trimmed_endpoint_added_v1':
+    'base URL: {url} (took off {path} and added /v1: --url is the base URL, servelab adds each API path to it)',
   'cli.load_model.many': 'choose one load model',
   'cli.load_model.hint':
     'closed loop: --concurrency N; open loop: --rate R (cap in-flight requests with --max-concurrency)',
