@@ -9,6 +9,8 @@ export const cli = {
   'cli.error.unknown_option': 'error: unknown option',
   'cli.error.unknown_options': 'error: unknown options',
   'cli.error.did_you_mean': '(did you mean {flag}?)',
+  'cli.error.flag_of': "(a flag of {command}: {command}'s flags go after --)",
+  'cli.error.after_dashdash_hint': "{command}'s flags follow --: {line}",
   'cli.error.unknown_hint':
     "see 'servelab {command} --help'; docs/cli.md maps vLLM's bench flags to servelab's",
   'cli.error.see_help': "see 'servelab {command} --help'",

@@ -7,6 +7,8 @@ export const cli: Record<keyof typeof en, string> = {
   'cli.error.unknown_option': '错误：未知选项',
   'cli.error.unknown_options': '错误：未知选项',
   'cli.error.did_you_mean': '（你是不是想用 {flag}？）',
+  'cli.error.flag_of': '（这是 {command} 的选项：{command} 的选项要写在 -- 之后）',
+  'cli.error.after_dashdash_hint': '{command} 的选项写在 -- 之后：{line}',
   'cli.error.unknown_hint':
     "参见 'servelab {command} --help'；docs/cli.md 列出了 vLLM bench 参数与 servelab 参数的对应关系",
   'cli.error.see_help': "参见 'servelab {command} --help'",
