@@ -29,7 +29,8 @@ export interface RenderOptions {
   runArgs: readonly string[];
   /**
    * The common start: an instant (`at`, RFC 3339, UTC; `--start-at`), or `inS` seconds after the
-   * first shard pod comes up (`--start-in`), so a manifest applied later still starts on time.
+   * first shard pod comes up (`--start-in`, whole seconds), so a manifest applied later still
+   * starts on time.
    */
   start: { at: string } | { inS: number };
   name: string;
@@ -50,7 +51,7 @@ function shellQuote(s: string): string {
 /**
  * The shell lines a shard runs before `servelab run`, with `--start-in`: the shards agree on
  * one start computed when they come up, not when the manifest was rendered. The first shard to
- * get here writes `now + SERVELAB_START_IN` (RFC 3339) to its own file and links it to the
+ * get here writes `now + SERVELAB_START_IN` (whole seconds, RFC 3339) to its own file and links it to the
  * run's start file on the shared volume; link(2) fails when the name exists, so exactly one
  * shard's time wins, and the file is complete before it has that name (open(2) recommends
  * link(2) over O_EXCL for this on NFS: man7.org/linux/man-pages/man2/open.2.html). Every shard
@@ -64,7 +65,8 @@ export function startInScript(dir: string): string[] {
   const shared = `${dir}/start-at.$SERVELAB_JOB_UID`;
   const mine = `${dir}/.start-at.$SERVELAB_JOB_UID.$JOB_COMPLETION_INDEX`;
   return [
-    `node -e 'console.log(new Date(Date.now() + 1000 * Number(process.env.SERVELAB_START_IN)).toISOString())' > "${mine}"`,
+    // POSIX sh arithmetic; `date -d @SECONDS` is in GNU coreutils and BusyBox (Alpine)
+    `date -u -d "@$(( $(date +%s) + SERVELAB_START_IN ))" +%Y-%m-%dT%H:%M:%SZ > "${mine}"`,
     `ln "${mine}" "${shared}" 2>/dev/null || true`,
     `rm -f "${mine}"`,
     `SERVELAB_START_AT="$(cat "${shared}")"`,

@@ -49,7 +49,7 @@ export async function k8sRenderCommand(runArgs: string[], raw: RawRender, io: Io
       // --start-in counts from when the shards come up, not from now (k8s/manifests startInScript)
       start:
         raw.startIn !== undefined
-          ? { inS: Number(raw.startIn) }
+          ? { inS: Math.ceil(Number(raw.startIn)) } // the pod's shell counts whole seconds
           : { at: new Date(s?.startAtUnixMs as number).toISOString() },
       name: raw.name,
       image: raw.image,
