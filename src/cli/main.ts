@@ -323,7 +323,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     )
     .requiredOption('--shards <n>', 'the number of shard pods N')
     .option('--start-at <time>', 'the common start (RFC 3339)')
-    .option('--start-in <s>', 'the common start, this many seconds from now')
+    .option('--start-in <s>', 'the common start, this many seconds after the first shard pod starts')
     .option('--name <name>', 'name prefix of the objects', 'servelab')
     .option('--image <ref>', 'container image with servelab on its PATH', `servelab:${VERSION}`)
     .option('--cpu <q>', 'CPU of each shard pod (requests = limits)', '2')
@@ -394,11 +394,22 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       `${t(unknown.flags.length > 1 ? 'cli.error.unknown_options' : 'cli.error.unknown_option')}\n${unknown.flags
         .map(
           (u) =>
-            `  - ${u.flag}${u.suggestion ? ` ${t('cli.error.did_you_mean', { flag: u.suggestion })}` : ''}`,
+            `  - ${u.flag}${
+              u.passed
+                ? ` ${t('cli.error.flag_of', { command: u.passed.command })}`
+                : u.suggestion
+                  ? ` ${t('cli.error.did_you_mean', { flag: u.suggestion })}`
+                  : ''
+            }`,
         )
-        .join(
-          '\n',
-        )}\n  ${t('cli.hint', { hint: t('cli.error.unknown_hint', { command: unknown.command }) })}\n`,
+        .join('\n')}\n  ${t('cli.hint', {
+        hint: unknown.rewritten
+          ? t('cli.error.after_dashdash_hint', {
+              command: unknown.flags.find((u) => u.passed)?.passed?.command ?? '',
+              line: `servelab ${unknown.rewritten.join(' ')}`,
+            })
+          : t('cli.error.unknown_hint', { command: unknown.command }),
+      })}\n`,
     );
     return ExitCode.usage;
   }

@@ -25,6 +25,7 @@ import { targetHeaders } from '../core/headers.js';
 import { scrubSecrets } from '../core/redact.js';
 import type { AsrRecord, AudioStageRecord, TtsRecord } from '../record/voice-turn.js';
 import { emptyStage } from '../record/voice-turn.js';
+import { whenAborted } from '../runtime/abort.js';
 import type { Clock } from '../runtime/clock.js';
 import { parseWav } from '../workload/audio.js';
 import { classifyOutcome, clip, errorMessageOf } from './stream.js';
@@ -100,8 +101,7 @@ async function exchange(
     else ended.timedOut = true;
     ctl.abort(new Error(reason));
   };
-  const onAbort = () => stop('cancelled');
-  signal.addEventListener('abort', onAbort, { once: true });
+  const stopWaiting = whenAborted(signal, () => stop('cancelled'));
   const cancelTotal =
     t.timeoutMs && t.timeoutMs > 0 ? t.clock.setTimer(() => stop('total'), t.timeoutMs) : () => {};
   let cancelFirst =
@@ -162,7 +162,7 @@ async function exchange(
   } finally {
     cancelTotal();
     cancelFirst();
-    signal.removeEventListener('abort', onAbort);
+    stopWaiting();
   }
   return { ...ended, errorBody: Buffer.concat(errParts).toString('utf8') };
 }

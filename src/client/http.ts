@@ -11,6 +11,7 @@ import { UsageError } from '../core/errors.js';
 import { targetHeaders } from '../core/headers.js';
 import { isSecretName, scrubSecrets } from '../core/redact.js';
 import { emptyRecord, type RequestRecord } from '../record/types.js';
+import { whenAborted } from '../runtime/abort.js';
 import type { RequestSpec } from '../workload/types.js';
 import { clip, errorMessageOf, ResponseAccumulator, type StreamInfo } from './stream.js';
 import type { ClientOptions, SendArgs, Target } from './types.js';
@@ -127,7 +128,7 @@ class RequestHandler implements Dispatcher.DispatchHandler {
   private cancelTotal: (() => void) | null = null;
   private cancelGrace: (() => void) | null = null;
   private readonly acc: ResponseAccumulator;
-  private readonly onAbort: () => void;
+  private stopWaiting: (() => void) | null = null;
   resolve!: (r: SendResult) => void;
 
   constructor(
@@ -141,13 +142,12 @@ class RequestHandler implements Dispatcher.DispatchHandler {
       this.rawParts = [];
       this.acc.events = [];
     }
-    this.onAbort = () => this.stop('cancelled');
   }
 
   /** Start timers and listen for the abort signal; called right before dispatch. */
   arm(): void {
     const { clock, timeoutMs, timeoutTtftMs } = this.target.opts;
-    this.args.signal.addEventListener('abort', this.onAbort, { once: true });
+    this.stopWaiting = whenAborted(this.args.signal, () => this.stop('cancelled'));
     if (timeoutTtftMs !== undefined && timeoutTtftMs !== null && timeoutTtftMs > 0)
       this.cancelTtft = clock.setTimer(() => this.stop('ttft'), timeoutTtftMs);
     if (timeoutMs !== undefined && timeoutMs !== null && timeoutMs > 0)
@@ -304,7 +304,7 @@ class RequestHandler implements Dispatcher.DispatchHandler {
     this.cancelTtft?.();
     this.cancelTotal?.();
     this.cancelGrace?.();
-    this.args.signal.removeEventListener('abort', this.onAbort);
+    this.stopWaiting?.();
     const rec = this.acc.rec;
     rec.end_at_ms ??= atMs;
     this.acc.finish({

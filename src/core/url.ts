@@ -33,33 +33,65 @@ export function redactUrl(url: string): string {
   return u.toString().replace(/\/$/, url.endsWith('/') ? '/' : '');
 }
 
-/** A base URL as used, and whether `/v1` was added to it. */
+/** A base URL as used, and whether `/v1` was added to it or an endpoint path taken off. */
 export interface BaseUrl {
   /** The URL to send to, trailing slashes removed (credentials kept: redact before printing). */
   url: string;
   /** True when the given URL had no path and `/v1` was appended. */
   added: boolean;
+  /** The API endpoint path removed from the end of the given URL (`/chat/completions`), when one was. */
+  trimmed?: string;
 }
 
 /**
- * The OpenAI base URL for what a user typed: a bare origin (`http://h:8000`, `http://h:8000/`)
- * gets `/v1`, the path vLLM, SGLang and llama.cpp serve the OpenAI API under; any other path
- * (`/v1`, `/openai/v1`, `/api`) is used as given, less trailing slashes. A query string is kept
- * after the path. The one place `run`, `check` and experiment targets read `--url`/`url:`.
+ * The OpenAI API paths a user may paste after the base URL: the endpoint a curl example posts to
+ * (https://platform.openai.com/docs/api-reference/chat/create, `…/v1/chat/completions`), or the
+ * model list. servelab appends its own paths to the base, so they are taken off rather than
+ * requested as `…/v1/chat/completions/models`.
+ */
+const ENDPOINT_PATH =
+  /\/(?:chat\/completions|completions|models|embeddings|responses|audio\/(?:speech|transcriptions))\/*$/i;
+
+/**
+ * The OpenAI base URL for what a user typed: an OpenAI endpoint path at the end
+ * (`/chat/completions`, `/completions`, `/models`, …) is taken off first; then a bare origin
+ * (`http://h:8000`, `http://h:8000/`) gets `/v1`, the path vLLM, SGLang and llama.cpp serve the
+ * OpenAI API under; any other path (`/v1`, `/openai/v1`, `/api`) is used as given, less trailing
+ * slashes. A query string is kept after the path. The one place `run`, `check` and experiment
+ * targets read `--url`/`url:`.
  *
  * @example withV1('http://127.0.0.1:8000') // {url: 'http://127.0.0.1:8000/v1', added: true}
  * @example withV1('http://127.0.0.1:8000/v1/') // {url: 'http://127.0.0.1:8000/v1', added: false}
+ * @example withV1('http://h:8000/v1/chat/completions') // {url: 'http://h:8000/v1', added: false, trimmed: '/chat/completions'}
  */
 export function withV1(raw: string): BaseUrl {
-  const bare = /^(https?:\/\/[^/?#]*)\/*([?#].*)?$/i.exec(raw);
-  if (bare) return { url: `${bare[1]}/v1${bare[2] ?? ''}`, added: true };
-  const m = /^([^?#]*?)\/*([?#].*)?$/.exec(raw);
-  return { url: m ? `${m[1]}${m[2] ?? ''}` : raw, added: false };
+  let given = raw;
+  let trimmed: string | undefined;
+  const parts = /^(https?:\/\/[^/?#]*)(\/[^?#]*)?([?#].*)?$/i.exec(raw);
+  const endpoint = parts?.[2] ? ENDPOINT_PATH.exec(parts[2]) : null;
+  if (parts && endpoint) {
+    trimmed = endpoint[0].replace(/\/+$/, '');
+    given = `${parts[1]}${parts[2].slice(0, endpoint.index)}${parts[3] ?? ''}`;
+  }
+  const extra = trimmed === undefined ? {} : { trimmed };
+  const bare = /^(https?:\/\/[^/?#]*)\/*([?#].*)?$/i.exec(given);
+  if (bare) return { url: `${bare[1]}/v1${bare[2] ?? ''}`, added: true, ...extra };
+  const m = /^([^?#]*?)\/*([?#].*)?$/.exec(given);
+  return { url: m ? `${m[1]}${m[2] ?? ''}` : given, added: false, ...extra };
 }
 
-/** The stderr line that says which base URL was used when `/v1` was added (credentials removed). */
+/**
+ * The stderr line that says which base URL was used when `/v1` was added or an endpoint path
+ * taken off (credentials removed).
+ */
 export function withV1Note(b: BaseUrl, t: T = translator('en')): string | null {
-  return b.added ? t('cli.note.added_v1', { url: redactUrl(b.url) }) : null;
+  const url = redactUrl(b.url);
+  if (b.trimmed !== undefined)
+    return t(b.added ? 'cli.note.trimmed_endpoint_added_v1' : 'cli.note.trimmed_endpoint', {
+      url,
+      path: b.trimmed,
+    });
+  return b.added ? t('cli.note.added_v1', { url }) : null;
 }
 
 /**

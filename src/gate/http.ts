@@ -15,6 +15,7 @@ import { createHttpTarget, type SendResult } from '../client/http.js';
 import { targetHeaders } from '../core/headers.js';
 import { scrubSecrets } from '../core/redact.js';
 import { serverRoot } from '../core/url.js';
+import { whenAborted } from '../runtime/abort.js';
 import { type Clock, RealClock } from '../runtime/clock.js';
 import { type CheckContext, type Evidence, type GateTarget, trimEvidence } from './types.js';
 
@@ -32,12 +33,14 @@ function timeoutSignal(ctx: CheckContext, ms: number): { signal: AbortSignal; ca
   const stop = clockOf(ctx).setTimer(() => ac.abort(new Error(`no answer within ${ms} ms`)), ms);
   // The gate's own signal is forwarded by hand rather than with AbortSignal.any, whose result
   // Node 20 holds only weakly (nodejs/node#57736).
+  // One listener per signal however many requests are in flight (runtime/abort).
   const onAbort = () => ac.abort(ctx.signal.reason);
+  let stopWaiting = () => {};
   if (ctx.signal.aborted) onAbort();
-  else ctx.signal.addEventListener('abort', onAbort, { once: true });
+  else stopWaiting = whenAborted(ctx.signal, onAbort);
   const cancel = () => {
     stop();
-    ctx.signal.removeEventListener('abort', onAbort);
+    stopWaiting();
   };
   return { signal: ac.signal, cancel };
 }

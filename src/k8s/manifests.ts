@@ -6,7 +6,8 @@
  * (kubernetes.io/docs/concepts/workloads/controllers/job/#completion-mode,
  * #backoff-limit-per-index, #pod-replacement-policy), so there is no servelab cluster:
  *
- * - a ConfigMap with the run's flags, the shard count and the common start;
+ * - a ConfigMap with the run's flags, the shard count and the common start (an instant, or
+ *   `SERVELAB_START_IN`: seconds after the first shard comes up, agreed on through the volume);
  * - a ReadWriteMany PersistentVolumeClaim the shards write into;
  * - the shards' Job: `completionMode: Indexed`, `completions = parallelism = N`,
  *   `backoffLimitPerIndex: 0` and `maxFailedIndexes: 0` (a retried shard would start late),
@@ -26,8 +27,12 @@ export interface RenderOptions {
   shards: number;
   /** `run`'s flags, passed through (`servelab k8s render --shards 3 -- --url … --rate 50`). */
   runArgs: readonly string[];
-  /** The common start, RFC 3339 (UTC). */
-  startAt: string;
+  /**
+   * The common start: an instant (`at`, RFC 3339, UTC; `--start-at`), or `inS` seconds after the
+   * first shard pod comes up (`--start-in`, whole seconds), so a manifest applied later still
+   * starts on time.
+   */
+  start: { at: string } | { inS: number };
   name: string;
   image: string;
   cpu: string;
@@ -43,6 +48,31 @@ function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * The shell lines a shard runs before `servelab run`, with `--start-in`: the shards agree on
+ * one start computed when they come up, not when the manifest was rendered. The first shard to
+ * get here writes `now + SERVELAB_START_IN` (whole seconds, RFC 3339) to its own file and links it to the
+ * run's start file on the shared volume; link(2) fails when the name exists, so exactly one
+ * shard's time wins, and the file is complete before it has that name (open(2) recommends
+ * link(2) over O_EXCL for this on NFS: man7.org/linux/man-pages/man2/open.2.html). Every shard
+ * then reads the winner's time. The file is named for the Job's uid, which the downward API
+ * gives each pod from the Job's `batch.kubernetes.io/controller-uid` label
+ * (kubernetes.io/docs/concepts/workloads/pods/downward-api/,
+ * kubernetes.io/docs/reference/labels-annotations-taints/#batchkubernetesiocontroller-uid), so
+ * a Job applied again on the same volume never reads an old run's start.
+ */
+export function startInScript(dir: string): string[] {
+  const shared = `${dir}/start-at.$SERVELAB_JOB_UID`;
+  const mine = `${dir}/.start-at.$SERVELAB_JOB_UID.$JOB_COMPLETION_INDEX`;
+  return [
+    // POSIX sh arithmetic; `date -d @SECONDS` is in GNU coreutils and BusyBox (Alpine)
+    `date -u -d "@$(( $(date +%s) + SERVELAB_START_IN ))" +%Y-%m-%dT%H:%M:%SZ > "${mine}"`,
+    `ln "${mine}" "${shared}" 2>/dev/null || true`,
+    `rm -f "${mine}"`,
+    `SERVELAB_START_AT="$(cat "${shared}")"`,
+  ];
+}
+
 /** The objects, validated (throws on an object the API would refuse). */
 export function renderObjects(o: RenderOptions): Record<string, unknown>[] {
   const labels = { 'app.kubernetes.io/name': 'servelab', 'app.kubernetes.io/instance': o.name };
@@ -51,11 +81,16 @@ export function renderObjects(o: RenderOptions): Record<string, unknown>[] {
   const resources = { requests: { cpu: o.cpu, memory: o.memory }, limits: { cpu: o.cpu, memory: o.memory } };
   const volume = { name: 'results', persistentVolumeClaim: { claimName: results } };
   const mount = { name: 'results', mountPath: '/results' };
+  const run = `eval "exec servelab run $SERVELAB_RUN_ARGS --start-at $SERVELAB_START_AT --metrics-port ${o.metricsPort} --no-db --out /results"`;
+  const jobUid = {
+    name: 'SERVELAB_JOB_UID',
+    valueFrom: { fieldRef: { fieldPath: "metadata.labels['batch.kubernetes.io/controller-uid']" } },
+  };
   const cm = new ConfigMap({
     metadata: { name: config, labels },
     data: {
       SERVELAB_SHARD_COUNT: String(o.shards),
-      SERVELAB_START_AT: o.startAt,
+      ...('at' in o.start ? { SERVELAB_START_AT: o.start.at } : { SERVELAB_START_IN: String(o.start.inS) }),
       SERVELAB_RUN_ARGS: o.runArgs.map(shellQuote).join(' '),
     },
   });
@@ -81,11 +116,10 @@ export function renderObjects(o: RenderOptions): Record<string, unknown>[] {
               name: 'shard',
               image: o.image,
               envFrom: [{ configMapRef: { name: config } }],
+              ...('at' in o.start ? {} : { env: [jobUid] }),
               command: ['sh', '-c'],
               // JOB_COMPLETION_INDEX (set by the Indexed Job) and SERVELAB_SHARD_COUNT make --shard.
-              args: [
-                `eval "exec servelab run $SERVELAB_RUN_ARGS --start-at $SERVELAB_START_AT --metrics-port ${o.metricsPort} --no-db --out /results"`,
-              ],
+              args: [[...('at' in o.start ? [] : startInScript('/results')), run].join('\n')],
               ports: [{ name: 'metrics', containerPort: o.metricsPort }],
               resources,
               volumeMounts: [mount],

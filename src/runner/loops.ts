@@ -13,6 +13,7 @@ import { FAIL_FAST_AFTER } from '../analysis/errors.js';
 import type { AnswerSink } from '../client/types.js';
 import { UsageError } from '../core/errors.js';
 import { type Phase, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
+import { whenAborted } from '../runtime/abort.js';
 import type { ChatMessage, RequestSpec } from '../workload/types.js';
 import { type Planned, RunAttempts } from './attempts.js';
 import { startClientHealth } from './health.js';
@@ -335,15 +336,14 @@ class LoadRun extends RunAttempts {
     const signal = this.stopCtl.signal;
     if (signal.aborted) return Promise.resolve(this.clock.now());
     return new Promise((resolve, reject) => {
-      const onStop = () => resolve(this.clock.now());
-      signal.addEventListener('abort', onStop, { once: true });
+      const stopWaiting = whenAborted(signal, () => resolve(this.clock.now()));
       p.then(
         (v) => {
-          signal.removeEventListener('abort', onStop);
+          stopWaiting();
           resolve(v);
         },
         (err) => {
-          signal.removeEventListener('abort', onStop);
+          stopWaiting();
           reject(err);
         },
       );

@@ -13,7 +13,6 @@
  * Every planned turn ends as exactly one {@link VoiceRecord}, also when a stage fails (the
  * chain stops there; what was already sent to TTS is awaited) or the run is interrupted.
  */
-import { setMaxListeners } from 'node:events';
 import { type AudioTarget, synthesize, transcribe } from '../client/audio.js';
 import type { SendArgs, Target } from '../client/types.js';
 import type { Outcome, RequestRecord } from '../record/types.js';
@@ -182,9 +181,6 @@ async function runTurn(
  */
 export async function runVoice(cfg: VoiceRunConfig, deps: VoiceRunDeps): Promise<VoiceRecord[]> {
   const records: VoiceRecord[] = [];
-  // Every exchange in flight (ASR, LLM, each TTS chunk, each user's sleep) listens on the run's
-  // signal: more than Node's warning threshold of 10 with a few users.
-  setMaxListeners(0, deps.signal);
   const users = Math.max(1, Math.min(cfg.users, cfg.turns));
   await Promise.all(
     Array.from({ length: users }, async (_, user) => {

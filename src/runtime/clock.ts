@@ -6,6 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import { whenAborted } from './abort.js';
 
 /** A monotonic clock with millisecond units and sub-millisecond (µs or better) resolution. */
 export interface Clock {
@@ -171,13 +172,14 @@ export class RealClock implements Clock {
       let timer: NodeJS.Timeout | undefined;
       let imm: NodeJS.Immediate | undefined;
       let settled = false;
+      let stopWaiting = () => {};
       const entry: FineEntry = { atPerfMs: atMs + this.origin, fire: () => spin() };
       const cleanup = () => {
         settled = true;
         if (timer) clearTimeout(timer);
         if (imm) clearImmediate(imm);
         fineWaker?.remove(entry);
-        signal?.removeEventListener('abort', onAbort);
+        stopWaiting();
       };
       const onAbort = () => {
         if (settled) return;
@@ -205,7 +207,7 @@ export class RealClock implements Clock {
           else if (imm === undefined) spin();
         } else timer = setTimeout(backstop, left + 1);
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal) stopWaiting = whenAborted(signal, onAbort);
       fineWaker ??= new FineWaker();
       fineWaker.add(entry);
       backstop();
@@ -243,15 +245,16 @@ export class VirtualClock implements Clock {
   sleepUntil(atMs: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const onAbort = () => {
-        cancel();
-        reject(signal?.reason);
-      };
+      let stopWaiting = () => {};
       const cancel = this.setTimer(() => {
-        signal?.removeEventListener('abort', onAbort);
+        stopWaiting();
         resolve();
       }, atMs - this.t);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal)
+        stopWaiting = whenAborted(signal, () => {
+          cancel();
+          reject(signal.reason);
+        });
     });
   }
 

@@ -19,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
+import { assertNoNodeWarning } from '../helpers/node-warnings.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'servelab-bad-input-'));
@@ -390,6 +391,7 @@ describe('a closed stdout costs lines, never a file; the exit code is the comman
       'first-line',
     );
     assert.equal(await p.code, 0, p.stderr());
+    assertNoNodeWarning(p.stderr());
     assert.doesNotMatch(p.stderr(), /internal error|EPIPE|^\s+at /m, p.stderr());
     assert.match(readFileSync(join(dir, 'head1/r.html'), 'utf8').trimEnd(), /<\/html>$/);
     assertMarkdownComplete(join(dir, 'head1/r.md'));
@@ -401,6 +403,7 @@ describe('a closed stdout costs lines, never a file; the exit code is the comman
       'at-once',
     );
     assert.equal(await p.code, 0, p.stderr());
+    assertNoNodeWarning(p.stderr());
     assert.doesNotMatch(p.stderr(), /internal error|EPIPE|^\s+at /m, p.stderr());
     const report = JSON.parse(readFileSync(join(dir, 'plan-out/report.json'), 'utf8'));
     assert.equal(report.summary.requests.measured, 8);

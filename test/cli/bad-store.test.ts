@@ -11,6 +11,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { UsageError } from '../../src/core/errors.js';
 import { openStore } from '../../src/store/index.js';
+import '../helpers/node-warnings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-bad-store-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -12,6 +12,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { withV1, withV1Note } from '../../src/core/url.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
+import '../helpers/node-warnings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-base-url-'));
 let sim: SimServer;
@@ -33,6 +34,33 @@ describe('withV1', () => {
     assert.deepEqual(withV1('http://h:1/api'), { url: 'http://h:1/api', added: false });
     assert.equal(withV1Note(withV1('http://u:pw@h:1')), 'base URL: http://h:1/v1 (added /v1)');
     assert.equal(withV1Note(withV1('http://h:1/v1')), null);
+  });
+
+  it('takes an OpenAI endpoint path off the end: the base URL is what API paths go under', () => {
+    const chat = { url: 'http://h:1/v1', added: false, trimmed: '/chat/completions' };
+    assert.deepEqual(withV1('http://h:1/v1/chat/completions'), chat);
+    assert.deepEqual(withV1('http://h:1/v1/chat/completions/'), chat);
+    assert.deepEqual(withV1('http://h:1/v1/completions?k=1'), {
+      url: 'http://h:1/v1?k=1',
+      added: false,
+      trimmed: '/completions',
+    });
+    assert.deepEqual(withV1('http://h:1/openai/v1/models'), {
+      url: 'http://h:1/openai/v1',
+      added: false,
+      trimmed: '/models',
+    });
+    assert.deepEqual(withV1('http://h:1/chat/completions'), {
+      url: 'http://h:1/v1',
+      added: true,
+      trimmed: '/chat/completions',
+    });
+    // a host named like an endpoint is a host
+    assert.deepEqual(withV1('http://models:8000'), { url: 'http://models:8000/v1', added: true });
+    assert.equal(
+      withV1Note(withV1('http://u:pw@h:1/v1/chat/completions')),
+      'base URL: http://h:1/v1 (took off /chat/completions: --url is the base URL, servelab adds each API path to it)',
+    );
   });
 });
 
@@ -62,6 +90,17 @@ describe('--url without /v1', () => {
     const report = JSON.parse(io.out());
     assert.equal(report.summary.requests.succeeded, 2);
     assert.equal(report.config.target.url, `${sim.url}/v1`);
+  });
+
+  it('check: a pasted …/v1/chat/completions asks …/v1/models, and says what it took off', async () => {
+    const io = memoryIo({}, dir);
+    const code = await main(['check', '--url', `${sim.url}/v1/chat/completions`, '--json'], io);
+    assert.equal(code, 0, io.out() + io.err());
+    assert.match(io.err(), /^base URL: .*\/v1 \(took off \/chat\/completions: /m);
+    assert.doesNotMatch(io.out() + io.err(), /completions\/models/);
+    const result = JSON.parse(io.out());
+    assert.equal(result.base_url, `${sim.url}/v1`);
+    assert.equal(result.ok, true);
   });
 
   it('a URL ending in /v1 is used as given, with no note', async () => {

@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
+import '../helpers/node-warnings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-calibrate-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

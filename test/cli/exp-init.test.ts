@@ -10,6 +10,7 @@ import { after, describe, it } from 'node:test';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { experimentTemplate } from '../../src/exp/index.js';
+import '../helpers/node-warnings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-exp-init-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

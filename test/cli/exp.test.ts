@@ -11,6 +11,7 @@ import { after, describe, it } from 'node:test';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { EXPERIMENT_KINDS } from '../../src/exp/index.js';
+import '../helpers/node-warnings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-exp-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -13,6 +13,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { startSimServer } from '../../src/sim/server/index.js';
 import { startSseServer, type TestServer } from '../helpers/misbehaving.js';
+import '../helpers/node-warnings.js';
 
 const dirs: string[] = [];
 function tmp(): string {

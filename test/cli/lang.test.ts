@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
+import '../helpers/node-warnings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-cli-lang-'));
 let sim: SimServer;

@@ -25,6 +25,7 @@ import {
   llamaTokenize,
   startLlamaCppLike,
 } from '../helpers/llamacpp.js';
+import '../helpers/node-warnings.js';
 
 const dirs: string[] = [];
 function tmp(): string {

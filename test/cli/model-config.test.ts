@@ -14,6 +14,7 @@ import { UsageError } from '../../src/core/errors.js';
 import { loadModelConfig, modelNameFromPath } from '../../src/sim/catalogue/index.js';
 import { resolveEngineConfig } from '../../src/sim/engine/config.js';
 import { simSettingsSchema, toSimServerOptions, withSimDefaults } from '../../src/sim/settings.js';
+import '../helpers/node-warnings.js';
 
 const FIXTURES = resolve(import.meta.dirname, '..', 'fixtures', 'hf');
 const QWEN_MOE = join(FIXTURES, 'qwen3-30b-a3b', 'config.json');

@@ -12,6 +12,7 @@ import { request } from 'undici';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { startFakeOpenAI, startSseServer } from '../helpers/misbehaving.js';
+import '../helpers/node-warnings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-mon-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

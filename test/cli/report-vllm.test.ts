@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
+import '../helpers/node-warnings.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'vllm');
 const VLLM = join(FIXTURES, 'openai-chat-infqps-concurrency8-Qwen3-8B-20261201-120000.json');

@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { ExitCode } from '../../src/core/errors.js';
+import '../helpers/node-warnings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-writeup-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -22,6 +22,7 @@ import {
   startSseServer,
   usageChunk,
 } from '../helpers/misbehaving.js';
+import '../helpers/node-warnings.js';
 
 const dirs: string[] = [];
 function tmp(): string {

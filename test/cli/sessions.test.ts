@@ -15,6 +15,7 @@ import { main } from '../../src/cli/main.js';
 import { ExitCode } from '../../src/core/errors.js';
 import type { RequestRecord } from '../../src/record/types.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
+import '../helpers/node-warnings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-sessions-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

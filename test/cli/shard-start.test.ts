@@ -16,6 +16,7 @@ import { main } from '../../src/cli/main.js';
 import { shardFiles } from '../../src/pipeline/shard.js';
 import { unixNowMs } from '../../src/runtime/clock.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
+import { assertNoNodeWarning } from '../helpers/node-warnings.js';
 
 const ENTRY = join(import.meta.dirname, '..', 'helpers', 'cli-entry.ts');
 /** Time for a child to start (tsx, imports, the workload) before the common start. */
@@ -63,7 +64,10 @@ it('children launched apart dispatch together at --start-at; one launched 2 s la
   await sleep(Math.max(0, startAt + 2000 - unixNowMs()));
   const late = child(args(1, join(dir, 'late')));
   const done = await Promise.all(runs);
-  for (const d of done) assert.equal(d.code, 0, d.stderr);
+  for (const d of done) {
+    assert.equal(d.code, 0, d.stderr);
+    assertNoNodeWarning(d.stderr);
+  }
   const files = [0, 1, 2].map((i) => join(dir, shardFiles(i, 3).report));
   for (const f of files) {
     const s = JSON.parse(readFileSync(f, 'utf8')).shard;
@@ -73,6 +77,7 @@ it('children launched apart dispatch together at --start-at; one launched 2 s la
   }
   const l = await late;
   assert.notEqual(l.code, 0);
+  assertNoNodeWarning(l.stderr);
   assert.match(l.stderr, /after the common start/);
 
   const io = memoryIo({}, dir);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, it } from 'node:test';
 import { chatChunk, sse, startSseServer } from '../helpers/misbehaving.js';
+import { assertNoNodeWarning } from '../helpers/node-warnings.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'servelab-sigint-'));
@@ -63,6 +64,7 @@ it('SIGINT writes a complete report with every planned request as one record, ex
     child.kill('SIGINT');
     const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
     assert.equal(code, 130, stderr);
+    assertNoNodeWarning(stderr);
     const recs = readFileSync(join(dir, 'out', 'requests.jsonl'), 'utf8')
       .trim()
       .split('\n')
@@ -110,6 +112,7 @@ it('servers take port 0, print "listening on http://127.0.0.1:PORT" when ready, 
     child.kill('SIGINT');
     const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
     assert.equal(code, 130, err);
+    assertNoNodeWarning(err);
   }
 });
 
@@ -154,6 +157,7 @@ it('SIGTERM drains `servelab sim`: the stream in flight finishes, /health turns 
     assert.match(text, /"finish_reason":"length"/);
     assert.ok(text.trimEnd().endsWith('data: [DONE]'));
     assert.equal(await exited, 130, stderr);
+    assertNoNodeWarning(stderr);
     assert.match(stderr, /drained: every request in flight finished/);
   } finally {
     child.kill('SIGKILL');

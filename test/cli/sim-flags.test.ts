@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { simFlags } from '../../src/sim/settings.js';
+import '../helpers/node-warnings.js';
 
 /** Text with its runs of white space as one space, as `--help` wraps and pads it. */
 const flat = (s: string) => s.replace(/\s+/g, ' ');

@@ -11,6 +11,7 @@ import type { Browser } from 'playwright-core';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { chromiumSkip, launchChromium } from '../helpers/browser.js';
+import '../helpers/node-warnings.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'traces');
 const dir = mkdtempSync(join(tmpdir(), 'servelab-trace-cli-'));

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { nearestFlag } from '../../src/cli/unknown-flags.js';
+import '../helpers/node-warnings.js';
 
 describe('unknown flags', () => {
   it('nearestFlag suggests a likely typo and nothing for a stranger', () => {

@@ -19,6 +19,7 @@ import { main } from '../../src/cli/main.js';
 import type { RequestRecord } from '../../src/record/types.js';
 import { type SimServer, startSimServer } from '../../src/sim/server/index.js';
 import { openStore } from '../../src/store/index.js';
+import '../helpers/node-warnings.js';
 
 let sim: SimServer;
 let root: string;
@@ -95,6 +96,10 @@ describe('run --workers 2', () => {
       store.close();
     }
     assert.match(w.io.out(), new RegExp(`run ${w.report.run_id}\\b`));
+    // Every line names the run by the store's id, the one `report ID` takes, never the shards'.
+    assert.match(w.io.out(), new RegExp(`^merged 2 workers of run ${w.report.run_id}: wrote `, 'm'));
+    assert.notEqual(w.report.merge.run_id, w.report.run_id);
+    assert.doesNotMatch(w.io.out(), new RegExp(w.report.merge.run_id));
     const vllm = JSON.parse(readFileSync(join(out, 'vllm.json'), 'utf8'));
     assert.equal(vllm.completed, 24);
     assert.equal(vllm.num_prompts, 24);

@@ -28,6 +28,7 @@ import { generationSchema, loadSchema, SHARED_FIELDS, workloadSchema } from '../
 import { parseExperiment } from '../../src/exp/schema.js';
 import { commonSettings } from '../../src/pipeline/settings.js';
 import { assertGeneratedSection } from '../helpers/generated-doc.js';
+import '../helpers/node-warnings.js';
 
 const DOC = resolve(import.meta.dirname, '..', '..', 'docs', 'cli.md');
 

@@ -16,6 +16,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { CATALOGUES } from '../../src/i18n/index.js';
 import { renderDiagnosisText } from '../../src/report/diagnose/render.js';
+import { assertNoNodeWarning } from '../helpers/node-warnings.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'servelab-diagnose-lang-'));
@@ -66,7 +67,16 @@ function cli(
   let err = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (err += d));
-  return new Promise((res) => child.on('close', (code) => res({ code: code ?? -1, out, err })));
+  return new Promise((res, rej) =>
+    child.on('close', (code) => {
+      try {
+        assertNoNodeWarning(err);
+        res({ code: code ?? -1, out, err });
+      } catch (e) {
+        rej(e);
+      }
+    }),
+  );
 }
 
 /** The block headers of a console diagnosis: `SEVERITY rule …`. */

@@ -17,6 +17,7 @@ import { experimentTemplate } from '../../src/exp/templates.js';
 import { translator } from '../../src/i18n/index.js';
 import { escapeHtml } from '../../src/report/comparison-table.js';
 import { exp, run } from './helpers.js';
+import '../helpers/node-warnings.js';
 
 const EN = translator('en');
 

@@ -13,6 +13,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { EXPERIMENT_KINDS, KINDS } from '../../src/exp/kinds/index.js';
 import { KIND_SECTIONS, parseExperiment } from '../../src/exp/schema.js';
+import '../helpers/node-warnings.js';
 
 const SRC = resolve(import.meta.dirname, '..', '..', 'src');
 

@@ -6,14 +6,18 @@
  * sharded run needs. A bad object is refused by the same validation.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { it } from 'node:test';
+import { promisify } from 'node:util';
 import { Job } from 'kubernetes-models/batch/v1';
 import { ConfigMap, PersistentVolumeClaim } from 'kubernetes-models/v1';
 import { parseAllDocuments } from 'yaml';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
+import '../helpers/node-warnings.js';
 
 const GOLDEN = join(import.meta.dirname, '..', 'fixtures', 'k8s', 'render.golden.yaml');
 const ARGS = [
@@ -58,6 +62,83 @@ it('renders the golden manifest, and every object validates', async () => {
   assert.match(docs[3].spec.template.spec.containers[0].args[0], /merge --expect 3/);
   // the validation can refuse: a Job whose completions is not an integer
   assert.throws(() => new Job({ ...docs[2], spec: { ...spec, completions: 'three' } }).validate());
+});
+
+const RUN = ['--', '--url', 'http://engine:8000/v1', '--rate', '200', '--duration', '300'];
+
+it('--start-in goes into the ConfigMap as SERVELAB_START_IN, not frozen into an instant at render', async () => {
+  const io = memoryIo();
+  assert.equal(await main(['k8s', 'render', '--shards', '4', '--start-in', '120', ...RUN], io), 0, io.err());
+  const docs = parseAllDocuments(io.out()).map((d) => d.toJS());
+  new ConfigMap(docs[0]).validate();
+  new Job(docs[2]).validate();
+  assert.equal(docs[0].data.SERVELAB_START_IN, '120');
+  assert.equal(docs[0].data.SERVELAB_START_AT, undefined);
+  const shard = docs[2].spec.template.spec.containers[0];
+  // the Job's uid from the downward API names the start file, so a re-applied Job gets its own
+  assert.deepEqual(shard.env, [
+    {
+      name: 'SERVELAB_JOB_UID',
+      valueFrom: { fieldRef: { fieldPath: "metadata.labels['batch.kubernetes.io/controller-uid']" } },
+    },
+  ]);
+  assert.match(shard.args[0], /--start-at \$SERVELAB_START_AT /);
+});
+
+it("--start-in: shards coming up at different times agree on the first one's start", async () => {
+  const io = memoryIo();
+  assert.equal(await main(['k8s', 'render', '--shards', '4', '--start-in', '120', ...RUN], io), 0, io.err());
+  const script: string = parseAllDocuments(io.out())[2].toJS().spec.template.spec.containers[0].args[0];
+  const lines = script.split('\n');
+  assert.match(lines.at(-1) ?? '', /^eval "exec servelab run /);
+  // The shard's own lines up to `servelab run`, on a temporary folder for the shared volume,
+  // saying the start they agreed on.
+  const dir = mkdtempSync(join(tmpdir(), 'servelab-k8s-start-'));
+  const prelude = [...lines.slice(0, -1), 'printf %s "$SERVELAB_START_AT"']
+    .join('\n')
+    .replaceAll('/results', dir);
+  const path = `${dirname(process.execPath)}:${process.env.PATH ?? ''}`;
+  const shard = async (uid: string, index: number, startIn: number) =>
+    (
+      await promisify(execFile)('sh', ['-c', prelude], {
+        env: {
+          PATH: path,
+          SERVELAB_JOB_UID: uid,
+          JOB_COMPLETION_INDEX: String(index),
+          SERVELAB_START_IN: String(startIn),
+        },
+      })
+    ).stdout;
+  try {
+    const before = Math.floor(Date.now() / 1000) * 1000; // the shell counts whole seconds
+    const first = await shard('job-a', 0, 120);
+    assert.ok(Date.parse(first) >= before + 120_000, `${first} is not 120 s after the first shard came up`);
+    // A shard up later (here asked for another delay, so its own reckoning would differ) takes
+    // the first one's start.
+    assert.equal(await shard('job-a', 1, 999), first);
+    // Four shards at once: one start between them, and only the shared file left behind.
+    const together = await Promise.all([0, 1, 2, 3].map((i) => shard('job-b', i, 60)));
+    assert.equal(new Set(together).size, 1, together.join(', '));
+    assert.notEqual(together[0], first);
+    assert.deepEqual(readdirSync(dir).sort(), ['start-at.job-a', 'start-at.job-b']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it("run's flags before -- are named as run's, and the hint puts them after --", async () => {
+  const io = memoryIo();
+  const argv = ['k8s', 'render', '--shards', '4', '--url', 'http://u:pw@engine:8000/v1', '--rate', '50'];
+  assert.equal(await main([...argv, '--start-in', '120'], io), 1);
+  const err = io.err();
+  assert.match(err, /- --url \(a flag of run: run's flags go after --\)/);
+  assert.match(err, /- --rate \(a flag of run: /);
+  assert.doesNotMatch(err, /did you mean/);
+  assert.match(
+    err,
+    /hint: run's flags follow --: servelab k8s render --shards 4 --start-in 120 -- --url http:\/\/engine:8000\/v1 --rate 50\n/,
+  );
+  assert.doesNotMatch(err, /pw/);
 });
 
 it('needs a common start', async () => {

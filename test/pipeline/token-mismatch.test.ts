@@ -25,6 +25,7 @@ import {
   type TestServer,
   usageChunk,
 } from '../helpers/misbehaving.js';
+import '../helpers/node-warnings.js';
 
 const SSE = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 /** Prompt tokens every response reports (and the honest prompt counter adds). */

@@ -12,6 +12,7 @@ import { main } from '../../src/cli/main.js';
 import { resolveServerOptions } from '../../src/sim/server/options.js';
 import { toSimServerOptions } from '../../src/sim/settings.js';
 import { get, metricValue, post, startSim, stream, streamText } from './helpers.js';
+import '../helpers/node-warnings.js';
 
 const ABORTS = 'vllm:request_success_total{model_name="llama-3.1-8b",finished_reason="abort"}';
 const engine = { model: 'llama-3.1-8b', gpu: 'h100' };

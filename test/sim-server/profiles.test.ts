@@ -15,6 +15,7 @@ import { detectEngine } from '../../src/monitor/maps.js';
 import { parsePrometheusText } from '../../src/monitor/prom-parse.js';
 import { loadedRunFromReport } from '../../src/report/report-json.js';
 import { type Chunk, get, metricValue, openStream, post, startSim, stream } from './helpers.js';
+import '../helpers/node-warnings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-profiles-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

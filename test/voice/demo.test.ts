@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
+import '../helpers/node-warnings.js';
 
 test('servelab demo voice prints the first-audio breakdown next to text TTFT, sentence against whole', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'servelab-demo-voice-'));

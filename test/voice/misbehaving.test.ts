@@ -21,6 +21,7 @@ import {
   startSseServer,
   type TestServer,
 } from '../helpers/misbehaving.js';
+import '../helpers/node-warnings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-voice-'));
 const servers: TestServer[] = [];

@@ -46,7 +46,11 @@ export async function k8sRenderCommand(runArgs: string[], raw: RawRender, io: Io
     renderYaml({
       shards,
       runArgs,
-      startAt: new Date(s?.startAtUnixMs as number).toISOString(),
+      // --start-in counts from when the shards come up, not from now (k8s/manifests startInScript)
+      start:
+        raw.startIn !== undefined
+          ? { inS: Math.ceil(Number(raw.startIn)) } // the pod's shell counts whole seconds
+          : { at: new Date(s?.startAtUnixMs as number).toISOString() },
       name: raw.name,
       image: raw.image,
       cpu: raw.cpu,

@@ -360,12 +360,14 @@ async function runWithWorkers(
     const result = { ...report, thresholds: results };
     if (json !== true) await emitJson(json, result, io);
     const model = input.common.generation.model ?? (report.config as { model?: string }).model ?? null;
-    const head = { url: redactUrl(input.target.url), model, id: report.run_id ?? report.merge.run_id };
+    // The store's id when the merged run was stored (what `report ID` takes); else the shards'.
+    const runId = report.run_id ?? report.merge.run_id;
+    const head = { url: redactUrl(input.target.url), model, id: runId };
     out.write(`\n${t('run.header_run', head)}\n`);
     out.write(formatSummaryTable(report.summary, t));
     out.write(formatVerdict(report.validity?.reasons ?? [], t));
     out.write(formatThresholds(results, t));
-    const merged = { n: workers, run_id: report.merge.run_id, files: files.join(', ') };
+    const merged = { n: workers, run_id: runId, files: files.join(', ') };
     out.write(`${t(files.length ? 'shard.workers.wrote' : 'shard.workers.merged', merged)}\n`);
     if (json === true) await emitJson(json, result, io);
     const end = report.end;

@@ -9,6 +9,8 @@ export const cli = {
   'cli.error.unknown_option': 'error: unknown option',
   'cli.error.unknown_options': 'error: unknown options',
   'cli.error.did_you_mean': '(did you mean {flag}?)',
+  'cli.error.flag_of': "(a flag of {command}: {command}'s flags go after --)",
+  'cli.error.after_dashdash_hint': "{command}'s flags follow --: {line}",
   'cli.error.unknown_hint':
     "see 'servelab {command} --help'; docs/cli.md maps vLLM's bench flags to servelab's",
   'cli.error.see_help': "see 'servelab {command} --help'",
@@ -100,6 +102,10 @@ export const cli = {
   'cli.url.not_http': 'not an http(s) URL: "{raw}"',
   'cli.url.not_http_hint': 'e.g. --url http://127.0.0.1:8000/v1',
   'cli.note.added_v1': 'base URL: {url} (added /v1)',
+  'cli.note.trimmed_endpoint':
+    'base URL: {url} (took off {path}: --url is the base URL, servelab adds each API path to it)',
+  'cli.note.trimmed_endpoint_added_v1':
+    'base URL: {url} (took off {path} and added /v1: --url is the base URL, servelab adds each API path to it)',
   'cli.load_model.many': 'choose one load model',
   'cli.load_model.hint':
     'closed loop: --concurrency N; open loop: --rate R (cap in-flight requests with --max-concurrency)',

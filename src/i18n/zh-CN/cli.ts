@@ -7,6 +7,8 @@ export const cli: Record<keyof typeof en, string> = {
   'cli.error.unknown_option': '错误：未知选项',
   'cli.error.unknown_options': '错误：未知选项',
   'cli.error.did_you_mean': '（你是不是想用 {flag}？）',
+  'cli.error.flag_of': '（这是 {command} 的选项：{command} 的选项要写在 -- 之后）',
+  'cli.error.after_dashdash_hint': '{command} 的选项写在 -- 之后：{line}',
   'cli.error.unknown_hint':
     "参见 'servelab {command} --help'；docs/cli.md 列出了 vLLM bench 参数与 servelab 参数的对应关系",
   'cli.error.see_help': "参见 'servelab {command} --help'",
@@ -93,6 +95,10 @@ export const cli: Record<keyof typeof en, string> = {
   'cli.url.not_http': '不是 http(s) URL："{raw}"',
   'cli.url.not_http_hint': '例如 --url http://127.0.0.1:8000/v1',
   'cli.note.added_v1': '基础 URL：{url}（已补上 /v1）',
+  'cli.note.trimmed_endpoint':
+    '基础 URL：{url}（已去掉 {path}：--url 应为基础 URL，servelab 会在其后加上各个 API 路径）',
+  'cli.note.trimmed_endpoint_added_v1':
+    '基础 URL：{url}（已去掉 {path} 并补上 /v1：--url 应为基础 URL，servelab 会在其后加上各个 API 路径）',
   'cli.load_model.many': '只能选择一种负载模型',
   'cli.load_model.hint': '闭环：--concurrency N；开环：--rate R（用 --max-concurrency 限制在途请求数）',
   'cli.scrape.not_http': '不是 http(s) URL："{raw}"',

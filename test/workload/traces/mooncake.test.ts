@@ -17,6 +17,7 @@ import { tokenizerFor } from '../../../src/tokenizer/index.js';
 import { approximateCounter, type TokenCounter, tokenizerCounter } from '../../../src/workload/exact.js';
 import { blockTexts } from '../../../src/workload/traces/blocks.js';
 import { parseTrace } from '../../../src/workload/traces/index.js';
+import '../../helpers/node-warnings.js';
 
 const FIXTURE = join(import.meta.dirname, '..', '..', 'fixtures', 'traces', 'mooncake.jsonl');
 const dir = mkdtempSync(join(tmpdir(), 'servelab-mooncake-'));

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { memoryIo } from '../../../src/cli/io.js';
 import { main } from '../../../src/cli/main.js';
+import '../../helpers/node-warnings.js';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'traces');
 const dir = mkdtempSync(join(tmpdir(), 'servelab-traces-'));
