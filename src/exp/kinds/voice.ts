@@ -251,7 +251,7 @@ export const voiceKind = defineKind({
     "The first-audio critical path of voice users (endpointing → ASR → LLM → text chunk →\nTTS → playback) under one switch at a time: the TTS chunk policy, the endpointing window,\nASR colocated with the LLM or on its own GPU, or the number of users. Reports each\ncondition's breakdown of time_to_first_audio_ms beside the LLM's own TTFT, as a waterfall.",
   )}
 targets:
-${t.simTarget({ name: 'sim', full: true, set: ['model: llama-3.1-8b', 'sentence_words: 12'] }).replace(/\n {6}model: qwen3-0\.6b[^\n]*/, '')}
+${t.simTarget({ name: 'sim', full: true, set: ['model: llama-3.1-8b', 'sentence_words: 12', 'clock: real                        # voice measures its simulator over HTTP, in real time'] }).replace(/\n {6}model: qwen3-0\.6b[^\n]*/, '')}
 ${t.urlTargets}
 
 voice:
