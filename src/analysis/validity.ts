@@ -215,6 +215,16 @@ function littlesLawTestable(run: LoadedRun): boolean {
 }
 
 /**
+ * Whether the run was made by an experiment file (`exp run`), whose sim target names its clock
+ * there (`clock: virtual`); else by the command line (`run` against `servelab sim`), where
+ * virtual time is `servelab plan`. An experiment's run config names its target by its name in
+ * the file (a string); `run` describes the target it reached (an object with its URL).
+ */
+function fromExperimentFile(run: LoadedRun): boolean {
+  return typeof run.config.target === 'string';
+}
+
+/**
  * Validity reasons for one run (empty = valid; see {@link validitySkipped} for what could not be
  * checked).
  * @param opts thresholds (see {@link VALIDITY_DEFAULTS})
@@ -280,6 +290,11 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}, t: T
       t(simLate.steps ? 'diagnose.validity.sim_behind_of' : 'diagnose.validity.sim_behind', {
         behind: simLate.behind,
         steps: simLate.steps,
+        fix: t(
+          fromExperimentFile(run)
+            ? 'diagnose.validity.sim_behind_fix_file'
+            : 'diagnose.validity.sim_behind_fix_cli',
+        ),
       }),
     );
   }

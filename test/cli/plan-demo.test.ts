@@ -1,5 +1,5 @@
 /**
- * `servelab plan` (virtual time) and `servelab demo` (real time over HTTP) through the CLI.
+ * `servelab plan` and `servelab demo` (both in virtual time) through the CLI.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -125,8 +125,16 @@ describe('servelab demo', () => {
     const code = await main(['demo', '--json'], io);
     assert.equal(code, 0, io.err());
     const result = JSON.parse(io.out());
+    // It says which clock it ran on, and in virtual time a busy machine cannot make it NOT VALID.
+    const human = memoryIo({}, dir);
+    assert.equal(await main(['demo', '--out', join(dir, 'demo-human')], human), 0, human.err());
+    assert.match(human.out(), /clock: virtual/);
+    assert.doesNotMatch(human.out(), /NOT VALID/);
     for (const name of ['closed', 'poisson']) {
       const r = result[name];
+      assert.equal(r.clock, 'virtual');
+      const report = JSON.parse(readFileSync(join(r.out, 'report.json'), 'utf8'));
+      assert.deepEqual(report.validity, { valid: true, reasons: [] });
       assert.ok(r.summary.requests.succeeded > 0);
       assert.equal(r.summary.requests.failed, 0);
       // Fixed output lengths (ignore_eos): every request reached its length, none was cut.

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { diagnose } from '../../src/analysis/diagnose/index.js';
 import type { LoadedRun, SeriesPoint } from '../../src/analysis/loaded-run.js';
 import { generatorLatenessP99, tokenCounts, validityReasons } from '../../src/analysis/validity.js';
+import { translator } from '../../src/i18n/index.js';
 import { handRecord, handRun, many, simRun } from './helpers.js';
 
 /** 200 sequential requests, 1 s apart, each 20 ms TTFT + 9 × 10 ms. */
@@ -118,6 +119,30 @@ describe('validity verdict', () => {
       client: { event_loop_delay_ms: { p50: 0, p99: 1, max: 2 }, cpu_percent: 110 },
     });
     assert.ok(!codes(run).includes('client_cpu'));
+  });
+
+  it('a simulator that fell behind names the fix of the surface the run came from', () => {
+    const series: SeriesPoint[] = [0, 5].map((value, i) => ({
+      t_ms: i * 300_000,
+      source: 'sim',
+      name: 'sim_behind_total',
+      value,
+    }));
+    const hint = (config: Record<string, unknown>, t = translator('en')) => {
+      const run = handRun('late-sim', base(), {}, { series, config });
+      const r = validityReasons(run, {}, t).find((x) => x.code === 'sim_behind');
+      assert.ok(r, 'sim_behind');
+      return r.message;
+    };
+    // An experiment's run names its target by its name in the file.
+    const file = hint({ target: 'sim', mode: 'http' });
+    assert.match(file, /`clock: virtual` on the sim target in the experiment file/);
+    assert.doesNotMatch(file, /servelab plan/);
+    // `run` against `servelab sim` describes the URL it reached: virtual time is `plan` there.
+    const cli = hint({ target: { url: 'http://127.0.0.1:8000/v1' } });
+    assert.match(cli, /`servelab plan`/);
+    assert.doesNotMatch(cli, /clock: virtual/);
+    assert.match(hint({ target: 'sim' }, translator('zh-CN')), /`clock: virtual`/);
   });
 
   it("does not read a closed loop's edges as a Little's-law violation (fewer than 10 requests per user)", () => {
