@@ -109,6 +109,23 @@ describe('servelab plan', () => {
     assert.match(bad.err(), /--slo/);
   });
 
+  it('diagnoses a cold start on a fresh engine, and not the simultaneous start of a warm one', async () => {
+    // The demo's closed loop: 8 users arriving together after 2 warm-up requests. The first wave
+    // queues behind its own prefills; the engine was warm, so that is no cold start.
+    const shape = ['--concurrency', '8', '--requests', '48', '--input-len', 'uniform:256-1024'];
+    const findings = async (name: string, extra: string[]) => {
+      const out = join(dir, name);
+      const io = memoryIo({}, dir);
+      const args = [...PLAN, ...shape, '--output-len', 'uniform:64-192', '--ignore-eos', '--out', out];
+      assert.equal(await main([...args, ...extra], io), 0, io.err());
+      const d = memoryIo({}, dir);
+      await main(['diagnose', join(out, 'report.json'), '--json'], d);
+      return (JSON.parse(d.out()).findings as { rule: string }[]).map((f) => f.rule);
+    };
+    assert.ok(!(await findings('warm-burst', ['--warmup', '2'])).includes('cold_start'));
+    assert.ok((await findings('cold', ['--warmup', '0', '--cold-start-ms', '3000'])).includes('cold_start'));
+  });
+
   it('reports an engine that does not fit with a hint', async () => {
     const io = memoryIo({}, dir);
     assert.equal(
