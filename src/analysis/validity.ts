@@ -187,6 +187,61 @@ export function simBehindSteps(run: LoadedRun): { behind: number; steps: number 
   return behind === null ? null : { behind, steps: counterIncrease(values('sim_steps_total')) };
 }
 
+/** The prefix-cache hits of a run meant to be cold, with what preemption may have put there. */
+export interface ColdRunHits {
+  /** Hits that preemption cannot explain, over the queried tokens, 0..1. */
+  rate: number;
+  /** The counters' own hit rate, 0..1. */
+  raw_rate: number;
+  /** Preemptions during the run (the counter's increase), 0 without the counter. */
+  preemptions: number;
+  /** The most tokens the preempted requests' recomputation can have hit, tokens. */
+  recompute_bound: number;
+}
+
+/**
+ * The prefix-cache hit rate of a run meant to be cold, less what recomputation after preemption
+ * can explain; null without the prefix counters. A preempted request is freed and later
+ * re-admitted with its prompt and the tokens it had generated, and the lookup then finds its own
+ * blocks if they were not evicted yet: recomputation, not a warm cache. Current vLLM keeps those
+ * lookups out of `vllm:prefix_cache_queries`/`_hits` (`PrefixCacheStats.record(..., preempted)`
+ * counts them as `preempted_queries`/`preempted_hits`, which /metrics does not export,
+ * vllm/v1/metrics/stats.py); older vLLM, SGLang's `cached_tokens_total` and servelab's simulator
+ * count them with the rest. A re-admission can hit at most the request's own tokens, so each
+ * preemption is discounted by its request's prompt plus completion tokens (the request's
+ * `timings.preemptions` where the server reports them per request, as the simulator does; else
+ * the counter's increase times the largest request of the run): what remains is a warm cache.
+ */
+export function coldRunHits(run: LoadedRun): ColdRunHits | null {
+  const ss = seriesSummary((run.series ?? []) as ScrapePoint[]);
+  const hits = ss.prefix_hits_delta;
+  const queries = ss.prefix_queries_delta;
+  if (hits === null || queries === null || !(queries > 0)) return null;
+  const preemptions = Math.max(0, ss.preemptions_delta ?? 0);
+  let bound = 0;
+  if (preemptions > 0) {
+    let perRequest = 0;
+    let known = 0;
+    let largest = 0;
+    for (const r of run.records) {
+      const tokens = (r.usage?.prompt_tokens ?? 0) + (r.usage?.completion_tokens ?? 0);
+      largest = Math.max(largest, tokens);
+      const n = r.timings?.preemptions;
+      if (typeof n === 'number' && n >= 0) {
+        known++;
+        perRequest += n * tokens;
+      }
+    }
+    bound = known === run.records.length && known > 0 ? perRequest : preemptions * largest;
+  }
+  return {
+    rate: Math.max(0, hits - bound) / queries,
+    raw_rate: hits / queries,
+    preemptions,
+    recompute_bound: bound,
+  };
+}
+
 /**
  * Requests per user a closed loop needs before Little's law is judged on it. Over the send span
  * the last users' requests are counted whole in W but only partly in L, so a closed loop of c
@@ -278,9 +333,19 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}, t: T
     }
   }
   if (run.config.prompts === 'fresh' && run.series?.length) {
-    const rate = seriesSummary(run.series as ScrapePoint[]).prefix_hit_rate;
-    if (rate !== null && rate > o.max_cold_hit_rate)
-      add('cache_hits', t('diagnose.validity.cache_hits', { pct: (100 * rate).toFixed(1) }));
+    const hits = coldRunHits(run);
+    if (hits && hits.rate > o.max_cold_hit_rate)
+      add(
+        'cache_hits',
+        hits.preemptions
+          ? t('diagnose.validity.cache_hits_preempted', {
+              pct: (100 * hits.rate).toFixed(1),
+              raw: (100 * hits.raw_rate).toFixed(1),
+              preemptions: hits.preemptions,
+              recomputed: hits.recompute_bound,
+            })
+          : t('diagnose.validity.cache_hits', { pct: (100 * hits.rate).toFixed(1) }),
+      );
   }
   const simLate = simBehindSteps(run);
   const share = simLate?.steps ? simLate.behind / simLate.steps : null;

@@ -6,8 +6,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { diagnose } from '../../src/analysis/diagnose/index.js';
 import type { LoadedRun, SeriesPoint } from '../../src/analysis/loaded-run.js';
-import { generatorLatenessP99, tokenCounts, validityReasons } from '../../src/analysis/validity.js';
+import {
+  coldRunHits,
+  generatorLatenessP99,
+  tokenCounts,
+  validityReasons,
+} from '../../src/analysis/validity.js';
 import { translator } from '../../src/i18n/index.js';
+import type { RequestRecord } from '../../src/record/types.js';
 import { handRecord, handRun, many, simRun } from './helpers.js';
 
 /** 200 sequential requests, 1 s apart, each 20 ms TTFT + 9 × 10 ms. */
@@ -119,6 +125,51 @@ describe('validity verdict', () => {
       client: { event_loop_delay_ms: { p50: 0, p99: 1, max: 2 }, cpu_percent: 110 },
     });
     assert.ok(!codes(run).includes('client_cpu'));
+  });
+
+  it('a cold run does not count recomputation after preemption as a warm cache', () => {
+    // 40 requests of 200 prompt + 100 completion tokens; the counters over the run.
+    const counters = (queries: number, hits: number, preemptions: number | null): SeriesPoint[] =>
+      (
+        [
+          ['prefix_queries_total', queries],
+          ['prefix_hits_total', hits],
+          ...(preemptions === null ? [] : [['preemptions_total', preemptions] as const]),
+        ] as const
+      ).flatMap(([name, v]) => [
+        { t_ms: -1, source: 'sim', name, value: 0 },
+        { t_ms: 60_000, source: 'sim', name, value: v },
+      ]);
+    const records = (preempted: number | null) =>
+      Array.from({ length: 40 }, (_, i) => {
+        const r = handRecord(`p${i}`, i * 1000, 20, 100, 10, 200);
+        if (preempted !== null) r.timings = { preemptions: i < preempted ? 1 : 0 };
+        return r;
+      });
+    const cold = (recs: RequestRecord[], series: SeriesPoint[]) =>
+      validityReasons(handRun('cold', recs, {}, { series, config: { prompts: 'fresh' } })).filter(
+        (r) => r.code === 'cache_hits',
+      );
+    // 17 preemptions put 13% of the queried tokens back as hits: their own blocks, recomputed.
+    assert.deepEqual(cold(records(17), counters(10_000, 1_310, 17)), []);
+    // Without per-request counts, each preemption is bounded by the largest request.
+    assert.deepEqual(cold(records(null), counters(10_000, 1_310, 17)), []);
+    assert.equal(
+      coldRunHits(handRun('x', records(17), {}, { series: counters(10_000, 1_310, 17) }))?.recompute_bound,
+      17 * 300,
+    );
+    // A warm cache stays a warm cache, preemptions or not.
+    const warm = cold(records(2), counters(10_000, 8_000, 2));
+    assert.equal(warm.length, 1);
+    assert.match(
+      warm[0].message,
+      /74\.0% of the prompt tokens .* beyond what recomputation after its 2 preemption/,
+    );
+    // No preemption counter, no preemption to discount: the counters' rate is judged as before.
+    assert.match(
+      cold(records(null), counters(10_000, 1_310, null))[0]?.message ?? '',
+      /13\.1% of the prompt tokens/,
+    );
   });
 
   it('a simulator that fell behind names the fix of the surface the run came from', () => {

@@ -52,6 +52,8 @@ export const diagnose = {
     'client usage.completion_tokens sum {client} vs server generation-token counter +{server} ({pct}% apart): usage or the counter is wrong, or other traffic hit the server',
   'diagnose.validity.cache_hits':
     "{pct}% of the prompt tokens were prefix-cache hits in a run meant to be cold (fresh prompts): its TTFT is a warm cache's, not a cold one's",
+  'diagnose.validity.cache_hits_preempted':
+    "{pct}% of the prompt tokens were prefix-cache hits in a run meant to be cold (fresh prompts), beyond what recomputation after its {preemptions} preemption(s) can explain (the counters say {raw}%, of which up to {recomputed} tokens are preempted requests finding their own blocks again): its TTFT is a warm cache's, not a cold one's",
   'diagnose.validity.sim_behind':
     "the simulator fell behind real time on {behind} step(s) (servelab_sim_behind_total +{behind}): it delivered their tokens late, so token times include the simulator's own lag; that is not the engine being slow ({fix})",
   'diagnose.validity.sim_behind_of':

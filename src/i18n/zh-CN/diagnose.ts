@@ -48,6 +48,8 @@ export const diagnose: Record<keyof typeof en, string> = {
     '客户端 usage.completion_tokens 合计 {client}，而服务端生成 token 计数器增加了 +{server}（相差 {pct}%）：usage 或计数器有误，或者有其他流量打到了服务端',
   'diagnose.validity.cache_hits':
     '本应冷启动（fresh 提示词）的运行中有 {pct}% 的提示词 token 命中了前缀缓存：它的 TTFT 是热缓存的，不是冷缓存的',
+  'diagnose.validity.cache_hits_preempted':
+    '本应冷启动（fresh 提示词）的运行中有 {pct}% 的提示词 token 命中了前缀缓存，超出了其 {preemptions} 次抢占后重算所能解释的部分（计数器显示 {raw}%，其中最多 {recomputed} 个 token 是被抢占的请求重新找到自己的块）：它的 TTFT 是热缓存的，不是冷缓存的',
   'diagnose.validity.sim_behind':
     '模拟器在 {behind} 个步骤上落后于真实时间（servelab_sim_behind_total +{behind}）：这些步骤的 token 发得晚，token 时刻里混入了模拟器自身的滞后；这不是引擎慢（{fix}）',
   'diagnose.validity.sim_behind_of':
