@@ -29,12 +29,11 @@ describe('servelab exp', () => {
       assert.ok(result.experiment_id, 'stored');
       assert.ok(result.runs.length >= 1);
       assert.match(io.err(), new RegExp(`experiment ${result.experiment_id}`));
-      // As shipped, every level is valid: the simulator runs in virtual time (voice, which
-      // measures its simulator over HTTP, says so in its file), so a busy machine cannot make
-      // it fall behind, and no level may end NOT VALID on a learner's first try.
+      // As shipped, every level is valid: the simulator runs in virtual time, so a busy machine
+      // cannot make it fall behind, and no level may end NOT VALID on a learner's first try.
       const clocks = [...init.out().matchAll(/^ {6}clock: (\w+)/gm)].map((m) => m[1]);
       assert.ok(clocks.length >= 1, 'every sim target states its clock');
-      assert.deepEqual(new Set(clocks), new Set([kind === 'voice' ? 'real' : 'virtual']));
+      assert.deepEqual(new Set(clocks), new Set(['virtual']));
       for (const r of result.runs)
         assert.deepEqual(r.validity, [], `${kind} ${r.target} ${r.label}: ${JSON.stringify(r.validity)}`);
       // A file with SLOs gets goodput in every run's summary.
