@@ -187,6 +187,98 @@ export function simBehindSteps(run: LoadedRun): { behind: number; steps: number 
   return behind === null ? null : { behind, steps: counterIncrease(values('sim_steps_total')) };
 }
 
+/** The prefix-cache hits of a run meant to be cold, with what preemption may have put there. */
+export interface ColdRunHits {
+  /** Hits that preemption cannot explain, over the queried tokens, 0..1. */
+  rate: number;
+  /** The counters' own hit rate, 0..1. */
+  raw_rate: number;
+  /** Preemptions during the run (the counter's increase), 0 without the counter. */
+  preemptions: number;
+  /** The most tokens the preempted requests' recomputation can have hit, tokens. */
+  recompute_bound: number;
+}
+
+/**
+ * The prefix-cache hit rate of a run meant to be cold, less what recomputation after preemption
+ * can explain; null without the prefix counters. A preempted request is freed and later
+ * re-admitted with its prompt and the tokens it had generated, and the lookup then finds its own
+ * blocks if they were not evicted yet: recomputation, not a warm cache. Current vLLM keeps those
+ * lookups out of `vllm:prefix_cache_queries`/`_hits` (`PrefixCacheStats.record(..., preempted)`
+ * counts them as `preempted_queries`/`preempted_hits`, which /metrics does not export,
+ * vllm/v1/metrics/stats.py); older vLLM, SGLang's `cached_tokens_total` and servelab's simulator
+ * count them with the rest. A re-admission can hit at most the request's own tokens, so each
+ * preemption is discounted by its request's prompt plus completion tokens (the request's
+ * `timings.preemptions` where the server reports them per request, as the simulator does; else
+ * the counter's increase times the largest request of the run): what remains is a warm cache.
+ */
+export function coldRunHits(run: LoadedRun): ColdRunHits | null {
+  const ss = seriesSummary((run.series ?? []) as ScrapePoint[]);
+  const hits = ss.prefix_hits_delta;
+  const queries = ss.prefix_queries_delta;
+  if (hits === null || queries === null || !(queries > 0)) return null;
+  const preemptions = Math.max(0, ss.preemptions_delta ?? 0);
+  let bound = 0;
+  if (preemptions > 0) {
+    let perRequest = 0;
+    let known = 0;
+    let largest = 0;
+    for (const r of run.records) {
+      const tokens = (r.usage?.prompt_tokens ?? 0) + (r.usage?.completion_tokens ?? 0);
+      largest = Math.max(largest, tokens);
+      const n = r.timings?.preemptions;
+      if (typeof n === 'number' && n >= 0) {
+        known++;
+        perRequest += n * tokens;
+      }
+    }
+    bound = known === run.records.length && known > 0 ? perRequest : preemptions * largest;
+  }
+  return {
+    rate: Math.max(0, hits - bound) / queries,
+    raw_rate: hits / queries,
+    preemptions,
+    recompute_bound: bound,
+  };
+}
+
+/**
+ * Requests per user a closed loop needs before Little's law is judged on it. Over the send span
+ * the last users' requests are counted whole in W but only partly in L, so a closed loop of c
+ * users that has settled into a staggered steady state reads a gap of about
+ * (c/2 − 1)/(n − c/2) on n requests (15% at c = 32 over 96 requests in `servelab plan`): the
+ * window's edges, not a missing steady state. With n ≥ 10 c they stay under 5%, half the
+ * default threshold.
+ */
+export const LITTLES_LAW_REQUESTS_PER_USER = 10;
+
+/** The users of a closed-loop run (its concurrency), or null for an open loop or sessions. */
+function closedLoopUsers(run: LoadedRun): number | null {
+  const load = (run.config.load ?? {}) as Record<string, unknown>;
+  if (['open', 'sessions'].includes(String(load.mode ?? load.kind ?? ''))) return null;
+  const c = run.level?.concurrency ?? run.config.concurrency ?? load.concurrency;
+  return typeof c === 'number' && c > 0 ? c : null;
+}
+
+/** Whether a run is long enough for its Little's-law gap to mean something (see above). */
+function littlesLawTestable(run: LoadedRun): boolean {
+  const measured = run.summary.requests.measured;
+  return (
+    measured >= LITTLES_LAW_MIN_REQUESTS &&
+    measured >= LITTLES_LAW_REQUESTS_PER_USER * (closedLoopUsers(run) ?? 0)
+  );
+}
+
+/**
+ * Whether the run was made by an experiment file (`exp run`), whose sim target names its clock
+ * there (`clock: virtual`); else by the command line (`run` against `servelab sim`), where
+ * virtual time is `servelab plan`. An experiment's run config names its target by its name in
+ * the file (a string); `run` describes the target it reached (an object with its URL).
+ */
+function fromExperimentFile(run: LoadedRun): boolean {
+  return typeof run.config.target === 'string';
+}
+
 /**
  * Validity reasons for one run (empty = valid; see {@link validitySkipped} for what could not be
  * checked).
@@ -241,9 +333,19 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}, t: T
     }
   }
   if (run.config.prompts === 'fresh' && run.series?.length) {
-    const rate = seriesSummary(run.series as ScrapePoint[]).prefix_hit_rate;
-    if (rate !== null && rate > o.max_cold_hit_rate)
-      add('cache_hits', t('diagnose.validity.cache_hits', { pct: (100 * rate).toFixed(1) }));
+    const hits = coldRunHits(run);
+    if (hits && hits.rate > o.max_cold_hit_rate)
+      add(
+        'cache_hits',
+        hits.preemptions
+          ? t('diagnose.validity.cache_hits_preempted', {
+              pct: (100 * hits.rate).toFixed(1),
+              raw: (100 * hits.raw_rate).toFixed(1),
+              preemptions: hits.preemptions,
+              recomputed: hits.recompute_bound,
+            })
+          : t('diagnose.validity.cache_hits', { pct: (100 * hits.rate).toFixed(1) }),
+      );
   }
   const simLate = simBehindSteps(run);
   const share = simLate?.steps ? simLate.behind / simLate.steps : null;
@@ -253,6 +355,11 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}, t: T
       t(simLate.steps ? 'diagnose.validity.sim_behind_of' : 'diagnose.validity.sim_behind', {
         behind: simLate.behind,
         steps: simLate.steps,
+        fix: t(
+          fromExperimentFile(run)
+            ? 'diagnose.validity.sim_behind_fix_file'
+            : 'diagnose.validity.sim_behind_fix_cli',
+        ),
       }),
     );
   }
@@ -266,7 +373,7 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}, t: T
     );
   }
   const gap = s.littles_law.rel_gap;
-  if (gap !== null && gap > o.max_littles_gap && s.requests.measured >= LITTLES_LAW_MIN_REQUESTS) {
+  if (gap !== null && gap > o.max_littles_gap && littlesLawTestable(run)) {
     add(
       'littles_law',
       t('diagnose.validity.littles_law', {

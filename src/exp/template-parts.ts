@@ -23,6 +23,11 @@ export interface SimTarget {
   gpu?: string;
   /** The simulated model (default qwen3-0.6b). */
   model?: string;
+  /**
+   * The clock the simulator runs on (default virtual): a template must succeed as shipped on a
+   * small, busy machine, and only virtual time does not depend on the machine keeping up.
+   */
+  clock?: 'real' | 'virtual';
 }
 
 /**
@@ -36,11 +41,17 @@ const SIM_OPTION_DOCS: [key: string, line: string][] = [
       k,
       `${`# ${k}: ${simSettingExample(k) ?? ''}`.padEnd(36)} # ${simSettingDescription(k)}`,
     ]),
-  [
-    'clock',
-    `${'# clock: real'.padEnd(36)} # real: HTTP server in real time; virtual: in-process, virtual time (as plan)`,
-  ],
 ];
+
+/**
+ * The clock line every sim target writes out. Templates ship on a virtual clock: a real-time
+ * simulator shares the machine's cores with the load generator and falls behind on a busy one
+ * (`sim_behind`), which no template should end with.
+ */
+const CLOCK_LINE: Record<'real' | 'virtual', string> = {
+  virtual: `${'clock: virtual'.padEnd(34)} # virtual: in-process, virtual time (as plan); real: HTTP server, real time (needs idle cores)`,
+  real: `${'clock: real'.padEnd(34)} # real: HTTP server, real time (needs idle cores); virtual: in-process, virtual time (as plan)`,
+};
 
 function simTarget(t: SimTarget): string {
   const lines = [
@@ -50,6 +61,7 @@ function simTarget(t: SimTarget): string {
     `      ${`gpu: ${t.gpu ?? 'h100'}`.padEnd(34)} # ${Object.keys(BUILTIN_GPUS).join(' | ')}`,
   ];
   const setKeys = new Set((t.set ?? []).map((s) => s.split(':')[0]));
+  if (!setKeys.has('clock')) lines.push(`      ${CLOCK_LINE[t.clock ?? 'virtual']}`);
   for (const s of t.set ?? []) lines.push(`      ${s}`);
   // The commented list documents every option; those set above are not repeated.
   if (t.full) for (const [k, d] of SIM_OPTION_DOCS) if (!setKeys.has(k)) lines.push(`      ${d}`);

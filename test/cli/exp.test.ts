@@ -1,7 +1,7 @@
 /**
  * `servelab exp init KIND > f.yaml && servelab exp run f.yaml` works for every kind on a fresh
- * machine (the templates target the built-in simulator), the result lands in the store, and a
- * stored experiment can be rerun from its record.
+ * machine (the templates target the built-in simulator, in virtual time) with every level valid,
+ * the result lands in the store, and a stored experiment can be rerun from its record.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +30,13 @@ describe('servelab exp', () => {
       assert.ok(result.experiment_id, 'stored');
       assert.ok(result.runs.length >= 1);
       assert.match(io.err(), new RegExp(`experiment ${result.experiment_id}`));
+      // As shipped, every level is valid: the simulator runs in virtual time, so a busy machine
+      // cannot make it fall behind, and no level may end NOT VALID on a learner's first try.
+      const clocks = [...init.out().matchAll(/^ {6}clock: (\w+)/gm)].map((m) => m[1]);
+      assert.ok(clocks.length >= 1, 'every sim target states its clock');
+      assert.deepEqual(new Set(clocks), new Set(['virtual']));
+      for (const r of result.runs)
+        assert.deepEqual(r.validity, [], `${kind} ${r.target} ${r.label}: ${JSON.stringify(r.validity)}`);
       // A file with SLOs gets goodput in every run's summary.
       if (/^slo:/m.test(init.out()))
         for (const r of result.runs)

@@ -1,5 +1,5 @@
 /**
- * `servelab plan` (virtual time) and `servelab demo` (real time over HTTP) through the CLI.
+ * `servelab plan` and `servelab demo` (both in virtual time) through the CLI.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -110,6 +110,23 @@ describe('servelab plan', () => {
     assert.match(bad.err(), /--slo/);
   });
 
+  it('diagnoses a cold start on a fresh engine, and not the simultaneous start of a warm one', async () => {
+    // The demo's closed loop: 8 users arriving together after 2 warm-up requests. The first wave
+    // queues behind its own prefills; the engine was warm, so that is no cold start.
+    const shape = ['--concurrency', '8', '--requests', '48', '--input-len', 'uniform:256-1024'];
+    const findings = async (name: string, extra: string[]) => {
+      const out = join(dir, name);
+      const io = memoryIo({}, dir);
+      const args = [...PLAN, ...shape, '--output-len', 'uniform:64-192', '--ignore-eos', '--out', out];
+      assert.equal(await main([...args, ...extra], io), 0, io.err());
+      const d = memoryIo({}, dir);
+      await main(['diagnose', join(out, 'report.json'), '--json'], d);
+      return (JSON.parse(d.out()).findings as { rule: string }[]).map((f) => f.rule);
+    };
+    assert.ok(!(await findings('warm-burst', ['--warmup', '2'])).includes('cold_start'));
+    assert.ok((await findings('cold', ['--warmup', '0', '--cold-start-ms', '3000'])).includes('cold_start'));
+  });
+
   it('reports an engine that does not fit with a hint', async () => {
     const io = memoryIo({}, dir);
     assert.equal(
@@ -126,8 +143,16 @@ describe('servelab demo', () => {
     const code = await main(['demo', '--json'], io);
     assert.equal(code, 0, io.err());
     const result = JSON.parse(io.out());
+    // It says which clock it ran on, and in virtual time a busy machine cannot make it NOT VALID.
+    const human = memoryIo({}, dir);
+    assert.equal(await main(['demo', '--out', join(dir, 'demo-human')], human), 0, human.err());
+    assert.match(human.out(), /clock: virtual/);
+    assert.doesNotMatch(human.out(), /NOT VALID/);
     for (const name of ['closed', 'poisson']) {
       const r = result[name];
+      assert.equal(r.clock, 'virtual');
+      const report = JSON.parse(readFileSync(join(r.out, 'report.json'), 'utf8'));
+      assert.deepEqual(report.validity, { valid: true, reasons: [] });
       assert.ok(r.summary.requests.succeeded > 0);
       assert.equal(r.summary.requests.failed, 0);
       // Fixed output lengths (ignore_eos): every request reached its length, none was cut.

@@ -54,6 +54,37 @@ describe('cold start', () => {
   });
 });
 
+describe('cold start or a burst on a warm engine', () => {
+  // 40 requests 1 s apart; the first two wait 600 ms for their first token, the rest 30 ms.
+  const slowStart = () =>
+    Array.from({ length: 40 }, (_, i) => handRecord(`q${i}`, i * 1000, i < 2 ? 600 : 30, 20, 10));
+  const tokensSeries = (from: number): LoadedRun['series'] =>
+    [0, 40_000].map((t_ms, i) => ({
+      t_ms,
+      source: 'sim',
+      name: 'generation_tokens_total',
+      value: from + i * 800,
+    }));
+
+  it('is a cold start on an engine that had served nothing before', () => {
+    assert.deepEqual(rules(diagnose([handRun('cold', slowStart(), {}, { series: tokensSeries(0) })])), [
+      'cold_start',
+    ]);
+  });
+
+  it('is no cold start when a warm-up request was served first', () => {
+    const warm = handRecord('w0', -500, 30, 20, 10);
+    warm.phase = 'warmup';
+    const d = diagnose([handRun('warmed', [warm, ...slowStart()], {}, { series: tokensSeries(0) })]);
+    assert.ok(!rules(d).includes('cold_start'), JSON.stringify(rules(d)));
+  });
+
+  it('is no cold start when the engine had generated tokens before the run (an earlier level)', () => {
+    const d = diagnose([handRun('served', slowStart(), {}, { series: tokensSeries(12_000) })]);
+    assert.ok(!rules(d).includes('cold_start'), JSON.stringify(rules(d)));
+  });
+});
+
 describe('high TTFT with normal decode', () => {
   it('says queueing when the server has waiting requests (max_num_seqs far below the concurrency)', () => {
     const run = simRun({

@@ -6,7 +6,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { diagnose } from '../../src/analysis/diagnose/index.js';
 import type { LoadedRun, SeriesPoint } from '../../src/analysis/loaded-run.js';
-import { generatorLatenessP99, tokenCounts, validityReasons } from '../../src/analysis/validity.js';
+import {
+  coldRunHits,
+  generatorLatenessP99,
+  tokenCounts,
+  validityReasons,
+} from '../../src/analysis/validity.js';
+import { translator } from '../../src/i18n/index.js';
+import type { RequestRecord } from '../../src/record/types.js';
 import { handRecord, handRun, many, simRun } from './helpers.js';
 
 /** 200 sequential requests, 1 s apart, each 20 ms TTFT + 9 × 10 ms. */
@@ -118,6 +125,91 @@ describe('validity verdict', () => {
       client: { event_loop_delay_ms: { p50: 0, p99: 1, max: 2 }, cpu_percent: 110 },
     });
     assert.ok(!codes(run).includes('client_cpu'));
+  });
+
+  it('a cold run does not count recomputation after preemption as a warm cache', () => {
+    // 40 requests of 200 prompt + 100 completion tokens; the counters over the run.
+    const counters = (queries: number, hits: number, preemptions: number | null): SeriesPoint[] =>
+      (
+        [
+          ['prefix_queries_total', queries],
+          ['prefix_hits_total', hits],
+          ...(preemptions === null ? [] : [['preemptions_total', preemptions] as const]),
+        ] as const
+      ).flatMap(([name, v]) => [
+        { t_ms: -1, source: 'sim', name, value: 0 },
+        { t_ms: 60_000, source: 'sim', name, value: v },
+      ]);
+    const records = (preempted: number | null) =>
+      Array.from({ length: 40 }, (_, i) => {
+        const r = handRecord(`p${i}`, i * 1000, 20, 100, 10, 200);
+        if (preempted !== null) r.timings = { preemptions: i < preempted ? 1 : 0 };
+        return r;
+      });
+    const cold = (recs: RequestRecord[], series: SeriesPoint[]) =>
+      validityReasons(handRun('cold', recs, {}, { series, config: { prompts: 'fresh' } })).filter(
+        (r) => r.code === 'cache_hits',
+      );
+    // 17 preemptions put 13% of the queried tokens back as hits: their own blocks, recomputed.
+    assert.deepEqual(cold(records(17), counters(10_000, 1_310, 17)), []);
+    // Without per-request counts, each preemption is bounded by the largest request.
+    assert.deepEqual(cold(records(null), counters(10_000, 1_310, 17)), []);
+    assert.equal(
+      coldRunHits(handRun('x', records(17), {}, { series: counters(10_000, 1_310, 17) }))?.recompute_bound,
+      17 * 300,
+    );
+    // A warm cache stays a warm cache, preemptions or not.
+    const warm = cold(records(2), counters(10_000, 8_000, 2));
+    assert.equal(warm.length, 1);
+    assert.match(
+      warm[0].message,
+      /74\.0% of the prompt tokens .* beyond what recomputation after its 2 preemption/,
+    );
+    // No preemption counter, no preemption to discount: the counters' rate is judged as before.
+    assert.match(
+      cold(records(null), counters(10_000, 1_310, null))[0]?.message ?? '',
+      /13\.1% of the prompt tokens/,
+    );
+  });
+
+  it('a simulator that fell behind names the fix of the surface the run came from', () => {
+    const series: SeriesPoint[] = [0, 5].map((value, i) => ({
+      t_ms: i * 300_000,
+      source: 'sim',
+      name: 'sim_behind_total',
+      value,
+    }));
+    const hint = (config: Record<string, unknown>, t = translator('en')) => {
+      const run = handRun('late-sim', base(), {}, { series, config });
+      const r = validityReasons(run, {}, t).find((x) => x.code === 'sim_behind');
+      assert.ok(r, 'sim_behind');
+      return r.message;
+    };
+    // An experiment's run names its target by its name in the file.
+    const file = hint({ target: 'sim', mode: 'http' });
+    assert.match(file, /`clock: virtual` on the sim target in the experiment file/);
+    assert.doesNotMatch(file, /servelab plan/);
+    // `run` against `servelab sim` describes the URL it reached: virtual time is `plan` there.
+    const cli = hint({ target: { url: 'http://127.0.0.1:8000/v1' } });
+    assert.match(cli, /`servelab plan`/);
+    assert.doesNotMatch(cli, /clock: virtual/);
+    assert.match(hint({ target: 'sim' }, translator('zh-CN')), /`clock: virtual`/);
+  });
+
+  it("does not read a closed loop's edges as a Little's-law violation (fewer than 10 requests per user)", () => {
+    // 32 users, 96 requests: three rounds, settled into a staggered steady state. The send span's
+    // edges alone put the gap above 10%; the check waits for 320 requests.
+    const shapes = many(96, { input: 128, output: 64 });
+    const run = simRun({
+      label: 'c32',
+      engine: { model: 'qwen3-0.6b', gpu: 'h100' },
+      shapes,
+      load: { kind: 'closed', concurrency: 32 },
+      level: { concurrency: 32 },
+      config: { ignore_eos: true },
+    });
+    assert.ok((run.summary.littles_law.rel_gap as number) > 0.1, JSON.stringify(run.summary.littles_law));
+    assert.ok(!codes(run).includes('littles_law'));
   });
 
   it("Little's law off by more than 10%", () => {

@@ -1,15 +1,21 @@
 /**
  * @module cli/commands/demo
- * `servelab demo`: start the built-in simulator in-process on a free loopback port, run a
- * short closed-loop test and a short Poisson open-loop test against it over real HTTP, print
- * both summaries and write their reports. Needs nothing outside the repo; about 20 s.
+ * `servelab demo`: start the built-in simulator in this process, run a short closed-loop test
+ * and a short Poisson open-loop test against it, print both summaries and write their reports.
+ * Needs nothing outside the repo; seconds.
+ *
+ * The simulator runs in virtual time, as `servelab plan` does (the same engine, client, scraping
+ * and verdict; no socket): a first demo must end with numbers that bear weight, and a real-time
+ * simulator sharing a busy machine's cores with the load generator falls behind (`sim_behind`,
+ * generator lateness) and ends NOT VALID through no fault of the engine. The output says which
+ * clock it ran on; `servelab sim` with `servelab run` is the same test over HTTP in real time.
  */
 import { join, resolve } from 'node:path';
 import { ExitCode, type Problem } from '../../core/errors.js';
+import { simEndpoint } from '../../pipeline/endpoint.js';
 import { type MeasureInput, measure } from '../../pipeline/measure-settings.js';
 import { type CommonSettings, commonSettings, targetSettings } from '../../pipeline/settings.js';
 import { formatSummaryTable, formatVerdict } from '../../report/run/summary-table.js';
-import { startSimServer } from '../../sim/server/index.js';
 import { openStore } from '../../store/index.js';
 import type { Io } from '../io.js';
 import { langOf } from '../options.js';
@@ -54,10 +60,8 @@ export async function demoCommand(raw: RawDemo, io: Io): Promise<number> {
     [json, '--json'],
   ]);
   const log = (line: string) => io.stderr.write(`${line}\n`);
-  const sim = await startSimServer({ ...DEMO_SIM, port: 0 });
-  out.write(
-    `${t('run.demo.simulator', { model: DEMO_SIM.model, gpu: DEMO_SIM.gpu, url: `${sim.url}/v1` })}\n`,
-  );
+  const sim = await simEndpoint({ ...DEMO_SIM, timeScale: 1 }, { virtual: true });
+  out.write(`${t('run.demo.simulator', { model: DEMO_SIM.model, gpu: DEMO_SIM.gpu })}\n`);
   const store =
     raw.db === false ? null : openStore(resolve(io.cwd, typeof raw.db === 'string' ? raw.db : 'servelab.db'));
   const ctrl = new AbortController();
@@ -78,7 +82,7 @@ export async function demoCommand(raw: RawDemo, io: Io): Promise<number> {
       if (ctrl.signal.aborted) break;
       out.write(`\n== ${title}\n`);
       const input: MeasureInput = {
-        target: targetSettings(`${sim.url}/v1`, { timeoutS: 60 }),
+        target: targetSettings(sim.baseUrl, { timeoutS: 60 }),
         common: settings(load, join(outDir, name)),
         label: `demo ${name}`,
       };
@@ -90,6 +94,8 @@ export async function demoCommand(raw: RawDemo, io: Io): Promise<number> {
         store,
         log,
         monitoring: { scrape: 'auto', scrapeIntervalMs: 500, metricsPort: null },
+        endpoint: sim,
+        config: { mode: 'demo', clock: 'virtual' },
         t,
       });
       out.write(formatSummaryTable(m.summary, t));
@@ -97,6 +103,7 @@ export async function demoCommand(raw: RawDemo, io: Io): Promise<number> {
       out.write(`${t('run.wrote', { files: m.files.join(', ') })}\n`);
       results[name] = {
         run_id: m.report.run_id ?? null,
+        clock: 'virtual',
         out: join(outDir, name),
         summary: m.summary,
         monitoring: m.report.monitoring ?? null,

@@ -126,7 +126,7 @@ export const calibrationKind = defineKind({
     'The runs `servelab calibrate EXP_ID --out profile.yaml` fits the simulator to: a decode run\nand a prompt-length sweep at concurrency 1, and a concurrency sweep to saturation. Point\nthe target at your engine (a url target) to calibrate for it; as shipped it measures the\nsimulator on a virtual clock (seconds).',
   )}
 targets:
-${t.simTarget({ name: 'sim', full: true, set: ['clock: virtual'] })}
+${t.simTarget({ name: 'sim', full: true })}
 ${t.urlTargets}
 
 calibration:

@@ -375,7 +375,7 @@ export const teamAssistantKind = defineKind({
     "The course's question: a document assistant works for one user; what happens when 32\ncolleagues ask at the same time? Each colleague is a session of 3-6 turns with 10-60 s of\nthinking between an answer and the next question, asking about one of 3 shared documents.\nThe number of users is swept (load.users) and bisected between the last level meeting the\nSLO and the first failing one. Llama-3.1-8B on one simulated L4 puts the answer near the\n32 colleagues. Reports the largest team meeting the SLO, where the wait is\n(queueing, prefill or decode interference) and the prefix-cache hit rate. The simulator runs\nin virtual time, so the whole team finishes in seconds; a url target runs in real time.",
   )}
 targets:
-${t.simTarget({ name: 'sim', full: true, model: 'llama-3.1-8b', gpu: 'l4', set: ['clock: virtual'] })}
+${t.simTarget({ name: 'sim', full: true, model: 'llama-3.1-8b', gpu: 'l4' })}
 ${t.urlTargets}
 
 team:

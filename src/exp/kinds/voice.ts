@@ -9,7 +9,8 @@
  *
  * A sim target gets a fresh simulator per condition (its settings, with `asr_gpu` switched when
  * that is what varies, and sentences in its text unless `sentence_words` is set), so no condition
- * inherits another's caches or queues. A URL target is measured as it is: `asr_gpu` cannot be
+ * inherits another's caches or queues: over HTTP in real time, or with `clock: virtual` in this
+ * process in virtual time (speaking, endpointing, ASR, LLM and TTS all on its clock). A URL target is measured as it is: `asr_gpu` cannot be
  * switched on it, and its ASR and TTS servers are `asr_url` / `tts_url` (default: its URL).
  */
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import type { VoiceSummary } from '../../analysis/voice-metrics.js';
 import { lengthDist } from '../../config/run-settings.js';
 import { UsageError } from '../../core/errors.js';
 import { listOf, nonNegNum, oneOf, posInt, str } from '../../core/fields.js';
+import { type EngineEndpoint, simEndpoint } from '../../pipeline/endpoint.js';
 import { measureVoice, type VoiceSettings, writeVoiceWaterfall } from '../../pipeline/measure-voice.js';
 import { formatVoiceWaterfall, voiceComparison } from '../../report/voice-waterfall.js';
 import { type ChunkPolicy, parseChunkPolicy } from '../../runner/chunker.js';
@@ -163,24 +165,35 @@ export async function runVoiceExperiment(
       if (signal.aborted) break;
       const out = v.out ? join(v.out, target.name, `${v.vary}=${value}`) : null;
       let sim: Awaited<ReturnType<typeof startSimServer>> | null = null;
+      // A virtual-clock target: the fresh simulator runs in this process, in virtual time.
+      let inProcess: EngineEndpoint | null = null;
       let url = { llm: target.baseUrl, asr: v.asr_url ?? target.baseUrl, tts: v.tts_url ?? target.baseUrl };
       if (target.simOptions) {
-        sim = await startSimServer({
+        const opts = {
           ...target.simOptions,
           port: 0,
           sentenceWords: target.simOptions.sentenceWords || 12,
           asrGpu: (v.vary === 'asr_gpu' ? value : v.base.asr_gpu) as 'colocated' | 'separate',
-        });
-        const base = `${sim.url}/v1`;
+        };
+        if (target.mode === 'virtual')
+          inProcess = await simEndpoint({ ...opts, timeScale: 1 }, { virtual: true });
+        else sim = await startSimServer(opts);
+        const base = inProcess ? inProcess.baseUrl : `${sim?.url}/v1`;
         url = { llm: base, asr: base, tts: base };
       }
       ctx.deps.log(`voice ${target.name} ${v.vary}=${value}`);
       try {
-        const m = await measureVoice(conditionSettings(v, value, url, target, ctx.exp.seed, out), {
-          env: ctx.deps.env,
-          signal,
-          t,
-        });
+        const settings = conditionSettings(v, value, url, target, ctx.exp.seed, out);
+        const deps = { env: ctx.deps.env, signal, t };
+        const m = inProcess
+          ? await inProcess.settle(
+              measureVoice(settings, {
+                ...deps,
+                clock: inProcess.runClock(),
+                dispatcher: inProcess.dispatcher ?? undefined,
+              }),
+            )
+          : await measureVoice(settings, deps);
         conditions.push({ value, summary: m.summary, files: m.files });
         // The LLM legs as a run, summarised as `run` summarises its requests.
         ctx.addRun(
@@ -202,6 +215,7 @@ export async function runVoiceExperiment(
         );
       } finally {
         await sim?.close();
+        await inProcess?.close();
       }
     }
     targets.push({ target: target.name, conditions });

@@ -52,10 +52,16 @@ export const diagnose = {
     'client usage.completion_tokens sum {client} vs server generation-token counter +{server} ({pct}% apart): usage or the counter is wrong, or other traffic hit the server',
   'diagnose.validity.cache_hits':
     "{pct}% of the prompt tokens were prefix-cache hits in a run meant to be cold (fresh prompts): its TTFT is a warm cache's, not a cold one's",
+  'diagnose.validity.cache_hits_preempted':
+    "{pct}% of the prompt tokens were prefix-cache hits in a run meant to be cold (fresh prompts), beyond what recomputation after its {preemptions} preemption(s) can explain (the counters say {raw}%, of which up to {recomputed} tokens are preempted requests finding their own blocks again): its TTFT is a warm cache's, not a cold one's",
   'diagnose.validity.sim_behind':
-    "the simulator fell behind real time on {behind} step(s) (servelab_sim_behind_total +{behind}): it delivered their tokens late, so token times include the simulator's own lag; that is not the engine being slow (give it a quieter core, fewer streams, or use plan)",
+    "the simulator fell behind real time on {behind} step(s) (servelab_sim_behind_total +{behind}): it delivered their tokens late, so token times include the simulator's own lag; that is not the engine being slow ({fix})",
   'diagnose.validity.sim_behind_of':
-    "the simulator fell behind real time on {behind} of {steps} step(s) (servelab_sim_behind_total +{behind}): it delivered their tokens late, so token times include the simulator's own lag; that is not the engine being slow (give it a quieter core, fewer streams, or use plan)",
+    "the simulator fell behind real time on {behind} of {steps} step(s) (servelab_sim_behind_total +{behind}): it delivered their tokens late, so token times include the simulator's own lag; that is not the engine being slow ({fix})",
+  'diagnose.validity.sim_behind_fix_file':
+    'set `clock: virtual` on the sim target in the experiment file: the simulator then runs in virtual time and cannot fall behind; or give it a quieter core',
+  'diagnose.validity.sim_behind_fix_cli':
+    'measure the same load in virtual time with `servelab plan` (the same flags, with --model and --gpu), where the simulator cannot fall behind; or give `servelab sim` a quieter core and fewer streams',
   'diagnose.validity.error_rate': 'error rate {pct}% > {max}%: latencies describe only the survivors',
   'diagnose.validity.littles_law':
     "Little's law off by {pct}% (measured in flight {measured}, predicted {predicted}): the run never reached a steady state",

@@ -61,7 +61,8 @@ export const run = {
   'run.plan.header_run': 'servelab plan: {model} on {gpu} (virtual time, {s} s simulated) (run {id})',
   'run.plan.max_concurrency': 'largest concurrency meeting the SLOs (≥ {pct}% good): {c}',
   'run.plan.no_concurrency': 'no concurrency meets the SLOs',
-  'run.demo.simulator': 'simulator: {model} on {gpu} (vLLM-like engine, real time) listening on {url}',
+  'run.demo.simulator':
+    'simulator: {model} on {gpu} (vLLM-like engine) in this process, clock: virtual (as servelab plan: the same numbers on any machine)',
   'run.demo.closed': 'closed loop: 8 concurrent users, 48 requests',
   'run.demo.poisson': 'open loop: Poisson arrivals at 6 requests/s, 36 requests, at most 32 in flight',
   'run.demo.next': 'next: open {file}, or try',

@@ -48,10 +48,16 @@ export const diagnose: Record<keyof typeof en, string> = {
     '客户端 usage.completion_tokens 合计 {client}，而服务端生成 token 计数器增加了 +{server}（相差 {pct}%）：usage 或计数器有误，或者有其他流量打到了服务端',
   'diagnose.validity.cache_hits':
     '本应冷启动（fresh 提示词）的运行中有 {pct}% 的提示词 token 命中了前缀缓存：它的 TTFT 是热缓存的，不是冷缓存的',
+  'diagnose.validity.cache_hits_preempted':
+    '本应冷启动（fresh 提示词）的运行中有 {pct}% 的提示词 token 命中了前缀缓存，超出了其 {preemptions} 次抢占后重算所能解释的部分（计数器显示 {raw}%，其中最多 {recomputed} 个 token 是被抢占的请求重新找到自己的块）：它的 TTFT 是热缓存的，不是冷缓存的',
   'diagnose.validity.sim_behind':
-    '模拟器在 {behind} 个步骤上落后于真实时间（servelab_sim_behind_total +{behind}）：这些步骤的 token 发得晚，token 时刻里混入了模拟器自身的滞后；这不是引擎慢（给它一个更空闲的 CPU 核、减少并发流，或改用 plan）',
+    '模拟器在 {behind} 个步骤上落后于真实时间（servelab_sim_behind_total +{behind}）：这些步骤的 token 发得晚，token 时刻里混入了模拟器自身的滞后；这不是引擎慢（{fix}）',
   'diagnose.validity.sim_behind_of':
-    '模拟器在 {steps} 个步骤中的 {behind} 个上落后于真实时间（servelab_sim_behind_total +{behind}）：这些步骤的 token 发得晚，token 时刻里混入了模拟器自身的滞后；这不是引擎慢（给它一个更空闲的 CPU 核、减少并发流，或改用 plan）',
+    '模拟器在 {steps} 个步骤中的 {behind} 个上落后于真实时间（servelab_sim_behind_total +{behind}）：这些步骤的 token 发得晚，token 时刻里混入了模拟器自身的滞后；这不是引擎慢（{fix}）',
+  'diagnose.validity.sim_behind_fix_file':
+    '在实验文件的 sim 目标上设置 `clock: virtual`：模拟器改在虚拟时间里运行，不会再落后；或者给它一个更空闲的 CPU 核',
+  'diagnose.validity.sim_behind_fix_cli':
+    '用 `servelab plan` 在虚拟时间里测同样的负载（参数相同，另加 --model 和 --gpu），模拟器在那里不会落后；或者给 `servelab sim` 一个更空闲的 CPU 核、减少并发流',
   'diagnose.validity.error_rate': '错误率 {pct}% > {max}%：延迟只描述了成功的请求',
   'diagnose.validity.littles_law':
     '利特尔定律偏差 {pct}%（实测在途 {measured}，预测 {predicted}）：这次运行没有进入稳态',

@@ -58,7 +58,8 @@ export const run: Record<keyof typeof en, string> = {
   'run.plan.header_run': 'servelab plan：{model}，运行于 {gpu}（虚拟时间，模拟了 {s} 秒）（运行 {id}）',
   'run.plan.max_concurrency': '满足 SLO 的最大并发（≥ {pct}% 达标）：{c}',
   'run.plan.no_concurrency': '没有任何并发能满足 SLO',
-  'run.demo.simulator': '模拟器：{model}，运行于 {gpu}（类 vLLM 引擎，真实时间），监听 {url}',
+  'run.demo.simulator':
+    '模拟器：{model}，运行于 {gpu}（类 vLLM 引擎），在本进程内运行，时钟：虚拟时间（同 servelab plan：在任何机器上数字都相同）',
   'run.demo.closed': '闭环：8 个并发用户，48 个请求',
   'run.demo.poisson': '开环：泊松到达，每秒 6 个请求，共 36 个请求，最多 32 个在途',
   'run.demo.next': '下一步：打开 {file}，或者试试',

@@ -138,7 +138,7 @@ function inProcessRequest(
   method: string,
   path: string,
   headers: Record<string, string>,
-  body: string,
+  body: Buffer,
 ): IncomingMessage {
   return {
     method,
@@ -146,7 +146,7 @@ function inProcessRequest(
     headers,
     resume() {},
     async *[Symbol.asyncIterator]() {
-      if (body.length) yield Buffer.from(body);
+      if (body.length) yield body;
     },
   } as unknown as IncomingMessage;
 }
@@ -166,10 +166,14 @@ function headerRecord(h: unknown): Record<string, string> {
   return out;
 }
 
-function bodyText(body: unknown): string {
-  if (body === undefined || body === null) return '';
-  if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array) return Buffer.from(body).toString('utf8');
+/**
+ * The request body's bytes as sent. A buffer stays bytes: a multipart upload (an ASR request's
+ * WAV file) is binary, and a round trip through a UTF-8 string would corrupt it.
+ */
+function bodyBytes(body: unknown): Buffer {
+  if (body === undefined || body === null) return Buffer.alloc(0);
+  if (typeof body === 'string') return Buffer.from(body);
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   throw new TypeError('the in-process simulator takes string or buffer bodies');
 }
 
@@ -243,9 +247,9 @@ class InProcessDispatcher extends Dispatcher {
     if (modern) h.onRequestStart?.(controller, {});
     else h.onConnect?.(abort, {});
     if (aborted) return true;
-    let body: string;
+    let body: Buffer;
     try {
-      body = bodyText(opts.body);
+      body = bodyBytes(opts.body);
     } catch (err) {
       sink.error(err as Error);
       return true;

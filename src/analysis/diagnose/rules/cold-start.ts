@@ -1,8 +1,9 @@
 /**
  * @module analysis/diagnose/rules/cold-start
- * Cold start (`cold_start`): the first request(s) slow, then normal.
+ * Cold start (`cold_start`): the first request(s) slow, then normal, on an engine that had
+ * served nothing before them.
  */
-import type { RequestRecord } from '../../../record/types.js';
+import { type RequestRecord, SUCCESS_OUTCOMES } from '../../../record/types.js';
 import type { LoadedRun } from '../../loaded-run.js';
 import { describe } from '../../stats.js';
 import { measuredSuccesses } from '../../summary.js';
@@ -11,8 +12,34 @@ import { type Opts, one, type Rule } from './rule.js';
 import { fmt, median, ttftOf } from './shared.js';
 
 /**
+ * Whether the engine had already served requests before `atMs` (run clock): a warm-up request of
+ * this run that succeeded and ended by then, or a generated-token counter already above 0 at the
+ * first scrape, which is taken before the run's first request (earlier runs, or an experiment's
+ * earlier levels on the same engine). Such an engine has paid its one-off costs (weight loading,
+ * lazy init, compilation and CUDA graph capture happen at start-up or on the first requests),
+ * so slow first requests on it are something else: typically requests arriving together and
+ * queueing behind each other's prefills, which a closed loop's simultaneous start does.
+ */
+export function engineServedBefore(run: LoadedRun, atMs: number): boolean {
+  for (const r of run.records)
+    if (
+      r.phase === 'warmup' &&
+      SUCCESS_OUTCOMES.includes(r.outcome) &&
+      r.end_at_ms !== null &&
+      r.end_at_ms <= atMs
+    )
+      return true;
+  let first: { t_ms: number; value: number } | null = null;
+  for (const p of run.series ?? [])
+    if (p.name === 'generation_tokens_total' && (first === null || p.t_ms < first.t_ms)) first = p;
+  return first !== null && first.t_ms <= atMs && first.value > 0;
+}
+
+/**
  * First request(s) slow, then normal: the leading requests (by send time) whose TTFT exceeds
- * `cold_factor` × the median of the run's second half, when everything after them is normal.
+ * `cold_factor` × the median of the run's second half, when everything after them is normal,
+ * on an engine that had served nothing before them ({@link engineServedBefore}). A burst of
+ * simultaneous arrivals on a warm engine looks the same from the client and is not a cold start.
  */
 export function coldStart(run: LoadedRun, o: Opts): Finding | null {
   const rs = measuredSuccesses(run.records)
@@ -29,6 +56,7 @@ export function coldStart(run: LoadedRun, o: Opts): Finding | null {
   const rest = describe(rs.slice(k).map((x) => x.t));
   if ((rest.p90 ?? 0) > 2 * base + o.cold_min_excess_ms) return null;
   const lead = rs.slice(0, k);
+  if (engineServedBefore(run, lead[0].r.sent_at_ms as number)) return null;
   const t = o.t;
   const warm = run.summary.requests.planned - run.summary.requests.measured;
   return {
