@@ -61,6 +61,7 @@ export async function runExperiment(exp: ExperimentFile, deps: RunExperimentDeps
       id: row?.id ?? '-',
       name: exp.name,
       kind: exp.kind,
+      seed: exp.seed,
     }),
   );
   // The kind reads its own section with its defaults (a no-op for a file `parseExperiment` made).

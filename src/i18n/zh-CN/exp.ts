@@ -100,7 +100,7 @@ export const exp: Record<keyof typeof en, string> = {
   'exp.ab.quality': '质量（{checks}）：{result}',
   'exp.ab.passed': '通过',
   'exp.ab.failed': '未通过',
-  'exp.progress.start': '实验 {id}：{name}（{kind}）',
+  'exp.progress.start': '实验 {id}：{name}（{kind}），种子 {seed}',
   'exp.progress.sim_virtual': '目标 {name}：模拟器 {model}，运行在 {gpu} 上（虚拟时钟）',
   'exp.progress.sim_live': '目标 {name}：模拟器 {model}，运行在 {gpu} 上，地址 {url}（时间倍率 {scale}）',
   'exp.progress.note': '目标 {name}：{note}',

@@ -41,8 +41,8 @@ export const run: Record<keyof typeof en, string> = {
   'run.tokenization.approximate':
     '近似估计（合成提示词精确；英文文本约 +10%（−3% 到 +25%）；中文约 −11%（−18% 到 −3%），以 Qwen3 为基准）',
   'run.tokenization.none': '不需要（提示词按原样发送）',
-  'run.header': 'servelab run：{url}，模型 {model}',
-  'run.header_run': 'servelab run：{url}，模型 {model}（运行 {id}）',
+  'run.header': 'servelab run：{url}，模型 {model}，种子 {seed}',
+  'run.header_run': 'servelab run：{url}，模型 {model}（运行 {id}），种子 {seed}',
   'run.wrote': '已写入 {files}',
   'run.interrupted': '已中断：在途和未发送的请求记为已取消',
   'run.fail_fast': '提前停止（fail fast）：{reason}',
