@@ -8,8 +8,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { parseRunFlags } from '../../src/cli/commands/run.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
+import { UsageError } from '../../src/core/errors.js';
 import { startFakeOpenAI, type TestServer } from '../helpers/misbehaving.js';
 
 const dirs: string[] = [];
@@ -69,5 +71,21 @@ describe('the seed of a run', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('is one for all the shards of a run: from their common --start-at, else --seed is asked for', () => {
+    const base = { url: 'http://127.0.0.1:9/v1', requests: '4', inputLen: '16' };
+    const at = '2030-01-01T00:00:00Z';
+    const seeds = [0, 1].map(
+      (i) => parseRunFlags({ ...base, shard: `${i}/2`, startAt: at }).common.load.seed,
+    );
+    assert.equal(seeds[0], seeds[1], 'every shard derives the same seed');
+    assert.equal(seeds[0], Date.parse(at) % 2 ** 31);
+    const given = parseRunFlags({ ...base, shard: '0/2', startAt: at, seed: '5' });
+    assert.equal(given.common.load.seed, 5);
+    assert.throws(
+      () => parseRunFlags({ ...base, shard: '0/2', startIn: '5' }),
+      (e: unknown) => e instanceof UsageError && e.problems.some((p) => p.path === '--seed' && !!p.hint),
+    );
   });
 });
