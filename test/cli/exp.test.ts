@@ -34,6 +34,7 @@ describe('servelab exp', () => {
       const head = new RegExp(`experiment ${result.experiment_id}: .*, seed (\\d+)`).exec(io.err());
       assert.ok(head, 'the first line prints the seed');
       seeds[kind] = head[1];
+      assert.equal(result.seed, Number(head[1]), '--json says it too');
       // A file with SLOs gets goodput in every run's summary.
       if (/^slo:/m.test(init.out()))
         for (const r of result.runs)
