@@ -57,8 +57,9 @@ export const run = {
   'run.thresholds.no_data': 'no data',
   'run.thresholds.limit': '(limit {limit})',
   'run.thresholds.limit_baseline': '(limit {limit}, baseline {baseline})',
-  'run.plan.header': 'servelab plan: {model} on {gpu} (virtual time, {s} s simulated)',
-  'run.plan.header_run': 'servelab plan: {model} on {gpu} (virtual time, {s} s simulated) (run {id})',
+  'run.plan.header': 'servelab plan: {model} on {gpu} (virtual time, {s} s simulated), seed {seed}',
+  'run.plan.header_run':
+    'servelab plan: {model} on {gpu} (virtual time, {s} s simulated) (run {id}), seed {seed}',
   'run.plan.max_concurrency': 'largest concurrency meeting the SLOs (≥ {pct}% good): {c}',
   'run.plan.no_concurrency': 'no concurrency meets the SLOs',
   'run.demo.simulator': 'simulator: {model} on {gpu} (vLLM-like engine, real time) listening on {url}',

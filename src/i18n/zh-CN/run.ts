@@ -54,8 +54,9 @@ export const run: Record<keyof typeof en, string> = {
   'run.thresholds.no_data': '无数据',
   'run.thresholds.limit': '（上限 {limit}）',
   'run.thresholds.limit_baseline': '（上限 {limit}，基线 {baseline}）',
-  'run.plan.header': 'servelab plan：{model}，运行于 {gpu}（虚拟时间，模拟了 {s} 秒）',
-  'run.plan.header_run': 'servelab plan：{model}，运行于 {gpu}（虚拟时间，模拟了 {s} 秒）（运行 {id}）',
+  'run.plan.header': 'servelab plan：{model}，运行于 {gpu}（虚拟时间，模拟了 {s} 秒），种子 {seed}',
+  'run.plan.header_run':
+    'servelab plan：{model}，运行于 {gpu}（虚拟时间，模拟了 {s} 秒）（运行 {id}），种子 {seed}',
   'run.plan.max_concurrency': '满足 SLO 的最大并发（≥ {pct}% 达标）：{c}',
   'run.plan.no_concurrency': '没有任何并发能满足 SLO',
   'run.demo.simulator': '模拟器：{model}，运行于 {gpu}（类 vLLM 引擎，真实时间），监听 {url}',
