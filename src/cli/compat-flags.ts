@@ -5,7 +5,7 @@
  * to servelab's flag with a note; the flags that are more than a rename (datasets, prefix,
  * range ratio, goodput, result files, `vllm.json`'s percentiles) are translated here.
  */
-import { aliasFlags, runFlag, runSetting, spellKey } from '../config/run-settings.js';
+import { aliasFlags, runFlag, runSetting, spellKey, syntheticDefault } from '../config/run-settings.js';
 import type { Problem } from '../core/errors.js';
 import type { T } from '../i18n/index.js';
 import type { OutputSettings } from '../pipeline/settings.js';
@@ -26,9 +26,6 @@ export const FLAG_ALIASES: Record<string, { flag: string; ours: string; key: str
     ]),
   );
 export type AliasKey = string;
-
-/** vLLM's defaults for `--dataset-name random` (vllm/benchmarks/datasets.py, RandomDataset). */
-const VLLM_RANDOM_DEFAULTS = { inputLen: 1024, outputLen: 128 } as const;
 
 /** vLLM's `--goodput` names → servelab's SLO metrics (vLLM's TTFT is the first chunk of any kind). */
 const VLLM_GOODPUT = { ttft: 'vllm_ttft_ms', tpot: 'tpot_ms', e2el: 'e2e_ms' } as const;
@@ -78,8 +75,9 @@ export function applyCompatFlags(raw: RawCommon, problems: Problem[], notes: str
   if (raw.datasetName !== undefined) {
     const name = raw.datasetName;
     if (name === 'random') {
-      if (raw.inputLen === undefined) out.inputLen = String(VLLM_RANDOM_DEFAULTS.inputLen);
-      if (raw.outputLen === undefined) out.outputLen = String(VLLM_RANDOM_DEFAULTS.outputLen);
+      // vLLM's random dataset lengths are servelab's synthetic defaults (config/run-settings).
+      if (raw.inputLen === undefined) out.inputLen = syntheticDefault('input_len');
+      if (raw.outputLen === undefined) out.outputLen = syntheticDefault('output_len');
       if (raw.datasetPath !== undefined)
         problems.push({
           path: '--dataset-path',

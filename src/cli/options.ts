@@ -12,6 +12,7 @@ import {
   aliasFlags,
   fieldDefaults,
   fieldsOf,
+  freshDefault,
   numberRange,
   type RunFlag,
   type RunSettingKey,
@@ -31,6 +32,7 @@ import type {
   OutputSettings,
   WorkloadSettings,
 } from '../pipeline/settings.js';
+import { drawSeed, type SeedSource } from '../runtime/seed.js';
 import { jsonOption } from './commands/common.js';
 import { applyAliases, applyCompatFlags, COMMON_ALIASES, vllmOptions } from './compat-flags.js';
 import { collect, EN, num, type RawCommon } from './raw-flags.js';
@@ -131,7 +133,9 @@ const BY_HAND: ReadonlySet<RunSettingKey> = new Set<RunSettingKey>([
   'shared_prefix_len',
   'num_prefix_groups',
   'documents',
+  'doc_popularity',
   'ignore_eos',
+  'seed',
   'out',
   'json',
 ]);
@@ -157,6 +161,8 @@ export function parseCommon(
   problems: Problem[],
   notes: string[] = [],
   t: T = EN,
+  /** Where a seed comes from when --seed is not given (the run's own, drawn fresh). */
+  draw: SeedSource = drawSeed,
 ): CommonSettings {
   const raw = applyCompatFlags(applyAliases(input, COMMON_ALIASES, problems, notes, t), problems, notes, t);
   const concurrency = num(problems, 'concurrency', raw.concurrency, t);
@@ -232,6 +238,9 @@ export function parseCommon(
     users,
     rampUpS: sessionFlags.rampUpS,
     sessionRateRps: sessionFlags.sessionRateRps,
+    // Drawn fresh unless given: a fixed default would replay the same prompts into a warm
+    // prefix cache. The run prints and stores it, so --seed reproduces the run.
+    seed: freshDefault(num(problems, 'seed', raw.seed, t), draw),
   } as LoadSettings;
   if (mode === 'sessions' && load.warmup > 0)
     problems.push({
@@ -273,12 +282,17 @@ export function parseCommon(
     sharedPrefixLen,
     numPrefixGroups: sharedPrefixLen !== null ? (numPrefixGroups ?? 1) : null,
     documents: sessionFlags.documents,
+    // Its declared default once there are documents to pick from (an experiment file's too).
+    docPopularity:
+      raw.docPopularity ??
+      (sessionFlags.documents !== null ? (runSetting('doc_popularity').default as string) : null),
   } as WorkloadSettings;
 
   const generation = {
     ...asGiven<GenerationSettings>('generation', raw, problems, t),
-    // SGLang's --disable-ignore-eos turns off the ignore_eos that --output-len implies.
-    ignoreEos: !raw.disableIgnoreEos && (!!raw.ignoreEos || raw.outputLen !== undefined),
+    // Sent only when asked (--ignore-eos), as `vllm bench serve` does; SGLang's
+    // --disable-ignore-eos is then the default, read for its users' command lines.
+    ignoreEos: !raw.disableIgnoreEos && !!raw.ignoreEos,
   } as GenerationSettings;
   if (raw.disableIgnoreEos && raw.ignoreEos)
     problems.push({

@@ -32,6 +32,7 @@ import {
   str,
 } from '../core/fields.js';
 import type { MessageKey, T } from '../i18n/index.js';
+import { drawSeed, type SeedSource } from '../runtime/seed.js';
 import { type DistUnit, parseLengthDist } from '../workload/index.js';
 
 /**
@@ -76,8 +77,16 @@ interface RunSettingInfo {
   default: unknown;
   /** The default in words, where it depends on other settings. */
   defaultText?: string;
-  /** An experiment file's default, where it is not the flags' (see docs/cli.md's table). */
-  fileDefault?: unknown;
+  /**
+   * The default of synthetic prompts (no other prompt source given), on both surfaces: a prompt
+   * file, a dataset or a trace brings its own lengths ({@link syntheticDefault}).
+   */
+  synthetic?: string;
+  /**
+   * Unset on both surfaces means drawn fresh for each run (`runtime/seed`), then printed and
+   * stored with it, so giving that value reproduces the run.
+   */
+  fresh?: true;
   unit?: string;
   /** The flag without its dashes, `max-concurrency`; null: not a flag (the file only). */
   flag: string | null;
@@ -177,9 +186,9 @@ export const RUN_SETTINGS = {
     arg: '<t>',
     file: 'generation.temperature',
     field: 'generation.temperature',
+    // Greedy, as `vllm bench serve` sends when no temperature is given (vllm/benchmarks/serve.py
+    // defaults to greedy decoding): output lengths then depend on the prompt alone.
     default: 0,
-    // A file that leaves it out sends none: the engine's default applies.
-    fileDefault: undefined,
     description: 'Sampling temperature.',
   }),
   top_p: setting(z.number(err(FRACTION)).gt(0, err(TOP_P)).max(1, err(TOP_P)), {
@@ -207,9 +216,9 @@ export const RUN_SETTINGS = {
     flag: 'ignore-eos',
     file: 'generation.ignore_eos',
     field: 'generation.ignoreEos',
+    // Sent only when asked, as `vllm bench serve --ignore-eos` (off by default): an output may end
+    // at EOS before max_tokens. A fixed-length benchmark asks for it.
     default: false,
-    defaultText: 'on with --output-len',
-    fileDefault: undefined,
     description: 'Send ignore_eos: true (vLLM/llama.cpp extension) so outputs reach max_tokens.',
   }),
   thinking: setting(bool(), {
@@ -271,10 +280,11 @@ export const RUN_SETTINGS = {
     arg: '<dist>',
     file: 'workload.input_len',
     field: 'workload.inputLen',
+    // Unset: a prompt file, a dataset or a trace brings its own prompts. Synthetic prompts are
+    // 1024 tokens, `vllm bench serve`'s random dataset default (--random-input-len 1024 in
+    // vllm/benchmarks/datasets.py), so a servelab number sits beside a vLLM one.
     default: null,
-    defaultText: '256 when no other source is given',
-    // Experiment files have always measured 512-token prompts by default.
-    fileDefault: '512',
+    synthetic: '1024',
     unit: 'tokens',
     valueText: 'N, uniform:A-B or normal:MEAN,STD',
     aliases: [{ flag: 'random-input-len', from: 'vLLM' }],
@@ -286,14 +296,15 @@ export const RUN_SETTINGS = {
     arg: '<dist>',
     file: 'workload.output_len',
     field: 'workload.outputLen',
+    // Unset: a prompt file, a dataset or a trace brings its own lengths (ShareGPT: the reply's,
+    // as vLLM's ShareGPT dataset does), else the server's. Synthetic prompts ask for 128, `vllm
+    // bench serve`'s random dataset default (--random-output-len 128 in vllm/benchmarks/datasets.py).
     default: null,
-    defaultText: "the server's",
-    // Experiment files have always asked for 128 output tokens by default.
-    fileDefault: '128',
+    synthetic: '128',
     unit: 'tokens',
     valueText: 'N, uniform:A-B or normal:MEAN,STD',
     aliases: [{ flag: 'random-output-len', from: 'vLLM' }],
-    description: 'Output tokens per request: sets max_tokens and ignore_eos.',
+    description: 'Output tokens per request: their max_tokens (with --ignore-eos, every output reaches it).',
   }),
   disable_shuffle: setting(bool(), {
     group: 'workload',
@@ -594,10 +605,8 @@ export const RUN_SETTINGS = {
     file: 'workload.documents.popularity',
     field: 'workload.docPopularity',
     needs: 'users',
-    default: null,
-    // The flags leave it unset and the workload builder fills in the same zipf:1.
-    defaultText: 'zipf:1',
-    fileDefault: 'zipf:1',
+    // zipf:1 (a few documents take most sessions): on both surfaces once documents are given.
+    default: 'zipf:1',
     valueText: 'zipf:S',
     description: 'Sessions: how sessions pick documents.',
   }),
@@ -607,9 +616,11 @@ export const RUN_SETTINGS = {
     arg: '<n>',
     file: 'seed',
     field: 'load.seed',
-    default: 42,
-    // Experiment files have always been seeded with 1 by default; their stored results repeat.
-    fileDefault: 1,
+    // Drawn fresh for each run, and for each experiment (shared by all its runs, so the sides of
+    // an A/B stay paired): a fixed default replays the same prompts, and a second run then
+    // measures the prefix cache the first one filled. Printed and stored, so --seed reproduces it.
+    default: null,
+    fresh: true,
     description: 'Seed for arrivals, lengths and prompts: the same seed gives the same requests.',
   }),
   warmup: setting(nonNegInt(), {
@@ -830,7 +841,7 @@ export const RUN_SETTINGS = {
     flag: 'disable-ignore-eos',
     file: null,
     default: false,
-    description: 'SGLang: no ignore_eos, even with --output-len.',
+    description: 'SGLang: no ignore_eos (already the default here; SGLang sends it unless told not to).',
   }),
 };
 
@@ -857,30 +868,52 @@ type FieldOf<K extends RunSettingKey> = Defs[K] extends { list: string }
     ? Defs[K]['schema']
     : Defs[K] extends { fileKeepsWritten: true }
       ? z.ZodOptional<Defs[K]['schema']>
-      : Defs[K] extends { fileDefault: undefined }
-        ? z.ZodOptional<Defs[K]['schema']>
-        : Defs[K] extends { fileDefault: unknown }
-          ? z.ZodDefault<Defs[K]['schema']>
-          : Defs[K]['default'] extends null
-            ? z.ZodOptional<Defs[K]['schema']>
-            : z.ZodDefault<Defs[K]['schema']>;
+      : Defs[K] extends { fresh: true }
+        ? z.ZodDefault<Defs[K]['schema']>
+        : Defs[K]['default'] extends null
+          ? z.ZodOptional<Defs[K]['schema']>
+          : z.ZodDefault<Defs[K]['schema']>;
 
-/** The default a file gets for a key (undefined: it keeps what it writes). */
+/**
+ * The fixed default a file gets for a key: the flags' own (undefined: it keeps what it writes, or
+ * for a {@link RunSettingInfo.fresh} key, a value drawn fresh when the file is read).
+ */
 export function fileDefaultOf(key: RunSettingKey): unknown {
   const d = DEFS[key];
-  if (d.list || d.fileRequired || d.fileKeepsWritten) return undefined;
-  return 'fileDefault' in d ? d.fileDefault : (d.default ?? undefined);
+  if (d.list || d.fileRequired || d.fileKeepsWritten || d.fresh) return undefined;
+  return d.default ?? undefined;
 }
 
-/** The schema of a key as an experiment file writes it. */
+/**
+ * The schema of a key as an experiment file writes it. A {@link RunSettingInfo.fresh} key left
+ * out is drawn when the file is read (`servelab exp run` reads it once, at the top), so every
+ * run of the experiment shares it; the command line draws its own ({@link freshDefault}).
+ */
 export function fileField<K extends RunSettingKey>(key: K): FieldOf<K> {
   const d = DEFS[key];
   if (d.list) return listOf(d.schema).optional() as unknown as FieldOf<K>;
   if (d.fileRequired) return d.schema as FieldOf<K>;
+  if (d.fresh) return d.schema.default(() => drawSeed() as never) as unknown as FieldOf<K>;
   const dflt = fileDefaultOf(key);
   return (dflt === undefined
     ? d.schema.optional()
     : d.schema.default(dflt as never)) as unknown as FieldOf<K>;
+}
+
+/**
+ * A {@link RunSettingInfo.fresh} setting's value: the one given, else one drawn from `draw`
+ * (the injected source; `runtime/seed` by default). Drawn once, where a run begins.
+ */
+export function freshDefault(given: number | null | undefined, draw: SeedSource = drawSeed): number {
+  return given ?? draw();
+}
+
+/**
+ * The default length of synthetic prompts (`input_len`, `output_len`), on both surfaces:
+ * applied only when no other prompt source is given (a source brings its own lengths).
+ */
+export function syntheticDefault(key: 'input_len' | 'output_len'): string {
+  return DEFS[key].synthetic as string;
 }
 
 type KeysAt<P extends string> = {
@@ -1015,6 +1048,8 @@ export interface RunFlag {
 export function defaultTextOf(key: RunSettingKey): string | null {
   const d = DEFS[key];
   if (d.defaultText !== undefined) return d.defaultText;
+  if (d.synthetic !== undefined) return `${d.synthetic} for synthetic prompts (no other prompt source)`;
+  if (d.fresh) return 'drawn fresh for each run and experiment (printed and stored)';
   if (Array.isArray(d.default)) return d.default.length ? d.default.join(', ') : null;
   return d.default === null || d.default === undefined ? null : String(d.default);
 }
@@ -1201,11 +1236,9 @@ export function runSettingsTable(): string {
     const list = d.list === 'levels' ? ' (a list: one level each)' : d.list ? ' (or a list)' : '';
     const file = d.file === null ? '—' : `\`${d.file}\`${list}`;
     const dt = defaultTextOf(key);
-    const fd = fileDefaultOf(key);
-    const differs = d.file !== null && 'fileDefault' in d && String(fd) !== dt;
+    const words = d.defaultText !== undefined || d.synthetic !== undefined || d.fresh;
     const dflt =
-      `${dt === null ? '—' : d.defaultText !== undefined ? dt : `\`${dt}\``}` +
-      (differs ? `; a file: ${fd === undefined ? 'unset' : `\`${String(fd)}\``}` : '') +
+      `${dt === null ? '—' : words ? dt : `\`${dt}\``}` +
       (d.fileRequired ? ' (required in its file section)' : '');
     const values = `${runSettingValues(key)}${d.unit ? ` (${d.unit})` : ''}`;
     return `| \`${key}\` | ${flag}${aliases ? `; ${aliases}` : ''} | ${file} | ${cell(values)} | ${cell(dflt)} | ${cell(d.description)} |`;

@@ -18,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FieldSource } from '../analysis/loaded-run.js';
 import type { EngineProbeResult } from '../client/engine-probe.js';
+import { syntheticDefault } from '../config/run-settings.js';
 import { withSimDefaults } from '../sim/settings.js';
 import type { SharedFile, TargetSpec } from './fields.js';
 
@@ -369,8 +370,11 @@ export function buildExperimentRecord(input: ExperimentRecordInput): ExperimentR
     }),
     load: makeField({
       mode: [spec.load.mode ?? (spec.load.rates ? 'open' : 'closed')],
-      input_len: [spec.workload.input_len],
-      output_len: [spec.workload.output_len],
+      // Unset: the synthetic prompts' declared lengths, or a dataset's own.
+      input_len: [spec.workload.input_len ?? (spec.workload.dataset ? null : syntheticDefault('input_len'))],
+      output_len: [
+        spec.workload.output_len ?? (spec.workload.dataset ? null : syntheticDefault('output_len')),
+      ],
       dataset: [
         spec.workload.dataset ? `${spec.workload.dataset.format}:${spec.workload.dataset.path}` : null,
       ],

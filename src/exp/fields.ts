@@ -35,6 +35,17 @@ export type SimOptions = z.output<typeof simSchema>;
 export const generationSchema = z.strictObject(fileShape('generation'));
 export type Generation = z.output<typeof generationSchema>;
 
+/** `generation:` with every field optional and no defaults filled in (a target's overrides). */
+function generationOverrides() {
+  const shape = Object.fromEntries(
+    Object.entries(generationSchema.shape).map(([k, f]) => [
+      k,
+      (f instanceof z.ZodDefault ? f.removeDefault() : f).optional(),
+    ]),
+  );
+  return z.strictObject(shape) as unknown as ReturnType<typeof generationSchema.partial>;
+}
+
 /** Facts about a target that cannot be probed, declared by the user (recorded as `declared`). */
 export const declaredSchema = z.strictObject({
   engine: str().optional(),
@@ -79,8 +90,11 @@ export const targetSchema = z.strictObject({
   metrics_url: str()
     .regex(/^https?:\/\//, 'expected an http:// or https:// URL')
     .optional(),
-  /** Per-target generation overrides (an A/B switch such as thinking on/off). */
-  generation: section(generationSchema.partial().optional()),
+  /**
+   * Per-target generation overrides (an A/B switch such as thinking on/off): only what the
+   * target writes, so the top-level section's values and defaults stand for the rest.
+   */
+  generation: section(generationOverrides().optional()),
   /** Merged into every request body (engine-specific fields). */
   extra_body: section(z.record(z.string(), z.unknown(), err('expected a map')).optional()),
   declared: section(declaredSchema.optional()),

@@ -28,6 +28,8 @@ export interface ExperimentResult {
   experiment_id: string | null;
   name: string;
   kind: ExperimentFile['kind'];
+  /** The seed every run of the experiment shares (the file's, or drawn when it was read). */
+  seed: number;
   /** `time_scale`: how much faster than real time a simulator ran (1 for servers and virtual sims). */
   targets: { name: string; mode: 'http' | 'virtual'; model: string; time_scale: number }[];
   /** Every run, in the order run, with its summary. */
@@ -63,6 +65,7 @@ export async function runExperiment(exp: ExperimentFile, deps: RunExperimentDeps
       id: row?.id ?? '-',
       name: exp.name,
       kind: exp.kind,
+      seed: exp.seed,
     }),
   );
   // The kind reads its own section with its defaults (a no-op for a file `parseExperiment` made).
@@ -81,6 +84,7 @@ export async function runExperiment(exp: ExperimentFile, deps: RunExperimentDeps
       experiment_id: row?.id ?? null,
       name: exp.name,
       kind: exp.kind,
+      seed: exp.seed,
       targets: ctx.targets.map((t) => ({
         name: t.name,
         mode: t.mode,

@@ -406,3 +406,14 @@ export function readExperimentFile(
 export function targetNames(spec: ExperimentFile): string[] {
   return Object.keys(spec.targets);
 }
+
+/**
+ * The file's text with its seed written: as it was when it writes one, else with `seed: N` (the
+ * one drawn when it was read) added at the end, so the stored file repeats the experiment
+ * (`exp rerun`) and shows the seed its runs were measured with.
+ */
+export function withSeedWritten(text: string, seed: number): string {
+  const doc = parseDocument(text);
+  if (isMap(doc.contents) && doc.contents.has('seed')) return text;
+  return `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}seed: ${seed}\n`;
+}

@@ -112,17 +112,18 @@ function commonBlocks(c: Common): string {
 # model: qwen3-0.6b
 # endpoint: chat                      # chat (/v1/chat/completions) | completions (/v1/completions)
 
-# Seed for prompts, lengths and arrivals: the same seed gives the same requests.
-seed: 1
+# Seed for prompts, lengths and arrivals: the same seed gives the same requests. Left out, each
+# \`exp run\` draws a fresh one (printed, and stored with the experiment): give it to repeat a run.
+# seed: 1
 
 # Generation settings, the same for every target (recorded in the experiment record).
 generation:
 ${gen.map((l) => `  ${l}\n`).join('')}  # thinking: false                   # reasoning phase on/off (unset: the engine's default)
-  # temperature: 0
+  # temperature: 0                    # default 0: greedy, as vllm bench serve
   # top_p: 1
   # max_tokens: 128                   # default: the workload's output_len
   # stop: ["\\n\\n"]
-  # ignore_eos: false                 # generate exactly max_tokens
+  # ignore_eos: false                 # true: generate exactly max_tokens (default: sent only when asked)
   # stream: true
   # seed: 0                           # per-request sampling seed sent to the server
 

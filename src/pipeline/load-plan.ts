@@ -5,7 +5,7 @@
  * options. `measure()` builds its plan here; experiments build their sessions load with
  * {@link sessionsLoadMode}.
  */
-import { workloadOptionValues } from '../config/run-settings.js';
+import { syntheticDefault, workloadOptionValues } from '../config/run-settings.js';
 import type { LoadMode, SessionLoad } from '../runner/load.js';
 import { arrivalOffsetsMs, openLoopCount, traceOffsetsMs } from '../schedule/index.js';
 import {
@@ -99,7 +99,10 @@ export function workloadCount(common: CommonSettings): number | undefined {
   return loadPlan(common, null).count;
 }
 
-/** The workload builder's options from the settings (synthetic 256-token prompts when no source is given). */
+/**
+ * The workload builder's options from the settings: synthetic prompts of the declared synthetic
+ * lengths (`config/run-settings`) when no other prompt source is given, as an experiment file's.
+ */
 export function workloadOptions(common: CommonSettings, model: string): WorkloadOptions {
   const w = common.workload;
   const noSource = w.prompt === null && !w.promptsFile && !w.dataset && !common.load.traceFile;
@@ -115,8 +118,8 @@ export function workloadOptions(common: CommonSettings, model: string): Workload
     traceFormat: common.load.traceFormat ?? undefined,
     traceWindow: common.load.traceWindow ?? undefined,
     traceBlockSize: common.load.traceBlockSize ?? undefined,
-    inputLen: w.inputLen ?? (noSource ? '256' : undefined),
-    outputLen: w.outputLen ?? undefined,
+    inputLen: w.inputLen ?? (noSource ? syntheticDefault('input_len') : undefined),
+    outputLen: w.outputLen ?? (noSource ? syntheticDefault('output_len') : undefined),
     sharedPrefixLen: w.sharedPrefixLen ?? undefined,
     numPrefixGroups: w.numPrefixGroups ?? undefined,
     tokenizer: w.tokenizer ?? undefined,

@@ -12,6 +12,7 @@ import {
   type WorkloadOptionFields,
 } from '../config/run-settings.js';
 import type { VllmMetric } from '../report/run/vllm.js';
+import { drawSeed } from '../runtime/seed.js';
 
 export interface LoadSettings {
   mode: 'closed' | 'open' | 'trace' | 'sessions';
@@ -137,6 +138,8 @@ export function commonSettings(
       mode: 'closed',
       concurrency: 1,
       requests: 100,
+      // As the command line: a seed of its own unless one is given (`config/run-settings` seed).
+      seed: drawSeed(),
       ...o.load,
     },
     workload: { ...fieldDefaults<WorkloadSettings>('workload'), ...o.workload },

@@ -174,6 +174,14 @@ export interface RawShardFlags {
 }
 
 /**
+ * The seed of a sharded run given no `--seed`: every shard must draw the same one, and the
+ * common `--start-at` is what they share (a fresh instant for each run).
+ */
+export function seedOfStart(startAtUnixMs: number): number {
+  return Math.floor(startAtUnixMs) % 2 ** 31;
+}
+
+/**
  * The shard settings from `--shard`/`--start-at`/`--start-in`/`--late-policy` and the
  * environment; null for an unsharded run. `--start-in` counts from `nowUnixMs`.
  */

@@ -16,6 +16,9 @@ import '../helpers/node-warnings.js';
 const dir = mkdtempSync(join(tmpdir(), 'servelab-exp-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
+/** The seed each kind's experiment printed (the templates leave it out: drawn fresh). */
+const seeds: Record<string, string> = {};
+
 describe('servelab exp', () => {
   for (const kind of EXPERIMENT_KINDS) {
     it(`runs the ${kind} template as-is against the simulator`, async () => {
@@ -29,7 +32,10 @@ describe('servelab exp', () => {
       assert.equal(result.kind, kind);
       assert.ok(result.experiment_id, 'stored');
       assert.ok(result.runs.length >= 1);
-      assert.match(io.err(), new RegExp(`experiment ${result.experiment_id}`));
+      const head = new RegExp(`experiment ${result.experiment_id}: .*, seed (\\d+)`).exec(io.err());
+      assert.ok(head, 'the first line prints the seed');
+      seeds[kind] = head[1];
+      assert.equal(result.seed, Number(head[1]), '--json says it too');
       // As shipped, every level is valid: the simulator runs in virtual time, so a busy machine
       // cannot make it fall behind, and no level may end NOT VALID on a learner's first try.
       const clocks = [...init.out().matchAll(/^ {6}clock: (\w+)/gm)].map((m) => m[1]);
@@ -54,6 +60,8 @@ describe('servelab exp', () => {
     assert.ok(baseline);
     const rerun = memoryIo({}, dir);
     assert.equal(await main(['exp', 'rerun', baseline.id], rerun), 0, rerun.err());
+    // The seed drawn for the stored experiment was stored in its file: the rerun repeats it.
+    assert.match(rerun.err(), new RegExp(`, seed ${seeds.baseline}\n`));
     writeFileSync(
       join(dir, 'bad.yaml'),
       'kind: concurrency-sweep\nname: 3\ntargets: {}\nload: {concurrency: [4, -1]}\nrepeats: 0\n',

@@ -101,13 +101,19 @@ describe('against a llama.cpp-like server (no /v1 given, model name ignored)', (
     const dir = tmp();
     const io = memoryIo({}, dir);
     const code = await main(
-      ['run', '--url', srv.root, '--model', 'm', '--input-len', '64', '--output-len', '8'].concat([
-        '--requests',
-        '5',
-        '--no-db',
-        '--out',
-        'out',
-      ]),
+      // --ignore-eos: every answer runs to its 8 tokens (sent only when asked, as vllm bench serve).
+      [
+        'run',
+        '--url',
+        srv.root,
+        '--model',
+        'm',
+        '--input-len',
+        '64',
+        '--output-len',
+        '8',
+        '--ignore-eos',
+      ].concat(['--requests', '5', '--no-db', '--out', 'out']),
       io,
     );
     const out = io.out();
@@ -157,7 +163,7 @@ describe('against a llama.cpp-like server (no /v1 given, model name ignored)', (
     );
     const out = io.out();
     assert.equal(code, 0, `${out}\n${io.err()}`);
-    assert.match(out, new RegExp(`^servelab run: ${srv.root}/v1 model ${GGUF_MODEL}$`, 'm'));
+    assert.match(out, new RegExp(`^servelab run: ${srv.root}/v1 model ${GGUF_MODEL}, seed \\d+$`, 'm'));
     assert.match(out, /^tokenization: the server's \/tokenize \(exact\)$/m);
     const recs = records(dir);
     assert.equal(recs.length, 12);

@@ -27,6 +27,8 @@ describe('servelab plan', () => {
       'uniform:128-1024',
       '--output-len',
       'uniform:16-128',
+      // Fixed output lengths: ignore_eos is sent only when asked.
+      '--ignore-eos',
       '--seed',
       '7',
       '--json',

@@ -26,7 +26,8 @@ import type { Problem } from '../../src/core/errors.js';
 import { UsageError } from '../../src/core/errors.js';
 import { generationSchema, loadSchema, SHARED_FIELDS, workloadSchema } from '../../src/exp/fields.js';
 import { parseExperiment } from '../../src/exp/schema.js';
-import { commonSettings } from '../../src/pipeline/settings.js';
+import { workloadOptions } from '../../src/pipeline/load-plan.js';
+import { type CommonSettings, commonSettings } from '../../src/pipeline/settings.js';
 import { assertGeneratedSection } from '../helpers/generated-doc.js';
 import '../helpers/node-warnings.js';
 
@@ -54,11 +55,17 @@ function emptyFileValue(key: RunSettingKey, given: Record<string, unknown> = {})
   return at(schema.parse(given[head] ?? {}), rest.join('.'));
 }
 
-const cli = (raw: RawCommon) => {
+const cli = (raw: RawCommon, draw?: () => number) => {
   const problems: Problem[] = [];
-  const settings = parseCommon(raw, problems);
+  const settings = parseCommon(raw, problems, [], undefined, draw);
   assert.deepEqual(problems, []);
   return settings;
+};
+
+/** The lengths `run` hands the workload builder. */
+const syntheticLengths = (c: CommonSettings) => {
+  const o = workloadOptions(c, 'm');
+  return { input: o.inputLen, output: o.outputLen };
 };
 
 /** What a key needs beside it to mean something, on each surface. */
@@ -77,19 +84,6 @@ const CONTEXT: Partial<Record<RunSettingKey, { flags: RawCommon; file: Record<st
 const contextOf = (key: RunSettingKey) =>
   CONTEXT[key] ??
   (runSetting(key).needs === 'users' ? { flags: { users: '2' }, file: { load: { users: [2] } } } : undefined);
-
-/**
- * Keys whose default an experiment file has always had differently from the flags. Each is
- * declared (`fileDefault`) and shown in docs/cli.md's table; a new difference fails here.
- */
-const FILE_DEFAULT_DIFFERS = [
-  'temperature',
-  'ignore_eos',
-  'input_len',
-  'output_len',
-  'doc_popularity',
-  'seed',
-];
 
 describe('run settings', () => {
   it('every key has a flag, an experiment-file path (null: declared absent) and a default', () => {
@@ -128,25 +122,49 @@ describe('run settings', () => {
   });
 
   it('the experiment file and the command line agree on every default', () => {
-    const differs: string[] = [];
     for (const key of RUN_SETTING_KEYS) {
       const d = runSetting(key);
+      assert.ok(!('fileDefault' in d), `${key}: one default for both surfaces`);
       if (d.file === null || d.field === undefined || d.fileRequired) continue;
       const ctx = contextOf(key);
+      if (d.fresh) {
+        // Drawn fresh on both surfaces: the injected source's on the command line, and a new
+        // one each time a file that leaves it out is read.
+        assert.equal(
+          at(
+            cli(ctx?.flags ?? {}, () => 7),
+            d.field,
+          ),
+          7,
+          `${key}: the flags draw it`,
+        );
+        const a = emptyFileValue(key, ctx?.file);
+        const b = emptyFileValue(key, ctx?.file);
+        assert.ok(Number.isInteger(a) && Number.isInteger(b), `${key}: a file draws it`);
+        assert.notEqual(a, b, `${key}: each file read draws its own`);
+        continue;
+      }
       const fromFlags = unset(at(cli(ctx?.flags ?? {}), d.field));
       const fromFile = unset(emptyFileValue(key, ctx?.file));
       const fileDefault = unset(fileDefaultOf(key) ?? (d.list ? d.default : undefined));
       if (d.defaultText === undefined) assert.deepEqual(fromFlags, d.default, `${key}: the flags' default`);
       if (!d.list) assert.deepEqual(fromFile, fileDefault, `${key}: the file's default`);
-      if ('fileDefault' in d) differs.push(key);
       // A file keeps what it writes (a rule reads whether it was), and is read with the default.
-      else if (d.fileKeepsWritten) assert.equal(fromFile, null, `${key}: a file keeps what it writes`);
+      if (d.fileKeepsWritten) assert.equal(fromFile, null, `${key}: a file keeps what it writes`);
       else if (d.defaultText === undefined)
         assert.deepEqual(fromFile, fromFlags, `${key}: one default, ${String(fromFlags)}`);
     }
-    assert.deepEqual(differs.sort(), [...FILE_DEFAULT_DIFFERS].sort());
-    // The programmatic defaults (`commonSettings`) are the command line's.
-    assert.deepEqual(commonSettings(), cli({}));
+    // The programmatic defaults (`commonSettings`) are the command line's, the seed given.
+    assert.deepEqual(
+      commonSettings({ load: { seed: 7 } }),
+      cli({}, () => 7),
+    );
+    // Synthetic prompts: one length on both surfaces; a prompt source brings its own.
+    assert.deepEqual(syntheticLengths(cli({ requests: '4' })), { input: '1024', output: '128' });
+    assert.deepEqual(syntheticLengths(cli({ requests: '4', prompt: 'hi' })), {
+      input: undefined,
+      output: undefined,
+    });
   });
 
   it('the experiment file and the command line read every number alike, in the same range', () => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { UsageError } from '../../src/core/errors.js';
+import { targetGeneration } from '../../src/exp/harness/targets.js';
 import { switchesBetween } from '../../src/exp/kinds/ab.js';
 import { KINDS } from '../../src/exp/kinds/index.js';
 import { DEFAULT_SWEEP_CONCURRENCY } from '../../src/exp/kinds/sweep.js';
@@ -20,6 +21,7 @@ import {
   readExperimentFile,
   simSchema,
   targetSchema,
+  withSeedWritten,
 } from '../../src/exp/schema.js';
 import { experimentTemplate } from '../../src/exp/templates.js';
 
@@ -275,5 +277,37 @@ describe('valid files', () => {
       assert.match(p.hint ?? '', /uniform:MIN-MAX/, bad);
       assert.equal(parseLengthDist(bad).ok, false, bad);
     }
+  });
+});
+
+describe('defaults a file shares with the command line', () => {
+  const file = (extra = '') => `kind: baseline\nname: d\n${SIM}${extra}`;
+
+  it('a target overrides only the generation settings it writes', () => {
+    const exp = parseExperiment(
+      'kind: ab\nname: d\ngeneration: {temperature: 0.7, ignore_eos: true}\n' +
+        'targets:\n  a:\n    sim: {model: qwen3-0.6b, gpu: h100}\n' +
+        '  b:\n    sim: {model: qwen3-0.6b, gpu: h100}\n    generation: {thinking: false}\n' +
+        'ab: {a: a, b: b}\n',
+      'd.yaml',
+    );
+    const t = exp.targets.b;
+    assert.deepEqual(t.generation, { thinking: false });
+    assert.deepEqual(targetGeneration(exp, t).temperature, 0.7);
+    assert.equal(targetGeneration(exp, t).ignore_eos, true);
+    // Left out at the top: the declared defaults, as on the command line (greedy, no ignore_eos).
+    const plain = parseExperiment(file(), 'd.yaml');
+    assert.equal(plain.generation.temperature, 0);
+    assert.equal(plain.generation.ignore_eos, false);
+  });
+
+  it('a file without a seed draws one when read; the stored text keeps it', () => {
+    const a = parseExperiment(file(), 'd.yaml');
+    const b = parseExperiment(file(), 'd.yaml');
+    assert.ok(Number.isInteger(a.seed) && Number.isInteger(b.seed));
+    assert.notEqual(a.seed, b.seed, 'each read of the file draws its own');
+    const stored = withSeedWritten(file(), a.seed);
+    assert.equal(parseExperiment(stored, 'd.yaml').seed, a.seed, 'the stored text repeats it');
+    assert.equal(withSeedWritten(file('seed: 3\n'), 9), file('seed: 3\n'), 'a written seed stays');
   });
 });

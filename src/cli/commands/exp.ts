@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { ExitCode, type Problem, UsageError } from '../../core/errors.js';
 import { parseExperiment, readExperimentFile } from '../../exp/index.js';
 import { type ExperimentResult, formatExperimentResult, runExperiment } from '../../exp/run-experiment.js';
-import type { ExperimentFile } from '../../exp/schema.js';
+import { type ExperimentFile, withSeedWritten } from '../../exp/schema.js';
 import type { T } from '../../i18n/index.js';
 import { openStore, type Store } from '../../store/index.js';
 import type { Io } from '../io.js';
@@ -50,7 +50,8 @@ async function execute(
       store: store ?? undefined,
       signal: ctrl.signal,
       version: VERSION,
-      file,
+      // A seed drawn when the file was read is stored in its text, so a rerun repeats it.
+      file: { ...file, text: withSeedWritten(file.text, exp.seed) },
       t,
     });
   } catch (err) {

@@ -224,6 +224,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
     gpu: `${engine.tp > 1 ? `${engine.tp}× ` : ''}${engine.gpu.name}`,
     s: ((m.result.window.end_ms - m.result.window.start_ms) / 1000).toFixed(2),
     id: report.run_id,
+    seed: c.load.seed,
   };
   out.write(`\n${t(report.run_id ? 'run.plan.header_run' : 'run.plan.header', head)}\n`);
   out.write(formatTraceLines(m.workload.trace, t));

@@ -12,7 +12,7 @@ import { type T, translator } from '../../i18n/index.js';
 import { workloadOptions } from '../../pipeline/load-plan.js';
 import { checkMeasureInput, type MeasureInput, measure } from '../../pipeline/measure-settings.js';
 import type { MonitoringSettings } from '../../pipeline/monitoring.js';
-import { LATE_LIMIT_MS, parseShardSettings } from '../../pipeline/shard.js';
+import { LATE_LIMIT_MS, parseShardSettings, seedOfStart } from '../../pipeline/shard.js';
 import { measureWithWorkers } from '../../pipeline/workers.js';
 import { formatSessions } from '../../report/run/sessions.js';
 import { formatSummaryTable, formatTokenization, formatVerdict } from '../../report/run/summary-table.js';
@@ -36,7 +36,7 @@ import {
   parseHeaders,
   throwIfProblems,
 } from './common.js';
-import { launchWorker, parseWorkers, startFromParentProcess } from './workers.js';
+import { launchWorker, parseWorkers, startFromParentProcess, withSeedArg } from './workers.js';
 
 export interface RawRun extends RawCommon {
   url?: string;
@@ -197,6 +197,13 @@ export function parseRunFlags(
   const monitoring = parseMonitoringFlags(raw, problems, t);
   const shard = parseShardSettings(raw, env, unixNowMs(), problems, t);
   const workers = parseWorkers(raw.workers, problems, t);
+  // The shards of one run send one set of requests: without --seed, each would draw its own.
+  if (raw.seed === undefined && shard && shard.count > 1) {
+    if (raw.startAt !== undefined && shard.startAtUnixMs !== null)
+      common.load.seed = seedOfStart(shard.startAtUnixMs);
+    else
+      problems.push({ path: '--seed', message: t('shard.seed.needed'), hint: t('shard.seed.needed_hint') });
+  }
   if (common.load.mode === 'sessions' && (shard || workers > 1))
     problems.push({
       path: shard ? '--shard' : '--workers',
@@ -287,7 +294,12 @@ export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = 
     const json = input.common.output.json;
     const result = { ...m.report, thresholds: m.thresholds };
     if (json !== true) await emitJson(json, result, io);
-    const head = { url: redactUrl(input.target.url), model: m.model, id: m.report.run_id };
+    const head = {
+      url: redactUrl(input.target.url),
+      model: m.model,
+      id: m.report.run_id,
+      seed: input.common.load.seed,
+    };
     out.write(`\n${t(m.report.run_id ? 'run.header_run' : 'run.header', head)}\n`);
     // How prompt lengths were made exact: the offline tokenizer, the server's, or the approximation (and why).
     out.write(formatTokenization(m.workload.method, m.workload.notes, t));
@@ -348,7 +360,8 @@ async function runWithWorkers(
       input,
       workers,
       {
-        launch: launchWorker(argv),
+        // The workers share the parent's seed, drawn once for the run when --seed is not given.
+        launch: launchWorker(withSeedArg(argv, input.common.load.seed)),
         env: io.env,
         signal: ctrl.signal,
         log: (line) => io.stderr.write(`${line}\n`),
@@ -362,7 +375,12 @@ async function runWithWorkers(
     const model = input.common.generation.model ?? (report.config as { model?: string }).model ?? null;
     // The store's id when the merged run was stored (what `report ID` takes); else the shards'.
     const runId = report.run_id ?? report.merge.run_id;
-    const head = { url: redactUrl(input.target.url), model, id: runId };
+    const head = {
+      url: redactUrl(input.target.url),
+      model,
+      id: runId,
+      seed: input.common.load.seed,
+    };
     out.write(`\n${t('run.header_run', head)}\n`);
     out.write(formatSummaryTable(report.summary, t));
     out.write(formatVerdict(report.validity?.reasons ?? [], t));

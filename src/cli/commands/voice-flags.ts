@@ -45,7 +45,7 @@ export function declareVoiceCommand(program: Command) {
     .option('--playback-buffer-ms <ms>', 'jitter buffer: audio ms received before playback starts', '150')
     .option('--concurrency <n>', 'simulated users, each speaking its turns one after another (default 1)')
     .option('--requests <m>', 'planned turns in all (default 10)')
-    .option('--seed <n>', 'seed for generated audio and output lengths', '42')
+    .option('--seed <n>', 'seed for generated audio and output lengths (default: drawn fresh, printed)')
     .option('--output-len <dist>', 'LLM max_tokens per turn: N, uniform:A-B or normal:MEAN,STD')
     .option('--timeout <s>', 'limit of each exchange (ASR, LLM, each TTS chunk), seconds (default: none)')
     .option('--timeout-first <s>', 'limit to the first text (ASR, LLM) or first audio byte (TTS), seconds')

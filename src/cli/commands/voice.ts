@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { diagnoseVoice } from '../../analysis/diagnose/voice-slow.js';
 import type { VoiceSummary } from '../../analysis/voice-metrics.js';
+import { freshDefault } from '../../config/run-settings.js';
 import { ExitCode, type Problem, UsageError, worstExitCode } from '../../core/errors.js';
 import type { T } from '../../i18n/index.js';
 import {
@@ -87,7 +88,8 @@ export function parseVoiceFlags(
   const ttsUrl = raw.ttsUrl ? parseBaseUrl(raw.ttsUrl, problems, '--tts-url', notes, t) : llmUrl;
   const users = optNumber(raw.concurrency, '--concurrency', problems, { int: true, min: 1 }, t) ?? 1;
   const turns = optNumber(raw.requests, '--requests', problems, { int: true, min: 1 }, t) ?? 10;
-  const seed = optNumber(raw.seed, '--seed', problems, { int: true, min: 0 }, t) ?? 42;
+  // Drawn fresh unless given, as for `run` (config/run-settings `seed`); the header prints it.
+  const seed = freshDefault(optNumber(raw.seed, '--seed', problems, { int: true, min: 0 }, t));
   const endpointMs = optNumber(raw.endpointMs, '--endpoint-ms', problems, { min: 0 }, t) ?? 500;
   const bufferMs = optNumber(raw.playbackBufferMs, '--playback-buffer-ms', problems, { min: 0 }, t) ?? 150;
   const maxTokens = optNumber(raw.maxTokens, '--max-tokens', problems, { int: true, min: 1 }, t);
@@ -166,7 +168,8 @@ export async function voiceCommand(raw: RawVoice, io: Io): Promise<number> {
     const m = await measureVoice(settings, { env: io.env, signal: ctrl.signal, t });
     const result = { config: m.config, summary: m.summary };
     if (json !== true) await emitJson(json, result, io);
-    out.write(`\n${t('voice.header', { model: m.model, chunk: m.config.tts_chunk as string })}\n`);
+    const head = { model: m.model, chunk: m.config.tts_chunk as string, seed: settings.seed };
+    out.write(`\n${t('voice.header', head)}\n`);
     out.write(formatVoiceSummary(m.summary, t));
     const diag = diagnoseVoice([{ id: 'voice', summary: m.summary, records: m.records }], t);
     out.write(`\n${renderDiagnosisText(diag, [], t)}`);

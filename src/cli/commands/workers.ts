@@ -67,6 +67,12 @@ export function workerArgs(runArgv: readonly string[]): string[] {
   return out;
 }
 
+/** `run`'s argv with `--seed`: the run's own, so every worker sends the same requests. */
+export function withSeedArg(runArgv: readonly string[], seed: number): string[] {
+  const given = runArgv.some((a) => a === '--seed' || a.startsWith('--seed='));
+  return given ? [...runArgv] : ['--seed', String(seed), ...runArgv];
+}
+
 /** node --test's flags that take their value as the next word (a test's CLI children drop them). */
 const TEST_VALUE_FLAGS = new Set([
   '--test-name-pattern',

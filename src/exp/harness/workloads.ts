@@ -5,7 +5,7 @@
  * sessions workload with the load that replays it. Every target gets the same requests; lengths
  * are token-exact with the first target's tokenizer (`model`).
  */
-import { workloadOptionValues } from '../../config/run-settings.js';
+import { syntheticDefault, workloadOptionValues } from '../../config/run-settings.js';
 import { sessionsLoadMode } from '../../pipeline/load-plan.js';
 import { hashString } from '../../runtime/rng.js';
 import { buildWorkload, type Workload } from '../../workload/index.js';
@@ -31,8 +31,9 @@ export async function workloadOf(
       ? dataset.format === 'sharegpt'
         ? { dataset: { kind: 'sharegpt', path: dataset.path } }
         : { promptsFile: dataset.path }
-      : { inputLen: opts.inputLen ?? w.input_len }),
-    outputLen: opts.outputLen ?? w.output_len,
+      : { inputLen: opts.inputLen ?? w.input_len ?? syntheticDefault('input_len') }),
+    // A dataset brings its own output lengths (ShareGPT: the reply's), as on the command line.
+    outputLen: opts.outputLen ?? w.output_len ?? (dataset ? undefined : syntheticDefault('output_len')),
     ...(!opts.plain && !dataset && w.shared_prefix
       ? { sharedPrefixLen: w.shared_prefix.tokens, numPrefixGroups: w.shared_prefix.groups }
       : {}),
@@ -58,8 +59,8 @@ export async function sessionsOf(
     ...workloadOptionValues(w, 'file'),
     seed,
     model,
-    inputLen: w.input_len,
-    outputLen: w.output_len,
+    inputLen: w.input_len ?? syntheticDefault('input_len'),
+    outputLen: w.output_len ?? syntheticDefault('output_len'),
     sessions: {
       users,
       turns: l.turns ?? '1',

@@ -139,7 +139,7 @@ export const exp = {
   'exp.ab.answer.failed':
     '{side} ({name}) failed {failed} of {measured} measured requests: only pairs where both sides succeeded are compared',
   // progress lines on stderr (src/exp/run-experiment.ts, src/exp/harness/targets.ts, sweep.ts)
-  'exp.progress.start': 'experiment {id}: {name} ({kind})',
+  'exp.progress.start': 'experiment {id}: {name} ({kind}), seed {seed}',
   'exp.progress.sim_virtual': 'target {name}: simulator {model} on {gpu} (virtual clock)',
   'exp.progress.sim_live': 'target {name}: simulator {model} on {gpu} at {url} (time scale {scale})',
   'exp.progress.note': 'target {name}: {note}',

@@ -43,8 +43,8 @@ export const run = {
   'run.tokenization.approximate':
     'the approximation (synthetic prompts exact; English prose about +10% (−3% to +25%); Chinese about −11% (−18% to −3%), against Qwen3)',
   'run.tokenization.none': 'none needed (the prompts are sent as given)',
-  'run.header': 'servelab run: {url} model {model}',
-  'run.header_run': 'servelab run: {url} model {model} (run {id})',
+  'run.header': 'servelab run: {url} model {model}, seed {seed}',
+  'run.header_run': 'servelab run: {url} model {model} (run {id}), seed {seed}',
   'run.wrote': 'wrote {files}',
   'run.interrupted': 'interrupted: in-flight and unsent requests were recorded as cancelled',
   'run.fail_fast': 'stopped early (fail fast): {reason}',
@@ -57,8 +57,9 @@ export const run = {
   'run.thresholds.no_data': 'no data',
   'run.thresholds.limit': '(limit {limit})',
   'run.thresholds.limit_baseline': '(limit {limit}, baseline {baseline})',
-  'run.plan.header': 'servelab plan: {model} on {gpu} (virtual time, {s} s simulated)',
-  'run.plan.header_run': 'servelab plan: {model} on {gpu} (virtual time, {s} s simulated) (run {id})',
+  'run.plan.header': 'servelab plan: {model} on {gpu} (virtual time, {s} s simulated), seed {seed}',
+  'run.plan.header_run':
+    'servelab plan: {model} on {gpu} (virtual time, {s} s simulated) (run {id}), seed {seed}',
   'run.plan.max_concurrency': 'largest concurrency meeting the SLOs (≥ {pct}% good): {c}',
   'run.plan.no_concurrency': 'no concurrency meets the SLOs',
   'run.demo.simulator':

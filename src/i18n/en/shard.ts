@@ -12,6 +12,10 @@ export const shard = {
   'shard.start.hint':
     'every shard needs the same start: --start-at 2026-12-01T15:00:00Z (RFC 3339), or --start-in 10 (seconds from now)',
   'shard.start.bad': 'not an RFC 3339 time: "{got}"',
+  'shard.seed.needed':
+    'the shards of one run must send the same requests, and each would draw a seed of its own',
+  'shard.seed.needed_hint':
+    'give every shard the same --seed N, or a common --start-at (the seed is then drawn from it)',
   'shard.start.badIn': 'not a number of seconds ≥ 0: "{got}"',
   'shard.start.noShard': '--start-at, --start-in and --late-policy apply only to a sharded run',
   'shard.start.required': 'a run split over more than one shard needs a common start',

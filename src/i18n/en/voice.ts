@@ -34,7 +34,7 @@ export const voice = {
   'voice.audio.both': '--audio and --speech-seconds both given',
   'voice.audio.both_hint':
     'keep one: --audio DIR for real WAV files, --speech-seconds DIST for generated audio',
-  'voice.header': 'Voice run: LLM {model}, TTS chunks: {chunk}',
+  'voice.header': 'Voice run: LLM {model}, TTS chunks: {chunk}, seed {seed}',
   'voice.wrote': 'wrote {files}',
   'voice.demo.simulator':
     'simulator: {model} on {gpu} at {url} (LLM, /v1/audio/transcriptions and /v1/audio/speech on one port)',

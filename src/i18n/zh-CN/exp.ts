@@ -129,7 +129,7 @@ export const exp: Record<keyof typeof en, string> = {
   'exp.ab.answer.chart': '{metric}：A 对比 B（合并所有区块）',
   'exp.ab.answer.failed':
     '{side}（{name}）在 {measured} 个测量请求中失败 {failed} 个：只比较两侧都成功的请求对',
-  'exp.progress.start': '实验 {id}：{name}（{kind}）',
+  'exp.progress.start': '实验 {id}：{name}（{kind}），种子 {seed}',
   'exp.progress.sim_virtual': '目标 {name}：模拟器 {model}，运行在 {gpu} 上（虚拟时钟）',
   'exp.progress.sim_live': '目标 {name}：模拟器 {model}，运行在 {gpu} 上，地址 {url}（时间倍率 {scale}）',
   'exp.progress.note': '目标 {name}：{note}',

@@ -41,8 +41,8 @@ export const run: Record<keyof typeof en, string> = {
   'run.tokenization.approximate':
     '近似估计（合成提示词精确；英文文本约 +10%（−3% 到 +25%）；中文约 −11%（−18% 到 −3%），以 Qwen3 为基准）',
   'run.tokenization.none': '不需要（提示词按原样发送）',
-  'run.header': 'servelab run：{url}，模型 {model}',
-  'run.header_run': 'servelab run：{url}，模型 {model}（运行 {id}）',
+  'run.header': 'servelab run：{url}，模型 {model}，种子 {seed}',
+  'run.header_run': 'servelab run：{url}，模型 {model}（运行 {id}），种子 {seed}',
   'run.wrote': '已写入 {files}',
   'run.interrupted': '已中断：在途和未发送的请求记为已取消',
   'run.fail_fast': '提前停止（fail fast）：{reason}',
@@ -54,8 +54,9 @@ export const run: Record<keyof typeof en, string> = {
   'run.thresholds.no_data': '无数据',
   'run.thresholds.limit': '（上限 {limit}）',
   'run.thresholds.limit_baseline': '（上限 {limit}，基线 {baseline}）',
-  'run.plan.header': 'servelab plan：{model}，运行于 {gpu}（虚拟时间，模拟了 {s} 秒）',
-  'run.plan.header_run': 'servelab plan：{model}，运行于 {gpu}（虚拟时间，模拟了 {s} 秒）（运行 {id}）',
+  'run.plan.header': 'servelab plan：{model}，运行于 {gpu}（虚拟时间，模拟了 {s} 秒），种子 {seed}',
+  'run.plan.header_run':
+    'servelab plan：{model}，运行于 {gpu}（虚拟时间，模拟了 {s} 秒）（运行 {id}），种子 {seed}',
   'run.plan.max_concurrency': '满足 SLO 的最大并发（≥ {pct}% 达标）：{c}',
   'run.plan.no_concurrency': '没有任何并发能满足 SLO',
   'run.demo.simulator':

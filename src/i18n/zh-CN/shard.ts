@@ -13,6 +13,8 @@ export const shard: Record<keyof typeof en, string> = {
   'shard.start.hint':
     '所有分片需要同一个起跑时刻：--start-at 2026-12-01T15:00:00Z（RFC 3339），或 --start-in 10（从现在起的秒数）',
   'shard.start.bad': '不是 RFC 3339 时间：“{got}”',
+  'shard.seed.needed': '同一运行的各分片必须发送相同的请求，而每个分片会各自抽取种子',
+  'shard.seed.needed_hint': '给每个分片相同的 --seed N，或相同的 --start-at（种子由它得出）',
   'shard.start.badIn': '不是 ≥ 0 的秒数：“{got}”',
   'shard.start.noShard': '--start-at、--start-in 和 --late-policy 只用于分片运行',
   'shard.start.required': '分成多个分片的运行需要一个统一的起跑时刻',

@@ -30,7 +30,7 @@ export const voice: Record<keyof typeof en, string> = {
   'voice.format.hint': '可用 pcm（24 kHz 16 位单声道，即 OpenAI 的 pcm）或 wav',
   'voice.audio.both': '同时给出了 --audio 和 --speech-seconds',
   'voice.audio.both_hint': '只保留一个：真实 WAV 文件用 --audio DIR，生成的音频用 --speech-seconds DIST',
-  'voice.header': '语音测试：LLM {model}，TTS 分块：{chunk}',
+  'voice.header': '语音测试：LLM {model}，TTS 分块：{chunk}，种子 {seed}',
   'voice.wrote': '已写入 {files}',
   'voice.demo.simulator':
     '模拟器：{model}，{gpu}，地址 {url}（LLM、/v1/audio/transcriptions 和 /v1/audio/speech 共用一个端口）',
