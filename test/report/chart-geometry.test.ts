@@ -130,7 +130,10 @@ function chartProblems(): Record<string, string[]> {
           .map((e) => e.getAttribute('transform')),
       );
       const items = [...transforms].map((tr) => {
-        const parts = all.filter((e) => e.getAttribute('transform') === tr);
+        // The legend's transparent background shares the first item's place: not an item.
+        const parts = all.filter(
+          (e) => e.getAttribute('transform') === tr && e.getAttribute('fill-opacity') !== '0',
+        );
         const text = parts.find((e) => e.tagName === 'text');
         return { name: text?.textContent ?? '?', b: union(parts.map(box)) };
       });
@@ -149,7 +152,9 @@ function chartProblems(): Record<string, string[]> {
       if (!inside(box(e), sb))
         p.push(`text "${e.textContent}" ${fmt(box(e))} is clipped by the chart ${fmt(sb)}`);
     const titles = texts.filter((e) => /font-weight:\s*bold/.test(e.getAttribute('style') ?? ''));
-    if (titles.length !== 1) p.push(`${titles.length} titles`);
+    // A wrapped title is one text per line, all at the title's place.
+    const titleCount = new Set(titles.map((e) => e.getAttribute('transform'))).size;
+    if (titleCount !== 1) p.push(`${titleCount} titles`);
     const caption = fig ? [...fig.querySelectorAll('figcaption')].map((c) => c.textContent ?? '') : [];
     for (const c of caption)
       if (titles.some((x) => (x.textContent ?? '').trim() === c.trim()))
