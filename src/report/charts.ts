@@ -267,7 +267,8 @@ export function ttftVsInputOption(runs: readonly LoadedRun[], t: T = EN): EChart
     // Several runs: a strip per run (one row each, every request a point). Long run names wrap
     // within the label column (at most 40% of the chart) instead of running off its left edge.
     const labels = series.map((s) => s.run.label);
-    const labelWidth = Math.min(240, Math.ceil(Math.max(...labels.map((l) => textWidth(l, 12)))));
+    // Some slack over the estimate: a label that fits is never broken.
+    const labelWidth = Math.min(240, Math.ceil(Math.max(...labels.map((l) => textWidth(l, 12)))) + 8);
     return withBase(t('report.chart.ttftStrip', { tokens }), {
       tooltip: { trigger: 'item' },
       legend: { show: false },
