@@ -69,13 +69,21 @@ function fmt(v) {
   return v.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3);
 }
 
-/** An axis label: no float noise (`7.630594756000001` → `7.63`), thousands as `12k` (report/charts axisNumber). */
+/**
+ * An axis label (report/chart-kit axisNumber): a tick, a round multiple of the axis's step, whole
+ * with up to 3 decimals (`104.05`: a narrow axis keeps its ticks apart); anything else at most 3
+ * significant decimals, no float noise (`7.630594756000001` → `7.63`); thousands as `12k`.
+ */
 function axisNumber(v) {
   if (!Number.isFinite(v)) return String(v);
+  const round = (x, rest) => {
+    const clean = Number(x.toPrecision(12));
+    for (let d = 0; d <= 3; d++) if (Number(clean.toFixed(d)) === clean) return String(clean);
+    return rest(x);
+  };
   const a = Math.abs(v);
-  if (a >= 10000) return `${Number((v / 1000).toPrecision(3))}k`;
-  if (a >= 100 || Number.isInteger(v)) return String(Math.round(v));
-  return String(Number(v.toPrecision(3)));
+  if (a >= 10000) return `${round(v / 1000, (x) => String(Number(x.toPrecision(3))))}k`;
+  return round(v, (x) => (a >= 100 ? String(Math.round(x)) : String(Number(x.toPrecision(3)))));
 }
 
 /** Every value and log axis of an option labelled through {@link axisNumber}. */
@@ -88,6 +96,21 @@ function roundAxes(option) {
     return { ...axis, axisLabel: { ...(axis.axisLabel || {}), formatter: axisNumber } };
   };
   return { ...option, xAxis: fix(option.xAxis), yAxis: fix(option.yAxis) };
+}
+
+/** The plot's top under a title and one legend row, px (report/chart-kit ONE_ROW_TOP). */
+const ONE_ROW_TOP = 78;
+
+/**
+ * An option as the page draws it: axes labelled through {@link axisNumber}, and a legend that
+ * pages in one row (the page can turn a legend's pages; the SVG report wraps it instead), so it
+ * never runs onto the plot whatever the box's width.
+ */
+function forPage(option) {
+  const o = roundAxes(option);
+  if (!o.legend || o.legend.show === false) return o;
+  const top = typeof o.grid?.top === 'number' ? Math.min(o.grid.top, ONE_ROW_TOP) : ONE_ROW_TOP;
+  return { ...o, legend: { ...o.legend, type: 'scroll', left: 10, right: 10 }, grid: { ...o.grid, top } };
 }
 
 function when(unixMs) {
@@ -127,7 +150,7 @@ function addChart(parent, id, option, size) {
   const box = el('div', { class: `chart${size ? ` ${size}` : ''}`, 'data-chart': id });
   parent.append(box);
   const chart = echarts.init(box, null, { renderer: 'canvas' });
-  chart.setOption(roundAxes(option));
+  chart.setOption(forPage(option));
   charts.push(chart);
   return chart;
 }
@@ -455,11 +478,11 @@ function startLive(run, parent, setMeta) {
     summaryBox.replaceChildren(liveSummaryTables(s));
     summaryBox.dataset.records = String(u.records);
     if (u.charts?.timeline) {
-      if (timeline) timeline.setOption(roundAxes(u.charts.timeline), { notMerge: true });
+      if (timeline) timeline.setOption(forPage(u.charts.timeline), { notMerge: true });
       else timeline = addChart(grid, 'live-timeline', u.charts.timeline);
     }
     if (u.charts?.ttft_cdf) {
-      if (cdf) cdf.setOption(roundAxes(u.charts.ttft_cdf), { notMerge: true });
+      if (cdf) cdf.setOption(forPage(u.charts.ttft_cdf), { notMerge: true });
       else cdf = addChart(grid, 'live-ttft-cdf', u.charts.ttft_cdf);
     }
     if ((u.charts?.gpu_util || u.charts?.gpu_memory) && !gpuGrid.isConnected)

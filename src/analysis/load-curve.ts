@@ -25,10 +25,16 @@ export interface LoadCurvePoint {
   valid: boolean;
 }
 
-/** Which load axis the runs share: concurrency if every run has one, else rate, else null. */
+/**
+ * Which load axis the runs share: concurrency if every run has one, else rate, else null. Runs
+ * must stand at two or more levels on it: runs all at one level (repeats, a baseline, an A/B
+ * pair) are no curve, and a chart of them would be a column of points at one x.
+ */
 export function loadAxis(runs: readonly LoadedRun[]): 'concurrency' | 'rate_rps' | null {
-  if (runs.length >= 2 && runs.every((r) => r.level?.concurrency != null)) return 'concurrency';
-  if (runs.length >= 2 && runs.every((r) => r.level?.rate_rps != null)) return 'rate_rps';
+  for (const axis of ['concurrency', 'rate_rps'] as const) {
+    if (runs.length < 2 || !runs.every((r) => r.level?.[axis] != null)) continue;
+    return new Set(runs.map((r) => r.level?.[axis])).size >= 2 ? axis : null;
+  }
   return null;
 }
 
@@ -60,7 +66,7 @@ export function curvesOf(runs: readonly LoadedRun[]): { name: string; runs: Load
   return [...m.values()];
 }
 
-/** One load curve per target (see {@link curvesOf}); null without ≥ 2 runs that share a load axis. */
+/** One load curve per target (see {@link curvesOf}); null without runs at ≥ 2 levels of a shared load axis. */
 export function loadCurves(
   runs: readonly LoadedRun[],
 ): { axis: 'concurrency' | 'rate_rps'; curves: { name: string; points: LoadCurvePoint[] }[] } | null {

@@ -17,7 +17,16 @@ import { measuredSuccesses } from '../analysis/summary.js';
 import { attemptEndAt } from '../analysis/window.js';
 import { type MessageKey, type T, translator } from '../i18n/index.js';
 import type { RequestRecord } from '../record/types.js';
-import { BASE, histogram, niceCeil, renderSvg, valueAxis, withBase } from './chart-kit.js';
+import {
+  BASE,
+  histogram,
+  niceCeil,
+  renderSvg,
+  spanScale,
+  textWidth,
+  valueAxis,
+  withBase,
+} from './chart-kit.js';
 
 /** The English translator, the default of every builder that takes one. */
 const EN = translator('en');
@@ -58,7 +67,11 @@ export function cdfOption(
     .filter((x) => x.vals.length >= 2);
   if (series.length === 0) return null;
   return withBase(t(metric === 'ttft_ms' ? 'report.chart.ttftCdf' : 'report.chart.e2eCdf'), {
-    xAxis: valueAxis(`${metric} (ms)`, { scale: true }, true),
+    xAxis: valueAxis(
+      t(metric === 'ttft_ms' ? 'report.axis.ttftMs' : 'report.axis.e2eMs'),
+      { scale: true, ...spanScale(series.flatMap((x) => x.vals)) },
+      true,
+    ),
     yAxis: valueAxis(t('report.axis.fraction'), { min: 0, max: 1 }),
     series: series.map(({ run, vals }) => ({
       type: 'line',
@@ -154,13 +167,27 @@ export function loadCurveOption(runs: readonly LoadedRun[], t: T = EN): EChartsO
         : []),
     ];
   });
+  // The latency axis holds every drawn tail and SLO line: log when they span more than two
+  // orders of magnitude (a queue's TTFT grows from ms to minutes), else linear from 0.
+  const latencies = curves.flatMap((c) => c.points.flatMap((p) => [p.ttft_p99_ms, p.e2e_p99_ms]));
+  const drawn = [...latencies, latencyTop || null];
+  const log = spanScale(drawn);
+  let latencyRange: Record<string, unknown> = {};
+  const positive = drawn.filter((v): v is number => v !== null && v > 0);
+  if (positive.length && log.type === 'log')
+    latencyRange = {
+      ...log,
+      min: 10 ** Math.floor(Math.log10(Math.min(...positive))),
+      max: 10 ** Math.ceil(Math.log10(Math.max(...positive))),
+    };
+  else if (positive.length) latencyRange = { min: 0, max: niceCeil(Math.max(...positive) * 1.05) };
   return withBase(t(axis === 'concurrency' ? 'report.chart.loadCurveC' : 'report.chart.loadCurveR'), {
     xAxis: valueAxis(t(axis === 'concurrency' ? 'report.axis.concurrency' : 'report.axis.rate'), {}, true),
     yAxis: [
       valueAxis(t('report.axis.tokS')),
-      valueAxis(t('report.axis.ms'), {
+      valueAxis(t(log.type === 'log' ? 'report.axis.latencyLog' : 'report.axis.ms'), {
         splitLine: { show: false },
-        ...(latencyTop > 0 ? { max: niceCeil(latencyTop * 1.1) } : {}),
+        ...latencyRange,
       }),
     ],
     series,
@@ -224,7 +251,7 @@ export function ttftVsInputOption(runs: readonly LoadedRun[], t: T = EN): EChart
       const bins = Math.min(30, Math.max(5, Math.ceil(Math.sqrt(vals.length))));
       return withBase(t('report.chart.ttftHist', { tokens }), {
         tooltip: { trigger: 'item' },
-        xAxis: valueAxis('ttft_ms (ms)', { min: 0 }, true),
+        xAxis: valueAxis(t('report.axis.ttftMs'), { min: 0 }, true),
         yAxis: valueAxis(t('report.axis.requests'), { minInterval: 1 }),
         series: [
           {
@@ -237,13 +264,22 @@ export function ttftVsInputOption(runs: readonly LoadedRun[], t: T = EN): EChart
         ],
       });
     }
-    // Several runs: a strip per run (one row each, every request a point).
+    // Several runs: a strip per run (one row each, every request a point). Long run names wrap
+    // within the label column (at most 40% of the chart) instead of running off its left edge.
+    const labels = series.map((s) => s.run.label);
+    // Some slack over the estimate: a label that fits is never broken.
+    const labelWidth = Math.min(240, Math.ceil(Math.max(...labels.map((l) => textWidth(l, 12)))) + 8);
     return withBase(t('report.chart.ttftStrip', { tokens }), {
       tooltip: { trigger: 'item' },
       legend: { show: false },
-      grid: { left: 110, right: 30, top: 40, bottom: 52 },
-      xAxis: valueAxis('ttft_ms (ms)', { min: 0 }, true),
-      yAxis: { type: 'category', data: series.map((s) => s.run.label), inverse: true },
+      grid: { left: labelWidth + 16, right: 30, top: 40, bottom: 52 },
+      xAxis: valueAxis(t('report.axis.ttftMs'), { min: 0 }, true),
+      yAxis: {
+        type: 'category',
+        data: labels,
+        inverse: true,
+        axisLabel: { interval: 0, width: labelWidth, overflow: 'break', lineHeight: 13 },
+      },
       series: series.map(({ run, data }) => ({
         type: 'scatter',
         name: run.label,
@@ -256,7 +292,7 @@ export function ttftVsInputOption(runs: readonly LoadedRun[], t: T = EN): EChart
   return withBase(t('report.chart.ttftVsInput'), {
     tooltip: { trigger: 'item' },
     xAxis: valueAxis(t('report.axis.inputTokens'), { scale: true }, true),
-    yAxis: valueAxis('ttft_ms (ms)', { scale: true }),
+    yAxis: valueAxis(t('report.axis.ttftMs'), { scale: true }),
     series: series.map(({ run, data }) => ({ type: 'scatter', name: run.label, symbolSize: 5, data })),
   });
 }

@@ -50,7 +50,7 @@ export const FRAGMENT_CSS = `
 table{border-collapse:separate;border-spacing:0;font-size:12px;margin:0}
 th,td{border-right:1px solid #ddd;border-bottom:1px solid #ddd;padding:3px 6px;text-align:right;white-space:nowrap;background:#fff}
 th{background:#f3f3f3;position:sticky;top:0}th.l,td.l{text-align:left}
-table.comparison tr>*:first-child{position:sticky;left:0;z-index:1;text-align:left;border-right:2px solid #ccc}
+table.comparison tr>*:first-child{position:sticky;left:0;z-index:1;text-align:left;border-right:2px solid #ccc;white-space:normal;min-width:12em;max-width:18em;overflow-wrap:anywhere}
 table.comparison th:first-child{z-index:2}
 tr.invalid td{color:#777;background:#f4f4f4}
 td.unreliable{color:#a15c00;background:#fff6e5}
@@ -58,7 +58,7 @@ td.unreliable{color:#a15c00;background:#fff6e5}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,560px),1fr));gap:12px}
 .charts.panels{grid-template-columns:repeat(auto-fill,minmax(min(100%,300px),1fr))}
 .charts.lead{grid-template-columns:minmax(0,960px)}
-figure{margin:0;border:1px solid #eee;min-width:0}figcaption{font-size:12px;text-align:center;color:#555}
+figure{margin:0;border:1px solid #eee;min-width:0}
 figure svg{display:block;width:100%;height:auto}
 details.level{border:1px solid #e5e5e5;border-radius:6px;margin:8px 0;padding:4px 10px}
 details.level>summary{cursor:pointer;font-weight:600}
@@ -391,9 +391,12 @@ ${run.summary.warnings.length ? `<p>${escapeHtml(t('report.record.warnings'))}</
 </details>`;
 }
 
-/** One chart as a `<figure>` with its inline SVG. */
+/**
+ * One chart as a `<figure>` with its inline SVG. The chart draws its own title, so the figure
+ * has no caption repeating it; the title names the figure for a screen reader.
+ */
 export function figureHtml(c: ChartSpec): string {
-  return `<figure data-chart="${escapeHtml(c.id)}">${renderChartSvg(c)}<figcaption>${escapeHtml(c.title)}</figcaption></figure>`;
+  return `<figure data-chart="${escapeHtml(c.id)}" aria-label="${escapeHtml(c.title)}">${renderChartSvg(c)}</figure>`;
 }
 
 /**

@@ -207,7 +207,7 @@ ${rows.map(([k, v]) => `<tr><td class="l">${escapeHtml(k)}</td><td class="l">${e
 <ul class="trace-lines">${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>
 ${meta.skipped.length ? `<p>${escapeHtml(t('trace.html.skipped'))}</p><ul>${meta.skipped.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>` : ''}
 <h2>${escapeHtml(t('trace.html.charts'))}</h2>
-<div class="charts">${charts.map((c) => `<figure data-chart="${c.id}">${renderSvg(c.option)}<figcaption>${escapeHtml(String((c.option.title as { text?: string }).text ?? c.id))}</figcaption></figure>`).join('\n')}</div>
+<div class="charts">${charts.map((c) => `<figure data-chart="${c.id}" aria-label="${escapeHtml(String((c.option.title as { text?: string }).text ?? c.id))}">${renderSvg(c.option)}</figure>`).join('\n')}</div>
 </body></html>
 `;
 }

@@ -9,7 +9,14 @@ import type { LoadedRun } from '../../src/analysis/loaded-run.js';
 import { parseSlo } from '../../src/analysis/slo.js';
 import { stallThresholdMs } from '../../src/analysis/stalls.js';
 import { translator } from '../../src/i18n/index.js';
-import { axisNumber, legendRows, renderSvg } from '../../src/report/chart-kit.js';
+import {
+  axisNumber,
+  fitToWidth,
+  legendRows,
+  renderSvg,
+  spanScale,
+  textWidth,
+} from '../../src/report/chart-kit.js';
 import {
   cdfOption,
   cdfPoints,
@@ -235,7 +242,7 @@ describe('SVG rendering', () => {
       '7.63',
       '0.3',
       '12',
-      '1235',
+      '1234.5',
       '25k',
       '-0.5',
     ]);
@@ -380,11 +387,81 @@ describe('small multiples', () => {
     const ttft = ss.find((s) => s.name === 'TTFT p99 (ms)');
     assert.deepEqual(ttft.markLine.data, [{ yAxis: 100 }]);
     assert.equal(ttft.yAxisIndex, 1);
-    // The latency axis reaches the SLO, or its line would be drawn off the chart.
+    // The latency axis reaches the SLO, or its line would be drawn off the chart, and every
+    // drawn tail (E2E p99 is the highest), or it would be clipped.
     // biome-ignore lint/suspicious/noExplicitAny: echarts axis
-    assert.equal((loadCurveOption(runs) as any).yAxis[1].max, 120);
+    const max = (loadCurveOption(runs) as any).yAxis[1].max;
+    const top = Math.max(100, ...runs.map((r) => r.summary.e2e_ms.p99 ?? 0));
+    assert.ok(max >= top && max <= 1.5 * top, `latency axis max ${max}, highest drawn ${top}`);
     const grey = ss.find((s) => s.type === 'scatter');
     assert.deepEqual(grey.data, [[2, 200]]);
     assert.equal(grey.itemStyle.color, '#b0b0b0');
+  });
+
+  it('load curve: the latency axis reaches every drawn tail, log when they span more than 100x; one level is no curve', () => {
+    const runs = [1, 4, 16, 64].map((c, i) => {
+      const r = handRun(`c${c}`, recs(20), {}, { level: { concurrency: c } });
+      r.summary = {
+        ...r.summary,
+        ttft_ms: { ...r.summary.ttft_ms, p99: [40, 400, 10_312, 40_000][i] },
+        e2e_ms: { ...r.summary.e2e_ms, p99: [90, 900, 20_000, 62_019][i] },
+      };
+      return r;
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: echarts axis
+    const axis = (loadCurveOption(runs) as any).yAxis[1];
+    assert.equal(axis.type, 'log');
+    assert.ok(axis.min <= 40 && axis.max >= 62_019, JSON.stringify(axis));
+    assert.equal(axis.name, 'latency (ms, log scale)');
+    // Every run at one level (repeats): no load curve, no goodput chart.
+    const same = [1, 2, 3].map((i) => handRun(`rep${i}`, recs(20), {}, { level: { concurrency: 1 } }));
+    assert.equal(loadCurveOption(same), null);
+    assert.equal(goodputOption(same), null);
+    assert.ok(!reportCharts(same).some((c) => c.id === 'load-curve'), 'no load curve');
+  });
+
+  it('axes have human names, ticks stay apart on a narrow axis, a value span over 100x is log', () => {
+    const run = handRun('a', recs(20));
+    // biome-ignore lint/suspicious/noExplicitAny: echarts axis
+    assert.equal((cdfOption([run], 'ttft_ms') as any).xAxis.name, 'TTFT (ms)');
+    // biome-ignore lint/suspicious/noExplicitAny: echarts axis
+    assert.equal((cdfOption([run], 'e2e_ms') as any).xAxis.name, 'E2E latency (ms)');
+    assert.deepEqual([104, 104.05, 104.1, 104.15].map(axisNumber), ['104', '104.05', '104.1', '104.15']);
+    assert.deepEqual(spanScale([5, 600]), { type: 'log', logBase: 10 });
+    assert.deepEqual(spanScale([5, 400, null, 0]), {});
+  });
+
+  it('text is laid out at a browser sans-serif width; a long title and legend wrap and the chart grows', () => {
+    // DejaVu Sans, Debian's sans-serif, is wider than echarts' Helvetica estimate; CJK is one em.
+    const w = textWidth('in flight (client)', 11);
+    assert.ok(w >= 85, `in flight (client) at 11 px: ${w}`);
+    assert.equal(textWidth('首字延迟', 12), 48);
+    const names = Array.from(
+      { length: 8 },
+      (_, i) => `llama-3.1-8b-instruct-bf16-kv-cache side=a block=${i}/8`,
+    );
+    const option = {
+      title: { text: `Chunk gaps — ${names[0]} (0 stall(s) > 50 ms)`, textStyle: { fontSize: 13 } },
+      legend: {},
+      grid: { top: 78, bottom: 52 },
+      xAxis: { type: 'value' },
+      yAxis: { type: 'value' },
+      series: names.map((name, i) => ({
+        type: 'line' as const,
+        name,
+        data: [
+          [0, i],
+          [1, i + 1],
+        ],
+      })),
+    } as EChartsOption;
+    const fit = fitToWidth(option, 600, 340);
+    const top = (fit.option.grid as { top: number }).top;
+    assert.equal(legendRows(names, 580), 8);
+    assert.ok(top >= 2 * 19 + 8 * 24, `the plot starts below two title lines and eight legend rows: ${top}`);
+    // The plot keeps the height it asked for (340 - 78 - 52).
+    assert.equal(fit.height - top - 52, 340 - 78 - 52);
+    const svg = renderSvg(option);
+    assert.match(svg, new RegExp(`height="${fit.height}"`));
   });
 });

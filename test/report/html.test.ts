@@ -69,7 +69,7 @@ describe('renderHtmlReport', () => {
   });
 
   it('inlines every chart and escapes labels', () => {
-    const figures = html.match(/<figure data-chart="(?!server-)[^"]+"><svg/g) ?? [];
+    const figures = html.match(/<figure data-chart="(?!server-)[^"]+" aria-label="[^"]*"><svg/g) ?? [];
     // Load curve, CDF ×2, TTFT per request, and per run a timeline and a chunk-gap chart…
     assert.equal(figures.length, 4 + 2 * 2);
     // …and the server series, one small panel each, in their own grid.
