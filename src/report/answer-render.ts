@@ -141,7 +141,7 @@ export function answerHtml(a: ExperimentAnswer, t: T = EN): string {
     : '';
   const iv = intervalText(a, t);
   const chart = a.chart
-    ? `<div class="charts lead"><figure data-chart="answer">${answerChartSvg(a.chart)}<figcaption>${escapeHtml(a.chart.title)}</figcaption></figure></div>`
+    ? `<div class="charts lead"><figure data-chart="answer" aria-label="${escapeHtml(a.chart.title)}">${answerChartSvg(a.chart)}</figure></div>`
     : '';
   return `<section class="answer" id="answer" data-kind="${escapeHtml(a.kind)}">
 <p class="question">${escapeHtml(a.question)}</p>

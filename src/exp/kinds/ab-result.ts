@@ -58,6 +58,15 @@ export interface AbResult {
 }
 
 /** Units of the A/B metrics. */
+/** A metric's human name on a chart (an axis or a title names no metric key). */
+const CHART_NAME: Record<AbMetric, string> = {
+  ttft_ms: 'TTFT',
+  tpot_ms: 'TPOT',
+  e2e_ms: 'E2E',
+  itl_ms: 'ITL',
+  output_tokens_per_s: 'output tok/s',
+};
+
 const UNIT: Record<AbMetric, string> = {
   ttft_ms: 'ms',
   tpot_ms: 'ms',
@@ -73,6 +82,12 @@ const UNIT: Record<AbMetric, string> = {
  */
 export function abMetricLabel(metric: string, t: T): string {
   return metric === 'output_tokens_per_s' ? `${metric} (${t('exp.ab.per_request')})` : metric;
+}
+
+/** A metric's name on the answer's chart: human, and per request where that is what it is. */
+function chartName(metric: AbMetric, t: T): string {
+  const name = CHART_NAME[metric];
+  return metric === 'output_tokens_per_s' ? `${name} (${t('exp.ab.per_request')})` : name;
 }
 
 /** A number rounded for the answer's table: 2 decimals below 100, whole above. */
@@ -193,8 +208,8 @@ export function abAnswer(res: AbResult, t: T): ExperimentAnswer {
       dist && dist.a.length > 0 && dist.b.length > 0
         ? {
             type: 'cdf',
-            title: t('exp.ab.answer.chart', { metric: abMetricLabel(dist.metric, t) }),
-            x: { name: abMetricLabel(dist.metric, t), unit: UNIT[dist.metric] },
+            title: t('exp.ab.answer.chart', { metric: chartName(dist.metric, t) }),
+            x: { name: chartName(dist.metric, t), unit: UNIT[dist.metric] },
             y: { name: t('report.axis.fraction'), unit: null },
             series: [
               { name: `A ${res.a}`, points: dist.a },

@@ -237,18 +237,20 @@ export function baselineAnswer(res: BaselineResult, t: T): ExperimentAnswer {
       ? {
           type: 'bar',
           title: t('exp.baseline.answer.chart'),
-          x: { name: t('exp.col.target'), unit: null, categories: targets },
+          // Cold against warm on the x axis, a bar per target: one target is still two categories.
+          x: {
+            name: '',
+            unit: null,
+            categories: [t('exp.baseline.answer.cold'), t('exp.baseline.answer.warm')],
+          },
           y: { name: 'TTFT', unit: 'ms' },
-          series: [
-            {
-              name: t('exp.baseline.answer.cold'),
-              points: res.targets.map((x, i): [number, number | null] => [i, readable(x.cold?.ttft_ms)]),
-            },
-            {
-              name: t('exp.baseline.answer.warm'),
-              points: res.targets.map((x, i): [number, number | null] => [i, readable(x.warm.ttft_ms_mean)]),
-            },
-          ],
+          series: res.targets.map((x, i) => ({
+            name: targets[i],
+            points: [
+              [0, readable(x.cold?.ttft_ms)],
+              [1, readable(x.warm.ttft_ms_mean)],
+            ] as [number, number | null][],
+          })),
         }
       : null,
     run_ids: res.targets.map((x) => x.run_id).filter((id): id is string => id !== null),
