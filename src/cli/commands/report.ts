@@ -79,7 +79,7 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
       rep.renderHtmlReport(runs, diagnosis, { title: raw.title, gpu_hour_usd: gpuHourUsd, t, conclusions }),
       '--html',
     );
-    wrote.push(`wrote ${html}\n`);
+    wrote.push(`${t('run.wrote', { files: html })}\n`);
   }
   if (md && svgDir) {
     const doc = rep.renderMarkdownReport(runs, diagnosis, {
@@ -91,15 +91,15 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
     });
     await writeOutputFile(md, doc.markdown, '--md');
     for (const f of doc.files) await writeOutputFile(resolve(dirname(md), f.path), f.svg, '--md');
-    wrote.push(`wrote ${md} and ${doc.files.length} chart(s) in ${svgDir}\n`);
+    wrote.push(`${t('report.wrote_md', { file: md, n: doc.files.length, dir: svgDir })}\n`);
   }
   const reportJson = rep.buildReportJson(runs, diagnosisEn);
   if (json !== true) await emitJson(json, reportJson, io);
   const out = humanStream(json, io);
-  out.write(rep.renderTableText(rep.comparisonTable(runs, { gpu_hour_usd: gpuHourUsd })));
+  out.write(rep.renderTableText(rep.comparisonTable(runs, { gpu_hour_usd: gpuHourUsd }), t));
   for (const r of runs)
     if (r.source?.notes.length)
-      out.write(`\nnotes [${r.id}]:\n${r.source.notes.map((n) => `  - ${n}\n`).join('')}`);
+      out.write(`\n${t('report.notes', { id: r.id })}\n${r.source.notes.map((n) => `  - ${n}\n`).join('')}`);
   out.write(`\n${rep.renderDiagnosisText(diagnosis, runs, t)}`);
   for (const line of wrote) out.write(line);
   if (json === true) await emitJson(json, reportJson, io);

@@ -2,11 +2,15 @@
  * @module exp/kinds/format
  * Plain-text tables for the kinds' console output (`servelab exp run`).
  */
+import { displayWidth, padColumns } from '../../core/text-width.js';
 
-/** A table: the first column left-aligned, the others right-aligned. */
+/**
+ * A table: the first column left-aligned, the others right-aligned, widths in terminal columns
+ * (a Chinese header or verdict takes two per character).
+ */
 export function table(head: string[], rows: string[][]): string {
-  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
+  const w = head.map((h, i) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i] ?? ''))));
+  const line = (r: string[]) => r.map((c, i) => padColumns(c, w[i], i === 0 ? 'end' : 'start')).join('  ');
   return [line(head), ...rows.map(line)].join('\n');
 }
 

@@ -3,6 +3,7 @@
  * The numbers every load-shaped kind tabulates for one run (a sweep level, a matrix cell),
  * taken from the run's summary and verdict, and the stop rules shared by both sweeps.
  */
+import { EN } from '../../analysis/diagnose/default-lang.js';
 import type { T } from '../../i18n/index.js';
 import {
   MIN_SAMPLES_P95,
@@ -104,13 +105,24 @@ export interface StopRules {
  */
 export function stopReason(p: RunHeadline, first: RunHeadline, rules: StopRules): string | null {
   if (p.error_rate !== null && p.error_rate > rules.error_rate)
-    return `error rate ${(p.error_rate * 100).toFixed(1)}% > ${(rules.error_rate * 100).toFixed(1)}%`;
+    return EN('exp.reason.stop.error_rate', {
+      pct: (p.error_rate * 100).toFixed(1),
+      max: (rules.error_rate * 100).toFixed(1),
+    });
   const over = (now: number | null, base: number | null, k: number) =>
     now !== null && base !== null && base > 0 && now > k * base;
   if (over(p.ttft_ms.p99, first.ttft_ms.p99, rules.ttft_p99_factor))
-    return `p99 TTFT ${fmt(p.ttft_ms.p99)} ms > ${rules.ttft_p99_factor} × the first level's ${fmt(first.ttft_ms.p99)} ms`;
+    return EN('exp.reason.stop.ttft', {
+      now: fmt(p.ttft_ms.p99),
+      k: rules.ttft_p99_factor,
+      first: fmt(first.ttft_ms.p99),
+    });
   if (over(p.e2e_ms.p99, first.e2e_ms.p99, rules.e2e_p99_factor))
-    return `p99 E2E ${fmt(p.e2e_ms.p99)} ms > ${rules.e2e_p99_factor} × the first level's ${fmt(first.e2e_ms.p99)} ms`;
+    return EN('exp.reason.stop.e2e', {
+      now: fmt(p.e2e_ms.p99),
+      k: rules.e2e_p99_factor,
+      first: fmt(first.e2e_ms.p99),
+    });
   return null;
 }
 

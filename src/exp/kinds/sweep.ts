@@ -14,10 +14,12 @@
 
 import { z } from 'zod';
 import { findMaxLevel, type ProbeRun } from '../../analysis/capacity.js';
+import { EN } from '../../analysis/diagnose/default-lang.js';
 import { type Knee, throughputKnee } from '../../analysis/knee.js';
 import { UsageError } from '../../core/errors.js';
 import { bool, fraction, listOf, posNum } from '../../core/fields.js';
 import type { T } from '../../i18n/index.js';
+import { translateStored } from '../../i18n/stored.js';
 import { arrivalOffsetsMs } from '../../schedule/index.js';
 import { increasing, loadLevels } from '../fields.js';
 import type { KindContext, LiveTarget, Measured } from './context.js';
@@ -111,7 +113,11 @@ export function concludeSweep(
       ...base,
       knee: null,
       knee_determined: false,
-      knee_reason: `only ${valid.length} of ${points.length} levels are valid (a knee needs ${MIN_VALID_LEVELS_FOR_KNEE})`,
+      knee_reason: EN('exp.reason.knee.too_few', {
+        valid: valid.length,
+        levels: points.length,
+        need: MIN_VALID_LEVELS_FOR_KNEE,
+      }),
     };
   const knee: Knee = throughputKnee(
     valid.map(throughputOf),
@@ -338,6 +344,9 @@ export const sweepSchema = z.strictObject({
 const sweepAt = (f: { sweep?: unknown }): Record<string, unknown> =>
   f.sweep && typeof f.sweep === 'object' ? (f.sweep as Record<string, unknown>) : {};
 
+/** A stop or knee reason, stored in English, in `tr`'s language. */
+const storedReason = (reason: string, tr: T) => translateStored(reason, tr, ['exp.reason.']);
+
 /** The progress line of one sweep level: its throughput, p99 TTFT, cache hits, verdict and stop reason. */
 function logLevel(
   ctx: KindContext,
@@ -356,7 +365,9 @@ function logLevel(
     hits: pctOf(p.cache_hit_rate),
     verdict: verdictOf(p, ctx.tr),
   });
-  ctx.deps.log(stopped ? line + ctx.tr('exp.progress.stop', { reason: stopped }) : line);
+  ctx.deps.log(
+    stopped ? line + ctx.tr('exp.progress.stop', { reason: storedReason(stopped, ctx.tr) }) : line,
+  );
 }
 
 /** A sweep's table per target: throughput and latency percentiles per level, the knee. */
@@ -371,8 +382,8 @@ function formatSweep(res: SweepResult, tr: T): string[] {
         [
           t.factor === 'concurrency' ? tr('exp.sweep.concurrency') : tr('exp.sweep.rate'),
           'req/s',
-          'out tok/s',
-          'server tok/s',
+          tr('report.col.outTokS'),
+          tr('report.col.serverTokS'),
           'TTFT p50/p95/p99 ms',
           'E2E p50/p95/p99 ms',
           'TPOT p50',
@@ -392,7 +403,7 @@ function formatSweep(res: SweepResult, tr: T): string[] {
           pct(p.error_rate),
           pct(p.cache_hit_rate),
           verdictOf(p, tr),
-          p.stopped ?? '',
+          p.stopped === null ? '' : storedReason(p.stopped, tr),
         ]),
       ),
     );
@@ -404,7 +415,7 @@ function formatSweep(res: SweepResult, tr: T): string[] {
           list: t.left_out.map((l) => `${l.level} (${l.reasons.join(', ')})`).join(', '),
         })
       : '';
-    const knee = { knee: t.knee, reason: t.knee_reason, left_out: leftOut };
+    const knee = { knee: t.knee, reason: storedReason(t.knee_reason, tr), left_out: leftOut };
     out.push(
       t.knee_determined
         ? tr('exp.sweep.knee', knee)

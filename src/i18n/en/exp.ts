@@ -2,7 +2,8 @@
  * Prose of the "exp" section (keys `exp.*`): the framing of `servelab exp run`'s result
  * (src/exp/run-experiment.ts formatExperimentResult), the exp commands' own lines, an experiment
  * file's problems (src/exp/schema.ts), each kind's tables and verdict lines (src/exp/kinds/*) and
- * the progress lines. Reasons stored with a result (stop, knee, validity) are not in it.
+ * the progress lines, and the stop and knee reasons a sweep stores with its result
+ * (`exp.reason.*`: stored in English, shown in the reader's language by i18n/stored).
  */
 export const exp = {
   'exp.header': 'experiment {id}: {name} ({kind}), {n} runs',
@@ -109,6 +110,7 @@ export const exp = {
   'exp.ab.passed': 'passed',
   'exp.ab.failed': 'FAILED',
   // progress lines on stderr (src/exp/run-experiment.ts, src/exp/harness/targets.ts, sweep.ts)
+  'exp.progress.run': 'run {id}: {label}',
   'exp.progress.start': 'experiment {id}: {name} ({kind})',
   'exp.progress.sim_virtual': 'target {name}: simulator {model} on {gpu} (virtual clock)',
   'exp.progress.sim_live': 'target {name}: simulator {model} on {gpu} at {url} (time scale {scale})',
@@ -120,4 +122,14 @@ export const exp = {
     '  {target} rate={level}: {rps} req/s, p99 TTFT {ttft} ms, cache hits {hits}, {verdict}',
   'exp.progress.stop': ' — stop: {reason}',
   'exp.progress.capacity': '  {target}: capacity {rps} req/s → rates {rates}',
+  // stop and knee reasons, stored in English with a sweep's result (src/exp/kinds/points.ts,
+  // src/analysis/knee.ts, sweep.ts) and translated when shown
+  'exp.reason.stop.error_rate': 'error rate {pct}% > {max}%',
+  'exp.reason.stop.ttft': "p99 TTFT {now} ms > {k} × the first level's {first} ms",
+  'exp.reason.stop.e2e': "p99 E2E {now} ms > {k} × the first level's {first} ms",
+  'exp.reason.knee.stop_rule': 'the next level tripped a stop rule: {reason}',
+  'exp.reason.knee.plateau':
+    "throughput stops rising: the next level adds {gain}% (< {need}%, {share}% of the load step's +{step}%)",
+  'exp.reason.knee.rising': 'throughput still rising at the last level: extend the levels',
+  'exp.reason.knee.too_few': 'only {valid} of {levels} levels are valid (a knee needs {need})',
 } as const;

@@ -44,6 +44,8 @@ export const report = {
   'report.record.warnings': 'summary warnings',
   'report.note.unreliable':
     '{mark} unreliable: a p99 from fewer than {p99} samples or a p95 from fewer than {p95}',
+  'report.wrote_md': 'wrote {file} and {n} chart(s) in {dir}',
+  'report.notes': 'notes [{id}]:',
   'report.cell.valid': 'valid',
   'report.cell.invalid': 'INVALID: {codes}',
   'report.cell.partly': 'partly checked',

@@ -45,6 +45,7 @@ export const run = {
   'run.tokenization.none': 'none needed (the prompts are sent as given)',
   'run.header': 'servelab run: {url} model {model}',
   'run.header_run': 'servelab run: {url} model {model} (run {id})',
+  'run.started': 'run {id} started',
   'run.wrote': 'wrote {files}',
   'run.interrupted': 'interrupted: in-flight and unsent requests were recorded as cancelled',
   'run.fail_fast': 'stopped early (fail fast): {reason}',

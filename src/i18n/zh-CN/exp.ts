@@ -100,6 +100,7 @@ export const exp: Record<keyof typeof en, string> = {
   'exp.ab.quality': '质量（{checks}）：{result}',
   'exp.ab.passed': '通过',
   'exp.ab.failed': '未通过',
+  'exp.progress.run': '运行 {id}：{label}',
   'exp.progress.start': '实验 {id}：{name}（{kind}）',
   'exp.progress.sim_virtual': '目标 {name}：模拟器 {model}，运行在 {gpu} 上（虚拟时钟）',
   'exp.progress.sim_live': '目标 {name}：模拟器 {model}，运行在 {gpu} 上，地址 {url}（时间倍率 {scale}）',
@@ -111,4 +112,12 @@ export const exp: Record<keyof typeof en, string> = {
     '  {target} rate={level}：{rps} req/s，p99 TTFT {ttft} ms，缓存命中 {hits}，{verdict}',
   'exp.progress.stop': ' — 停止：{reason}',
   'exp.progress.capacity': '  {target}：容量 {rps} req/s → 速率 {rates}',
+  'exp.reason.stop.error_rate': '错误率 {pct}% > {max}%',
+  'exp.reason.stop.ttft': 'p99 TTFT {now} ms > {k} × 第一档的 {first} ms',
+  'exp.reason.stop.e2e': 'p99 E2E {now} ms > {k} × 第一档的 {first} ms',
+  'exp.reason.knee.stop_rule': '下一档触发了停止规则：{reason}',
+  'exp.reason.knee.plateau':
+    '吞吐量不再上升：下一档只增加了 {gain}%（< {need}%，即负载增幅 +{step}% 的 {share}%）',
+  'exp.reason.knee.rising': '到最后一档吞吐量仍在上升：请增加档位',
+  'exp.reason.knee.too_few': '{levels} 个档位中只有 {valid} 个有效（确定拐点需要 {need} 个）',
 };

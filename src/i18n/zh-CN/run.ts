@@ -43,6 +43,7 @@ export const run: Record<keyof typeof en, string> = {
   'run.tokenization.none': '不需要（提示词按原样发送）',
   'run.header': 'servelab run：{url}，模型 {model}',
   'run.header_run': 'servelab run：{url}，模型 {model}（运行 {id}）',
+  'run.started': '运行 {id} 已开始',
   'run.wrote': '已写入 {files}',
   'run.interrupted': '已中断：在途和未发送的请求记为已取消',
   'run.fail_fast': '提前停止（fail fast）：{reason}',

@@ -11,6 +11,7 @@ import type { Stats } from '../../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary } from '../../analysis/summary.js';
 import { displayWidth, padColumns } from '../../core/text-width.js';
 import { type T, translator } from '../../i18n/index.js';
+import { translateStored } from '../../i18n/stored.js';
 import { OUTCOMES } from '../../record/types.js';
 
 const LATENCY_COLS = ['n', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
@@ -175,7 +176,9 @@ export function errorLines(errors: readonly ErrorGroup[] | undefined, t: T = EN)
  */
 export function formatVerdict(reasons: readonly { code: string; message: string }[], t: T = EN): string {
   if (reasons.length === 0) return `${t('run.verdict.valid')}\n`;
-  return `${t('run.verdict.invalid')}\n${reasons.map((r) => `  - ${r.code}: ${r.message}\n`).join('')}`;
+  // A reason stored in English (a run's verdict as measured) is shown in `t`'s language.
+  const message = (m: string) => translateStored(m, t, ['diagnose.validity.']);
+  return `${t('run.verdict.invalid')}\n${reasons.map((r) => `  - ${r.code}: ${message(r.message)}\n`).join('')}`;
 }
 
 /**
