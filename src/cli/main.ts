@@ -210,15 +210,16 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     });
 
   const exp = program.command('exp').description('designed experiments kept as reproducible records');
-  exp
-    .command('init')
-    .description('print a commented, runnable template for an experiment kind (or write it to FILE)')
-    .argument('[kind]', 'the experiment kind (without one, the error lists the kinds)')
-    .argument('[file]', 'write the template here instead of stdout (refused if it exists)')
-    .option('--force', 'overwrite FILE if it exists')
-    .action((kind, file, opts) => {
-      action = async (io) => (await import('./commands/runs.js')).expInitCommand(kind, file, io, opts);
-    });
+  addLangOption(
+    exp
+      .command('init')
+      .description('print a commented, runnable template for an experiment kind (or write it to FILE)')
+      .argument('[kind]', 'the experiment kind (without one, the error lists the kinds)')
+      .argument('[file]', 'write the template here instead of stdout (refused if it exists)')
+      .option('--force', 'overwrite FILE if it exists'),
+  ).action((kind, file, opts) => {
+    action = async (io) => (await import('./commands/runs.js')).expInitCommand(kind, file, io, opts);
+  });
   addLangOption(
     exp
       .command('run')

@@ -18,6 +18,7 @@ import { shard } from './shard.js';
 import { sim } from './sim.js';
 import { source } from './source.js';
 import { team } from './team.js';
+import { template } from './template.js';
 import { trace } from './trace.js';
 import { voice } from './voice.js';
 import { writeup } from './writeup.js';
@@ -38,6 +39,7 @@ export const zhCN: Record<keyof typeof en, string> = {
   ...sim,
   ...source,
   ...team,
+  ...template,
   ...exp,
   ...trace,
   ...voice,

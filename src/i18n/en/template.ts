@@ -1,0 +1,50 @@
+/**
+ * Prose of the "template" section (keys `tpl.*`): the comments of the `servelab exp init`
+ * templates' shared parts (src/exp/template-parts.ts), so that `exp init --lang zh-CN` writes
+ * a Chinese file. YAML keys and values stay as they are.
+ */
+export const template = {
+  'tpl.head.title': 'servelab experiment: {kind}',
+  'tpl.head.run': 'Run it:  servelab exp run {name}.yaml      (docs/experiments.md documents every field)',
+  'tpl.head.description': 'free text, stored with the experiment',
+  'tpl.sim.clock': 'real: HTTP server in real time; virtual: in-process, virtual time (as plan)',
+  'tpl.url.intro': 'A running server instead of the simulator:',
+  'tpl.url.url': 'base URL ending in /v1',
+  'tpl.url.api_key_env': 'name of the variable holding the key (never the key itself)',
+  'tpl.url.headers': 'extra request headers',
+  'tpl.url.model': 'served model id (default: top-level model)',
+  'tpl.url.local': 'server on this machine: probe the GPU with nvidia-smi (default: loopback URL)',
+  'tpl.url.metrics_url': 'Prometheus endpoint (default: <server>/metrics)',
+  'tpl.url.generation': 'per-target generation overrides (an A/B switch)',
+  'tpl.url.extra_body': 'merged into each request body',
+  'tpl.url.declared': 'facts servelab cannot probe, recorded as "declared"',
+  'tpl.url.declared_more': 'also {fields}',
+  'tpl.model': 'Model id sent in requests; sim targets default to their sim model.',
+  'tpl.seed': 'Seed for prompts, lengths and arrivals: the same seed gives the same requests.',
+  'tpl.generation': 'Generation settings, the same for every target (recorded in the experiment record).',
+  'tpl.generation.thinking': "reasoning phase on/off (unset: the engine's default)",
+  'tpl.generation.max_tokens': "default: the workload's output_len",
+  'tpl.generation.ignore_eos': 'generate exactly max_tokens',
+  'tpl.generation.seed': 'per-request sampling seed sent to the server',
+  'tpl.workload': 'What each request asks for. Lengths are tokens: 512, uniform:A-B or normal:MEAN,STD.',
+  'tpl.workload.dataset': 'or format: prompts (JSONL)',
+  'tpl.workload.shared_prefix': 'prompts share one of G prefixes of N tokens',
+  'tpl.workload.seed': 'workload seed (default: the top-level seed)',
+  'tpl.workload.reuse_prompts':
+    'true: the same prompts at every level (a prefix cache then runs later levels warm)',
+  'tpl.load': 'How requests arrive. Closed loop: a fixed number in flight; open loop: a rate.',
+  'tpl.load.mode': 'closed | open (default: from concurrency/rates)',
+  'tpl.load.arrival': 'open loop: constant | poisson | gamma',
+  'tpl.load.burstiness': 'gamma shape (1 = Poisson, <1 burstier)',
+  'tpl.load.max_concurrency': 'open loop: cap on requests in flight',
+  'tpl.load.duration_s': 'instead of requests',
+  'tpl.load.timeout_s': 'per request',
+  'tpl.load.timeout_ttft_s': 'until the first token',
+  'tpl.cache':
+    'Prefix cache before measuring: cold (reset through /reset_prefix_cache or /flush_cache),\nwarm (run the workload once first) or as-is.',
+  'tpl.cache.routing': 'how requests reach replicas (recorded as declared)',
+  'tpl.repeats': 'repeat every measurement (default 1)',
+  'tpl.warmup': 'warm-up requests per level, recorded but not measured',
+  'tpl.slo': 'Service-level objectives: goodput counts requests meeting all of them.',
+  'tpl.thresholds': 'Checks on the summary (any numeric path); a failure exits with code 2.',
+} as const;
