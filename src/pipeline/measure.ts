@@ -201,6 +201,7 @@ export async function measureOn(
     ? createProgress({
         stream: deps.progress,
         clock,
+        t: deps.t,
         durationMs: plan.load.kind === 'closed' ? (plan.load.durationMs ?? undefined) : undefined,
       })
     : null;
