@@ -6,9 +6,10 @@
  * load, cache, repeats, warm-up, SLOs, thresholds) with their optional fields commented out at
  * their defaults.
  */
-import type { T } from '../i18n/index.js';
+import type { MessageKey, T } from '../i18n/index.js';
 import { BUILTIN_GPUS, BUILTIN_MODELS } from '../sim/catalogue/index.js';
 import {
+  type SimSettingKey,
   simSettingDescription,
   simSettingExample,
   simSettingKeys,
@@ -30,6 +31,15 @@ export interface SimTarget {
 const commented = (line: string, width: number, comment: string) => `${line.padEnd(width)} # ${comment}`;
 
 /**
+ * A simulator setting's description in `t`'s language: the declaration's own text in English,
+ * else the catalogue's `tpl.simopt.<key>` (the English catalogue copies the declarations, and
+ * test/i18n/zh-templates.test.ts holds the copies equal).
+ */
+function simOptionDescription(t: T, key: SimSettingKey): string {
+  return t.lang === 'en' ? simSettingDescription(key) : t(`tpl.simopt.${key}` as MessageKey);
+}
+
+/**
  * A sim target's optional settings, commented out at their defaults (or an example), each with
  * its description: from the settings schema, so that every setting is documented.
  */
@@ -39,7 +49,7 @@ function simOptionDocs(t: T): [key: string, line: string][] {
       .filter((k) => !simSettingRequiredInFile(k))
       .map((k): [string, string] => [
         k,
-        commented(`# ${k}: ${simSettingExample(k) ?? ''}`, 36, simSettingDescription(k)),
+        commented(`# ${k}: ${simSettingExample(k) ?? ''}`, 36, simOptionDescription(t, k)),
       ]),
     ['clock', commented('# clock: real', 36, t('tpl.sim.clock'))],
   ];

@@ -20,16 +20,10 @@ import { EXPERIMENT_KINDS } from '../../src/exp/index.js';
 import { CATALOGUES } from '../../src/i18n/index.js';
 import { OUTCOMES } from '../../src/record/types.js';
 import { BUILTIN_GPUS, BUILTIN_MODELS } from '../../src/sim/catalogue/index.js';
+import { englishWords } from './english-words.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-zh-console-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-const ALLOWED = new Set(
-  readFileSync(new URL('./zh-console-allowlist.txt', import.meta.url), 'utf8')
-    .split('\n')
-    .map((l) => l.replace(/#.*/, '').trim().toLowerCase())
-    .filter(Boolean),
-);
 
 /** The experiment file's own names (its name, its targets): the user's, shown as given. */
 const FILE_NAMES = ['zh-sweep', 'h100', 'a100'];
@@ -49,8 +43,8 @@ workload: {input_len: 64, output_len: 16}
 slo: {ttft_ms: 1000}
 `;
 
-/** Text that is not prose, removed before the words are counted. */
-function stripNonProse(text: string, ids: readonly string[]): string {
+/** Every line with an English word: the words, then where the line came from. */
+function offending(where: string, text: string, ids: readonly string[]): string[] {
   // ids and names: the simulator's models and GPUs, the kinds, request outcomes (record keys)
   const names = [
     ...Object.keys(BUILTIN_MODELS),
@@ -60,34 +54,10 @@ function stripNonProse(text: string, ids: readonly string[]): string {
     ...FILE_NAMES,
     ...ids,
   ];
-  let s = text;
-  for (const n of names.sort((a, b) => b.length - a.length))
-    s = s.replace(new RegExp(`(?<![\\w-])${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`, 'g'), ' ');
-  return (
-    s
-      // URLs and paths (a word with a slash or a file extension)
-      .replace(/\b[a-z]+:\/\/\S+/gi, ' ')
-      .replace(/[\w.-]*\/[\w./-]*/g, ' ')
-      .replace(/\b[\w-]+\.(yaml|yml|db|html|md|json|jsonl|csv|svg)\b/gi, ' ')
-      // flags
-      .replace(/--?[a-z][a-z0-9-]*/gi, ' ')
-      // keys: snake_case and dotted names (ttft_ms, token_mismatch, usage.completion_tokens)
-      .replace(/\b[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+\b/g, ' ')
-      // a JSON field and its value, as report.json spells it (valid: false)
-      .replace(/\b[a-z_]+: (?:true|false|null)\b/g, ' ')
-      // a command line, as the user types it
-      .replace(/\bservelab (?:exp )?[a-z]+\b/g, ' ')
-  );
-}
-
-/** Every line with an ASCII word not allowed: the words, then where the line came from. */
-function offending(where: string, text: string, ids: readonly string[]): string[] {
   const out: string[] = [];
   for (const line of text.split('\n')) {
-    const words = [...stripNonProse(line, ids).matchAll(/[A-Za-z]{2,}/g)]
-      .map((m) => m[0])
-      .filter((w) => !ALLOWED.has(w.toLowerCase()));
-    if (words.length) out.push(`[${[...new Set(words)].join(' ')}] in ${where}: ${line.trim()}`);
+    const words = englishWords(line, names);
+    if (words.length) out.push(`[${words.join(' ')}] in ${where}: ${line.trim()}`);
   }
   return out;
 }

@@ -466,23 +466,19 @@ export const concurrencySweepKind = defineKind({
     const s = withSweep(f);
     return { ...s, load: { ...s.load, concurrency: s.load.concurrency ?? [...DEFAULT_SWEEP_CONCURRENCY] } };
   },
-  template: (t) => `${t.head(
-    'concurrency-sweep',
-    'concurrency-sweep',
-    'Closed loop at rising concurrency with the same length distribution. Reports throughput and\np50/p95/p99 per level and the knee: the last level before throughput stops rising or the\ntail blows up. max_num_seqs 8 puts the knee near 8 on this small simulated setup.',
-  )}
+  template: (t) => `${t.head('concurrency-sweep', 'concurrency-sweep', t.tr('tpl.concurrency_sweep.about'))}
 targets:
 ${t.simTarget({ name: 'sim', full: true, set: ['max_num_seqs: 8'] })}
 ${t.urlTargets}
 
 sweep:
-  stop:                               # stop the sweep once any rule trips:
-    error_rate: 0.05                  #   error rate above this fraction
-    ttft_p99_factor: 10               #   p99 TTFT above K × the first level's
-    e2e_p99_factor: 10                #   p99 E2E above K × the first level's
-  find_max_concurrency: false         # search the largest concurrency meeting slo (as servelab plan)
+  stop:                               # ${t.tr('tpl.sweep.stop')}
+    error_rate: 0.05                  # ${t.tr('tpl.sweep.stop_error_rate')}
+    ttft_p99_factor: 10               # ${t.tr('tpl.sweep.stop_ttft')}
+    e2e_p99_factor: 10                # ${t.tr('tpl.sweep.stop_e2e')}
+  find_max_concurrency: false         # ${t.tr('tpl.sweep.find_max')}
 
-${t.common({ load: ['concurrency: [1, 2, 4, 8, 16, 32]', 'requests: 32                      # measured requests per level'], slo: ['ttft_ms: 1000', 'tpot_ms: 50', 'e2e_ms: 20000'] })}
+${t.common({ load: ['concurrency: [1, 2, 4, 8, 16, 32]', `requests: 32                      # ${t.tr('tpl.sweep.requests')}`], slo: ['ttft_ms: 1000', 'tpot_ms: 50', 'e2e_ms: 20000'] })}
 `,
   run: runConcurrencySweep,
   format: formatSweep,
@@ -535,11 +531,7 @@ export const rateSweepKind = defineKind({
         }
       : s;
   },
-  template: (t) => `${t.head(
-    'rate-sweep',
-    'rate-sweep',
-    'Open loop over a list of rates (requests/s), with the same stop rules as the concurrency\nsweep. Leave load.rates out to derive the rates from the measured capacity\n(sweep.capacity_fractions).',
-  )}
+  template: (t) => `${t.head('rate-sweep', 'rate-sweep', t.tr('tpl.rate_sweep.about'))}
 targets:
 ${t.simTarget({ name: 'sim', full: true, set: ['max_num_seqs: 8'] })}
 ${t.urlTargets}
@@ -549,9 +541,9 @@ sweep:
     error_rate: 0.05
     ttft_p99_factor: 10
     e2e_p99_factor: 10
-  # capacity_fractions: [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25]   # used when load.rates is absent
+  # capacity_fractions: [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25]   # ${t.tr('tpl.sweep.capacity_fractions')}
 
-${t.common({ load: ['rates: [5, 10, 20, 40, 80]        # requests per second', 'arrival: poisson', 'requests: 40                      # per rate'] })}
+${t.common({ load: [`rates: [5, 10, 20, 40, 80]        # ${t.tr('tpl.sweep.rates')}`, 'arrival: poisson', `requests: 40                      # ${t.tr('tpl.sweep.per_rate')}`] })}
 `,
   run: runRateSweep,
   format: formatSweep,
