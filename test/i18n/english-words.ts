@@ -4,12 +4,13 @@
  * (`zh-console-allowlist.txt`: metric names, units, engine names and a few proper names).
  *
  * Not prose, by pattern: URLs and paths; flags; snake_case and dotted keys (`ttft_ms`,
- * `usage.completion_tokens`); `key=value` pairs (`c=8`); words with a digit (`int4`, `h100`,
- * `p99`); YAML flow maps (`{file: answers.jsonl}`); lists of field names with one in snake_case
- * (`engine_version, interconnect, rocm`); hyphenated names (`as-is`, `empty-tool-args`); `value:ARG` forms (`uniform:A-B`);
- * enumerations of values (`closed | open`); a lowercase value being defined or named in
- * Chinese text (`colocated：…`, `（lpm）`); a JSON field and its value (`valid: false`); a
- * servelab command line; and the caller's own names (ids, target names, models, GPUs, kinds).
+ * `usage.completion_tokens`); `key=value` pairs (`c=8`) and counts (`stop:1`); words with a
+ * digit (`int4`, `h100`, `p99`); YAML flow maps (`{file: answers.jsonl}`); lists of field names
+ * with one in snake_case (`engine_version, interconnect, rocm`); hyphenated names (`as-is`,
+ * `empty-tool-args`); `value:ARG` forms (`uniform:A-B`); enumerations of values
+ * (`closed | open`); a lowercase value being defined or named in Chinese text (`colocated：…`,
+ * `（lpm）`); a JSON field and its value (`valid: false`); a servelab command line; and the
+ * caller's own names (ids, target names, models, GPUs, kinds).
  */
 import { readFileSync } from 'node:fs';
 
@@ -29,6 +30,7 @@ export function stripNonProse(text: string, names: readonly string[] = []): stri
     s = s.replace(new RegExp(`(?<![\\w-])${escapeRegExp(n)}(?![\\w-])`, 'g'), ' ');
   return s
     .replace(/\b[a-z]+:\/\/\S+/gi, ' ')
+    .replace(/\b\w+=\S+/g, ' ')
     .replace(/[\w.<>-]*\/[\w.<>/-]*/g, ' ')
     .replace(/\b[\w-]+\.(?:yaml|yml|db|html|md|json|jsonl|csv|svg)\b/gi, ' ')
     .replace(/(?<![\w-])--?[a-z][a-z0-9-]*/gi, ' ')
@@ -36,7 +38,7 @@ export function stripNonProse(text: string, names: readonly string[] = []): stri
     .replace(/\{[^}]*\}/g, ' ')
     .replace(/\b[a-z_]+(?:, [a-z_]+)+,?/g, (m) => (m.includes('_') ? ' ' : m))
     .replace(/\b[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+\b/g, ' ')
-    .replace(/\b\w+=\S+/g, ' ')
+    .replace(/\b[a-z_]+:\d+\b/g, ' ')
     .replace(/\b[a-z]+:[A-Z][\w,-]*/g, ' ')
     .replace(/[\w.:()-]+(?:\s*\|\s*[\w.:()-]+)+/g, ' ')
     .replace(/\b[A-Za-z]*\d[A-Za-z0-9]*\b/g, ' ')

@@ -156,7 +156,7 @@ ${t.common({ generation: [`ignore_eos: true                   # ${t.tr('tpl.cali
             tr('exp.col.conc'),
             'TTFT p50 ms',
             'TPOT p50 ms',
-            'out tok/s',
+            tr('report.col.outTokS'),
             tr('exp.col.run'),
           ],
           t.points.map((p) => [

@@ -136,7 +136,7 @@ ${t.common({ load: [`requests: 16                      # ${t.tr('tpl.matrix.requ
             'TTFT p99 ms',
             'TPOT p50 ms',
             'E2E p50 ms',
-            'out tok/s',
+            tr('report.col.outTokS'),
             tr('exp.col.errors'),
           ],
           t.cells.map((c) => [

@@ -49,9 +49,9 @@ export const diagnose: Record<keyof typeof en, string> = {
   'diagnose.validity.cache_hits':
     '本应冷启动（fresh 提示词）的运行中有 {pct}% 的提示词 token 命中了前缀缓存：它的 TTFT 是热缓存的，不是冷缓存的',
   'diagnose.validity.sim_behind':
-    '模拟器在 {behind} 个步骤上落后于真实时间（servelab_sim_behind_total +{behind}）：这些步骤的 token 发得晚，token 时刻里混入了模拟器自身的滞后；这不是引擎慢（给它一个更空闲的 CPU 核、减少并发流，或改用 plan）',
+    '模拟器在 {behind} 个步骤上落后于真实时间（servelab_sim_behind_total +{behind}）：这些步骤的 token 发得晚，token 时刻里混入了模拟器自身的滞后；这不是引擎慢（给它一个更空闲的 CPU 核、减少并发流，或改用 servelab plan）',
   'diagnose.validity.sim_behind_of':
-    '模拟器在 {steps} 个步骤中的 {behind} 个上落后于真实时间（servelab_sim_behind_total +{behind}）：这些步骤的 token 发得晚，token 时刻里混入了模拟器自身的滞后；这不是引擎慢（给它一个更空闲的 CPU 核、减少并发流，或改用 plan）',
+    '模拟器在 {steps} 个步骤中的 {behind} 个上落后于真实时间（servelab_sim_behind_total +{behind}）：这些步骤的 token 发得晚，token 时刻里混入了模拟器自身的滞后；这不是引擎慢（给它一个更空闲的 CPU 核、减少并发流，或改用 servelab plan）',
   'diagnose.validity.error_rate': '错误率 {pct}% > {max}%：延迟只描述了成功的请求',
   'diagnose.validity.littles_law':
     '利特尔定律偏差 {pct}%（实测在途 {measured}，预测 {predicted}）：这次运行没有进入稳态',
@@ -76,18 +76,18 @@ export const diagnose: Record<keyof typeof en, string> = {
 
   // ---- TTFT 高 ----
   'diagnose.high_ttft.no_records':
-    'TTFT p90 为 {p90} ms，偏高，而 TPOT p50 为 {tpot} ms；但没有逐请求记录，无法区分排队、prefill 和前端开销',
+    'TTFT p90 为 {p90} ms，偏高，而 TPOT p50 为 {tpot} ms；但没有逐请求记录，无法区分排队、预填充和前端开销',
   'diagnose.high_ttft.no_records_vllm':
-    'TTFT p90 为 {p90} ms，偏高，而 TPOT p50 为 {tpot} ms（按 vLLM 的定义）；但没有逐请求记录，无法区分排队、prefill 和前端开销',
+    'TTFT p90 为 {p90} ms，偏高，而 TPOT p50 为 {tpot} ms（按 vLLM 的定义）；但没有逐请求记录，无法区分排队、预填充和前端开销',
   'diagnose.high_ttft.symptom': '首 token 时延偏高（p90 {p90} ms），而解码速度为每 token {tpot} ms',
   'diagnose.high_ttft.ev_ttft': 'TTFT p50 {p50} ms，p90 {p90} ms',
   'diagnose.high_ttft.ev_tpot': 'TPOT p50 {tpot} ms（解码正常：TTFT p50 相当于 {ratio} 个 token 的时间）',
   'diagnose.high_ttft.ev_fit': 'TTFT ≈ {a} ms + 每 1k 输入 token {b} ms（R² {r2}）',
   'diagnose.high_ttft.ev_fit_flat': 'TTFT ≈ {a} ms + 每 1k 输入 token {b} ms（R² {r2}）：基本持平',
   'diagnose.high_ttft.unexplained_series':
-    'TTFT p90 为 {p90} ms，偏高，而 TPOT p50 为 {tpot} ms；但无法区分排队、prefill 和前端开销（没有看到等待中的请求；输入长度{lens}）',
+    'TTFT p90 为 {p90} ms，偏高，而 TPOT p50 为 {tpot} ms；但无法区分排队、预填充和前端开销（没有看到等待中的请求；输入长度{lens}）',
   'diagnose.high_ttft.unexplained_no_series':
-    'TTFT p90 为 {p90} ms，偏高，而 TPOT p50 为 {tpot} ms；但无法区分排队、prefill 和前端开销（没有采集服务端序列；输入长度{lens}）',
+    'TTFT p90 为 {p90} ms，偏高，而 TPOT p50 为 {tpot} ms；但无法区分排队、预填充和前端开销（没有采集服务端序列；输入长度{lens}）',
   'diagnose.high_ttft.lens_spread': '解释不了它',
   'diagnose.high_ttft.lens_alike': '全都相同',
   'diagnose.high_ttft_queueing.mechanism':
