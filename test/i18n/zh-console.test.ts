@@ -119,3 +119,23 @@ it('every zh-CN catalogue entry differs from its English text (bar names and uni
     'translate these zh-CN entries (or, for a pure name or unit, list the key in SAME_IN_BOTH)',
   );
 });
+
+it('--help --lang zh-CN: commander’s titles, the help option and every command’s description in Chinese', async () => {
+  const io = memoryIo({}, dir);
+  assert.equal(await main(['--help', '--lang', 'zh-CN'], io), 0, io.err());
+  const out = io.out();
+  for (const title of ['用法：', '选项：', '命令：']) assert.match(out, new RegExp(`^${title}`, 'm'), title);
+  assert.match(out, /^ {2}-h, --help +显示命令的帮助$/m);
+  // Each command's line (name, then its description) carries Chinese.
+  const commands = out
+    .slice(out.indexOf('命令：'))
+    .split('\n')
+    .slice(1)
+    .filter((l) => /^ {2}\S/.test(l));
+  assert.ok(commands.length >= 15, out);
+  for (const line of commands) assert.match(line, /[\u4e00-\u9fff]/, line);
+  // English stays the default.
+  const en = memoryIo({ LANG: 'C' }, dir);
+  assert.equal(await main(['--help'], en), 0);
+  assert.match(en.out(), /^Usage: servelab/m);
+});
