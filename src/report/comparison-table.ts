@@ -353,7 +353,8 @@ export function tableNotes(rows: readonly ComparisonRow[], t?: T): string[] {
         ? t('report.note.unreliable', { mark: UNRELIABLE_MARK, p99: MIN_SAMPLES_P99, p95: MIN_SAMPLES_P95 })
         : UNRELIABLE_NOTE,
     );
-  if (rows.some((r) => r.definitions === 'vllm')) notes.push(VLLM_DEFINITIONS_NOTE);
+  if (rows.some((r) => r.definitions === 'vllm'))
+    notes.push(t ? t('report.note.vllm_definitions') : VLLM_DEFINITIONS_NOTE);
   return notes;
 }
 

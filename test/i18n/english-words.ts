@@ -9,7 +9,7 @@
  * with one in snake_case (`engine_version, interconnect, rocm`); hyphenated names (`as-is`,
  * `empty-tool-args`); `value:ARG` forms (`uniform:A-B`); enumerations of values
  * (`closed | open`); a lowercase value being defined or named in Chinese text (`colocated：…`,
- * `（lpm）`); a JSON field and its value (`valid: false`); a servelab command line; and the
+ * `（lpm）`); a field and its value (`valid: false`, `warmup: 0`); a servelab command line; and the
  * caller's own names (ids, target names, models, GPUs, kinds).
  */
 import { readFileSync } from 'node:fs';
@@ -34,7 +34,7 @@ export function stripNonProse(text: string, names: readonly string[] = []): stri
     .replace(/[\w.<>-]*\/[\w.<>/-]*/g, ' ')
     .replace(/\b[\w-]+\.(?:yaml|yml|db|html|md|json|jsonl|csv|svg)\b/gi, ' ')
     .replace(/(?<![\w-])--?[a-z][a-z0-9-]*/gi, ' ')
-    .replace(/\b[a-z_]+: (?:true|false|null)\b/g, ' ')
+    .replace(/\b[a-z_]+: (?:true|false|null|\d[\d.]*)(?![\w.])/g, ' ')
     .replace(/\{[^}]*\}/g, ' ')
     .replace(/\b[a-z_]+(?:, [a-z_]+)+,?/g, (m) => (m.includes('_') ? ' ' : m))
     .replace(/\b[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+\b/g, ' ')
