@@ -62,7 +62,7 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
     [svgDir, '--md', 'dir'],
     [json, '--json'],
   ]);
-  const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd });
+  const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd, t });
   const gpuHourUsd = price(raw, runs);
   const rep = await import('../../report/index.js');
   const { diagnose } = await import('../../analysis/diagnose/index.js');
@@ -126,7 +126,7 @@ async function kindSections(
     for (const ref of refs) {
       // Files and folders are runs (report.json), never experiments.
       if (!/^[a-z0-9]{1,12}$/.test(ref) || existsSync(resolve(io.cwd, ref))) continue;
-      store ??= openStoreForReading(raw.db, io.cwd);
+      store ??= openStoreForReading(raw.db, io.cwd, t);
       const row = store.getRun(ref) ? null : store.getExperiment(ref);
       const lines = row ? of(row.kind, row.summary?.results ?? null, t) : null;
       if (lines) out.push(lines);
@@ -147,7 +147,7 @@ export async function diagnoseCommand(refs: string[], raw: RawReport, io: Io): P
     const { diagnoseVoiceFiles } = await import('./voice.js');
     return diagnoseVoiceFiles(refs, raw, io, t);
   }
-  const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd });
+  const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd, t });
   const { diagnose } = await import('../../analysis/diagnose/index.js');
   const { renderDiagnosisText } = await import('../../report/diagnose/render.js');
   const diagnosis = diagnose(runs, { t });

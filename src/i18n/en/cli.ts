@@ -172,4 +172,17 @@ export const cli = {
     'start the built-in simulator and run a closed-loop and a Poisson open-loop test against it; `demo {voice}`: the first-audio path',
   'cli.cmd.voice':
     'time the first-audio path of voice users: endpointing → ASR → LLM → text chunk → TTS → playback',
+  // src/cli/commands/resolve-refs.ts: what report, diagnose and runs are pointed at
+  'cli.refs.no_store': 'no store at {path}',
+  'cli.refs.no_store_hint':
+    'run `servelab run`, `servelab plan` or `servelab exp run` first, or point --db at the store',
+  'cli.refs.none': 'name at least one run, experiment or report.json',
+  'cli.refs.see_lists': 'see `servelab runs list` and `servelab exp list`',
+  'cli.refs.no_file': 'no such file',
+  'cli.refs.cannot_read': 'cannot read it ({error})',
+  'cli.refs.no_summary': 'run {id} has no summary yet (status {status})',
+  'cli.refs.no_summary_hint': 'wait for it to finish',
+  'cli.refs.no_runs': 'experiment {id} has no finished runs',
+  'cli.refs.no_runs_hint': 'run it with `servelab exp run`',
+  'cli.refs.unknown': 'no such run, experiment or file',
 } as const;

@@ -156,4 +156,16 @@ export const cli: Record<keyof typeof en, string> = {
   'cli.cmd.dashboard': '基于存储的本地实时仪表盘',
   'cli.cmd.demo': '启动内置模拟器，对它做一次闭环测试和一次泊松开环测试；`demo {voice}`：首个音频的路径',
   'cli.cmd.voice': '测量语音用户的首个音频路径：端点检测 → ASR → LLM → 文本分块 → TTS → 播放',
+  'cli.refs.no_store': '{path} 处没有存储',
+  'cli.refs.no_store_hint':
+    '先运行 `servelab run`、`servelab plan` 或 `servelab exp run`，或者用 --db 指向存储文件',
+  'cli.refs.none': '至少给出一个运行、实验或 report.json',
+  'cli.refs.see_lists': '参见 `servelab runs list` 和 `servelab exp list`',
+  'cli.refs.no_file': '没有这个文件',
+  'cli.refs.cannot_read': '无法读取（{error}）',
+  'cli.refs.no_summary': '运行 {id} 还没有汇总（状态 {status}）',
+  'cli.refs.no_summary_hint': '等它结束',
+  'cli.refs.no_runs': '实验 {id} 没有已完成的运行',
+  'cli.refs.no_runs_hint': '用 `servelab exp run` 运行它',
+  'cli.refs.unknown': '没有这个运行、实验或文件',
 };
