@@ -3,14 +3,14 @@
  * more letters left after removing what is not prose, and not in the committed allowlist
  * (`zh-console-allowlist.txt`: metric names, units, engine names and a few proper names).
  *
- * Not prose, by pattern: URLs and paths; flags; snake_case and dotted keys (`ttft_ms`,
- * `usage.completion_tokens`); `key=value` pairs (`c=8`) and counts (`stop:1`); words with a
- * digit (`int4`, `h100`, `p99`); YAML flow maps (`{file: answers.jsonl}`); lists of field names
- * with one in snake_case (`engine_version, interconnect, rocm`); hyphenated names (`as-is`,
- * `empty-tool-args`); `value:ARG` forms (`uniform:A-B`); enumerations of values
+ * Not prose, by pattern: code in backticks; URLs and paths; flags; snake_case and dotted keys
+ * (`ttft_ms`, `usage.completion_tokens`); `key=value` pairs (`c=8`) and counts (`stop:1`);
+ * words with a digit (`int4`, `h100`, `p99`); YAML flow maps (`{file: answers.jsonl}`); lists of
+ * field names with one in snake_case (`engine_version, interconnect, rocm`); hyphenated names
+ * (`as-is`, `empty-tool-args`); `value:ARG` forms (`uniform:A-B`); enumerations of values
  * (`closed | open`); a lowercase value being defined or named in Chinese text (`colocated：…`,
- * `（lpm）`); a field and its value (`valid: false`, `warmup: 0`); a servelab command line; and the
- * caller's own names (ids, target names, models, GPUs, kinds).
+ * `（lpm）`); a field and its value (`valid: false`, `warmup: 0`); a servelab command line; and
+ * the caller's own names (ids, target names, models, GPUs, kinds).
  */
 import { readFileSync } from 'node:fs';
 
@@ -29,6 +29,7 @@ export function stripNonProse(text: string, names: readonly string[] = []): stri
   for (const n of [...names].sort((a, b) => b.length - a.length))
     s = s.replace(new RegExp(`(?<![\\w-])${escapeRegExp(n)}(?![\\w-])`, 'g'), ' ');
   return s
+    .replace(/`[^`]*`/g, ' ')
     .replace(/\b[a-z]+:\/\/\S+/gi, ' ')
     .replace(/\b\w+=\S+/g, ' ')
     .replace(/[\w.<>-]*\/[\w.<>/-]*/g, ' ')

@@ -92,6 +92,10 @@ describe('--lang zh-CN: no English prose on the console', () => {
       assert.match(io.out(), /[\u4e00-\u9fff]/, `${cmd} printed Chinese`);
       found.push(...offending(`${cmd} stdout`, io.out(), ids), ...offending(`${cmd} stderr`, io.err(), ids));
     }
+    // A reference that names nothing: the problem and its hint in Chinese too.
+    const none = memoryIo({}, dir);
+    assert.equal(await main(['report', 'zzzzzzzz', '--db', db, '--lang', 'zh-CN'], none), 1);
+    found.push(...offending('report (unknown id) stderr', none.err(), ['zzzzzzzz']));
     assert.deepEqual(found, [], `English words under --lang zh-CN:\n${found.join('\n')}`);
   });
 });
