@@ -9,7 +9,7 @@
 import { type ErrorGroup, formatErrorGroup } from '../../analysis/errors.js';
 import type { Stats } from '../../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary } from '../../analysis/summary.js';
-import { displayWidth, padColumns } from '../../core/text-width.js';
+import { textTable } from '../../core/text-width.js';
 import { type T, translator } from '../../i18n/index.js';
 import { translateStored } from '../../i18n/stored.js';
 import { OUTCOMES } from '../../record/types.js';
@@ -27,17 +27,9 @@ export function pct(v: number | null | undefined): string {
   return v === null || v === undefined || !Number.isFinite(v) ? '-' : `${(v * 100).toFixed(1)}%`;
 }
 
-/** Left-aligned first column, right-aligned others, two spaces between. */
+/** Left-aligned first column, right-aligned others, two spaces between (core/text-width `textTable`). */
 export function grid(rows: string[][]): string[] {
-  const widths: number[] = [];
-  for (const r of rows)
-    for (let i = 0; i < r.length; i++) widths[i] = Math.max(widths[i] ?? 0, displayWidth(r[i]));
-  return rows.map((r) =>
-    r
-      .map((c, i) => padColumns(c, widths[i], i === 0 ? 'end' : 'start'))
-      .join('  ')
-      .trimEnd(),
-  );
+  return rows.length ? textTable(rows[0], rows.slice(1), { trimEnd: true }) : [];
 }
 
 /** A titled block of indented lines, then a blank line (nothing when there are no lines). */
