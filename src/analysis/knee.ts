@@ -4,6 +4,7 @@
  * report's load chart, so that both name the same level: the last level before throughput stops
  * rising (or, with stop rules, before the tail blows up).
  */
+import { EN } from './diagnose/default-lang.js';
 
 /**
  * Throughput "stops rising" when the next level adds less than this fraction of what the load
@@ -19,6 +20,7 @@ export const KNEE_MIN_GAIN = 0.1;
 export interface Knee {
   /** Index into the sweep's points; null when throughput still rose at the last level. */
   index: number | null;
+  /** Why, in English (stored with the result; rendered with i18n/stored `translateStored`). */
   reason: string;
 }
 
@@ -39,7 +41,7 @@ export function throughputKnee(
   let i: number | null = null; // last level with a throughput
   for (let j = 0; j < throughput.length; j++) {
     if (j > 0 && stopped[j])
-      return { index: j - 1, reason: `the next level tripped a stop rule: ${stopped[j]}` };
+      return { index: j - 1, reason: EN('exp.reason.knee.stop_rule', { reason: stopped[j] }) };
     const b = throughput[j];
     if (b === null) continue;
     const a = i === null ? null : throughput[i];
@@ -52,10 +54,15 @@ export function throughputKnee(
       if (gain < need)
         return {
           index: i,
-          reason: `throughput stops rising: the next level adds ${(gain * 100).toFixed(1)}% (< ${(need * 100).toFixed(1)}%, ${KNEE_MIN_GAIN * 100}% of the load step's +${(step * 100).toFixed(0)}%)`,
+          reason: EN('exp.reason.knee.plateau', {
+            gain: (gain * 100).toFixed(1),
+            need: (need * 100).toFixed(1),
+            share: KNEE_MIN_GAIN * 100,
+            step: (step * 100).toFixed(0),
+          }),
         };
     }
     i = j;
   }
-  return { index: null, reason: 'throughput still rising at the last level: extend the levels' };
+  return { index: null, reason: EN('exp.reason.knee.rising') };
 }

@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { ExitCode, formatProblem, TargetError, UsageError } from '../core/errors.js';
-import { parseLang, resolveLang, type T, translator } from '../i18n/index.js';
+import { type MessageKey, parseLang, resolveLang, type T, translator } from '../i18n/index.js';
 import { addSimOptions } from './commands/sim-flags.js';
 import { declareVoiceCommand, VOICE } from './commands/voice-flags.js';
 import { type Io, processIo } from './io.js';
@@ -38,18 +38,39 @@ function argvLang(argv: readonly string[], env: Io['env']): T {
   return translator((flag === undefined ? undefined : parseLang(flag)) ?? resolveLang(undefined, env));
 }
 
+const HELP_TITLES: Record<string, MessageKey> = {
+  'Usage:': 'cli.help.usage',
+  'Options:': 'cli.help.options',
+  'Commands:': 'cli.help.commands',
+  'Arguments:': 'cli.help.arguments',
+  'Global Options:': 'cli.help.global_options',
+};
+
+/** A title of commander's help (`Usage:`, `Options:`, …) in `t`'s language. */
+function helpTitle(title: string, t: T): string {
+  const key = HELP_TITLES[title];
+  return key ? t(key) : title;
+}
+
 /** Run the CLI with `argv` (without node and script) and return the exit code. */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   let action: Action | undefined;
   const t = argvLang(argv, io.env);
   const program = new Command('servelab')
-    .description('Measure, simulate and explain OpenAI-compatible LLM inference servers')
-    .version(VERSION)
+    .description(t('cli.cmd.program'))
+    .version(VERSION, '-V, --version', t('cli.help.version'))
     .showSuggestionAfterError(true)
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    // --help in the chosen language where commander lets it be: its titles (commander 14's
+    // Help.styleTitle), the help option and command, and the commands' descriptions. Every
+    // subcommand inherits these (Command.copyInheritedSettings); the options' own
+    // descriptions stay English.
+    .configureHelp({ styleTitle: (title) => helpTitle(title, t) })
+    .helpOption('-h, --help', t('cli.help.help'))
+    .helpCommand('help [command]', t('cli.help.help'));
 
-  const run = program.command('run').description('run a load test against an OpenAI-compatible endpoint');
+  const run = program.command('run').description(t('cli.cmd.run'));
   addTargetOption(run, 'url').option(
     '--endpoint <kind>',
     'chat or completions (vLLM path forms /v1/chat/completions, /v1/completions too; default chat)',
@@ -116,7 +137,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
 
   const check = program
     .command('check')
-    .description('probe an endpoint: models, stream shape, usage, reasoning, capabilities')
+    .description(t('cli.cmd.check'))
     .requiredOption(
       '--url <base>',
       'OpenAI base URL, e.g. http://127.0.0.1:8000/v1 (a bare http://host:port gets /v1)',
@@ -130,7 +151,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
 
   const gate = program
     .command('gate')
-    .description('check a new engine version against the old one before traffic moves (docs/gate.md)')
+    .description(t('cli.cmd.gate'))
     .option('--old <base>', 'the old version: OpenAI base URL, e.g. http://10.0.0.1:8000/v1')
     .option('--new <base>', 'the new version: OpenAI base URL')
     .option('--url <base>', 'one endpoint: the same checks as a conformance report, without a diff')
@@ -150,9 +171,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
 
   const demo = program
     .command('demo')
-    .description(
-      `start the built-in simulator and run a closed-loop and a Poisson open-loop test against it; \`demo ${VOICE}\`: the first-audio path`,
-    )
+    .description(t('cli.cmd.demo', { voice: VOICE }))
     .argument('[kind]', `${VOICE}: time the first-audio path (ASR → LLM → TTS) on the simulator instead`)
     .option(
       '--out <dir>',
@@ -170,13 +189,13 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     };
   });
 
-  const voice = declareVoiceCommand(program);
+  const voice = declareVoiceCommand(program, t);
   addGenerationOptions(voice);
   addLangOption(voice).action((opts) => {
     action = async (io) => (await import('./commands/voice.js')).voiceCommand(opts, io);
   });
 
-  const sim = program.command('sim').description('serve the simulated OpenAI-compatible inference engine');
+  const sim = program.command('sim').description(t('cli.cmd.sim'));
   addSimOptions(sim, 'sim')
     .addOption(new Option('--seed <n>', 'deprecated: the name of --sim-seed until now').hideHelp())
     .option('--json [file]', 'write {url, base_url, port, model} as JSON to file, or stdout, once listening');
@@ -184,9 +203,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     action = async (io) => (await import('./commands/sim.js')).simCommand(opts, io);
   });
 
-  const plan = program
-    .command('plan')
-    .description('servelab run against the simulated engine in this process, in virtual time (no socket)');
+  const plan = program.command('plan').description(t('cli.cmd.plan'));
   addSimOptions(plan, 'plan');
   addGenerationOptions(plan, false);
   addWorkloadOptions(plan);
@@ -209,20 +226,21 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       action = async (io) => (await import('./commands/plan.js')).planCommand(opts, io);
     });
 
-  const exp = program.command('exp').description('designed experiments kept as reproducible records');
-  exp
-    .command('init')
-    .description('print a commented, runnable template for an experiment kind (or write it to FILE)')
-    .argument('[kind]', 'the experiment kind (without one, the error lists the kinds)')
-    .argument('[file]', 'write the template here instead of stdout (refused if it exists)')
-    .option('--force', 'overwrite FILE if it exists')
-    .action((kind, file, opts) => {
-      action = async (io) => (await import('./commands/runs.js')).expInitCommand(kind, file, io, opts);
-    });
+  const exp = program.command('exp').description(t('cli.cmd.exp'));
+  addLangOption(
+    exp
+      .command('init')
+      .description(t('cli.cmd.exp_init'))
+      .argument('[kind]', 'the experiment kind (without one, the error lists the kinds)')
+      .argument('[file]', 'write the template here instead of stdout (refused if it exists)')
+      .option('--force', 'overwrite FILE if it exists'),
+  ).action((kind, file, opts) => {
+    action = async (io) => (await import('./commands/runs.js')).expInitCommand(kind, file, io, opts);
+  });
   addLangOption(
     exp
       .command('run')
-      .description('run an experiment file')
+      .description(t('cli.cmd.exp_run'))
       .argument('<file>', 'experiment YAML')
       .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
       .option('--no-db', "don't record into the store")
@@ -233,7 +251,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   addLangOption(
     exp
       .command('rerun')
-      .description('repeat a stored experiment from its record')
+      .description(t('cli.cmd.exp_rerun'))
       .argument('<id>', 'experiment id (a unique prefix is enough)')
       .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
       .option('--json [file]', 'write the result as JSON to file, or stdout'),
@@ -242,17 +260,17 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   });
   exp
     .command('list')
-    .description('experiments in the store')
+    .description(t('cli.cmd.exp_list'))
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--json [file]', 'write the list as JSON to file, or stdout')
     .action((opts) => {
       action = async (io) => (await import('./commands/runs.js')).expListCommand(opts, io);
     });
 
-  const runs = program.command('runs').description('runs in the store');
+  const runs = program.command('runs').description(t('cli.cmd.runs'));
   runs
     .command('list')
-    .description('runs in the store, newest first')
+    .description(t('cli.cmd.runs_list'))
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--json [file]', 'write the list as JSON to file, or stdout')
     .action((opts) => {
@@ -260,7 +278,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     });
   runs
     .command('show')
-    .description("one run's summary line, then its configuration, summary and window as JSON")
+    .description(t('cli.cmd.runs_show'))
     .argument('<id>', 'run id (a unique prefix is enough)')
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--json [file]', 'write the run as JSON to file, or stdout')
@@ -269,7 +287,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     });
   runs
     .command('export')
-    .description("a run's request records as csv, jsonl or json (for DuckDB or pandas)")
+    .description(t('cli.cmd.runs_export'))
     .argument('<id>', 'run id (a unique prefix is enough)')
     .option('--format <fmt>', 'csv, jsonl or json', 'jsonl')
     .option('--out <file>', 'write to a file instead of stdout')
@@ -278,13 +296,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       action = async (io) => (await import('./commands/runs.js')).runsCommand('export', [id], opts, io);
     });
 
-  addLangOption(
-    program
-      .command('report')
-      .description(
-        'comparison table, HTML report and Markdown write-up for runs, experiments or report.json files',
-      ),
-  )
+  addLangOption(program.command('report').description(t('cli.cmd.report')))
     .argument('<refs...>', 'run ids, experiment ids or report.json files')
     .option('--html <file>', 'write a self-contained HTML report')
     .option(
@@ -300,7 +312,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     });
   program
     .command('merge')
-    .description("merge the shards of one run (run --shard i/N) into one run's report.json")
+    .description(t('cli.cmd.merge'))
     .argument('<files...>', 'the shard reports, report.shard-<i>-of-<N>.json')
     .requiredOption('--expect <n>', 'the number of shards N (a missing or extra shard is refused)')
     .requiredOption('--out <dir>', 'folder for the merged report.json (and requests.jsonl with --exact)')
@@ -312,11 +324,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     });
   program
     .command('k8s')
-    .description('Kubernetes manifests for a run split over pods')
+    .description(t('cli.cmd.k8s'))
     .command('render')
-    .description(
-      'print the Indexed Job, ConfigMap, results volume, merge Job and PodMonitor of a sharded run',
-    )
+    .description(t('cli.cmd.k8s_render'))
     .argument(
       '[run...]',
       "run's flags, after --, e.g. -- --url http://engine:8000/v1 --rate 200 --duration 300",
@@ -338,7 +348,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   addLangOption(
     program
       .command('diagnose')
-      .description('validity verdict and symptom → likely cause → next experiment')
+      .description(t('cli.cmd.diagnose'))
       .argument('<refs...>', 'run ids, experiment ids or report.json files')
       .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
       .option('--json [file]', 'write the diagnosis as JSON to file, or stdout'),
@@ -347,9 +357,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   });
   program
     .command('calibrate')
-    .description(
-      "fit the simulator's cost-model constants to runs measured on a real engine, and write a profile",
-    )
+    .description(t('cli.cmd.calibrate'))
     .argument('<refs...>', 'run ids, experiment ids (e.g. of `exp init calibration`) or report.json files')
     .option('--out <file>', 'write the calibration profile (YAML) here; use it with --profile')
     .option('--model <name>', "catalogue model the runs were measured on (default: the runs' record)")
@@ -368,9 +376,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   addLangOption(
     program
       .command('trace')
-      .description('public LLM traces (Azure, BurstGPT, Mooncake, servelab)')
+      .description(t('cli.cmd.trace'))
       .command('stats')
-      .description('rate over time, length distributions, burstiness and prefix sharing of a trace')
+      .description(t('cli.cmd.trace_stats'))
       .argument('<file>', 'the trace (Azure or BurstGPT CSV, Mooncake or servelab JSONL)')
       .option('--trace-format <fmt>', 'azure, burstgpt, mooncake or servelab (default: detected)')
       .option('--trace-block-size <n>', 'tokens per Mooncake hash block (default 512)')
@@ -379,7 +387,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   ).action((file, opts) => {
     action = async (io) => (await import('./commands/trace.js')).traceStatsCommand(file, opts, io);
   });
-  addLangOption(program.command('dashboard').description('a live local dashboard over the store'))
+  addLangOption(program.command('dashboard').description(t('cli.cmd.dashboard')))
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--port <p>', 'listen port (0 = any free port)', '8600')
     .option('--host <addr>', 'listen address', '127.0.0.1')

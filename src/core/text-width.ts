@@ -19,3 +19,25 @@ export function padColumns(s: string, columns: number, side: 'end' | 'start' = '
   const fill = ' '.repeat(Math.max(0, columns - displayWidth(s)));
   return side === 'end' ? s + fill : fill + s;
 }
+
+/**
+ * A plain-text table as lines: the first column left-aligned, the others right-aligned, two
+ * spaces between columns, widths in terminal columns (so Chinese headers and cells line up).
+ * @param opts.trimEnd drop the trailing spaces of each line
+ */
+export function textTable(
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+  opts: { trimEnd?: boolean } = {},
+): string[] {
+  const w: number[] = [];
+  for (const r of [head, ...rows])
+    r.forEach((c, i) => {
+      w[i] = Math.max(w[i] ?? 0, displayWidth(c));
+    });
+  const line = (r: readonly string[]) => {
+    const l = r.map((c, i) => padColumns(c, w[i], i === 0 ? 'end' : 'start')).join('  ');
+    return opts.trimEnd ? l.trimEnd() : l;
+  };
+  return [line(head), ...rows.map(line)];
+}

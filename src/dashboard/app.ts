@@ -236,7 +236,7 @@ function routeApi(path: string, u: URL, res: ServerResponse, deps: AppDeps): unk
     const runs = rows.map(runListItem);
     // The report over its runs: what `servelab report EXP_ID` leads with.
     const loaded = rows.filter((r) => r.records > 0).map((r) => loadRunCached(deps, r));
-    const d = loaded.length ? diagnose(loaded) : null;
+    const d = loaded.length ? diagnose(loaded, { t }) : null;
     const answer = e.summary?.results ? (deps.answerOf?.(e.kind, e.summary.results, t) ?? null) : null;
     return {
       answer,
@@ -281,7 +281,7 @@ function routeApi(path: string, u: URL, res: ServerResponse, deps: AppDeps): unk
       runs: rows.map((r, k) => ({ ...runListItem(r.row as RunRow), summary: runs[k].summary })),
       table,
       table_html: renderTableHtml(table, t),
-      headline_html: headlineHtml(runs, diagnose(runs), t),
+      headline_html: headlineHtml(runs, diagnose(runs, { t }), t),
       charts: reportCharts(runs, t),
     };
   }
@@ -302,7 +302,7 @@ function routeApi(path: string, u: URL, res: ServerResponse, deps: AppDeps): unk
           summary: run.summary,
           summary_source: source,
           // A run in progress has its live headline on the page, from the live stream.
-          headline_html: row.status === 'running' ? '' : headlineHtml([run], diagnose([run]), t),
+          headline_html: row.status === 'running' ? '' : headlineHtml([run], diagnose([run], { t }), t),
           table_html: renderTableHtml(comparisonTable([run]), t),
         };
       }

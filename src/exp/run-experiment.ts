@@ -8,6 +8,7 @@
  */
 
 import { type T, translator } from '../i18n/index.js';
+import { translateStored } from '../i18n/stored.js';
 import type { ExperimentAnswer } from '../report/answer.js';
 import { answerTextLines } from '../report/answer-render.js';
 import type { ExperimentRecord } from './experiment-record.js';
@@ -202,7 +203,11 @@ export function formatExperimentResult(r: ExperimentResult, t: T = translator('e
     }),
   );
   const invalid = r.runs.filter((x) => x.validity.length > 0);
+  // The reasons are kept in English with the run; shown in the reader's language.
   for (const x of invalid)
-    for (const v of x.validity) out.push(`  ${x.target} ${x.label} ${v.code}: ${v.message}`);
+    for (const v of x.validity)
+      out.push(
+        `  ${x.target} ${x.label} ${v.code}: ${translateStored(v.message, t, ['diagnose.validity.'])}`,
+      );
   return out.join('\n');
 }

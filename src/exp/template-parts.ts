@@ -6,8 +6,10 @@
  * load, cache, repeats, warm-up, SLOs, thresholds) with their optional fields commented out at
  * their defaults.
  */
+import type { MessageKey, T } from '../i18n/index.js';
 import { BUILTIN_GPUS, BUILTIN_MODELS } from '../sim/catalogue/index.js';
 import {
+  type SimSettingKey,
   simSettingDescription,
   simSettingExample,
   simSettingKeys,
@@ -30,68 +32,80 @@ export interface SimTarget {
   clock?: 'real' | 'virtual';
 }
 
+/** `# key: value` (or `key: value`) padded to the comment column, then `# comment`. */
+const commented = (line: string, width: number, comment: string) => `${line.padEnd(width)} # ${comment}`;
+
+/**
+ * A simulator setting's description in `t`'s language: the declaration's own text in English,
+ * else the catalogue's `tpl.simopt.<key>` (the English catalogue copies the declarations, and
+ * test/i18n/zh-templates.test.ts holds the copies equal).
+ */
+function simOptionDescription(t: T, key: SimSettingKey): string {
+  return t.lang === 'en' ? simSettingDescription(key) : t(`tpl.simopt.${key}` as MessageKey);
+}
+
 /**
  * A sim target's optional settings, commented out at their defaults (or an example), each with
  * its description: from the settings schema, so that every setting is documented.
  */
-const SIM_OPTION_DOCS: [key: string, line: string][] = [
-  ...simSettingKeys('file')
-    .filter((k) => !simSettingRequiredInFile(k))
-    .map((k): [string, string] => [
-      k,
-      `${`# ${k}: ${simSettingExample(k) ?? ''}`.padEnd(36)} # ${simSettingDescription(k)}`,
-    ]),
-];
-
-/**
- * The clock line every sim target writes out. Templates ship on a virtual clock: a real-time
- * simulator shares the machine's cores with the load generator and falls behind on a busy one
- * (`sim_behind`), which no template should end with.
- */
-const CLOCK_LINE: Record<'real' | 'virtual', string> = {
-  virtual: `${'clock: virtual'.padEnd(34)} # virtual: in-process, virtual time (as plan); real: HTTP server, real time (needs idle cores)`,
-  real: `${'clock: real'.padEnd(34)} # real: HTTP server, real time (needs idle cores); virtual: in-process, virtual time (as plan)`,
-};
-
-function simTarget(t: SimTarget): string {
-  const lines = [
-    `  ${t.name}:`,
-    '    sim:',
-    `      ${`model: ${t.model ?? 'qwen3-0.6b'}`.padEnd(34)} # ${Object.keys(BUILTIN_MODELS).join(' | ')}`,
-    `      ${`gpu: ${t.gpu ?? 'h100'}`.padEnd(34)} # ${Object.keys(BUILTIN_GPUS).join(' | ')}`,
+function simOptionDocs(t: T): [key: string, line: string][] {
+  return [
+    ...simSettingKeys('file')
+      .filter((k) => !simSettingRequiredInFile(k))
+      .map((k): [string, string] => [
+        k,
+        commented(`# ${k}: ${simSettingExample(k) ?? ''}`, 36, simOptionDescription(t, k)),
+      ]),
   ];
-  const setKeys = new Set((t.set ?? []).map((s) => s.split(':')[0]));
-  if (!setKeys.has('clock')) lines.push(`      ${CLOCK_LINE[t.clock ?? 'virtual']}`);
-  for (const s of t.set ?? []) lines.push(`      ${s}`);
+}
+
+function simTarget(t: T, s: SimTarget): string {
+  const lines = [
+    `  ${s.name}:`,
+    '    sim:',
+    `      ${commented(`model: ${s.model ?? 'qwen3-0.6b'}`, 34, Object.keys(BUILTIN_MODELS).join(' | '))}`,
+    `      ${commented(`gpu: ${s.gpu ?? 'h100'}`, 34, Object.keys(BUILTIN_GPUS).join(' | '))}`,
+  ];
+  const setKeys = new Set((s.set ?? []).map((x) => x.split(':')[0]));
+  // Every sim target writes its clock out (virtual unless the kind says otherwise).
+  if (!setKeys.has('clock'))
+    lines.push(`      ${commented(`clock: ${s.clock ?? 'virtual'}`, 34, t('tpl.sim.clock'))}`);
+  for (const x of s.set ?? []) lines.push(`      ${x}`);
   // The commented list documents every option; those set above are not repeated.
-  if (t.full) for (const [k, d] of SIM_OPTION_DOCS) if (!setKeys.has(k)) lines.push(`      ${d}`);
+  if (s.full) for (const [k, d] of simOptionDocs(t)) if (!setKeys.has(k)) lines.push(`      ${d}`);
   return lines.join('\n');
 }
 
-const URL_TARGET_DOCS = `  # A running server instead of the simulator:
-  # my-vllm:
-  #   url: http://127.0.0.1:8000/v1   # base URL ending in /v1
-  #   api_key_env: VLLM_API_KEY        # name of the variable holding the key (never the key itself)
-  #   headers: {X-Team: perf}          # extra request headers
-  #   model: Qwen/Qwen3-8B             # served model id (default: top-level model)
-  #   endpoint: chat                   # chat | completions
-  #   local: true                      # server on this machine: probe the GPU with nvidia-smi (default: loopback URL)
-  #   metrics_url: http://127.0.0.1:8000/metrics  # Prometheus endpoint (default: <server>/metrics)
-  #   generation: {thinking: false}    # per-target generation overrides (an A/B switch)
-  #   extra_body: {chat_template_kwargs: {enable_thinking: false}}  # merged into each request body
-  #   declared:                        # facts servelab cannot probe, recorded as "declared"
-  #     image: vllm/vllm-openai@sha256:…
-  #     gpu: H100 SXM
-  #     gpu_count: 1
-  #     driver: "570.86"
-  #     cuda: "12.8"
-  #     kernel_backend: FLASH_ATTN
-  #     weights_dtype: bf16
-  #     kv_cache_dtype: auto
-  #     model_revision: main
-  #     engine: vllm                   # also engine_version, gpu_memory_gib, interconnect, rocm,
-  #                                    # activations_dtype, max_model_len, max_num_seqs,
-  #                                    # max_num_batched_tokens, chat_template, routing`;
+function urlTargetDocs(t: T): string {
+  const c = (line: string, key: Parameters<T>[0], width = 36) =>
+    commented(`  #   ${line}`, width + 2, t(key));
+  return [
+    `  # ${t('tpl.url.intro')}`,
+    '  # my-vllm:',
+    c('url: http://127.0.0.1:8000/v1', 'tpl.url.url', 35),
+    c('api_key_env: VLLM_API_KEY', 'tpl.url.api_key_env'),
+    c('headers: {X-Team: perf}', 'tpl.url.headers'),
+    c('model: Qwen/Qwen3-8B', 'tpl.url.model'),
+    '  #   endpoint: chat                   # chat | completions',
+    c('local: true', 'tpl.url.local'),
+    `  #   metrics_url: http://127.0.0.1:8000/metrics  # ${t('tpl.url.metrics_url')}`,
+    c('generation: {thinking: false}', 'tpl.url.generation'),
+    `  #   extra_body: {chat_template_kwargs: {enable_thinking: false}}  # ${t('tpl.url.extra_body')}`,
+    c('declared:', 'tpl.url.declared'),
+    '  #     image: vllm/vllm-openai@sha256:…',
+    '  #     gpu: H100 SXM',
+    '  #     gpu_count: 1',
+    '  #     driver: "570.86"',
+    '  #     cuda: "12.8"',
+    '  #     kernel_backend: FLASH_ATTN',
+    '  #     weights_dtype: bf16',
+    '  #     kv_cache_dtype: auto',
+    '  #     model_revision: main',
+    `${commented('  #     engine: vllm', 38, t('tpl.url.declared_more', { fields: 'engine_version, gpu_memory_gib, interconnect, rocm,' }))}`,
+    '  #                                    # activations_dtype, max_model_len, max_num_seqs,',
+    '  #                                    # max_num_batched_tokens, chat_template, routing',
+  ].join('\n');
+}
 
 export interface Common {
   generation?: string[];
@@ -104,79 +118,69 @@ export interface Common {
   thresholds?: string[];
 }
 
-function commonBlocks(c: Common): string {
+/** A comment block: each line of `text` after `# `. */
+const block = (text: string) => `# ${text.split('\n').join('\n# ')}`;
+
+function commonBlocks(t: T, c: Common): string {
   const gen = c.generation ?? [];
   const wl = c.workload ?? ['input_len: 256', 'output_len: 64'];
+  const set = (lines: readonly string[]) => lines.map((l) => `  ${l}\n`).join('');
+  const opt = (line: string, key: Parameters<T>[0]) => `${commented(`  # ${line}`, 37, t(key))}\n`;
   const out: string[] = [];
-  out.push(`# Model id sent in requests; sim targets default to their sim model.
+  out.push(`${block(t('tpl.model'))}
 # model: qwen3-0.6b
 # endpoint: chat                      # chat (/v1/chat/completions) | completions (/v1/completions)
 
-# Seed for prompts, lengths and arrivals: the same seed gives the same requests. Left out, each
-# \`exp run\` draws a fresh one (printed, and stored with the experiment): give it to repeat a run.
+${block(t('tpl.seed'))}
 # seed: 1
 
-# Generation settings, the same for every target (recorded in the experiment record).
+${block(t('tpl.generation'))}
 generation:
-${gen.map((l) => `  ${l}\n`).join('')}  # thinking: false                   # reasoning phase on/off (unset: the engine's default)
-  # temperature: 0                    # default 0: greedy, as vllm bench serve
-  # top_p: 1
-  # max_tokens: 128                   # default: the workload's output_len
-  # stop: ["\\n\\n"]
-  # ignore_eos: false                 # true: generate exactly max_tokens (default: sent only when asked)
-  # stream: true
-  # seed: 0                           # per-request sampling seed sent to the server
-
-# What each request asks for. Lengths are tokens: 512, uniform:A-B or normal:MEAN,STD.
+${set(gen)}${opt('thinking: false', 'tpl.generation.thinking')}${opt('temperature: 0', 'tpl.generation.temperature')}  # top_p: 1
+${opt('max_tokens: 128', 'tpl.generation.max_tokens')}  # stop: ["\\n\\n"]
+${opt('ignore_eos: false', 'tpl.generation.ignore_eos')}  # stream: true
+${opt('seed: 0', 'tpl.generation.seed')}
+${block(t('tpl.workload'))}
 workload:
-${wl.map((l) => `  ${l}\n`).join('')}  # dataset: {format: sharegpt, path: ShareGPT_V3.json}   # or format: prompts (JSONL)
-  # shared_prefix: {tokens: 1024, groups: 4}   # prompts share one of G prefixes of N tokens
-  # seed: 1                           # workload seed (default: the top-level seed)
-  # reuse_prompts: false              # true: the same prompts at every level (a prefix cache then runs later levels warm)
-
-# How requests arrive. Closed loop: a fixed number in flight; open loop: a rate.
+${set(wl)}  # dataset: {format: sharegpt, path: ShareGPT_V3.json}   # ${t('tpl.workload.dataset')}
+  # shared_prefix: {tokens: 1024, groups: 4}   # ${t('tpl.workload.shared_prefix')}
+${opt('seed: 1', 'tpl.workload.seed')}${opt('reuse_prompts: false', 'tpl.workload.reuse_prompts')}
+${block(t('tpl.load'))}
 load:
-${c.load.map((l) => `  ${l}\n`).join('')}  # mode: closed                      # closed | open (default: from concurrency/rates)
-  # arrival: poisson                  # open loop: constant | poisson | gamma
-  # burstiness: 1                     # gamma shape (1 = Poisson, <1 burstier)
-  # max_concurrency: 256              # open loop: cap on requests in flight
-  # duration_s: 60                    # instead of requests
-  # timeout_s: 600                    # per request
-  # timeout_ttft_s: 60                # until the first token
-
-# Prefix cache before measuring: cold (reset through /reset_prefix_cache or /flush_cache),
-# warm (run the workload once first) or as-is.
+${set(c.load)}${opt('mode: closed', 'tpl.load.mode')}${opt('arrival: poisson', 'tpl.load.arrival')}${opt('burstiness: 1', 'tpl.load.burstiness')}${opt('max_concurrency: 256', 'tpl.load.max_concurrency')}${opt('duration_s: 60', 'tpl.load.duration_s')}${opt('timeout_s: 600', 'tpl.load.timeout_s')}${opt('timeout_ttft_s: 60', 'tpl.load.timeout_ttft_s')}
+${block(t('tpl.cache'))}
 cache:
-${(c.cache ?? ['policy: as-is']).map((l) => `  ${l}\n`).join('')}  # reset: auto                       # auto | vllm | sglang | none
-  # routing: single replica           # how requests reach replicas (recorded as declared)
-
-repeats: ${c.repeats ?? 1}                            # repeat every measurement (default 1)
-warmup: ${c.warmup ?? 2}                             # warm-up requests per level, recorded but not measured`);
+${set(c.cache ?? ['policy: as-is'])}  # reset: auto                       # auto | vllm | sglang | none
+${opt('routing: single replica', 'tpl.cache.routing')}
+${commented(`repeats: ${c.repeats ?? 1}`, 37, t('tpl.repeats'))}
+${commented(`warmup: ${c.warmup ?? 2}`, 37, t('tpl.warmup'))}`);
   out.push(
     c.slo
-      ? `\n# Service-level objectives: goodput counts requests meeting all of them.\nslo:\n${c.slo.map((l) => `  ${l}\n`).join('')}  # itl_ms: 100`
-      : `\n# Service-level objectives: goodput counts requests meeting all of them.\n# slo: {ttft_ms: 1000, tpot_ms: 50, e2e_ms: 20000, itl_ms: 100}`,
+      ? `\n${block(t('tpl.slo'))}\nslo:\n${set(c.slo)}  # itl_ms: 100`
+      : `\n${block(t('tpl.slo'))}\n# slo: {ttft_ms: 1000, tpot_ms: 50, e2e_ms: 20000, itl_ms: 100}`,
   );
   out.push(
-    `\n# Checks on the summary (any numeric path); a failure exits with code 2.\nthresholds:${
-      c.thresholds?.length ? `\n${c.thresholds.map((t) => `  - '${t}'`).join('\n')}` : ' []'
+    `\n${block(t('tpl.thresholds'))}\nthresholds:${
+      c.thresholds?.length ? `\n${c.thresholds.map((x) => `  - '${x}'`).join('\n')}` : ' []'
     }\n  # - 'ttft_ms.p99<500'\n  # - 'error_rate<0.01'`,
   );
   return out.join('\n');
 }
 
-function head(kind: string, name: string, about: string): string {
-  return `# servelab experiment: ${kind}
+function head(t: T, kind: string, name: string, about: string): string {
+  return `# ${t('tpl.head.title', { kind })}
 # ${about.split('\n').join('\n# ')}
-# Run it:  servelab exp run ${name}.yaml      (docs/experiments.md documents every field)
+# ${t('tpl.head.run', { name })}
 kind: ${kind}
 name: ${name}
-# description: free text, stored with the experiment
+# description: ${t('tpl.head.description')}
 `;
 }
 
-/** The shared parts a kind's template is made of. */
+/** The shared parts a kind's template is made of, in one language. */
 export interface TemplateParts {
+  /** The language of the comments; a kind translates its own comments with it. */
+  tr: T;
   /** The opening comment, `kind:` and `name:`. */
   head(kind: string, name: string, about: string): string;
   /** One sim target; `full` documents every simulator setting. */
@@ -187,5 +191,13 @@ export interface TemplateParts {
   common(c: Common): string;
 }
 
-/** The parts, as the kinds' templates take them. */
-export const PARTS: TemplateParts = { head, simTarget, urlTargets: URL_TARGET_DOCS, common: commonBlocks };
+/** The parts, as the kinds' templates take them, with comments in `t`'s language. */
+export function templateParts(t: T): TemplateParts {
+  return {
+    tr: t,
+    head: (kind, name, about) => head(t, kind, name, about),
+    simTarget: (s) => simTarget(t, s),
+    urlTargets: urlTargetDocs(t),
+    common: (c) => commonBlocks(t, c),
+  };
+}

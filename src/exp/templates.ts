@@ -6,19 +6,22 @@
  * well under a minute) and documents every field it may use, with the optional ones commented
  * out at their defaults. Every template passes `loadExperimentFile` (tested).
  */
+
+import { EN } from '../analysis/diagnose/default-lang.js';
 import { UsageError } from '../core/errors.js';
+import type { T } from '../i18n/index.js';
 import { EXPERIMENT_KINDS, KINDS } from './kinds/index.js';
-import { PARTS } from './template-parts.js';
+import { templateParts } from './template-parts.js';
 
 export type { Common, SimTarget, TemplateParts } from './template-parts.js';
 
 /**
- * The commented YAML template for `kind`.
+ * The commented YAML template for `kind`, its comments in `t`'s language (default English).
  * @throws UsageError for an unknown kind, listing the valid ones.
  * @example
  * for (const kind of EXPERIMENT_KINDS) process.stdout.write(experimentTemplate(kind));
  */
-export function experimentTemplate(kind: string): string {
+export function experimentTemplate(kind: string, t: T = EN): string {
   if (!Object.hasOwn(KINDS, kind))
     throw new UsageError([
       {
@@ -26,5 +29,5 @@ export function experimentTemplate(kind: string): string {
         hint: `valid kinds: ${EXPERIMENT_KINDS.join(', ')}`,
       },
     ]);
-  return KINDS[kind as keyof typeof KINDS].template(PARTS);
+  return KINDS[kind as keyof typeof KINDS].template(templateParts(t));
 }

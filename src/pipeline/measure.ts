@@ -8,6 +8,7 @@
  * call it, so a number means the same thing wherever it was produced.
  */
 
+import { EN } from '../analysis/diagnose/default-lang.js';
 import type { ValidityReason } from '../analysis/diagnose/types.js';
 import type { Slo, Summary, SummaryDetail } from '../analysis/index.js';
 import { summarize, summarizeSessions } from '../analysis/index.js';
@@ -200,6 +201,7 @@ export async function measureOn(
     ? createProgress({
         stream: deps.progress,
         clock,
+        t: deps.t,
         durationMs: plan.load.kind === 'closed' ? (plan.load.durationMs ?? undefined) : undefined,
       })
     : null;
@@ -226,7 +228,7 @@ export async function measureOn(
     : null;
   if (storeRun && store) {
     observers.push(store.observer(storeRun.id));
-    log(deps.announce ? deps.announce(storeRun.id) : `run ${storeRun.id} started`);
+    log(deps.announce ? deps.announce(storeRun.id) : (deps.t ?? EN)('run.started', { id: storeRun.id }));
   }
 
   const work = async () => {

@@ -14,6 +14,7 @@ import { describe, type Stats } from '../analysis/stats.js';
 import { groupAttempts } from '../analysis/summary.js';
 import { validityReasons, validitySkipped } from '../analysis/validity.js';
 import { measurementWindow } from '../analysis/window.js';
+import { displayWidth, padColumns } from '../core/text-width.js';
 import type { MessageKey, T } from '../i18n/index.js';
 import type { ScrapePoint } from '../record/series.js';
 import { OUTCOMES, type Outcome, SUCCESS_OUTCOMES } from '../record/types.js';
@@ -364,24 +365,29 @@ export function tableNotes(rows: readonly ComparisonRow[], t?: T): string[] {
         ? t('report.note.unreliable', { mark: UNRELIABLE_MARK, p99: MIN_SAMPLES_P99, p95: MIN_SAMPLES_P95 })
         : UNRELIABLE_NOTE,
     );
-  if (rows.some((r) => r.definitions === 'vllm')) notes.push(VLLM_DEFINITIONS_NOTE);
+  if (rows.some((r) => r.definitions === 'vllm'))
+    notes.push(t ? t('report.note.vllm_definitions') : VLLM_DEFINITIONS_NOTE);
   return notes;
 }
 
 /**
  * Console rendering. Transposed (one line per metric, one column per run) because ~25 columns
- * side by side do not fit a terminal.
+ * side by side do not fit a terminal. Headers, verdicts and notes in `t`'s language (English
+ * without one).
  */
-export function renderTableText(rows: readonly ComparisonRow[]): string {
+export function renderTableText(rows: readonly ComparisonRow[], t?: T): string {
   const cols = columnsFor(rows);
-  const g = grid(rows, cols);
-  const names = cols.map((c) => c.header);
-  const w0 = Math.max(...names.map((n) => n.length));
-  const widths = rows.map((_, j) => Math.max(...g[j].map((v) => v.length)));
+  const g = grid(rows, cols, t);
+  const names = cols.map((c) => columnHeader(c, t));
+  // Widths in terminal columns: a Chinese header takes two per character.
+  const w0 = Math.max(...names.map(displayWidth));
+  const widths = rows.map((_, j) => Math.max(...g[j].map(displayWidth)));
   const lines = cols.map((_, i) =>
-    [names[i].padEnd(w0), ...rows.map((_, j) => g[j][i].padStart(widths[j]))].join('  ').trimEnd(),
+    [padColumns(names[i], w0), ...rows.map((_, j) => padColumns(g[j][i], widths[j], 'start'))]
+      .join('  ')
+      .trimEnd(),
   );
-  const notes = tableNotes(rows);
+  const notes = tableNotes(rows, t);
   if (notes.length) lines.push('', ...notes);
   return `${lines.join('\n')}\n`;
 }

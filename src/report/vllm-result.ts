@@ -28,6 +28,7 @@
  *   says so, because that file has the records and servelab's definitions.
  */
 
+import { EN } from '../analysis/diagnose/default-lang.js';
 import type { LoadedRun, RunSource } from '../analysis/loaded-run.js';
 import { describe, emptyStats, type Stats } from '../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary, type SummaryMetric } from '../analysis/summary.js';
@@ -49,8 +50,7 @@ export const VLLM_DEFINITIONS: readonly string[] = [
 ];
 
 /** The footnote of the comparison table for runs with vLLM's definitions. */
-export const VLLM_DEFINITIONS_NOTE =
-  "definitions vLLM: read from a vLLM result file (`vllm bench serve --save-result`), so its numbers follow vLLM's definitions, not servelab's: TTFT counts the first chunk of any kind; TPOT is (E2EL − TTFT) / (N − 1); E2E ends at the last chunk; throughput divides by vLLM's whole benchmark duration; unknown counts (truncated, warm-up) show —. See docs/metrics.md.";
+export const VLLM_DEFINITIONS_NOTE = EN('report.note.vllm_definitions');
 
 /** A parsed vLLM result file: its keys as written. */
 export type VllmResultFile = Record<string, unknown>;

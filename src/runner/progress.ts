@@ -5,6 +5,8 @@
  * so logs stay readable. Hooks only bump counters; drawing happens on a timer from the
  * injected clock, so the hot path never formats text.
  */
+import { EN } from '../analysis/diagnose/default-lang.js';
+import type { T } from '../i18n/index.js';
 import { SUCCESS_OUTCOMES } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RunObserver, RunStartInfo } from './events.js';
@@ -22,6 +24,8 @@ export interface ProgressOptions {
   durationMs?: number | null;
   /** Redraw interval in ms; default 250 on a TTY (≤ 4×/s), 5000 otherwise. */
   intervalMs?: number;
+  /** The language of the line (default English). */
+  t?: T;
 }
 
 /** Counters the line shows; exported for tests and other renderers. */
@@ -64,7 +68,7 @@ export function createProgress(opts: ProgressOptions): ProgressObserver {
   });
 
   const draw = (final: boolean) => {
-    const line = formatProgress(state(), opts.durationMs ?? null);
+    const line = formatProgress(state(), opts.durationMs ?? null, opts.t);
     if (tty) stream.write(`\r\x1b[2K${line}${final ? '\n' : ''}`);
     else stream.write(`${line}\n`);
   };
@@ -111,17 +115,22 @@ export function createProgress(opts: ProgressOptions): ProgressObserver {
  * Rate is records per second since the run started; ETA comes from the remaining count at that
  * rate, or from the remaining duration for a `--duration` run.
  */
-export function formatProgress(s: ProgressState, durationMs: number | null): string {
+export function formatProgress(s: ProgressState, durationMs: number | null, t: T = EN): string {
   const sec = s.elapsed_ms / 1000;
   const rate = sec > 0 ? s.done / sec : 0;
   let eta = '';
-  if (s.planned !== null && rate > 0) eta = ` · ETA ${formatSeconds((s.planned - s.done) / rate)}`;
-  else if (durationMs !== null) eta = ` · ETA ${formatSeconds(Math.max(0, durationMs / 1000 - sec))}`;
-  const count = s.planned !== null ? `${s.done}/${s.planned}` : `${s.done}`;
-  return (
-    `[${sec.toFixed(1).padStart(6)}s] ${count} done · ${s.in_flight} in flight · ` +
-    `${s.errors} error${s.errors === 1 ? '' : 's'} · ${rate.toFixed(1)} req/s${eta}`
-  );
+  if (s.planned !== null && rate > 0)
+    eta = t('run.progress.eta', { eta: formatSeconds((s.planned - s.done) / rate) });
+  else if (durationMs !== null)
+    eta = t('run.progress.eta', { eta: formatSeconds(Math.max(0, durationMs / 1000 - sec)) });
+  return t(s.errors === 1 ? 'run.progress.line_one_error' : 'run.progress.line', {
+    elapsed: sec.toFixed(1).padStart(6),
+    count: s.planned !== null ? `${s.done}/${s.planned}` : `${s.done}`,
+    in_flight: s.in_flight,
+    errors: s.errors,
+    rate: rate.toFixed(1),
+    eta,
+  });
 }
 
 function formatSeconds(s: number): string {

@@ -149,7 +149,7 @@ warmup: 0
     assert.equal(r.code, 0, r.err);
     assert.match(r.err, /^目标 engine：模拟器 qwen3-0\.6b，运行在 h100 上（虚拟时钟）$/m);
     assert.match(r.err, /^ {2}engine c=1：[\d.]+ tok\/s，p99 TTFT [\d.]+ ms，缓存命中 [\d.]+%，有效$/m);
-    assert.match(r.out, /^并发 +req\/s +out tok\/s .* 错误 +缓存命中 +结论 +停止$/m);
+    assert.match(r.out, /^并发 +req\/s +输出 tok\/s .* 错误 +缓存命中 +结论 +停止$/m);
     assert.match(r.out, /^1 .* 有效 *$/m);
     assert.match(r.out, /^拐点：/m);
     assert.match(r.out, /^各次运行：- \(engine c=1: 有效\), - \(engine c=4: 有效\)$/m);

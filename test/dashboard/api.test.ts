@@ -75,6 +75,10 @@ describe('dashboard API', () => {
       const run = JSON.parse((await get(`${zb}/api/runs/${runA}`)).text) as Json;
       assert.match(run.headline_html, /有效：这些数字可以作为依据|无效：部分数字不能作为依据/);
       assert.match(run.table_html, /<th class="l">运行<\/th>/);
+      // The diagnosis prose too: run A's 2 failures of 32 are an error rate over 5%.
+      const exp = JSON.parse((await get(`${zb}/api/experiments/${expId}`)).text) as Json;
+      assert.match(exp.headline_html, /错误率/);
+      assert.doesNotMatch(exp.diagnosis_html + exp.headline_html, /error rate|latencies describe/);
     } finally {
       await zhDash.close();
     }

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { translator } from '../../src/i18n/index.js';
 import { runLoad } from '../../src/runner/loops.js';
 import { createProgress, formatProgress } from '../../src/runner/progress.js';
 import { VirtualClock } from '../../src/runtime/clock.js';
@@ -93,5 +94,14 @@ test('formatProgress: rate since start and ETA from the remaining count', () => 
   assert.equal(
     formatProgress({ planned: 5, done: 0, in_flight: 5, errors: 0, elapsed_ms: 0 }, null),
     '[   0.0s] 0/5 done · 5 in flight · 0 errors · 0.0 req/s',
+  );
+  // In Chinese (--lang zh-CN): the same counters, the words translated.
+  assert.equal(
+    formatProgress(
+      { planned: 100, done: 45, in_flight: 8, errors: 1, elapsed_ms: 12_300 },
+      null,
+      translator('zh-CN'),
+    ),
+    '[  12.3s] 已完成 45/100 · 在途 8 · 错误 1 · 3.7 req/s · 预计剩余 15s',
   );
 });

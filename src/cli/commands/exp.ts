@@ -98,7 +98,7 @@ export async function expRerunCommand(
 ): Promise<number> {
   const t = langFor(raw.lang, io);
   checkOutputPaths(io.cwd, [[jsonOption(raw.json), '--json']]);
-  const reader = openStoreForReading(raw.db, io.cwd);
+  const reader = openStoreForReading(raw.db, io.cwd, t);
   let text: string | null;
   let path: string;
   try {

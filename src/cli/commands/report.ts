@@ -62,7 +62,7 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
     [svgDir, '--md', 'dir'],
     [json, '--json'],
   ]);
-  const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd });
+  const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd, t });
   const gpuHourUsd = price(raw, runs);
   const rep = await import('../../report/index.js');
   const { diagnose } = await import('../../analysis/diagnose/index.js');
@@ -71,7 +71,7 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   const diagnosis = t.lang === 'en' ? diagnosisEn : diagnose(runs, { t });
   // The experiments among the refs: each kind's answer leads every surface, the page is titled
   // with the experiment's name, and the kinds' conclusions and write-up sections follow.
-  const exps = await experimentsAmong(refs, raw, io);
+  const exps = await experimentsAmong(refs, raw, io, t);
   // The kinds are loaded only for an experiment (a plain run's report does without them).
   const kinds = exps.length ? await import('../../exp/run-experiment.js') : null;
   const answersOf = (tr: Translator) =>
@@ -95,7 +95,7 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
       }),
       '--html',
     );
-    wrote.push(`wrote ${html}\n`);
+    wrote.push(`${t('run.wrote', { files: html })}\n`);
   }
   if (md && svgDir) {
     const doc = rep.renderMarkdownReport(runs, diagnosis, {
@@ -108,17 +108,17 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
     });
     await writeOutputFile(md, doc.markdown, '--md');
     for (const f of doc.files) await writeOutputFile(resolve(dirname(md), f.path), f.svg, '--md');
-    wrote.push(`wrote ${md} and ${doc.files.length} chart(s) in ${svgDir}\n`);
+    wrote.push(`${t('report.wrote_md', { file: md, n: doc.files.length, dir: svgDir })}\n`);
   }
   // report.json speaks English, as its diagnosis does.
   const reportJson = rep.buildReportJson(runs, diagnosisEn, {}, answersOf(translator('en'))[0] ?? null);
   if (json !== true) await emitJson(json, reportJson, io);
   const out = humanStream(json, io);
   for (const a of answers) out.write(`${rep.answerTextLines(a, t).join('\n')}\n\n`);
-  out.write(rep.renderTableText(rep.comparisonTable(runs, { gpu_hour_usd: gpuHourUsd })));
+  out.write(rep.renderTableText(rep.comparisonTable(runs, { gpu_hour_usd: gpuHourUsd }), t));
   for (const r of runs)
     if (r.source?.notes.length)
-      out.write(`\nnotes [${r.id}]:\n${r.source.notes.map((n) => `  - ${n}\n`).join('')}`);
+      out.write(`\n${t('report.notes', { id: r.id })}\n${r.source.notes.map((n) => `  - ${n}\n`).join('')}`);
   out.write(`\n${rep.renderDiagnosisText(diagnosis, runs, t)}`);
   for (const line of wrote) out.write(line);
   if (json === true) await emitJson(json, reportJson, io);
@@ -133,14 +133,19 @@ interface StoredExperiment {
 }
 
 /** The experiments among `refs` (store ids that name an experiment, not a run); none for runs and files. */
-async function experimentsAmong(refs: string[], raw: RawReport, io: Io): Promise<StoredExperiment[]> {
+async function experimentsAmong(
+  refs: string[],
+  raw: RawReport,
+  io: Io,
+  t: Translator,
+): Promise<StoredExperiment[]> {
   const out: StoredExperiment[] = [];
   let store: ReturnType<typeof openStoreForReading> | null = null;
   try {
     for (const ref of refs) {
       // Files and folders are runs (report.json), never experiments.
       if (!/^[a-z0-9]{1,12}$/.test(ref) || existsSync(resolve(io.cwd, ref))) continue;
-      store ??= openStoreForReading(raw.db, io.cwd);
+      store ??= openStoreForReading(raw.db, io.cwd, t);
       const row = store.getRun(ref) ? null : store.getExperiment(ref);
       if (row) out.push({ name: row.name, kind: row.kind, results: row.summary?.results ?? null });
     }
@@ -160,7 +165,7 @@ export async function diagnoseCommand(refs: string[], raw: RawReport, io: Io): P
     const { diagnoseVoiceFiles } = await import('./voice.js');
     return diagnoseVoiceFiles(refs, raw, io, t);
   }
-  const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd });
+  const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd, t });
   const { diagnose } = await import('../../analysis/diagnose/index.js');
   const { renderDiagnosisText } = await import('../../report/diagnose/render.js');
   const diagnosis = diagnose(runs, { t });

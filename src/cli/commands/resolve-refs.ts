@@ -7,24 +7,27 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { EN } from '../../analysis/diagnose/default-lang.js';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
 import type { Problem } from '../../core/errors.js';
 import { UsageError } from '../../core/errors.js';
 import { loadedRunFromStore } from '../../dashboard/store-runs.js';
+import type { T } from '../../i18n/index.js';
 import type { RequestRecord } from '../../record/types.js';
 import { loadedRunFromReport } from '../../report/report-json.js';
 import { runReportProblem } from '../../report/run/report.js';
 import { loadedRunFromVllmResult, parseRunFile, RUN_FILE_HINT } from '../../report/vllm-result.js';
 import { openStore, type Store } from '../../store/index.js';
 
-export function openStoreForReading(db: string | undefined, cwd: string): Store {
+/** The store at `--db` (default servelab.db), read-only; a missing file is a usage problem in `t`'s language. */
+export function openStoreForReading(db: string | undefined, cwd: string, t: T = EN): Store {
   const path = resolve(cwd, db ?? 'servelab.db');
   if (!existsSync(path))
     throw new UsageError([
       {
         path: '--db',
-        message: `no store at ${path}`,
-        hint: 'run `servelab run`, `servelab plan` or `servelab exp run` first, or point --db at the store',
+        message: t('cli.refs.no_store', { path }),
+        hint: t('cli.refs.no_store_hint'),
       },
     ]);
   return openStore(path, { readonly: true });
@@ -39,14 +42,12 @@ function readJsonl(path: string): RequestRecord[] {
 }
 
 /** Load every referenced run; every unknown reference is reported at once. */
-export async function loadRuns(refs: string[], opts: { db?: string; cwd: string }): Promise<LoadedRun[]> {
-  if (!refs.length)
-    throw new UsageError([
-      {
-        message: 'name at least one run, experiment or report.json',
-        hint: 'see `servelab runs list` and `servelab exp list`',
-      },
-    ]);
+export async function loadRuns(
+  refs: string[],
+  opts: { db?: string; cwd: string; t?: T },
+): Promise<LoadedRun[]> {
+  const t = opts.t ?? EN;
+  if (!refs.length) throw new UsageError([{ message: t('cli.refs.none'), hint: t('cli.refs.see_lists') }]);
   const problems: Problem[] = [];
   const runs: LoadedRun[] = [];
   let store: Store | null = null;
@@ -67,7 +68,10 @@ export async function loadRuns(refs: string[], opts: { db?: string; cwd: string 
           const code = (err as NodeJS.ErrnoException).code;
           problems.push({
             path: ref,
-            message: code === 'ENOENT' ? 'no such file' : `cannot read it (${(err as Error).message})`,
+            message:
+              code === 'ENOENT'
+                ? t('cli.refs.no_file')
+                : t('cli.refs.cannot_read', { error: (err as Error).message }),
             hint: RUN_FILE_HINT,
           });
           continue;
@@ -97,14 +101,14 @@ export async function loadRuns(refs: string[], opts: { db?: string; cwd: string 
         }
         continue;
       }
-      store ??= openStoreForReading(opts.db, opts.cwd);
+      store ??= openStoreForReading(opts.db, opts.cwd, t);
       const row = store.getRun(ref);
       if (row) {
         if (!row.summary)
           problems.push({
             path: ref,
-            message: `run ${row.id} has no summary yet (status ${row.status})`,
-            hint: 'wait for it to finish',
+            message: t('cli.refs.no_summary', { id: row.id, status: row.status }),
+            hint: t('cli.refs.no_summary_hint'),
           });
         else runs.push(loadedRunFromStore(store, row));
         continue;
@@ -115,16 +119,16 @@ export async function loadRuns(refs: string[], opts: { db?: string; cwd: string 
         if (!rows.length)
           problems.push({
             path: ref,
-            message: `experiment ${exp.id} has no finished runs`,
-            hint: 'run it with `servelab exp run`',
+            message: t('cli.refs.no_runs', { id: exp.id }),
+            hint: t('cli.refs.no_runs_hint'),
           });
         for (const r of rows) runs.push(loadedRunFromStore(store, r));
         continue;
       }
       problems.push({
         path: ref,
-        message: 'no such run, experiment or file',
-        hint: 'see `servelab runs list` and `servelab exp list`',
+        message: t('cli.refs.unknown'),
+        hint: t('cli.refs.see_lists'),
       });
     }
   } finally {

@@ -7,14 +7,15 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import { UsageError } from '../../core/errors.js';
+import { type Problem, UsageError } from '../../core/errors.js';
 import { writeErrorProblem } from '../../core/output-path.js';
 import { storedVerdict } from '../../dashboard/index.js';
 import { EXPERIMENT_KINDS, experimentTemplate } from '../../exp/index.js';
 import { verdictText } from '../../report/index.js';
 import { EXPORT_FORMATS, type ExportFormat, exportRun, type RunRow } from '../../store/index.js';
 import type { Io } from '../io.js';
-import { checkOutputPaths, emitJson, humanStream, jsonOption } from './common.js';
+import { langOf } from '../options.js';
+import { checkOutputPaths, emitJson, humanStream, jsonOption, throwIfProblems } from './common.js';
 import { openStoreForReading } from './resolve-refs.js';
 
 type Json = string | boolean | undefined;
@@ -163,17 +164,20 @@ export async function expInitCommand(
   kind: string | undefined,
   file: string | undefined,
   io: Io,
-  opts: { force?: boolean } = {},
+  opts: { force?: boolean; lang?: string } = {},
 ): Promise<number> {
+  const problems: Problem[] = [];
+  const t = langOf(opts.lang, io.env, problems);
+  throwIfProblems(problems);
   if (!kind || !(EXPERIMENT_KINDS as readonly string[]).includes(kind))
     throw new UsageError([
       {
         path: 'exp init',
-        message: kind ? `unknown kind "${kind}"` : 'needs a kind',
-        hint: `one of ${EXPERIMENT_KINDS.join(', ')}`,
+        message: kind ? t('exp.init.unknown_kind', { kind }) : t('exp.init.needs_kind'),
+        hint: t('exp.init.kinds_hint', { kinds: EXPERIMENT_KINDS.join(', ') }),
       },
     ]);
-  const text = experimentTemplate(kind);
+  const text = experimentTemplate(kind, t);
   if (!file) {
     io.stdout.write(text);
     return 0;
@@ -188,17 +192,17 @@ export async function expInitCommand(
     const isDir = code === 'EISDIR' || (code === 'EEXIST' && (await stat(path)).isDirectory());
     throw new UsageError([
       isDir
-        ? { path: 'exp init', message: `${path} is a directory`, hint: 'give a file path, e.g. exp.yaml' }
+        ? { path: 'exp init', message: t('exp.init.is_dir', { path }), hint: t('exp.init.is_dir_hint') }
         : code === 'EEXIST'
-          ? { path: 'exp init', message: `${path} already exists`, hint: '--force to overwrite' }
+          ? { path: 'exp init', message: t('exp.init.exists', { path }), hint: t('exp.init.exists_hint') }
           : {
               path: 'exp init',
-              message: `cannot write ${path}: ${(err as Error).message}`,
-              hint: 'check that the directory exists and is writable',
+              message: t('exp.init.cannot_write', { path, error: (err as Error).message }),
+              hint: t('exp.init.cannot_write_hint'),
             },
     ]);
   }
-  io.stderr.write(`wrote ${path}; run it with: servelab exp run ${file}\n`);
+  io.stderr.write(`${t('exp.init.wrote', { path, file })}\n`);
   return 0;
 }
 

@@ -4,18 +4,17 @@
  * names no experiment kind: the `voice` command shares its name with the `voice` kind).
  */
 import type { Command } from '@commander-js/extra-typings';
+import type { T } from '../../i18n/index.js';
 import { collect } from '../raw-flags.js';
 
 /** The command's name, and the `servelab demo` argument of the voice demo. */
 export const VOICE = 'voice';
 
 /** Declare `servelab voice` and its own flags on `program` (generation and --lang are added by the caller). */
-export function declareVoiceCommand(program: Command) {
+export function declareVoiceCommand(program: Command, t: T) {
   return program
     .command(VOICE)
-    .description(
-      'time the first-audio path of voice users: endpointing → ASR → LLM → text chunk → TTS → playback',
-    )
+    .description(t('cli.cmd.voice'))
     .option('--llm-url <base>', 'the LLM: OpenAI base URL, e.g. http://127.0.0.1:8000/v1')
     .option(
       '--asr-url <base>',

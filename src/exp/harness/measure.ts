@@ -5,6 +5,7 @@
  * `servelab run`), and the pooling of `repeats`. {@link measureOnce} is the one place where an
  * experiment's settings (file, target, plan) become a measurement request.
  */
+import { EN } from '../../analysis/diagnose/default-lang.js';
 import { mean, parseThresholds, summarize, type Threshold } from '../../analysis/index.js';
 import type { Slo } from '../../analysis/slo.js';
 import { clientOptionsOf, generationOfSpec } from '../../pipeline/client-options.js';
@@ -171,7 +172,7 @@ export async function measureOnce(
           }
         : {}),
       log: deps.log,
-      announce: (id) => `run ${id}: ${label}`,
+      announce: (id) => (deps.t ?? EN)('exp.progress.run', { id, label }),
       monitoring: {
         scrape: t.spec.metrics_url ? [t.spec.metrics_url] : 'auto',
         // Sweep levels last a second or two: read the counters often enough that a level's

@@ -445,29 +445,25 @@ export const abKind = defineKind({
     if (!f.ab) throw new Error('ab section missing (the schema requires it)');
     return { ...f, ab: f.ab };
   },
-  template: (t) => `${t.head(
-    'ab',
-    'ab',
-    "Exactly one switch between two targets, same workload and seed. Reports each metric's delta\nwith a bootstrap 95% CI; significant only after a Holm correction and above\nmin_effect_pct. A quality check on fixed samples flags a faster config with broken output.",
-  )}
+  template: (t) => `${t.head('ab', 'ab', t.tr('tpl.ab.about'))}
 targets:
 ${t.simTarget({ name: 'bf16-kv', full: true })}
-${t.simTarget({ name: 'fp8-kv', set: ['kv_cache_dtype: fp8                # the one switch'] })}
+${t.simTarget({ name: 'fp8-kv', set: [`kv_cache_dtype: fp8                # ${t.tr('tpl.ab.the_switch')}`] })}
 ${t.urlTargets}
 
 ab:
   a: bf16-kv
   b: fp8-kv
-  switch: kv_cache_dtype              # what differs (recorded)
+  switch: kv_cache_dtype              # ${t.tr('tpl.ab.switch')}
   metrics: [ttft_ms, tpot_ms, e2e_ms, itl_ms, output_tokens_per_s]
-  alpha: 0.05                         # family-wise error rate (Holm)
-  min_effect_pct: 5                   # smaller deltas are never called significant
+  alpha: 0.05                         # ${t.tr('tpl.ab.alpha')}
+  min_effect_pct: 5                   # ${t.tr('tpl.ab.min_effect')}
   bootstrap_resamples: 2000
   quality:
-    samples: 8                        # fixed prompts sent to both sides
-    expected: side-a                  # exact match with side A's output, or {file: answers.jsonl}
-    # regex: '^\\S'                   # every output must match
-    # json_schema: {type: object}     # every output must be valid JSON for this schema (or a .json path)
+    samples: 8                        # ${t.tr('tpl.ab.samples')}
+    expected: side-a                  # ${t.tr('tpl.ab.expected')}
+    # regex: '^\\S'                   # ${t.tr('tpl.ab.regex')}
+    # json_schema: {type: object}     # ${t.tr('tpl.ab.json_schema')}
 
 ${t.common({ load: ['concurrency: 4', 'requests: 32'], generation: ['temperature: 0'] })}
 `,

@@ -294,20 +294,16 @@ export const baselineKind = defineKind({
     baseline: f.baseline ?? baselineSchema.parse({}),
     load: { ...f.load, concurrency: f.load.concurrency ?? [1] },
   }),
-  template: (t) => `${t.head(
-    'baseline',
-    'baseline',
-    'One request at a time against each target: correctness (finish_reason, EOS vs length,\nreasoning/content split), the cold first request apart from the warm ones. Every target\ngets the same generation settings; per-target overrides are refused.',
-  )}
+  template: (t) => `${t.head('baseline', 'baseline', t.tr('tpl.baseline.about'))}
 targets:
 ${t.simTarget({ name: 'h100', full: true })}
 ${t.simTarget({ name: 'a100', gpu: 'a100-80gb' })}
 ${t.urlTargets}
 
 baseline:
-  requests: 5                         # sequential requests per target; the first is the cold one
+  requests: 5                         # ${t.tr('tpl.baseline.requests')}
 
-${t.common({ load: ['# (one request at a time; baseline.requests sets how many)'], workload: ['input_len: 256', 'output_len: 128'], warmup: 0 })}
+${t.common({ load: [`# ${t.tr('tpl.baseline.load')}`], workload: ['input_len: 256', 'output_len: 128'], warmup: 0 })}
 `,
   run: runBaseline,
   answer: baselineAnswer,

@@ -120,31 +120,27 @@ export const calibrationKind = defineKind({
       );
   },
   defaults: (f) => ({ ...f, calibration: f.calibration ?? calibrationSchema.parse({}) }),
-  template: (t) => `${t.head(
-    'calibration',
-    'calibration',
-    'The runs `servelab calibrate EXP_ID --out profile.yaml` fits the simulator to: a decode run\nand a prompt-length sweep at concurrency 1, and a concurrency sweep to saturation. Point\nthe target at your engine (a url target) to calibrate for it; as shipped it measures the\nsimulator on a virtual clock (seconds).',
-  )}
+  template: (t) => `${t.head('calibration', 'calibration', t.tr('tpl.calibration.about'))}
 targets:
 ${t.simTarget({ name: 'sim', full: true })}
 ${t.urlTargets}
 
 calibration:
-  decode:                             # concurrency 1: TPOT against context length
+  decode:                             # ${t.tr('tpl.calibration.decode')}
     input_len: 1024
     output_len: 256
     requests: 4
-  prefill:                            # concurrency 1: TTFT against prompt length
-    input_lens: [128, 512, 1024, 2048, 4096]   # ≥ 3 lengths spanning ≥ 4×, the longest ≥ 1024
+  prefill:                            # ${t.tr('tpl.calibration.prefill')}
+    input_lens: [128, 512, 1024, 2048, 4096]   # ${t.tr('tpl.calibration.input_lens')}
     output_len: 16
-    requests: 3                       # per length
-  saturation:                         # closed loop, up to where the output rate stops growing
-    concurrency: [1, 4, 16, 32, 64]   # raise the top levels for a bigger model or GPU
+    requests: 3                       # ${t.tr('tpl.calibration.per_length')}
+  saturation:                         # ${t.tr('tpl.calibration.saturation')}
+    concurrency: [1, 4, 16, 32, 64]   # ${t.tr('tpl.calibration.levels')}
     input_len: 128
     output_len: 64
-    # requests: 48                    # per level (default: max(16, 3 × level))
+    # requests: 48                    # ${t.tr('tpl.calibration.requests')}
 
-${t.common({ generation: ['ignore_eos: true                   # every request generates exactly output_len'], load: ['# (levels are calibration.saturation.concurrency)'], warmup: 1 })}
+${t.common({ generation: [`ignore_eos: true                   # ${t.tr('tpl.calibration.ignore_eos')}`], load: [`# ${t.tr('tpl.calibration.load')}`], warmup: 1 })}
 `,
   run: runCalibration,
   format: (res, tr) => {
@@ -160,7 +156,7 @@ ${t.common({ generation: ['ignore_eos: true                   # every request ge
             tr('exp.col.conc'),
             'TTFT p50 ms',
             'TPOT p50 ms',
-            'out tok/s',
+            tr('report.col.outTokS'),
             tr('exp.col.run'),
           ],
           t.points.map((p) => [

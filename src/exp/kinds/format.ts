@@ -2,12 +2,11 @@
  * @module exp/kinds/format
  * Plain-text tables for the kinds' console output (`servelab exp run`).
  */
+import { textTable } from '../../core/text-width.js';
 
-/** A table: the first column left-aligned, the others right-aligned. */
+/** A table (see core/text-width `textTable`): the first column left-aligned, the others right-aligned. */
 export function table(head: string[], rows: string[][]): string {
-  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
-  return [line(head), ...rows.map(line)].join('\n');
+  return textTable(head, rows).join('\n');
 }
 
 /** A fraction as a percentage with one decimal, `-` without data. */

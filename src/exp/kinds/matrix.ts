@@ -212,23 +212,19 @@ export const matrixKind = defineKind({
       report(['matrix', 'concurrency'], 'the matrix needs at least two concurrency levels', 'e.g. [1, 8]');
   },
   defaults: (f) => ({ ...f, matrix: f.matrix ?? matrixSchema.parse({}) }),
-  template: (t) => `${t.head(
-    'matrix',
-    'matrix',
-    'The load matrix: input/output length cells × concurrency levels, the same workload seed\nin every cell.',
-  )}
+  template: (t) => `${t.head('matrix', 'matrix', t.tr('tpl.matrix.about'))}
 targets:
 ${t.simTarget({ name: 'sim', full: true })}
 ${t.urlTargets}
 
 matrix:
-  cells:                              # at least three
+  cells:                              # ${t.tr('tpl.matrix.cells')}
     - {name: short-in-short-out, input_len: 128, output_len: 32}
     - {name: long-in-short-out, input_len: 2048, output_len: 32}
     - {name: long-in-long-out, input_len: 2048, output_len: 256}
-  concurrency: [1, 8]                 # at least two levels
+  concurrency: [1, 8]                 # ${t.tr('tpl.matrix.concurrency')}
 
-${t.common({ load: ['requests: 16                      # per cell and level'] })}
+${t.common({ load: [`requests: 16                      # ${t.tr('tpl.matrix.requests')}`] })}
 `,
   run: runMatrix,
   answer: matrixAnswer,
@@ -248,7 +244,7 @@ ${t.common({ load: ['requests: 16                      # per cell and level'] })
             'TTFR p50 ms',
             'TPOT p50 ms',
             'E2E p50 ms',
-            'out tok/s',
+            tr('report.col.outTokS'),
             tr('exp.col.errors'),
           ],
           t.cells.map((c) => [

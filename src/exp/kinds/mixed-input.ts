@@ -267,11 +267,7 @@ export const mixedInputKind = defineKind({
     refuseRates(f, report, 'mixed-input', 'mixed_input');
   },
   defaults: (f) => ({ ...f, mixed_input: f.mixed_input ?? mixedInputSchema.parse({}) }),
-  template: (t) => `${t.head(
-    'mixed-input',
-    'mixed-input',
-    'Long and short requests in a controlled arrival order. Reports the stalls of requests\nalready decoding: their chunk gaps while a long prefill overlaps them, against the gaps\nwhile none does. A small token budget (max_num_batched_tokens) makes long prefills chunk.',
-  )}
+  template: (t) => `${t.head('mixed-input', 'mixed-input', t.tr('tpl.mixed_input.about'))}
 targets:
 ${t.simTarget({ name: 'sim', full: true, set: ['max_num_batched_tokens: 512', 'max_num_seqs: 256'] })}
 ${t.urlTargets}
@@ -280,9 +276,9 @@ mixed_input:
   long: {input_len: 4096, output_len: 32, count: 4}
   short: {input_len: 128, output_len: 128, count: 16}
   orders: [short-first, long-first, interleaved]
-  spacing_ms: 50                      # gap between arrivals
+  spacing_ms: 50                      # ${t.tr('tpl.mixed.spacing')}
 
-${t.common({ load: ['# (arrivals come from mixed_input; requests, concurrency and rates do not apply)'], warmup: 0 })}
+${t.common({ load: [`# ${t.tr('tpl.mixed.load')}`], warmup: 0 })}
 `,
   run: runMixedInput,
   answer: mixedInputAnswer,

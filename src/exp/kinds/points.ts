@@ -3,6 +3,7 @@
  * The numbers every load-shaped kind tabulates for one run (a sweep level, a matrix cell),
  * taken from the run's summary and verdict, and the stop rules shared by both sweeps.
  */
+import { EN } from '../../analysis/diagnose/default-lang.js';
 import type { T } from '../../i18n/index.js';
 import {
   MIN_SAMPLES_P95,
@@ -144,9 +145,15 @@ export function stopReason(p: RunHeadline, first: RunHeadline, rules: StopRules)
   const s = stopTrip(p, first, rules);
   if (!s) return null;
   if (s.rule === 'error_rate')
-    return `error rate ${(s.value * 100).toFixed(1)}% > ${(s.base * 100).toFixed(1)}%`;
-  const name = s.rule === 'ttft_p99' ? 'TTFT' : 'E2E';
-  return `p99 ${name} ${fmt(s.value)} ms > ${s.factor} × the first level's ${fmt(s.base)} ms`;
+    return EN('exp.reason.stop.error_rate', {
+      pct: (s.value * 100).toFixed(1),
+      max: (s.base * 100).toFixed(1),
+    });
+  return EN(s.rule === 'ttft_p99' ? 'exp.reason.stop.ttft' : 'exp.reason.stop.e2e', {
+    now: fmt(s.value),
+    k: s.factor,
+    first: fmt(s.base),
+  });
 }
 
 /** Specs re-indexed 0..n−1 (records are matched to specs by index). */

@@ -398,24 +398,20 @@ export const prefixCacheKind = defineKind({
     prefix_cache: f.prefix_cache ?? prefixCacheSchema.parse({}),
     load: { ...f.load, concurrency: f.load.concurrency ?? [1] },
   }),
-  template: (t) => `${t.head(
-    'prefix-cache',
-    'prefix-cache',
-    'A long shared document with the question last, in four phases: cold (after a cache\nreset), exact repeat, same document with a new question, and scattered (documents rotated\nso consecutive requests share no prefix). Reports cached tokens, TTFT and the prefill\nestimate per phase.',
-  )}
+  template: (t) => `${t.head('prefix-cache', 'prefix-cache', t.tr('tpl.prefix_cache.about'))}
 targets:
 ${t.simTarget({ name: 'sim', full: true, set: ['enable_prefix_caching: true'] })}
 ${t.urlTargets}
 
 prefix_cache:
-  document_tokens: 2048               # length of the shared document
-  documents: 4                        # documents rotated in the scattered phase
+  document_tokens: 2048               # ${t.tr('tpl.prefix.document_tokens')}
+  documents: 4                        # ${t.tr('tpl.prefix.documents')}
   question_tokens: 32
   requests_per_phase: 4
   phases: [cold, exact-repeat, new-question, scattered]
-  # document_file: contract.txt       # use this text as the document instead of generated text
+  # document_file: contract.txt       # ${t.tr('tpl.prefix.document_file')}
 
-${t.common({ load: ['# (one request at a time; prefix_cache sets the counts)'], workload: ['input_len: 2048', 'output_len: 32'], cache: ['policy: cold'], warmup: 0 })}
+${t.common({ load: [`# ${t.tr('tpl.prefix.load')}`], workload: ['input_len: 2048', 'output_len: 32'], cache: ['policy: cold'], warmup: 0 })}
 `,
   run: runPrefixCache,
   answer: prefixCacheAnswer,
@@ -433,8 +429,8 @@ ${t.common({ load: ['# (one request at a time; prefix_cache sets the counts)'], 
           tr('exp.prefix.cached_tok'),
           tr('exp.prefix.hit'),
           'TTFT p50 ms',
-          'prefill p50 ms',
-          'prefill tok/s',
+          tr('exp.prefix.prefill_ms'),
+          tr('exp.prefix.prefill_tok_s'),
           tr('exp.prefix.expected'),
           tr('exp.prefix.ok'),
         ],
@@ -446,7 +442,7 @@ ${t.common({ load: ['# (one request at a time; prefix_cache sets the counts)'], 
           fmt(p.ttft_ms_p50),
           `${fmt(p.prefill_ms_p50)} (${p.prefill_source})`,
           fmt(p.prefill_tok_s, 0),
-          p.expected,
+          tr(`exp.prefix.expect.${p.expected}`),
           p.as_expected === null ? '-' : tr(p.as_expected ? 'exp.yes' : 'exp.no_caps'),
         ]),
       ),

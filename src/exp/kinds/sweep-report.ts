@@ -7,6 +7,7 @@
  * level, with the knee). The measuring, the stop rules and the knee are in `exp/kinds/sweep`.
  */
 import type { T } from '../../i18n/index.js';
+import { translateStored } from '../../i18n/stored.js';
 import type { AnswerChart, ExperimentAnswer } from '../../report/answer.js';
 import { cell, joinVerdict, pctCell, runIdsOf, searchBracket, withTarget } from './answer-kit.js';
 import { pct, table } from './format.js';
@@ -74,6 +75,9 @@ export interface SweepResult {
 export const MIN_VALID_LEVELS_FOR_KNEE = 2;
 
 /** A sweep's table per target: throughput and latency percentiles per level, the knee. */
+/** A reason stored in English with a sweep's level or knee, in the reader's language. */
+export const storedReason = (reason: string, tr: T) => translateStored(reason, tr, ['exp.reason.']);
+
 export function formatSweep(res: SweepResult, tr: T): string[] {
   const out: string[] = [];
   for (const t of res.targets) {
@@ -85,8 +89,8 @@ export function formatSweep(res: SweepResult, tr: T): string[] {
         [
           t.factor === 'concurrency' ? tr('exp.sweep.concurrency') : tr('exp.sweep.rate'),
           'req/s',
-          'out tok/s',
-          'server tok/s',
+          tr('report.col.outTokS'),
+          tr('report.col.serverTokS'),
           'TTFT p50/p95/p99 ms',
           'E2E p50/p95/p99 ms',
           'TPOT p50',
@@ -106,7 +110,7 @@ export function formatSweep(res: SweepResult, tr: T): string[] {
           pct(p.error_rate),
           pct(p.cache_hit_rate),
           verdictOf(p, tr),
-          p.stopped ?? '',
+          p.stopped === null ? '' : storedReason(p.stopped, tr),
         ]),
       ),
     );
@@ -118,7 +122,7 @@ export function formatSweep(res: SweepResult, tr: T): string[] {
           list: t.left_out.map((l) => `${l.level} (${l.reasons.join(', ')})`).join(', '),
         })
       : '';
-    const knee = { knee: t.knee, reason: t.knee_reason, left_out: leftOut };
+    const knee = { knee: t.knee, reason: storedReason(t.knee_reason, tr), left_out: leftOut };
     out.push(
       t.knee_determined
         ? tr('exp.sweep.knee', knee)

@@ -17,6 +17,7 @@
 
 import { z } from 'zod';
 import { findMaxLevel, type ProbeRun } from '../../analysis/capacity.js';
+import { EN } from '../../analysis/diagnose/default-lang.js';
 import { type Knee, throughputKnee } from '../../analysis/knee.js';
 import { UsageError } from '../../core/errors.js';
 import { bool, fraction, listOf, posNum } from '../../core/fields.js';
@@ -40,6 +41,7 @@ import {
   type SweepPoint,
   type SweepResult,
   type SweepTargetResult,
+  storedReason,
   sweepAnswer,
 } from './sweep-report.js';
 
@@ -66,7 +68,11 @@ export function concludeSweep(
       ...base,
       knee: null,
       knee_determined: false,
-      knee_reason: `only ${valid.length} of ${points.length} levels are valid (a knee needs ${MIN_VALID_LEVELS_FOR_KNEE})`,
+      knee_reason: EN('exp.reason.knee.too_few', {
+        valid: valid.length,
+        levels: points.length,
+        need: MIN_VALID_LEVELS_FOR_KNEE,
+      }),
     };
   let knee: Knee = throughputKnee(
     valid.map(throughputOf),
@@ -83,7 +89,11 @@ export function concludeSweep(
     if (before.length)
       knee = {
         index: before.length - 1,
-        reason: `level ${stop.level} tripped a stop rule: ${stop.stopped} (its run is not valid: ${stop.validity.map((r) => r.code).join(', ')}; the tail it measured still ended the sweep)`,
+        reason: EN('exp.reason.knee.stop_invalid', {
+          level: stop.level,
+          reason: stop.stopped,
+          codes: stop.validity.map((r) => r.code).join(', '),
+        }),
       };
   }
   return {
@@ -306,6 +316,8 @@ export const sweepSchema = z.strictObject({
 const sweepAt = (f: { sweep?: unknown }): Record<string, unknown> =>
   f.sweep && typeof f.sweep === 'object' ? (f.sweep as Record<string, unknown>) : {};
 
+/** A stop or knee reason, stored in English, in `tr`'s language. */
+
 /** The progress line of one sweep level: its throughput, p99 TTFT, cache hits, verdict and stop reason. */
 function logLevel(
   ctx: KindContext,
@@ -324,7 +336,9 @@ function logLevel(
     hits: pctOf(p.cache_hit_rate),
     verdict: verdictOf(p, ctx.tr),
   });
-  ctx.deps.log(stopped ? line + ctx.tr('exp.progress.stop', { reason: stopped }) : line);
+  ctx.deps.log(
+    stopped ? line + ctx.tr('exp.progress.stop', { reason: storedReason(stopped, ctx.tr) }) : line,
+  );
 }
 
 /** The `sweep` section's defaults. */
@@ -359,23 +373,19 @@ export const concurrencySweepKind = defineKind({
     const s = withSweep(f);
     return { ...s, load: { ...s.load, concurrency: s.load.concurrency ?? [...DEFAULT_SWEEP_CONCURRENCY] } };
   },
-  template: (t) => `${t.head(
-    'concurrency-sweep',
-    'concurrency-sweep',
-    'Closed loop at rising concurrency with the same length distribution. Reports throughput and\np50/p95/p99 per level and the knee: the last level before throughput stops rising or the\ntail blows up. max_num_seqs 8 puts the knee near 8 on this small simulated setup.',
-  )}
+  template: (t) => `${t.head('concurrency-sweep', 'concurrency-sweep', t.tr('tpl.concurrency_sweep.about'))}
 targets:
 ${t.simTarget({ name: 'sim', full: true, set: ['max_num_seqs: 8'] })}
 ${t.urlTargets}
 
 sweep:
-  stop:                               # stop the sweep once any rule trips:
-    error_rate: 0.05                  #   error rate above this fraction
-    ttft_p99_factor: 10               #   p99 TTFT above K × the first level's
-    e2e_p99_factor: 10                #   p99 E2E above K × the first level's
-  find_max_concurrency: false         # search the largest concurrency meeting slo (as servelab plan)
+  stop:                               # ${t.tr('tpl.sweep.stop')}
+    error_rate: 0.05                  # ${t.tr('tpl.sweep.stop_error_rate')}
+    ttft_p99_factor: 10               # ${t.tr('tpl.sweep.stop_ttft')}
+    e2e_p99_factor: 10                # ${t.tr('tpl.sweep.stop_e2e')}
+  find_max_concurrency: false         # ${t.tr('tpl.sweep.find_max')}
 
-${t.common({ load: ['concurrency: [1, 2, 4, 8, 16, 32]', 'requests: 32                      # measured requests per level'], slo: ['ttft_ms: 1000', 'tpot_ms: 50', 'e2e_ms: 20000'] })}
+${t.common({ load: ['concurrency: [1, 2, 4, 8, 16, 32]', `requests: 32                      # ${t.tr('tpl.sweep.requests')}`], slo: ['ttft_ms: 1000', 'tpot_ms: 50', 'e2e_ms: 20000'] })}
 `,
   run: runConcurrencySweep,
   format: formatSweep,
@@ -429,11 +439,7 @@ export const rateSweepKind = defineKind({
         }
       : s;
   },
-  template: (t) => `${t.head(
-    'rate-sweep',
-    'rate-sweep',
-    'Open loop over a list of rates (requests/s), with the same stop rules as the concurrency\nsweep. Leave load.rates out to derive the rates from the measured capacity\n(sweep.capacity_fractions).',
-  )}
+  template: (t) => `${t.head('rate-sweep', 'rate-sweep', t.tr('tpl.rate_sweep.about'))}
 targets:
 ${t.simTarget({ name: 'sim', full: true, set: ['max_num_seqs: 8'] })}
 ${t.urlTargets}
@@ -443,9 +449,9 @@ sweep:
     error_rate: 0.05
     ttft_p99_factor: 10
     e2e_p99_factor: 10
-  # capacity_fractions: [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25]   # used when load.rates is absent
+  # capacity_fractions: [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25]   # ${t.tr('tpl.sweep.capacity_fractions')}
 
-${t.common({ load: ['rates: [5, 10, 20, 40, 80]        # requests per second', 'arrival: poisson', 'requests: 40                      # per rate'] })}
+${t.common({ load: [`rates: [5, 10, 20, 40, 80]        # ${t.tr('tpl.sweep.rates')}`, 'arrival: poisson', `requests: 40                      # ${t.tr('tpl.sweep.per_rate')}`] })}
 `,
   run: runRateSweep,
   format: formatSweep,

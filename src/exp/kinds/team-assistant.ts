@@ -369,33 +369,29 @@ export const teamAssistantKind = defineKind({
       },
     };
   },
-  template: (t) => `${t.head(
-    'team-assistant',
-    'team-assistant',
-    "The course's question: a document assistant works for one user; what happens when 32\ncolleagues ask at the same time? Each colleague is a session of 3-6 turns with 10-60 s of\nthinking between an answer and the next question, asking about one of 3 shared documents.\nThe number of users is swept (load.users) and bisected between the last level meeting the\nSLO and the first failing one. Llama-3.1-8B on one simulated L4 puts the answer near the\n32 colleagues. Reports the largest team meeting the SLO, where the wait is\n(queueing, prefill or decode interference) and the prefix-cache hit rate. The simulator runs\nin virtual time, so the whole team finishes in seconds; a url target runs in real time.",
-  )}
+  template: (t) => `${t.head('team-assistant', 'team-assistant', t.tr('tpl.team_assistant.about'))}
 targets:
 ${t.simTarget({ name: 'sim', full: true, model: 'llama-3.1-8b', gpu: 'l4' })}
 ${t.urlTargets}
 
 team:
-  colleagues: 32                      # the team the question is about
-  bisect: true                        # bisect between the last level meeting the SLO and the first failing
-  attainment: 0.99                    # share of planned turns that must meet every SLO
-  time_scale: 1                       # divide think times and ramp-up by this (tests, smoke runs)
+  colleagues: 32                      # ${t.tr('tpl.team.colleagues')}
+  bisect: true                        # ${t.tr('tpl.team.bisect')}
+  attainment: 0.99                    # ${t.tr('tpl.team.attainment')}
+  time_scale: 1                       # ${t.tr('tpl.team.time_scale')}
 
 ${t.common({
   load: [
-    'users: [4, 8, 16, 32, 48, 64]    # the levels: users, one session each',
-    'turns: uniform:3-6               # turns per session',
-    'think_time_s: uniform:10-60      # seconds from an answer to the next question',
-    'ramp_up_s: 60                    # users start spread over this many seconds',
-    '# session_rate: 0.5              # or: sessions start as Poisson arrivals per second',
+    `users: [4, 8, 16, 32, 48, 64]    # ${t.tr('tpl.team.users')}`,
+    `turns: uniform:3-6               # ${t.tr('tpl.team.turns')}`,
+    `think_time_s: uniform:10-60      # ${t.tr('tpl.team.think')}`,
+    `ramp_up_s: 60                    # ${t.tr('tpl.team.ramp')}`,
+    `# session_rate: 0.5              # ${t.tr('tpl.team.session_rate')}`,
   ],
   workload: [
-    'input_len: 100                   # each question, tokens',
-    'output_len: 200                  # each answer, tokens',
-    'documents: {count: 3, tokens: uniform:2000-8000, popularity: zipf:1}   # shared documents',
+    `input_len: 100                   # ${t.tr('tpl.team.input')}`,
+    `output_len: 200                  # ${t.tr('tpl.team.output')}`,
+    `documents: {count: 3, tokens: uniform:2000-8000, popularity: zipf:1}   # ${t.tr('tpl.team.documents')}`,
   ],
   slo: ['ttft_ms: 2000', 'tpot_ms: 100'],
   warmup: 0,

@@ -259,35 +259,31 @@ export const voiceKind = defineKind({
     });
   },
   defaults: (f) => ({ ...f, voice: f.voice ?? voiceSchema.parse({}) }),
-  template: (t) => `${t.head(
-    'voice',
-    'voice',
-    "The first-audio critical path of voice users (endpointing → ASR → LLM → text chunk →\nTTS → playback) under one switch at a time: the TTS chunk policy, the endpointing window,\nASR colocated with the LLM or on its own GPU, or the number of users. Reports each\ncondition's breakdown of time_to_first_audio_ms beside the LLM's own TTFT, as a waterfall.",
-  )}
+  template: (t) => `${t.head('voice', 'voice', t.tr('tpl.voice.about'))}
 targets:
 ${t.simTarget({ name: 'sim', full: true, set: ['model: llama-3.1-8b', 'sentence_words: 12'] }).replace(/\n {6}model: qwen3-0\.6b[^\n]*/, '')}
 ${t.urlTargets}
 
 voice:
-  vary: tts_chunk                     # the one switch: tts_chunk | endpoint_ms | asr_gpu | concurrency
-  values: [sentence, whole]           # one condition each (tts_chunk: sentence, chars:N, whole)
-  base:                               # everything that does not vary
+  vary: tts_chunk                     # ${t.tr('tpl.voice.vary')}
+  values: [sentence, whole]           # ${t.tr('tpl.voice.values')}
+  base:                               # ${t.tr('tpl.voice.base')}
     tts_chunk: sentence
-    endpoint_ms: 500                  # silence after speech before the turn is over
-    asr_gpu: colocated                # sim targets: colocated | separate
-    concurrency: 4                    # simulated users
-  turns: 12                           # planned turns per condition
-  speech_seconds: uniform:1-2         # generated audio per turn (seconds)
-  output_len: uniform:60-100          # LLM max_tokens per turn (ignore_eos)
-  playback_buffer_ms: 150             # jitter buffer before playback
-  # asr_url: http://127.0.0.1:9000/v1 # URL targets: the ASR server (default: the target's URL)
-  # tts_url: http://127.0.0.1:9001/v1 # URL targets: the TTS server (default: the target's URL)
+    endpoint_ms: 500                  # ${t.tr('tpl.voice.endpoint')}
+    asr_gpu: colocated                # ${t.tr('tpl.voice.asr_gpu')}
+    concurrency: 4                    # ${t.tr('tpl.voice.concurrency')}
+  turns: 12                           # ${t.tr('tpl.voice.turns')}
+  speech_seconds: uniform:1-2         # ${t.tr('tpl.voice.speech')}
+  output_len: uniform:60-100          # ${t.tr('tpl.voice.output_len')}
+  playback_buffer_ms: 150             # ${t.tr('tpl.voice.playback')}
+  # asr_url: http://127.0.0.1:9000/v1 # ${t.tr('tpl.voice.asr_url')}
+  # tts_url: http://127.0.0.1:9001/v1 # ${t.tr('tpl.voice.tts_url')}
   # asr_model: whisper-1
   # tts_model: tts-1
   # tts_voice: alloy
-  # out: servelab-out/voice           # write each condition's records and waterfall.svg here
+  # out: servelab-out/voice           # ${t.tr('tpl.voice.out')}
 
-${t.common({ load: ['# (users come from voice.base.concurrency or voice.values; rates do not apply)'], warmup: 0 })}
+${t.common({ load: [`# ${t.tr('tpl.voice.load')}`], warmup: 0 })}
 `,
   run: runVoiceExperiment,
   format: (res, tr) => {

@@ -139,4 +139,56 @@ export const cli = {
   'cli.sim.seed_both_hint': 'keep --sim-seed only',
   'cli.sim.seed_deprecated':
     "warning: `servelab sim --seed` is deprecated: the simulator's seed is --sim-seed (--seed seeds the workload in run and plan)",
+  // --help: commander's titles and the commands' descriptions (src/cli/main.ts)
+  'cli.help.usage': 'Usage:',
+  'cli.help.options': 'Options:',
+  'cli.help.commands': 'Commands:',
+  'cli.help.arguments': 'Arguments:',
+  'cli.help.global_options': 'Global Options:',
+  'cli.help.help': 'display help for command',
+  'cli.help.version': 'output the version number',
+  'cli.cmd.program': 'Measure, simulate and explain OpenAI-compatible LLM inference servers',
+  'cli.cmd.run': 'run a load test against an OpenAI-compatible endpoint',
+  'cli.cmd.check': 'probe an endpoint: models, stream shape, usage, reasoning, capabilities',
+  'cli.cmd.gate': 'check a new engine version against the old one before traffic moves (docs/gate.md)',
+  'cli.cmd.sim': 'serve the simulated OpenAI-compatible inference engine',
+  'cli.cmd.plan': 'servelab run against the simulated engine in this process, in virtual time (no socket)',
+  'cli.cmd.exp': 'designed experiments kept as reproducible records',
+  'cli.cmd.exp_init': 'print a commented, runnable template for an experiment kind (or write it to FILE)',
+  'cli.cmd.exp_run': 'run an experiment file',
+  'cli.cmd.exp_rerun': 'repeat a stored experiment from its record',
+  'cli.cmd.exp_list': 'experiments in the store',
+  'cli.cmd.runs': 'runs in the store',
+  'cli.cmd.runs_list': 'runs in the store, newest first',
+  'cli.cmd.runs_show': "one run's summary line, then its configuration, summary and window as JSON",
+  'cli.cmd.runs_export': "a run's request records as csv, jsonl or json (for DuckDB or pandas)",
+  'cli.cmd.report':
+    'comparison table, HTML report and Markdown write-up for runs, experiments or report.json files',
+  'cli.cmd.merge': "merge the shards of one run (run --shard i/N) into one run's report.json",
+  'cli.cmd.k8s': 'Kubernetes manifests for a run split over pods',
+  'cli.cmd.k8s_render':
+    'print the Indexed Job, ConfigMap, results volume, merge Job and PodMonitor of a sharded run',
+  'cli.cmd.diagnose': 'validity verdict and symptom → likely cause → next experiment',
+  'cli.cmd.calibrate':
+    "fit the simulator's cost-model constants to runs measured on a real engine, and write a profile",
+  'cli.cmd.trace': 'public LLM traces (Azure, BurstGPT, Mooncake, servelab)',
+  'cli.cmd.trace_stats': 'rate over time, length distributions, burstiness and prefix sharing of a trace',
+  'cli.cmd.dashboard': 'a live local dashboard over the store',
+  'cli.cmd.demo':
+    'start the built-in simulator and run a closed-loop and a Poisson open-loop test against it; `demo {voice}`: the first-audio path',
+  'cli.cmd.voice':
+    'time the first-audio path of voice users: endpointing → ASR → LLM → text chunk → TTS → playback',
+  // src/cli/commands/resolve-refs.ts: what report, diagnose and runs are pointed at
+  'cli.refs.no_store': 'no store at {path}',
+  'cli.refs.no_store_hint':
+    'run `servelab run`, `servelab plan` or `servelab exp run` first, or point --db at the store',
+  'cli.refs.none': 'name at least one run, experiment or report.json',
+  'cli.refs.see_lists': 'see `servelab runs list` and `servelab exp list`',
+  'cli.refs.no_file': 'no such file',
+  'cli.refs.cannot_read': 'cannot read it ({error})',
+  'cli.refs.no_summary': 'run {id} has no summary yet (status {status})',
+  'cli.refs.no_summary_hint': 'wait for it to finish',
+  'cli.refs.no_runs': 'experiment {id} has no finished runs',
+  'cli.refs.no_runs_hint': 'run it with `servelab exp run`',
+  'cli.refs.unknown': 'no such run, experiment or file',
 } as const;

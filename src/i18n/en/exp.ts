@@ -2,7 +2,8 @@
  * Prose of the "exp" section (keys `exp.*`): the framing of `servelab exp run`'s result
  * (src/exp/run-experiment.ts formatExperimentResult), the exp commands' own lines, an experiment
  * file's problems (src/exp/schema.ts), each kind's tables and verdict lines (src/exp/kinds/*) and
- * the progress lines. Reasons stored with a result (stop, knee, validity) are not in it.
+ * the progress lines, and the stop and knee reasons a sweep stores with its result
+ * (`exp.reason.*`: stored in English, shown in the reader's language by i18n/stored).
  */
 export const exp = {
   'exp.header': 'experiment {id}: {name} ({kind}), {n} runs',
@@ -15,6 +16,17 @@ export const exp = {
   'exp.runs': 'runs: {list}',
   'exp.report_hint': 'experiment {id}: servelab report {id} --html report.html',
   'exp.interrupted': 'interrupted: finished runs are in the store',
+  // src/cli/commands/runs.ts: exp init
+  'exp.init.needs_kind': 'needs a kind',
+  'exp.init.unknown_kind': 'unknown kind "{kind}"',
+  'exp.init.kinds_hint': 'one of {kinds}',
+  'exp.init.is_dir': '{path} is a directory',
+  'exp.init.is_dir_hint': 'give a file path, e.g. exp.yaml',
+  'exp.init.exists': '{path} already exists',
+  'exp.init.exists_hint': '--force to overwrite',
+  'exp.init.cannot_write': 'cannot write {path}: {error}',
+  'exp.init.cannot_write_hint': 'check that the directory exists and is writable',
+  'exp.init.wrote': 'wrote {path}; run it with: servelab exp run {file}',
   'exp.no_such': 'no such experiment',
   'exp.no_such.hint': 'see `servelab exp list`',
   'exp.no_text': 'the stored experiment has no file text to repeat',
@@ -94,6 +106,12 @@ export const exp = {
   'exp.prefix.cached_tok': 'cached tok',
   'exp.prefix.hit': 'hit',
   'exp.prefix.expected': 'expected',
+  'exp.prefix.prefill_ms': 'prefill p50 ms',
+  'exp.prefix.prefill_tok_s': 'prefill tok/s',
+  'exp.prefix.expect.none': 'none',
+  'exp.prefix.expect.full': 'full',
+  'exp.prefix.expect.document': 'document',
+  'exp.prefix.expect.partial': 'partial',
   'exp.prefix.ok': 'ok',
   'exp.yes': 'yes',
   'exp.no_caps': 'NO',
@@ -139,6 +157,7 @@ export const exp = {
   'exp.ab.answer.failed':
     '{side} ({name}) failed {failed} of {measured} measured requests: only pairs where both sides succeeded are compared',
   // progress lines on stderr (src/exp/run-experiment.ts, src/exp/harness/targets.ts, sweep.ts)
+  'exp.progress.run': 'run {id}: {label}',
   'exp.progress.start': 'experiment {id}: {name} ({kind}), seed {seed}',
   'exp.progress.sim_virtual': 'target {name}: simulator {model} on {gpu} (virtual clock)',
   'exp.progress.sim_live': 'target {name}: simulator {model} on {gpu} at {url} (time scale {scale})',
@@ -150,4 +169,16 @@ export const exp = {
     '  {target} rate={level}: {rps} req/s, p99 TTFT {ttft} ms, cache hits {hits}, {verdict}',
   'exp.progress.stop': ' — stop: {reason}',
   'exp.progress.capacity': '  {target}: capacity {rps} req/s → rates {rates}',
+  // stop and knee reasons, stored in English with a sweep's result (src/exp/kinds/points.ts,
+  // src/analysis/knee.ts, sweep.ts) and translated when shown
+  'exp.reason.stop.error_rate': 'error rate {pct}% > {max}%',
+  'exp.reason.stop.ttft': "p99 TTFT {now} ms > {k} × the first level's {first} ms",
+  'exp.reason.stop.e2e': "p99 E2E {now} ms > {k} × the first level's {first} ms",
+  'exp.reason.knee.stop_rule': 'the next level tripped a stop rule: {reason}',
+  'exp.reason.knee.plateau':
+    "throughput stops rising: the next level adds {gain}% (< {need}%, {share}% of the load step's +{step}%)",
+  'exp.reason.knee.rising': 'throughput still rising at the last level: extend the levels',
+  'exp.reason.knee.stop_invalid':
+    'level {level} tripped a stop rule: {reason} (its run is not valid: {codes}; the tail it measured still ended the sweep)',
+  'exp.reason.knee.too_few': 'only {valid} of {levels} levels are valid (a knee needs {need})',
 } as const;

@@ -45,6 +45,12 @@ export const run = {
   'run.tokenization.none': 'none needed (the prompts are sent as given)',
   'run.header': 'servelab run: {url} model {model}, seed {seed}',
   'run.header_run': 'servelab run: {url} model {model} (run {id}), seed {seed}',
+  'run.progress.line':
+    '[{elapsed}s] {count} done · {in_flight} in flight · {errors} errors · {rate} req/s{eta}',
+  'run.progress.line_one_error':
+    '[{elapsed}s] {count} done · {in_flight} in flight · {errors} error · {rate} req/s{eta}',
+  'run.progress.eta': ' · ETA {eta}',
+  'run.started': 'run {id} started',
   'run.wrote': 'wrote {files}',
   'run.interrupted': 'interrupted: in-flight and unsent requests were recorded as cancelled',
   'run.fail_fast': 'stopped early (fail fast): {reason}',

@@ -69,7 +69,7 @@ export const check: Record<keyof typeof en, string> = {
   'check.models.none': '没有列出',
   'check.row.model': '模型',
   'check.row.stream': '流式探测',
-  'check.row.usage': 'usage',
+  'check.row.usage': 'usage 用量',
   'check.usage.present': '有（{where}），include_usage 生效：{honoured}',
   'check.usage.missing': '缺失',
   'check.row.reasoning_field': '推理字段',

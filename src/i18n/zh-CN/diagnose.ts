@@ -82,18 +82,18 @@ export const diagnose: Record<keyof typeof en, string> = {
 
   // ---- TTFT 高 ----
   'diagnose.high_ttft.no_records':
-    'TTFT p90 为 {p90} ms，偏高，而 TPOT p50 为 {tpot} ms；但没有逐请求记录，无法区分排队、prefill 和前端开销',
+    'TTFT p90 为 {p90} ms，偏高，而 TPOT p50 为 {tpot} ms；但没有逐请求记录，无法区分排队、预填充和前端开销',
   'diagnose.high_ttft.no_records_vllm':
-    'TTFT p90 为 {p90} ms，偏高，而 TPOT p50 为 {tpot} ms（按 vLLM 的定义）；但没有逐请求记录，无法区分排队、prefill 和前端开销',
+    'TTFT p90 为 {p90} ms，偏高，而 TPOT p50 为 {tpot} ms（按 vLLM 的定义）；但没有逐请求记录，无法区分排队、预填充和前端开销',
   'diagnose.high_ttft.symptom': '首 token 时延偏高（p90 {p90} ms），而解码速度为每 token {tpot} ms',
   'diagnose.high_ttft.ev_ttft': 'TTFT p50 {p50} ms，p90 {p90} ms',
   'diagnose.high_ttft.ev_tpot': 'TPOT p50 {tpot} ms（解码正常：TTFT p50 相当于 {ratio} 个 token 的时间）',
   'diagnose.high_ttft.ev_fit': 'TTFT ≈ {a} ms + 每 1k 输入 token {b} ms（R² {r2}）',
   'diagnose.high_ttft.ev_fit_flat': 'TTFT ≈ {a} ms + 每 1k 输入 token {b} ms（R² {r2}）：基本持平',
   'diagnose.high_ttft.unexplained_series':
-    'TTFT p90 为 {p90} ms，偏高，而 TPOT p50 为 {tpot} ms；但无法区分排队、prefill 和前端开销（没有看到等待中的请求；输入长度{lens}）',
+    'TTFT p90 为 {p90} ms，偏高，而 TPOT p50 为 {tpot} ms；但无法区分排队、预填充和前端开销（没有看到等待中的请求；输入长度{lens}）',
   'diagnose.high_ttft.unexplained_no_series':
-    'TTFT p90 为 {p90} ms，偏高，而 TPOT p50 为 {tpot} ms；但无法区分排队、prefill 和前端开销（没有采集服务端序列；输入长度{lens}）',
+    'TTFT p90 为 {p90} ms，偏高，而 TPOT p50 为 {tpot} ms；但无法区分排队、预填充和前端开销（没有采集服务端序列；输入长度{lens}）',
   'diagnose.high_ttft.lens_spread': '解释不了它',
   'diagnose.high_ttft.lens_alike': '全都相同',
   'diagnose.high_ttft_queueing.mechanism':

@@ -19,6 +19,7 @@ import { shard } from './shard.js';
 import { sim } from './sim.js';
 import { source } from './source.js';
 import { team } from './team.js';
+import { template } from './template.js';
 import { trace } from './trace.js';
 import { voice } from './voice.js';
 import { writeup } from './writeup.js';
@@ -39,6 +40,7 @@ export const zhCN: Record<keyof typeof en, string> = {
   ...sim,
   ...source,
   ...team,
+  ...template,
   ...exp,
   ...trace,
   ...voice,

@@ -43,6 +43,11 @@ export const run: Record<keyof typeof en, string> = {
   'run.tokenization.none': '不需要（提示词按原样发送）',
   'run.header': 'servelab run：{url}，模型 {model}，种子 {seed}',
   'run.header_run': 'servelab run：{url}，模型 {model}（运行 {id}），种子 {seed}',
+  'run.progress.line': '[{elapsed}s] 已完成 {count} · 在途 {in_flight} · 错误 {errors} · {rate} req/s{eta}',
+  'run.progress.line_one_error':
+    '[{elapsed}s] 已完成 {count} · 在途 {in_flight} · 错误 {errors} · {rate} req/s{eta}',
+  'run.progress.eta': ' · 预计剩余 {eta}',
+  'run.started': '运行 {id} 已开始',
   'run.wrote': '已写入 {files}',
   'run.interrupted': '已中断：在途和未发送的请求记为已取消',
   'run.fail_fast': '提前停止（fail fast）：{reason}',

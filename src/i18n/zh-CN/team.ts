@@ -10,7 +10,7 @@ export const team: Record<keyof typeof en, string> = {
   'team.col.turns': '成功轮次',
   'team.col.met': '满足 SLO',
   'team.col.queue': '排队 ms',
-  'team.col.prefill': 'prefill ms',
+  'team.col.prefill': '预填充 ms',
   'team.col.interference': 'decode 干扰 ms',
   'team.col.server_hit': '服务端缓存命中',
   'team.col.intended': '预期共享',

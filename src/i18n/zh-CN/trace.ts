@@ -74,7 +74,7 @@ export const trace: Record<keyof typeof en, string> = {
   'trace.stats.reason.no_lengths': '这个 trace 给出的是提示词文本而不是长度',
   'trace.stats.wrote': '已写入 {file}',
   'trace.stats.file_missing': '请给出 trace 文件，例如 servelab trace stats conversation_trace.jsonl',
-  'trace.html.title': 'Trace {file}',
+  'trace.html.title': '轨迹 {file}',
   'trace.html.summary': '概览',
   'trace.html.charts': '图表',
   'trace.html.metric': '指标',

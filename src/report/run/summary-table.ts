@@ -9,8 +9,9 @@
 import { type ErrorGroup, formatErrorGroup } from '../../analysis/errors.js';
 import type { Stats } from '../../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary } from '../../analysis/summary.js';
-import { displayWidth, padColumns } from '../../core/text-width.js';
+import { textTable } from '../../core/text-width.js';
 import { type T, translator } from '../../i18n/index.js';
+import { translateStored } from '../../i18n/stored.js';
 import { OUTCOMES } from '../../record/types.js';
 
 const LATENCY_COLS = ['n', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
@@ -26,17 +27,9 @@ export function pct(v: number | null | undefined): string {
   return v === null || v === undefined || !Number.isFinite(v) ? '-' : `${(v * 100).toFixed(1)}%`;
 }
 
-/** Left-aligned first column, right-aligned others, two spaces between. */
+/** Left-aligned first column, right-aligned others, two spaces between (core/text-width `textTable`). */
 export function grid(rows: string[][]): string[] {
-  const widths: number[] = [];
-  for (const r of rows)
-    for (let i = 0; i < r.length; i++) widths[i] = Math.max(widths[i] ?? 0, displayWidth(r[i]));
-  return rows.map((r) =>
-    r
-      .map((c, i) => padColumns(c, widths[i], i === 0 ? 'end' : 'start'))
-      .join('  ')
-      .trimEnd(),
-  );
+  return rows.length ? textTable(rows[0], rows.slice(1), { trimEnd: true }) : [];
 }
 
 /** A titled block of indented lines, then a blank line (nothing when there are no lines). */
@@ -175,7 +168,9 @@ export function errorLines(errors: readonly ErrorGroup[] | undefined, t: T = EN)
  */
 export function formatVerdict(reasons: readonly { code: string; message: string }[], t: T = EN): string {
   if (reasons.length === 0) return `${t('run.verdict.valid')}\n`;
-  return `${t('run.verdict.invalid')}\n${reasons.map((r) => `  - ${r.code}: ${r.message}\n`).join('')}`;
+  // A reason stored in English (a run's verdict as measured) is shown in `t`'s language.
+  const message = (m: string) => translateStored(m, t, ['diagnose.validity.']);
+  return `${t('run.verdict.invalid')}\n${reasons.map((r) => `  - ${r.code}: ${message(r.message)}\n`).join('')}`;
 }
 
 /**

@@ -3,19 +3,13 @@
  * A calibration result as console lines: each fitted constant with its standard error and
  * default, the runs it read, and the residual error per metric and regime.
  */
+import { textTable } from '../../core/text-width.js';
 import type { CalibrationResult } from './fit.js';
 
 const sig = (x: number, d = 4) => (Number.isFinite(x) ? Number(x.toPrecision(d)).toString() : '∞');
 
-function table(head: string[], rows: string[][]): string[] {
-  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (r: string[]) =>
-    r
-      .map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i])))
-      .join('  ')
-      .trimEnd();
-  return [line(head), ...rows.map(line)];
-}
+/** Widths in terminal columns, so a target or label in Chinese keeps the columns aligned. */
+const table = (head: string[], rows: string[][]): string[] => textTable(head, rows, { trimEnd: true });
 
 /** The result as lines for the console. */
 export function formatCalibration(res: CalibrationResult): string[] {
