@@ -166,10 +166,19 @@ describe('the baseline answer', () => {
     assert.equal(a.verdict, 'h100: cold TTFT 412 ms against 38 ms warm (10.8×); no correctness problem.');
     assert.deepEqual(a.table.rows[0].slice(0, 5), ['h100', 412, 38, 41, 10.8]);
     assert.equal(a.chart?.type, 'bar');
-    assert.deepEqual(a.chart?.x.categories, ['h100']);
+    // Cold against warm on the x axis (one target is still two categories), a bar per target.
+    assert.deepEqual(a.chart?.x.categories, ['cold', 'warm mean']);
     assert.deepEqual(
-      a.chart?.series.map((s) => s.points),
-      [[[0, 412]], [[0, 38]]],
+      a.chart?.series.map((s) => [s.name, s.points]),
+      [
+        [
+          'h100',
+          [
+            [0, 412],
+            [1, 38],
+          ],
+        ],
+      ],
     );
     assert.deepEqual(a.run_ids, ['run-h100']);
   });

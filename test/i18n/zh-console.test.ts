@@ -110,6 +110,7 @@ const SAME_IN_BOTH = new Set([
   'source.engine.llamacpp', // llama.cpp
   'diagnose.plateau.point', // {x}: {v} tok/s
   'dashboard.col.id', // id
+  'dashboard.live.gpu', // GPU
   'sessions.table.user_ttft', // user_ttft_ms p50 / p90 / p99: a metric key and its percentiles
 ]);
 

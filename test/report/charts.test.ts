@@ -22,15 +22,14 @@ import {
   cdfPoints,
   chunkGapOption,
   goodputOption,
-  gpuPanelOption,
   inFlightSeries,
   loadCurveOption,
   reportCharts,
-  serverSeriesOptions,
   timelineOption,
   timelineSvg,
   ttftVsInputOption,
 } from '../../src/report/charts.js';
+import { gpuPanelOption, serverSeriesOptions } from '../../src/report/server-charts.js';
 import { handRecord, handRun, many, simRun } from '../diagnose/helpers.js';
 
 const recs = (n: number) =>

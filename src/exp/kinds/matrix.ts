@@ -134,7 +134,7 @@ export function matrixAnswer(res: MatrixResult, tr: T): ExperimentAnswer {
         'TTFR p50 ms',
         'TPOT p50 ms',
         'E2E p50 ms',
-        'out tok/s',
+        tr('report.col.outTokS'),
         tr('answer.col.errors_pct'),
       ]),
       rows: res.targets.flatMap((t) =>
@@ -159,7 +159,7 @@ export function matrixAnswer(res: MatrixResult, tr: T): ExperimentAnswer {
       type: 'bar',
       title: tr('answer.matrix.chart_title'),
       x: { name: tr('exp.col.cell'), unit: null, categories: names },
-      y: { name: 'out tok/s', unit: 'tok/s' },
+      y: { name: tr('report.axis.tokS'), unit: null },
       series: res.targets.flatMap((t) =>
         levels.map((c) => ({
           name: many ? `${t.target} ${tr('answer.matrix.series', { c })}` : tr('answer.matrix.series', { c }),

@@ -311,7 +311,7 @@ export function sweepAnswer(res: SweepResult, tr: T): ExperimentAnswer {
       columns: col.columns([
         tr(conc ? 'exp.sweep.concurrency' : 'exp.sweep.rate'),
         'req/s',
-        'out tok/s',
+        tr('report.col.outTokS'),
         'TTFT p99 ms',
         'E2E p99 ms',
         tr('answer.col.errors_pct'),

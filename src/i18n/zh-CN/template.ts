@@ -23,7 +23,7 @@ export const template: Record<keyof typeof en, string> = {
     '提示词、长度和到达时间的种子：相同的种子产生相同的请求。不写时，每次\n`exp run` 都会重新抽取一个（会打印出来，并随实验保存）：写上它即可重复一次运行。',
   'tpl.generation': '生成设置，所有目标相同（记录在实验记录中）。',
   'tpl.generation.thinking': '推理阶段开/关（不设置：引擎的默认值）',
-  'tpl.generation.temperature': '默认 0：贪心解码，与 vllm bench serve 相同',
+  'tpl.generation.temperature': '默认 0：贪心解码，与 `vllm bench serve` 相同',
   'tpl.generation.max_tokens': '默认：工作负载的 output_len',
   'tpl.generation.ignore_eos': 'true：恰好生成 max_tokens 个（默认：只在要求时发送）',
   'tpl.generation.seed': '发送给服务器的逐请求采样种子',
