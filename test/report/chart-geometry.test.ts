@@ -183,6 +183,7 @@ function keyColumnsVisible(names: string[]): Record<string, boolean> {
 
 /** A concurrency sweep whose queue grows: TTFT p99 from seconds at c=1 to minutes at c=64. */
 const SWEEP = `kind: concurrency-sweep
+seed: 7
 name: big-range
 targets:
   sim:
@@ -197,6 +198,7 @@ slo: {ttft_ms: 1000, tpot_ms: 50, e2e_ms: 20000}
 
 /** An A/B experiment whose targets have long names (its runs are `NAME side=a block=1/4`). */
 const AB = `kind: ab
+seed: 7
 name: ab-long
 targets:
   llama-3.1-8b-instruct-bf16-kv-cache:
@@ -211,6 +213,7 @@ warmup: 0
 
 /** A baseline repeated: three runs, all at one request at a time. */
 const SINGLE = `kind: baseline
+seed: 7
 name: single-level
 targets:
   sim:
