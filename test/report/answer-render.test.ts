@@ -99,7 +99,8 @@ describe('the answer in HTML and Markdown', () => {
     assert.match(html, /^<section class="answer" id="answer" data-kind="baseline">/);
     assert.ok(html.includes('&lt;1.1×&gt;'), 'the verdict is escaped');
     assert.ok(html.indexOf('answer-verdict') < html.indexOf('<table class="answer-table">'));
-    assert.match(html, /<figure data-chart="answer"><svg/);
+    assert.match(html, /<figure data-chart="answer" aria-label="TTFT: cold against warm"><svg/);
+    assert.doesNotMatch(html, /<figcaption/, "one title per chart: the chart's own");
     assert.match(html, /<td>106<\/td><td class="l">length:4 stop:1<\/td>/);
     assert.doesNotMatch(answerHtml(answer({ chart: null })), /<figure/);
   });
