@@ -8,6 +8,7 @@
  * One implementation for the `mixed-input` experiment's table and the diagnosis rule, so the
  * two report the same number. Pure; times in ms.
  */
+import { serverTimes } from '../record/server-times.js';
 import { type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
 import { isStreamed } from './request.js';
 import { describe, type Stats } from './stats.js';
@@ -24,7 +25,8 @@ export interface PrefillInterference {
   /** Mean overlapping gap / mean clean gap (> 1: long prefills stall decoding); null without both. */
   stall_ratio: number | null;
   /**
-   * `server`: the engine's own timeline (prefill windows and token times from the engine);
+   * `server`: the server's own prefill windows (and token times, on the engine's clock when it
+   * exposes them, else the client's chunk times with each window ending at its first chunk);
    * `client`: each long request's [sent, first token] window, queueing included (an upper bound
    * on its prefill), and the client's chunk times.
    */
@@ -71,16 +73,38 @@ export function prefillInterference(
   };
 }
 
+/** A record's token times and prefill time as the engine told them ({@link engineTimes}). */
+export interface EngineTimes {
+  /** Token times, ms, on the clock named by `clock`. */
+  tokens: number[];
+  /** The request's prefill, ms on that clock's scale; its window ends at `tokens[0]`. */
+  prefill_ms: number;
+  /**
+   * `engine`: the engine's own per-token times (`timings.token_ms`, engine ms: `servelab sim
+   * --expose-timings`); `client`: the client's chunk times, with the engine's prefill
+   * (`server.prefill_ms`, wall ms: llama.cpp's `timings.prompt_ms`) ending at the first chunk.
+   */
+  clock: 'engine' | 'client';
+}
+
 /**
- * The engine's token times and prefill time of a record, when the server exposed them in
- * `timings` (`token_ms`, `prefill_ms`: `servelab sim --expose-timings`), else null.
+ * The engine's token times and prefill time of a record: the engine's per-token times when the
+ * server exposed them in `timings` (`token_ms`, `prefill_ms`), else the client's streamed chunk
+ * times with the server's own prefill (`record/server-times`, e.g. llama.cpp's `prompt_ms`);
+ * null when the server told neither.
  */
-export function engineTimes(r: RequestRecord): { tokens: number[]; prefill_ms: number } | null {
+export function engineTimes(r: RequestRecord): EngineTimes | null {
   const t = r.timings;
   const tokens = t?.token_ms;
-  if (!Array.isArray(tokens) || typeof t?.prefill_ms !== 'number') return null;
-  if (!tokens.every((x) => typeof x === 'number')) return null;
-  return { tokens: tokens as number[], prefill_ms: t.prefill_ms };
+  if (
+    Array.isArray(tokens) &&
+    typeof t?.prefill_ms === 'number' &&
+    tokens.every((x) => typeof x === 'number')
+  )
+    return { tokens: tokens as number[], prefill_ms: t.prefill_ms, clock: 'engine' };
+  const prefill = serverTimes(r)?.prefill_ms ?? null;
+  if (prefill === null || !isStreamed(r) || r.chunk_times_ms.length === 0) return null;
+  return { tokens: r.chunk_times_ms, prefill_ms: prefill, clock: 'client' };
 }
 
 /**
@@ -97,8 +121,8 @@ export function clientPrefillWindow(r: RequestRecord): [number, number] | null {
 /**
  * Long-prefill interference from a run's records alone. The decoding requests are the
  * successful measured ones that are not long; the prefill windows are every long request's.
- * Both are taken on the engine's timeline when each of those records carries engine timings
- * ({@link engineTimes}), else on the client's ({@link clientPrefillWindow} and chunk times).
+ * The windows are the server's own prefills when each of those records carries them, all on one
+ * clock ({@link engineTimes}), else the client's ({@link clientPrefillWindow} and chunk times).
  * @param records the run's records (any order; warm-up and failures are filtered here)
  * @param isLong which requests are the long prompts (by the experiment's arrangement, or by
  *   prompt length)
@@ -112,7 +136,9 @@ export function recordsInterference(
     (r) => !isLong(r) && r.phase === 'measure' && SUCCESS_OUTCOMES.includes(r.outcome) && isStreamed(r),
   );
   const used = [...longs, ...decoders];
-  const engine = used.length > 0 && used.every((r) => engineTimes(r) !== null);
+  // One clock for every window and token time: all the engine's, or all the client's.
+  const clocks = new Set(used.map((r) => engineTimes(r)?.clock ?? null));
+  const engine = used.length > 0 && clocks.size === 1 && !clocks.has(null);
   if (engine) {
     const intervals: [number, number][] = [];
     for (const r of longs) {

@@ -10,6 +10,7 @@ import { type ErrorGroup, errorGroups } from './errors.js';
 import { isStreamed, type RequestMetrics, requestMetrics } from './request.js';
 import { meetsSlo, type Slo } from './slo.js';
 import { describe, describeWeighted, mean, type Stats } from './stats.js';
+import { type TtftBreakdown, ttftBreakdown } from './ttft-breakdown.js';
 import {
   attemptEndAt,
   inFlightProfile,
@@ -125,6 +126,12 @@ export type Summary = {
    * 5, by count then message. Empty when nothing failed.
    */
   errors: ErrorGroup[];
+  /**
+   * The TTFT split into the engine's queue, its prefill and the rest, from the server's own
+   * timings (`analysis/ttft-breakdown`). Absent in summaries written before it existed and in
+   * runs merged from shard reports.
+   */
+  ttft_breakdown?: TtftBreakdown;
   warnings: string[];
 } & Record<SummaryMetric, Stats>;
 
@@ -219,6 +226,7 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
   let retries = 0;
   let cancelledUnsent = 0;
   let notStreamed = 0;
+  const successes: RequestRecord[] = [];
 
   for (const g of measured) {
     const { first, final } = g;
@@ -238,6 +246,7 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
 
     if (!SUCCESS_OUTCOMES.includes(final.outcome)) continue;
     succeeded += 1;
+    successes.push(final);
     if (!isStreamed(final)) notStreamed += 1;
     const m: RequestMetrics = requestMetrics(final, { planned_at_ms: first.planned_at_ms });
     for (const k of [
@@ -318,6 +327,7 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
       guidellm_itl_ms: { definition: DIALECT_DEFINITIONS.guidellm_itl_ms, ...describeWeighted(guidellmItl) },
     },
     errors: errorGroups(measured.map((g) => g.final)),
+    ttft_breakdown: ttftBreakdown(successes, ctx.t ?? EN),
     warnings,
   };
 

@@ -12,6 +12,7 @@
 import { TextDecoder } from 'node:util';
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import { isTruncated } from '../record/outcome.js';
+import { serverTimesOf } from '../record/server-times.js';
 import type { ChunkKind, Outcome, RequestRecord, Usage } from '../record/types.js';
 import type { AnswerSink } from './types.js';
 
@@ -456,6 +457,7 @@ export class ResponseAccumulator {
       completionTokens: rec.usage?.completion_tokens ?? null,
     });
     if (rec.error === null && this.streamError !== null) rec.error = this.streamError;
+    rec.server = serverTimesOf(rec.timings);
     return rec;
   }
 }

@@ -152,6 +152,8 @@ export function summaryFromShards(
       guidellm_itl_ms: { ...dialects.guidellm_itl_ms, ...emptyStats() },
     },
     errors: mergeErrors(shards.flatMap((s) => s.report.summary.errors)),
+    // Needs every record's server times; a shard report carries only its summary.
+    ttft_breakdown: undefined,
     warnings,
   };
 }

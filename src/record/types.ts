@@ -45,6 +45,23 @@ export interface Usage {
 
 export type Phase = 'warmup' | 'measure';
 
+/** Where a record's {@link ServerTimes} were read (`record/server-times`). */
+export type ServerTimesSource = 'llamacpp.timings' | 'sim';
+
+/**
+ * The engine's own account of one request, in wall milliseconds (docs/metrics.md): null where
+ * the engine did not say. Read from the response's `timings` by `record/server-times`.
+ */
+export interface ServerTimes {
+  /** Waiting in the engine before the request was first scheduled (null: llama.cpp reports none). */
+  queue_ms: number | null;
+  /** The request's prefill: first scheduled (llama.cpp: prompt processing start) → first token. */
+  prefill_ms: number | null;
+  /** Decoding: first token → last token. */
+  decode_ms: number | null;
+  source: ServerTimesSource;
+}
+
 export interface RequestRecord {
   /** This attempt's id, sent as `X-Request-Id`. */
   id: string;
@@ -94,6 +111,11 @@ export interface RequestRecord {
   usage: Usage | null;
   /** llama.cpp-style `timings` object, when the server sends one. */
   timings: Record<string, unknown> | null;
+  /**
+   * The server-side times read from `timings` (`record/server-times`); null when the server
+   * sent none. Absent in records written before this field existed.
+   */
+  server?: ServerTimes | null;
 
   /** Requested input length (tokens), when the workload set one. */
   input_len: number | null;
@@ -147,6 +169,7 @@ export function emptyRecord(
     retry_after_s: null,
     usage: null,
     timings: null,
+    server: null,
     input_len: null,
     output_len: null,
     session_id: null,

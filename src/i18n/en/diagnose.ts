@@ -125,7 +125,7 @@ export const diagnose = {
   'diagnose.pauses.unexplained':
     '{n} mid-generation pause(s) above {thr} ms (max {max} ms) that coincide with no long prefill and no client lag',
   'diagnose.stall_prefill_interference.timeline_server':
-    "on the engine's timeline (the server's exposed timings)",
+    "with the server's own prefill windows (its per-request timings)",
   'diagnose.stall_prefill_interference.timeline_client':
     "from the client's records: each long prompt's [sent, first token] window, queueing included",
   'diagnose.stall_prefill_interference.ev_threshold':

@@ -35,6 +35,14 @@ export const run = {
   'run.table.cpu': 'CPU',
   'run.table.top_errors': 'Top errors',
   'run.table.warnings': 'Warnings',
+  'run.table.ttft_split': "TTFT breakdown (ms, from the server's own timings: {source})",
+  'run.table.ttft_split_none': 'TTFT breakdown (ms)',
+  // ---- why a part of the TTFT breakdown is empty (analysis/ttft-breakdown) ----
+  'run.ttft_split.no_ttft': 'no successful streamed request has a TTFT',
+  'run.ttft_split.no_timings':
+    'the server sent no per-request timings (llama.cpp and `servelab sim --expose-timings` do; vLLM and SGLang do not)',
+  'run.ttft_split.no_queue':
+    "the server's timings report no queue time (llama.cpp's do not): waiting for a free slot is counted in ttft_rest_ms",
   'run.verdict.valid': 'verdict: valid (no reason found to doubt these numbers)',
   'run.verdict.invalid': 'verdict: NOT VALID, these numbers cannot bear weight:',
   'run.tokenization': 'tokenization: {what}',

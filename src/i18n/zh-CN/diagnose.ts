@@ -119,7 +119,7 @@ export const diagnose: Record<keyof typeof en, string> = {
   'diagnose.pauses.ev_stall_p': '停顿 p50 {p50} ms，最长 {max} ms',
   'diagnose.pauses.unexplained':
     '生成过程中有 {n} 次超过 {thr} ms 的停顿（最长 {max} ms），既没有对应的长 prefill，也没有对应的客户端滞后',
-  'diagnose.stall_prefill_interference.timeline_server': '按引擎的时间线（服务端暴露的时间戳）',
+  'diagnose.stall_prefill_interference.timeline_server': '按服务端自己的 prefill 窗口（其逐请求 timings）',
   'diagnose.stall_prefill_interference.timeline_client':
     '按客户端记录：每个长提示词的 [发送, 首 token] 窗口，包含排队时间',
   'diagnose.stall_prefill_interference.ev_threshold':

@@ -33,6 +33,13 @@ export const run: Record<keyof typeof en, string> = {
   'run.table.cpu': 'CPU 占用',
   'run.table.top_errors': '主要错误',
   'run.table.warnings': '警告',
+  'run.table.ttft_split': 'TTFT 分解（ms，来自服务端自己的 timings：{source}）',
+  'run.table.ttft_split_none': 'TTFT 分解（ms）',
+  'run.ttft_split.no_ttft': '没有一个成功的流式请求有 TTFT',
+  'run.ttft_split.no_timings':
+    '服务端没有返回逐请求的 timings（llama.cpp 和 `servelab sim --expose-timings` 会返回；vLLM 和 SGLang 不会）',
+  'run.ttft_split.no_queue':
+    '服务端的 timings 不含排队时间（llama.cpp 即是如此）：等待空闲 slot 的时间计入 ttft_rest_ms',
   'run.verdict.valid': '结论：有效（没有发现怀疑这些数字的理由）',
   'run.verdict.invalid': '结论：无效，这些数字不能作为依据：',
   'run.tokenization': '分词：{what}',

@@ -9,6 +9,7 @@
 import { type ErrorGroup, formatErrorGroup } from '../../analysis/errors.js';
 import type { Stats } from '../../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary } from '../../analysis/summary.js';
+import type { TtftBreakdown } from '../../analysis/ttft-breakdown.js';
 import { textTable } from '../../core/text-width.js';
 import { type T, translator } from '../../i18n/index.js';
 import { translateStored } from '../../i18n/stored.js';
@@ -77,6 +78,8 @@ export function formatSummaryTable(summary: Summary, t: T = EN): string {
     out.push(
       ...section(t('run.table.latency'), grid([[t('run.table.metric'), ...LATENCY_COLS], ...latencyRows])),
     );
+
+  out.push(...ttftBreakdownLines(s.ttft_breakdown, t));
 
   out.push(
     ...section(
@@ -147,6 +150,22 @@ export function formatSummaryTable(summary: Summary, t: T = EN): string {
   );
   while (out.length > 0 && out[out.length - 1] === '') out.pop();
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * The TTFT breakdown as a titled block: n, mean and p50 of each part, or why it is empty (a
+ * reason stored in English is shown in `t`'s language). Nothing for a summary without one.
+ */
+export function ttftBreakdownLines(b: TtftBreakdown | undefined, t: T = EN): string[] {
+  if (!b) return [];
+  const rows = (['server_queue_ms', 'server_prefill_ms', 'ttft_rest_ms'] as const).map((k) => {
+    const p = b[k];
+    return p.n > 0
+      ? [k, String(p.n), num(p.mean), num(p.p50), '']
+      : [k, '0', '-', '-', p.reason ? translateStored(p.reason, t, ['run.ttft_split.']) : ''];
+  });
+  const title = b.source ? t('run.table.ttft_split', { source: b.source }) : t('run.table.ttft_split_none');
+  return section(title, grid([[t('run.table.metric'), 'n', 'mean', 'p50', ''], ...rows]));
 }
 
 /**

@@ -1,0 +1,79 @@
+/**
+ * @module analysis/ttft-breakdown
+ * Where a run's time to first token went, from the engine's own account of each request
+ * (`RequestRecord.server`, read from its `timings` by `record/server-times`): the engine's
+ * queue, the request's prefill, and the rest of the client's TTFT (network, the API server's
+ * work, and, where the engine reports no queue, the wait for a slot). Definitions in
+ * docs/metrics.md#ttft-breakdown. Pure; "no data" is `null` with a reason, never 0.
+ */
+import { type MessageKey, type T, translator } from '../i18n/index.js';
+import { serverTimes } from '../record/server-times.js';
+import type { RequestRecord, ServerTimesSource } from '../record/types.js';
+import { ttftMs } from './request.js';
+import { describe } from './stats.js';
+
+/** One part of the TTFT over the run's successful requests, ms. */
+export interface TtftPart {
+  /** Requests that have this part. */
+  n: number;
+  mean: number | null;
+  p50: number | null;
+  /** Why the part is null (in the summary's language); null when it has values. */
+  reason: string | null;
+}
+
+/** The TTFT split into what the engine says it spent and the rest. */
+export interface TtftBreakdown {
+  /** Where the server's times came from (the most common source); null when no request had any. */
+  source: ServerTimesSource | null;
+  /** The engine's queue: arrival at the engine → first scheduled (`server.queue_ms`). */
+  server_queue_ms: TtftPart;
+  /** The request's prefill as the engine timed it (`server.prefill_ms`). */
+  server_prefill_ms: TtftPart;
+  /** TTFT − server queue (when the engine reports one) − server prefill, per request. */
+  ttft_rest_ms: TtftPart;
+}
+
+const EN = translator('en');
+
+function part(values: readonly number[], reason: MessageKey | null, t: T): TtftPart {
+  const s = describe(values);
+  return { n: s.n, mean: s.mean, p50: s.p50, reason: s.n === 0 && reason ? t(reason) : null };
+}
+
+/**
+ * The TTFT breakdown of a run's successful requests (pass each planned request's final
+ * attempt, as the summary's latencies use). A request counts where it has a TTFT (streamed)
+ * and the engine timed its prefill; the queue part only where the engine also timed its queue.
+ * @param successes the successful measured requests' final attempts
+ * @param t the language of the reasons (default English, what a stored summary keeps)
+ * @example
+ * ttftBreakdown(measuredSuccesses(records)).server_prefill_ms.p50 // ms, or null
+ */
+export function ttftBreakdown(successes: readonly RequestRecord[], t: T = EN): TtftBreakdown {
+  const queue: number[] = [];
+  const prefill: number[] = [];
+  const rest: number[] = [];
+  const sources = new Map<ServerTimesSource, number>();
+  let withTtft = 0;
+  for (const r of successes) {
+    const ttft = ttftMs(r);
+    if (ttft === undefined) continue;
+    withTtft += 1;
+    const s = serverTimes(r);
+    if (!s || s.prefill_ms === null) continue;
+    sources.set(s.source, (sources.get(s.source) ?? 0) + 1);
+    prefill.push(s.prefill_ms);
+    if (s.queue_ms !== null) queue.push(s.queue_ms);
+    rest.push(ttft - (s.queue_ms ?? 0) - s.prefill_ms);
+  }
+  let source: ServerTimesSource | null = null;
+  for (const [k, n] of sources) if (source === null || n > (sources.get(source) ?? 0)) source = k;
+  const none: MessageKey = withTtft === 0 ? 'run.ttft_split.no_ttft' : 'run.ttft_split.no_timings';
+  return {
+    source,
+    server_queue_ms: part(queue, prefill.length === 0 ? none : 'run.ttft_split.no_queue', t),
+    server_prefill_ms: part(prefill, none, t),
+    ttft_rest_ms: part(rest, none, t),
+  };
+}
