@@ -2,14 +2,16 @@
  * @module analysis/ttft-breakdown
  * Where a run's time to first token went, from the engine's own account of each request
  * (`RequestRecord.server`, read from its `timings` by `record/server-times`): the engine's
- * queue, the request's prefill, and the rest of the client's TTFT (network, the API server's
- * work, and, where the engine reports no queue, the wait for a slot). Definitions in
+ * queue, the request's prefill, and the rest (network, the API server's work, and, where the
+ * engine reports no queue, the wait for a slot). What is split is the client's time to the
+ * first token of any kind (reasoning included), which is where the engine's prefill ends; a
+ * reasoning model's `ttft_ms` (content) adds the reasoning's decode after it. Definitions in
  * docs/metrics.md#ttft-breakdown. Pure; "no data" is `null` with a reason, never 0.
  */
 import { type MessageKey, type T, translator } from '../i18n/index.js';
 import { serverTimes } from '../record/server-times.js';
 import type { RequestRecord, ServerTimesSource } from '../record/types.js';
-import { ttftMs } from './request.js';
+import { clientPrefillWindow } from './interference.js';
 import { describe } from './stats.js';
 
 /** One part of the TTFT over the run's successful requests, ms. */
@@ -26,11 +28,16 @@ export interface TtftPart {
 export interface TtftBreakdown {
   /** Where the server's times came from (the most common source); null when no request had any. */
   source: ServerTimesSource | null;
+  /**
+   * What is split: first token-carrying chunk of any kind − sent, over the requests whose
+   * prefill the engine timed (= server queue + server prefill + rest, request by request).
+   */
+  first_token_ms: TtftPart;
   /** The engine's queue: arrival at the engine → first scheduled (`server.queue_ms`). */
   server_queue_ms: TtftPart;
   /** The request's prefill as the engine timed it (`server.prefill_ms`). */
   server_prefill_ms: TtftPart;
-  /** TTFT − server queue (when the engine reports one) − server prefill, per request. */
+  /** First token − sent − server queue (when the engine reports one) − server prefill, per request. */
   ttft_rest_ms: TtftPart;
 }
 
@@ -43,26 +50,30 @@ function part(values: readonly number[], reason: MessageKey | null, t: T): TtftP
 
 /**
  * The TTFT breakdown of a run's successful requests (pass each planned request's final
- * attempt, as the summary's latencies use). A request counts where it has a TTFT (streamed)
- * and the engine timed its prefill; the queue part only where the engine also timed its queue.
+ * attempt, as the summary's latencies use). A request counts where it was streamed with a
+ * first token and the engine timed its prefill; the queue part only where the engine also timed
+ * its queue.
  * @param successes the successful measured requests' final attempts
  * @param t the language of the reasons (default English, what a stored summary keeps)
  * @example
  * ttftBreakdown(measuredSuccesses(records)).server_prefill_ms.p50 // ms, or null
  */
 export function ttftBreakdown(successes: readonly RequestRecord[], t: T = EN): TtftBreakdown {
+  const first: number[] = [];
   const queue: number[] = [];
   const prefill: number[] = [];
   const rest: number[] = [];
   const sources = new Map<ServerTimesSource, number>();
   let withTtft = 0;
   for (const r of successes) {
-    const ttft = ttftMs(r);
-    if (ttft === undefined) continue;
+    const w = clientPrefillWindow(r);
+    if (w === null) continue;
+    const ttft = w[1] - w[0];
     withTtft += 1;
     const s = serverTimes(r);
     if (!s || s.prefill_ms === null) continue;
     sources.set(s.source, (sources.get(s.source) ?? 0) + 1);
+    first.push(ttft);
     prefill.push(s.prefill_ms);
     if (s.queue_ms !== null) queue.push(s.queue_ms);
     rest.push(ttft - (s.queue_ms ?? 0) - s.prefill_ms);
@@ -72,6 +83,7 @@ export function ttftBreakdown(successes: readonly RequestRecord[], t: T = EN): T
   const none: MessageKey = withTtft === 0 ? 'run.ttft_split.no_ttft' : 'run.ttft_split.no_timings';
   return {
     source,
+    first_token_ms: part(first, none, t),
     server_queue_ms: part(queue, prefill.length === 0 ? none : 'run.ttft_split.no_queue', t),
     server_prefill_ms: part(prefill, none, t),
     ttft_rest_ms: part(rest, none, t),

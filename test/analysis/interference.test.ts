@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   clientPrefillWindow,
+  engineTimes,
   prefillInterference,
   recordsInterference,
   splitGapsByOverlap,
@@ -118,5 +119,25 @@ describe('recordsInterference', () => {
     assert.deepEqual([p.gaps_clean_ms.n, p.gaps_clean_ms.mean], [2, 10]);
     // One record without timings: back to the client's view for all of them.
     assert.equal(recordsInterference([...recs, decoder('b')], isLong).intervals_from, 'client');
+  });
+
+  it("uses llama.cpp's own prefill (server.prefill_ms) on the client's clock, ending at the first chunk", () => {
+    const llama = (r: RequestRecord, prefill_ms: number) =>
+      Object.assign(r, {
+        timings: { prompt_ms: prefill_ms, predicted_ms: 50 },
+        server: { queue_ms: null, prefill_ms, decode_ms: 50, source: 'llamacpp.timings' },
+      });
+    // The long prompt was sent at 95 but queued: its own prefill is [115, 125], not [95, 125].
+    const recs = [llama(decoder('a'), 40), llama(decoder('b'), 40), llama(tokens('L', 95, [125], 4000), 10)];
+    const p = recordsInterference(recs, isLong);
+    assert.equal(p.intervals_from, 'server');
+    // Per decoder only the gap 100→130 overlaps [115, 125]; five clean 10 ms gaps.
+    assert.deepEqual([p.gaps_overlapping_ms.n, p.gaps_overlapping_ms.mean], [2, 30]);
+    assert.deepEqual([p.gaps_clean_ms.n, p.gaps_clean_ms.mean], [10, 10]);
+    assert.equal(p.stall_ratio, 3);
+    assert.deepEqual(engineTimes(recs[2]), { tokens: [125], prefill_ms: 10, clock: 'client' });
+    // Engine-clock and client-clock records do not mix: the client's view for all.
+    const simulated = Object.assign(decoder('c'), { timings: { token_ms: [1, 2, 3], prefill_ms: 1 } });
+    assert.equal(recordsInterference([...recs, simulated], isLong).intervals_from, 'client');
   });
 });

@@ -99,7 +99,9 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   throwIfProblems(problems);
   const engine = cfg as NonNullable<typeof cfg>;
   const out = humanStream(common.output.json, io);
-  const simOpts = { ...engineOpts, timeScale: 1 };
+  // The engine's own times ride along in each response (`timings`), as under `sim --expose-timings`,
+  // so every record carries its server-side queue and prefill (`record/server-times`).
+  const simOpts = { ...engineOpts, timeScale: 1, exposeTimings: true };
   const engineConfig = {
     ...engineOpts,
     catalogue: undefined,

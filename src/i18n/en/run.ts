@@ -38,7 +38,7 @@ export const run = {
   'run.table.ttft_split': "TTFT breakdown (ms, from the server's own timings: {source})",
   'run.table.ttft_split_none': 'TTFT breakdown (ms)',
   // ---- why a part of the TTFT breakdown is empty (analysis/ttft-breakdown) ----
-  'run.ttft_split.no_ttft': 'no successful streamed request has a TTFT',
+  'run.ttft_split.no_ttft': 'no successful request was streamed with a first token',
   'run.ttft_split.no_timings':
     'the server sent no per-request timings (llama.cpp and `servelab sim --expose-timings` do; vLLM and SGLang do not)',
   'run.ttft_split.no_queue':

@@ -35,7 +35,7 @@ export const run: Record<keyof typeof en, string> = {
   'run.table.warnings': '警告',
   'run.table.ttft_split': 'TTFT 分解（ms，来自服务端自己的 timings：{source}）',
   'run.table.ttft_split_none': 'TTFT 分解（ms）',
-  'run.ttft_split.no_ttft': '没有一个成功的流式请求有 TTFT',
+  'run.ttft_split.no_ttft': '没有一个成功的请求以流式收到首个 token',
   'run.ttft_split.no_timings':
     '服务端没有返回逐请求的 timings（llama.cpp 和 `servelab sim --expose-timings` 会返回；vLLM 和 SGLang 不会）',
   'run.ttft_split.no_queue':

@@ -158,12 +158,14 @@ export function formatSummaryTable(summary: Summary, t: T = EN): string {
  */
 export function ttftBreakdownLines(b: TtftBreakdown | undefined, t: T = EN): string[] {
   if (!b) return [];
-  const rows = (['server_queue_ms', 'server_prefill_ms', 'ttft_rest_ms'] as const).map((k) => {
-    const p = b[k];
-    return p.n > 0
-      ? [k, String(p.n), num(p.mean), num(p.p50), '']
-      : [k, '0', '-', '-', p.reason ? translateStored(p.reason, t, ['run.ttft_split.']) : ''];
-  });
+  const rows = (['first_token_ms', 'server_queue_ms', 'server_prefill_ms', 'ttft_rest_ms'] as const).map(
+    (k) => {
+      const p = b[k];
+      return p.n > 0
+        ? [k, String(p.n), num(p.mean), num(p.p50), '']
+        : [k, '0', '-', '-', p.reason ? translateStored(p.reason, t, ['run.ttft_split.']) : ''];
+    },
+  );
   const title = b.source ? t('run.table.ttft_split', { source: b.source }) : t('run.table.ttft_split_none');
   return section(title, grid([[t('run.table.metric'), 'n', 'mean', 'p50', ''], ...rows]));
 }
