@@ -5,10 +5,11 @@
  *
  * - llama.cpp's `llama-server` (`source: 'llamacpp.timings'`): every response ends with
  *   `timings` {`cache_n`, `prompt_n`, `prompt_ms`, `predicted_n`, `predicted_ms`, …}
- *   (ggml-org/llama.cpp `tools/server/README.md`, "timings"; `server-task.cpp`
- *   `result_timings::to_json`). `prompt_ms` is the slot's prompt processing, from its start to
- *   the first sampled token, and `predicted_ms` the generation after it. It reports no time spent
- *   waiting for a slot, so `queue_ms` is null (docs/metrics.md#server-side-times).
+ *   (ggml-org/llama.cpp `tools/server/README.md`, "timings"). In `tools/server/server.cpp`
+ *   `update_slots`, `prompt_ms` is `t_prompt_processing` = first sampled token − the slot's
+ *   `t_start_process_prompt`, and `predicted_ms` is `t_token_generation` = latest token − first
+ *   token. It reports no time spent waiting for a free slot, so `queue_ms` is null
+ *   (docs/metrics.md#server-side-times).
  * - servelab's simulator (`source: 'sim'`): `timings` in engine ms with `queue_ms` (arrival at
  *   the engine → first scheduled), `prefill_ms` (first scheduled → first token), `decode_ms`
  *   (first → last token) and `time_scale`; under `--time-scale X` one wall ms is X engine ms,
