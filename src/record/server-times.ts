@@ -18,7 +18,7 @@
  * Pure; the client fills `RequestRecord.server` with it, and readers of records written before
  * that field existed call {@link serverTimes}.
  */
-import type { RequestRecord, ServerTimes } from './types.js';
+import type { RequestRecord, RequestServerTimes } from './types.js';
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
@@ -31,7 +31,7 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
  */
 export function serverTimesOf(
   timings: Readonly<Record<string, unknown>> | null | undefined,
-): ServerTimes | null {
+): RequestServerTimes | null {
   if (!timings) return null;
   const scale = num(timings.time_scale);
   if (scale !== null) {
@@ -55,6 +55,6 @@ export function serverTimesOf(
 }
 
 /** A record's server-side times: its `server` field, else read from its `timings` (older records). */
-export function serverTimes(r: RequestRecord): ServerTimes | null {
+export function serverTimes(r: RequestRecord): RequestServerTimes | null {
   return r.server !== undefined ? r.server : serverTimesOf(r.timings);
 }

@@ -45,14 +45,14 @@ export interface Usage {
 
 export type Phase = 'warmup' | 'measure';
 
-/** Where a record's {@link ServerTimes} were read (`record/server-times`). */
+/** Where a record's {@link RequestServerTimes} were read (`record/server-times`). */
 export type ServerTimesSource = 'llamacpp.timings' | 'sim';
 
 /**
  * The engine's own account of one request, in wall milliseconds (docs/metrics.md): null where
  * the engine did not say. Read from the response's `timings` by `record/server-times`.
  */
-export interface ServerTimes {
+export interface RequestServerTimes {
   /** Waiting in the engine before the request was first scheduled (null: llama.cpp reports none). */
   queue_ms: number | null;
   /** The request's prefill: first scheduled (llama.cpp: prompt processing start) → first token. */
@@ -115,7 +115,7 @@ export interface RequestRecord {
    * The server-side times read from `timings` (`record/server-times`); null when the server
    * sent none. Absent in records written before this field existed.
    */
-  server?: ServerTimes | null;
+  server?: RequestServerTimes | null;
 
   /** Requested input length (tokens), when the workload set one. */
   input_len: number | null;

@@ -8,20 +8,20 @@ import { describe, it } from 'node:test';
 import { summarize } from '../../src/analysis/summary.js';
 import { ttftBreakdown } from '../../src/analysis/ttft-breakdown.js';
 import { translator } from '../../src/i18n/index.js';
-import type { RequestRecord, ServerTimes } from '../../src/record/types.js';
+import type { RequestRecord, RequestServerTimes } from '../../src/record/types.js';
 import { ttftBreakdownLines } from '../../src/report/run/summary-table.js';
 import { rec } from './records.js';
 
 /** A streamed record sent at `sent` with its first token at `first`, and the server's times. */
-const timed = (id: string, sent: number, first: number, server: ServerTimes | null): RequestRecord =>
+const timed = (id: string, sent: number, first: number, server: RequestServerTimes | null): RequestRecord =>
   Object.assign(rec({ id, sent, chunks: [[first, 'c']], tokens: 1 }), { server });
-const llama = (prefill_ms: number): ServerTimes => ({
+const llama = (prefill_ms: number): RequestServerTimes => ({
   queue_ms: null,
   prefill_ms,
   decode_ms: 10,
   source: 'llamacpp.timings',
 });
-const sim = (queue_ms: number, prefill_ms: number): ServerTimes => ({
+const sim = (queue_ms: number, prefill_ms: number): RequestServerTimes => ({
   queue_ms,
   prefill_ms,
   decode_ms: 10,

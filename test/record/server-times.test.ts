@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { serverTimes, serverTimesOf } from '../../src/record/server-times.js';
-import { emptyRecord, type ServerTimes } from '../../src/record/types.js';
+import { emptyRecord, type RequestServerTimes } from '../../src/record/types.js';
 
 describe('serverTimesOf', () => {
-  const cases: [string, Record<string, unknown> | null, ServerTimes | null][] = [
+  const cases: [string, Record<string, unknown> | null, RequestServerTimes | null][] = [
     [
       // as llama-server answered a 23-token prompt here (de3ff81)
       'llama.cpp: prefill = prompt_ms, decode = predicted_ms, no queue',
