@@ -73,25 +73,26 @@ export function prefillInterference(
   };
 }
 
-/** A record's token times and prefill time as the engine told them ({@link engineTimes}). */
+/** A record's token times and prefill time as the engine told them ({@link engineTimes}), wall ms. */
 export interface EngineTimes {
-  /** Token times, ms, on the clock named by `clock`. */
+  /** Token times, wall ms, on the clock named by `clock`. */
   tokens: number[];
-  /** The request's prefill, ms on that clock's scale; its window ends at `tokens[0]`. */
+  /** The request's prefill, wall ms; its window ends at `tokens[0]`. */
   prefill_ms: number;
   /**
-   * `engine`: the engine's own per-token times (`timings.token_ms`, engine ms: `servelab sim
-   * --expose-timings`); `client`: the client's chunk times, with the engine's prefill
-   * (`server.prefill_ms`, wall ms: llama.cpp's `timings.prompt_ms`) ending at the first chunk.
+   * `engine`: the engine's own per-token times (`timings.token_ms`: `servelab sim
+   * --expose-timings`, engine ms divided by its `time_scale`); `client`: the client's chunk
+   * times, with the engine's prefill (`server.prefill_ms`: llama.cpp's `timings.prompt_ms`)
+   * ending at the first chunk.
    */
   clock: 'engine' | 'client';
 }
 
 /**
- * The engine's token times and prefill time of a record: the engine's per-token times when the
- * server exposed them in `timings` (`token_ms`, `prefill_ms`), else the client's streamed chunk
- * times with the server's own prefill (`record/server-times`, e.g. llama.cpp's `prompt_ms`);
- * null when the server told neither.
+ * The engine's token times and prefill time of a record, in wall ms: the engine's per-token
+ * times when the server exposed them in `timings` (`token_ms`, `prefill_ms`), else the client's
+ * streamed chunk times with the server's own prefill (`record/server-times`, e.g. llama.cpp's
+ * `prompt_ms`); null when the server told neither.
  */
 export function engineTimes(r: RequestRecord): EngineTimes | null {
   const t = r.timings;
@@ -100,8 +101,15 @@ export function engineTimes(r: RequestRecord): EngineTimes | null {
     Array.isArray(tokens) &&
     typeof t?.prefill_ms === 'number' &&
     tokens.every((x) => typeof x === 'number')
-  )
-    return { tokens: tokens as number[], prefill_ms: t.prefill_ms, clock: 'engine' };
+  ) {
+    // Engine ms → wall ms: a real-time simulator at time scale X runs X times faster.
+    const scale = typeof t.time_scale === 'number' && t.time_scale > 0 ? t.time_scale : 1;
+    return {
+      tokens: (tokens as number[]).map((x) => x / scale),
+      prefill_ms: t.prefill_ms / scale,
+      clock: 'engine',
+    };
+  }
   const prefill = serverTimes(r)?.prefill_ms ?? null;
   if (prefill === null || !isStreamed(r) || r.chunk_times_ms.length === 0) return null;
   return { tokens: r.chunk_times_ms, prefill_ms: prefill, clock: 'client' };

@@ -136,6 +136,11 @@ describe('recordsInterference', () => {
     assert.deepEqual([p.gaps_clean_ms.n, p.gaps_clean_ms.mean], [10, 10]);
     assert.equal(p.stall_ratio, 3);
     assert.deepEqual(engineTimes(recs[2]), { tokens: [125], prefill_ms: 10, clock: 'client' });
+    // The simulator's engine ms become wall ms under its time scale.
+    const scaled = Object.assign(decoder('s'), {
+      timings: { token_ms: [40, 60], prefill_ms: 20, time_scale: 10 },
+    });
+    assert.deepEqual(engineTimes(scaled), { tokens: [4, 6], prefill_ms: 2, clock: 'engine' });
     // Engine-clock and client-clock records do not mix: the client's view for all.
     const simulated = Object.assign(decoder('c'), { timings: { token_ms: [1, 2, 3], prefill_ms: 1 } });
     assert.equal(recordsInterference([...recs, simulated], isLong).intervals_from, 'client');

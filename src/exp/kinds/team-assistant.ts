@@ -18,7 +18,7 @@
  *
  * The split of a turn's wait (means over the successful turns of the run, ms):
  * - queueing: client-side wait (sent − the moment the user asked: a concurrency slot, the
- *   sender) + the engine's queue (`timings.queue_ms`: arrival → first scheduled);
+ *   sender) + the engine's queue (`server.queue_ms`: arrival → first scheduled, wall ms);
  * - prefill: TTFT − the engine's queue (the prompt's uncached part computed, sharing steps with
  *   the others, and the frontend);
  * - decode interference: the time the turn's answer lost to other turns' prefills: over the
@@ -43,6 +43,7 @@ import { mean, prefillInterference, type SessionsSummary, ttftMs } from '../../a
 import { engineTimes } from '../../analysis/interference.js';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
 import { bool, fraction, posInt, posNum } from '../../core/fields.js';
+import { serverTimes } from '../../record/server-times.js';
 import { type RequestRecord, SUCCESS_OUTCOMES } from '../../record/types.js';
 import { increasing } from '../fields.js';
 import type { KindContext, LiveTarget, Measured, SessionsPlan } from './context.js';
@@ -86,17 +87,14 @@ export function scaleSessions<L extends SessionsPlan>(load: L, scale: number): L
   };
 }
 
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-
 /**
  * Where a run's wait goes (see the module comment): queueing, prefill and decode interference
  * per successful turn, and the diagnosis rules about the wait that fired.
  */
 export function waitSplit(records: readonly RequestRecord[], rules: readonly string[]): WaitSplit {
   const ok = records.filter((r) => r.phase === 'measure' && SUCCESS_OUTCOMES.includes(r.outcome));
-  // Engine ms → client ms: a real-time simulator at time scale X runs X times faster.
-  const scaleOf = (r: RequestRecord) => num(r.timings?.time_scale) ?? 1;
-  const engine = ok.length > 0 && ok.every((r) => num(r.timings?.queue_ms) !== null && engineTimes(r));
+  // The engine's queue and times, in wall ms (`record/server-times`, `engineTimes`).
+  const engine = ok.length > 0 && ok.every((r) => serverTimes(r)?.queue_ms != null && engineTimes(r));
   const ttft: number[] = [];
   const queue: number[] = [];
   const prefill: number[] = [];
@@ -105,7 +103,7 @@ export function waitSplit(records: readonly RequestRecord[], rules: readonly str
     if (t === undefined) continue;
     const client =
       r.sent_at_ms !== null && r.planned_at_ms !== null ? Math.max(0, r.sent_at_ms - r.planned_at_ms) : 0;
-    const q = engine ? (num(r.timings?.queue_ms) as number) / scaleOf(r) : 0;
+    const q = engine ? (serverTimes(r)?.queue_ms ?? 0) : 0;
     ttft.push(t);
     queue.push(client + q);
     prefill.push(t - q);
@@ -117,9 +115,8 @@ export function waitSplit(records: readonly RequestRecord[], rules: readonly str
     if (engine) {
       const e = engineTimes(r);
       if (!e?.tokens.length) continue;
-      const s = scaleOf(r);
-      windows.push([(e.tokens[0] - e.prefill_ms) / s, e.tokens[0] / s]);
-      times.push(e.tokens.map((x) => x / s));
+      windows.push([e.tokens[0] - e.prefill_ms, e.tokens[0]]);
+      times.push(e.tokens);
     } else {
       const first = r.chunk_times_ms[0];
       if (r.sent_at_ms !== null && first !== undefined) windows.push([r.sent_at_ms, first]);
