@@ -11,13 +11,14 @@
 import type { EChartsOption } from 'echarts';
 import { findKnee, type LoadCurvePoint, loadCurves, sloOf } from '../analysis/load-curve.js';
 import type { LoadedRun } from '../analysis/loaded-run.js';
-import { chunkGaps, e2eMs, ttftMs } from '../analysis/request.js';
+import { chunkGaps, ttftMs } from '../analysis/request.js';
 import { stallThresholdMs } from '../analysis/stalls.js';
 import { measuredSuccesses } from '../analysis/summary.js';
 import { attemptEndAt } from '../analysis/window.js';
 import { type T, translator } from '../i18n/index.js';
 import type { RequestRecord } from '../record/types.js';
 import { histogram, niceCeil, renderSvg, spanScale, textWidth, valueAxis, withBase } from './chart-kit.js';
+import { distributionGroups, pooledValues } from './run-groups.js';
 import { serverSeriesOptions } from './server-charts.js';
 
 /** The English translator, the default of every builder that takes one. */
@@ -38,24 +39,17 @@ export function cdfPoints(values: readonly number[]): [number, number][] {
 }
 
 /**
- * CDF of TTFT or E2E per run (successful measured requests), ms on x.
- * @returns null when no run has 2 or more samples
+ * CDF of TTFT or E2E per run (successful measured requests), ms on x; an A/B's blocks are
+ * pooled into one line per side (`report/run-groups` `distributionGroups`).
+ * @returns null when no line has 2 or more samples
  */
 export function cdfOption(
   runs: readonly LoadedRun[],
   metric: 'ttft_ms' | 'e2e_ms',
   t: T = EN,
 ): EChartsOption | null {
-  const series = runs
-    .map((run) => {
-      const vals: number[] = [];
-      const of = metric === 'ttft_ms' ? ttftMs : e2eMs;
-      for (const r of measuredSuccesses(run.records)) {
-        const v = of(r);
-        if (v !== undefined) vals.push(v);
-      }
-      return { run, vals };
-    })
+  const series = distributionGroups(runs)
+    .map((g) => ({ name: g.name, vals: pooledValues(g.runs, metric) }))
     .filter((x) => x.vals.length >= 2);
   if (series.length === 0) return null;
   return withBase(t(metric === 'ttft_ms' ? 'report.chart.ttftCdf' : 'report.chart.e2eCdf'), {
@@ -65,9 +59,9 @@ export function cdfOption(
       true,
     ),
     yAxis: valueAxis(t('report.axis.fraction'), { min: 0, max: 1 }),
-    series: series.map(({ run, vals }) => ({
+    series: series.map(({ name, vals }) => ({
       type: 'line',
-      name: run.label,
+      name,
       step: 'end',
       showSymbol: false,
       data: cdfPoints(vals),
