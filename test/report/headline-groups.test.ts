@@ -19,7 +19,7 @@ import { loadRuns } from '../../src/cli/commands/resolve-refs.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { translator } from '../../src/i18n/index.js';
-import { cdfOption } from '../../src/report/charts.js';
+import { cdfOption, ttftVsInputOption } from '../../src/report/charts.js';
 import { headlineOf } from '../../src/report/html.js';
 import { renderMarkdownReport } from '../../src/report/markdown.js';
 
@@ -122,6 +122,13 @@ describe('an A/B report: A against B, each side pooled over its blocks', () => {
         assert.equal(s.data[s.data.length - 1][1], 1);
       }
     }
+  });
+
+  it('the TTFT per request strip has one row per side, every request of it a point', () => {
+    const o = ttftVsInputOption(runs);
+    assert.ok(o);
+    assert.deepEqual((o.yAxis as { data: string[] }).data, ['A · bf16-kv', 'B · fp8-kv']);
+    for (const s of o.series as { data: unknown[] }[]) assert.equal(s.data.length, 32);
   });
 
   it('the page is titled with the experiment name, and its cards and CDF legends name the sides', async () => {
