@@ -112,6 +112,10 @@ export function loadedRunFromStore(store: Store, row: RunRow): LoadedRun {
     series,
   };
   if (row.record) run.record = row.record as Record<string, ReportRecordField>;
+  // The experiment kind the run was measured for: the report's headline reads a baseline's cold
+  // request apart, and the source notes are chosen per kind.
+  const kind = row.experiment_id ? store.getExperiment(row.experiment_id)?.kind : undefined;
+  if (kind) run.kind = kind;
   const level = runLevel(row.config);
   if (level) run.level = level;
   const window = runWindow(row);

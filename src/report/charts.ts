@@ -11,13 +11,14 @@
 import type { EChartsOption } from 'echarts';
 import { findKnee, type LoadCurvePoint, loadCurves, sloOf } from '../analysis/load-curve.js';
 import type { LoadedRun } from '../analysis/loaded-run.js';
-import { chunkGaps, e2eMs, ttftMs } from '../analysis/request.js';
+import { chunkGaps, ttftMs } from '../analysis/request.js';
 import { stallThresholdMs } from '../analysis/stalls.js';
 import { measuredSuccesses } from '../analysis/summary.js';
 import { attemptEndAt } from '../analysis/window.js';
 import { type T, translator } from '../i18n/index.js';
 import type { RequestRecord } from '../record/types.js';
 import { histogram, niceCeil, renderSvg, spanScale, textWidth, valueAxis, withBase } from './chart-kit.js';
+import { distributionGroups, pooledValues } from './run-groups.js';
 import { serverSeriesOptions } from './server-charts.js';
 
 /** The English translator, the default of every builder that takes one. */
@@ -38,24 +39,17 @@ export function cdfPoints(values: readonly number[]): [number, number][] {
 }
 
 /**
- * CDF of TTFT or E2E per run (successful measured requests), ms on x.
- * @returns null when no run has 2 or more samples
+ * CDF of TTFT or E2E per run (successful measured requests), ms on x; an A/B's blocks are
+ * pooled into one line per side (`report/run-groups` `distributionGroups`).
+ * @returns null when no line has 2 or more samples
  */
 export function cdfOption(
   runs: readonly LoadedRun[],
   metric: 'ttft_ms' | 'e2e_ms',
   t: T = EN,
 ): EChartsOption | null {
-  const series = runs
-    .map((run) => {
-      const vals: number[] = [];
-      const of = metric === 'ttft_ms' ? ttftMs : e2eMs;
-      for (const r of measuredSuccesses(run.records)) {
-        const v = of(r);
-        if (v !== undefined) vals.push(v);
-      }
-      return { run, vals };
-    })
+  const series = distributionGroups(runs)
+    .map((g) => ({ name: g.name, vals: pooledValues(g.runs, metric) }))
     .filter((x) => x.vals.length >= 2);
   if (series.length === 0) return null;
   return withBase(t(metric === 'ttft_ms' ? 'report.chart.ttftCdf' : 'report.chart.e2eCdf'), {
@@ -65,9 +59,9 @@ export function cdfOption(
       true,
     ),
     yAxis: valueAxis(t('report.axis.fraction'), { min: 0, max: 1 }),
-    series: series.map(({ run, vals }) => ({
+    series: series.map(({ name, vals }) => ({
       type: 'line',
-      name: run.label,
+      name,
       step: 'end',
       showSymbol: false,
       data: cdfPoints(vals),
@@ -216,15 +210,17 @@ export function goodputOption(runs: readonly LoadedRun[], t: T = EN): EChartsOpt
 
 /**
  * TTFT against actual input length (usage.prompt_tokens, else the requested length), a scatter
- * per run. When every prompt has the same length a scatter is one vertical line, so the chart
- * is then the TTFT histogram of each run instead (the title names the one length).
+ * per run (an A/B's blocks pooled per side, as in the CDFs). When every prompt has the same
+ * length a scatter is one vertical line, so the chart is then the TTFT histogram of each run
+ * instead (the title names the one length).
  * @returns null when no request has both
  */
 export function ttftVsInputOption(runs: readonly LoadedRun[], t: T = EN): EChartsOption | null {
-  const series = runs
-    .map((run) => ({
-      run,
-      data: measuredSuccesses(run.records)
+  const series = distributionGroups(runs)
+    .map((g) => ({
+      name: g.name,
+      data: g.runs
+        .flatMap((run) => measuredSuccesses(run.records))
         .map((r) => {
           const len = r.usage?.prompt_tokens ?? r.input_len;
           const ttft = ttftMs(r);
@@ -248,7 +244,7 @@ export function ttftVsInputOption(runs: readonly LoadedRun[], t: T = EN): EChart
         series: [
           {
             type: 'bar',
-            name: series[0].run.label,
+            name: series[0].name,
             barWidth: '90%',
             barMinHeight: 2,
             data: histogram(vals, bins).points,
@@ -258,7 +254,7 @@ export function ttftVsInputOption(runs: readonly LoadedRun[], t: T = EN): EChart
     }
     // Several runs: a strip per run (one row each, every request a point). Long run names wrap
     // within the label column (at most 40% of the chart) instead of running off its left edge.
-    const labels = series.map((s) => s.run.label);
+    const labels = series.map((s) => s.name);
     // Some slack over the estimate: a label that fits is never broken.
     const labelWidth = Math.min(240, Math.ceil(Math.max(...labels.map((l) => textWidth(l, 12)))) + 8);
     return withBase(t('report.chart.ttftStrip', { tokens }), {
@@ -272,12 +268,12 @@ export function ttftVsInputOption(runs: readonly LoadedRun[], t: T = EN): EChart
         inverse: true,
         axisLabel: { interval: 0, width: labelWidth, overflow: 'break', lineHeight: 13 },
       },
-      series: series.map(({ run, data }) => ({
+      series: series.map(({ name, data }) => ({
         type: 'scatter',
-        name: run.label,
+        name,
         symbolSize: 6,
         itemStyle: { opacity: 0.5 },
-        data: data.map((p) => [p[1], run.label]),
+        data: data.map((p) => [p[1], name]),
       })),
     });
   }
@@ -285,7 +281,7 @@ export function ttftVsInputOption(runs: readonly LoadedRun[], t: T = EN): EChart
     tooltip: { trigger: 'item' },
     xAxis: valueAxis(t('report.axis.inputTokens'), { scale: true }, true),
     yAxis: valueAxis(t('report.axis.ttftMs'), { scale: true }),
-    series: series.map(({ run, data }) => ({ type: 'scatter', name: run.label, symbolSize: 5, data })),
+    series: series.map(({ name, data }) => ({ type: 'scatter', name, symbolSize: 5, data })),
   });
 }
 

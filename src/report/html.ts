@@ -28,6 +28,8 @@ import {
   verdictCell,
   verdictText,
 } from './comparison-table.js';
+import { abMetrics, baselineMetrics, type HeadlineMetric, headlineMetric } from './headline-metrics.js';
+import { abSides } from './run-groups.js';
 
 const EN = translator('en');
 
@@ -45,6 +47,7 @@ export const FRAGMENT_CSS = `
 .card .k{font-size:12px;color:#555}.card .v{font-size:20px;font-weight:600;font-variant-numeric:tabular-nums}
 .card .s{font-size:11px;color:#666}.card.over{border-color:#e6a19a;background:#fff5f4}.card.over .v{color:#b3261e}
 .card.met{border-color:#8bc79b}
+.card .v[data-side]{font-size:16px;white-space:nowrap}.card .v .side{font-size:12px;font-weight:600;color:#555;margin-right:4px}
 .oneline{margin:6px 0 0;font-size:14px}.focus{font-size:12px;color:#555;margin:4px 0}
 .table-scroll{overflow-x:auto;max-width:100%;border:1px solid #e5e5e5}
 table{border-collapse:separate;border-spacing:0;font-size:12px;margin:0}
@@ -139,27 +142,15 @@ ${x.request_ids.length ? `<p>${escapeHtml(t('report.diag.requests'))}: ${x.reque
   ].join('\n');
 }
 
-/** One key number of the headline, judged against its SLO when there is one. */
-export interface HeadlineMetric {
-  /** The metric's name as the summary keys it (`ttft_ms p99`, `error_rate`): never translated. */
-  name: string;
-  value: number | null;
-  /** What the value is shown in (`ms`, `%`, `tok/s`, `req/s`). */
-  unit: string;
-  digits: number;
-  /** The objective it is judged against (same unit), when the run had one. */
-  slo: number | null;
-  /** Whether it meets the objective; null without one (or without a value). */
-  met: boolean | null;
-}
-
 /** What the headline shows: the verdict, the run it speaks for, its key numbers, the diagnosis in one line. */
 export interface Headline {
   valid: boolean;
   /** Some checks could not run (the diagnosis's `skipped`). */
   partly: boolean;
   /** The run whose numbers the cards show, and why that one. */
-  focus: { run: LoadedRun; row: ComparisonRow; why: 'only' | 'knee' | 'best' | 'last' };
+  focus: { run: LoadedRun; row: ComparisonRow; why: 'only' | 'knee' | 'best' | 'last' | 'sides' };
+  /** An A/B's two sides (targets and blocks) when the cards set A against B; null otherwise. */
+  sides: { a: string; b: string; blocks: number } | null;
   /** The knee of the first load curve, as a level, when the runs form one and it bent. */
   knee: { axis: 'concurrency' | 'rate_rps'; level: number } | null;
   /** Whether the runs form a load curve (a sweep or matrix). */
@@ -214,39 +205,33 @@ export function headlineOf(runs: readonly LoadedRun[], d: Diagnosis, opts: Table
   const run = runs[focus];
   const s = run.summary;
   const slo = sloOf([run]) ?? {};
-  const m = (
-    name: string,
-    value: number | null | undefined,
-    unit: string,
-    digits: number,
-    objective?: number,
-    higherIsBetter = false,
-  ): HeadlineMetric => {
-    const v = value ?? null;
-    const o = objective ?? null;
-    return {
-      name,
-      value: v,
-      unit,
-      digits,
-      slo: o,
-      met: v === null || o === null ? null : higherIsBetter ? v >= o : v <= o,
-    };
-  };
-  const metrics = [
-    m('ttft_ms p50', s.ttft_ms.p50, 'ms', 0, slo.ttft_ms),
-    m('ttft_ms p99', s.ttft_ms.p99, 'ms', 0, slo.ttft_ms),
-    m('tpot_ms p50', s.tpot_ms.p50, 'ms', 2, slo.tpot_ms),
-    m('tpot_ms p99', s.tpot_ms.p99, 'ms', 2, slo.tpot_ms),
-    m('goodput', s.goodput.rps, 'req/s', 2),
-    m('error_rate', s.error_rate === null ? null : s.error_rate * 100, '%', 1),
-    m('output tok/s', s.output_throughput_tok_s, 'tok/s', 0),
-  ];
+  const m = headlineMetric;
+  const sides = abSides(runs);
+  const metrics = sides
+    ? abMetrics(sides, slo)
+    : run.kind === 'baseline'
+      ? baselineMetrics(run, slo)
+      : [
+          m('ttft_ms p50', s.ttft_ms.p50, 'ms', 0, slo.ttft_ms),
+          m('ttft_ms p99', s.ttft_ms.p99, 'ms', 0, slo.ttft_ms),
+          m('tpot_ms p50', s.tpot_ms.p50, 'ms', 2, slo.tpot_ms),
+          m('tpot_ms p99', s.tpot_ms.p99, 'ms', 2, slo.tpot_ms),
+          m('goodput', s.goodput.rps, 'req/s', 2),
+          m('error_rate', s.error_rate === null ? null : s.error_rate * 100, '%', 1),
+          m('output tok/s', s.output_throughput_tok_s, 'tok/s', 0),
+        ];
   const findings = [...d.findings].sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity]);
   return {
     valid: d.valid,
     partly: (d.skipped ?? []).length > 0,
-    focus: { run, row: rows[focus], why },
+    focus: { run, row: rows[focus], why: sides ? 'sides' : why },
+    sides: sides
+      ? {
+          a: sides[0].target,
+          b: sides[1].target,
+          blocks: Math.max(sides[0].runs.length, sides[1].runs.length),
+        }
+      : null,
     knee,
     curve: curve !== undefined,
     validLevels: runs.filter((r) => !invalid.has(r.id)).length,
@@ -258,13 +243,26 @@ export function headlineOf(runs: readonly LoadedRun[], d: Diagnosis, opts: Table
 
 /** A headline number as text: rounded, with its unit; `—` for no data. */
 export function headlineValue(x: HeadlineMetric): string {
-  return x.value === null ? '—' : `${x.value.toFixed(x.digits)} ${x.unit}`;
+  const v = (n: number | null) => (n === null ? '—' : `${n.toFixed(x.digits)} ${x.unit}`);
+  return x.b ? `A ${v(x.value)} · B ${v(x.b.value)}` : v(x.value);
+}
+
+/** Whether a headline number meets its objective: an A/B card misses when either side does, meets when both do. */
+export function headlineMet(x: HeadlineMetric): boolean | null {
+  const mets = x.b ? [x.met, x.b.met] : [x.met];
+  return mets.includes(false) ? false : mets.every((v) => v === true) ? true : null;
+}
+
+/** Which requests a headline number covers (a baseline's cold request or warm ones), in words; '' for all. */
+export function headlineScopeText(x: HeadlineMetric, t: T): string {
+  return x.scope ? t(x.scope === 'cold' ? 'report.headline.scopeCold' : 'report.headline.scopeWarm') : '';
 }
 
 /** Why the headline speaks for this run, in a sentence. */
 export function headlineFocusText(h: Headline, t: T, runs: readonly LoadedRun[]): string {
   const label = h.focus.run.label;
   if (h.focus.why === 'only') return '';
+  if (h.sides) return t('report.headline.focusSides', h.sides);
   const base =
     h.focus.why === 'knee'
       ? t('report.headline.focusKnee', { run: label, level: h.knee?.level ?? '' })
@@ -294,12 +292,18 @@ export function headlineHtml(
   if (runs.length === 0) return '';
   const h = headlineOf(runs, d, opts);
   const cards = h.metrics.map((x) => {
-    const cls = x.met === null ? '' : x.met ? ' met' : ' over';
+    const met = headlineMet(x);
+    const cls = met === null ? '' : met ? ' met' : ' over';
     const slo =
       x.slo === null
         ? ''
-        : `<div class="s">${escapeHtml(t(x.met === false ? 'report.headline.sloOver' : 'report.headline.sloMet', { slo: `${x.slo} ${x.unit}` }))}</div>`;
-    return `<div class="card${cls}" data-metric="${escapeHtml(x.name)}"><div class="k">${escapeHtml(x.name)}</div><div class="v">${escapeHtml(headlineValue(x))}</div>${slo}</div>`;
+        : `<div class="s">${escapeHtml(t(met === false ? 'report.headline.sloOver' : 'report.headline.sloMet', { slo: `${x.slo} ${x.unit}` }))}</div>`;
+    const scope = x.scope ? `<div class="s scope">${escapeHtml(headlineScopeText(x, t))}</div>` : '';
+    const one = (v: number | null) => headlineValue({ ...x, value: v, b: undefined });
+    const values = x.b
+      ? `<div class="v" data-side="a"><span class="side">A</span> ${escapeHtml(one(x.value))}</div><div class="v" data-side="b"><span class="side">B</span> ${escapeHtml(one(x.b.value))}</div>`
+      : `<div class="v">${escapeHtml(headlineValue(x))}</div>`;
+    return `<div class="card${cls}" data-metric="${escapeHtml(x.name)}"${x.scope ? ` data-scope="${x.scope}"` : ''}><div class="k">${escapeHtml(x.name)}</div>${scope}${values}${slo}</div>`;
   });
   const focus = headlineFocusText(h, t, runs);
   return `<section class="headline" id="headline">

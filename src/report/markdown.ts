@@ -32,7 +32,9 @@ import {
   groupedReasons,
   headlineDiagnosisText,
   headlineFocusText,
+  headlineMet,
   headlineOf,
+  headlineScopeText,
   headlineValue,
   recordFields,
   sourceStatsRows,
@@ -220,10 +222,11 @@ export function renderMarkdownReport(
       const slo =
         x.slo === null
           ? '—'
-          : t(x.met === false ? 'report.headline.sloOver' : 'report.headline.sloMet', {
+          : t(headlineMet(x) === false ? 'report.headline.sloOver' : 'report.headline.sloMet', {
               slo: `${x.slo} ${x.unit}`,
             });
-      L.push(`| ${x.name} | ${headlineValue(x)} | ${slo} |`);
+      const scope = headlineScopeText(x, t);
+      L.push(`| ${x.name}${scope ? ` (${cellMd(scope)})` : ''} | ${headlineValue(x)} | ${slo} |`);
     }
     L.push('', headlineDiagnosisText(h, t), '');
   }

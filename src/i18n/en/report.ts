@@ -22,6 +22,10 @@ export const report = {
   'report.headline.focusBest':
     'The numbers are those of {run}, the valid level with the highest output tok/s.',
   'report.headline.focusLast': 'The numbers are those of {run}, the last run.',
+  'report.headline.focusSides':
+    'A is {a} and B is {b}; each side pooled over its {blocks} blocks (the cards and the CDFs set A against B).',
+  'report.headline.scopeCold': 'cold: the first request',
+  'report.headline.scopeWarm': 'warm: the cold request left out',
   'report.headline.levels': '{valid} of {all} runs valid.',
   'report.headline.sloMet': 'SLO ≤ {slo}: met',
   'report.headline.sloOver': 'SLO ≤ {slo}: exceeded',

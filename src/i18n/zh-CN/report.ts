@@ -23,6 +23,10 @@ export const report: Record<keyof typeof en, string> = {
   'report.headline.focusKnee': '以下数字来自 {run}，即拐点（档位 {level}）。',
   'report.headline.focusBest': '以下数字来自 {run}，即输出 tok/s 最高的有效档位。',
   'report.headline.focusLast': '以下数字来自 {run}，即最后一次运行。',
+  'report.headline.focusSides':
+    'A 为 {a}，B 为 {b}；每一侧合并其全部 {blocks} 个区块（卡片与 CDF 均为 A 对比 B）。',
+  'report.headline.scopeCold': '冷启动：第一个请求',
+  'report.headline.scopeWarm': '预热后：不含冷启动请求',
   'report.headline.levels': '{all} 次运行中 {valid} 次有效。',
   'report.headline.sloMet': 'SLO ≤ {slo}：达标',
   'report.headline.sloOver': 'SLO ≤ {slo}：超标',
