@@ -248,7 +248,7 @@ function routeApi(path: string, u: URL, res: ServerResponse, deps: AppDeps): unk
         summary: e.summary,
       },
       runs,
-      headline_html: d ? headlineHtml(loaded, d, t) : '',
+      headline_html: d ? headlineHtml(loaded, d, t, { answers: answer ? [answer] : [] }) : '',
       table_html: loaded.length ? renderTableHtml(comparisonTable(loaded), t) : '',
       charts: loaded.length ? reportCharts(loaded, t).filter((c) => c.run === undefined) : [],
       diagnosis_html: d ? diagnosisHtml(d, t) : '',

@@ -62,6 +62,11 @@ export interface ExperimentAnswer {
   chart: AnswerChart | null;
   /** Store ids of the runs the answer rests on. */
   run_ids: string[];
+  /**
+   * The run whose numbers the verdict speaks of (the largest team meeting the SLO, the knee), for
+   * the headline's cards under the answer; absent or null when the verdict names no one run.
+   */
+  focus_run_id?: string | null;
   /** For numbers from the simulator: the band around them; null otherwise. */
   interval: AnswerInterval | null;
 }

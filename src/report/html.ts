@@ -148,7 +148,7 @@ export interface Headline {
   /** Some checks could not run (the diagnosis's `skipped`). */
   partly: boolean;
   /** The run whose numbers the cards show, and why that one. */
-  focus: { run: LoadedRun; row: ComparisonRow; why: 'only' | 'knee' | 'best' | 'last' | 'sides' };
+  focus: { run: LoadedRun; row: ComparisonRow; why: 'only' | 'knee' | 'best' | 'last' | 'sides' | 'answer' };
   /** An A/B's two sides (targets and blocks) when the cards set A against B; null otherwise. */
   sides: { a: string; b: string; blocks: number } | null;
   /** The knee of the first load curve, as a level, when the runs form one and it bent. */
@@ -169,7 +169,7 @@ const SEVERITY_RANK = { critical: 0, warn: 1, info: 2 } as const;
  * The headline of a report over `runs`: the run it speaks for is the only one, else the knee
  * level of the load curve, else the valid run with the highest output tok/s, else the last.
  */
-export function headlineOf(runs: readonly LoadedRun[], d: Diagnosis, opts: TableOptions = {}): Headline {
+export function headlineOf(runs: readonly LoadedRun[], d: Diagnosis, opts: HeadlineOptions = {}): Headline {
   const rows = comparisonTable(runs, opts);
   const invalid = new Set(d.reasons.map((r) => r.run));
   let focus = runs.length - 1;
@@ -189,6 +189,10 @@ export function headlineOf(runs: readonly LoadedRun[], d: Diagnosis, opts: Table
       if (i >= 0) [focus, why] = [i, 'knee'];
     }
   }
+  // The run an experiment's answer speaks of (e.g. the largest team meeting the SLO) leads.
+  const answered = (opts.answers ?? []).map((a) => a.focus_run_id).find((id) => id != null);
+  const ai = answered ? runs.findIndex((r) => r.id === answered) : -1;
+  if (ai >= 0) [focus, why] = [ai, 'answer'];
   if (why === 'last') {
     let best = -1;
     runs.forEach((r, i) => {
@@ -258,17 +262,24 @@ export function headlineScopeText(x: HeadlineMetric, t: T): string {
   return x.scope ? t(x.scope === 'cold' ? 'report.headline.scopeCold' : 'report.headline.scopeWarm') : '';
 }
 
+/** What the headline is chosen with: the table's options, and the experiments' answers (their `focus_run_id`). */
+export interface HeadlineOptions extends TableOptions {
+  answers?: readonly ExperimentAnswer[];
+}
+
 /** Why the headline speaks for this run, in a sentence. */
 export function headlineFocusText(h: Headline, t: T, runs: readonly LoadedRun[]): string {
   const label = h.focus.run.label;
   if (h.focus.why === 'only') return '';
   if (h.sides) return t('report.headline.focusSides', h.sides);
   const base =
-    h.focus.why === 'knee'
-      ? t('report.headline.focusKnee', { run: label, level: h.knee?.level ?? '' })
-      : h.focus.why === 'best'
-        ? t('report.headline.focusBest', { run: label })
-        : t('report.headline.focusLast', { run: label });
+    h.focus.why === 'answer'
+      ? t('report.headline.focusAnswer', { run: label })
+      : h.focus.why === 'knee'
+        ? t('report.headline.focusKnee', { run: label, level: h.knee?.level ?? '' })
+        : h.focus.why === 'best'
+          ? t('report.headline.focusBest', { run: label })
+          : t('report.headline.focusLast', { run: label });
   const join = (a: string, b: string) => t('report.headline.join', { a, b });
   const levels = join(base, t('report.headline.levels', { valid: h.validLevels, all: runs.length }));
   return h.curve && h.knee === null ? join(levels, t('report.headline.noKnee')) : levels;
@@ -287,7 +298,7 @@ export function headlineHtml(
   runs: readonly LoadedRun[],
   d: Diagnosis,
   t: T = EN,
-  opts: TableOptions = {},
+  opts: HeadlineOptions = {},
 ): string {
   if (runs.length === 0) return '';
   const h = headlineOf(runs, d, opts);

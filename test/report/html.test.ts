@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { diagnose } from '../../src/analysis/diagnose/index.js';
 import { translator } from '../../src/i18n/index.js';
-import { renderHtmlReport } from '../../src/report/html.js';
+import { headlineOf, renderHtmlReport } from '../../src/report/html.js';
 import { chartsDirFor, renderMarkdownReport, systemFacts } from '../../src/report/markdown.js';
 import { buildReportJson, loadedRunFromReport } from '../../src/report/report-json.js';
 import { buildRunReport } from '../../src/report/run/report.js';
@@ -377,5 +377,31 @@ describe('top errors in the write-up', () => {
     const old = { ...runs[0], summary: { ...runs[0].summary, errors: undefined as never } };
     assert.doesNotMatch(renderMarkdownReport([old], diagnose([old]), { svgDir: '.' }).markdown, /Top errors/);
     assert.doesNotMatch(renderHtmlReport([old], diagnose([old])), /top errors/);
+  });
+});
+
+describe('the headline under an experiment answer', () => {
+  it('speaks for the run the answer names (the largest team meeting the SLO), not the busiest level', () => {
+    const runs = sampleRuns();
+    const d = diagnose(runs);
+    // Without an answer the headline picks by its own rule; with one, the answer's run leads.
+    const own = headlineOf(runs, d).focus.run.id;
+    const other = runs.find((r) => r.id !== own);
+    assert.ok(other, 'two runs');
+    const answer = {
+      kind: 'team-assistant',
+      question: 'q',
+      verdict: 'v',
+      table: { columns: [], rows: [] },
+      chart: null,
+      run_ids: runs.map((r) => r.id),
+      focus_run_id: other.id,
+      interval: null,
+    };
+    const h = headlineOf(runs, d, { answers: [answer] });
+    assert.equal(h.focus.run.id, other.id);
+    assert.equal(h.focus.why, 'answer');
+    const html = renderHtmlReport(runs, d, { answers: [answer] });
+    assert.match(html, /the run the answer above speaks of/);
   });
 });

@@ -358,6 +358,9 @@ export function teamAnswer(res: TeamResult, tr: T): ExperimentAnswer {
     },
     chart: teamChart(res, tr),
     run_ids: runIdsOf(res.targets.flatMap((t) => t.levels.map((l) => l.run_id))),
+    // The cards under the answer show the largest team meeting the SLO, not the level that failed.
+    focus_run_id:
+      one && one.largest !== null ? (one.levels.find((l) => l.users === one.largest)?.run_id ?? null) : null,
     interval: one?.bounded
       ? searchBracket(
           'users',

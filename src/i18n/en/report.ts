@@ -18,6 +18,7 @@ export const report = {
   'report.verdict.partly': '(some checks could not run: see Diagnosis, not checked)',
   'report.verdict.firstOf': '{message} (the first of these; every run is in the table and under Runs)',
   'report.headline.noKnee': 'Knee: not reached, throughput still rose at the last valid level.',
+  'report.headline.focusAnswer': 'The numbers are those of {run}, the run the answer above speaks of.',
   'report.headline.focusKnee': 'The numbers are those of {run}, the knee (level {level}).',
   'report.headline.focusBest':
     'The numbers are those of {run}, the valid level with the highest output tok/s.',

@@ -20,6 +20,7 @@ export const report: Record<keyof typeof en, string> = {
   'report.verdict.partly': '（部分检查无法进行：见“问题解释”中的“未检查”）',
   'report.verdict.firstOf': '{message}（仅列出第一条；每次运行的情况见表格和“运行记录”）',
   'report.headline.noKnee': '拐点：尚未出现，到最后一个有效档位吞吐仍在上升。',
+  'report.headline.focusAnswer': '以下数字来自 {run}，即上面答案所说的那次运行。',
   'report.headline.focusKnee': '以下数字来自 {run}，即拐点（档位 {level}）。',
   'report.headline.focusBest': '以下数字来自 {run}，即输出 tok/s 最高的有效档位。',
   'report.headline.focusLast': '以下数字来自 {run}，即最后一次运行。',
