@@ -83,7 +83,7 @@ export function highTtft(run: LoadedRun, o: Opts, unexplained: Unexplained): Fin
     const mw = mean((run.series ?? []).filter((p) => p.name === 'waiting').map((p) => p.value)) ?? 0;
     return mk(
       'high_ttft_queueing',
-      t('diagnose.high_ttft_queueing.mechanism', { maxSeqs: terms.maxSeqs }),
+      t('diagnose.high_ttft_queueing.mechanism', { why: terms.queueFull }),
       [
         t('diagnose.high_ttft_queueing.ev_waiting', { max: fmt(ser.max_waiting, 0), mean: fmt(mw, 2) }),
         t('diagnose.high_ttft_queueing.ev_running', { max: fmt(ser.max_running, 0) }),
