@@ -76,7 +76,7 @@ export const diagnose = {
   'diagnose.engine.queue_full_vllm': 'max_num_seqs or KV capacity reached',
   'diagnose.engine.queue_full_sglang': '--max-running-requests or KV capacity reached',
   'diagnose.engine.queue_full_llamacpp':
-    'every one of the -np/--parallel slots was busy: llama-server defers a request until a slot frees (llamacpp:requests_deferred)',
+    'every one of the -np/--parallel slots was busy; llama-server defers a request until a slot frees, counted in llamacpp:requests_deferred',
   'diagnose.engine.kv_capacity_vllm':
     'kv_cache_dtype fp8 (twice the KV capacity), or raise gpu_memory_utilization; at the same high concurrency throughput should rise and preemptions drop',
   'diagnose.engine.kv_capacity_sglang':
@@ -88,7 +88,7 @@ export const diagnose = {
   'diagnose.engine.context_window_sglang':
     '--context-length allows {ctx} tokens of prompt plus output per request',
   'diagnose.engine.context_window_llamacpp':
-    'the per-slot context is {ctx} tokens: llama-server splits -c/--ctx-size evenly over the -np/--parallel slots (n_ctx_slot), and a slot whose context is full ends its request',
+    'the per-slot context is {ctx} tokens (llama-server splits -c/--ctx-size evenly over the -np/--parallel slots: n_ctx_slot), and a slot whose context is full ends its request',
 
   // ---- cold start ----
   'diagnose.cold_start.symptom':

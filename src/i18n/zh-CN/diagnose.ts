@@ -72,7 +72,7 @@ export const diagnose: Record<keyof typeof en, string> = {
   'diagnose.engine.queue_full_vllm': '达到了 max_num_seqs 或 KV 容量上限',
   'diagnose.engine.queue_full_sglang': '达到了 --max-running-requests 或 KV 容量上限',
   'diagnose.engine.queue_full_llamacpp':
-    '-np/--parallel 的每个槽位都在忙：llama-server 会推迟请求，直到有槽位空出（llamacpp:requests_deferred）',
+    '-np/--parallel 的每个槽位都在忙；llama-server 会推迟请求，直到有槽位空出，计入 llamacpp:requests_deferred',
   'diagnose.engine.kv_capacity_vllm':
     'kv_cache_dtype fp8（KV 容量翻倍），或调高 gpu_memory_utilization；在同样的高并发下吞吐量应当上升、抢占减少',
   'diagnose.engine.kv_capacity_sglang':
@@ -82,7 +82,7 @@ export const diagnose: Record<keyof typeof en, string> = {
   'diagnose.engine.context_window_vllm': 'max_model_len 允许每个请求的提示词加输出共 {ctx} 个 token',
   'diagnose.engine.context_window_sglang': '--context-length 允许每个请求的提示词加输出共 {ctx} 个 token',
   'diagnose.engine.context_window_llamacpp':
-    '每个槽位的上下文是 {ctx} 个 token：llama-server 把 -c/--ctx-size 平分给 -np/--parallel 个槽位（n_ctx_slot），槽位的上下文一满，它的请求就结束',
+    '每个槽位的上下文是 {ctx} 个 token（llama-server 把 -c/--ctx-size 平分给 -np/--parallel 个槽位：n_ctx_slot），槽位的上下文一满，它的请求就结束',
 
   // ---- 冷启动 ----
   'diagnose.cold_start.symptom':
