@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { engineFamily, runEngine, termsOf } from '../../src/analysis/diagnose/engine-terms.js';
 import { diagnose } from '../../src/analysis/diagnose/index.js';
-import { LANGS, translator } from '../../src/i18n/index.js';
+import { CATALOGUES, LANGS, translator } from '../../src/i18n/index.js';
 import { VLLM_ONLY_KNOBS as VLLM_ONLY } from '../helpers/llama-server.js';
 import { handRecord, handRun } from './helpers.js';
 
@@ -73,6 +73,19 @@ describe('engine terms', () => {
       assert.match(lc.contextWindow('128'), /128/);
       assert.match(lc.kvCapacity, /--cache-type-k q8_0/);
       assert.match(lc.prefillInterference, /--cont-batching/);
+    }
+  });
+
+  it('writes every llama.cpp-only sentence of the diagnosis without a vLLM-only setting', () => {
+    for (const lang of LANGS) {
+      const keys = Object.keys(CATALOGUES[lang]).filter(
+        (k) => k.startsWith('diagnose.') && k.endsWith('_llamacpp'),
+      );
+      assert.ok(keys.length >= 5, `${lang}: ${keys.join(', ')}`);
+      for (const k of keys) {
+        const text = String(CATALOGUES[lang][k as keyof (typeof CATALOGUES)[typeof lang]]);
+        for (const knob of VLLM_ONLY) assert.ok(!text.includes(knob), `${lang} ${k} names ${knob}`);
+      }
     }
   });
 

@@ -99,6 +99,8 @@ export const diagnose = {
   'diagnose.cold_start.ev_warmup': 'warm-up requests: {n}',
   'diagnose.cold_start.mechanism':
     'cold start: the engine paid one-off costs on its first requests (weight loading or lazy init, torch.compile/CUDA graph capture, allocator growth, cold prefix cache); they are not steady-state latency',
+  'diagnose.cold_start.mechanism_llamacpp':
+    "cold start: llama-server paid one-off costs on its first requests (model pages read in through mmap, the first batches' compute buffers, empty slots and prompt cache; its start-up warm-up decode is skipped with --no-warmup); they are not steady-state latency",
   'diagnose.cold_start.next':
     'run it twice against a freshly started server: once with warmup: 0 (cold), once with warmup: 5 (warm); report the first request of the cold run separately',
 

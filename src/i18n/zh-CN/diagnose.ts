@@ -93,6 +93,8 @@ export const diagnose: Record<keyof typeof en, string> = {
   'diagnose.cold_start.ev_warmup': '预热请求：{n} 个',
   'diagnose.cold_start.mechanism':
     '冷启动：引擎在最初的请求上付出了一次性开销（加载权重或延迟初始化、torch.compile/CUDA Graph 捕获、显存分配器扩容、前缀缓存为空）；这些不是稳态延迟',
+  'diagnose.cold_start.mechanism_llamacpp':
+    '冷启动：llama-server 在最初的请求上付出了一次性开销（通过 mmap 读入模型页、最初几个批次的计算缓冲区、槽位和提示缓存为空；启动时的预热解码可用 --no-warmup 跳过）；这些不是稳态延迟',
   'diagnose.cold_start.next':
     '对刚启动的服务端跑两次：一次 warmup: 0（冷），一次 warmup: 5（热）；把冷运行的第一个请求单独报告',
 
