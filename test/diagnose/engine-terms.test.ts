@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { engineFamily, runEngine, termsOf } from '../../src/analysis/diagnose/engine-terms.js';
 import { diagnose } from '../../src/analysis/diagnose/index.js';
+import { validityReasons } from '../../src/analysis/validity.js';
 import { CATALOGUES, LANGS, translator } from '../../src/i18n/index.js';
 import { VLLM_ONLY_KNOBS as VLLM_ONLY } from '../helpers/llama-server.js';
 import { handRecord, handRun } from './helpers.js';
@@ -138,5 +139,27 @@ describe('truncation: the context window or max_tokens', () => {
     assert.ok(f);
     assert.match(f.mechanism, /^truncation by max_tokens/);
     assert.match(f.next.change, /^raise max_tokens/);
+  });
+});
+
+describe('cache hits in a cold run on llama.cpp', () => {
+  it('names the RAM prompt cache and how to turn it off, not a vLLM setting', () => {
+    const recs = Array.from({ length: 8 }, (_, i) => handRecord(`r${i}`, i * 100, 10, 5, 2, 100));
+    // 800 prompt tokens sent, 600 of them served from the prompt cache.
+    const series = [
+      { t_ms: 0, source: 's', name: 'prefix_queries_total', value: 0 },
+      { t_ms: 0, source: 's', name: 'prefix_hits_total', value: 0 },
+      { t_ms: 900, source: 's', name: 'prefix_queries_total', value: 800 },
+      { t_ms: 900, source: 's', name: 'prefix_hits_total', value: 600 },
+    ];
+    for (const lang of LANGS) {
+      const run = handRun('cold', recs, {}, { engine: 'llamacpp', config: { prompts: 'fresh' }, series });
+      const why = validityReasons(run, {}, translator(lang)).find((r) => r.code === 'cache_hits');
+      assert.ok(why, `${lang}: a cache_hits reason`);
+      assert.match(why.message, /--cache-ram 0/);
+      assert.match(why.message, /cache_prompt: false/);
+      assert.match(why.message, /75\.0%/);
+      for (const knob of VLLM_ONLY) assert.ok(!why.message.includes(knob), `${lang}: ${knob}`);
+    }
   });
 });
