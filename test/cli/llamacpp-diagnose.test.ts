@@ -14,6 +14,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
+import { EXPERIMENT_KINDS } from '../../src/exp/index.js';
+import { OUTCOMES } from '../../src/record/types.js';
 import {
   type LlamaServer,
   llamaServerMissing,
@@ -21,12 +23,14 @@ import {
   VLLM_ONLY_KNOBS,
 } from '../helpers/llama-server.js';
 import '../helpers/node-warnings.js';
+import { englishWords } from '../i18n/english-words.js';
 
 interface Finding {
   rule: string;
   symptom: string;
   evidence: string[];
   mechanism: string;
+  request_ids: string[];
   next: { command: string; change: string };
 }
 interface Diagnosis {
@@ -107,6 +111,16 @@ describe('diagnose against the real llama.cpp server', { skip: missing ?? false 
       assert.doesNotMatch(f.next.change, /^(raise max_tokens|调高 max_tokens)/);
       assertNoVllmKnob(text);
       assertNoVllmKnob(JSON.stringify(d));
+      if (lang === 'zh-CN') {
+        // Names stay as they are: rule ids, request ids, outcomes (finish_reason length), kinds.
+        const names = [
+          ...d.findings.flatMap((x) => [x.rule, ...x.request_ids]),
+          ...OUTCOMES,
+          ...EXPERIMENT_KINDS,
+        ];
+        const english = text.split('\n').filter((l) => englishWords(l, names).length > 0);
+        assert.deepEqual(english, [], 'English words in the zh-CN diagnosis');
+      }
     }
   });
 });

@@ -78,7 +78,7 @@ export const diagnose = {
   'diagnose.engine.queue_full_vllm': 'max_num_seqs or KV capacity reached',
   'diagnose.engine.queue_full_sglang': '--max-running-requests or KV capacity reached',
   'diagnose.engine.queue_full_llamacpp':
-    'every one of the -np/--parallel slots was busy; llama-server defers a request until a slot frees, counted in llamacpp:requests_deferred',
+    'every one of the -np/--parallel slots was busy; llama-server defers a request until a slot frees, counted in `llamacpp:requests_deferred`',
   'diagnose.engine.kv_capacity_vllm':
     'kv_cache_dtype fp8 (twice the KV capacity), or raise gpu_memory_utilization; at the same high concurrency throughput should rise and preemptions drop',
   'diagnose.engine.kv_capacity_sglang':
@@ -102,7 +102,7 @@ export const diagnose = {
   'diagnose.cold_start.mechanism':
     'cold start: the engine paid one-off costs on its first requests (weight loading or lazy init, torch.compile/CUDA graph capture, allocator growth, cold prefix cache); they are not steady-state latency',
   'diagnose.cold_start.mechanism_llamacpp':
-    "cold start: llama-server paid one-off costs on its first requests (model pages read in through mmap, the first batches' compute buffers, empty slots and prompt cache; its start-up warm-up decode is skipped with --no-warmup); they are not steady-state latency",
+    "cold start: llama-server paid one-off costs on its first requests (model pages read in through `mmap`, the first batches' compute buffers, empty slots and prompt cache; its start-up warm-up decode is skipped with --no-warmup); they are not steady-state latency",
   'diagnose.cold_start.next':
     'run it twice against a freshly started server: once with warmup: 0 (cold), once with warmup: 5 (warm); report the first request of the cold run separately',
 

@@ -74,7 +74,7 @@ export const diagnose: Record<keyof typeof en, string> = {
   'diagnose.engine.queue_full_vllm': '达到了 max_num_seqs 或 KV 容量上限',
   'diagnose.engine.queue_full_sglang': '达到了 --max-running-requests 或 KV 容量上限',
   'diagnose.engine.queue_full_llamacpp':
-    '-np/--parallel 的每个槽位都在忙；llama-server 会推迟请求，直到有槽位空出，计入 llamacpp:requests_deferred',
+    '-np/--parallel 的每个槽位都在忙；llama-server 会推迟请求，直到有槽位空出，计入 `llamacpp:requests_deferred`',
   'diagnose.engine.kv_capacity_vllm':
     'kv_cache_dtype fp8（KV 容量翻倍），或调高 gpu_memory_utilization；在同样的高并发下吞吐量应当上升、抢占减少',
   'diagnose.engine.kv_capacity_sglang':
@@ -96,7 +96,7 @@ export const diagnose: Record<keyof typeof en, string> = {
   'diagnose.cold_start.mechanism':
     '冷启动：引擎在最初的请求上付出了一次性开销（加载权重或延迟初始化、torch.compile/CUDA Graph 捕获、显存分配器扩容、前缀缓存为空）；这些不是稳态延迟',
   'diagnose.cold_start.mechanism_llamacpp':
-    '冷启动：llama-server 在最初的请求上付出了一次性开销（通过 mmap 读入模型页、最初几个批次的计算缓冲区、槽位和提示缓存为空；启动时的预热解码可用 --no-warmup 跳过）；这些不是稳态延迟',
+    '冷启动：llama-server 在最初的请求上付出了一次性开销（通过 `mmap` 读入模型页、最初几个批次的计算缓冲区、槽位和提示缓存为空；启动时的预热解码可用 --no-warmup 跳过）；这些不是稳态延迟',
   'diagnose.cold_start.next':
     '对刚启动的服务端跑两次：一次 warmup: 0（冷），一次 warmup: 5（热）；把冷运行的第一个请求单独报告',
 
