@@ -88,6 +88,7 @@ describe('diagnose against the real llama.cpp server', { skip: missing ?? false 
     assert.ok(q, `a queueing finding:\n${text}`);
     assert.match(q.mechanism, /-np\/--parallel/);
     assert.match(q.next.change, /-np\/--parallel/);
+    assert.ok(!q.evidence.some((e) => e.includes('—%')), q.evidence.join('\n'));
     assertNoVllmKnob(text);
     assertNoVllmKnob(JSON.stringify(d));
   });

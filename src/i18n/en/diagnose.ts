@@ -128,6 +128,7 @@ export const diagnose = {
   'diagnose.high_ttft_queueing.ev_waiting': 'server waiting: max {max}, mean {mean}',
   'diagnose.high_ttft_queueing.ev_running': 'server running: max {max}',
   'diagnose.high_ttft_queueing.ev_kv': 'KV usage: max {pct}%',
+  'diagnose.high_ttft_queueing.ev_kv_none': 'KV usage: no data (the server exports no KV-usage gauge)',
   'diagnose.high_ttft_queueing.next':
     "sweep concurrency below and above the engine's {maxSeqs}; TTFT should track the waiting series, and rise only past saturation",
   'diagnose.high_ttft_prefill.mechanism':

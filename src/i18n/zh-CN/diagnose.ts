@@ -121,6 +121,7 @@ export const diagnose: Record<keyof typeof en, string> = {
   'diagnose.high_ttft_queueing.ev_waiting': '服务端等待数：最大 {max}，平均 {mean}',
   'diagnose.high_ttft_queueing.ev_running': '服务端运行数：最大 {max}',
   'diagnose.high_ttft_queueing.ev_kv': 'KV 使用率：最大 {pct}%',
+  'diagnose.high_ttft_queueing.ev_kv_none': 'KV 使用率：无数据（服务器没有导出 KV 使用率指标）',
   'diagnose.high_ttft_queueing.next':
     '在引擎的 {maxSeqs} 上下扫描并发：TTFT 应当跟随等待序列变化，并且只在饱和之后才上升',
   'diagnose.high_ttft_prefill.mechanism':
