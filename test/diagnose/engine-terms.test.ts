@@ -107,7 +107,7 @@ function cutRun(label: string, p: number, c: number, n: number, extra: Parameter
     r.timings = { prompt_n: p, predicted_n: c, cache_n: 0 };
     return r;
   });
-  return handRun(label, recs, {}, { config: { max_tokens: 200 }, ...extra });
+  return handRun(label, recs, {}, { config: { generation: { maxTokens: 200 } }, ...extra });
 }
 
 describe('truncation: the context window or max_tokens', () => {

@@ -27,6 +27,12 @@ function mode(xs: readonly number[]): number {
   return [...n].reduce((a, b) => (b[1] > a[1] || (b[1] === a[1] && b[0] > a[0]) ? b : a))[0];
 }
 
+/** The run's generic max_tokens cap: `run`'s config says `generation.maxTokens`. */
+function runMaxTokens(config: Record<string, unknown>): unknown {
+  const gen = config.generation as { maxTokens?: unknown; max_tokens?: unknown } | undefined;
+  return gen?.maxTokens ?? gen?.max_tokens ?? config.max_tokens;
+}
+
 /**
  * Whether the cut requests ran into the context window rather than their max_tokens: a request
  * that asked for N output tokens (its `output_len`, else the run's `max_tokens`) and stopped with
@@ -78,7 +84,7 @@ export function truncation(run: LoadedRun, o: Opts): Finding | null {
   const ids = cutRecs.slice(0, 5).map((r) => r.id);
   const outLen = describe(cutRecs.map((r) => r.usage?.completion_tokens ?? 0));
   const t = o.t;
-  const ctxCut = contextCut(cutRecs, (run.config as { max_tokens?: unknown }).max_tokens);
+  const ctxCut = contextCut(cutRecs, runMaxTokens(run.config));
   const terms = ctxCut ? engineTerms(run, t) : null;
   return {
     rule: 'truncation',
