@@ -95,6 +95,10 @@ export function errorHint(rec: Pick<RequestRecord, 'outcome' | 'http_status' | '
     if (s === 404) return 'check --model (GET /v1/models lists the served names) and that --url ends in /v1';
     if (s === 400 && isContextLengthError(msg)) {
       const limit = contextLimitOf(msg);
+      // llama-server's message ("exceeds the available context size", error type
+      // exceed_context_size_error) names one slot's context: -c/--ctx-size over -np/--parallel.
+      if (/available context size|exceed_context_size/i.test(msg))
+        return `${limit !== null ? `llama-server's per-slot context is ${limit} tokens: ` : ''}shorten --input-len/--output-len, or raise -c/--ctx-size (each of the -np/--parallel slots gets -c divided by their number)`;
       return `${limit !== null ? `the server's context limit is ${limit} tokens: ` : ''}shorten --input-len/--output-len or raise the server's max_model_len`;
     }
     if (s === 400 && isModelError(msg)) return 'check --model (GET /v1/models lists the served names)';

@@ -9,6 +9,7 @@
 import type { T } from '../i18n/index.js';
 import type { ScrapePoint } from '../record/series.js';
 import { EN } from './diagnose/default-lang.js';
+import { engineFamily, runEngine } from './diagnose/engine-terms.js';
 import type { SkippedCheck, ValidityReason } from './diagnose/types.js';
 import type { LoadedRun } from './loaded-run.js';
 import { requestMetrics } from './request.js';
@@ -344,7 +345,12 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}, t: T
               preemptions: hits.preemptions,
               recomputed: hits.recompute_bound,
             })
-          : t('diagnose.validity.cache_hits', { pct: (100 * hits.rate).toFixed(1) }),
+          : t(
+              engineFamily(runEngine(run)) === 'llamacpp'
+                ? 'diagnose.validity.cache_hits_llamacpp'
+                : 'diagnose.validity.cache_hits',
+              { pct: (100 * hits.rate).toFixed(1) },
+            ),
       );
   }
   const simLate = simBehindSteps(run);

@@ -548,6 +548,16 @@ const LLAMACPP: Row[] = [
   row(
     'llamacpp',
     'kv-cache',
+    'tools/server/server-task.h',
+    'server_prompt_cache::load',
+    L_COMMON_SRV,
+    [],
+    ['prefix-cache', 'team-assistant'],
+    'source.llamacpp.prompt_cache',
+  ),
+  row(
+    'llamacpp',
+    'kv-cache',
     'src/llama-kv-cache.cpp',
     'llama_kv_cache::find_slot',
     L_KV,

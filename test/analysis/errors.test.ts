@@ -46,7 +46,11 @@ describe('errorHint', () => {
       http(400, VLLM_CTX),
       /context limit is 2048 tokens: shorten --input-len\/--output-len or raise the server's max_model_len/,
     ],
-    ['400 llama.cpp context', http(400, LLAMA_CTX), /context limit is 1024 tokens/],
+    [
+      '400 llama.cpp context',
+      http(400, LLAMA_CTX),
+      /^llama-server's per-slot context is 1024 tokens: shorten --input-len\/--output-len, or raise -c\/--ctx-size \(each of the -np\/--parallel slots/,
+    ],
     ['400 other', http(400, 'temperature must be ≥ 0'), null],
     [
       '429',

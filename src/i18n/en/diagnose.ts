@@ -52,6 +52,8 @@ export const diagnose = {
     'client usage.completion_tokens sum {client} vs server generation-token counter +{server} ({pct}% apart): usage or the counter is wrong, or other traffic hit the server',
   'diagnose.validity.cache_hits':
     "{pct}% of the prompt tokens were prefix-cache hits in a run meant to be cold (fresh prompts): its TTFT is a warm cache's, not a cold one's",
+  'diagnose.validity.cache_hits_llamacpp':
+    "{pct}% of the prompt tokens were prompt-cache hits in a run meant to be cold (fresh prompts): llama-server reuses the longest common prefix of a slot's last prompt and of the prompts kept in its RAM prompt cache (--cache-ram, server_prompt_cache), so a few -np slots still find many prompts; its TTFT is a warm cache's, not a cold one's (start llama-server with --cache-ram 0, or send cache_prompt: false)",
   'diagnose.validity.cache_hits_preempted':
     "{pct}% of the prompt tokens were prefix-cache hits in a run meant to be cold (fresh prompts), beyond what recomputation after its {preemptions} preemption(s) can explain (the counters say {raw}%, of which up to {recomputed} tokens are preempted requests finding their own blocks again): its TTFT is a warm cache's, not a cold one's",
   'diagnose.validity.sim_behind':
@@ -71,6 +73,24 @@ export const diagnose = {
     "a long prompt's prefill chunk shares the engine step with the running decodes, so every decode waits for the whole chunk (chunked prefill bounds it by max_num_batched_tokens)",
   'diagnose.engine.prefill_interference_sglang':
     'SGLang runs a prefill batch on its own, so every running decode waits for each prefill chunk (chunked prefill bounds it by --chunked-prefill-size; --enable-mixed-chunk lets decodes share the step)',
+  'diagnose.engine.prefill_interference_llamacpp':
+    "with continuous batching (--cont-batching, on by default) a prompt's tokens share each llama_decode batch with the running slots' next tokens, so every decode waits for the prompt chunk (-b/-ub bound the chunk)",
+  'diagnose.engine.queue_full_vllm': 'max_num_seqs or KV capacity reached',
+  'diagnose.engine.queue_full_sglang': '--max-running-requests or KV capacity reached',
+  'diagnose.engine.queue_full_llamacpp':
+    'every one of the -np/--parallel slots was busy; llama-server defers a request until a slot frees, counted in `llamacpp:requests_deferred`',
+  'diagnose.engine.kv_capacity_vllm':
+    'kv_cache_dtype fp8 (twice the KV capacity), or raise gpu_memory_utilization; at the same high concurrency throughput should rise and preemptions drop',
+  'diagnose.engine.kv_capacity_sglang':
+    '--kv-cache-dtype fp8_e5m2 (twice the KV capacity), or raise --mem-fraction-static; at the same high concurrency throughput should rise and retractions drop',
+  'diagnose.engine.kv_capacity_llamacpp':
+    'a larger -c/--ctx-size (the KV cache is sized by it, split over the -np/--parallel slots), or --cache-type-k q8_0 --cache-type-v q8_0 (half of F16); at the same concurrency throughput should rise',
+  'diagnose.engine.context_window_vllm':
+    'max_model_len allows {ctx} tokens of prompt plus output per request',
+  'diagnose.engine.context_window_sglang':
+    '--context-length allows {ctx} tokens of prompt plus output per request',
+  'diagnose.engine.context_window_llamacpp':
+    'the per-slot context is {ctx} tokens (llama-server splits -c/--ctx-size evenly over the -np/--parallel slots: n_ctx_slot), and a slot whose context is full ends its request',
 
   // ---- cold start ----
   'diagnose.cold_start.symptom':
@@ -81,6 +101,8 @@ export const diagnose = {
   'diagnose.cold_start.ev_warmup': 'warm-up requests: {n}',
   'diagnose.cold_start.mechanism':
     'cold start: the engine paid one-off costs on its first requests (weight loading or lazy init, torch.compile/CUDA graph capture, allocator growth, cold prefix cache); they are not steady-state latency',
+  'diagnose.cold_start.mechanism_llamacpp':
+    "cold start: llama-server paid one-off costs on its first requests (model pages read in through `mmap`, the first batches' compute buffers, empty slots and prompt cache; its start-up warm-up decode is skipped with --no-warmup); they are not steady-state latency",
   'diagnose.cold_start.next':
     'run it twice against a freshly started server: once with warmup: 0 (cold), once with warmup: 5 (warm); report the first request of the cold run separately',
 
@@ -102,10 +124,11 @@ export const diagnose = {
   'diagnose.high_ttft.lens_spread': 'do not explain it',
   'diagnose.high_ttft.lens_alike': 'all alike',
   'diagnose.high_ttft_queueing.mechanism':
-    'queueing: requests waited in the engine for a running slot or KV blocks before their prefill started ({maxSeqs} or KV capacity reached)',
+    'queueing: requests waited in the engine for a running slot or KV blocks before their prefill started ({why})',
   'diagnose.high_ttft_queueing.ev_waiting': 'server waiting: max {max}, mean {mean}',
   'diagnose.high_ttft_queueing.ev_running': 'server running: max {max}',
   'diagnose.high_ttft_queueing.ev_kv': 'KV usage: max {pct}%',
+  'diagnose.high_ttft_queueing.ev_kv_none': 'KV usage: no data (the server exports no KV-usage gauge)',
   'diagnose.high_ttft_queueing.next':
     "sweep concurrency below and above the engine's {maxSeqs}; TTFT should track the waiting series, and rise only past saturation",
   'diagnose.high_ttft_prefill.mechanism':
@@ -192,8 +215,7 @@ export const diagnose = {
     '{label}: KV usage max {pct}%, preemptions +{n}, waiting max {waiting}, running max {running}',
   'diagnose.kv_pressure.mechanism':
     'KV-cache pressure: the KV pool is full, so the scheduler admits fewer requests than the load offers and preempts running ones (recompute), capping the batch and wasting work',
-  'diagnose.kv_pressure.next':
-    'switch: kv_cache_dtype fp8 (twice the KV capacity), or raise gpu_memory_utilization; at the same high concurrency throughput should rise and preemptions drop',
+  'diagnose.kv_pressure.next': 'switch: {how}',
   'diagnose.client_limit.mechanism':
     'a client-side limit: the load generator could not offer or read the load (event-loop lag, CPU, lateness), so the server was never pushed harder',
   'diagnose.client_limit.next':
@@ -233,6 +255,12 @@ export const diagnose = {
     "truncation by max_tokens: answers are longer than the limit, so output lengths (and E2E) are the limit, not the model's",
   'diagnose.truncation.next':
     'raise max_tokens (output_len) until finish_reason is stop for ≥ 95% of requests; report output lengths from usage',
+  'diagnose.truncation.ev_context':
+    '{k} of the cut requests stopped below the {cap} output tokens they asked for, with prompt plus output at {ctx} tokens',
+  'diagnose.truncation.mechanism_context':
+    'truncation by the context window, not by max_tokens: {window}, so prompt plus output ran into it before the requested output length',
+  'diagnose.truncation.next_context':
+    'raise {limit} or send shorter prompts until prompt plus max_tokens fits in {ctx} tokens; raising max_tokens changes nothing',
 
   // ---- tails no rule explains ----
   'diagnose.tail.unexplained': 'E2E p99 {p99} ms is {ratio}× the p50 ({p50} ms) and no rule explains it',

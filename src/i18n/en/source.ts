@@ -103,6 +103,8 @@ export const source = {
     'One iteration: every generating slot adds its sampled token, pending prompt tokens are added up to n_batch (with continuous batching), and the batch is decoded in n_batch pieces.',
   'source.llamacpp.get_available_slot':
     'Prompt reuse: picks the idle slot whose cached tokens share the longest common prefix with the prompt (--slot-prompt-similarity), else the least recently used one.',
+  'source.llamacpp.prompt_cache':
+    "The RAM prompt cache (--cache-ram MiB, 0 turns it off): a slot's KV state is saved when the slot is reused and loaded back for a later prompt with a common prefix, so with a few slots many distinct prompts can still hit the cache (cache_n in timings).",
   'source.llamacpp.process_token':
     "Stops a slot at the generation limit (n_predict, STOP_TYPE_LIMIT: finish_reason length), at EOS or a stop word, or when the slot's context is full.",
   'source.llamacpp.send_partial_response':

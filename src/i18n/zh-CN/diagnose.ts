@@ -48,6 +48,8 @@ export const diagnose: Record<keyof typeof en, string> = {
     '客户端 usage.completion_tokens 合计 {client}，而服务端生成 token 计数器增加了 +{server}（相差 {pct}%）：usage 或计数器有误，或者有其他流量打到了服务端',
   'diagnose.validity.cache_hits':
     '本应冷启动（fresh 提示词）的运行中有 {pct}% 的提示词 token 命中了前缀缓存：它的 TTFT 是热缓存的，不是冷缓存的',
+  'diagnose.validity.cache_hits_llamacpp':
+    '本应是冷缓存的运行（全新提示词）中，有 {pct}% 的提示词 token 命中了提示缓存：llama-server 会复用槽位上一个提示词、以及内存提示缓存（--cache-ram，server_prompt_cache）里保存的提示词的最长公共前缀，所以只有几个 -np 槽位也能命中许多提示词；它的 TTFT 是热缓存的，不是冷缓存的（用 --cache-ram 0 启动 llama-server，或发送 cache_prompt: false）',
   'diagnose.validity.cache_hits_preempted':
     '本应冷启动（fresh 提示词）的运行中有 {pct}% 的提示词 token 命中了前缀缓存，超出了其 {preemptions} 次抢占后重算所能解释的部分（计数器显示 {raw}%，其中最多 {recomputed} 个 token 是被抢占的请求重新找到自己的块）：它的 TTFT 是热缓存的，不是冷缓存的',
   'diagnose.validity.sim_behind':
@@ -67,6 +69,22 @@ export const diagnose: Record<keyof typeof en, string> = {
     '长提示词的 prefill 分块与正在解码的请求共用一个引擎步，所以每个解码都要等整个分块算完（分块 prefill 用 max_num_batched_tokens 限制分块大小）',
   'diagnose.engine.prefill_interference_sglang':
     'SGLang 单独运行 prefill 批次，所以每个正在解码的请求都要等每个 prefill 分块（分块 prefill 用 --chunked-prefill-size 限制分块大小；--enable-mixed-chunk 让解码共用这一步）',
+  'diagnose.engine.prefill_interference_llamacpp':
+    '开启连续批处理（--cont-batching，默认开启）时，提示词的 token 与正在运行的各槽位的下一个 token 共用每次 llama_decode 批次，所以每个解码都要等这一块提示词算完（-b/-ub 限制块大小）',
+  'diagnose.engine.queue_full_vllm': '达到了 max_num_seqs 或 KV 容量上限',
+  'diagnose.engine.queue_full_sglang': '达到了 --max-running-requests 或 KV 容量上限',
+  'diagnose.engine.queue_full_llamacpp':
+    '-np/--parallel 的每个槽位都在忙；llama-server 会推迟请求，直到有槽位空出，计入 `llamacpp:requests_deferred`',
+  'diagnose.engine.kv_capacity_vllm':
+    'kv_cache_dtype fp8（KV 容量翻倍），或调高 gpu_memory_utilization；在同样的高并发下吞吐量应当上升、抢占减少',
+  'diagnose.engine.kv_capacity_sglang':
+    '--kv-cache-dtype fp8_e5m2（KV 容量翻倍），或调高 --mem-fraction-static；在同样的高并发下吞吐量应当上升、retraction 减少',
+  'diagnose.engine.kv_capacity_llamacpp':
+    '更大的 -c/--ctx-size（KV 缓存按它分配，并平分给 -np/--parallel 个槽位），或 --cache-type-k q8_0 --cache-type-v q8_0（F16 的一半）；在同样的并发下吞吐量应当上升',
+  'diagnose.engine.context_window_vllm': 'max_model_len 允许每个请求的提示词加输出共 {ctx} 个 token',
+  'diagnose.engine.context_window_sglang': '--context-length 允许每个请求的提示词加输出共 {ctx} 个 token',
+  'diagnose.engine.context_window_llamacpp':
+    '每个槽位的上下文是 {ctx} 个 token（llama-server 把 -c/--ctx-size 平分给 -np/--parallel 个槽位：n_ctx_slot），槽位的上下文一满，它的请求就结束',
 
   // ---- 冷启动 ----
   'diagnose.cold_start.symptom':
@@ -77,6 +95,8 @@ export const diagnose: Record<keyof typeof en, string> = {
   'diagnose.cold_start.ev_warmup': '预热请求：{n} 个',
   'diagnose.cold_start.mechanism':
     '冷启动：引擎在最初的请求上付出了一次性开销（加载权重或延迟初始化、torch.compile/CUDA Graph 捕获、显存分配器扩容、前缀缓存为空）；这些不是稳态延迟',
+  'diagnose.cold_start.mechanism_llamacpp':
+    '冷启动：llama-server 在最初的请求上付出了一次性开销（通过 `mmap` 读入模型页、最初几个批次的计算缓冲区、槽位和提示缓存为空；启动时的预热解码可用 --no-warmup 跳过）；这些不是稳态延迟',
   'diagnose.cold_start.next':
     '对刚启动的服务端跑两次：一次 warmup: 0（冷），一次 warmup: 5（热）；把冷运行的第一个请求单独报告',
 
@@ -97,10 +117,11 @@ export const diagnose: Record<keyof typeof en, string> = {
   'diagnose.high_ttft.lens_spread': '解释不了它',
   'diagnose.high_ttft.lens_alike': '全都相同',
   'diagnose.high_ttft_queueing.mechanism':
-    '排队：请求在引擎里等待运行槽位或 KV 块，之后才开始 prefill（达到了 {maxSeqs} 或 KV 容量上限）',
+    '排队：请求在引擎里等待运行槽位或 KV 块，之后才开始 prefill（{why}）',
   'diagnose.high_ttft_queueing.ev_waiting': '服务端等待数：最大 {max}，平均 {mean}',
   'diagnose.high_ttft_queueing.ev_running': '服务端运行数：最大 {max}',
   'diagnose.high_ttft_queueing.ev_kv': 'KV 使用率：最大 {pct}%',
+  'diagnose.high_ttft_queueing.ev_kv_none': 'KV 使用率：无数据（服务器没有导出 KV 使用率指标）',
   'diagnose.high_ttft_queueing.next':
     '在引擎的 {maxSeqs} 上下扫描并发：TTFT 应当跟随等待序列变化，并且只在饱和之后才上升',
   'diagnose.high_ttft_prefill.mechanism':
@@ -184,8 +205,7 @@ export const diagnose: Record<keyof typeof en, string> = {
     '{label}：KV 使用率最大 {pct}%，抢占 +{n}，等待数最大 {waiting}，运行数最大 {running}',
   'diagnose.kv_pressure.mechanism':
     'KV 缓存压力：KV 池满了，调度器接纳的请求比负载提供的少，还会抢占运行中的请求（重算），限制了批次并浪费了计算',
-  'diagnose.kv_pressure.next':
-    '切换：kv_cache_dtype fp8（KV 容量翻倍），或调高 gpu_memory_utilization；在同样的高并发下吞吐量应当上升、抢占减少',
+  'diagnose.kv_pressure.next': '切换：{how}',
   'diagnose.client_limit.mechanism':
     '客户端限制：压测客户端无法施加或读取这么大的负载（事件循环滞后、CPU、发送延迟），服务端从未被压得更狠',
   'diagnose.client_limit.next':
@@ -224,6 +244,12 @@ export const diagnose: Record<keyof typeof en, string> = {
     '被 max_tokens 截断：回答比上限更长，所以输出长度（和 E2E）反映的是上限，而不是模型本身',
   'diagnose.truncation.next':
     '调高 max_tokens（output_len），直到 ≥ 95% 的请求 finish_reason 为 stop；输出长度以 usage 为准报告',
+  'diagnose.truncation.ev_context':
+    '被截断的请求中有 {k} 个停在所要求的 {cap} 个输出 token 之前，此时提示词加输出为 {ctx} 个 token',
+  'diagnose.truncation.mechanism_context':
+    '被上下文窗口截断，而不是被 max_tokens 截断：{window}，所以提示词加输出在达到所要求的输出长度之前就碰到了上限',
+  'diagnose.truncation.next_context':
+    '调高 {limit}，或发送更短的提示词，直到提示词加 max_tokens 能放进 {ctx} 个 token；调高 max_tokens 没有用',
 
   // ---- 没有规则能解释的长尾 ----
   'diagnose.tail.unexplained': 'E2E p99 为 {p99} ms，是 p50（{p50} ms）的 {ratio}×，没有规则能解释它',

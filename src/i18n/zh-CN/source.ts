@@ -98,6 +98,8 @@ export const source: Record<keyof typeof en, string> = {
     '新任务拿到一个空闲 slot，否则被推迟到有 slot 空出来：超过 --parallel 的请求在这里等待（llamacpp:requests_deferred）。llama.cpp 从不抢占正在运行的 slot。',
   'source.llamacpp.update_slots':
     '一次迭代：每个正在生成的 slot 加入它采样出的 token，待处理的提示 token 最多加到 n_batch（连续批处理时），再按 n_batch 分段解码。',
+  'source.llamacpp.prompt_cache':
+    '内存提示缓存（--cache-ram，单位 MiB，设为 0 即关闭）：槽位被复用时把它的 KV 状态存起来，之后遇到有公共前缀的提示再读回，所以即使只有几个槽位，许多不同的提示也能命中缓存（见 `timings` 的 cache_n）。',
   'source.llamacpp.get_available_slot':
     '提示复用：选缓存 token 与提示公共前缀最长的空闲 slot（--slot-prompt-similarity），否则选最久未用的那个。',
   'source.llamacpp.process_token':

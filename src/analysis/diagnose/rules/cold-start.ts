@@ -7,6 +7,7 @@ import { type RequestRecord, SUCCESS_OUTCOMES } from '../../../record/types.js';
 import type { LoadedRun } from '../../loaded-run.js';
 import { describe } from '../../stats.js';
 import { measuredSuccesses } from '../../summary.js';
+import { engineFamily, runEngine } from '../engine-terms.js';
 import type { Finding } from '../types.js';
 import { type Opts, one, type Rule } from './rule.js';
 import { fmt, median, ttftOf } from './shared.js';
@@ -71,7 +72,11 @@ export function coldStart(run: LoadedRun, o: Opts): Finding | null {
       t('diagnose.cold_start.ev_warmup', { n: warm }),
     ],
     request_ids: lead.slice(0, 5).map((x) => x.r.id),
-    mechanism: t('diagnose.cold_start.mechanism'),
+    mechanism: t(
+      engineFamily(runEngine(run)) === 'llamacpp'
+        ? 'diagnose.cold_start.mechanism_llamacpp'
+        : 'diagnose.cold_start.mechanism',
+    ),
     next: { command: 'servelab exp init baseline', change: t('diagnose.cold_start.next') },
   };
 }

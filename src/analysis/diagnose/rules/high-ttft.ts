@@ -83,13 +83,14 @@ export function highTtft(run: LoadedRun, o: Opts, unexplained: Unexplained): Fin
     const mw = mean((run.series ?? []).filter((p) => p.name === 'waiting').map((p) => p.value)) ?? 0;
     return mk(
       'high_ttft_queueing',
-      t('diagnose.high_ttft_queueing.mechanism', { maxSeqs: terms.maxSeqs }),
+      t('diagnose.high_ttft_queueing.mechanism', { why: terms.queueFull }),
       [
         t('diagnose.high_ttft_queueing.ev_waiting', { max: fmt(ser.max_waiting, 0), mean: fmt(mw, 2) }),
         t('diagnose.high_ttft_queueing.ev_running', { max: fmt(ser.max_running, 0) }),
-        t('diagnose.high_ttft_queueing.ev_kv', {
-          pct: fmt(ser.max_kv_usage == null ? null : 100 * ser.max_kv_usage, 0),
-        }),
+        // No KV gauge (llama.cpp builds without kv_cache_usage_ratio): say so, not "—%".
+        ser.max_kv_usage == null
+          ? t('diagnose.high_ttft_queueing.ev_kv_none')
+          : t('diagnose.high_ttft_queueing.ev_kv', { pct: fmt(100 * ser.max_kv_usage, 0) }),
       ],
       {
         command: 'servelab exp init concurrency-sweep',

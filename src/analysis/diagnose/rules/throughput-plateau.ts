@@ -7,6 +7,7 @@ import { curvesOf, loadPoints } from '../../load-curve.js';
 import type { LoadedRun } from '../../loaded-run.js';
 import { measuredSuccesses } from '../../summary.js';
 import { validityReasons } from '../../validity.js';
+import { engineTerms } from '../engine-terms.js';
 import type { Finding } from '../types.js';
 import type { Opts, Rule, Unexplained } from './rule.js';
 import { fmt, runSeries, topIds, ttftOf } from './shared.js';
@@ -74,7 +75,10 @@ export function throughputPlateau(
         ),
       ),
       mechanism: t('diagnose.kv_pressure.mechanism'),
-      next: { command: 'servelab exp init ab', change: t('diagnose.kv_pressure.next') },
+      next: {
+        command: 'servelab exp init ab',
+        change: t('diagnose.kv_pressure.next', { how: engineTerms(kv[0].r, t).kvCapacity }),
+      },
     };
   }
   const client = high
