@@ -298,7 +298,8 @@ export const RUN_SETTINGS = {
     field: 'workload.outputLen',
     // Unset: a prompt file, a dataset or a trace brings its own lengths (ShareGPT: the reply's,
     // as vLLM's ShareGPT dataset does), else the server's. Synthetic prompts ask for 128, `vllm
-    // bench serve`'s random dataset default (--random-output-len 128 in vllm/benchmarks/datasets.py).
+    // bench serve`'s random dataset default (--random-output-len 128 in vllm/benchmarks/datasets.py),
+    // unless max_tokens is given: then that is the length asked for.
     default: null,
     synthetic: '128',
     unit: 'tokens',

@@ -119,7 +119,10 @@ export function workloadOptions(common: CommonSettings, model: string): Workload
     traceWindow: common.load.traceWindow ?? undefined,
     traceBlockSize: common.load.traceBlockSize ?? undefined,
     inputLen: w.inputLen ?? (noSource ? syntheticDefault('input_len') : undefined),
-    outputLen: w.outputLen ?? (noSource ? syntheticDefault('output_len') : undefined),
+    // An explicit max_tokens is the output length asked for; the synthetic default yields to it.
+    outputLen:
+      w.outputLen ??
+      (noSource && common.generation.maxTokens == null ? syntheticDefault('output_len') : undefined),
     sharedPrefixLen: w.sharedPrefixLen ?? undefined,
     numPrefixGroups: w.numPrefixGroups ?? undefined,
     tokenizer: w.tokenizer ?? undefined,

@@ -33,7 +33,11 @@ export async function workloadOf(
         : { promptsFile: dataset.path }
       : { inputLen: opts.inputLen ?? w.input_len ?? syntheticDefault('input_len') }),
     // A dataset brings its own output lengths (ShareGPT: the reply's), as on the command line.
-    outputLen: opts.outputLen ?? w.output_len ?? (dataset ? undefined : syntheticDefault('output_len')),
+    // An explicit generation.max_tokens is the output length asked for: the synthetic default yields.
+    outputLen:
+      opts.outputLen ??
+      w.output_len ??
+      (dataset || exp.generation.max_tokens != null ? undefined : syntheticDefault('output_len')),
     ...(!opts.plain && !dataset && w.shared_prefix
       ? { sharedPrefixLen: w.shared_prefix.tokens, numPrefixGroups: w.shared_prefix.groups }
       : {}),
