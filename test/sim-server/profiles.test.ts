@@ -48,6 +48,7 @@ describe('--engine sglang', async () => {
         '256',
         '--output-len',
         '32',
+        '--ignore-eos',
         '--no-db',
         '--scrape-interval',
         '0.05',
