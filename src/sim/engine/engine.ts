@@ -311,6 +311,13 @@ export class EngineCore {
   /** Keep a step's busy span; forget the spans too old to matter. */
   private addBusySpan(startMs: number, endMs: number): void {
     const spans = this.busySpans;
+    // Back-to-back steps (the busy case, every step) extend the last span instead of adding one:
+    // the history holds one span per busy period, and the hot loop pushes nothing.
+    const n = spans.length;
+    if (n > this.busyHead && startMs <= spans[n - 1]) {
+      if (endMs > spans[n - 1]) spans[n - 1] = endMs;
+      return;
+    }
     spans.push(startMs, endMs);
     const horizon = startMs - BUSY_HISTORY_MS;
     while (this.busyHead < spans.length && spans[this.busyHead + 1] < horizon) this.busyHead += 2;
