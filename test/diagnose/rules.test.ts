@@ -85,6 +85,29 @@ describe('cold start or a burst on a warm engine', () => {
   });
 });
 
+describe('cold start or first requests with long uncached prompts', () => {
+  // The first two wait 600 ms for their first token, the rest 30 ms; the engine's own prefill
+  // times (record.server) say whether the first two were slow per token (a start-up cost) or
+  // only had many more tokens to prefill (a session's first turn over a fresh document).
+  const withPrefill = (firstPrompt: number) =>
+    Array.from({ length: 40 }, (_, i) => {
+      const r = handRecord(`p${i}`, i * 1000, i < 2 ? 600 : 30, 20, 10);
+      const prompt = i < 2 ? firstPrompt : 200;
+      r.usage = { prompt_tokens: prompt, completion_tokens: 20, total_tokens: prompt + 20, cached_tokens: 0 };
+      r.server = { queue_ms: 0, prefill_ms: i < 2 ? 580 : 20, decode_ms: 100, source: 'sim' };
+      return r;
+    });
+
+  it('is no cold start when the prefill per prompt token was normal (long prompts, 5800 tokens)', () => {
+    const d = diagnose([handRun('long-first', withPrefill(5800))]);
+    assert.ok(!rules(d).includes('cold_start'), JSON.stringify(rules(d)));
+  });
+
+  it('is a cold start when the same prompts prefilled 29× slower per token', () => {
+    assert.ok(rules(diagnose([handRun('slow-first', withPrefill(200))])).includes('cold_start'));
+  });
+});
+
 describe('high TTFT with normal decode', () => {
   it('says queueing when the server has waiting requests (max_num_seqs far below the concurrency)', () => {
     const run = simRun({

@@ -37,10 +37,41 @@ export function engineServedBefore(run: LoadedRun, atMs: number): boolean {
 }
 
 /**
+ * A request's own prefill time per prompt token it had to compute (its prompt less the tokens
+ * served from the prefix cache), from the engine's own evidence (`record.server.prefill_ms`:
+ * llama.cpp's `timings.prompt_ms`, the simulator's timings); null without it.
+ */
+export function prefillMsPerToken(r: RequestRecord): number | null {
+  const prefill = r.server?.prefill_ms ?? null;
+  const prompt = r.usage?.prompt_tokens ?? null;
+  if (prefill === null || prompt === null) return null;
+  const computed = prompt - (r.usage?.cached_tokens ?? 0);
+  return computed > 0 ? prefill / computed : null;
+}
+
+/**
+ * Whether the engine's own prefill times explain the slow leading requests: each prefilled at
+ * most twice the steady requests' median time per computed prompt token, so they were slow for
+ * their long uncached prompts (a session's first turn over a fresh document), not for a one-off
+ * start-up cost, which would make their per-token prefill far slower. False without the evidence.
+ */
+export function ownPrefillExplains(lead: readonly RequestRecord[], rest: readonly RequestRecord[]): boolean {
+  const steady = rest.map(prefillMsPerToken).filter((v): v is number => v !== null);
+  if (steady.length < 3) return false;
+  const norm = median(steady);
+  return lead.every((r) => {
+    const v = prefillMsPerToken(r);
+    return v !== null && v <= 2 * norm;
+  });
+}
+
+/**
  * First request(s) slow, then normal: the leading requests (by send time) whose TTFT exceeds
  * `cold_factor` × the median of the run's second half, when everything after them is normal,
  * on an engine that had served nothing before them ({@link engineServedBefore}). A burst of
- * simultaneous arrivals on a warm engine looks the same from the client and is not a cold start.
+ * simultaneous arrivals on a warm engine looks the same from the client and is not a cold start;
+ * neither are first requests whose own long uncached prompts the engine's prefill times account
+ * for ({@link ownPrefillExplains}).
  */
 export function coldStart(run: LoadedRun, o: Opts): Finding | null {
   const rs = measuredSuccesses(run.records)
@@ -58,6 +89,13 @@ export function coldStart(run: LoadedRun, o: Opts): Finding | null {
   if ((rest.p90 ?? 0) > 2 * base + o.cold_min_excess_ms) return null;
   const lead = rs.slice(0, k);
   if (engineServedBefore(run, lead[0].r.sent_at_ms as number)) return null;
+  if (
+    ownPrefillExplains(
+      lead.map((x) => x.r),
+      rs.slice(k).map((x) => x.r),
+    )
+  )
+    return null;
   const t = o.t;
   const warm = run.summary.requests.planned - run.summary.requests.measured;
   return {
