@@ -18,7 +18,7 @@ import { attemptEndAt } from '../analysis/window.js';
 import { type T, translator } from '../i18n/index.js';
 import type { RequestRecord } from '../record/types.js';
 import { histogram, niceCeil, renderSvg, spanScale, textWidth, valueAxis, withBase } from './chart-kit.js';
-import { distributionGroups, pooledValues } from './run-groups.js';
+import { coldRequestOf, distributionGroups, pooledValues } from './run-groups.js';
 import { serverSeriesOptions } from './server-charts.js';
 
 /** The English translator, the default of every builder that takes one. */
@@ -38,6 +38,12 @@ export function cdfPoints(values: readonly number[]): [number, number][] {
   return pts;
 }
 
+/** Keeps every request of `runs` but each run's cold one (`report/run-groups` `coldRequestOf`). */
+function warmFilter(runs: readonly LoadedRun[]): (r: RequestRecord) => boolean {
+  const cold = new Set(runs.map((r) => coldRequestOf(r)?.id).filter((id) => id !== undefined));
+  return (r) => !cold.has(r.id);
+}
+
 /**
  * CDF of TTFT or E2E per run (successful measured requests), ms on x; an A/B's blocks are
  * pooled into one line per side (`report/run-groups` `distributionGroups`).
@@ -48,11 +54,17 @@ export function cdfOption(
   metric: 'ttft_ms' | 'e2e_ms',
   t: T = EN,
 ): EChartsOption | null {
+  // A baseline's cold request is its own card: its CDFs draw the warm requests only.
+  const warmOnly = runs.length > 0 && runs.every((r) => r.kind === 'baseline');
   const series = distributionGroups(runs)
-    .map((g) => ({ name: g.name, vals: pooledValues(g.runs, metric) }))
+    .map((g) => ({
+      name: g.name,
+      vals: pooledValues(g.runs, metric, warmOnly ? warmFilter(g.runs) : undefined),
+    }))
     .filter((x) => x.vals.length >= 2);
   if (series.length === 0) return null;
-  return withBase(t(metric === 'ttft_ms' ? 'report.chart.ttftCdf' : 'report.chart.e2eCdf'), {
+  const title = t(metric === 'ttft_ms' ? 'report.chart.ttftCdf' : 'report.chart.e2eCdf');
+  return withBase(warmOnly ? t('report.chart.warmOnly', { title }) : title, {
     xAxis: valueAxis(
       t(metric === 'ttft_ms' ? 'report.axis.ttftMs' : 'report.axis.e2eMs'),
       { scale: true, ...spanScale(series.flatMap((x) => x.vals)) },

@@ -188,6 +188,19 @@ describe('a baseline report: the cold first request apart from the warm ones', (
     assert.ok((card('ttft_ms p99', 'warm')?.value ?? Infinity) < 1000);
   });
 
+  it('the CDFs draw the warm requests only: the cold request is its own card', () => {
+    const opt = cdfOption(runs, 'ttft_ms') as {
+      title: { text: string };
+      series: { data: [number, number][] }[];
+    };
+    assert.match(opt.title.text, /warm: the cold request left out/);
+    for (const s of opt.series)
+      assert.ok(
+        s.data.every(([ms]) => ms < 2000),
+        'no cold TTFT (> 2 s) drawn',
+      );
+  });
+
   it('the page says which card is cold and which warm, in English and in Chinese', async () => {
     await cli(['report', id, '--db', db, '--html', 'bl.html']);
     const html = readFileSync(join(dir, 'bl.html'), 'utf8');

@@ -83,6 +83,7 @@ export const report = {
   'report.col.window': 'window s',
   'report.col.verdict': 'verdict',
   'report.chart.ttftCdf': 'TTFT CDF',
+  'report.chart.warmOnly': '{title} (warm: the cold request left out)',
   'report.chart.e2eCdf': 'E2E latency CDF',
   'report.chart.loadCurveC': 'Throughput and tail latency vs concurrency',
   'report.chart.loadCurveR': 'Throughput and tail latency vs rate',

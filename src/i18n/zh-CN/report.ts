@@ -83,6 +83,7 @@ export const report: Record<keyof typeof en, string> = {
   'report.col.window': '窗口 s',
   'report.col.verdict': '判定',
   'report.chart.ttftCdf': 'TTFT 累积分布',
+  'report.chart.warmOnly': '{title}（预热后：不含冷启动请求）',
   'report.chart.e2eCdf': '端到端延迟累积分布',
   'report.chart.loadCurveC': '吞吐与尾延迟随并发的变化',
   'report.chart.loadCurveR': '吞吐与尾延迟随请求速率的变化',
