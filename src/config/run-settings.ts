@@ -917,6 +917,18 @@ export function syntheticDefault(key: 'input_len' | 'output_len'): string {
   return DEFS[key].synthetic as string;
 }
 
+/**
+ * The output length a run asks for when it names none: none when its prompts bring their own
+ * (a prompt file, a dataset, a trace) or when `max_tokens` is given (that is the length asked
+ * for), else {@link syntheticDefault}'s. One rule for the command line and experiment files.
+ */
+export function defaultOutputLen(
+  ownLengths: boolean,
+  maxTokens: number | null | undefined,
+): string | undefined {
+  return ownLengths || maxTokens != null ? undefined : syntheticDefault('output_len');
+}
+
 type KeysAt<P extends string> = {
   [K in RunSettingKey]: Defs[K]['file'] extends `${P}.${infer F}`
     ? F extends `${string}.${string}`

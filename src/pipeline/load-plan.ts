@@ -5,7 +5,7 @@
  * options. `measure()` builds its plan here; experiments build their sessions load with
  * {@link sessionsLoadMode}.
  */
-import { syntheticDefault, workloadOptionValues } from '../config/run-settings.js';
+import { defaultOutputLen, syntheticDefault, workloadOptionValues } from '../config/run-settings.js';
 import type { LoadMode, SessionLoad } from '../runner/load.js';
 import { arrivalOffsetsMs, openLoopCount, traceOffsetsMs } from '../schedule/index.js';
 import {
@@ -119,10 +119,7 @@ export function workloadOptions(common: CommonSettings, model: string): Workload
     traceWindow: common.load.traceWindow ?? undefined,
     traceBlockSize: common.load.traceBlockSize ?? undefined,
     inputLen: w.inputLen ?? (noSource ? syntheticDefault('input_len') : undefined),
-    // An explicit max_tokens is the output length asked for; the synthetic default yields to it.
-    outputLen:
-      w.outputLen ??
-      (noSource && common.generation.maxTokens == null ? syntheticDefault('output_len') : undefined),
+    outputLen: w.outputLen ?? defaultOutputLen(!noSource, common.generation.maxTokens),
     sharedPrefixLen: w.sharedPrefixLen ?? undefined,
     numPrefixGroups: w.numPrefixGroups ?? undefined,
     tokenizer: w.tokenizer ?? undefined,

@@ -5,7 +5,7 @@
  * sessions workload with the load that replays it. Every target gets the same requests; lengths
  * are token-exact with the first target's tokenizer (`model`).
  */
-import { syntheticDefault, workloadOptionValues } from '../../config/run-settings.js';
+import { defaultOutputLen, syntheticDefault, workloadOptionValues } from '../../config/run-settings.js';
 import { sessionsLoadMode } from '../../pipeline/load-plan.js';
 import { hashString } from '../../runtime/rng.js';
 import { buildWorkload, type Workload } from '../../workload/index.js';
@@ -33,11 +33,7 @@ export async function workloadOf(
         : { promptsFile: dataset.path }
       : { inputLen: opts.inputLen ?? w.input_len ?? syntheticDefault('input_len') }),
     // A dataset brings its own output lengths (ShareGPT: the reply's), as on the command line.
-    // An explicit generation.max_tokens is the output length asked for: the synthetic default yields.
-    outputLen:
-      opts.outputLen ??
-      w.output_len ??
-      (dataset || exp.generation.max_tokens != null ? undefined : syntheticDefault('output_len')),
+    outputLen: opts.outputLen ?? w.output_len ?? defaultOutputLen(!!dataset, exp.generation.max_tokens),
     ...(!opts.plain && !dataset && w.shared_prefix
       ? { sharedPrefixLen: w.shared_prefix.tokens, numPrefixGroups: w.shared_prefix.groups }
       : {}),
