@@ -88,6 +88,21 @@ const reasoned = (cells: readonly MatrixCell[]) => cells.some((c) => (c.ttfr_ms?
 // ---- the answer --------------------------------------------------------------------------------
 
 /** One target's verdict clause: the cell with the most throughput and the one with the slowest first token. */
+/** The grid's columns, for the answer's table and the console's (which differ in the errors column). */
+const gridColumns = (tr: T, errors: string): string[] => [
+  tr('exp.col.cell'),
+  tr('exp.col.in'),
+  tr('exp.col.out'),
+  tr('exp.col.conc'),
+  'TTFT p50 ms',
+  'TTFT p99 ms',
+  'TTFR p50 ms',
+  'TPOT p50 ms',
+  'E2E p50 ms',
+  tr('report.col.outTokS'),
+  errors,
+];
+
 function matrixVerdict(cells: readonly MatrixCell[], tr: T): string {
   const withTput = cells.filter((c) => c.output_throughput_tok_s !== null);
   const withTtft = cells.filter((c) => c.ttft_ms.p50 !== null);
@@ -124,19 +139,7 @@ export function matrixAnswer(res: MatrixResult, tr: T): ExperimentAnswer {
       tr,
     ),
     table: {
-      columns: col.columns([
-        tr('exp.col.cell'),
-        tr('exp.col.in'),
-        tr('exp.col.out'),
-        tr('exp.col.conc'),
-        'TTFT p50 ms',
-        'TTFT p99 ms',
-        'TTFR p50 ms',
-        'TPOT p50 ms',
-        'E2E p50 ms',
-        tr('report.col.outTokS'),
-        tr('answer.col.errors_pct'),
-      ]),
+      columns: col.columns(gridColumns(tr, tr('answer.col.errors_pct'))),
       rows: res.targets.flatMap((t) =>
         t.cells.map((c) =>
           col.row(t.target, [
@@ -234,19 +237,7 @@ ${t.common({ load: [`requests: 16                      # ${t.tr('tpl.matrix.requ
       out.push(t.target);
       out.push(
         table(
-          [
-            tr('exp.col.cell'),
-            tr('exp.col.in'),
-            tr('exp.col.out'),
-            tr('exp.col.conc'),
-            'TTFT p50 ms',
-            'TTFT p99 ms',
-            'TTFR p50 ms',
-            'TPOT p50 ms',
-            'E2E p50 ms',
-            tr('report.col.outTokS'),
-            tr('exp.col.errors'),
-          ],
+          gridColumns(tr, tr('exp.col.errors')),
           t.cells.map((c) => [
             c.cell,
             c.input_len,
