@@ -292,6 +292,48 @@ export const SIM_SETTINGS = {
     defaultText: "sglang's default for the GPU: 2048 under 35 GB, 8192 under 160 GB, else 16384",
     description: 'sglang: most prompt tokens of one prefill step; longer prompts are prefilled in chunks.',
   }),
+  parallel: setting(posInt().max(256, err('expected at most 256')).optional(), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'n',
+    unit: 'slots',
+    example: '4',
+    defaultText: "4, as llama.cpp's -np auto (each slot gets ctx_size / 4)",
+    description:
+      "llamacpp: server slots (llama.cpp's -np/--parallel): the most requests running at once; the rest wait (deferred).",
+  }),
+  ctx_size: setting(posInt().optional(), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'n',
+    unit: 'tokens',
+    example: '8192',
+    defaultText: "the model's max_position_embeddings (llama.cpp's -c 0: from the model)",
+    description:
+      "llamacpp: total context (llama.cpp's -c/--ctx-size), split between the slots: each slot holds ctx_size / parallel tokens, rounded up to a multiple of 256.",
+  }),
+  batch_size: setting(posInt().default(2048), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'n',
+    unit: 'tokens',
+    description:
+      "llamacpp: most tokens of one llama_decode (llama.cpp's -b/--batch-size): decodes first, then prompt tokens of the slots in order.",
+  }),
+  cache_ram: setting(nonNegInt().default(8192), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'mib',
+    unit: 'MiB',
+    description:
+      "llamacpp: size of the RAM prompt cache (llama.cpp's --cache-ram; 0 turns it off): a slot's prompt is saved there before the slot is reused, and a later request restores the one sharing its longest prefix.",
+  }),
+  cont_batching: setting(bool().default(true), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    description:
+      "llamacpp: continuous batching (llama.cpp's --cont-batching); off, prompts are processed only in steps with no decoding slot.",
+  }),
   cold_start_ms: setting(nonNegNum().default(0), {
     surfaces: EVERYWHERE,
     layer: 'engine',
@@ -744,6 +786,20 @@ function crossRules(
           drop: ref('schedule_policy', scope),
         }),
       });
+    for (const key of ['parallel', 'ctx_size'] as const)
+      if (s[key] !== undefined && engine !== 'llamacpp')
+        add({
+          key,
+          message: t('sim.rule.llamacpp_only', {
+            setting: ref(key, scope),
+            engine_ref: ref('engine', scope),
+            engine,
+          }),
+          hint: t('sim.rule.add_or_drop', {
+            add: written('engine', 'llamacpp', scope),
+            drop: ref(key, scope),
+          }),
+        });
     if (s.chunked_prefill_size !== undefined && engine !== 'sglang')
       add({
         key: 'chunked_prefill_size',

@@ -23,6 +23,7 @@ export const sim = {
   'sim.rule.file_must_name_hint': 'add {options}',
   'sim.rule.or': ' or ',
   'sim.rule.multi_step': "multi-step scheduling is vLLM v0's; {engine_ref} is {engine}",
+  'sim.rule.llamacpp_only': '{setting} is a llama.cpp setting; {engine_ref} is {engine}',
   'sim.rule.lpm': "the lpm schedule policy is SGLang's; {engine_ref} is {engine}",
   'sim.rule.add_or_drop': 'add {add}, or drop {drop}',
   'sim.rule.chunked_prefill': "{setting} is SGLang's; {engine_ref} is {engine}",

@@ -21,6 +21,7 @@ export const sim: Record<keyof typeof en, string> = {
   'sim.rule.file_must_name_hint': '加上 {options}',
   'sim.rule.or': ' 或 ',
   'sim.rule.multi_step': '多步调度是 vLLM v0 的功能；{engine_ref} 是 {engine}',
+  'sim.rule.llamacpp_only': '{setting} 是 llama.cpp 的设置；{engine_ref} 是 {engine}',
   'sim.rule.lpm': 'lpm 调度策略是 SGLang 的功能；{engine_ref} 是 {engine}',
   'sim.rule.add_or_drop': '加上 {add}，或去掉 {drop}',
   'sim.rule.chunked_prefill': '{setting} 是 SGLang 的设置；{engine_ref} 是 {engine}',

@@ -16,7 +16,7 @@ export const KV_CACHE_DTYPES = ['auto', 'fp8'] as const;
 export type KvCacheDtype = (typeof KV_CACHE_DTYPES)[number];
 
 /** `--engine` values. */
-export const ENGINE_PROFILES = ['vllm-v1', 'vllm-v0', 'sglang'] as const;
+export const ENGINE_PROFILES = ['vllm-v1', 'vllm-v0', 'sglang', 'llamacpp'] as const;
 export type EngineProfile = (typeof ENGINE_PROFILES)[number];
 
 /** SGLang's `--schedule-policy` values that the simulator models. */

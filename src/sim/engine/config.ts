@@ -257,14 +257,22 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
     ]);
   }
   maxModelLen = Math.max(1, maxModelLen);
-  const { profile, maxNumBatchedTokens: budget } = resolveProfile(v, gpu, maxModelLen, maxNumBatchedTokens);
+  const { profile, maxNumBatchedTokens: budget } = resolveProfile(
+    v,
+    gpu,
+    maxModelLen,
+    maxNumBatchedTokens,
+    model.max_position_embeddings,
+  );
+  // llama.cpp: a request's context is its slot's, and the slots are the batch's limit.
+  if (profile.llamacpp) maxModelLen = profile.llamacpp.nCtxSlot;
   return {
     model,
     gpu,
     tp,
     dtype,
     kvCacheDtype,
-    maxNumSeqs,
+    maxNumSeqs: profile.llamacpp?.parallel ?? maxNumSeqs,
     maxNumBatchedTokens: budget,
     blockSize,
     gpuMemoryUtilization: util,
@@ -344,5 +352,12 @@ function profileLines(cfg: EngineConfig): string[] {
     return [
       `engine sglang: schedule_policy ${p.schedulePolicy}, chunked_prefill_size ${p.chunkedPrefillSize} (max_num_batched_tokens is not read), radix cache ${cfg.enablePrefixCaching ? 'on' : 'off'}`,
     ];
+  if (p.llamacpp) {
+    const l = p.llamacpp;
+    return [
+      `engine llamacpp: ${l.parallel} slots (-np) of ${l.nCtxSlot} tokens (-c ${l.nCtx}), batch ${l.batchSize} (-b), ` +
+        `cache-ram ${l.cacheRamMiB} MiB, continuous batching ${l.contBatching ? 'on' : 'off'}`,
+    ];
+  }
   return [];
 }

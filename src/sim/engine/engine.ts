@@ -13,13 +13,14 @@
  * virtual-time planner; {@link createEngine} wraps it in the {@link SimEngine} contract.
  */
 import type { EngineConfig } from './config.js';
-import { CostModel, type StepShape } from './cost.js';
+import { CostModel, modelAccounting, type StepShape } from './cost.js';
 import { KvCacheManager } from './kv-cache.js';
 import type { KvPool } from './kv-pool.js';
 import { RadixCache } from './radix-cache.js';
 import { EngineReq, IntStepList, StepList } from './request.js';
 import { createScheduler, type SchedulePolicy, type SchedulerOutput } from './scheduler.js';
-import type { EngineRequest, EngineStats, RequestTimes, SimEngine, StepResult } from './types.js';
+import { SlotPool } from './slot-pool.js';
+import type { EngineRequest, EngineStats, RequestTimes, SimEngine, SlotState, StepResult } from './types.js';
 
 const GIB = 1024 ** 3;
 
@@ -90,8 +91,12 @@ export class EngineCore {
   constructor(cfg: EngineConfig) {
     this.cfg = cfg;
     const profile = cfg.profile;
-    this.kv =
-      profile.engine === 'sglang'
+    this.kv = profile.llamacpp
+      ? new SlotPool(
+          profile.llamacpp,
+          modelAccounting(cfg.model, cfg.dtype, cfg.kvCacheDtype).kvBytesPerToken,
+        )
+      : profile.engine === 'sglang'
         ? new RadixCache(cfg.memory.numGpuBlocks * cfg.blockSize, cfg.enablePrefixCaching)
         : new KvCacheManager(cfg.memory.numGpuBlocks, cfg.blockSize, cfg.enablePrefixCaching);
     this.scheduler = createScheduler(profile, this.kv, {
@@ -436,6 +441,11 @@ class SimEngineImpl implements SimEngine {
 
   release(reqId: string): void {
     this.core.release(reqId);
+  }
+
+  slots(): SlotState[] {
+    const kv = this.core.kv;
+    return kv instanceof SlotPool ? kv.states() : [];
   }
 }
 

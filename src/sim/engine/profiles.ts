@@ -20,6 +20,42 @@ export interface ProfileConfig {
   schedulePolicy: SchedulePolicyName;
   /** sglang only: most prompt tokens per prefill step. */
   chunkedPrefillSize: number;
+  /** llamacpp only: the server's slots and their context ({@link LlamaCppSlots}); null elsewhere. */
+  llamacpp: LlamaCppSlots | null;
+}
+
+/** llama.cpp's slot settings, resolved (`-np`, `-c`, `-b`, `--cache-ram`, `--cont-batching`). */
+export interface LlamaCppSlots {
+  /** `-np`: slots, the most requests running at once. */
+  parallel: number;
+  /** `-c` as the server runs it: `nCtxSlot × parallel`. */
+  nCtx: number;
+  /** Tokens one slot holds (prompt and output): `n_ctx_seq`, capped at the model's training context. */
+  nCtxSlot: number;
+  /** `-b`: most tokens of one llama_decode. */
+  batchSize: number;
+  /** `--cache-ram` MiB (0: no RAM prompt cache). */
+  cacheRamMiB: number;
+  contBatching: boolean;
+  /** `--slot-prompt-similarity` (llama.cpp's default 0.1, not a setting here). */
+  slotPromptSimilarity: number;
+}
+
+/** llama.cpp's default `-np` (auto: 4 slots). */
+export const LLAMACPP_DEFAULT_PARALLEL = 4;
+
+const pad256 = (n: number) => Math.ceil(n / 256) * 256;
+
+/**
+ * A slot's context as llama.cpp sizes it without a unified KV cache
+ * (ggml-org/llama.cpp `src/llama-context.cpp`, `llama_context` constructor): `n_ctx` is padded to
+ * a multiple of 256, split between the slots, and each slot's share padded to 256 again
+ * (`-c 8192 -np 4` → 2048 per slot; `-c 512 -np 4` → 256, and `n_ctx` becomes 1024); the server
+ * then caps a slot at the model's training context (`tools/server/server-context.cpp`
+ * `n_ctx_slot`).
+ */
+export function llamaCppSlotContext(ctxSize: number, parallel: number, nCtxTrain: number): number {
+  return Math.min(pad256(pad256(ctxSize) / parallel), nCtxTrain);
 }
 
 /**
@@ -49,6 +85,11 @@ export interface ProfileSettings {
   schedule_policy?: SchedulePolicyName;
   chunked_prefill_size?: number;
   max_num_batched_tokens?: number;
+  parallel?: number;
+  ctx_size?: number;
+  batch_size?: number;
+  cache_ram?: number;
+  cont_batching?: boolean;
 }
 
 /**
@@ -62,6 +103,7 @@ export function resolveProfile(
   gpu: GpuSpec,
   maxModelLen: number,
   maxNumBatchedTokens: number,
+  nCtxTrain = maxModelLen,
 ): { profile: ProfileConfig; maxNumBatchedTokens: number } {
   const engine = v.engine ?? 'vllm-v1';
   const chunked = v.enable_chunked_prefill ?? false;
@@ -71,7 +113,22 @@ export function resolveProfile(
     numSchedulerSteps: engine === 'vllm-v0' ? (v.num_scheduler_steps ?? 1) : 1,
     schedulePolicy: v.schedule_policy ?? 'fcfs',
     chunkedPrefillSize: v.chunked_prefill_size ?? sglangChunkedPrefillSize(gpu),
+    llamacpp: null,
   };
+  if (engine === 'llamacpp') {
+    const parallel = v.parallel ?? LLAMACPP_DEFAULT_PARALLEL;
+    const nCtxSlot = llamaCppSlotContext(v.ctx_size ?? nCtxTrain, parallel, nCtxTrain);
+    profile.llamacpp = {
+      parallel,
+      nCtx: nCtxSlot * parallel,
+      nCtxSlot,
+      batchSize: v.batch_size ?? 2048,
+      cacheRamMiB: v.cache_ram ?? 8192,
+      contBatching: v.cont_batching ?? true,
+      slotPromptSimilarity: 0.1,
+    };
+    return { profile, maxNumBatchedTokens: profile.llamacpp.batchSize };
+  }
   let budget = maxNumBatchedTokens;
   if (engine === 'vllm-v0' && !chunked) {
     if (v.max_num_batched_tokens === undefined) budget = vllmV0BatchedTokens(maxModelLen);

@@ -7,11 +7,13 @@
  * costs it and samples tokens, the same for every policy.
  */
 import type { KvPool } from './kv-pool.js';
+import { LlamaCppScheduler } from './policies/llamacpp.js';
 import type { SchedulePolicy, SchedulerLimits } from './policies/policy.js';
 import { SglangScheduler } from './policies/sglang.js';
 import { VllmV0Scheduler } from './policies/vllm-v0.js';
 import { VllmV1Scheduler } from './policies/vllm-v1.js';
 import type { ProfileConfig } from './profiles.js';
+import type { SlotPool } from './slot-pool.js';
 
 export type { SchedulePolicy, SchedulerLimits, SchedulerOutput } from './policies/policy.js';
 
@@ -24,5 +26,10 @@ export function createScheduler(profile: ProfileConfig, kv: KvPool, limits: Sche
       return new VllmV0Scheduler(kv, limits, profile);
     case 'sglang':
       return new SglangScheduler(kv, limits, profile);
+    case 'llamacpp': {
+      const l = profile.llamacpp;
+      if (!l) throw new Error('llamacpp profile without its slot settings');
+      return new LlamaCppScheduler(kv as SlotPool, l.batchSize, l.contBatching);
+    }
   }
 }

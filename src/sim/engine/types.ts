@@ -82,6 +82,20 @@ export interface EngineStats {
   gpuMemoryTotalGiB: number;
 }
 
+/** One llama.cpp server slot (`--engine llamacpp`), for `GET /slots`. */
+export interface SlotState {
+  id: number;
+  /** Tokens the slot holds at most. */
+  nCtx: number;
+  processing: boolean;
+  /** The numeric id of its current or last task; null when it never ran one. */
+  task: number | null;
+  promptTokens: number;
+  processedTokens: number;
+  cachedTokens: number;
+  decoded: number;
+}
+
 /** The engine's public surface. Implemented by `sim/engine/engine.ts`. */
 export interface SimEngine {
   add(req: EngineRequest, nowMs: number): void;
@@ -103,4 +117,6 @@ export interface SimEngine {
   times(reqId: string): RequestTimes | undefined;
   /** Forget a finished request's bookkeeping after the driver has read it. */
   release(reqId: string): void;
+  /** `--engine llamacpp`: the server's slots; empty for the other profiles. */
+  slots(): SlotState[];
 }

@@ -77,18 +77,26 @@ export class Generations {
   private pending = 0;
   /** `--engine sglang`: SGLang's ids and chunk shapes. */
   private readonly sglang: boolean;
+  /** `--engine llamacpp`: llama.cpp's shapes, timings and context errors. */
+  private readonly llamacpp: boolean;
 
   constructor(private readonly host: GenerationHost) {
     const { so, config, engine, clock } = host;
     this.sglang = config.profile.engine === 'sglang';
+    this.llamacpp = config.profile.engine === 'llamacpp';
     this.outputQueue = new ApiServerQueue(config.apiServerCount, config.calibration?.frontend);
     this.output = new OutputProcessor(
       so,
       (id) => engine.times(id),
       frontendOverheadMs(config.calibration?.frontend),
     );
-    this.writer = new ResponseWriter(so, clock, this.output, this.sglang, (ms) =>
-      host.driver().wallDuration(ms),
+    this.writer = new ResponseWriter(
+      so,
+      clock,
+      this.output,
+      this.sglang,
+      (ms) => host.driver().wallDuration(ms),
+      this.llamacpp,
     );
   }
 
@@ -132,7 +140,7 @@ export class Generations {
     const maxLen = config.maxModelLen;
     if (promptLen === 0) return reject(log, res, requestId, 400, 'The prompt is empty (0 tokens).', 'prompt');
     let maxTokens: number;
-    if (so.contextError === 'llamacpp') {
+    if (so.contextError === 'llamacpp' || this.llamacpp) {
       // llama.cpp refuses a prompt that fills its context and stops a generation at the
       // context's end (finish_reason length): max_tokens beyond it is clamped, not refused.
       if (promptLen >= maxLen)
@@ -178,7 +186,7 @@ export class Generations {
         'http429',
       );
 
-    const id = `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${this.host.hex()}`;
+    const id = `${kind === 'chat' || this.llamacpp ? 'chatcmpl' : 'cmpl'}-${this.host.hex()}`;
     const head = {
       // SGLang's ids are bare hex.
       id: this.sglang ? id.slice(id.indexOf('-') + 1) : id,
@@ -443,6 +451,7 @@ export class Generations {
         prefillS: s(st.prefillMs),
         decodeS: s(st.decodeMs),
         itlS: st.itlS,
+        seqTokens: live.promptTokens + live.produced,
       });
     if (live.inEngine) engine.release(live.id);
     this.lives.delete(live.id);

@@ -18,6 +18,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EngineProfile } from '../config/vocab.js';
 import type { EngineStats } from '../engine/types.js';
+import { type LlamaCppTotals, registerLlamaCppMetrics } from './llamacpp.js';
 
 /** vLLM's `time_to_first_token_seconds` buckets. */
 export const TTFT_BUCKETS_S = [
@@ -62,6 +63,8 @@ export interface FinishedRequestTimes {
   decodeS?: number;
   /** Gaps between successive output tokens. */
   itlS: readonly number[];
+  /** Prompt + output tokens of the request (llamacpp's `n_tokens_max`). */
+  seqTokens?: number;
 }
 
 /**
@@ -104,6 +107,8 @@ export class SimMetrics {
   /** vLLM: by `finished_reason`; SGLang: `num_requests_total`, with aborts also counted apart. */
   private readonly success: Counter<'model_name' | 'finished_reason'> | Counter<'model_name'>;
   private readonly aborted?: Counter<'model_name'>;
+  /** llamacpp: the totals its `/metrics` reports beyond the engine's stats (engine seconds). */
+  private readonly llamaTotals: LlamaCppTotals = { promptS: 0, predictedS: 0, nTokensMax: 0 };
   private readonly seen: Record<CounterKey, number> = {
     prefixQueries: 0,
     prefixHits: 0,
@@ -126,6 +131,25 @@ export class SimMetrics {
     const registers = [this.registry];
     const labels = { model_name: modelName };
     // Lets a scraper tell the simulator from a real vLLM (monitor/maps.ts SIM_MARKER).
+    if (profile === 'llamacpp') {
+      // llama.cpp's names only (`sim/server/llamacpp`); the latency histograms the other
+      // profiles expose are kept off the page, as llama-server has none.
+      registerLlamaCppMetrics(this.registry, () => this.stats(), this.llamaTotals);
+      const hidden = [new Registry()];
+      const h = (name: string) =>
+        new Histogram({ name, help: name, labelNames: ['model_name'], registers: hidden });
+      this.success = new Counter({
+        name: 'success',
+        help: 'success',
+        labelNames: ['model_name'],
+        registers: hidden,
+      });
+      this.histTtft = h('ttft');
+      this.histItl = h('itl');
+      this.histE2e = h('e2e');
+      this.histQueue = h('queue');
+      return;
+    }
     if (profile === 'vllm-v1')
       new Gauge({
         name: 'servelab_sim_info',
@@ -336,6 +360,13 @@ export class SimMetrics {
   /** Record a finished (or aborted) request's engine-side times. */
   observeFinished(t: FinishedRequestTimes): void {
     const l = { model_name: this.modelName };
+    if (this.profile === 'llamacpp') {
+      this.llamaTotals.promptS += t.prefillS ?? 0;
+      this.llamaTotals.predictedS += t.decodeS ?? 0;
+      if (t.seqTokens !== undefined)
+        this.llamaTotals.nTokensMax = Math.max(this.llamaTotals.nTokensMax, t.seqTokens);
+      return;
+    }
     if (this.profile === 'sglang') {
       (this.success as Counter<'model_name'>).inc(l);
       if (t.finishedReason === 'abort') this.aborted?.inc(l);

@@ -13,6 +13,7 @@
  * outputs; `vllm/entrypoints/openai/serving_chat.py` formats them (here `writer.ts`); the loop
  * that feeds engine steps through both (`vllm/v1/engine/async_llm.py`) is `generation.ts`.
  */
+
 import { hashString } from '../../runtime/rng.js';
 import { approximatePieces } from '../../tokenizer/index.js';
 import { questionOf, wrongAnswer } from '../../workload/questions.js';
@@ -20,6 +21,7 @@ import type { FinishEvent, RequestTimes, StepResult } from '../engine/types.js';
 import { eosLength } from '../frontend.js';
 import type { ResolvedServerOptions } from '../settings.js';
 import type { DrawnFault } from './faults.js';
+import { llamaCppTimings } from './llamacpp.js';
 import { type TokenLogprob, tokenLogprob } from './logprobs.js';
 import { contentText, type ParsedRequest } from './requests.js';
 import { generateFromSchema, generateJsonObject, jsonTokens } from './structured.js';
@@ -334,6 +336,11 @@ export class OutputProcessor {
       cachedTokens: this.so.enablePromptTokensDetails ? (times?.cachedTokens ?? 0) : undefined,
       reasoningTokens: s.reasoningLen > 0 ? reasoning : undefined,
     });
+  }
+
+  /** `--engine llamacpp`: llama.cpp's own `timings` of the request, in wall ms. */
+  llamaTimingsOf(s: RequestState): Record<string, unknown> {
+    return llamaCppTimings(this.times(s.id), s.promptTokens, s.produced, this.so.timeScale);
   }
 
   /** Server-side timings in llama.cpp's style (engine ms), plus the step of every token. */

@@ -42,6 +42,7 @@ import { SimAudio } from './audio.js';
 import { BadRequest, BodyTooLarge, readJson, requestIdOf } from './body.js';
 import { Generations } from './generation.js';
 import { registerLagMetrics } from './lag-metrics.js';
+import { llamaModels, llamaProps, llamaSlots } from './llamacpp.js';
 import { GPU_UTIL_SAMPLE_MS, SimMetrics } from './metrics.js';
 import { resolveServerOptions } from './options.js';
 import { PromptTokens } from './prompt-tokens.js';
@@ -222,6 +223,8 @@ class SimHttp implements SimHandler {
   private readonly apiKey?: Buffer;
   /** `--engine sglang`: SGLang's routes and `owned_by`. */
   private readonly sglang: boolean;
+  /** `--engine llamacpp`: llama.cpp's `/props`, `/slots`, `/health` body and `/v1/models`. */
+  private readonly llamacpp: boolean;
   /** Set by {@link drain}: new requests get 503; called when the last request in flight ends. */
   private draining?: { onIdle: () => void };
 
@@ -234,6 +237,7 @@ class SimHttp implements SimHandler {
   ) {
     this.modelId = so.servedModelName ?? config.model.name;
     this.sglang = config.profile.engine === 'sglang';
+    this.llamacpp = config.profile.engine === 'llamacpp';
     this.metrics = new SimMetrics(
       () => engine.stats(),
       this.modelId,
@@ -371,6 +375,16 @@ class SimHttp implements SimHandler {
         'The server is shutting down and takes no new requests; retry on another replica.',
       );
     }
+    if (
+      this.llamacpp &&
+      (path === '/props' || path === '/slots' || path === '/models' || route === 'GET /health')
+    ) {
+      req.resume();
+      if (route === 'GET /health') return sendJson(res, this.draining ? 503 : 200, { status: 'ok' });
+      if (route === 'GET /props') return sendJson(res, 200, llamaProps(this.config, this.modelId));
+      if (route === 'GET /slots') return sendJson(res, 200, llamaSlots(this.engine.slots()));
+      if (route === 'GET /models') return sendJson(res, 200, this.modelsBody());
+    }
     switch (route) {
       case 'GET /health':
         // A load balancer stops routing here while the server drains.
@@ -498,6 +512,7 @@ class SimHttp implements SimHandler {
 
   private modelsBody(): unknown {
     const created = this.unixSeconds();
+    if (this.llamacpp) return llamaModels(this.config, this.modelId, created);
     return {
       object: 'list',
       data: [

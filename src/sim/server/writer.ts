@@ -17,6 +17,7 @@ import type { ServerResponse } from 'node:http';
 import type { Clock } from '../../runtime/clock.js';
 import type { ResolvedServerOptions } from '../settings.js';
 import { type ChunkBuilder, type ChunkTemplate, chunkTemplate, fillChunk } from './chunk-template.js';
+import { llamaChatChunk, llamaCompletionChunk, llamaResponse, llamaUsageChunk } from './llamacpp.js';
 import { chatLogprobs, completionLogprobs } from './logprobs.js';
 import type { ChoiceGroup, OutputProcessor, RequestState, TokenDelta } from './output.js';
 import { sendError } from './responses.js';
@@ -96,6 +97,8 @@ export class ResponseWriter {
     private readonly sglang: boolean,
     /** Engine ms → server (wall) ms. */
     private readonly wallDuration: (engineMs: number) => number,
+    /** `--engine llamacpp`: llama.cpp's shapes, and its `timings` on every response. */
+    private readonly llamacpp = false,
   ) {}
 
   /** A `stall` fault strikes: hold this choice's writes for `stallMs` engine ms from now. */
@@ -165,6 +168,12 @@ export class ResponseWriter {
     const out: SseItem[] = [];
     if (d.index === 0 && live.req.kind === 'chat') out.push(this.chunk(live, { role: true }, stamp, 0));
     const body = this.bodyOf(live, d);
+    if (this.llamacpp) {
+      this.llamaLast(live, body, stamp, out);
+      finish();
+      this.write(live, out, true);
+      return;
+    }
     if (this.so.exposeTimings) body.timings = this.output.timingsOf(live);
     out.push(this.chunk(live, body, stamp, live.produced));
     // n > 1: usage and [DONE] follow the last choice to finish.
@@ -183,6 +192,25 @@ export class ResponseWriter {
     }
     finish();
     this.write(live, out, groupDone);
+  }
+
+  /**
+   * llama.cpp's end of a stream: the last token's own chunk, a finish chunk with no text, then
+   * `timings` on it, or (a chat stream that asked for usage) on a usage chunk after it; a
+   * completions stream's finish chunk always carries usage.
+   */
+  private llamaLast(live: Choice, body: ChunkBody, stamp: Stamp | undefined, out: SseItem[]): void {
+    const { finishReason, stopReason, ...token } = body;
+    if (token.text || token.toolCall) out.push(this.chunk(live, token, stamp, live.produced));
+    const timings = this.output.llamaTimingsOf(live);
+    const usage = this.output.usageOf(live);
+    const fin: ChunkBody = { finishReason, stopReason, text: '' };
+    const chat = live.req.kind === 'chat';
+    if (!chat) fin.usage = usage;
+    if (!chat || !live.req.includeUsage) fin.timings = timings;
+    out.push(this.chunk(live, fin, stamp, live.produced));
+    if (chat && live.req.includeUsage) out.push(llamaUsageChunk(live.head, usage, timings));
+    out.push(SSE_DONE);
   }
 
   /** A chunk's body of a token: its text or tool-call delta, logprobs and finish. */
@@ -206,8 +234,11 @@ export class ResponseWriter {
   private answer(live: Choice, d: TokenDelta, finish: () => void): void {
     const { finishReason, stopReason } = d;
     const group = live.group;
-    const timings =
-      this.so.exposeTimings && live.choiceIndex === 0 ? this.output.timingsOf(live) : group?.timings;
+    const timings = this.llamacpp
+      ? this.output.llamaTimingsOf(live)
+      : this.so.exposeTimings && live.choiceIndex === 0
+        ? this.output.timingsOf(live)
+        : group?.timings;
     if (group && timings) group.timings = timings;
     const usage = this.output.usageOf(live);
     const content = live.content;
@@ -233,7 +264,7 @@ export class ResponseWriter {
         live.req.kind === 'chat'
           ? chatResponseOf(live.head, group.results as ChatChoiceOut[], usage, group.timings)
           : completionResponseOf(live.head, group.results as CompletionChoiceOut[], usage, group.timings);
-      this.sendNonStream(group.lives[0], JSON.stringify(this.sglang ? sglangResponse(all) : all));
+      this.sendNonStream(group.lives[0], JSON.stringify(this.wireBody(all)));
       return;
     }
     const body =
@@ -256,7 +287,7 @@ export class ResponseWriter {
             timings,
             lp && completionLogprobs(lp, 0),
           );
-    this.sendNonStream(live, JSON.stringify(this.sglang ? sglangResponse(body) : body));
+    this.sendNonStream(live, JSON.stringify(this.wireBody(body)));
   }
 
   /** `truncate`: the body ends cleanly here, without finish_reason, usage or [DONE]. */
@@ -442,9 +473,15 @@ export class ResponseWriter {
     return this.builderOf(live)(live.head, body);
   }
 
+  /** A non-streaming body in the engine profile's wire format. */
+  private wireBody(body: Record<string, unknown>): Record<string, unknown> {
+    return this.sglang ? sglangResponse(body) : this.llamacpp ? llamaResponse(body) : body;
+  }
+
   /** The chunk shape of this response: its endpoint's, in the engine profile's wire format. */
   private builderOf(live: Choice): ChunkBuilder {
     if (this.sglang) return live.req.kind === 'chat' ? sglangChatChunk : sglangCompletionChunk;
+    if (this.llamacpp) return live.req.kind === 'chat' ? llamaChatChunk : llamaCompletionChunk;
     return live.req.kind === 'chat' ? chatChunk : completionChunk;
   }
 }
