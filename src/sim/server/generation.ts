@@ -129,7 +129,8 @@ export class Generations {
       if (err instanceof BadRequest) return reject(log, res, requestId, 400, err.message, err.param);
       throw err;
     }
-    if (parsed.model !== undefined && parsed.model !== this.host.modelId)
+    // llama-server serves its one model whatever name a request carries.
+    if (parsed.model !== undefined && parsed.model !== this.host.modelId && !this.llamacpp)
       return reject(log, res, requestId, 404, `The model \`${parsed.model}\` does not exist.`, 'model');
 
     const prompts = await this.host.prompts();

@@ -21,6 +21,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { EngineConfig } from '../engine/config.js';
 import { BYTES_PER_WEIGHT, modelAccounting } from '../engine/cost.js';
 import type { EngineStats, RequestTimes, SlotState } from '../engine/types.js';
+import type { PromptTokens } from './prompt-tokens.js';
 import type { ChunkBody, ChunkHead } from './wire.js';
 
 /** The build string llama-server reports (`build_info`, `system_fingerprint`). */
@@ -185,6 +186,18 @@ export function llamaModels(cfg: EngineConfig, modelId: string, created: number)
       },
     ],
   };
+}
+
+/**
+ * `POST /tokenize` as llama-server answers it: it reads `content` only (a body without it gets
+ * `{"tokens": []}`), adds no special tokens here, and with `with_pieces` pairs each id with its text.
+ */
+export function llamaTokenize(prompts: PromptTokens, body: unknown): Record<string, unknown> {
+  const b = (body ?? {}) as Record<string, unknown>;
+  if (typeof b.content !== 'string') return { tokens: [] };
+  const ids = prompts.ids(b.content);
+  if (b.with_pieces !== true) return { tokens: Array.from(ids) };
+  return { tokens: ids.map((id) => ({ id, piece: prompts.tokenizer.decode([id]) })) };
 }
 
 /** `GET /props`: the slots' context and count, the model, the build. */

@@ -42,7 +42,7 @@ import { SimAudio } from './audio.js';
 import { BadRequest, BodyTooLarge, readJson, requestIdOf } from './body.js';
 import { Generations } from './generation.js';
 import { registerLagMetrics } from './lag-metrics.js';
-import { llamaModels, llamaProps, llamaSlots } from './llamacpp.js';
+import { llamaModels, llamaProps, llamaSlots, llamaTokenize } from './llamacpp.js';
 import { GPU_UTIL_SAMPLE_MS, SimMetrics } from './metrics.js';
 import { resolveServerOptions } from './options.js';
 import { PromptTokens } from './prompt-tokens.js';
@@ -548,7 +548,9 @@ class SimHttp implements SimHandler {
   private async tokenize(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let parsed: ReturnType<typeof parseTokenizeRequest>;
     try {
-      parsed = parseTokenizeRequest(await readJson(req, this.so.maxBodyBytes));
+      const body = await readJson(req, this.so.maxBodyBytes);
+      if (this.llamacpp) return sendJson(res, 200, llamaTokenize(await this.getPrompts(), body));
+      parsed = parseTokenizeRequest(body);
     } catch (err) {
       if (err instanceof BodyTooLarge) return rejectTooLarge(this.log, res, undefined, err);
       if (err instanceof BadRequest) return sendError(res, 400, err.message, err.param);
