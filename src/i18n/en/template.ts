@@ -158,6 +158,16 @@ export const template = {
     'sglang: order of the waiting queue, first come first served (fcfs) or longest prefix match first (lpm).',
   'tpl.simopt.chunked_prefill_size':
     'sglang: most prompt tokens of one prefill step; longer prompts are prefilled in chunks.',
+  'tpl.simopt.parallel':
+    "llamacpp: server slots (llama.cpp's -np/--parallel): the most requests running at once; the rest wait (deferred).",
+  'tpl.simopt.ctx_size':
+    "llamacpp: total context (llama.cpp's -c/--ctx-size), split between the slots: each slot holds ctx_size / parallel tokens, rounded up to a multiple of 256.",
+  'tpl.simopt.batch_size':
+    "llamacpp: most tokens of one llama_decode (llama.cpp's -b/--batch-size): decodes first, then prompt tokens of the slots in order.",
+  'tpl.simopt.cache_ram':
+    "llamacpp: size of the RAM prompt cache (llama.cpp's --cache-ram; 0 turns it off): a slot's prompt is saved there before the slot is reused, and a later request restores the one sharing its longest prefix.",
+  'tpl.simopt.cont_batching':
+    "llamacpp: continuous batching (llama.cpp's --cont-batching); off, prompts are processed only in steps with no decoding slot.",
   'tpl.simopt.cold_start_ms': 'Extra time on the first engine step, as a cold engine takes.',
   'tpl.simopt.api_server_count':
     "API server processes that share the streaming work (vLLM's --api-server-count); each detokenises and writes the chunks of its own streams.",

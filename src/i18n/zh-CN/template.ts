@@ -147,6 +147,16 @@ export const template: Record<keyof typeof en, string> = {
     'vllm-v0 多步调度：每次调度运行这么多个解码步，每个请求的 token 也按这个数量成批流式输出。',
   'tpl.simopt.schedule_policy': 'sglang：等待队列的顺序，先来先服务（fcfs）或最长前缀匹配优先（lpm）。',
   'tpl.simopt.chunked_prefill_size': 'sglang：一个预填充步的最多提示词 token 数；更长的提示词分块预填充。',
+  'tpl.simopt.parallel':
+    'llamacpp：服务器槽位数（llama.cpp 的 -np/--parallel），即同时运行的最多请求数；其余请求等待（deferred）。',
+  'tpl.simopt.ctx_size':
+    'llamacpp：总上下文（llama.cpp 的 -c/--ctx-size），在槽位之间平分：每个槽位容纳 ctx_size / parallel 个 token，向上取整到 256 的倍数。',
+  'tpl.simopt.batch_size':
+    'llamacpp：一次 llama_decode 的最多 token 数（llama.cpp 的 -b/--batch-size）：先放各槽位的解码 token，再按槽位顺序放提示词 token。',
+  'tpl.simopt.cache_ram':
+    'llamacpp：内存提示词缓存的大小（llama.cpp 的 --cache-ram，0 表示关闭）：槽位被复用前先把它的提示词存入缓存，之后的请求取回与自己前缀最长相同的那一条。',
+  'tpl.simopt.cont_batching':
+    'llamacpp：连续批处理（llama.cpp 的 --cont-batching）；关闭时，只有在没有槽位解码的步里才处理提示词。',
   'tpl.simopt.cold_start_ms': '引擎第一步的额外耗时，模拟冷启动的引擎。',
   'tpl.simopt.api_server_count':
     '分担流式输出工作的 API 服务器进程数（vLLM 的 --api-server-count）；每个进程为自己的流做反分词并写出数据块。',
