@@ -169,9 +169,11 @@ export class ResponseWriter {
     if (d.index === 0 && live.req.kind === 'chat') out.push(this.chunk(live, { role: true }, stamp, 0));
     const body = this.bodyOf(live, d);
     if (this.llamacpp) {
-      this.llamaLast(live, body, stamp, out);
+      // n > 1: usage and [DONE] follow the last choice to finish.
+      const last = !live.group || live.group.remaining === 1;
+      this.llamaLast(live, body, stamp, out, last);
       finish();
-      this.write(live, out, true);
+      this.write(live, out, last);
       return;
     }
     if (this.so.exposeTimings) body.timings = this.output.timingsOf(live);
@@ -199,7 +201,13 @@ export class ResponseWriter {
    * `timings` on it, or (a chat stream that asked for usage) on a usage chunk after it; a
    * completions stream's finish chunk always carries usage.
    */
-  private llamaLast(live: Choice, body: ChunkBody, stamp: Stamp | undefined, out: SseItem[]): void {
+  private llamaLast(
+    live: Choice,
+    body: ChunkBody,
+    stamp: Stamp | undefined,
+    out: SseItem[],
+    last: boolean,
+  ): void {
     const { finishReason, stopReason, ...token } = body;
     if (token.text || token.toolCall) out.push(this.chunk(live, token, stamp, live.produced));
     const timings = this.output.llamaTimingsOf(live);
@@ -209,6 +217,7 @@ export class ResponseWriter {
     if (!chat) fin.usage = usage;
     if (!chat || !live.req.includeUsage) fin.timings = timings;
     out.push(this.chunk(live, fin, stamp, live.produced));
+    if (!last) return;
     if (chat && live.req.includeUsage) out.push(llamaUsageChunk(live.head, usage, timings));
     out.push(SSE_DONE);
   }
