@@ -380,6 +380,7 @@ describe('the profile settings, in the one schema', () => {
       numSchedulerSteps: 1,
       schedulePolicy: 'fcfs',
       chunkedPrefillSize: 8192,
+      llamacpp: null,
     });
     assert.equal(cfg.maxNumBatchedTokens, 8192);
   });
