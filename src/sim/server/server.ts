@@ -30,6 +30,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../../core/errors.js';
+import { translator } from '../../i18n/index.js';
 import { type Clock, RealClock } from '../../runtime/clock.js';
 import { Rng } from '../../runtime/rng.js';
 import { tokenizerFor } from '../../tokenizer/index.js';
@@ -44,6 +45,7 @@ import { Generations } from './generation.js';
 import { registerLagMetrics } from './lag-metrics.js';
 import { GPU_UTIL_SAMPLE_MS, SimMetrics } from './metrics.js';
 import { resolveServerOptions } from './options.js';
+import { type SpanExport, startSpanExport, tracesUrl } from './otlp-spans.js';
 import { PromptTokens } from './prompt-tokens.js';
 import { parseTokenizeRequest } from './requests.js';
 import { reject, rejectTooLarge, sendError, sendJson } from './responses.js';
@@ -209,6 +211,9 @@ export async function createSimHandler(
   return { sim, so, config, engine };
 }
 
+/** The simulator's log lines and errors are English. */
+const EN = translator('en');
+
 class SimHttp implements SimHandler {
   readonly modelId: string;
   private readonly driver: RealTimeDriver;
@@ -224,6 +229,8 @@ class SimHttp implements SimHandler {
   private readonly sglang: boolean;
   /** Set by {@link drain}: new requests get 503; called when the last request in flight ends. */
   private draining?: { onIdle: () => void };
+  /** `--otlp-endpoint`: the request spans' exporter. */
+  private readonly spans?: SpanExport;
 
   constructor(
     private readonly so: ResolvedServerOptions,
@@ -234,6 +241,19 @@ class SimHttp implements SimHandler {
   ) {
     this.modelId = so.servedModelName ?? config.model.name;
     this.sglang = config.profile.engine === 'sglang';
+    if (so.otlpEndpoint !== undefined) {
+      // vLLM's request span; SGLang's tracing exports a tree of its own (docs/metrics.md).
+      if (!config.profile.engine.startsWith('vllm'))
+        throw new UsageError([
+          {
+            path: '--otlp-endpoint',
+            message: EN('otlp.sim_not_vllm', { engine: config.profile.engine }),
+            hint: EN('otlp.sim_not_vllm_hint'),
+          },
+        ]);
+      this.spans = startSpanExport(so.otlpEndpoint, so.timeScale);
+      log(EN('otlp.sim_exporting', { url: tracesUrl(so.otlpEndpoint) }));
+    }
     this.metrics = new SimMetrics(
       () => engine.stats(),
       this.modelId,
@@ -275,6 +295,7 @@ class SimHttp implements SimHandler {
       onIdle: () => {
         if (this.draining) queueMicrotask(() => this.draining?.onIdle());
       },
+      spans: this.spans,
     });
     this.driver = new RealTimeDriver(
       engine,
@@ -339,6 +360,8 @@ class SimHttp implements SimHandler {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     await closed;
+    // The spans of the last requests are still in the batch: export them before going.
+    await this.spans?.shutdown().catch(() => undefined);
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
