@@ -663,6 +663,7 @@ export const RUN_SETTINGS = {
     default: null,
     defaultText: 'off',
     valueText: 'a port, 0: any free one',
+    hintKey: 'otlp.port_example',
     description:
       "Receive the engine's OpenTelemetry spans (OTLP/HTTP) on this local port and send a traceparent with every request, so each record is joined to its span.",
   }),

@@ -4,6 +4,7 @@ export const otlp = {
   'otlp.in_use': 'in use',
   'otlp.permission': 'permission denied',
   'otlp.port_hint': 'pick another --otlp-port, or 0 for any free one',
+  'otlp.port_example': "e.g. --otlp-port 4318 (OTLP/HTTP's usual port), or 0 for any free one",
   'otlp.listening':
     "receiving the engine's OpenTelemetry spans on {url}/v1/traces (OTLP/HTTP, protobuf or JSON)",
   'otlp.joined': "joined {joined} of {expected} requests to the engine's spans ({spans} spans received)",

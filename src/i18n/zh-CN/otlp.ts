@@ -6,6 +6,7 @@ export const otlp: Record<keyof typeof en, string> = {
   'otlp.in_use': '端口已被占用',
   'otlp.permission': '没有权限',
   'otlp.port_hint': '换一个 --otlp-port，或用 0 让系统挑一个空闲端口',
+  'otlp.port_example': '例如 --otlp-port 4318（OTLP/HTTP 的常用端口），或用 0 让系统挑一个空闲端口',
   'otlp.listening': '在 {url}/v1/traces 接收引擎的 OpenTelemetry span（OTLP/HTTP，protobuf 或 JSON）',
   'otlp.joined': '{expected} 个请求中有 {joined} 个关联上了引擎的 span（共收到 {spans} 个 span）',
   'otlp.none_joined_hint':
