@@ -7,10 +7,10 @@
  *
  * A span usually arrives after its response: engines export in batches (vLLM's
  * `BatchSpanProcessor`, whose default schedule delay `OTEL_BSP_SCHEDULE_DELAY` is 5000 ms in the
- * OpenTelemetry SDK specification). So the records the engine answered (HTTP 200) wait here, in
- * front of the sinks that keep them (requests.jsonl, the store), until their span arrives or the
- * run's grace period ends; then the rest go on with `server` as the response left it and, where
- * that is null, `server_reason: 'no_span'`. Everything else passes straight through.
+ * OpenTelemetry SDK specification). So the records the engine answered (HTTP 200) without
+ * timing them in the response wait here, in front of the sinks that keep them (requests.jsonl,
+ * the store), until their span arrives or the run's grace period ends; then the rest go on with
+ * `server: null` and `server_reason: 'no_span'`. Everything else passes straight through.
  */
 import type { OtlpSpan } from '../monitor/index.js';
 import { serverTimesOfSpan } from '../record/server-times.js';
@@ -69,7 +69,8 @@ export function joinSpans(sinks: readonly RunObserver[]): SpanJoin {
     },
     onRecord: (rec) => {
       const id = rec.trace_id;
-      if (settled || !id || rec.http_status !== 200) return forward(rec);
+      // Already timed by its response (llama.cpp's `timings`): nothing to wait for.
+      if (settled || !id || rec.http_status !== 200 || rec.server) return forward(rec);
       stats.expected++;
       const times = early.get(id);
       if (times) {
@@ -112,7 +113,7 @@ export function joinSpans(sinks: readonly RunObserver[]): SpanJoin {
       settled = true;
       wake = null;
       for (const rec of held.values()) {
-        if (rec.server == null) rec.server_reason = 'no_span';
+        rec.server_reason = 'no_span';
         forward(rec);
       }
       held.clear();

@@ -59,11 +59,14 @@ describe('joinSpans', () => {
     const j = joinSpans([s.o]);
     j.observer.onRecord?.(rec('a', 'c'.repeat(32)));
     j.observer.onRecord?.(rec('e', 'd'.repeat(32), 400));
+    const timed = rec('t', 'f'.repeat(32));
+    timed.server = { queue_ms: null, prefill_ms: 5, decode_ms: 9, source: 'llamacpp.timings' };
+    j.observer.onRecord?.(timed);
     j.observer.onRunEnd?.('completed');
     assert.deepEqual(
       s.seen.map((r) => r.id),
-      ['e'],
-      'an error the engine never took passes through',
+      ['e', 't'],
+      'an error the engine never took, and a record its response timed, pass through',
     );
     assert.deepEqual(s.ends, [], 'the run end waits for the held records');
     assert.deepEqual(await j.settle(20), { expected: 1, joined: 0 });
@@ -71,6 +74,7 @@ describe('joinSpans', () => {
       s.seen.map((r) => [r.id, r.server, r.server_reason]),
       [
         ['e', null, undefined],
+        ['t', timed.server, undefined],
         ['a', null, 'no_span'],
       ],
     );
