@@ -214,3 +214,17 @@ describe('run --otlp-port joins each record to its engine span by traceparent', 
     }
   });
 });
+
+it('--otlp-port with --workers is refused with a hint: one port, several processes', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'servelab-otlp-'));
+  dirs.push(dir);
+  const io = memoryIo({}, dir);
+  const code = await main(
+    ['run', '--url', 'http://127.0.0.1:9/v1', '--workers', '2', '--otlp-port', '0', '--no-db'],
+    io,
+  );
+  assert.notEqual(code, 0);
+  assert.match(io.err(), /--otlp-port: one port receives the spans/);
+  assert.match(io.err(), /hint: drop --workers/);
+  assert.doesNotMatch(io.err(), /\bat .*\.ts:\d+/, 'no stack trace');
+});
