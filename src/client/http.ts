@@ -14,6 +14,7 @@ import { emptyRecord, type RequestRecord } from '../record/types.js';
 import { whenAborted } from '../runtime/abort.js';
 import type { RequestSpec } from '../workload/types.js';
 import { clip, errorMessageOf, ResponseAccumulator, type StreamInfo } from './stream.js';
+import { newTraceparent } from './trace-context.js';
 import type { ClientOptions, SendArgs, Target } from './types.js';
 
 /** Largest non-SSE body kept (bytes): a non-stream completion, or an error body. */
@@ -412,6 +413,11 @@ class UndiciHttpTarget implements HttpTarget {
       try {
         const headers: Record<string, string> = { ...this.baseHeaders, 'x-request-id': args.id };
         if (args.spec.session_id !== undefined) headers[this.sessionHeader] = args.spec.session_id;
+        if (this.opts.traceparent) {
+          const tp = newTraceparent();
+          headers.traceparent = tp.header;
+          rec.trace_id = tp.traceId;
+        }
         const payload = JSON.stringify(body);
         rec.sent_at_ms = this.opts.clock.now();
         handler.arm();

@@ -44,6 +44,11 @@ export interface ClientOptions {
    * with session affinity; default `x-session-id`.
    */
   sessionHeader?: string;
+  /**
+   * Send a W3C `traceparent` with each attempt and keep its trace id on the record (`trace_id`),
+   * so the engine's OpenTelemetry span for it can be joined (`run --otlp-port`).
+   */
+  traceparent?: boolean;
 }
 
 /** Where a session turn's answer text goes: the content deltas (or the body's content), in order. */

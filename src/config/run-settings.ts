@@ -655,6 +655,18 @@ export const RUN_SETTINGS = {
     unit: 's',
     description: 'Time-to-first-token timeout.',
   }),
+  otlp_port: setting(nonNegInt().max(65535, err('expected an integer from 0 to 65535')), {
+    group: 'request',
+    flag: 'otlp-port',
+    arg: '<p>',
+    file: null,
+    default: null,
+    defaultText: 'off',
+    valueText: 'a port, 0: any free one',
+    hintKey: 'otlp.port_example',
+    description:
+      "Receive the engine's OpenTelemetry spans (OTLP/HTTP) on this local port and send a traceparent with every request, so each record is joined to its span.",
+  }),
   // ---- output ----
   slo: setting(str(), {
     group: 'output',

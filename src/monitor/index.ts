@@ -33,6 +33,13 @@ export {
   readNvidiaSmi,
 } from './nvidia-smi.js';
 export {
+  decodeTraceRequest,
+  type OtlpReceiver,
+  type OtlpSpan,
+  otlpEncodingOf,
+  startOtlpReceiver,
+} from './otlp-receiver.js';
+export {
   type Family,
   type MetricType,
   type ParseResult,

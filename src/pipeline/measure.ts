@@ -17,7 +17,7 @@ import { evaluateThresholds, type Threshold, type ThresholdResult } from '../ana
 import { validityReasons } from '../analysis/validity.js';
 import { createHttpTarget } from '../client/index.js';
 import type { T } from '../i18n/index.js';
-import type { ScrapePoint } from '../monitor/index.js';
+import { type OtlpReceiver, type ScrapePoint, startOtlpReceiver } from '../monitor/index.js';
 import { describeEnvironment } from '../output/environment.js';
 import type { RequestRecord } from '../record/types.js';
 import { buildRunReport, type RunReport } from '../report/run/report.js';
@@ -44,6 +44,7 @@ import {
   reportMonitoring,
   startMonitoring,
 } from './monitoring.js';
+import { joinSpans, OTLP_GRACE_MS } from './otlp-join.js';
 import { type MeasureOutput, openRecordsFile, writeMeasurementFiles } from './outputs.js';
 import { LATE_LIMIT_MS, type ShardSettings, shardFiles } from './shard.js';
 
@@ -186,17 +187,21 @@ export async function measureOn(
 ): Promise<Measurement> {
   const { plan } = req;
   const clock = deps.clock ?? endpoint.runClock();
+  const otlpPort = deps.monitoring?.otlpPort ?? null;
   const client = createHttpTarget({
     ...req.client,
     baseUrl: endpoint.baseUrl,
     clock,
     ...(endpoint.dispatcher ? { dispatcher: endpoint.dispatcher } : {}),
+    ...(otlpPort !== null ? { traceparent: true } : {}),
   });
   const observers: RunObserver[] = [...(deps.observers ?? [])];
+  // The sinks that keep records; with --otlp-port they get each one once its span is joined.
+  const sinks: RunObserver[] = [];
   const outDir = req.output?.out ?? null;
   const shardNames = plan.shard ? shardFiles(plan.shard.index, plan.shard.count) : null;
   const writer = openRecordsFile(outDir, shardNames);
-  if (writer) observers.push(writer);
+  if (writer) sinks.push(writer);
   const progress = deps.progress
     ? createProgress({
         stream: deps.progress,
@@ -227,9 +232,12 @@ export async function measureOn(
       })
     : null;
   if (storeRun && store) {
-    observers.push(store.observer(storeRun.id));
+    sinks.push(store.observer(storeRun.id));
     log(deps.announce ? deps.announce(storeRun.id) : (deps.t ?? EN)('run.started', { id: storeRun.id }));
   }
+
+  const spanJoin = otlpPort !== null ? joinSpans(sinks) : null;
+  observers.push(...(spanJoin ? [spanJoin.observer] : sinks));
 
   const work = async () => {
     const settings = deps.monitoring ?? { scrape: 'auto', scrapeIntervalMs: 1000, metricsPort: null };
@@ -249,7 +257,16 @@ export async function measureOn(
     observers.push(...monitoring.observers);
     let result: RunResult | null = null;
     let mon: MonitoringResult | null = null;
+    let receiver: OtlpReceiver | null = null;
     try {
+      if (spanJoin) {
+        receiver = await startOtlpReceiver({
+          port: otlpPort as number,
+          onSpans: (spans) => spanJoin.onSpans(spans),
+          t: deps.t ?? EN,
+        });
+        log((deps.t ?? EN)('otlp.listening', { url: receiver.url }));
+      }
       // The common start, converted once from the wall clock to this run's monotonic clock.
       const start =
         plan.shard?.startAtUnixMs != null
@@ -269,8 +286,17 @@ export async function measureOn(
         signal: deps.signal,
         endpoint,
       });
+      if (spanJoin && receiver) {
+        const joined = await spanJoin.settle(OTLP_GRACE_MS);
+        const t = deps.t ?? EN;
+        log(t('otlp.joined', { ...joined, spans: receiver.spans }));
+        if (joined.expected > 0 && joined.joined === 0)
+          log(t('otlp.none_joined_hint', { url: receiver.url }));
+      }
       mon = await monitoring.stop();
     } finally {
+      await spanJoin?.settle(0);
+      await receiver?.close().catch(() => null);
       if (!mon) await monitoring.stop().catch(() => null);
       progress?.stop();
       await writer?.close();

@@ -27,6 +27,12 @@ export interface MonitoringSettings {
   scrapeIntervalMs: number;
   /** Serve servelab's own /metrics on this port during the run (0 = any), or null. */
   metricsPort: number | null;
+  /**
+   * Receive the engine's OpenTelemetry spans on this port (0 = any) and send a `traceparent`
+   * with every request, so each record is joined to its span (`run --otlp-port`); null or
+   * absent: off.
+   */
+  otlpPort?: number | null;
   /** Labels on every exporter series (a shard's `shard` and `run_id`, so Prometheus can sum shards). */
   exporterLabels?: Record<string, string>;
 }

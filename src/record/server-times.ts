@@ -15,6 +15,9 @@
  *   (first → last token) and `time_scale`; under `--time-scale X` one wall ms is X engine ms,
  *   so each is divided by X.
  *
+ * - vLLM's OpenTelemetry request span (`source: 'otlp'`, {@link serverTimesOfSpan}), received on
+ *   `run --otlp-port` and joined to the record by the trace id of its `traceparent`.
+ *
  * Pure; the client fills `RequestRecord.server` with it, and readers of records written before
  * that field existed call {@link serverTimes}.
  */
@@ -57,4 +60,50 @@ export function serverTimesOf(
 /** A record's server-side times: its `server` field, else read from its `timings` (older records). */
 export function serverTimes(r: RequestRecord): RequestServerTimes | null {
   return r.server !== undefined ? r.server : serverTimesOf(r.timings);
+}
+
+/**
+ * vLLM's span attribute names (vllm-project/vllm `vllm/tracing.py` `SpanAttributes`, commit
+ * 03b8a674ec7e654ab285df6f013a53a24381f941), each a duration in seconds. vLLM sets them on its
+ * `llm_request` span (kind SERVER, parent: the request's `traceparent`) when a request finishes,
+ * in `vllm/v1/engine/output_processor.py` `do_tracing` (commit
+ * d07822605346f767b672503c9aae85aa23ef2d82): `time_in_queue` = scheduled − queued,
+ * `time_in_model_prefill` = first token − scheduled, `time_in_model_decode` = last token − first
+ * token, `time_to_first_token` = first token − arrival, `e2e` = finish − arrival.
+ */
+export const VLLM_SPAN_ATTRIBUTES = {
+  queue_s: 'gen_ai.latency.time_in_queue',
+  prefill_s: 'gen_ai.latency.time_in_model_prefill',
+  decode_s: 'gen_ai.latency.time_in_model_decode',
+  ttft_s: 'gen_ai.latency.time_to_first_token',
+  e2e_s: 'gen_ai.latency.e2e',
+  inference_s: 'gen_ai.latency.time_in_model_inference',
+  request_id: 'gen_ai.request.id',
+  prompt_tokens: 'gen_ai.usage.prompt_tokens',
+  completion_tokens: 'gen_ai.usage.completion_tokens',
+} as const;
+
+/** A span attribute's value as OTLP carries it (string, number, boolean; lists are not read here). */
+export type SpanAttributeValue = string | number | boolean | null;
+
+/**
+ * The server-side times in an engine's request span (its attributes by name), in wall ms: vLLM's
+ * seconds × 1000. Null when the span carries none of them (another span of the same trace).
+ * @example
+ * serverTimesOfSpan({ 'gen_ai.latency.time_in_queue': 0.002, 'gen_ai.latency.time_in_model_prefill': 0.05 })
+ * // { queue_ms: 2, prefill_ms: 50, decode_ms: null, source: 'otlp' }
+ */
+export function serverTimesOfSpan(
+  attributes: Readonly<Record<string, SpanAttributeValue>>,
+): RequestServerTimes | null {
+  const ms = (name: string) => {
+    const v = attributes[name];
+    const x = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+    return typeof x === 'number' && Number.isFinite(x) ? x * 1000 : null;
+  };
+  const queue = ms(VLLM_SPAN_ATTRIBUTES.queue_s);
+  const prefill = ms(VLLM_SPAN_ATTRIBUTES.prefill_s);
+  const decode = ms(VLLM_SPAN_ATTRIBUTES.decode_s);
+  if (queue === null && prefill === null && decode === null) return null;
+  return { queue_ms: queue, prefill_ms: prefill, decode_ms: decode, source: 'otlp' };
 }

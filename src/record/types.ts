@@ -45,8 +45,12 @@ export interface Usage {
 
 export type Phase = 'warmup' | 'measure';
 
-/** Where a record's {@link RequestServerTimes} were read (`record/server-times`). */
-export type ServerTimesSource = 'llamacpp.timings' | 'sim';
+/**
+ * Where a record's {@link RequestServerTimes} were read (`record/server-times`): llama.cpp's
+ * `timings`, the simulator's `timings`, or the engine's OpenTelemetry request span received on
+ * `run --otlp-port` (vLLM's `llm_request`).
+ */
+export type ServerTimesSource = 'llamacpp.timings' | 'sim' | 'otlp';
 
 /**
  * The engine's own account of one request, in wall milliseconds (docs/metrics.md): null where
@@ -112,10 +116,22 @@ export interface RequestRecord {
   /** llama.cpp-style `timings` object, when the server sends one. */
   timings: Record<string, unknown> | null;
   /**
-   * The server-side times read from `timings` (`record/server-times`); null when the server
-   * sent none. Absent in records written before this field existed.
+   * The server-side times read from `timings` or from the engine's OpenTelemetry span
+   * (`record/server-times`); null when the server sent none. Absent in records written before
+   * this field existed.
    */
   server?: RequestServerTimes | null;
+  /**
+   * Why `server` is null although the run asked the engine for its span (`run --otlp-port`):
+   * `no_span` (none with this record's trace id arrived by the end of the grace period after the
+   * run). Absent otherwise.
+   */
+  server_reason?: 'no_span' | null;
+  /**
+   * The W3C trace id sent in this attempt's `traceparent` header (32 hex digits), with
+   * `run --otlp-port`: the engine's span for the request carries it. Absent otherwise.
+   */
+  trace_id?: string | null;
 
   /** Requested input length (tokens), when the workload set one. */
   input_len: number | null;

@@ -433,6 +433,19 @@ export const SIM_SETTINGS = {
     valueText: 'a token',
     description: 'Bearer token that requests to /v1/* must carry; it is never logged.',
   }),
+  otlp_endpoint: setting(
+    str()
+      .regex(/^https?:\/\/[^\s/]+/, err('expected an http:// or https:// URL'))
+      .optional(),
+    {
+      surfaces: ['sim'],
+      layer: 'server',
+      arg: 'url',
+      valueText: 'an http(s) URL',
+      description:
+        "Export one OpenTelemetry span per request to this OTLP/HTTP traces URL (protobuf; no path: /v1/traces), as vLLM's --otlp-traces-endpoint does: its llm_request span, child of the request's traceparent, latencies in wall seconds.",
+    },
+  ),
   max_waiting: setting(posInt().optional(), {
     surfaces: SERVED,
     layer: 'server',

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { serverTimes, serverTimesOf } from '../../src/record/server-times.js';
+import { serverTimes, serverTimesOf, serverTimesOfSpan } from '../../src/record/server-times.js';
 import { emptyRecord, type RequestServerTimes } from '../../src/record/types.js';
 
 describe('serverTimesOf', () => {
@@ -63,6 +63,29 @@ describe('serverTimes', () => {
       prefill_ms: 8,
       decode_ms: 20,
       source: 'llamacpp.timings',
+    });
+  });
+});
+
+describe('serverTimesOfSpan', () => {
+  it("reads vLLM's span attributes (vllm/tracing.py SpanAttributes), seconds to ms", () => {
+    assert.deepEqual(
+      serverTimesOfSpan({
+        'gen_ai.latency.time_in_queue': 0.002,
+        'gen_ai.latency.time_in_model_prefill': 0.05,
+        'gen_ai.latency.time_in_model_decode': '0.25',
+        'gen_ai.latency.time_to_first_token': 0.06,
+      }),
+      { queue_ms: 2, prefill_ms: 50, decode_ms: 250, source: 'otlp' },
+    );
+  });
+  it('says nothing about a span without them (another span of the trace)', () => {
+    assert.equal(serverTimesOfSpan({ 'http.method': 'POST', 'gen_ai.latency.e2e': 1 }), null);
+    assert.deepEqual(serverTimesOfSpan({ 'gen_ai.latency.time_in_model_prefill': 0.01 }), {
+      queue_ms: null,
+      prefill_ms: 10,
+      decode_ms: null,
+      source: 'otlp',
     });
   });
 });

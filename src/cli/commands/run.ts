@@ -61,6 +61,7 @@ export interface RawRun extends RawCommon {
   scrape?: string[] | boolean;
   scrapeInterval?: string;
   metricsPort?: string;
+  otlpPort?: string;
   db?: string | boolean;
   label?: string;
   shard?: string;
@@ -70,7 +71,7 @@ export interface RawRun extends RawCommon {
   workers?: string;
 }
 
-/** Monitoring flags: --scrape/--no-scrape, --scrape-interval, --metrics-port. */
+/** Monitoring flags: --scrape/--no-scrape, --scrape-interval, --metrics-port, --otlp-port. */
 export function parseMonitoringFlags(
   raw: RawRun,
   problems: Problem[],
@@ -78,6 +79,7 @@ export function parseMonitoringFlags(
 ): MonitoringSettings {
   const interval = optNumber(raw.scrapeInterval, '--scrape-interval', problems, { min: 0.05 }, t) ?? 1;
   const metricsPort = optNumber(raw.metricsPort, '--metrics-port', problems, { int: true, min: 0 }, t);
+  const otlpPort = num(problems, 'otlp_port', raw.otlpPort, t);
   const scrape = raw.scrape === false ? 'off' : Array.isArray(raw.scrape) ? raw.scrape : 'auto';
   if (Array.isArray(scrape))
     for (const u of scrape)
@@ -87,7 +89,7 @@ export function parseMonitoringFlags(
           message: t('cli.scrape.not_http', { raw: u }),
           hint: t('cli.scrape.not_http_hint'),
         });
-  return { scrape, scrapeIntervalMs: interval * 1000, metricsPort };
+  return { scrape, scrapeIntervalMs: interval * 1000, metricsPort, otlpPort };
 }
 
 /** Validate `run` flags into a measurement input (every problem at once). */
@@ -217,6 +219,8 @@ export function parseRunFlags(
       message: t('sessions.header.bad', { name: sessionHeader }),
       hint: t('sessions.header.hint'),
     });
+  if (workers > 1 && monitoring.otlpPort != null)
+    problems.push({ path: '--otlp-port', message: t('otlp.workers'), hint: t('otlp.workers_hint') });
   if (workers > 1 && shard)
     problems.push({
       path: '--workers',

@@ -12,6 +12,7 @@ import { exp } from './exp.js';
 import { gate } from './gate.js';
 import { gateLoad } from './gate-load.js';
 import { kindAnswers } from './kind-answers.js';
+import { otlp } from './otlp.js';
 import { report } from './report.js';
 import { run } from './run.js';
 import { sessions } from './sessions.js';
@@ -45,4 +46,5 @@ export const en = {
   ...trace,
   ...voice,
   ...kindAnswers,
+  ...otlp,
 } as const;

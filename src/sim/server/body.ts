@@ -89,3 +89,11 @@ export async function readJson(req: IncomingMessage, maxBytes: number): Promise<
     throw new BadRequest(`The request body is not valid JSON: ${(err as Error).message}`);
   }
 }
+
+/** The caller's W3C `traceparent` header, if it has the header's shape (version-trace-parent-flags). */
+export function traceparentOf(req: IncomingMessage): string | undefined {
+  const v = req.headers.traceparent;
+  return typeof v === 'string' && /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/.test(v.trim())
+    ? v.trim()
+    : undefined;
+}

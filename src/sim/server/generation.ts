@@ -15,15 +15,16 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Clock } from '../../runtime/clock.js';
+import { type Clock, unixNowMs } from '../../runtime/clock.js';
 import type { EngineConfig } from '../engine/config.js';
 import type { RealTimeDriver } from '../engine/realtime-driver.js';
 import type { EngineRequest, FinishEvent, SimEngine, StepResult } from '../engine/types.js';
 import { ApiServerQueue, frontendOverheadMs } from '../frontend.js';
 import type { ResolvedServerOptions } from '../settings.js';
-import { BadRequest, BodyTooLarge, readJson, requestIdOf } from './body.js';
+import { BadRequest, BodyTooLarge, readJson, requestIdOf, traceparentOf } from './body.js';
 import { drawEngineAbort, drawFault } from './faults.js';
 import type { SimMetrics } from './metrics.js';
+import type { SpanExport } from './otlp-spans.js';
 import {
   type ChoiceGroup,
   finishedStats,
@@ -64,6 +65,8 @@ export interface GenerationHost {
   unixSeconds: () => number;
   /** Called each time the last request in flight has ended. */
   onIdle: () => void;
+  /** `--otlp-endpoint`: where each finished request's span goes. */
+  spans?: SpanExport;
 }
 
 export class Generations {
@@ -121,6 +124,7 @@ export class Generations {
     const driver = this.host.driver();
     const httpArrivalMs = driver.timelineNow();
     const requestId = requestIdOf(req);
+    const traceparent = traceparentOf(req);
     let parsed: ParsedRequest;
     try {
       parsed = parseGenerationRequest(kind, await readJson(req, so.maxBodyBytes));
@@ -226,6 +230,7 @@ export class Generations {
         engineAbortAt:
           k === 0 && so.abortAsSuccess ? drawEngineAbort(so.seed, seq, plan.expectedTokens) : undefined,
         httpArrivalMs,
+        traceparent,
         tokenMs: [],
         tokenSteps: [],
         content: '',
@@ -453,6 +458,23 @@ export class Generations {
         decodeS: s(st.decodeMs),
         itlS: st.itlS,
         seqTokens: live.promptTokens + live.produced,
+      });
+    if (live.inEngine)
+      this.host.spans?.emit({
+        traceparent: live.traceparent,
+        requestId: live.requestId,
+        endUnixMs: unixNowMs(),
+        e2eMs: st.e2eMs,
+        ttftMs: st.ttftMs,
+        queueMs: st.queueMs,
+        prefillMs: st.prefillMs,
+        decodeMs: st.decodeMs,
+        promptTokens: live.promptTokens,
+        completionTokens: live.produced,
+        finishReason: reason,
+        maxTokens: live.req.maxTokens,
+        temperature: live.req.temperature,
+        n: live.req.n,
       });
     if (live.inEngine) engine.release(live.id);
     this.lives.delete(live.id);

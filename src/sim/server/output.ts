@@ -49,6 +49,8 @@ export interface RequestState {
   fault?: DrawnFault;
   /** `abort-as-success`: the output token at which the engine aborts this request. */
   engineAbortAt?: number;
+  /** The request's W3C `traceparent` header, when it sent one (`--otlp-endpoint` spans are its children). */
+  traceparent?: string;
   /** Engine ms when the HTTP request arrived (TTFT and E2E are measured from here, as vLLM does). */
   httpArrivalMs: number;
   /** Engine ms of each output token (its step's end) and the step stamps. */

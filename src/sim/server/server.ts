@@ -30,6 +30,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../../core/errors.js';
+import { translator } from '../../i18n/index.js';
 import { type Clock, RealClock } from '../../runtime/clock.js';
 import { Rng } from '../../runtime/rng.js';
 import { tokenizerFor } from '../../tokenizer/index.js';
@@ -45,6 +46,7 @@ import { registerLagMetrics } from './lag-metrics.js';
 import { llamaModels, llamaProps, llamaSlots, llamaTokenize } from './llamacpp.js';
 import { GPU_UTIL_SAMPLE_MS, SimMetrics } from './metrics.js';
 import { resolveServerOptions } from './options.js';
+import { type SpanExport, spanExportOf } from './otlp-spans.js';
 import { PromptTokens } from './prompt-tokens.js';
 import { parseTokenizeRequest } from './requests.js';
 import { reject, rejectTooLarge, sendError, sendJson } from './responses.js';
@@ -210,6 +212,9 @@ export async function createSimHandler(
   return { sim, so, config, engine };
 }
 
+/** The simulator's log lines and errors are English. */
+const EN = translator('en');
+
 class SimHttp implements SimHandler {
   readonly modelId: string;
   private readonly driver: RealTimeDriver;
@@ -227,6 +232,8 @@ class SimHttp implements SimHandler {
   private readonly llamacpp: boolean;
   /** Set by {@link drain}: new requests get 503; called when the last request in flight ends. */
   private draining?: { onIdle: () => void };
+  /** `--otlp-endpoint`: the request spans' exporter. */
+  private readonly spans?: SpanExport;
 
   constructor(
     private readonly so: ResolvedServerOptions,
@@ -238,6 +245,7 @@ class SimHttp implements SimHandler {
     this.modelId = so.servedModelName ?? config.model.name;
     this.sglang = config.profile.engine === 'sglang';
     this.llamacpp = config.profile.engine === 'llamacpp';
+    this.spans = spanExportOf(so, config.profile.engine, log);
     this.metrics = new SimMetrics(
       () => engine.stats(),
       this.modelId,
@@ -279,6 +287,7 @@ class SimHttp implements SimHandler {
       onIdle: () => {
         if (this.draining) queueMicrotask(() => this.draining?.onIdle());
       },
+      spans: this.spans,
     });
     this.driver = new RealTimeDriver(
       engine,
@@ -343,6 +352,8 @@ class SimHttp implements SimHandler {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     await closed;
+    // The spans of the last requests are still in the batch: export them before going.
+    await this.spans?.shutdown().catch(() => undefined);
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
