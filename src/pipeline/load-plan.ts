@@ -52,7 +52,11 @@ export function loadPlan(
       ...(l.durationS !== null ? { durationS: l.durationS } : { count: l.requests ?? 100 }),
       seed: l.seed,
     });
-    return { load: { kind: 'open', arrivalsMs, maxConcurrency: l.maxConcurrency }, count: arrivalsMs.length };
+    const durationMs = l.durationS !== null ? l.durationS * 1000 : null;
+    return {
+      load: { kind: 'open', arrivalsMs, maxConcurrency: l.maxConcurrency, durationMs },
+      count: arrivalsMs.length,
+    };
   }
   const specs = workload?.specs ?? [];
   const arrivalsMs = traceOffsetsMs(specs, {

@@ -5,6 +5,7 @@
  * synchronously on the hot path, so they must be cheap and must never throw or block.
  */
 import type { RequestRecord } from '../record/types.js';
+import type { RunEndReason } from './load.js';
 
 export interface RunStartInfo {
   /** Unix ms at the run clock's origin. */
@@ -22,5 +23,5 @@ export interface RunObserver {
   /** The final record of one attempt (written exactly once). */
   onRecord?(rec: RequestRecord): void;
   /** The run ended; `reason` says why. */
-  onRunEnd?(reason: 'completed' | 'duration' | 'interrupted' | 'error' | 'failed_fast' | 'late_start'): void;
+  onRunEnd?(reason: RunEndReason): void;
 }

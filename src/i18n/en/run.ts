@@ -60,6 +60,8 @@ export const run = {
   'run.progress.eta': ' · ETA {eta}',
   'run.started': 'run {id} started',
   'run.wrote': 'wrote {files}',
+  'run.drain_timeout':
+    "drain timed out: requests still in flight {s} s after the run's end were cancelled (--drain-timeout)",
   'run.interrupted': 'interrupted: in-flight and unsent requests were recorded as cancelled',
   'run.fail_fast': 'stopped early (fail fast): {reason}',
   'run.fail_fast.same_way': 'the first requests all failed the same way',

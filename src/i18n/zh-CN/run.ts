@@ -56,6 +56,7 @@ export const run: Record<keyof typeof en, string> = {
   'run.progress.eta': ' · 预计剩余 {eta}',
   'run.started': '运行 {id} 已开始',
   'run.wrote': '已写入 {files}',
+  'run.drain_timeout': '排空超时：运行结束 {s} 秒后仍在途的请求已取消（--drain-timeout）',
   'run.interrupted': '已中断：在途和未发送的请求记为已取消',
   'run.fail_fast': '提前停止（fail fast）：{reason}',
   'run.fail_fast.same_way': '最初的请求全部以同样的方式失败',
