@@ -371,6 +371,11 @@ async function runWithWorkers(
       },
       t,
     );
+    if (!report) {
+      // Interrupted before any worker wrote its shard: nothing was recorded, nothing is written.
+      io.stderr.write(`${t('shard.workers.interruptedEmpty')}\n`);
+      return ExitCode.interrupted;
+    }
     const json = input.common.output.json;
     const result = { ...report, thresholds: results };
     if (json !== true) await emitJson(json, result, io);
