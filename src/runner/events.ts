@@ -5,7 +5,6 @@
  * synchronously on the hot path, so they must be cheap and must never throw or block.
  */
 import type { RequestRecord } from '../record/types.js';
-import type { RunEndReason } from './load.js';
 
 export interface RunStartInfo {
   /** Unix ms at the run clock's origin. */
@@ -13,6 +12,16 @@ export interface RunStartInfo {
   /** Number of planned requests, when known up front (null for --duration runs). */
   planned: number | null;
 }
+
+/** Why a run ended (`drain_timeout`: a duration run whose requests still in flight after the drain were cancelled). */
+export type RunEndReason =
+  | 'completed'
+  | 'duration'
+  | 'drain_timeout'
+  | 'interrupted'
+  | 'error'
+  | 'failed_fast'
+  | 'late_start';
 
 export interface RunObserver {
   onRunStart?(info: RunStartInfo): void;

@@ -12,7 +12,7 @@ import type { Problem } from '../core/errors.js';
 import type { RequestRecord } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
 import type { ChatMessage, RequestSpec } from '../workload/types.js';
-import type { RunObserver } from './events.js';
+import type { RunEndReason, RunObserver } from './events.js';
 import type { ClientHealthReading, HealthProbe } from './health.js';
 
 /** How load is applied during the measurement phase. */
@@ -154,14 +154,7 @@ export interface RunLoadDeps {
   health?: () => HealthProbe;
 }
 
-export type RunEndReason =
-  | 'completed'
-  | 'duration'
-  | 'drain_timeout'
-  | 'interrupted'
-  | 'error'
-  | 'failed_fast'
-  | 'late_start';
+export type { RunEndReason } from './events.js';
 
 export interface RunResult {
   /** Every record, warm-up included, in the order they ended. */
