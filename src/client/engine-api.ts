@@ -16,7 +16,7 @@
 import { type Dispatcher, request } from 'undici';
 import { TargetError } from '../core/errors.js';
 import { targetHeaders } from '../core/headers.js';
-import { parseModelList } from '../core/models.js';
+import { type ListedModel, parseModelList } from '../core/models.js';
 import { scrubSecrets } from '../core/redact.js';
 import { hostOf, redactUrl, serverRoot } from '../core/url.js';
 import type { Clock } from '../runtime/clock.js';
@@ -111,6 +111,17 @@ export async function listModels(
   apiKeyEnv = 'INFERENCE_API_KEY',
   dispatcher?: Dispatcher,
 ): Promise<string[]> {
+  return (await listedModels(baseUrl, apiKey, headers, apiKeyEnv, dispatcher)).map((m) => m.id);
+}
+
+/** {@link listModels} with what the server says of each model (vLLM's `max_model_len`, …). */
+export async function listedModels(
+  baseUrl: string,
+  apiKey: string | undefined,
+  headers: Record<string, string>,
+  apiKeyEnv = 'INFERENCE_API_KEY',
+  dispatcher?: Dispatcher,
+): Promise<ListedModel[]> {
   const url = modelsUrl(baseUrl);
   let status: number;
   let text: string;
@@ -151,7 +162,7 @@ export async function listModels(
   } catch {
     throw new TargetError(`${redactUrl(url)} did not return JSON`, 'check --url (it should end in /v1)');
   }
-  return parseModelList(body).map((m) => m.id);
+  return parseModelList(body);
 }
 
 /**

@@ -31,10 +31,13 @@ import {
   posNum,
   str,
 } from '../core/fields.js';
+import { MAX_PLANNED_REQUESTS } from '../core/limits.js';
 import type { MessageKey, T } from '../i18n/index.js';
 import { drawSeed, type SeedSource } from '../runtime/seed.js';
 import { type DistUnit, parseLengthDist } from '../workload/index.js';
 
+/** The refusal of a request count over what one run may plan (its memory grows with it). */
+const MAX_REQUESTS = `expected at most ${MAX_PLANNED_REQUESTS.toLocaleString('en-US')} requests (one run holds its plan and its records in memory); split the load into several runs`;
 /**
  * A length distribution, kept as its canonical string (what `--input-len` takes). The grammar
  * is workload's ({@link parseLengthDist}), so a file accepts what `run` accepts; spaces
@@ -452,7 +455,7 @@ export const RUN_SETTINGS = {
     aliases: [{ flag: 'request-rate', from: 'vLLM', help: '--rate (inf: every request at once)' }],
     description: 'Open loop: target arrival rate.',
   }),
-  requests: setting(posInt(), {
+  requests: setting(posInt().max(MAX_PLANNED_REQUESTS, err(MAX_REQUESTS)), {
     group: 'load',
     flag: 'requests',
     arg: '<m>',
@@ -624,7 +627,7 @@ export const RUN_SETTINGS = {
     fresh: true,
     description: 'Seed for arrivals, lengths and prompts: the same seed gives the same requests.',
   }),
-  warmup: setting(nonNegInt(), {
+  warmup: setting(nonNegInt().max(MAX_PLANNED_REQUESTS, err(MAX_REQUESTS)), {
     group: 'load',
     flag: 'warmup',
     arg: '<n>',

@@ -6,6 +6,8 @@
  * {@link sessionsLoadMode}.
  */
 import { defaultOutputLen, syntheticDefault, workloadOptionValues } from '../config/run-settings.js';
+import { UsageError } from '../core/errors.js';
+import { plannedCountProblem } from '../core/limits.js';
 import type { LoadMode, SessionLoad } from '../runner/load.js';
 import { arrivalOffsetsMs, openLoopCount, traceOffsetsMs } from '../schedule/index.js';
 import {
@@ -52,7 +54,11 @@ export function loadPlan(
       ...(l.durationS !== null ? { durationS: l.durationS } : { count: l.requests ?? 100 }),
       seed: l.seed,
     });
-    return { load: { kind: 'open', arrivalsMs, maxConcurrency: l.maxConcurrency }, count: arrivalsMs.length };
+    const durationMs = l.durationS !== null ? l.durationS * 1000 : null;
+    return {
+      load: { kind: 'open', arrivalsMs, maxConcurrency: l.maxConcurrency, durationMs },
+      count: arrivalsMs.length,
+    };
   }
   const specs = workload?.specs ?? [];
   const arrivalsMs = traceOffsetsMs(specs, {
@@ -95,7 +101,13 @@ export function sessionsLoadMode(
 export function workloadCount(common: CommonSettings): number | undefined {
   const l = common.load;
   if (l.mode === 'trace' || l.mode === 'sessions') return undefined;
-  if (l.mode === 'open' && l.durationS !== null) return openLoopCount(l.rateRps ?? 1, l.durationS);
+  if (l.mode === 'open' && l.durationS !== null) {
+    // Refused before the workload is built for it (a 24-hour soak at 200/s plans 17 million).
+    const n = openLoopCount(l.rateRps ?? 1, l.durationS);
+    const tooMany = plannedCountProblem(n, '--rate × --duration');
+    if (tooMany) throw new UsageError([tooMany]);
+    return n;
+  }
   return loadPlan(common, null).count;
 }
 

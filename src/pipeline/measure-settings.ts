@@ -13,7 +13,7 @@ import {
   type Summary,
   sloProblemsWithoutStream,
 } from '../analysis/index.js';
-import { listModels, tokenizeRemote } from '../client/engine-api.js';
+import { listedModels, tokenizeRemote } from '../client/engine-api.js';
 import { DEFAULT_SESSION_HEADER, redactHeaders } from '../client/index.js';
 import { type Problem, TargetError, UsageError } from '../core/errors.js';
 import { outputPathProblem } from '../core/output-path.js';
@@ -21,7 +21,7 @@ import { redactUrl } from '../core/url.js';
 import { resolveLang, translator } from '../i18n/index.js';
 import { runReportProblem } from '../report/run/report.js';
 import { plannedRequests } from '../runner/load.js';
-import { buildWorkload, type Workload } from '../workload/index.js';
+import { buildWorkload, parseLengthDist, type Workload } from '../workload/index.js';
 import { clientOptionsOf } from './client-options.js';
 import { type EngineEndpoint, urlEndpoint } from './endpoint.js';
 import { loadPlan, workloadOptions } from './load-plan.js';
@@ -178,18 +178,35 @@ export async function measure(
   const dispatcher = endpoint.dispatcher ?? undefined;
 
   let model = common.generation.model;
+  let contextLen: number | null = null;
   if (!model) {
     const models = await endpoint.settle(
-      listModels(endpoint.baseUrl, apiKey, target.headers, target.apiKeyEnv, dispatcher),
+      listedModels(endpoint.baseUrl, apiKey, target.headers, target.apiKeyEnv, dispatcher),
     );
     if (!models.length)
       throw new TargetError(`${redactUrl(target.url)}/models lists no models`, 'give --model NAME');
-    model = models[0];
+    model = models[0].id;
+    contextLen = models[0].max_model_len;
   }
 
   // Warm-up gets prompts of its own, drawn after the measured ones from the same source: warming
   // up with the measured prompts would fill the prefix cache with exactly what is measured next.
   const wopts = workloadOptions(common, model);
+  // Prompts that cannot fit the served context are refused before they are built (a 10-million-
+  // token --input-len took minutes and GBs to build, then every request failed).
+  const il = wopts.inputLen;
+  const parsed = typeof il === 'string' || typeof il === 'number' ? parseLengthDist(il) : null;
+  const inputMin = typeof il === 'object' ? il.min : parsed?.ok ? parsed.dist.min : null;
+  if (contextLen !== null && inputMin !== null && inputMin >= contextLen) {
+    const t = deps.t ?? translator(resolveLang(undefined, deps.env));
+    throw new UsageError([
+      {
+        path: '--input-len',
+        message: t('run.context.over', { input: String(wopts.inputLen), model, max: contextLen }),
+        hint: t('run.context.overHint', { max: contextLen }),
+      },
+    ]);
+  }
   const warm = common.load.warmup;
   const split = warm > 0 && wopts.count !== undefined && !common.load.traceFile;
   const sim = endpoint.sim;

@@ -42,7 +42,12 @@ export function mergedClient(clients: readonly (Summary['client'] | undefined)[]
 
 /** The merged run's end: the first shard that did not complete says why. */
 export function mergedEnd(ends: readonly (RunEnd | undefined)[]): RunEnd {
-  const odd = ends.find((e) => e && e.reason !== 'completed' && e.reason !== 'duration');
+  const odd = ends.find(
+    (e) => e && e.reason !== 'completed' && e.reason !== 'duration' && e.reason !== 'drain_timeout',
+  );
+  // A shard whose drain timed out ended as planned otherwise: the merged run says so when no shard ended oddly.
+  const drained = ends.find((e) => e?.reason === 'drain_timeout');
+  if (!odd && drained) return drained;
   return odd ?? ends.find((e) => e) ?? { reason: 'completed', interrupted: false };
 }
 

@@ -145,6 +145,7 @@ export function shardPlan(
         kind: 'open',
         arrivalsMs: keep.map((k) => load.arrivalsMs[k]),
         maxConcurrency: cap === null ? null : splitCap(cap, index, count),
+        durationMs: load.durationMs ?? null,
       },
     };
   }

@@ -12,6 +12,7 @@
  * worker reaches its parent through the channel it is given ({@link startFromParent}).
  */
 import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +48,12 @@ export const WORKERS_START_MARGIN_MS = 500;
 /** Set in a worker's environment: tell the parent when ready over IPC and take its start. */
 export const READY_ENV = 'SERVELAB_WORKER_READY_IPC';
 
+/**
+ * Set in a worker's environment: the parent's temporary folder (`servelab-workers-*`), which a
+ * worker removes when its parent is gone (killed with SIGKILL, say), as no one else will.
+ */
+export const WORKERS_TMP_ENV = 'SERVELAB_WORKERS_TMP';
+
 /** What a worker runs: its shard of the run, the provisional common start and its own output folder. */
 export interface WorkerShard {
   index: number;
@@ -62,8 +69,15 @@ export type WorkerProcess = Pick<
   'stderr' | 'connected' | 'send' | 'kill' | 'disconnect' | 'on'
 >;
 
-/** The worker side of the channel to the parent (`process` in a child that has one). */
-export type ParentChannel = Pick<NodeJS.Process, 'send' | 'on' | 'off' | 'once' | 'connected' | 'disconnect'>;
+/**
+ * The worker side of the channel to the parent (`process` in a child that has one). Its
+ * `channel` is held (`ref`) only while the worker waits for its start: afterwards the channel
+ * stays open, so the worker learns at once when its parent is gone (`disconnect`), without
+ * keeping the worker alive after its run.
+ */
+export type ParentChannel = Pick<NodeJS.Process, 'send' | 'on' | 'off' | 'once' | 'connected'> & {
+  channel?: { ref(): void; unref(): void } | undefined;
+};
 
 /**
  * In a worker that `run --workers` started: says it is ready over `channel` and resolves to the
@@ -81,8 +95,8 @@ export function startFromParent(
       const done = (at: number) => {
         channel.off('message', onMessage);
         channel.off('disconnect', onGone);
-        // The channel would keep this process alive after its run.
-        if (channel.connected) channel.disconnect?.();
+        // Open but not holding the worker: it still hears its parent go (see ParentChannel).
+        channel.channel?.unref();
         resolve(at);
       };
       const onMessage = (m: unknown) => {
@@ -90,6 +104,8 @@ export function startFromParent(
         if (typeof at === 'number' && Number.isFinite(at)) done(at);
       };
       const onGone = () => done(unixNowMs());
+      if (!channel.connected) return done(unixNowMs());
+      channel.channel?.ref();
       channel.on('message', onMessage);
       channel.once('disconnect', onGone);
       send({ ready: true });
@@ -116,7 +132,9 @@ interface Child {
 /**
  * Start the workers and hold their common start until every one is ready: the start is then
  * {@link WORKERS_START_MARGIN_MS} after the last ready. A worker that ends before it is ready
- * (a usage error, a crash) interrupts the others, which would otherwise wait for it forever.
+ * (a usage error, a crash) interrupts the others, which would otherwise wait for it forever;
+ * so does the parent's own interrupt (SIGINT/SIGTERM), which each worker gets as SIGINT: it
+ * records what was in flight and unsent, writes its shard report and exits 130.
  */
 function runChildren(
   shards: readonly WorkerShard[],
@@ -132,15 +150,28 @@ function runChildren(
   const children = procs.map(
     (p, i) =>
       new Promise<Child>((resolve, reject) => {
-        const kill = () => {
-          p.kill('SIGINT');
-          // A worker waiting for the common start takes the closed channel as "go now", then stops.
-          if (p.connected) p.disconnect();
-        };
+        const kill = () => p.kill('SIGINT');
         stop.signal.addEventListener('abort', kill, { once: true });
         let stderr = '';
+        let exit: number | null | undefined;
+        let stderrDone = !p.stderr;
+        let ended = false;
+        // Ended when the process exited and its stderr was read to the end. Not 'close', which
+        // also waits for the IPC channel and, for a worker killed while it started, never came
+        // (the parent then sat with nothing left to wait on).
+        const end = () => {
+          if (ended || exit === undefined || !stderrDone) return;
+          ended = true;
+          stop.signal.removeEventListener('abort', kill);
+          if (!started) stop.abort();
+          resolve({ code: exit, stderr });
+        };
         p.stderr?.on('data', (d) => {
           stderr += d;
+        });
+        p.stderr?.once('close', () => {
+          stderrDone = true;
+          end();
         });
         p.on('message', (m: { ready?: unknown }) => {
           if (m?.ready !== true || started) return;
@@ -151,10 +182,14 @@ function runChildren(
           for (const q of procs) if (q.connected) q.send({ start_at_unix_ms: at });
         });
         p.on('error', reject);
+        p.on('exit', (code) => {
+          exit = code ?? null;
+          end();
+        });
         p.on('close', (code) => {
-          stop.signal.removeEventListener('abort', kill);
-          if (!started) stop.abort();
-          resolve({ code, stderr });
+          exit = exit === undefined ? code : exit;
+          stderrDone = true;
+          end();
         });
       }),
   );
@@ -164,7 +199,10 @@ function runChildren(
 /**
  * Run N shard workers and merge them exactly (every record, on one timeline); the caller stores
  * and writes the merged run. A worker that exits with a code a measurement does not give (0, 2,
- * 3), or writes no shard report, fails the run with its stderr.
+ * 3), or writes no shard report, fails the run with its stderr. Interrupted (`deps.signal`),
+ * every worker is interrupted too and what they recorded is merged (130 is then their code; a
+ * worker stopped before it wrote anything counts its requests `lost`); null when none had
+ * written a shard report yet. The temporary folder is removed on every way out.
  */
 export async function runWorkers(
   opts: {
@@ -179,10 +217,16 @@ export async function runWorkers(
   const startAt = new Date(unixNowMs() + workersLeadMs(n)).toISOString();
   const tmp = await mkdtemp(join(tmpdir(), 'servelab-workers-'));
   try {
+    if (deps.signal.aborted) return null;
     deps.log(t('shard.workers.start', { n, margin_ms: WORKERS_START_MARGIN_MS }));
     const dirs = Array.from({ length: n }, (_, i) => join(tmp, String(i)));
     // A worker reads its shard from the flags, never from an Indexed Job's environment.
-    const env = { ...deps.env, JOB_COMPLETION_INDEX: undefined, SERVELAB_SHARD_COUNT: undefined };
+    const env = {
+      ...deps.env,
+      JOB_COMPLETION_INDEX: undefined,
+      SERVELAB_SHARD_COUNT: undefined,
+      [WORKERS_TMP_ENV]: tmp,
+    };
     const clock = new RealClock();
     const m = opts.monitoring;
     const monitor = m
@@ -194,19 +238,26 @@ export async function runWorkers(
     let children: Child[];
     let result: MonitoringResult | null = null;
     try {
-      children = await runChildren(
-        dirs.map((dir, i) => ({ index: i, count: n, startAt, out: dir })),
-        env,
-        deps,
-      );
+      children = deps.signal.aborted
+        ? []
+        : await runChildren(
+            dirs.map((dir, i) => ({ index: i, count: n, startAt, out: dir })),
+            env,
+            deps,
+          );
     } finally {
       result = (await monitor?.stop().catch(() => null)) ?? null;
     }
     const files = dirs.map((dir, i) => join(dir, shardFiles(i, n).report));
+    const interrupted = deps.signal.aborted;
     const problems: Problem[] = [];
     children.forEach((c, i) => {
       const ok =
-        c.code === ExitCode.ok || c.code === ExitCode.thresholdFailed || c.code === ExitCode.nothingSucceeded;
+        c.code === ExitCode.ok ||
+        c.code === ExitCode.thresholdFailed ||
+        c.code === ExitCode.nothingSucceeded ||
+        // Interrupted with its parent: its shard report has what it recorded (if it got that far).
+        interrupted;
       if (!ok)
         problems.push({
           path: '--workers',
@@ -220,8 +271,13 @@ export async function runWorkers(
         });
     });
     if (problems.length) throw new UsageError(problems);
+    const written = interrupted ? files.filter((f) => existsSync(f)) : files;
+    if (written.length === 0) return null;
     const monitoring = result ? { result, originUnixMs: clock.originUnixMs } : null;
-    return await mergeShards({ expect: n, files, out: null, exact: true, monitoring }, t);
+    return await mergeShards(
+      { expect: n, files: written, out: null, exact: true, monitoring, allowMissing: interrupted },
+      t,
+    );
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
@@ -229,7 +285,8 @@ export async function runWorkers(
 
 /** What `run --workers` measured: the merged run, as one run's report, files and thresholds. */
 export interface WorkersMeasurement {
-  report: MergedReport;
+  /** null: interrupted before any worker wrote its shard report (nothing recorded, nothing written). */
+  report: MergedReport | null;
   records: RequestRecord[] | null;
   /** Files written under `--out` (and vllm.json's own file). */
   files: string[];
@@ -251,11 +308,13 @@ export async function measureWithWorkers(
   const baseline = input.common.output.baseline
     ? await readBaseline(input.common.output.baseline)
     : undefined;
-  const { report, records } = await runWorkers(
+  const merged = await runWorkers(
     { workers, monitoring: { settings: input.monitoring, targetUrl: input.target.url } },
     deps,
     t,
   );
+  if (!merged) return { report: null, records: null, files: [], thresholds: [] };
+  const { report, records } = merged;
   // Stored and written as one run: the store's id, report.json, requests.jsonl, vllm.json.
   if (deps.openStore && records) {
     const store = deps.openStore();

@@ -13,6 +13,16 @@ export interface RunStartInfo {
   planned: number | null;
 }
 
+/** Why a run ended (`drain_timeout`: a duration run whose requests still in flight after the drain were cancelled). */
+export type RunEndReason =
+  | 'completed'
+  | 'duration'
+  | 'drain_timeout'
+  | 'interrupted'
+  | 'error'
+  | 'failed_fast'
+  | 'late_start';
+
 export interface RunObserver {
   onRunStart?(info: RunStartInfo): void;
   /** A request was handed to the target (`sent_at_ms` set). `lateness_ms` = sent − planned (open loop). */
@@ -22,5 +32,5 @@ export interface RunObserver {
   /** The final record of one attempt (written exactly once). */
   onRecord?(rec: RequestRecord): void;
   /** The run ended; `reason` says why. */
-  onRunEnd?(reason: 'completed' | 'duration' | 'interrupted' | 'error' | 'failed_fast' | 'late_start'): void;
+  onRunEnd?(reason: RunEndReason): void;
 }

@@ -12,7 +12,7 @@ import type { Problem } from '../core/errors.js';
 import type { RequestRecord } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
 import type { ChatMessage, RequestSpec } from '../workload/types.js';
-import type { RunObserver } from './events.js';
+import type { RunEndReason, RunObserver } from './events.js';
 import type { ClientHealthReading, HealthProbe } from './health.js';
 
 /** How load is applied during the measurement phase. */
@@ -35,6 +35,12 @@ export type LoadMode =
       arrivalsMs: readonly number[];
       /** Cap on requests in flight; a request that waits for a slot keeps its planned time. null = no cap. */
       maxConcurrency?: number | null;
+      /**
+       * A `--duration` schedule's length (ms from the window's start): requests still in flight
+       * after it (or after the last send, when that is later) drain for `drainTimeoutMs`, then
+       * are cancelled. null or absent (a request count, a trace): they end on their own.
+       */
+      durationMs?: number | null;
     }
   | {
       kind: 'sessions';
@@ -91,7 +97,11 @@ export interface RunLoadConfig {
   retryBackoffMs?: number;
   /** Upper bound on any wait before a retry (including Retry-After), in ms (default 10 000). */
   retryMaxWaitMs?: number;
-  /** After a `durationMs` run ends, in-flight requests may finish for this long, in ms (default 30 000). */
+  /**
+   * After a duration run's end (the closed loop's `durationMs`, the open loop's `durationMs` or
+   * its last send when later), in-flight requests may finish for this long, in ms (default
+   * 30 000); then they are cancelled and the run ends with reason `drain_timeout`.
+   */
   drainTimeoutMs?: number;
   /**
    * After aborting a request, how long to wait for the target to hand back its record before
@@ -144,7 +154,7 @@ export interface RunLoadDeps {
   health?: () => HealthProbe;
 }
 
-export type RunEndReason = 'completed' | 'duration' | 'interrupted' | 'error' | 'failed_fast' | 'late_start';
+export type { RunEndReason } from './events.js';
 
 export interface RunResult {
   /** Every record, warm-up included, in the order they ended. */

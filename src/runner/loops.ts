@@ -54,6 +54,8 @@ export async function runLoad(cfg: RunLoadConfig, deps: RunLoadDeps): Promise<Ru
 class LoadRun extends RunAttempts {
   /** The common start was missed under `--late-policy fail`: nothing measured is sent. */
   private lateStart = false;
+  /** The drain after a duration run's end ran out and cancelled what was still in flight. */
+  private drainTimedOut = false;
 
   async run(): Promise<RunResult> {
     const { cfg, clock } = this;
@@ -118,7 +120,8 @@ class LoadRun extends RunAttempts {
         await this.sessionsPhase(start ? start.atMs : windowStart, load);
       } else {
         const t0 = start ? start.atMs : windowStart;
-        await this.openPhase(t0, load.arrivalsMs, load.maxConcurrency ?? null, start ? clock.now() : null);
+        await this.openPhase(t0, load, start ? clock.now() : null);
+        if (load.durationMs != null) reason = 'duration';
       }
     } catch (err) {
       // A bug inside the runner: still hand back what was recorded, and say so.
@@ -127,6 +130,7 @@ class LoadRun extends RunAttempts {
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
+    if (this.drainTimedOut && reason === 'duration') reason = 'drain_timeout';
     if (this.failedFast !== null && reason !== 'error') reason = 'failed_fast';
     if (this.interrupted) reason = 'interrupted';
     if (this.lateStart) reason = 'late_start';
@@ -159,14 +163,7 @@ class LoadRun extends RunAttempts {
     deadlineMs: number | null,
   ): Promise<void> {
     let started = 0;
-    let cancelDrain: (() => void) | undefined;
-    if (deadlineMs !== null) {
-      const drainMs = this.cfg.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
-      cancelDrain = this.clock.setTimer(
-        () => this.cancelAll('drain timeout'),
-        deadlineMs + drainMs - this.clock.now(),
-      );
-    }
+    const cancelDrain = deadlineMs !== null ? this.armDrain(deadlineMs) : undefined;
     const canStart = () =>
       !this.stopped &&
       (count === null || started < count) &&
@@ -187,16 +184,35 @@ class LoadRun extends RunAttempts {
   }
 
   /**
+   * The one drain rule of every loop: from `endMs` (a duration's end, or the last send when
+   * later) requests in flight may finish for `drainTimeoutMs`; then everything still in flight
+   * is cancelled (recorded `cancelled`) and the run ends with reason `drain_timeout`. Returns the
+   * timer's cancel, for a phase that ended first.
+   */
+  private armDrain(endMs: number): () => void {
+    const drainMs = this.cfg.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+    return this.clock.setTimer(
+      () => {
+        // The phase is still waiting on a request (in flight or in a retry's back-off).
+        if (!this.interrupted) this.drainTimedOut = true;
+        this.cancelAll('drain timeout');
+      },
+      Math.max(0, endMs + drainMs - this.clock.now()),
+    );
+  }
+
+  /**
    * Open loop: request i is due at `t0 + arrivalsMs[i]` and is sent then, or as soon as a slot
    * frees under `maxConcurrency`, keeping its planned time either way. The schedule never
    * slides: the dispatcher sleeps until absolute times and never waits for a slot itself.
    */
   private async openPhase(
     t0: number,
-    arrivalsMs: readonly number[],
-    cap: number | null,
+    load: Extract<LoadMode, { kind: 'open' }>,
     openedAt: number | null,
   ): Promise<void> {
+    const { arrivalsMs } = load;
+    const cap = load.maxConcurrency ?? null;
     const specs = this.cfg.specs;
     const queue: Planned[] = [];
     let active = 0;
@@ -236,10 +252,16 @@ class LoadRun extends RunAttempts {
       if (cap === null || active < cap) launch(p);
       else queue.push(p);
     }
+    // A duration schedule drains from its end (or its last send, when the dispatcher fell behind).
+    const cancelDrain =
+      load.durationMs != null && active > 0
+        ? this.armDrain(Math.max(t0 + load.durationMs, this.clock.now()))
+        : undefined;
     if (active > 0)
       await new Promise<void>((resolve) => {
         onIdle = resolve;
       });
+    cancelDrain?.();
     for (const p of queue.splice(0)) this.unsent(p);
     for (; i < arrivalsMs.length; i++)
       this.unsent(this.plan('measure', specs[i % specs.length], t0 + arrivalsMs[i]));

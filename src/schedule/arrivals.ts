@@ -22,6 +22,7 @@
  * N / duration, above the target by less than 1 / duration when rate × duration is not whole.
  */
 import { type Problem, UsageError } from '../core/errors.js';
+import { plannedCountProblem } from '../core/limits.js';
 import { hashString, Rng } from '../runtime/rng.js';
 
 export const ARRIVAL_KINDS = ['constant', 'poisson', 'gamma'] as const;
@@ -100,6 +101,11 @@ export function arrivalProblems(opts: ArrivalOptions): Problem[] {
       message: `must be a number of seconds > 0 (got ${durationS})`,
       hint: 'e.g. --duration 60',
     });
+  const planned =
+    count ??
+    (durationS !== undefined && rateRps > 0 && durationS > 0 ? openLoopCount(rateRps, durationS) : 0);
+  const tooMany = plannedCountProblem(planned, count !== undefined ? '--requests' : '--rate × --duration');
+  if (tooMany) problems.push(tooMany);
   if (!Number.isInteger(seed))
     problems.push({
       path: '--seed',

@@ -118,13 +118,32 @@ test('a worker that ends before it is ready stops the others, which would wait f
   );
   assert.deepEqual(workers[0].killed, ['SIGINT']);
   assert.deepEqual(workers[2].killed, ['SIGINT']);
-  assert.equal(workers[0].connected, false);
+  // The channel stays open: a worker hears its parent go when it closes (the parent never closes it).
+  assert.equal(workers[0].connected, true);
+});
+
+test('interrupted, the parent interrupts every worker and ends with nothing to merge when none wrote a shard', async () => {
+  const ac = new AbortController();
+  const { workers, deps: d } = deps(
+    (shard, env) => new FakeWorker(shard, env, { ready: false, exitBeforeReady: 130 }),
+  );
+  ac.abort();
+  assert.equal(await runWorkers({ workers: 2 }, { ...d, signal: ac.signal }, t), null);
+  assert.equal(workers.length, 0); // aborted before the start: none launched
+  const ac2 = new AbortController();
+  const slow = deps((shard, env) => new FakeWorker(shard, env, { ready: true, onStart: 130 }));
+  const run = runWorkers({ workers: 2 }, { ...slow.deps, signal: ac2.signal }, t);
+  ac2.abort();
+  // A worker that exits 130 with its parent is no failure; no shard report was written, so null.
+  assert.equal(await run, null);
 });
 
 /** A worker's channel to a parent that answers `ready` with a start. */
 class FakeChannel extends EventEmitter {
   connected = true;
   sent: unknown[] = [];
+  refs: string[] = [];
+  channel = { ref: () => this.refs.push('ref'), unref: () => this.refs.push('unref') };
   send(m: unknown) {
     this.sent.push(m);
     setImmediate(() => this.emit('message', { start_at_unix_ms: 1234 }));
@@ -142,5 +161,7 @@ test('a worker says it is ready over its channel and takes the start its parent 
   assert.ok(start);
   assert.equal(await start(), 1234);
   assert.deepEqual(channel.sent, [{ ready: true }]);
-  assert.equal(channel.connected, false); // the channel would keep the worker alive
+  // Held while waiting for the start only: open, it tells the worker when its parent is gone.
+  assert.equal(channel.connected, true);
+  assert.deepEqual(channel.refs, ['ref', 'unref']);
 });

@@ -179,8 +179,49 @@ describe('closed loop', () => {
     );
     assertOneRecordPerPlannedAttempt(h, 2);
     assert.ok(h.result.records.every((r) => r.outcome === 'cancelled' && r.end_at_ms === 600));
-    assert.equal(h.result.reason, 'duration');
+    assert.equal(h.result.reason, 'drain_timeout');
     assert.equal(h.result.interrupted, false);
+  });
+
+  test('--duration: requests that finish within the drain end the run as `duration`', async () => {
+    const h = await harness(
+      { load: { kind: 'closed', concurrency: 1, durationMs: 100 }, specs: specs(3), drainTimeoutMs: 500 },
+      () => ok(150),
+    );
+    assert.equal(h.result.reason, 'duration');
+    assert.ok(h.result.records.every((r) => r.outcome === 'ok'));
+  });
+});
+
+describe('open loop drain (one rule with the closed loop)', () => {
+  test('a --duration schedule: requests still in flight --drain-timeout after its end are cancelled', async () => {
+    const arrivalsMs = [0, 50, 100, 150];
+    const h = await harness(
+      { load: { kind: 'open', arrivalsMs, durationMs: 200 }, specs: specs(4), drainTimeoutMs: 300 },
+      () => ok(10_000),
+    );
+    assertOneRecordPerPlannedAttempt(h, 4);
+    assert.ok(h.result.records.every((r) => r.outcome === 'cancelled' && r.end_at_ms === 500));
+    assert.equal(h.result.reason, 'drain_timeout');
+    assert.equal(h.result.interrupted, false);
+  });
+
+  test('a --duration schedule whose requests end within the drain ends as `duration`', async () => {
+    const h = await harness(
+      { load: { kind: 'open', arrivalsMs: [0, 100], durationMs: 200 }, specs: specs(2), drainTimeoutMs: 300 },
+      () => ok(250),
+    );
+    assert.equal(h.result.reason, 'duration');
+    assert.ok(h.result.records.every((r) => r.outcome === 'ok'));
+  });
+
+  test('a request-count schedule has no drain: its requests end on their own', async () => {
+    const h = await harness(
+      { load: { kind: 'open', arrivalsMs: [0, 10] }, specs: specs(2), drainTimeoutMs: 5 },
+      () => ok(1_000),
+    );
+    assert.equal(h.result.reason, 'completed');
+    assert.ok(h.result.records.every((r) => r.outcome === 'ok'));
   });
 });
 

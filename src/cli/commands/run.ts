@@ -328,6 +328,8 @@ export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = 
       io.stderr.write(`error: ${t('shard.late.failed', late)}\n  hint: ${t('shard.late.failedHint')}\n`);
     }
     if (m.result.interrupted) io.stderr.write(`${t('run.interrupted')}\n`);
+    if (m.result.reason === 'drain_timeout')
+      io.stderr.write(`${t('run.drain_timeout', { s: input.common.load.drainTimeoutS })}\n`);
     const failedFast = m.result.reason === 'failed_fast';
     if (failedFast) io.stderr.write(failFastNotice(m.result.failed_fast, m.summary.errors, t));
     if (json === true) await emitJson(json, result, io);
@@ -373,6 +375,11 @@ async function runWithWorkers(
       },
       t,
     );
+    if (!report) {
+      // Interrupted before any worker wrote its shard: nothing was recorded, nothing is written.
+      io.stderr.write(`${t('shard.workers.interruptedEmpty')}\n`);
+      return ExitCode.interrupted;
+    }
     const json = input.common.output.json;
     const result = { ...report, thresholds: results };
     if (json !== true) await emitJson(json, result, io);
@@ -399,6 +406,8 @@ async function runWithWorkers(
     }
     const interrupted = ctrl.signal.aborted || end?.interrupted === true;
     if (interrupted) io.stderr.write(`${t('run.interrupted')}\n`);
+    else if (end?.reason === 'drain_timeout')
+      io.stderr.write(`${t('run.drain_timeout', { s: input.common.load.drainTimeoutS })}\n`);
     return measurementExitCode(report.summary, results, interrupted, end?.reason === 'failed_fast');
   } finally {
     off();

@@ -10,7 +10,12 @@ import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import type { Problem } from '../../core/errors.js';
 import type { T } from '../../i18n/index.js';
-import { startFromParent, type WorkerProcess, type WorkerShard } from '../../pipeline/workers.js';
+import {
+  startFromParent,
+  WORKERS_TMP_ENV,
+  type WorkerProcess,
+  type WorkerShard,
+} from '../../pipeline/workers.js';
 
 /** `--workers N|auto` as a count (auto: one per core); problems for anything else. */
 export function parseWorkers(raw: string | undefined, problems: Problem[], t: T): number {
@@ -85,11 +90,32 @@ const TEST_VALUE_FLAGS = new Set([
 ]);
 
 /**
+ * A worker's first lines, before the CLI is even loaded: a worker dies with its parent. When
+ * the IPC channel closes (the parent is gone: killed, even with SIGKILL, or crashed; a live
+ * parent never closes it) the worker removes the run's temporary folder, which no one else
+ * will, and exits 130 at once: nobody is left to merge what it would record. The channel is
+ * watched, not held: it does not keep the worker alive (`startFromParent` holds it only while
+ * waiting for the start).
+ */
+const DIE_WITH_PARENT = [
+  "import { rmSync as __rm } from 'node:fs';",
+  'if (process.channel) {',
+  "  process.once('disconnect', () => {",
+  `    const d = process.env.${WORKERS_TMP_ENV};`,
+  '    if (d && /servelab-workers-/.test(d)) try { __rm(d, { recursive: true, force: true }); } catch {}',
+  '    process.exit(130);',
+  '  });',
+  '  process.channel.unref();',
+  '}',
+].join('\n');
+
+/**
  * This CLI as a child's arguments: node's own flags of this process (`--import tsx` under tsx),
  * less any `-e` launcher code, then `main(argv)` of the CLI module beside this one (main.ts under
- * tsx, main.js from dist), so a child runs the same code however the parent was started.
+ * tsx, main.js from dist), so a child runs the same code however the parent was started;
+ * `prelude` (module code) runs first.
  */
-export function cliCommand(args: readonly string[]): string[] {
+export function cliCommand(args: readonly string[], prelude = ''): string[] {
   const own: string[] = [];
   for (let i = 0; i < process.execArgv.length; i++) {
     const a = process.execArgv[i];
@@ -100,7 +126,7 @@ export function cliCommand(args: readonly string[]): string[] {
   }
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
   const mainUrl = new URL(`../main${ext}`, import.meta.url).href;
-  const code = `import(${JSON.stringify(mainUrl)}).then((m) => m.main(process.argv.slice(1))).then((c) => { process.exitCode = c; })`;
+  const code = `${prelude}\nimport(${JSON.stringify(mainUrl)}).then((m) => m.main(process.argv.slice(1))).then((c) => { process.exitCode = c; })`;
   return [...own, '--input-type=module', '-e', code, '--', ...args];
 }
 
@@ -113,12 +139,15 @@ export function launchWorker(runArgv: readonly string[]) {
   return (shard: WorkerShard, env: Record<string, string | undefined>): WorkerProcess =>
     spawn(
       process.execPath,
-      cliCommand([
-        'run',
-        ...base,
-        ...['--shard', `${shard.index}/${shard.count}`, '--start-at', shard.startAt, '--out', shard.out],
-        ...['--no-db', '--no-scrape'],
-      ]),
+      cliCommand(
+        [
+          'run',
+          ...base,
+          ...['--shard', `${shard.index}/${shard.count}`, '--start-at', shard.startAt, '--out', shard.out],
+          ...['--no-db', '--no-scrape'],
+        ],
+        DIE_WITH_PARENT,
+      ),
       { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env },
     );
 }

@@ -60,6 +60,11 @@ export const run = {
   'run.progress.eta': ' · ETA {eta}',
   'run.started': 'run {id} started',
   'run.wrote': 'wrote {files}',
+  'run.drain_timeout':
+    "drain timed out: requests still in flight {s} s after the run's end were cancelled (--drain-timeout)",
+  'run.context.over':
+    'every prompt of --input-len {input} is at least the context of {model} ({max} tokens, its max_model_len on /v1/models): the server would refuse each request',
+  'run.context.overHint': 'give an --input-len below {max} tokens, leaving room for the output',
   'run.interrupted': 'interrupted: in-flight and unsent requests were recorded as cancelled',
   'run.fail_fast': 'stopped early (fail fast): {reason}',
   'run.fail_fast.same_way': 'the first requests all failed the same way',

@@ -73,6 +73,8 @@ export const shard = {
     'the worker runs run --shard {index}/{count}; fix what its error says and run again',
   'shard.workers.late':
     'a worker started after the common start and sent nothing: the merged run is missing its requests',
+  'shard.workers.interruptedEmpty':
+    'interrupted before any worker had started measuring: nothing was recorded, no file or store row written',
   'shard.workers.wrote': 'merged {n} workers of run {run_id}: wrote {files}',
   'shard.workers.merged': 'merged {n} workers of run {run_id}',
 } as const;

@@ -56,6 +56,10 @@ export const run: Record<keyof typeof en, string> = {
   'run.progress.eta': ' · 预计剩余 {eta}',
   'run.started': '运行 {id} 已开始',
   'run.wrote': '已写入 {files}',
+  'run.drain_timeout': '排空超时：运行结束 {s} 秒后仍在途的请求已取消（--drain-timeout）',
+  'run.context.over':
+    '--input-len {input} 的每个提示都不短于 {model} 的上下文长度（{max} 个词元，/v1/models 中的 max_model_len）：服务器会拒绝每个请求',
+  'run.context.overHint': '请给出小于 {max} 个词元的 --input-len，并为输出留出空间',
   'run.interrupted': '已中断：在途和未发送的请求记为已取消',
   'run.fail_fast': '提前停止（fail fast）：{reason}',
   'run.fail_fast.same_way': '最初的请求全部以同样的方式失败',

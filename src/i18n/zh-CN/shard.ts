@@ -66,6 +66,8 @@ export const shard: Record<keyof typeof en, string> = {
   'shard.workers.failed': '工作进程 {index}/{count} 以退出码 {code} 结束：\n{stderr}',
   'shard.workers.failedHint': '该工作进程运行的是 run --shard {index}/{count}；按其错误信息修正后重新运行',
   'shard.workers.late': '有工作进程在共同开始时间之后才启动，未发送任何请求：合并后的运行缺少它的请求',
+  'shard.workers.interruptedEmpty':
+    '在任何工作进程开始测量之前被中断：没有记录任何请求，也未写入文件或存储记录',
   'shard.workers.wrote': '已合并运行 {run_id} 的 {n} 个工作进程：已写入 {files}',
   'shard.workers.merged': '已合并运行 {run_id} 的 {n} 个工作进程',
 };
