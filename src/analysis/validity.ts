@@ -11,11 +11,12 @@ import type { ScrapePoint } from '../record/series.js';
 import { EN } from './diagnose/default-lang.js';
 import { engineFamily, runEngine } from './diagnose/engine-terms.js';
 import type { SkippedCheck, ValidityReason } from './diagnose/types.js';
+import { LITTLES_LAW_MAX_GAP, LITTLES_LAW_MIN_REQUESTS } from './littles-law.js';
 import type { LoadedRun } from './loaded-run.js';
 import { requestMetrics } from './request.js';
 import { counterIncrease, seriesSummary } from './series.js';
 import { describe } from './stats.js';
-import { groupAttempts, LITTLES_LAW_MIN_REQUESTS } from './summary.js';
+import { groupAttempts } from './summary.js';
 import { attemptEndAt, measurementWindow, slotWaits } from './window.js';
 
 /** Thresholds of the verdict; every one can be overridden. */
@@ -28,7 +29,7 @@ export interface ValidityOptions {
   max_client_cpu_percent?: number;
   /** Error rate above this fraction is invalid (default 0.05). */
   max_error_rate?: number;
-  /** Little's-law relative gap above this is invalid (default 0.10). */
+  /** Little's-law relative gap above this is invalid (default 0.10, `LITTLES_LAW_MAX_GAP`). */
   max_littles_gap?: number;
   /** Client/server completion-token mismatch above this fraction is invalid (default 0.02). */
   max_token_mismatch?: number;
@@ -60,7 +61,7 @@ export const VALIDITY_DEFAULTS: Required<ValidityOptions> = {
   max_event_loop_p99_ms: 10,
   max_client_cpu_percent: 90,
   max_error_rate: 0.05,
-  max_littles_gap: 0.1,
+  max_littles_gap: LITTLES_LAW_MAX_GAP,
   max_token_mismatch: 0.02,
   max_cold_hit_rate: 0.1,
   max_sim_behind_fraction: 0.01,
@@ -244,14 +245,12 @@ export function coldRunHits(run: LoadedRun): ColdRunHits | null {
 }
 
 /**
- * Requests per user a closed loop needs before Little's law is judged on it. Over the send span
- * the last users' requests are counted whole in W but only partly in L, so a closed loop of c
- * users that has settled into a staggered steady state reads a gap of about
- * (c/2 − 1)/(n − c/2) on n requests (15% at c = 32 over 96 requests in `servelab plan`): the
- * window's edges, not a missing steady state. With n ≥ 10 c they stay under 5%, half the
- * default threshold.
+ * Requests per user a closed loop needed before Little's law was judged on it, in summaries
+ * written before the closed-loop estimator (`analysis/littles-law`): their λ·W over the send
+ * span counted the edges of the span as a gap. Summaries that say whether they can be judged
+ * (`littles_law.judged`) are taken at their word.
  */
-export const LITTLES_LAW_REQUESTS_PER_USER = 10;
+const LEGACY_REQUESTS_PER_USER = 10;
 
 /** The users of a closed-loop run (its concurrency), or null for an open loop or sessions. */
 function closedLoopUsers(run: LoadedRun): number | null {
@@ -261,12 +260,13 @@ function closedLoopUsers(run: LoadedRun): number | null {
   return typeof c === 'number' && c > 0 ? c : null;
 }
 
-/** Whether a run is long enough for its Little's-law gap to mean something (see above). */
+/** Whether a run has enough requests for its Little's-law gap to mean something. */
 function littlesLawTestable(run: LoadedRun): boolean {
+  const ll = run.summary.littles_law;
+  if (ll.judged !== undefined) return ll.judged;
   const measured = run.summary.requests.measured;
   return (
-    measured >= LITTLES_LAW_MIN_REQUESTS &&
-    measured >= LITTLES_LAW_REQUESTS_PER_USER * (closedLoopUsers(run) ?? 0)
+    measured >= LITTLES_LAW_MIN_REQUESTS && measured >= LEGACY_REQUESTS_PER_USER * (closedLoopUsers(run) ?? 0)
   );
 }
 
