@@ -3,7 +3,8 @@
  * The validity verdict: reasons why a run's numbers cannot bear weight — the load generator
  * fell behind, the client lagged or was CPU-bound, servelab's simulator fell behind real time,
  * usage was missing, client and server token counts disagree, a run meant to be cold hit the
- * prefix cache, too many errors, or Little's law does not hold.
+ * prefix cache, too many errors, the server stopped answering mid-run, or Little's law does not
+ * hold.
  */
 
 import type { T } from '../i18n/index.js';
@@ -15,6 +16,7 @@ import { LITTLES_LAW_MAX_GAP, LITTLES_LAW_MIN_REQUESTS } from './littles-law.js'
 import type { LoadedRun } from './loaded-run.js';
 import { requestMetrics } from './request.js';
 import { counterIncrease, seriesSummary } from './series.js';
+import { serverGone } from './server-gone.js';
 import { describe } from './stats.js';
 import { groupAttempts } from './summary.js';
 import { attemptEndAt, measurementWindow, slotWaits } from './window.js';
@@ -369,6 +371,18 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}, t: T
       }),
     );
   }
+  // Before the error rate: it is why the requests failed, and the run failed with it.
+  const gone = serverGone(run.records);
+  if (gone) {
+    add(
+      'server_gone',
+      t('diagnose.validity.server_gone', {
+        at: (gone.at_ms / 1000).toFixed(1),
+        n: gone.connect_errors,
+        unsent: gone.unsent,
+      }),
+    );
+  }
   if (s.error_rate !== null && s.error_rate > o.max_error_rate) {
     add(
       'error_rate',
@@ -379,7 +393,9 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}, t: T
     );
   }
   const gap = s.littles_law.rel_gap;
-  if (gap !== null && gap > o.max_littles_gap && littlesLawTestable(run)) {
+  // A dead server's run is judged by that: its workers backed off between connect errors, which
+  // is not a loop that failed to keep its users busy.
+  if (gap !== null && gap > o.max_littles_gap && littlesLawTestable(run) && !gone) {
     add(
       'littles_law',
       t('diagnose.validity.littles_law', {

@@ -22,5 +22,7 @@ export interface RunObserver {
   /** The final record of one attempt (written exactly once). */
   onRecord?(rec: RequestRecord): void;
   /** The run ended; `reason` says why. */
-  onRunEnd?(reason: 'completed' | 'duration' | 'interrupted' | 'error' | 'failed_fast' | 'late_start'): void;
+  onRunEnd?(
+    reason: 'completed' | 'duration' | 'interrupted' | 'error' | 'failed_fast' | 'late_start' | 'server_gone',
+  ): void;
 }

@@ -144,7 +144,14 @@ export interface RunLoadDeps {
   health?: () => HealthProbe;
 }
 
-export type RunEndReason = 'completed' | 'duration' | 'interrupted' | 'error' | 'failed_fast' | 'late_start';
+export type RunEndReason =
+  | 'completed'
+  | 'duration'
+  | 'interrupted'
+  | 'error'
+  | 'failed_fast'
+  | 'late_start'
+  | 'server_gone';
 
 export interface RunResult {
   /** Every record, warm-up included, in the order they ended. */

@@ -128,6 +128,7 @@ class LoadRun extends RunAttempts {
       signal?.removeEventListener('abort', onAbort);
     }
     if (this.failedFast !== null && reason !== 'error') reason = 'failed_fast';
+    else if (this.serverGoneAt !== null && reason !== 'error') reason = 'server_gone';
     if (this.interrupted) reason = 'interrupted';
     if (this.lateStart) reason = 'late_start';
     const windowEnd = this.lastMeasureRecordAt ?? clock.now();
@@ -172,10 +173,14 @@ class LoadRun extends RunAttempts {
       (count === null || started < count) &&
       (deadlineMs === null || this.clock.now() < deadlineMs);
     const worker = async () => {
+      // Consecutive requests of this worker that ended in a connect error: it backs off.
+      let refused = 0;
       while (canStart()) {
         const p = this.plan(phase, specs[started % specs.length], this.clock.now());
         started++;
-        await this.attempts(p, deadlineMs);
+        const last = await this.attempts(p, deadlineMs);
+        refused = last.outcome === 'connect_error' ? refused + 1 : 0;
+        await this.connectBackoff(refused);
       }
     };
     const n = count === null ? concurrency : Math.min(concurrency, count);

@@ -65,6 +65,8 @@ export const diagnose = {
   'diagnose.validity.sim_behind_fix_cli':
     'measure the same load in virtual time with `servelab plan` (the same flags, with --model and --gpu), where the simulator cannot fall behind; or give `servelab sim` a quieter core and fewer streams',
   'diagnose.validity.error_rate': 'error rate {pct}% > {max}%: latencies describe only the survivors',
+  'diagnose.validity.server_gone':
+    'the server stopped answering at t={at} s: {n} requests got connect errors after it and {unsent} were not sent; the run measured a dead server (restart it and run again)',
   'diagnose.validity.littles_law':
     "Little's law off by {pct}% (measured in flight {measured}, predicted {predicted}): the run never reached a steady state",
 

@@ -96,7 +96,7 @@ export const run = {
     '{n} request(s) were truncated: they stopped at a token limit (finish_reason length) before the output length they asked for, or asked for none (outcome length)',
   'run.warn.retries': '{n} retry attempt(s): each request counts once, by its final attempt',
   'run.warn.cancelled_unsent':
-    '{n} request(s) were cancelled before being sent (interrupted run, or a fail-fast stop); they count as failed',
+    '{n} request(s) were cancelled before being sent (interrupted run, a fail-fast stop, or a server that stopped answering); they count as failed',
   'run.warn.zero_window': 'the measurement window has zero length: throughputs are null',
   'run.warn.rate_behind':
     'achieved send rate {achieved} rps is below the target {target} rps: the generator fell behind or the concurrency cap held requests back (see lateness_ms, queue_ms)',

@@ -61,6 +61,8 @@ export const diagnose: Record<keyof typeof en, string> = {
   'diagnose.validity.sim_behind_fix_cli':
     '用 `servelab plan` 在虚拟时间里测同样的负载（参数相同，另加 --model 和 --gpu），模拟器在那里不会落后；或者给 `servelab sim` 一个更空闲的 CPU 核、减少并发流',
   'diagnose.validity.error_rate': '错误率 {pct}% > {max}%：延迟只描述了成功的请求',
+  'diagnose.validity.server_gone':
+    '服务器在 t={at} 秒时停止响应：此后 {n} 个请求连接失败，{unsent} 个请求未发送；这次运行测到的是一台已经停止的服务器（重启它后再运行一次）',
   'diagnose.validity.littles_law':
     '利特尔定律偏差 {pct}%（实测在途 {measured}，预测 {predicted}）：这次运行没有进入稳态',
 

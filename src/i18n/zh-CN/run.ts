@@ -89,7 +89,8 @@ export const run: Record<keyof typeof en, string> = {
   'run.warn.truncated':
     '{n} 个请求被截断：在达到所要求的输出长度之前（或根本没有要求长度）就停在了 token 上限（finish_reason length，outcome length）',
   'run.warn.retries': '{n} 次重试：每个请求只按最后一次尝试计一次',
-  'run.warn.cancelled_unsent': '{n} 个请求在发送前被取消（运行被中断，或 fail fast 提前停止）；它们计为失败',
+  'run.warn.cancelled_unsent':
+    '{n} 个请求在发送前被取消（运行被中断、fail fast 提前停止，或服务器停止响应）；它们计为失败',
   'run.warn.zero_window': '测量窗口长度为零：吞吐量为 null',
   'run.warn.rate_behind':
     '实际发送速率 {achieved} rps 低于目标 {target} rps：压测客户端落后了，或者并发上限压住了请求（见 lateness_ms、queue_ms）',

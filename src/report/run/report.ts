@@ -61,7 +61,7 @@ export interface RunEnvironment {
 
 /** How the run ended (from the runner's result). */
 export interface RunEnd {
-  reason: 'completed' | 'duration' | 'interrupted' | 'error' | 'failed_fast' | 'late_start';
+  reason: 'completed' | 'duration' | 'interrupted' | 'error' | 'failed_fast' | 'late_start' | 'server_gone';
   interrupted: boolean;
   /** With reason `failed_fast`: why the run stopped early (`20 × HTTP 401: …`). */
   failed_fast?: string | null;
