@@ -201,6 +201,37 @@ export interface ColdRunHits {
   preemptions: number;
   /** The most tokens the preempted requests' recomputation can have hit, tokens. */
   recompute_bound: number;
+  /**
+   * Tokens every request carries beyond the prompt it asked for (the chat template's and BOS:
+   * the server's prompt_tokens − the requested input length), summed: the same for every
+   * request, so a cold cache still finds their common prefix. 0 when unknown.
+   */
+  template_bound: number;
+  /** Where the counts came from: the server's counters, or each response's own count. */
+  from: 'series' | 'records';
+}
+
+/**
+ * Prefix-cache hits and queries from the responses themselves, when the series has none (no
+ * `/metrics`, or `--no-scrape`): llama.cpp's `timings.cache_n` or `usage.prompt_tokens_details
+ * .cached_tokens`, over `usage.prompt_tokens`, summed over every sent attempt (the counters
+ * count them all too). Null when no response said.
+ */
+function recordHits(run: LoadedRun): { hits: number; queries: number } | null {
+  let hits = 0;
+  let queries = 0;
+  let known = 0;
+  for (const r of run.records) {
+    const prompt = r.usage?.prompt_tokens;
+    const cacheN = r.timings?.cache_n;
+    const cached = typeof cacheN === 'number' ? cacheN : r.usage?.cached_tokens;
+    if (typeof prompt !== 'number' || typeof cached !== 'number') continue;
+    known++;
+    hits += cached;
+    // llama.cpp's prompt_tokens counts the cached tokens too (prompt_n + cache_n).
+    queries += prompt;
+  }
+  return known > 0 ? { hits, queries } : null;
 }
 
 /**
@@ -218,9 +249,17 @@ export interface ColdRunHits {
  */
 export function coldRunHits(run: LoadedRun): ColdRunHits | null {
   const ss = seriesSummary((run.series ?? []) as ScrapePoint[]);
-  const hits = ss.prefix_hits_delta;
-  const queries = ss.prefix_queries_delta;
-  if (hits === null || queries === null || !(queries > 0)) return null;
+  const fromSeries = ss.prefix_hits_delta !== null && ss.prefix_queries_delta !== null;
+  const counts = fromSeries
+    ? { hits: ss.prefix_hits_delta as number, queries: ss.prefix_queries_delta as number }
+    : recordHits(run);
+  if (!counts || !(counts.queries > 0)) return null;
+  const { hits, queries } = counts;
+  let template = 0;
+  for (const r of run.records) {
+    const p = r.usage?.prompt_tokens;
+    if (typeof p === 'number' && typeof r.input_len === 'number') template += Math.max(0, p - r.input_len);
+  }
   const preemptions = Math.max(0, ss.preemptions_delta ?? 0);
   let bound = 0;
   if (preemptions > 0) {
@@ -239,10 +278,12 @@ export function coldRunHits(run: LoadedRun): ColdRunHits | null {
     bound = known === run.records.length && known > 0 ? perRequest : preemptions * largest;
   }
   return {
-    rate: Math.max(0, hits - bound) / queries,
+    rate: Math.max(0, hits - bound - template) / queries,
     raw_rate: hits / queries,
     preemptions,
     recompute_bound: bound,
+    template_bound: template,
+    from: fromSeries ? 'series' : 'records',
   };
 }
 
@@ -335,7 +376,7 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}, t: T
       );
     }
   }
-  if (run.config.prompts === 'fresh' && run.series?.length) {
+  if (run.config.prompts === 'fresh') {
     const hits = coldRunHits(run);
     if (hits && hits.rate > o.max_cold_hit_rate)
       add(
@@ -350,8 +391,10 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}, t: T
           : t(
               engineFamily(runEngine(run)) === 'llamacpp'
                 ? 'diagnose.validity.cache_hits_llamacpp'
-                : 'diagnose.validity.cache_hits',
-              { pct: (100 * hits.rate).toFixed(1) },
+                : fromExperimentFile(run) || typeof run.config.seed !== 'number'
+                  ? 'diagnose.validity.cache_hits'
+                  : 'diagnose.validity.cache_hits_seen',
+              { pct: (100 * hits.rate).toFixed(1), seed: run.config.seed as number },
             ),
       );
   }

@@ -52,6 +52,8 @@ export const diagnose = {
     'client usage.completion_tokens sum {client} vs server generation-token counter +{server} ({pct}% apart): usage or the counter is wrong, or other traffic hit the server',
   'diagnose.validity.cache_hits':
     "{pct}% of the prompt tokens were prefix-cache hits in a run meant to be cold (fresh prompts): its TTFT is a warm cache's, not a cold one's",
+  'diagnose.validity.cache_hits_seen':
+    "{pct}% of the prompt tokens were prefix-cache hits in a run meant to be cold (synthetic prompts, no warm-up): the server had seen these prompts before (the same --seed {seed} run again?); its TTFT is a warm cache's, not a cold one's (run without --seed for fresh prompts)",
   'diagnose.validity.cache_hits_llamacpp':
     "{pct}% of the prompt tokens were prompt-cache hits in a run meant to be cold (fresh prompts): llama-server reuses the longest common prefix of a slot's last prompt and of the prompts kept in its RAM prompt cache (--cache-ram, server_prompt_cache), so a few -np slots still find many prompts; its TTFT is a warm cache's, not a cold one's (start llama-server with --cache-ram 0, or send cache_prompt: false)",
   'diagnose.validity.cache_hits_preempted':
