@@ -1,7 +1,8 @@
 /**
  * @module bench/index
  * `npm run bench [-- SCENARIO… ] [--json FILE] [--quick] [--repeat K]`: the performance benchmarks of
- * issues 2 and 3. Scenarios: `client` (streaming client vs a naive fetch client), `open-loop`
+ * issues 2 and 3. Scenarios: `client` (streaming client vs a naive fetch client), `first-wave`
+ * (the first wave's TTFT against a constant-latency server at c = 100, issue 25), `open-loop`
  * (runner lateness at 200 req/s), `sim-real` (simulator emit-time error in real time),
  * `sim-virtual` (simulator throughput in virtual time: the engine fast path and the measurement
  * path), `plan` (the wall time of one `servelab plan` command), `trace` (a 100k-request Azure
@@ -15,6 +16,7 @@ import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { benchClient } from './client.js';
+import { benchFirstWave } from './first-wave.js';
 import { infoRow, medianRows, type Row, renderTable, type ScenarioResult, targetRow } from './lib.js';
 import { benchOpenLoop } from './open-loop.js';
 import { benchPlan } from './plan.js';
@@ -22,7 +24,16 @@ import { benchSimReal } from './sim-real.js';
 import { benchTrace } from './trace.js';
 import { benchWorkers } from './workers.js';
 
-const SCENARIOS = ['client', 'open-loop', 'sim-real', 'sim-virtual', 'plan', 'workers', 'trace'] as const;
+const SCENARIOS = [
+  'client',
+  'first-wave',
+  'open-loop',
+  'sim-real',
+  'sim-virtual',
+  'plan',
+  'workers',
+  'trace',
+] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 interface Args {
@@ -155,6 +166,8 @@ async function run(s: Scenario, quick: boolean): Promise<ScenarioResult> {
         durationMs: quick ? 2500 : 5000,
         clients: ['servelab', 'fetch'],
       });
+    case 'first-wave':
+      return benchFirstWave({ concurrency: 100, requests: quick ? 500 : 1000, ttftMs: 20 });
     case 'open-loop':
       return benchOpenLoop({
         rateRps: 200,

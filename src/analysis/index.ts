@@ -29,6 +29,13 @@ export {
   splitGapsByOverlap,
 } from './interference.js';
 export {
+  LITTLES_LAW_MAX_GAP,
+  LITTLES_LAW_MIN_REQUESTS,
+  LITTLES_LAW_MIN_SOJOURNS,
+  type LittlesLaw,
+  littlesLaw,
+} from './littles-law.js';
+export {
   chunkGaps,
   e2eMs,
   firstOutputAt,
@@ -71,7 +78,6 @@ export {
   type ClientHealth,
   type DialectStats,
   groupAttempts,
-  littlesLaw,
   SUMMARY_METRICS,
   type Summary,
   type SummaryContext,

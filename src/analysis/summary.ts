@@ -7,17 +7,12 @@
 import { type MessageKey, type MessageParams, type T, translator } from '../i18n/index.js';
 import { OUTCOMES, type Outcome, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
 import { type ErrorGroup, errorGroups } from './errors.js';
+import { LITTLES_LAW_MAX_GAP, type LittlesLaw, littlesLaw } from './littles-law.js';
 import { isStreamed, type RequestMetrics, requestMetrics } from './request.js';
 import { meetsSlo, type Slo } from './slo.js';
 import { describe, describeWeighted, mean, type Stats } from './stats.js';
 import { type TtftBreakdown, ttftBreakdown } from './ttft-breakdown.js';
-import {
-  attemptEndAt,
-  inFlightProfile,
-  type MeasurementWindow,
-  measurementWindow,
-  slotWaits,
-} from './window.js';
+import { attemptEndAt, type MeasurementWindow, measurementWindow, slotWaits } from './window.js';
 
 /** Latency-like metrics that get a full {@link Stats} block in the summary (all in ms). */
 export const SUMMARY_METRICS = [
@@ -55,6 +50,12 @@ export interface SummaryContext {
   target_rate_rps?: number | null;
   /** `--max-concurrency` (or closed-loop `--concurrency`), used to find slot waits for `queue_ms`. */
   max_concurrency?: number | null;
+  /**
+   * A closed loop's users (`--concurrency` of a closed loop, each sending the next request the
+   * moment one ends); null or absent for an open loop, sessions, or requests sent one by one
+   * after a hook. Little's law predicts this many in flight (`analysis/littles-law`).
+   */
+  closed_loop_users?: number | null;
   /** Goodput objectives (`--slo`). */
   slo?: Slo | null;
   client?: ClientHealth | null;
@@ -107,11 +108,7 @@ export type Summary = {
   /** Measured first attempts' send rate, (sends − 1) / (last send − first send) (requests/s). */
   achieved_rate_rps: number | null;
   goodput: { rps: number | null; fraction: number | null; slo: Slo | null };
-  littles_law: {
-    measured_in_flight: number | null;
-    predicted_in_flight: number | null;
-    rel_gap: number | null;
-  };
+  littles_law: LittlesLaw;
   input_tokens: { mean: number | null };
   output_tokens: { mean: number | null };
   client: ClientHealth;
@@ -182,7 +179,6 @@ const DIALECT_DEFINITIONS = {
 const LOOP_DELAY_WARN_MS = 10;
 const EN = translator('en');
 const CPU_WARN_PERCENT = 90;
-const LITTLE_GAP_WARN = 0.2;
 
 const perSecond = (count: number, windowMs: number | null): number | null =>
   windowMs === null || windowMs <= 0 ? null : (count * 1000) / windowMs;
@@ -295,7 +291,7 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
     if (r.phase !== 'measure' || r.sent_at_ms === null) continue;
     intervals.push([r.sent_at_ms, attemptEndAt(r) as number]);
   }
-  const little = littlesLaw(intervals, window);
+  const little = littlesLaw(intervals, window, ctx.closed_loop_users ?? null);
 
   const achieved = sendRate(firstSends);
   const summary: Summary = {
@@ -371,11 +367,7 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
   if (cpu !== null && cpu > CPU_WARN_PERCENT) {
     warn('run.warn.cpu', { cpu: cpu.toFixed(0), max: CPU_WARN_PERCENT });
   }
-  if (
-    little.rel_gap !== null &&
-    little.rel_gap > LITTLE_GAP_WARN &&
-    measured.length >= LITTLES_LAW_MIN_REQUESTS
-  ) {
+  if (little.judged && little.rel_gap !== null && little.rel_gap > LITTLES_LAW_MAX_GAP) {
     warn('run.warn.littles_law', {
       measured: little.measured_in_flight?.toFixed(2) ?? '—',
       predicted: little.predicted_in_flight?.toFixed(2) ?? '—',
@@ -410,48 +402,4 @@ function sendRate(sends: readonly number[]): number | null {
     hi = Math.max(hi, t);
   }
   return hi > lo ? ((sends.length - 1) * 1000) / (hi - lo) : null;
-}
-
-/**
- * Little's law is only checked (warning here, validity in `diagnose`) with at least this many
- * measured requests: a short run has no steady state to test, and the estimator of λ from the
- * send span is biased when a closed loop starts its first `concurrency` requests at once
- * (6 requests at concurrency 4 read as a 23% "violation").
- */
-export const LITTLES_LAW_MIN_REQUESTS = 50;
-
-/**
- * Little's-law check. Measured: the time-average number in flight over the window (sweep line
- * over each attempt's [sent, end]). Predicted: λ·W, with λ the attempts' send rate over their
- * send span and W their mean time in flight. The relative gap |predicted − measured| / measured
- * is near 0 for a long, steady run; a large gap says the window is dominated by ramp-up or drain.
- */
-export function littlesLaw(
-  intervals: readonly (readonly [number, number])[],
-  window: MeasurementWindow | null,
-): Summary['littles_law'] {
-  // Average over the send span [first send, last send], not the whole window: in a steady
-  // state L = λW holds there, while the drain after the last send (a short run's tail) would
-  // otherwise read as a violation. A queue that builds up during the run still shows, since
-  // the late requests' long W raises λW above the measured L.
-  let span: MeasurementWindow | null = window;
-  if (intervals.length > 1) {
-    let first = Infinity;
-    let last = -Infinity;
-    for (const [s] of intervals) {
-      if (s < first) first = s;
-      if (s > last) last = s;
-    }
-    if (last > first) span = { start_ms: first, end_ms: last };
-  }
-  const profile = span ? inFlightProfile(intervals, span) : undefined;
-  const measuredInFlight = profile ? profile.mean : null;
-  const rate = sendRate(intervals.map(([s]) => s));
-  const w = mean(intervals.map(([s, e]) => e - s));
-  const predicted = rate !== null && w !== null ? (rate / 1000) * w : null;
-  const gap =
-    measuredInFlight !== null && predicted !== null && measuredInFlight > 0
-      ? Math.abs(predicted - measuredInFlight) / measuredInFlight
-      : null;
-  return { measured_in_flight: measuredInFlight, predicted_in_flight: predicted, rel_gap: gap };
 }

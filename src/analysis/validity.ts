@@ -3,7 +3,8 @@
  * The validity verdict: reasons why a run's numbers cannot bear weight — the load generator
  * fell behind, the client lagged or was CPU-bound, servelab's simulator fell behind real time,
  * usage was missing, client and server token counts disagree, a run meant to be cold hit the
- * prefix cache, too many errors, or Little's law does not hold.
+ * prefix cache, too many errors, the server stopped answering mid-run, or Little's law does not
+ * hold.
  */
 
 import type { T } from '../i18n/index.js';
@@ -11,11 +12,13 @@ import type { ScrapePoint } from '../record/series.js';
 import { EN } from './diagnose/default-lang.js';
 import { engineFamily, runEngine } from './diagnose/engine-terms.js';
 import type { SkippedCheck, ValidityReason } from './diagnose/types.js';
+import { LITTLES_LAW_MAX_GAP, LITTLES_LAW_MIN_REQUESTS } from './littles-law.js';
 import type { LoadedRun } from './loaded-run.js';
 import { requestMetrics } from './request.js';
 import { counterIncrease, seriesSummary } from './series.js';
+import { serverGone } from './server-gone.js';
 import { describe } from './stats.js';
-import { groupAttempts, LITTLES_LAW_MIN_REQUESTS } from './summary.js';
+import { groupAttempts } from './summary.js';
 import { attemptEndAt, measurementWindow, slotWaits } from './window.js';
 
 /** Thresholds of the verdict; every one can be overridden. */
@@ -28,7 +31,7 @@ export interface ValidityOptions {
   max_client_cpu_percent?: number;
   /** Error rate above this fraction is invalid (default 0.05). */
   max_error_rate?: number;
-  /** Little's-law relative gap above this is invalid (default 0.10). */
+  /** Little's-law relative gap above this is invalid (default 0.10, `LITTLES_LAW_MAX_GAP`). */
   max_littles_gap?: number;
   /** Client/server completion-token mismatch above this fraction is invalid (default 0.02). */
   max_token_mismatch?: number;
@@ -60,7 +63,7 @@ export const VALIDITY_DEFAULTS: Required<ValidityOptions> = {
   max_event_loop_p99_ms: 10,
   max_client_cpu_percent: 90,
   max_error_rate: 0.05,
-  max_littles_gap: 0.1,
+  max_littles_gap: LITTLES_LAW_MAX_GAP,
   max_token_mismatch: 0.02,
   max_cold_hit_rate: 0.1,
   max_sim_behind_fraction: 0.01,
@@ -198,6 +201,37 @@ export interface ColdRunHits {
   preemptions: number;
   /** The most tokens the preempted requests' recomputation can have hit, tokens. */
   recompute_bound: number;
+  /**
+   * Tokens every request carries beyond the prompt it asked for (the chat template's and BOS:
+   * the server's prompt_tokens − the requested input length), summed: the same for every
+   * request, so a cold cache still finds their common prefix. 0 when unknown.
+   */
+  template_bound: number;
+  /** Where the counts came from: the server's counters, or each response's own count. */
+  from: 'series' | 'records';
+}
+
+/**
+ * Prefix-cache hits and queries from the responses themselves, when the series has none (no
+ * `/metrics`, or `--no-scrape`): llama.cpp's `timings.cache_n` or `usage.prompt_tokens_details
+ * .cached_tokens`, over `usage.prompt_tokens`, summed over every sent attempt (the counters
+ * count them all too). Null when no response said.
+ */
+function recordHits(run: LoadedRun): { hits: number; queries: number } | null {
+  let hits = 0;
+  let queries = 0;
+  let known = 0;
+  for (const r of run.records) {
+    const prompt = r.usage?.prompt_tokens;
+    const cacheN = r.timings?.cache_n;
+    const cached = typeof cacheN === 'number' ? cacheN : r.usage?.cached_tokens;
+    if (typeof prompt !== 'number' || typeof cached !== 'number') continue;
+    known++;
+    hits += cached;
+    // llama.cpp's prompt_tokens counts the cached tokens too (prompt_n + cache_n).
+    queries += prompt;
+  }
+  return known > 0 ? { hits, queries } : null;
 }
 
 /**
@@ -215,9 +249,17 @@ export interface ColdRunHits {
  */
 export function coldRunHits(run: LoadedRun): ColdRunHits | null {
   const ss = seriesSummary((run.series ?? []) as ScrapePoint[]);
-  const hits = ss.prefix_hits_delta;
-  const queries = ss.prefix_queries_delta;
-  if (hits === null || queries === null || !(queries > 0)) return null;
+  const fromSeries = ss.prefix_hits_delta !== null && ss.prefix_queries_delta !== null;
+  const counts = fromSeries
+    ? { hits: ss.prefix_hits_delta as number, queries: ss.prefix_queries_delta as number }
+    : recordHits(run);
+  if (!counts || !(counts.queries > 0)) return null;
+  const { hits, queries } = counts;
+  let template = 0;
+  for (const r of run.records) {
+    const p = r.usage?.prompt_tokens;
+    if (typeof p === 'number' && typeof r.input_len === 'number') template += Math.max(0, p - r.input_len);
+  }
   const preemptions = Math.max(0, ss.preemptions_delta ?? 0);
   let bound = 0;
   if (preemptions > 0) {
@@ -236,22 +278,22 @@ export function coldRunHits(run: LoadedRun): ColdRunHits | null {
     bound = known === run.records.length && known > 0 ? perRequest : preemptions * largest;
   }
   return {
-    rate: Math.max(0, hits - bound) / queries,
+    rate: Math.max(0, hits - bound - template) / queries,
     raw_rate: hits / queries,
     preemptions,
     recompute_bound: bound,
+    template_bound: template,
+    from: fromSeries ? 'series' : 'records',
   };
 }
 
 /**
- * Requests per user a closed loop needs before Little's law is judged on it. Over the send span
- * the last users' requests are counted whole in W but only partly in L, so a closed loop of c
- * users that has settled into a staggered steady state reads a gap of about
- * (c/2 − 1)/(n − c/2) on n requests (15% at c = 32 over 96 requests in `servelab plan`): the
- * window's edges, not a missing steady state. With n ≥ 10 c they stay under 5%, half the
- * default threshold.
+ * Requests per user a closed loop needed before Little's law was judged on it, in summaries
+ * written before the closed-loop estimator (`analysis/littles-law`): their λ·W over the send
+ * span counted the edges of the span as a gap. Summaries that say whether they can be judged
+ * (`littles_law.judged`) are taken at their word.
  */
-export const LITTLES_LAW_REQUESTS_PER_USER = 10;
+const LEGACY_REQUESTS_PER_USER = 10;
 
 /** The users of a closed-loop run (its concurrency), or null for an open loop or sessions. */
 function closedLoopUsers(run: LoadedRun): number | null {
@@ -261,12 +303,13 @@ function closedLoopUsers(run: LoadedRun): number | null {
   return typeof c === 'number' && c > 0 ? c : null;
 }
 
-/** Whether a run is long enough for its Little's-law gap to mean something (see above). */
+/** Whether a run has enough requests for its Little's-law gap to mean something. */
 function littlesLawTestable(run: LoadedRun): boolean {
+  const ll = run.summary.littles_law;
+  if (ll.judged !== undefined) return ll.judged;
   const measured = run.summary.requests.measured;
   return (
-    measured >= LITTLES_LAW_MIN_REQUESTS &&
-    measured >= LITTLES_LAW_REQUESTS_PER_USER * (closedLoopUsers(run) ?? 0)
+    measured >= LITTLES_LAW_MIN_REQUESTS && measured >= LEGACY_REQUESTS_PER_USER * (closedLoopUsers(run) ?? 0)
   );
 }
 
@@ -333,7 +376,7 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}, t: T
       );
     }
   }
-  if (run.config.prompts === 'fresh' && run.series?.length) {
+  if (run.config.prompts === 'fresh') {
     const hits = coldRunHits(run);
     if (hits && hits.rate > o.max_cold_hit_rate)
       add(
@@ -348,8 +391,10 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}, t: T
           : t(
               engineFamily(runEngine(run)) === 'llamacpp'
                 ? 'diagnose.validity.cache_hits_llamacpp'
-                : 'diagnose.validity.cache_hits',
-              { pct: (100 * hits.rate).toFixed(1) },
+                : fromExperimentFile(run) || typeof run.config.seed !== 'number'
+                  ? 'diagnose.validity.cache_hits'
+                  : 'diagnose.validity.cache_hits_seen',
+              { pct: (100 * hits.rate).toFixed(1), seed: run.config.seed as number },
             ),
       );
   }
@@ -369,6 +414,18 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}, t: T
       }),
     );
   }
+  // Before the error rate: it is why the requests failed, and the run failed with it.
+  const gone = serverGone(run.records);
+  if (gone) {
+    add(
+      'server_gone',
+      t('diagnose.validity.server_gone', {
+        at: (gone.at_ms / 1000).toFixed(1),
+        n: gone.connect_errors,
+        unsent: gone.unsent,
+      }),
+    );
+  }
   if (s.error_rate !== null && s.error_rate > o.max_error_rate) {
     add(
       'error_rate',
@@ -379,7 +436,9 @@ export function validityReasons(run: LoadedRun, opts: ValidityOptions = {}, t: T
     );
   }
   const gap = s.littles_law.rel_gap;
-  if (gap !== null && gap > o.max_littles_gap && littlesLawTestable(run)) {
+  // A dead server's run is judged by that: its workers backed off between connect errors, which
+  // is not a loop that failed to keep its users busy.
+  if (gap !== null && gap > o.max_littles_gap && littlesLawTestable(run) && !gone) {
     add(
       'littles_law',
       t('diagnose.validity.littles_law', {

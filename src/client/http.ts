@@ -432,6 +432,33 @@ class UndiciHttpTarget implements HttpTarget {
     });
   }
 
+  /**
+   * `n` concurrent `GET …/models` requests (every OpenAI-compatible server answers the route,
+   * and any answer, 404 included, leaves its keep-alive connection open): with one request per
+   * connection (`pipelining: 1`), concurrent requests each get their own, and the pool keeps
+   * them idle for the measured requests. Errors are ignored: the measured requests will say.
+   */
+  async preconnect(n: number): Promise<void> {
+    const agent = this.ownAgent;
+    // A dispatcher handed in (tests, a shared pool) is the caller's to manage.
+    if (!agent) return;
+    const path = `${this.path.replace(/\/(chat\/)?completions$/, '')}/models`;
+    const one = async () => {
+      try {
+        const res = await agent.request({
+          origin: this.origin,
+          path,
+          method: 'GET',
+          headers: this.baseHeaders,
+        });
+        await res.body.dump();
+      } catch {
+        // an unreachable server shows in the measured requests
+      }
+    };
+    await Promise.all(Array.from({ length: n }, one));
+  }
+
   async close(): Promise<void> {
     // every send has resolved by now; a stream left open after [DONE] must not hold the process
     await this.ownAgent?.destroy();

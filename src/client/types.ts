@@ -90,4 +90,10 @@ export interface SendArgs {
 export interface Target {
   send(args: SendArgs): Promise<RequestRecord>;
   close(): Promise<void>;
+  /**
+   * Open `n` connections to the server and leave them idle in the pool, so the first `n`
+   * requests of a measured window reuse them instead of each paying a TCP connect (and the
+   * server's accept) inside its TTFT. Never rejects; a target without connections has none.
+   */
+  preconnect?(n: number): Promise<void>;
 }

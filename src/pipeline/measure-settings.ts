@@ -103,6 +103,29 @@ export function checkMeasureInput(
   return { slo, thresholds };
 }
 
+/**
+ * Whether a run is meant to meet a cold prefix cache: synthetic prompts (each its own random
+ * text from the run's seed), no shared prefix or documents, no warm-up (which would send the
+ * measured prompts first), not sessions or a trace, nor a `--duration` run (it cycles through
+ * its prompts). Such a run is stored with `prompts: fresh`,
+ * and the verdict flags it when the server's cache hits say otherwise (`cache_hits`:
+ * the same `--seed` run twice, or a prompt cache kept from an earlier run).
+ */
+export function meantCold(common: CommonSettings, workload: Workload): boolean {
+  const w = common.workload;
+  return (
+    workload.source === 'synthetic' &&
+    !workload.sessions &&
+    (common.load.warmup ?? 0) === 0 &&
+    (common.load.mode === 'closed' || common.load.mode === 'open') &&
+    // A --duration run cycles through its prompts.
+    common.load.durationS == null &&
+    !w.sharedPrefixLen &&
+    !w.numPrefixGroups &&
+    !w.documents
+  );
+}
+
 /** The run's configuration as stored in report.json (secrets redacted). */
 export function describeConfig(
   input: MeasureInput,
@@ -151,6 +174,8 @@ export function describeConfig(
           }
         : {}),
     },
+    // `fresh`: meant to meet a cold cache (see meantCold); the verdict's `cache_hits` reads it.
+    prompts: meantCold(common, workload) ? 'fresh' : 'as-given',
     slo,
     thresholds: common.output.thresholds,
     label: input.label ?? null,

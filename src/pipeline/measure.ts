@@ -168,6 +168,20 @@ function concurrencyOf(load: LoadMode, beforeEach: boolean): number | null {
   return load.kind === 'closed' ? load.concurrency : (load.maxConcurrency ?? null);
 }
 
+/**
+ * The users of a load that is a closed loop, for Little's law (`analysis/littles-law`): a closed
+ * loop's concurrency, or an open loop that plans every request at one instant under a cap
+ * (`--rate inf --max-concurrency c`: c workers, each sending the next the moment one ends). Null
+ * otherwise, and for requests sent one at a time after a hook.
+ */
+export function closedLoopUsers(load: LoadMode, beforeEach: boolean): number | null {
+  if (beforeEach) return null;
+  if (load.kind === 'closed') return load.concurrency;
+  if (load.kind !== 'open' || load.maxConcurrency == null || load.arrivalsMs.length === 0) return null;
+  const a = load.arrivalsMs;
+  return a[a.length - 1] === a[0] ? load.maxConcurrency : null;
+}
+
 /** A client-health probe for virtual time: the client's own lag is not part of a virtual run. */
 const NO_HEALTH = () => ({
   stop: () => ({ event_loop_delay_ms: { mean: null, p50: null, p99: null, max: null }, cpu_percent: null }),
@@ -320,6 +334,7 @@ export async function measureOn(
     client: result.client_health,
     target_rate_rps: req.targetRateRps ?? null,
     max_concurrency: concurrencyOf(plan.load, !!plan.beforeEach),
+    closed_loop_users: closedLoopUsers(plan.load, !!plan.beforeEach),
     slo: req.slo,
     detail: (d: SummaryDetail) => {
       detail = d;

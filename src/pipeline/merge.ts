@@ -123,6 +123,11 @@ export async function mergeShards(
   const ctx = {
     window,
     target_rate_rps: load.mode === 'open' ? (load.rateRps ?? null) : null,
+    // A closed loop split over shards is one loop of all their users.
+    closed_loop_users:
+      load.mode === 'closed' && shards.every((s) => s.report.shard.concurrency_cap != null)
+        ? shards.reduce((n, s) => n + (s.report.shard.concurrency_cap as number), 0)
+        : null,
     slo,
   };
 
@@ -139,6 +144,7 @@ export async function mergeShards(
       summarize(own, {
         window: s.report.window,
         max_concurrency: s.report.shard.concurrency_cap,
+        closed_loop_users: load.mode === 'closed' ? s.report.shard.concurrency_cap : null,
         detail: (d) => perShard.push(d.samples),
       });
       const shift = s.report.started_at_unix_ms - origin;

@@ -12,6 +12,12 @@
  * when each request is planned. All timing goes through the injected {@link Clock}.
  */
 import { FAIL_FAST_UNSENT, failFastReason } from '../analysis/errors.js';
+import {
+  CONNECT_BACKOFF_MAX_MS,
+  CONNECT_BACKOFF_MS,
+  SERVER_GONE_AFTER_MS,
+  SERVER_GONE_UNSENT,
+} from '../analysis/server-gone.js';
 import type { AnswerSink, SendArgs, Target } from '../client/types.js';
 import { emptyRecord, type Phase, type RequestRecord } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
@@ -74,6 +80,13 @@ export abstract class RunAttempts {
   protected failFastAfter = 0;
   private readonly failFastSeen: RequestRecord[] = [];
   protected failedFast: string | null = null;
+  /**
+   * Run-clock send time of the first of the connect errors since the last attempt that reached
+   * the server (null: the last attempt reached it), and whether they lasted long enough to stop
+   * the run ({@link SERVER_GONE_AFTER_MS}).
+   */
+  private connectErrorsSince: number | null = null;
+  protected serverGoneAt: number | null = null;
   /** Run-clock time the latest measured record was written (the window's end). */
   protected lastMeasureRecordAt: number | null = null;
   /**
@@ -135,9 +148,40 @@ export abstract class RunAttempts {
    * request keeps its concurrency slot (closed-loop worker or open-loop slot) during back-off,
    * as a user who retries would.
    */
-  protected async attempts(p: Planned, deadlineMs: number | null): Promise<void> {
+  protected async attempts(p: Planned, deadlineMs: number | null): Promise<RequestRecord> {
     const last = await this.attemptsOf(p, deadlineMs);
     if (p.phase === 'measure') this.noteFinished(last);
+    return last;
+  }
+
+  /**
+   * A closed-loop worker's pause after its `streak`-th consecutive request that ended in a
+   * connect error: {@link CONNECT_BACKOFF_MS} doubled per connect error, at most
+   * {@link CONNECT_BACKOFF_MAX_MS}; none after a request that reached the server. Resolves early
+   * when the run stops.
+   */
+  protected async connectBackoff(streak: number): Promise<void> {
+    if (streak <= 0 || this.stopped) return;
+    const wait = Math.min(CONNECT_BACKOFF_MS * 2 ** (streak - 1), CONNECT_BACKOFF_MAX_MS);
+    await this.clock.sleepUntil(this.clock.now() + wait, this.stopCtl.signal).catch(() => undefined);
+  }
+
+  /**
+   * Watch for a server that stopped answering: connect errors only, for
+   * {@link SERVER_GONE_AFTER_MS} since the first of them, stop sending (requests in flight end on
+   * their own; the unsent are recorded `cancelled` with {@link SERVER_GONE_UNSENT}).
+   */
+  private noteConnect(rec: RequestRecord): void {
+    if (rec.sent_at_ms === null || rec.outcome === 'cancelled') return;
+    if (rec.outcome !== 'connect_error') {
+      this.connectErrorsSince = null;
+      return;
+    }
+    this.connectErrorsSince ??= rec.sent_at_ms;
+    if (this.serverGoneAt !== null || this.clock.now() - this.connectErrorsSince < SERVER_GONE_AFTER_MS)
+      return;
+    this.serverGoneAt = this.connectErrorsSince;
+    if (!this.stopCtl.signal.aborted) this.stopCtl.abort(new Error(SERVER_GONE_UNSENT));
   }
 
   /**
@@ -309,9 +353,13 @@ export abstract class RunAttempts {
     rec.outcome = 'cancelled';
     rec.error =
       why ??
-      (this.failedFast !== null && !this.interrupted
-        ? `${FAIL_FAST_UNSENT}: ${this.failedFast}`
-        : 'not sent: the run was interrupted');
+      (this.interrupted
+        ? 'not sent: the run was interrupted'
+        : this.failedFast !== null
+          ? `${FAIL_FAST_UNSENT}: ${this.failedFast}`
+          : this.serverGoneAt !== null
+            ? `${SERVER_GONE_UNSENT} (connect errors only since t=${(this.serverGoneAt / 1000).toFixed(1)} s)`
+            : 'not sent: the run was interrupted');
     this.record(rec);
   }
 
@@ -333,6 +381,7 @@ export abstract class RunAttempts {
 
   private record(rec: RequestRecord): void {
     if (rec.phase === 'measure') this.lastMeasureRecordAt = this.clock.now();
+    this.noteConnect(rec);
     this.records.push(rec);
     this.emit('onRecord', rec);
   }

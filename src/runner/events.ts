@@ -21,7 +21,8 @@ export type RunEndReason =
   | 'interrupted'
   | 'error'
   | 'failed_fast'
-  | 'late_start';
+  | 'late_start'
+  | 'server_gone';
 
 export interface RunObserver {
   onRunStart?(info: RunStartInfo): void;

@@ -225,8 +225,9 @@ describe('summarize', () => {
   });
 
   it("checks Little's law on a hand-built schedule", () => {
-    // In flight: A [0,100], B [50,150], C [100,300], D [200,300]. Measured over the send span
-    // [0, 200]: A 100 + B 100 + C 100 + D 0 = 300 ms of area over 200 ms → 1.5.
+    // In flight: A [0,100], B [50,150], C [100,300], D [200,300]. An open loop, judged over the
+    // send span without its fill: mean W = 125 ms, capped at half the span → [100, 200]:
+    // B 50 + C 100 = 150 ms of area over 100 ms → 1.5.
     const recs = [
       rec({ id: 'A', sent: 0, end: 100, chunks: [[100, 'c']] }),
       rec({ id: 'B', sent: 50, end: 150, chunks: [[150, 'c']] }),
@@ -235,9 +236,12 @@ describe('summarize', () => {
     ];
     const s = summarize(recs);
     close(s.littles_law.measured_in_flight, 1.5);
-    // λ = 3 gaps / 200 ms = 0.015 /ms, W = 125 ms → 1.875
-    close(s.littles_law.predicted_in_flight, 1.875);
-    close(s.littles_law.rel_gap, (1.875 - 1.5) / 1.5);
+    // Sent in [100, 200): C alone, λ = 1 / 100 ms, W = 200 ms → 2
+    close(s.littles_law.predicted_in_flight, 2);
+    close(s.littles_law.rel_gap, (2 - 1.5) / 1.5);
+    // Four requests: reported, not judged, and not warned about.
+    assert.equal(s.littles_law.judged, false);
+    assert.ok(!s.warnings.some((w) => w.includes("Little's law")));
   });
 
   it('warns on thin percentiles, missing usage and a slow generator; carries client health', () => {

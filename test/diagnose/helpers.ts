@@ -69,6 +69,7 @@ export function simRun(o: SimRunOpts): LoadedRun {
   const records = res.records;
   const summary = summarize(records, {
     max_concurrency: o.load.kind === 'closed' ? o.load.concurrency : (o.load.maxConcurrency ?? null),
+    closed_loop_users: o.load.kind === 'closed' ? o.load.concurrency : null,
     client: { event_loop_delay_ms: { p50: 0.1, p99: 1, max: 2 }, cpu_percent: 20 },
     ...o.ctx,
   });

@@ -20,6 +20,22 @@ import { handRecord, handRun, many, simRun } from './helpers.js';
 const base = () => Array.from({ length: 200 }, (_, i) => handRecord(`v${i}`, i * 1000, 20, 10, 10));
 const codes = (run: LoadedRun) => validityReasons(run).map((r) => r.code);
 
+/**
+ * An open loop at 40 requests/s into a FIFO server of 2 slots that each take 100 ms (capacity
+ * 20 requests/s): each request waits for a slot, and the waits grow.
+ */
+function overloaded(n: number) {
+  const free = [0, 0];
+  return Array.from({ length: n }, (_, i) => {
+    const sent = i * 25;
+    free.sort((a, b) => a - b);
+    const start = Math.max(sent, free[0]);
+    free[0] = start + 100;
+    // Ten tokens: the first at the end of the wait + 10 ms, then every 10 ms.
+    return handRecord(`o${i}`, sent, start - sent + 10, 10, 10);
+  });
+}
+
 describe('validity verdict', () => {
   it('a clean run has no reason', () => {
     const run = handRun('clean', base());
@@ -114,10 +130,10 @@ describe('validity verdict', () => {
   });
 
   it("does not judge Little's law on fewer than 50 requests, nor client CPU over a window under 5 s", () => {
-    // The same burst shape as below, but only 12 requests: no steady state to test.
-    const burst = Array.from({ length: 12 }, (_, i) => handRecord(`s${i}`, i * 0.01, 20 + i * 100, 10, 10));
-    const short = handRun('short-burst', burst);
+    // The overloaded shape of below, but only 12 requests: too few to judge.
+    const short = handRun('short', overloaded(12));
     assert.ok((short.summary.littles_law.rel_gap as number) > 0.1);
+    assert.equal(short.summary.littles_law.judged, false);
     assert.ok(!codes(short).includes('littles_law'));
     // Four quick requests (window ~1 s) at 110% CPU: start-up, not saturation.
     const quick = Array.from({ length: 4 }, (_, i) => handRecord(`q${i}`, i * 250, 20, 10, 10));
@@ -196,9 +212,9 @@ describe('validity verdict', () => {
     assert.match(hint({ target: 'sim' }, translator('zh-CN')), /`clock: virtual`/);
   });
 
-  it("does not read a closed loop's edges as a Little's-law violation (fewer than 10 requests per user)", () => {
-    // 32 users, 96 requests: three rounds, settled into a staggered steady state. The send span's
-    // edges alone put the gap above 10%; the check waits for 320 requests.
+  it("judges a closed loop by its population: three requests per user are not a Little's-law violation", () => {
+    // 32 users, 96 requests: three rounds. λ·W over the send span read its edges as a > 10% gap;
+    // 32 users kept 32 requests in flight, which is what a closed loop predicts.
     const shapes = many(96, { input: 128, output: 64 });
     const run = simRun({
       label: 'c32',
@@ -208,14 +224,18 @@ describe('validity verdict', () => {
       level: { concurrency: 32 },
       config: { ignore_eos: true },
     });
-    assert.ok((run.summary.littles_law.rel_gap as number) > 0.1, JSON.stringify(run.summary.littles_law));
+    const ll = run.summary.littles_law;
+    assert.equal(ll.basis, 'closed_loop');
+    assert.equal(ll.judged, true);
+    assert.equal(ll.predicted_in_flight, 32);
+    assert.ok((ll.rel_gap as number) < 0.1, JSON.stringify(ll));
     assert.ok(!codes(run).includes('littles_law'));
   });
 
-  it("Little's law off by more than 10%", () => {
-    // A burst: 50 requests sent at once, each lasting longer than the last; nothing steady.
-    const recs = Array.from({ length: 50 }, (_, i) => handRecord(`b${i}`, i * 0.01, 20 + i * 100, 10, 10));
-    const run = handRun('burst', recs);
+  it("Little's law off by more than 10% in an overloaded open loop", () => {
+    // 40 requests/s into a server that serves 20/s: the queue grows for the whole run.
+    const run = handRun('overloaded', overloaded(300));
+    assert.equal(run.summary.littles_law.judged, true);
     assert.ok((run.summary.littles_law.rel_gap as number) > 0.1);
     assert.ok(codes(run).includes('littles_law'));
   });

@@ -46,6 +46,8 @@ export interface LlamaServer {
   /** Everything the server printed, for a failure message. */
   log(): string;
   close(): Promise<void>;
+  /** Kill it with `signal` (`SIGKILL`: a crash mid-run); resolves when it has exited. */
+  kill(signal: NodeJS.Signals): Promise<void>;
 }
 
 /**
@@ -71,7 +73,11 @@ export async function startLlamaServer(flags: readonly string[] = [], model = 'q
     const ok = await fetch(`${root}/health`)
       .then((r) => r.status === 200)
       .catch(() => false);
-    if (ok) return { root, log: () => log, close };
+    const kill = async (signal: NodeJS.Signals) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    };
+    if (ok) return { root, log: () => log, close, kill };
     await new Promise((r) => setTimeout(r, 100));
   }
   await close();

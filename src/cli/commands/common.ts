@@ -88,19 +88,19 @@ export function formatThresholds(results: readonly ThresholdResult[], t: T = tra
 }
 
 /**
- * Exit code of a finished measurement: 130 > 1 > 3 > 2 > 0. A run that stopped early (fail
- * fast: its first requests all failed the same unfixable way) exits 3, as one where nothing
- * succeeded.
+ * Exit code of a finished measurement: 130 > 1 > 3 > 2 > 0. A run that failed (fail fast: its
+ * first requests all failed the same unfixable way; or its server stopped answering mid-run,
+ * validity `server_gone`) exits 3, as one where nothing succeeded.
  */
 export function measurementExitCode(
   summary: Summary,
   thresholds: readonly ThresholdResult[],
   interrupted: boolean,
-  failedFast = false,
+  failed = false,
 ): number {
   const codes: number[] = [];
   if (interrupted) codes.push(ExitCode.interrupted);
-  if ((summary.requests.measured > 0 && summary.requests.succeeded === 0) || failedFast)
+  if ((summary.requests.measured > 0 && summary.requests.succeeded === 0) || failed)
     codes.push(ExitCode.nothingSucceeded);
   if (thresholds.some((t) => !t.pass)) codes.push(ExitCode.thresholdFailed);
   return worstExitCode(codes);

@@ -335,7 +335,8 @@ export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = 
     if (json === true) await emitJson(json, result, io);
     // A shard that missed the common start sent nothing: the job must fail, not be retried late.
     if (m.result.reason === 'late_start') return ExitCode.nothingSucceeded;
-    return measurementExitCode(m.summary, m.thresholds, m.result.interrupted, failedFast);
+    const serverGone = m.validity.some((r) => r.code === 'server_gone');
+    return measurementExitCode(m.summary, m.thresholds, m.result.interrupted, failedFast || serverGone);
   } finally {
     off();
     store?.close();
@@ -408,7 +409,9 @@ async function runWithWorkers(
     if (interrupted) io.stderr.write(`${t('run.interrupted')}\n`);
     else if (end?.reason === 'drain_timeout')
       io.stderr.write(`${t('run.drain_timeout', { s: input.common.load.drainTimeoutS })}\n`);
-    return measurementExitCode(report.summary, results, interrupted, end?.reason === 'failed_fast');
+    const failed =
+      end?.reason === 'failed_fast' || (report.validity?.reasons ?? []).some((r) => r.code === 'server_gone');
+    return measurementExitCode(report.summary, results, interrupted, failed);
   } finally {
     off();
   }

@@ -9,7 +9,7 @@ import { EN } from '../../analysis/diagnose/default-lang.js';
 import { mean, parseThresholds, summarize, type Threshold } from '../../analysis/index.js';
 import type { Slo } from '../../analysis/slo.js';
 import { clientOptionsOf, generationOfSpec } from '../../pipeline/client-options.js';
-import { measureOn } from '../../pipeline/measure.js';
+import { closedLoopUsers, measureOn } from '../../pipeline/measure.js';
 import { type RequestRecord, shiftRecord } from '../../record/types.js';
 import { type LoadMode, sessionTurns } from '../../runner/load.js';
 import type { SharedFile } from '../fields.js';
@@ -233,7 +233,8 @@ export function poolRepeats(
     offset = end;
   }
   const maxConc = plan.load.kind === 'closed' ? plan.load.concurrency : (plan.load.maxConcurrency ?? null);
-  const summary = summarize(records, { max_concurrency: maxConc, slo });
+  const closed = closedLoopUsers(plan.load, !!plan.beforeEach);
+  const summary = summarize(records, { max_concurrency: maxConc, closed_loop_users: closed, slo });
   const caches = parts.map((p) => p.run.cache);
   const run: RunInfo = {
     run_id: parts[0].run.run_id,

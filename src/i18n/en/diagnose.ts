@@ -52,6 +52,8 @@ export const diagnose = {
     'client usage.completion_tokens sum {client} vs server generation-token counter +{server} ({pct}% apart): usage or the counter is wrong, or other traffic hit the server',
   'diagnose.validity.cache_hits':
     "{pct}% of the prompt tokens were prefix-cache hits in a run meant to be cold (fresh prompts): its TTFT is a warm cache's, not a cold one's",
+  'diagnose.validity.cache_hits_seen':
+    "{pct}% of the prompt tokens were prefix-cache hits in a run meant to be cold (synthetic prompts, no warm-up): the server had seen these prompts before (the same --seed {seed} run again?); its TTFT is a warm cache's, not a cold one's (run without --seed for fresh prompts)",
   'diagnose.validity.cache_hits_llamacpp':
     "{pct}% of the prompt tokens were prompt-cache hits in a run meant to be cold (fresh prompts): llama-server reuses the longest common prefix of a slot's last prompt and of the prompts kept in its RAM prompt cache (--cache-ram, server_prompt_cache), so a few -np slots still find many prompts; its TTFT is a warm cache's, not a cold one's (start llama-server with --cache-ram 0, or send cache_prompt: false)",
   'diagnose.validity.cache_hits_preempted':
@@ -65,6 +67,8 @@ export const diagnose = {
   'diagnose.validity.sim_behind_fix_cli':
     'measure the same load in virtual time with `servelab plan` (the same flags, with --model and --gpu), where the simulator cannot fall behind; or give `servelab sim` a quieter core and fewer streams',
   'diagnose.validity.error_rate': 'error rate {pct}% > {max}%: latencies describe only the survivors',
+  'diagnose.validity.server_gone':
+    'the server stopped answering at t={at} s: {n} requests got connect errors after it and {unsent} were not sent; the run measured a dead server (restart it and run again)',
   'diagnose.validity.littles_law':
     "Little's law off by {pct}% (measured in flight {measured}, predicted {predicted}): the run never reached a steady state",
 

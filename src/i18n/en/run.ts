@@ -27,6 +27,8 @@ export const run = {
   'run.table.measured_in_flight': 'measured in flight',
   'run.table.predicted_in_flight': 'predicted (λ·W)',
   'run.table.relative_gap': 'relative gap',
+  'run.table.predicted_users': 'predicted (closed-loop users)',
+  'run.table.littles_law_not_judged': 'not judged: too few requests',
   'run.table.tokens': 'Tokens (mean per request)',
   'run.table.input': 'input',
   'run.table.output': 'output',
@@ -99,7 +101,7 @@ export const run = {
     '{n} request(s) were truncated: they stopped at a token limit (finish_reason length) before the output length they asked for, or asked for none (outcome length)',
   'run.warn.retries': '{n} retry attempt(s): each request counts once, by its final attempt',
   'run.warn.cancelled_unsent':
-    '{n} request(s) were cancelled before being sent (interrupted run, or a fail-fast stop); they count as failed',
+    '{n} request(s) were cancelled before being sent (interrupted run, a fail-fast stop, or a server that stopped answering); they count as failed',
   'run.warn.zero_window': 'the measurement window has zero length: throughputs are null',
   'run.warn.rate_behind':
     'achieved send rate {achieved} rps is below the target {target} rps: the generator fell behind or the concurrency cap held requests back (see lateness_ms, queue_ms)',
@@ -107,5 +109,5 @@ export const run = {
     "client event-loop delay p99 is {p99} ms (> {max} ms): tail latencies may include the client's own lag",
   'run.warn.cpu': 'client CPU at {cpu}% (> {max}%): the load generator may be the bottleneck',
   'run.warn.littles_law':
-    "Little's law: measured in-flight {measured} vs predicted {predicted} (gap {pct}%): the run did not reach a steady state (too short, or a queue built up and drained)",
+    "Little's law: measured in-flight {measured} vs predicted {predicted} (gap {pct}%): the run did not reach a steady state (a queue built up during sending, or the client did not keep its users busy)",
 } as const;

@@ -48,6 +48,8 @@ export const diagnose: Record<keyof typeof en, string> = {
     '客户端 usage.completion_tokens 合计 {client}，而服务端生成 token 计数器增加了 +{server}（相差 {pct}%）：usage 或计数器有误，或者有其他流量打到了服务端',
   'diagnose.validity.cache_hits':
     '本应冷启动（fresh 提示词）的运行中有 {pct}% 的提示词 token 命中了前缀缓存：它的 TTFT 是热缓存的，不是冷缓存的',
+  'diagnose.validity.cache_hits_seen':
+    '本应冷启动的运行（合成提示词，没有预热）中有 {pct}% 的提示词 token 命中了前缀缓存：服务器之前见过这些提示词（又用同一个 --seed {seed} 运行了一次？）；它的 TTFT 是热缓存的，不是冷缓存的（不带 --seed 运行即可得到全新的提示词）',
   'diagnose.validity.cache_hits_llamacpp':
     '本应是冷缓存的运行（全新提示词）中，有 {pct}% 的提示词 token 命中了提示缓存：llama-server 会复用槽位上一个提示词、以及内存提示缓存（--cache-ram，server_prompt_cache）里保存的提示词的最长公共前缀，所以只有几个 -np 槽位也能命中许多提示词；它的 TTFT 是热缓存的，不是冷缓存的（用 --cache-ram 0 启动 llama-server，或发送 cache_prompt: false）',
   'diagnose.validity.cache_hits_preempted':
@@ -61,6 +63,8 @@ export const diagnose: Record<keyof typeof en, string> = {
   'diagnose.validity.sim_behind_fix_cli':
     '用 `servelab plan` 在虚拟时间里测同样的负载（参数相同，另加 --model 和 --gpu），模拟器在那里不会落后；或者给 `servelab sim` 一个更空闲的 CPU 核、减少并发流',
   'diagnose.validity.error_rate': '错误率 {pct}% > {max}%：延迟只描述了成功的请求',
+  'diagnose.validity.server_gone':
+    '服务器在 t={at} 秒时停止响应：此后 {n} 个请求连接失败，{unsent} 个请求未发送；这次运行测到的是一台已经停止的服务器（重启它后再运行一次）',
   'diagnose.validity.littles_law':
     '利特尔定律偏差 {pct}%（实测在途 {measured}，预测 {predicted}）：这次运行没有进入稳态',
 

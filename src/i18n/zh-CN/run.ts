@@ -25,6 +25,8 @@ export const run: Record<keyof typeof en, string> = {
   'run.table.measured_in_flight': '实测在途',
   'run.table.predicted_in_flight': '预测（λ·W）',
   'run.table.relative_gap': '相对偏差',
+  'run.table.predicted_users': '预测（闭环用户数）',
+  'run.table.littles_law_not_judged': '未判定：请求太少',
   'run.table.tokens': 'token 数（每请求平均）',
   'run.table.input': '输入',
   'run.table.output': '输出',
@@ -91,7 +93,8 @@ export const run: Record<keyof typeof en, string> = {
   'run.warn.truncated':
     '{n} 个请求被截断：在达到所要求的输出长度之前（或根本没有要求长度）就停在了 token 上限（finish_reason length，outcome length）',
   'run.warn.retries': '{n} 次重试：每个请求只按最后一次尝试计一次',
-  'run.warn.cancelled_unsent': '{n} 个请求在发送前被取消（运行被中断，或 fail fast 提前停止）；它们计为失败',
+  'run.warn.cancelled_unsent':
+    '{n} 个请求在发送前被取消（运行被中断、fail fast 提前停止，或服务器停止响应）；它们计为失败',
   'run.warn.zero_window': '测量窗口长度为零：吞吐量为 null',
   'run.warn.rate_behind':
     '实际发送速率 {achieved} rps 低于目标 {target} rps：压测客户端落后了，或者并发上限压住了请求（见 lateness_ms、queue_ms）',
@@ -99,5 +102,5 @@ export const run: Record<keyof typeof en, string> = {
     '客户端事件循环延迟 p99 为 {p99} ms（> {max} ms）：尾延迟里可能混入了客户端自身的滞后',
   'run.warn.cpu': '客户端 CPU 占用 {cpu}%（> {max}%）：瓶颈可能在压测客户端本身',
   'run.warn.littles_law':
-    '利特尔定律：实测在途 {measured}，预测 {predicted}（偏差 {pct}%）：这次运行没有进入稳态（太短，或者队列先积压后排空）',
+    '利特尔定律：实测在途 {measured}，预测 {predicted}（偏差 {pct}%）：这次运行没有进入稳态（发送期间积压了队列，或者客户端没能让所有用户保持忙碌）',
 };

@@ -61,8 +61,16 @@ export interface RunEnvironment {
 
 /** How the run ended (from the runner's result). */
 export interface RunEnd {
-  /** `drain_timeout`: a duration run whose requests still in flight after `--drain-timeout` were cancelled. */
-  reason: 'completed' | 'duration' | 'drain_timeout' | 'interrupted' | 'error' | 'failed_fast' | 'late_start';
+  /** `drain_timeout`: a duration run whose requests still in flight after `--drain-timeout` were cancelled; `server_gone`: the server stopped answering. */
+  reason:
+    | 'completed'
+    | 'duration'
+    | 'drain_timeout'
+    | 'interrupted'
+    | 'error'
+    | 'failed_fast'
+    | 'late_start'
+    | 'server_gone';
   interrupted: boolean;
   /** With reason `failed_fast`: why the run stopped early (`20 × HTTP 401: …`). */
   failed_fast?: string | null;

@@ -114,8 +114,13 @@ export function formatSummaryTable(summary: Summary, t: T = EN): string {
       t('run.table.littles_law'),
       grid([
         [t('run.table.measured_in_flight'), num(ll.measured_in_flight)],
-        [t('run.table.predicted_in_flight'), num(ll.predicted_in_flight)],
+        [
+          t(ll.basis === 'closed_loop' ? 'run.table.predicted_users' : 'run.table.predicted_in_flight'),
+          num(ll.predicted_in_flight),
+        ],
         [t('run.table.relative_gap'), pct(ll.rel_gap)],
+        // A short run's gap is shown, not judged (`analysis/littles-law`).
+        ...(ll.judged === false && ll.rel_gap !== null ? [[t('run.table.littles_law_not_judged'), '']] : []),
       ]),
     ),
   );
