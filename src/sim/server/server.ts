@@ -42,7 +42,7 @@ import { SimAudio } from './audio.js';
 import { BadRequest, BodyTooLarge, readJson, requestIdOf } from './body.js';
 import { Generations } from './generation.js';
 import { registerLagMetrics } from './lag-metrics.js';
-import { GPU_UTIL_SAMPLE_MS, SimMetrics } from './metrics.js';
+import { SimMetrics } from './metrics.js';
 import { resolveServerOptions } from './options.js';
 import { PromptTokens } from './prompt-tokens.js';
 import { parseTokenizeRequest } from './requests.js';
@@ -241,10 +241,7 @@ class SimHttp implements SimHandler {
         name: config.gpu.deviceName,
         count: config.tp,
         version: VERSION,
-        busyShare: () => {
-          const now = this.driver.engineNow();
-          return engine.busyShare(now - GPU_UTIL_SAMPLE_MS, now);
-        },
+        busyNow: () => this.driver.gpuBusyNow(),
       },
       config.profile.engine,
     );
