@@ -96,7 +96,7 @@ export async function runBaseline(ctx: KindContext<BaselineFile>): Promise<Basel
     if (ctx.exp.cache.policy === 'cold') await ctx.ensureCold([t]);
     // No warm-up: the first request is the cold one, reported apart.
     const m = await ctx.measure(t, {
-      label: 'sequential',
+      label: 'c=1',
       level: { concurrency: 1 },
       specs,
       load: { kind: 'closed', concurrency: 1 },

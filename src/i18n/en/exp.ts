@@ -137,6 +137,7 @@ export const exp = {
   'exp.ab.no_difference': 'no significant difference',
   'exp.ab.side':
     '{name}: {successes}/{samples} answered, {truncations} truncated, {errors} errors, {mismatches} exact mismatches, {regex} regex, {schema} schema failures',
+  'exp.ab.ci95': '95% CI',
   'exp.ab.quality': 'quality ({checks}): {result}',
   'exp.ab.passed': 'passed',
   'exp.ab.failed': 'FAILED',

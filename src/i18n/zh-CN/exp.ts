@@ -126,8 +126,9 @@ export const exp: Record<keyof typeof en, string> = {
   'exp.ab.better': '{side} 更好',
   'exp.ab.no_difference': '无显著差异',
   'exp.ab.side':
-    '{name}：{successes}/{samples} 已回答，{truncations} 被截断，{errors} 个错误，{mismatches} 个精确匹配不一致，{regex} 个正则不符，{schema} 个 schema 不符',
-  'exp.ab.quality': '质量（{checks}）：{result}',
+    '{name}：{successes}/{samples} 已回答，{truncations} 被截断，{errors} 个错误，{mismatches} 个精确匹配不一致，{regex} 个正则不符，{schema} 个结构（schema）不符',
+  'exp.ab.ci95': '95% 置信区间',
+  'exp.ab.quality': '质量（`{checks}`）：{result}',
   'exp.ab.passed': '通过',
   'exp.ab.failed': '未通过',
   'exp.ab.per_request': '逐请求',
