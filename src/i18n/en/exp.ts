@@ -75,6 +75,7 @@ export const exp = {
   'exp.col.verdict': 'verdict',
   'exp.col.stop': 'stop',
   'exp.col.metric': 'metric',
+  'exp.baseline.band_what': 'warm TTFT ms of {target}',
   'exp.baseline.cold_ttft': 'cold TTFT ms',
   'exp.baseline.warm_ttft': 'warm TTFT ms',
   'exp.baseline.warm_e2e': 'warm E2E ms',

@@ -67,6 +67,7 @@ export const exp: Record<keyof typeof en, string> = {
   'exp.col.verdict': '结论',
   'exp.col.stop': '停止',
   'exp.col.metric': '指标',
+  'exp.baseline.band_what': '{target} 预热后的 TTFT（ms）',
   'exp.baseline.cold_ttft': '冷启动 TTFT ms',
   'exp.baseline.warm_ttft': '预热后 TTFT ms',
   'exp.baseline.warm_e2e': '预热后 E2E ms',
