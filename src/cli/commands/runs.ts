@@ -54,7 +54,7 @@ function runCells(r: RunRow, t: T): string[] {
   const req = (s.requests as Record<string, unknown> | undefined) ?? {};
   return [
     r.id,
-    r.kind,
+    t(`cli.runs.kind.${r.kind}`),
     statusText(r.status, t),
     verdictOf(r, t),
     // The wall-clock start: a virtual-clock run's own origin is virtual time (1970).
