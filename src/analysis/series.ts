@@ -139,9 +139,10 @@ export function seriesSummary(points: readonly ScrapePoint[], window: SummaryWin
   return {
     peak_gpu_memory_mib: peak,
     peak_gpu_memory_gib: peak === null ? null : peak / 1024,
-    mean_gpu_util_pct: mean(
-      [...inside, ...after.values()].filter((p) => p.name === 'gpu_util_pct').map((p) => p.value),
-    ),
+    // Readings inside the window only: one after it may describe the idle time after the run
+    // (the simulator's reads its GPU at the read instant, and a real DCGM sample is of its own
+    // last second, taken up to a collect interval before the scrape).
+    mean_gpu_util_pct: mean(inside.filter((p) => p.name === 'gpu_util_pct').map((p) => p.value)),
     mean_kv_usage: mean(values('kv_usage')),
     max_kv_usage: max(values('kv_usage')),
     max_running: max(values('running')),

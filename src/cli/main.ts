@@ -258,30 +258,33 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   ).action((id, opts) => {
     action = async (io) => (await import('./commands/exp.js')).expRerunCommand(id, opts, io);
   });
-  exp
-    .command('list')
-    .description(t('cli.cmd.exp_list'))
-    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
-    .option('--json [file]', 'write the list as JSON to file, or stdout')
-    .action((opts) => {
-      action = async (io) => (await import('./commands/runs.js')).expListCommand(opts, io);
-    });
+  addLangOption(
+    exp
+      .command('list')
+      .description(t('cli.cmd.exp_list'))
+      .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
+      .option('--json [file]', 'write the list as JSON to file, or stdout'),
+  ).action((opts) => {
+    action = async (io) => (await import('./commands/runs.js')).expListCommand(opts, io);
+  });
 
   const runs = program.command('runs').description(t('cli.cmd.runs'));
-  runs
-    .command('list')
-    .description(t('cli.cmd.runs_list'))
-    .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
-    .option('--json [file]', 'write the list as JSON to file, or stdout')
-    .action((opts) => {
-      action = async (io) => (await import('./commands/runs.js')).runsCommand('list', [], opts, io);
-    });
+  addLangOption(
+    runs
+      .command('list')
+      .description(t('cli.cmd.runs_list'))
+      .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
+      .option('--json [file]', 'write the list as JSON to file, or stdout'),
+  ).action((opts) => {
+    action = async (io) => (await import('./commands/runs.js')).runsCommand('list', [], opts, io);
+  });
   runs
     .command('show')
     .description(t('cli.cmd.runs_show'))
     .argument('<id>', 'run id (a unique prefix is enough)')
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--json [file]', 'write the run as JSON to file, or stdout')
+    .option('--lang <lang>', LANG_OPTION_HELP)
     .action((id, opts) => {
       action = async (io) => (await import('./commands/runs.js')).runsCommand('show', [id], opts, io);
     });
@@ -370,6 +373,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .option('--catalogue <file>', 'YAML/JSON file with extra GPUs and models')
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--json [file]', 'write the profile as JSON to file, or stdout')
+    .option('--lang <lang>', LANG_OPTION_HELP)
     .action((refs, opts) => {
       action = async (io) => (await import('./commands/calibrate.js')).calibrateCommand(refs, opts, io);
     });

@@ -23,21 +23,26 @@ export function padColumns(s: string, columns: number, side: 'end' | 'start' = '
 /**
  * A plain-text table as lines: the first column left-aligned, the others right-aligned, two
  * spaces between columns, widths in terminal columns (so Chinese headers and cells line up).
+ * @param head the header row, or null for a list without one
  * @param opts.trimEnd drop the trailing spaces of each line
+ * @param opts.left every column left-aligned, one space apart (a list such as `runs list`)
  */
 export function textTable(
-  head: readonly string[],
+  head: readonly string[] | null,
   rows: readonly (readonly string[])[],
-  opts: { trimEnd?: boolean } = {},
+  opts: { trimEnd?: boolean; left?: boolean } = {},
 ): string[] {
+  const all = head ? [head, ...rows] : rows;
   const w: number[] = [];
-  for (const r of [head, ...rows])
+  for (const r of all)
     r.forEach((c, i) => {
       w[i] = Math.max(w[i] ?? 0, displayWidth(c));
     });
   const line = (r: readonly string[]) => {
-    const l = r.map((c, i) => padColumns(c, w[i], i === 0 ? 'end' : 'start')).join('  ');
+    const l = r
+      .map((c, i) => padColumns(c, w[i], i === 0 || opts.left ? 'end' : 'start'))
+      .join(opts.left ? ' ' : '  ');
     return opts.trimEnd ? l.trimEnd() : l;
   };
-  return [line(head), ...rows.map(line)];
+  return all.map(line);
 }

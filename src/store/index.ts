@@ -7,7 +7,7 @@ export type { ExportFormat } from './export.js';
 export { CSV_COLUMNS, csvCell, EXPORT_FORMATS, exportRun, flattenRecord } from './export.js';
 export type { RandomBytes } from './ids.js';
 export { cryptoRandomBytes, ID_LENGTH, isIdPrefix, newShortId, rngRandomBytes } from './ids.js';
-export { effectiveStatus, isProcessAlive } from './liveness.js';
+export { effectiveStatus, isProcessAlive, type LifecycleStatus } from './liveness.js';
 export { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 export type {
   ExperimentRow,

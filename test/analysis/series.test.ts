@@ -53,8 +53,9 @@ test('seriesSummary: peaks, means, reset-aware deltas per source, token rate', (
   assert.equal(seriesSummary(points, { from_ms: 1200, to_ms: 1300 }).generation_tokens_delta, 200 + 40);
   assert.equal(seriesSummary(points, { from_ms: 1200, to_ms: 1300 }).peak_gpu_memory_mib, 3072);
   assert.equal(seriesSummary([]).peak_gpu_memory_mib, null);
-  // A utilisation reading describes the period before it: the one at 0 (before a window from
-  // 500) is idle time before the run and stays out; the one at 1000 covers the window.
-  assert.equal(seriesSummary(points, { from_ms: 500, to_ms: 900 }).mean_gpu_util_pct, 100);
+  // Utilisation from the readings inside the window only: the one at 0 is before a window from
+  // 500, and the one at 1000 after a window that ends at 900 (the idle time after a run).
+  assert.equal(seriesSummary(points, { from_ms: 500, to_ms: 1000 }).mean_gpu_util_pct, 100);
+  assert.equal(seriesSummary(points, { from_ms: 500, to_ms: 900 }).mean_gpu_util_pct, null);
   assert.equal(seriesSummary(points, { from_ms: 1500 }).mean_gpu_util_pct, null);
 });

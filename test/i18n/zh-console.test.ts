@@ -1,5 +1,5 @@
 /**
- * Chinese everywhere prose appears: `exp run`, `report` and `diagnose` under `--lang zh-CN`
+ * Chinese everywhere prose appears: `exp run`, `report`, `diagnose`, `runs list` and `exp list` under `--lang zh-CN`
  * print no English word outside a committed allowlist (`zh-console-allowlist.txt`: metric
  * names, units, engine names) and a few patterns (ids, paths, flags, snake_case keys, the
  * file's target names, the simulator's model and GPU names). The run is small, on the
@@ -91,6 +91,16 @@ describe('--lang zh-CN: no English prose on the console', () => {
       assert.ok(rc === 0 || rc === 2, `${cmd}: ${io.err()}`);
       assert.match(io.out(), /[\u4e00-\u9fff]/, `${cmd} printed Chinese`);
       found.push(...offending(`${cmd} stdout`, io.out(), ids), ...offending(`${cmd} stderr`, io.err(), ids));
+    }
+    // The store's lists: statuses, verdicts and counts in Chinese, columns in display width.
+    for (const cmd of [
+      ['runs', 'list'],
+      ['exp', 'list'],
+    ]) {
+      const io = memoryIo({}, dir);
+      assert.equal(await main([...cmd, '--db', db, '--lang', 'zh-CN'], io), 0, io.err());
+      assert.match(io.out(), /已完成/, `${cmd.join(' ')} printed Chinese`);
+      found.push(...offending(`${cmd.join(' ')} stdout`, io.out(), ids));
     }
     // A reference that names nothing: the problem and its hint in Chinese too.
     const none = memoryIo({}, dir);

@@ -122,25 +122,13 @@ describe('engine invariants', () => {
     );
   });
 
-  it('counts tokens and reports the GPU busy share of a period', () => {
+  it('counts tokens', () => {
     const e = createEngine(resolveEngineConfig({ model: 'qwen3-0.6b', gpu: 'h100' }));
-    assert.equal(e.busyShare(0, 1000), 0, 'never ran: idle');
     e.add({ id: 'a', promptTokens: [1, 2, 3, 4, 5], maxTokens: 3, eosLen: 9, arrivalMs: 0 }, 0);
     let t = 0;
     while (e.hasWork()) t = e.step(t).endMs;
-    // Back-to-back steps: busy over all of [0, t], half of [0, 2t], none of [t, 2t].
-    assert.equal(e.busyShare(0, t), 1);
-    assert.ok(Math.abs(e.busyShare(0, 2 * t) - 0.5) < 1e-9);
-    assert.equal(e.busyShare(t, 2 * t), 0, 'idle after the last step');
-    // A step after an idle gap as long as itself: the GPU was busy half of the window.
     e.add({ id: 'b', promptTokens: [1, 2, 3, 4, 5], maxTokens: 1, eosLen: 1, arrivalMs: t }, t);
-    const probe = createEngine(resolveEngineConfig({ model: 'qwen3-0.6b', gpu: 'h100' }));
-    probe.add({ id: 'b', promptTokens: [1, 2, 3, 4, 5], maxTokens: 1, eosLen: 1, arrivalMs: 0 }, 0);
-    const stepMs = probe.step(0).endMs;
-    const end = e.step(t + stepMs).endMs;
-    assert.ok(Math.abs(e.busyShare(t, end) - 0.5) < 1e-9, `${e.busyShare(t, end)}`);
-    // A step in flight counts up to the end of the period asked about.
-    assert.equal(e.busyShare(t + stepMs, t + stepMs + stepMs / 2), 1);
+    while (e.hasWork()) t = e.step(t).endMs;
     const st = e.stats();
     assert.equal(st.promptTokens, 10);
     assert.equal(st.generationTokens, 4);

@@ -12,7 +12,15 @@ import { type CalibrationRun, calibrate } from '../../sim/calibrate/fit.js';
 import { formatCalibration } from '../../sim/calibrate/format.js';
 import { loadCatalogueFile } from '../../sim/catalogue/index.js';
 import type { Io } from '../io.js';
-import { checkOutputPaths, emitJson, humanStream, jsonOption, writeOutputFile } from './common.js';
+import { langOf } from '../options.js';
+import {
+  checkOutputPaths,
+  emitJson,
+  humanStream,
+  jsonOption,
+  throwIfProblems,
+  writeOutputFile,
+} from './common.js';
 import { loadRuns } from './resolve-refs.js';
 
 export interface RawCalibrate {
@@ -27,6 +35,7 @@ export interface RawCalibrate {
   engine?: string;
   apiServerCount?: string;
   catalogue?: string;
+  lang?: string;
 }
 
 /** A part of the runs' records that every run agrees on (a simulated target declares them). */
@@ -36,12 +45,15 @@ function fromRecords(runs: readonly LoadedRun[], field: string, part: string): u
 }
 
 export async function calibrateCommand(refs: string[], raw: RawCalibrate, io: Io): Promise<number> {
+  const langProblems: Problem[] = [];
+  const t = langOf(raw.lang, io.env, langProblems);
+  throwIfProblems(langProblems);
   const json = jsonOption(raw.json);
   checkOutputPaths(io.cwd, [
     [raw.out, '--out'],
     [json, '--json'],
   ]);
-  const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd });
+  const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd, t });
   const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
   // Flags first; else what the runs' records say (a sim target records its model, GPU and tp).
   const simulated = fromRecords(runs, 'device', 'simulated') === true;
@@ -63,9 +75,12 @@ export async function calibrateCommand(refs: string[], raw: RawCalibrate, io: Io
         path: flag,
         message:
           (target as Record<string, unknown>)[key] === undefined
-            ? `the runs do not say which ${key} they were measured on`
+            ? t('sim.calibrate.unknown_target', { key })
             : i.message.replace(/^Invalid input: /, ''),
-        hint: `name it: ${flag} ${key === 'gpu' ? 'h100' : key === 'model' ? 'qwen3-8b' : 'VALUE'} (a simulator catalogue name; see servelab plan --help)`,
+        hint: t('sim.calibrate.name_it', {
+          flag,
+          example: key === 'gpu' ? 'h100' : key === 'model' ? 'qwen3-8b' : 'VALUE',
+        }),
       };
     });
     throw new UsageError(problems);
@@ -78,13 +93,11 @@ export async function calibrateCommand(refs: string[], raw: RawCalibrate, io: Io
   if (raw.out) {
     const path = resolve(io.cwd, raw.out);
     await writeOutputFile(path, calibrationProfileYaml(res.profile), '--out');
-    wrote.push(
-      `wrote ${path}: use it with --profile ${raw.out} (servelab plan, servelab sim) or profile: in a sim target`,
-    );
+    wrote.push(t('sim.calibrate.wrote', { path, file: raw.out }));
   }
   if (json !== true) await emitJson(json, res.profile, io);
   const out = humanStream(json, io);
-  out.write(`${[...formatCalibration(res), ...(wrote.length ? ['', ...wrote] : [])].join('\n')}\n`);
+  out.write(`${[...formatCalibration(res, t), ...(wrote.length ? ['', ...wrote] : [])].join('\n')}\n`);
   if (json === true) await emitJson(json, res.profile, io);
   return 0;
 }

@@ -9,10 +9,17 @@ import { dirname, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { type Problem, UsageError } from '../../core/errors.js';
 import { writeErrorProblem } from '../../core/output-path.js';
+import { textTable } from '../../core/text-width.js';
 import { storedVerdict } from '../../dashboard/index.js';
 import { EXPERIMENT_KINDS, experimentTemplate } from '../../exp/index.js';
-import { verdictText } from '../../report/index.js';
-import { EXPORT_FORMATS, type ExportFormat, exportRun, type RunRow } from '../../store/index.js';
+import type { T } from '../../i18n/index.js';
+import {
+  EXPORT_FORMATS,
+  type ExportFormat,
+  exportRun,
+  type LifecycleStatus,
+  type RunRow,
+} from '../../store/index.js';
 import type { Io } from '../io.js';
 import { langOf } from '../options.js';
 import { checkOutputPaths, emitJson, humanStream, jsonOption, throwIfProblems } from './common.js';
@@ -28,38 +35,55 @@ function num(v: unknown, digits = 1): string {
   return typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '-';
 }
 
-/** The stored verdict: `valid`, `INVALID: codes`, or `-` when the run was not judged (running, ended early). */
-function verdictOf(r: RunRow): string {
+/** The stored verdict: valid, NOT VALID with its codes, or `-` when the run was not judged (running, ended early). */
+function verdictOf(r: RunRow, t: T): string {
   const v = storedVerdict(r);
   if (v === null) return '-';
-  return v.valid ? 'valid' : v.reasons.length ? verdictText(v.reasons) : 'INVALID';
+  return v.valid
+    ? t('dashboard.verdict.valid')
+    : t('dashboard.verdict.invalid', { codes: [...new Set(v.reasons.map((x) => x.code))].join(', ') });
 }
 
-/** One run as a line; `verdictWidth` lines the verdicts of a list up. */
-function runLine(r: RunRow, verdictWidth = 9): string {
+/** A run's or an experiment's status, as the dashboard words it. */
+const statusText = (s: LifecycleStatus, t: T): string => t(`dashboard.status.${s}`);
+
+/** One run's cells, for `runs list` and `runs show`. */
+function runCells(r: RunRow, t: T): string[] {
   const s = (r.summary ?? {}) as Record<string, Record<string, unknown> | number>;
   const ttft = (s.ttft_ms as Record<string, unknown> | undefined)?.p50;
   const req = (s.requests as Record<string, unknown> | undefined) ?? {};
   return [
-    r.id.padEnd(9),
-    r.kind.padEnd(4),
-    r.status.padEnd(11),
-    verdictOf(r).padEnd(verdictWidth),
+    r.id,
+    t(`cli.runs.kind.${r.kind}`),
+    statusText(r.status, t),
+    verdictOf(r, t),
     // The wall-clock start: a virtual-clock run's own origin is virtual time (1970).
-    iso(r.wall_started_at_unix_ms).padEnd(19),
-    String(req.succeeded ?? '-').padStart(5) + '/' + String(req.measured ?? r.records).padEnd(5),
-    `ttft p50 ${num(ttft)} ms`.padEnd(20),
-    `${num(s.output_throughput_tok_s as number)} tok/s`.padEnd(14),
+    iso(r.wall_started_at_unix_ms),
+    `${String(req.succeeded ?? '-').padStart(5)}/${String(req.measured ?? r.records)}`,
+    t('cli.runs.ttft_p50', { ms: num(ttft) }),
+    `${num(s.output_throughput_tok_s as number)} tok/s`,
     r.label ?? '',
-  ].join(' ');
+  ];
+}
+
+/** Runs as lines whose columns line up in display columns (a Chinese status or verdict is two wide a character). */
+function runLines(runs: readonly RunRow[], t: T): string[] {
+  return textTable(
+    null,
+    runs.map((r) => runCells(r, t)),
+    { trimEnd: true, left: true },
+  );
 }
 
 export async function runsCommand(
   action: string,
   args: string[],
-  raw: { db?: string; json?: Json; format?: string; out?: string },
+  raw: { db?: string; json?: Json; format?: string; out?: string; lang?: string },
   io: Io,
 ): Promise<number> {
+  const problems: Problem[] = [];
+  const t = langOf(raw.lang, io.env, problems);
+  throwIfProblems(problems);
   const json = jsonOption(raw.json);
   const out = humanStream(json, io);
   checkOutputPaths(io.cwd, [[json, '--json']]);
@@ -72,14 +96,9 @@ export async function runsCommand(
         const { config, environment, record, ...r } = run;
         return { ...r, verdict: storedVerdict(run) };
       });
-      const width = runs.reduce((w, r) => Math.max(w, verdictOf(r).length), 9);
       // A --json file before the console, JSON on stdout after it (as every command).
       if (json !== true) await emitJson(json, rows, io);
-      out.write(
-        runs.length
-          ? `${runs.map((r) => runLine(r, width)).join('\n')}\n`
-          : 'no runs yet: try `servelab demo` or `servelab run`\n',
-      );
+      out.write(runs.length ? `${runLines(runs, t).join('\n')}\n` : `${t('cli.runs.none')}\n`);
       if (json === true) await emitJson(json, rows, io);
     } finally {
       store.close();
@@ -104,7 +123,7 @@ export async function runsCommand(
       ]);
     if (action === 'show') {
       if (json !== true) await emitJson(json, run, io);
-      out.write(`${runLine(run)}\n`);
+      out.write(`${runLines([run], t)[0]}\n`);
       out.write(
         `${JSON.stringify({ config: run.config, summary: run.summary, window: run.window }, null, 2)}\n`,
       );
@@ -206,23 +225,33 @@ export async function expInitCommand(
   return 0;
 }
 
-export async function expListCommand(raw: { db?: string; json?: Json }, io: Io): Promise<number> {
+export async function expListCommand(
+  raw: { db?: string; json?: Json; lang?: string },
+  io: Io,
+): Promise<number> {
+  const problems: Problem[] = [];
+  const t = langOf(raw.lang, io.env, problems);
+  throwIfProblems(problems);
   const json = jsonOption(raw.json);
   checkOutputPaths(io.cwd, [[json, '--json']]);
   const store = openStoreForReading(raw.db, io.cwd);
   try {
     const exps = store.listExperiments().reverse(); // newest first, as `runs list`
-    const lines = exps.map((e) => {
-      const n = store.listRuns({ experimentId: e.id }).length;
-      return `${e.id.padEnd(9)} ${e.kind.padEnd(18)} ${e.status.padEnd(11)} ${iso(e.created_at_unix_ms)} ${String(n).padStart(3)} run(s)  ${e.name}`;
-    });
+    const lines = textTable(
+      null,
+      exps.map((e) => [
+        e.id,
+        e.kind,
+        statusText(e.status, t),
+        iso(e.created_at_unix_ms),
+        t('cli.exps.runs', { n: String(store.listRuns({ experimentId: e.id }).length).padStart(3) }),
+        e.name,
+      ]),
+      { trimEnd: true, left: true },
+    );
     const rows = exps.map(({ file_text, spec, record, ...e }) => e);
     if (json !== true) await emitJson(json, rows, io);
-    humanStream(json, io).write(
-      lines.length
-        ? `${lines.join('\n')}\n`
-        : 'no experiments yet: try `servelab exp init baseline > b.yaml && servelab exp run b.yaml`\n',
-    );
+    humanStream(json, io).write(lines.length ? `${lines.join('\n')}\n` : `${t('cli.exps.none')}\n`);
     if (json === true) await emitJson(json, rows, io);
   } finally {
     store.close();

@@ -186,7 +186,7 @@ export function abAnswer(res: AbResult, t: T): ExperimentAnswer {
         t('exp.ab.b_mean'),
         'Δ',
         'Δ%',
-        '95% CI',
+        t('exp.ab.ci95'),
         'p (Holm)',
         t('exp.col.verdict'),
       ],

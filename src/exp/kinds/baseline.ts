@@ -12,6 +12,7 @@ import { posInt } from '../../core/fields.js';
 import type { T } from '../../i18n/index.js';
 import { SUCCESS_OUTCOMES } from '../../record/types.js';
 import type { ExperimentAnswer } from '../../report/answer.js';
+import { fidelityBand, fidelityLine } from '../../sim/fidelity/band.js';
 import { loadLevels, targetsOf } from '../fields.js';
 import type { KindContext } from './context.js';
 import { defineKind, type OwnFile } from './kind.js';
@@ -65,6 +66,8 @@ export interface BaselineTargetResult {
   /** Cold TTFT / mean warm TTFT (>1: the first request paid a cold start). */
   cold_ttft_ratio: number | null;
   correctness: BaselineCorrectness;
+  /** The target is servelab's simulator (its numbers carry the simulator's error band); absent in older results. */
+  simulated?: boolean;
 }
 
 export interface BaselineResult {
@@ -96,7 +99,7 @@ export async function runBaseline(ctx: KindContext<BaselineFile>): Promise<Basel
     if (ctx.exp.cache.policy === 'cold') await ctx.ensureCold([t]);
     // No warm-up: the first request is the cold one, reported apart.
     const m = await ctx.measure(t, {
-      label: 'sequential',
+      label: 'c=1',
       level: { concurrency: 1 },
       specs,
       load: { kind: 'closed', concurrency: 1 },
@@ -151,6 +154,7 @@ export async function runBaseline(ctx: KindContext<BaselineFile>): Promise<Basel
     if (contentMissing > 0) problems.push(`${contentMissing} answers have reasoning but no content`);
     out.push({
       target: t.name,
+      simulated: t.simOptions !== null,
       run_id: m.run.run_id,
       requests: recs.length,
       cold,
@@ -254,7 +258,25 @@ export function baselineAnswer(res: BaselineResult, t: T): ExperimentAnswer {
         }
       : null,
     run_ids: res.targets.map((x) => x.run_id).filter((id): id is string => id !== null),
-    interval: null,
+    interval: simulatorBand(res, t),
+  };
+}
+
+/**
+ * The simulator's error band around the first simulated target's warm TTFT: its measured median
+ * |error| at low load (one request at a time is low load), from `npm run fidelity`
+ * (sim/fidelity/band, docs/fidelity.md); null when no target is simulated.
+ */
+function simulatorBand(res: BaselineResult, t: T): ExperimentAnswer['interval'] {
+  const x = res.targets.find((r) => r.simulated && r.warm.ttft_ms_mean !== null);
+  const v = x?.warm.ttft_ms_mean;
+  if (!x || v === null || v === undefined) return null;
+  const e = fidelityBand('low').medianAbsErrorPct / 100;
+  return {
+    what: t('exp.baseline.band_what', { target: x.target }),
+    low: Number((v * (1 - e)).toPrecision(3)),
+    high: Number((v * (1 + e)).toPrecision(3)),
+    note: fidelityLine('low', t),
   };
 }
 

@@ -76,7 +76,7 @@ export async function runCalibration(
         plain: true,
       });
       const m = await ctx.measure(t, {
-        label: `${phase} in=${inputLen} c=${concurrency}`,
+        label: `phase=${phase} in=${inputLen} c=${concurrency}`,
         level,
         specs: reindex(w.specs),
         load: { kind: 'closed', concurrency },

@@ -24,7 +24,6 @@ import type { RequestSpec } from '../../workload/types.js';
 import { refuseRates } from '../fields.js';
 import { cell, joinVerdict, runIdsOf, withTarget } from './answer-kit.js';
 import type { KindContext } from './context.js';
-import { table } from './format.js';
 import { defineKind, type OwnFile } from './kind.js';
 import { fmt } from './points.js';
 
@@ -282,30 +281,6 @@ ${t.common({ load: [`# ${t.tr('tpl.mixed.load')}`], warmup: 0 })}
 `,
   run: runMixedInput,
   answer: mixedInputAnswer,
-  format: (res, tr) =>
-    res.targets.flatMap((t) => [
-      t.target,
-      table(
-        [
-          tr('exp.col.order'),
-          tr('exp.mixed.overlap_n'),
-          tr('exp.mixed.mean_ms'),
-          'p99 ms',
-          tr('exp.mixed.clean_n'),
-          tr('exp.mixed.mean_ms'),
-          'p99 ms',
-          tr('exp.mixed.stall_ratio'),
-        ],
-        t.orders.map((o) => [
-          o.order,
-          String(o.gaps_overlapping_ms.n),
-          fmt(o.gaps_overlapping_ms.mean, 2),
-          fmt(o.gaps_overlapping_ms.p99, 2),
-          String(o.gaps_clean_ms.n),
-          fmt(o.gaps_clean_ms.mean, 2),
-          fmt(o.gaps_clean_ms.p99, 2),
-          fmt(o.stall_ratio, 2),
-        ]),
-      ),
-    ]),
+  // The answer's table carries every number of the stall per order: nothing to repeat.
+  format: () => [],
 });

@@ -47,10 +47,11 @@ export interface Pct {
  * `p50/p95/p99` as the experiment tables print them, each unreliable percentile marked with
  * {@link UNRELIABLE_MARK} (the report's rule: p99 from < 100 samples, p95 from < 20).
  */
-export function formatPct(p: Pct, digits = 1): string {
+export function formatPct(p: Pct, digits = 1, withP99 = true): string {
   const f = (v: number | null, thin: boolean) =>
     `${fmt(v, digits)}${thin && v !== null ? UNRELIABLE_MARK : ''}`;
-  return `${f(p.p50, false)}/${f(p.p95, p.n < MIN_SAMPLES_P95)}/${f(p.p99, p.n < MIN_SAMPLES_P99)}`;
+  const head = `${f(p.p50, false)}/${f(p.p95, p.n < MIN_SAMPLES_P95)}`;
+  return withP99 ? `${head}/${f(p.p99, p.n < MIN_SAMPLES_P99)}` : head;
 }
 
 /** Whether {@link formatPct} marks anything in `p`. */

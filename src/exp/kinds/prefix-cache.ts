@@ -27,7 +27,7 @@ import type { RequestSpec } from '../../workload/types.js';
 import { refuseRates } from '../fields.js';
 import { cell, joinVerdict, pctCell, runIdsOf, withTarget } from './answer-kit.js';
 import type { KindContext, LiveTarget, RunCache } from './context.js';
-import { pct, table } from './format.js';
+import { pct } from './format.js';
 import { defineKind, type OwnFile } from './kind.js';
 import { fmt } from './points.js';
 
@@ -268,6 +268,14 @@ const PHASE_KEY: Record<PhaseName, MessageKey> = {
   'new-question': 'answer.prefix.phase.new_question',
   scattered: 'answer.prefix.phase.scattered',
 };
+/** How a target was made cold, in words (the harness's cache-reset outcome; other values as they are). */
+function coldStateText(state: string, tr: T): string {
+  if (state === 'reset') return tr('exp.prefix.cold.reset');
+  if (state === 'skipped') return tr('exp.prefix.cold.skipped');
+  if (state === 'unsupported') return tr('exp.prefix.cold.unsupported');
+  return state;
+}
+
 const EXPECTED_KEY: Record<PrefixPhaseResult['expected'], MessageKey> = {
   none: 'answer.prefix.expected.none',
   full: 'answer.prefix.expected.full',
@@ -415,36 +423,13 @@ ${t.common({ load: [`# ${t.tr('tpl.prefix.load')}`], workload: ['input_len: 2048
 `,
   run: runPrefixCache,
   answer: prefixCacheAnswer,
+  // The answer's phase table carries every number; the console adds how each target was made cold.
   format: (res, tr) =>
-    res.targets.flatMap((t) => [
+    res.targets.map((t) =>
       tr('exp.prefix.header', {
         target: t.target,
-        cold: t.cold_state,
+        cold: coldStateText(t.cold_state, tr),
         hits: tr(t.hits_as_expected ? 'exp.yes' : 'exp.no_caps'),
       }),
-      table(
-        [
-          tr('exp.col.phase'),
-          tr('exp.prefix.prompt_tok'),
-          tr('exp.prefix.cached_tok'),
-          tr('exp.prefix.hit'),
-          'TTFT p50 ms',
-          tr('exp.prefix.prefill_ms'),
-          tr('exp.prefix.prefill_tok_s'),
-          tr('exp.prefix.expected'),
-          tr('exp.prefix.ok'),
-        ],
-        t.phases.map((p) => [
-          p.phase,
-          fmt(p.prompt_tokens_mean, 0),
-          fmt(p.cached_tokens_mean, 0),
-          pct(p.hit_ratio),
-          fmt(p.ttft_ms_p50),
-          `${fmt(p.prefill_ms_p50)} (${p.prefill_source})`,
-          fmt(p.prefill_tok_s, 0),
-          tr(`exp.prefix.expect.${p.expected}`),
-          p.as_expected === null ? '-' : tr(p.as_expected ? 'exp.yes' : 'exp.no_caps'),
-        ]),
-      ),
-    ]),
+    ),
 });

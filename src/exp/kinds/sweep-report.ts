@@ -84,33 +84,25 @@ export function formatSweep(res: SweepResult, tr: T): string[] {
     out.push(
       t.capacity_rps ? tr('exp.sweep.capacity', { target: t.target, rps: fmt(t.capacity_rps, 2) }) : t.target,
     );
+    // The answer's table has each level's req/s, out tok/s, p99s, errors, verdict and stop;
+    // this one adds what it leaves out, each number once.
     out.push(
       table(
         [
           t.factor === 'concurrency' ? tr('exp.sweep.concurrency') : tr('exp.sweep.rate'),
-          'req/s',
-          tr('report.col.outTokS'),
           tr('report.col.serverTokS'),
-          'TTFT p50/p95/p99 ms',
-          'E2E p50/p95/p99 ms',
-          'TPOT p50',
-          tr('exp.col.errors'),
+          'TTFT p50/p95 ms',
+          'E2E p50/p95 ms',
+          'TPOT p50 ms',
           tr('exp.sweep.cache_hit'),
-          tr('exp.col.verdict'),
-          tr('exp.col.stop'),
         ],
         t.points.map((p) => [
           String(p.level),
-          fmt(p.request_throughput_rps, 2),
-          fmt(p.output_throughput_tok_s),
           fmt(p.server_tokens_per_s),
-          formatPct(p.ttft_ms),
-          formatPct(p.e2e_ms),
+          formatPct(p.ttft_ms, 1, false),
+          formatPct(p.e2e_ms, 1, false),
           fmt(p.tpot_ms.p50, 2),
-          pct(p.error_rate),
           pct(p.cache_hit_rate),
-          verdictOf(p, tr),
-          p.stopped === null ? '' : storedReason(p.stopped, tr),
         ]),
       ),
     );

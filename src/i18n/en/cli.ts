@@ -191,4 +191,12 @@ export const cli = {
   'cli.refs.no_runs': 'experiment {id} has no finished runs',
   'cli.refs.no_runs_hint': 'run it with `servelab exp run`',
   'cli.refs.unknown': 'no such run, experiment or file',
+  // src/cli/commands/runs.ts: runs list, exp list
+  'cli.runs.kind.run': 'run',
+  'cli.runs.kind.plan': 'plan',
+  'cli.runs.kind.exp': 'exp',
+  'cli.runs.ttft_p50': 'ttft p50 {ms} ms',
+  'cli.runs.none': 'no runs yet: try `servelab demo` or `servelab run`',
+  'cli.exps.runs': '{n} run(s)',
+  'cli.exps.none': 'no experiments yet: try `servelab exp init baseline > b.yaml && servelab exp run b.yaml`',
 } as const;

@@ -174,4 +174,12 @@ export const cli: Record<keyof typeof en, string> = {
   'cli.refs.no_runs': '实验 {id} 没有已完成的运行',
   'cli.refs.no_runs_hint': '用 `servelab exp run` 运行它',
   'cli.refs.unknown': '没有这个运行、实验或文件',
+  // src/cli/commands/runs.ts: runs list, exp list
+  'cli.runs.kind.run': '运行',
+  'cli.runs.kind.plan': '规划',
+  'cli.runs.kind.exp': '实验',
+  'cli.runs.ttft_p50': '首 token p50 {ms} ms',
+  'cli.runs.none': '还没有运行：试试 `servelab demo` 或 `servelab run`',
+  'cli.exps.runs': '{n} 次运行',
+  'cli.exps.none': '还没有实验：试试 `servelab exp init baseline > b.yaml && servelab exp run b.yaml`',
 };

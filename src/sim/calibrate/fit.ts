@@ -42,6 +42,7 @@
  * `least-squares.ts`.
  */
 import { type Problem, UsageError } from '../../core/errors.js';
+import { type MessageKey, type MessageParams, translator } from '../../i18n/index.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { Catalogue } from '../catalogue/types.js';
 import { type EngineConfig, resolveEngineConfig } from '../engine/config.js';
@@ -91,8 +92,10 @@ export interface FittedConstant {
   /** The simulator's default for this GPU. */
   default: number;
   unit: string;
-  /** Which runs determined it, in words. */
+  /** Which runs determined it, in words (English, as the profile file keeps it). */
   from: string;
+  /** The same as a catalogue message, for the console in the reader's language. */
+  from_msg: { key: MessageKey; params: MessageParams };
 }
 
 /** The residual error of the fitted model on one metric in one regime. */
@@ -398,14 +401,23 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
     return out;
   }, defaults);
 
-  const from: Record<ProfileConstant, string> = {
-    eta_bw: `decode gaps at low load (${decode.length})`,
-    eta_bw_attn_decode: `decode gaps at low load over ${spread} tokens of context`,
-    eta_gemm: `TTFT at low load, ${lens.length} prompt lengths ${lens[0]}–${lens[lens.length - 1]}`,
-    eta_attn_prefill: `TTFT at low load, ${lens.length} prompt lengths ${lens[0]}–${lens[lens.length - 1]}`,
-    frontend_overhead_ms: `TTFT at low load (${prefill.length})`,
-    frontend_chunk_ms: `batch gaps at saturation (${chunk.used.length}, ${saturated.map((r) => `c=${r.conc}`).join(', ')})`,
-  } as Record<ProfileConstant, string>;
+  const lensParams = { n: lens.length, from: lens[0], to: lens[lens.length - 1] };
+  const fromMsg: Partial<Record<ProfileConstant, FittedConstant['from_msg']>> = {
+    eta_bw: { key: 'sim.calibrate.from.decode', params: { n: decode.length } },
+    eta_bw_attn_decode: { key: 'sim.calibrate.from.decode_ctx', params: { tokens: spread } },
+    eta_gemm: { key: 'sim.calibrate.from.prefill_lens', params: lensParams },
+    eta_attn_prefill: { key: 'sim.calibrate.from.prefill_lens', params: lensParams },
+    frontend_overhead_ms: { key: 'sim.calibrate.from.prefill', params: { n: prefill.length } },
+    frontend_chunk_ms: {
+      key: 'sim.calibrate.from.chunk',
+      params: { n: chunk.used.length, levels: saturated.map((r) => `c=${r.conc}`).join(', ') },
+    },
+  };
+  const en = translator('en');
+  const from = (key: ProfileConstant) => {
+    const msg = fromMsg[key] ?? { key: 'sim.calibrate.from.none' as const, params: {} };
+    return { from: en(msg.key, msg.params), from_msg: msg };
+  };
   const constants: FittedConstant[] = LOW.map((key, i) => ({
     key,
     constant: PROFILE_CONSTANTS[key].constant,
@@ -413,7 +425,7 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
     stderr: fit.stderr[i],
     default: defaults[i],
     unit: PROFILE_CONSTANTS[key].unit,
-    from: from[key],
+    ...from(key),
   }));
   constants.push({
     key: 'frontend_chunk_ms',
@@ -422,7 +434,7 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
     stderr: chunk.stderr,
     default: PROFILE_CONSTANTS.frontend_chunk_ms.default,
     unit: 'ms',
-    from: from.frontend_chunk_ms,
+    ...from('frontend_chunk_ms'),
   });
 
   // Residuals, in the metrics' own units.

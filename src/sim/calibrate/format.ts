@@ -4,6 +4,7 @@
  * default, the runs it read, and the residual error per metric and regime.
  */
 import { textTable } from '../../core/text-width.js';
+import { type T, translator } from '../../i18n/index.js';
 import type { CalibrationResult } from './fit.js';
 
 const sig = (x: number, d = 4) => (Number.isFinite(x) ? Number(x.toPrecision(d)).toString() : '∞');
@@ -11,44 +12,65 @@ const sig = (x: number, d = 4) => (Number.isFinite(x) ? Number(x.toPrecision(d))
 /** Widths in terminal columns, so a target or label in Chinese keeps the columns aligned. */
 const table = (head: string[], rows: string[][]): string[] => textTable(head, rows, { trimEnd: true });
 
-/** The result as lines for the console. */
-export function formatCalibration(res: CalibrationResult): string[] {
+/** The result as lines for the console, in `t`'s language. */
+export function formatCalibration(res: CalibrationResult, t: T = translator('en')): string[] {
   const f = res.fittedFor;
+  const regime = (r: 'low-load' | 'saturated' | 'unused') => t(`sim.calibrate.regime.${r}`);
   const out = [
-    `calibrated ${f.model} on ${f.tp}× ${f.gpu}, ${f.engine}, dtype ${f.dtype}, kv-cache-dtype ${f.kv_cache_dtype}, ${f.api_server_count} API server(s)`,
+    t('sim.calibrate.title', { ...f, dtype: f.dtype, kv: f.kv_cache_dtype, servers: f.api_server_count }),
     '',
-    'runs',
+    t('sim.calibrate.runs'),
     ...table(
-      ['run', 'label', 'conc', 'out tok/s', 'regime'],
+      [
+        t('sim.calibrate.col.run'),
+        t('sim.calibrate.col.label'),
+        t('sim.calibrate.col.conc'),
+        t('report.col.outTokS'),
+        t('sim.calibrate.col.regime'),
+      ],
       res.runs.map((r) => [
         r.id,
         r.label,
         String(r.concurrency),
         r.output_tok_s === null ? '-' : r.output_tok_s.toFixed(0),
-        r.regime,
+        regime(r.regime),
       ]),
     ).map((l) => `  ${l}`),
     '',
-    'fitted constants (± one standard error)',
+    t('sim.calibrate.constants'),
     ...table(
-      ['constant', 'value', '± stderr', 'rel', 'default', 'from'],
+      [
+        t('sim.calibrate.col.constant'),
+        t('sim.calibrate.col.value'),
+        t('sim.calibrate.col.stderr'),
+        t('sim.calibrate.col.rel'),
+        t('sim.calibrate.col.default'),
+        t('sim.calibrate.col.from'),
+      ],
       res.constants.map((c) => [
         c.constant,
         `${sig(c.value)}${c.unit === 'ms' ? ' ms' : ''}`,
         sig(c.stderr, 2),
         `${sig((c.stderr / c.value) * 100, 2)}%`,
         sig(c.default),
-        c.from,
+        t(c.from_msg.key, c.from_msg.params),
       ]),
     ).map((l) => `  ${l}`),
-    `  held at their defaults: ${Object.keys(res.held).join(', ')} (not separable from client-side data)`,
+    `  ${t('sim.calibrate.held', { keys: Object.keys(res.held).join(', ') })}`,
     '',
-    'residual error (observed − fitted model)',
+    t('sim.calibrate.residuals'),
     ...table(
-      ['metric', 'regime', 'n', 'rmse', 'mean |err|', 'max |err|'],
+      [
+        t('sim.calibrate.col.metric'),
+        t('sim.calibrate.col.regime'),
+        'n',
+        'rmse',
+        t('sim.calibrate.col.mean_err'),
+        t('sim.calibrate.col.max_err'),
+      ],
       res.residuals.map((r) => [
         r.metric,
-        r.regime,
+        regime(r.regime),
         String(r.n),
         `${sig(r.rmse, 3)}${r.metric === 'output_tok_s' ? ' tok/s' : ' ms'}`,
         `${r.mean_abs_pct.toFixed(2)}%`,

@@ -24,12 +24,6 @@ import type { EngineRequest, EngineStats, RequestTimes, SimEngine, SlotState, St
 
 const GIB = 1024 ** 3;
 
-/**
- * How far back, in engine ms, the engine keeps its steps' busy spans for {@link EngineCore.busyShare}:
- * well past the longest sample period anyone asks for (DCGM's is at most 1 s).
- */
-export const BUSY_HISTORY_MS = 10_000;
-
 /** One step's outcome in reused lists (valid until the next call). */
 export interface RawStep {
   step: number;
@@ -80,13 +74,6 @@ export class EngineCore {
   private promptTokens = 0;
   private generationTokens = 0;
   private lastEndMs: number | null = null;
-  /**
-   * Busy spans of the recent steps that ran requests, engine ms, as flat `[start, end]` pairs,
-   * oldest first from {@link busyHead}; spans ending more than {@link BUSY_HISTORY_MS} before the
-   * latest step's start are dropped.
-   */
-  private readonly busySpans: number[] = [];
-  private busyHead = 0;
 
   constructor(cfg: EngineConfig) {
     this.cfg = cfg;
@@ -285,7 +272,7 @@ export class EngineCore {
 
   /**
    * The step's outputs (vLLM's `EngineCoreOutputs`): every sampled token is stamped with the
-   * step's end, and the GPU's busy share is updated.
+   * step's end.
    */
   private makeOutputs(nowMs: number, dt: number, numBatched: number): RawStep {
     const raw = this.raw;
@@ -293,7 +280,6 @@ export class EngineCore {
     const step = this.stepNo;
     if (this.out.reqs.length > 0) {
       this.lastEndMs = endMs;
-      this.addBusySpan(nowMs, endMs);
     }
     // Every token of the step is stamped with the one boxed number `lastEndMs` holds (a field
     // that starts as null keeps its numbers boxed): storing `endMs` itself boxed it anew for
@@ -311,43 +297,6 @@ export class EngineCore {
     raw.numBatchedTokens = numBatched;
     raw.numSteps = this.out.numSteps;
     return raw;
-  }
-
-  /** Keep a step's busy span; forget the spans too old to matter. */
-  private addBusySpan(startMs: number, endMs: number): void {
-    const spans = this.busySpans;
-    // Back-to-back steps (the busy case, every step) extend the last span instead of adding one:
-    // the history holds one span per busy period, and the hot loop pushes nothing.
-    const n = spans.length;
-    if (n > this.busyHead && startMs <= spans[n - 1]) {
-      if (endMs > spans[n - 1]) spans[n - 1] = endMs;
-      return;
-    }
-    spans.push(startMs, endMs);
-    const horizon = startMs - BUSY_HISTORY_MS;
-    while (this.busyHead < spans.length && spans[this.busyHead + 1] < horizon) this.busyHead += 2;
-    // Compact now and then, so the array does not grow with the run.
-    if (this.busyHead > 4096 && this.busyHead * 2 > spans.length) {
-      spans.splice(0, this.busyHead);
-      this.busyHead = 0;
-    }
-  }
-
-  /**
-   * The share of `[fromMs, toMs]` (engine ms) during which a step ran requests: the GPU's busy
-   * time over that period, 0..1 (0 for an empty period). A step still running at `toMs` counts up
-   * to `toMs`; the engine keeps {@link BUSY_HISTORY_MS} of history, so older periods read idle.
-   */
-  busyShare(fromMs: number, toMs: number): number {
-    if (!(toMs > fromMs)) return 0;
-    const spans = this.busySpans;
-    let busy = 0;
-    for (let i = this.busyHead; i < spans.length; i += 2) {
-      const a = Math.max(spans[i], fromMs);
-      const b = Math.min(spans[i + 1], toMs);
-      if (b > a) busy += b - a;
-    }
-    return Math.min(1, busy / (toMs - fromMs));
   }
 
   resetPrefixCache(): boolean {
@@ -429,10 +378,6 @@ class SimEngineImpl implements SimEngine {
 
   stats(): EngineStats {
     return this.core.stats();
-  }
-
-  busyShare(fromMs: number, toMs: number): number {
-    return this.core.busyShare(fromMs, toMs);
   }
 
   times(reqId: string): RequestTimes | undefined {

@@ -150,6 +150,15 @@ export class RealTimeDriver {
     return this.running ? this.cursorMs : 0;
   }
 
+  /**
+   * Whether the simulated GPU runs a step now: one is in flight and ends later than the present,
+   * or work waits while the driver lags behind its clock. False from the instant the last step
+   * ends; what `DCGM_FI_DEV_GPU_UTIL` reads (`sim/server/metrics`).
+   */
+  gpuBusyNow(): boolean {
+    return this.running && (this.cursorMs > this.engineNow() || this.engine.hasWork());
+  }
+
   /** Current engine time, ms. */
   engineNow(): number {
     return this.clock.now() * this.scale;

@@ -108,12 +108,6 @@ export interface SimEngine {
   /** vLLM's POST /reset_prefix_cache: drops cached free blocks. False if blocks are in use. */
   resetPrefixCache(): boolean;
   stats(): EngineStats;
-  /**
-   * Share of `[fromMs, toMs]` (engine ms) during which a step ran requests (the simulated GPU was
-   * busy), 0..1; a step in flight counts up to `toMs`. What DCGM's utilisation reads over its
-   * sample period (`sim/server/metrics`).
-   */
-  busyShare(fromMs: number, toMs: number): number;
   times(reqId: string): RequestTimes | undefined;
   /** Forget a finished request's bookkeeping after the driver has read it. */
   release(reqId: string): void;

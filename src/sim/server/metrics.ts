@@ -67,16 +67,6 @@ export interface FinishedRequestTimes {
   seqTokens?: number;
 }
 
-/**
- * The sample period of the simulated `DCGM_FI_DEV_GPU_UTIL`, engine ms. DCGM reports NVML's
- * utilisation, "percent of time over the past sample period during which one or more kernels was
- * executing on the GPU", whose sample period "may be between 1 second and 1/6 second, depending on
- * the product" (NVIDIA NVML API reference, `nvmlUtilization_t`:
- * https://docs.nvidia.com/deploy/nvml-api/structnvmlUtilization__t.html). The long end, so
- * that readings at servelab's default scrape interval (1 s) cover the run without gaps.
- */
-export const GPU_UTIL_SAMPLE_MS = 1000;
-
 /** What the DCGM gauges describe. */
 export interface SimGpuInfo {
   /** Marketing name, e.g. "NVIDIA H100 80GB HBM3". */
@@ -86,10 +76,17 @@ export interface SimGpuInfo {
   /** servelab's version, shown on `servelab_sim_info`. */
   version: string;
   /**
-   * The simulated GPU's busy share over the {@link GPU_UTIL_SAMPLE_MS} that end now, 0..1, read
-   * at each scrape: an idle engine reads 0, not its last step's value.
+   * Whether the simulated GPU runs a step at the read instant, read at each scrape. The gauge is
+   * `DCGM_FI_DEV_GPU_UTIL`: NVML's utilisation, "percent of time over the past sample period
+   * during which one or more kernels was executing on the GPU", whose sample period "may be
+   * between 1 second and 1/6 second, depending on the product" (NVIDIA NVML API reference,
+   * `nvmlUtilization_t`: https://docs.nvidia.com/deploy/nvml-api/structnvmlUtilization__t.html).
+   * The simulator takes that definition at a sample period shorter than any step: 100 while a step
+   * runs, 0 from the instant the last one ends. Scrapes at a fixed interval then sample the busy
+   * time evenly, so their mean over a run is its busy share (a period-long average would read a
+   * busy past after the engine went idle, and a real GPU's reading lags an idle edge by up to 1 s).
    */
-  busyShare: () => number;
+  busyNow: () => boolean;
 }
 
 type CounterKey = 'prefixQueries' | 'prefixHits' | 'preemptions' | 'promptTokens' | 'generationTokens';
@@ -350,8 +347,8 @@ export class SimMetrics {
       labelNames: ['gpu', 'device'],
       registers,
       collect() {
-        // NVML's definition: the share of the past sample period a kernel ran (GPU_UTIL_SAMPLE_MS).
-        const pct = Math.round(gpu.busyShare() * 100);
+        // NVML's definition at a sample period shorter than a step (SimGpuInfo.busyNow).
+        const pct = gpu.busyNow() ? 100 : 0;
         for (const l of gpuLabels) this.set(l, pct);
       },
     });

@@ -44,7 +44,7 @@ import { BadRequest, BodyTooLarge, readJson, requestIdOf } from './body.js';
 import { Generations } from './generation.js';
 import { registerLagMetrics } from './lag-metrics.js';
 import { llamaModels, llamaProps, llamaSlots, llamaTokenize } from './llamacpp.js';
-import { GPU_UTIL_SAMPLE_MS, SimMetrics } from './metrics.js';
+import { SimMetrics } from './metrics.js';
 import { resolveServerOptions } from './options.js';
 import { type SpanExport, spanExportOf } from './otlp-spans.js';
 import { PromptTokens } from './prompt-tokens.js';
@@ -253,10 +253,7 @@ class SimHttp implements SimHandler {
         name: config.gpu.deviceName,
         count: config.tp,
         version: VERSION,
-        busyShare: () => {
-          const now = this.driver.engineNow();
-          return engine.busyShare(now - GPU_UTIL_SAMPLE_MS, now);
-        },
+        busyNow: () => this.driver.gpuBusyNow(),
       },
       config.profile.engine,
     );
