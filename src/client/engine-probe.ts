@@ -7,7 +7,13 @@
  * from it.
  */
 import { Agent, type Dispatcher } from 'undici';
-import { engineFromOwnedBy, type ListedModel, parseModelList, type ServerEngine } from '../core/models.js';
+import {
+  engineFromOwnedBy,
+  type ListedModel,
+  parseModelList,
+  propsContext,
+  type ServerEngine,
+} from '../core/models.js';
 import { redactUrl, serverRoot } from '../core/url.js';
 import { answeredBeforeFailing, apiRequest } from './engine-api.js';
 
@@ -141,13 +147,7 @@ export async function probeTarget(baseUrl: string, opts: ProbeOptions = {}): Pro
         out.engine_version ??= pj.build_info;
         out.evidence.push(`version ${pj.build_info} from /props build_info`);
       }
-      if (
-        pj &&
-        out.max_model_len === null &&
-        isRec(pj.default_generation_settings) &&
-        typeof pj.default_generation_settings.n_ctx === 'number'
-      )
-        out.max_model_len = pj.default_generation_settings.n_ctx;
+      out.max_model_len ??= propsContext(pj)?.tokens ?? null;
     }
     if (out.engine === 'sglang' && out.engine_version === null) {
       const info = await get('/get_server_info');
