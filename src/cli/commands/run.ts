@@ -302,7 +302,7 @@ export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = 
     };
     out.write(`\n${t(m.report.run_id ? 'run.header_run' : 'run.header', head)}\n`);
     // How prompt lengths were made exact: the offline tokenizer, the server's, or the approximation (and why).
-    out.write(formatTokenization(m.workload.method, m.workload.notes, t));
+    out.write(formatTokenization(m.workload.method, m.workload.notes, t, m.workload.tokenizer_check));
     out.write(formatTraceLines(m.workload.trace, t));
     out.write(formatSummaryTable(m.summary, t));
     out.write(formatSessions(m.report.sessions ?? null, t));

@@ -208,9 +208,26 @@ const METHODS = {
   none: 'run.tokenization.none',
 } as const;
 
-/** The `tokenization:` line of `run`: which counter made prompt lengths exact, or why none did. */
-export function formatTokenization(method: string, notes: readonly string[], t: T = EN): string {
+/**
+ * The `tokenization:` line of `run`: which counter made prompt lengths exact, or why none did. A
+ * named offline tokenizer is called exact only when the server's `/tokenize` agreed with it on a
+ * probe (`check`, workload/build `TokenizerCheck`); otherwise the line names it and says what its
+ * lengths are worth.
+ */
+export function formatTokenization(
+  method: string,
+  notes: readonly string[],
+  t: T = EN,
+  check?: { name: string; verdict: 'agrees' | 'differs' | 'unchecked'; local: number; server: number | null },
+): string {
   const key = METHODS[method as keyof typeof METHODS];
   const why = notes.filter((n) => /tokeni|approximat/.test(n));
-  return `${t('run.tokenization', { what: key ? t(key) : method })}${why.length ? `\n  ${why.join('\n  ')}` : ''}\n`;
+  let what = key ? t(key) : method;
+  if (check) {
+    const v = { name: check.name, local: check.local, server: check.server ?? 'null' };
+    if (check.verdict === 'agrees') what = t('run.tokenization.tokenizer_agrees', v);
+    else if (check.verdict === 'unchecked') what = t('run.tokenization.tokenizer_unchecked', v);
+    else what = t('run.tokenization.tokenizer_differs', v);
+  }
+  return `${t('run.tokenization', { what })}${why.length ? `\n  ${why.join('\n  ')}` : ''}\n`;
 }
