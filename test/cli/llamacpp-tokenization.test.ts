@@ -55,9 +55,10 @@ async function tokenizationLine(model: 'qwen2' | 'llama3'): Promise<string> {
   );
   const text = io.out() + io.err();
   assert.notEqual(code, 1, text);
-  const line = text.split('\n').find((l) => l.startsWith('tokenization:'));
-  assert.ok(line, text);
-  return line;
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => l.startsWith('tokenization:'));
+  assert.ok(at >= 0, text);
+  return `${lines[at]}\n${lines[at + 1]}`;
 }
 
 describe('tokenization against the real llama.cpp server', { skip: missing ?? false }, () => {
@@ -69,6 +70,8 @@ describe('tokenization against the real llama.cpp server', { skip: missing ?? fa
       /the server's \/tokenize \(the served model's own tokenizer\), not the one for Qwen\/Qwen3-8B/,
     );
     assert.match(line, /46 tokens, the server as 37/);
+    // the chat template and BOS, stated next to the requested length
+    assert.match(line, /input 64 tokens requested \(median\); the server counts \+23 per prompt/);
   });
 
   it('--model Qwen/Qwen3-8B against the Qwen2 vocabulary: the offline tokenizer agrees, exact', async () => {
@@ -77,5 +80,6 @@ describe('tokenization against the real llama.cpp server', { skip: missing ?? fa
       line,
       /offline tokenizer for Qwen\/Qwen3-8B \(exact: the server's \/tokenize agrees on a probe, 46 tokens\)/,
     );
+    assert.match(line, /input 64 tokens requested \(median\); the server counts \+18 per prompt/);
   });
 });

@@ -7,6 +7,7 @@
  */
 
 import { type ErrorGroup, formatErrorGroup } from '../../analysis/errors.js';
+import type { PromptOverhead } from '../../analysis/prompt-overhead.js';
 import type { Stats } from '../../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary } from '../../analysis/summary.js';
 import type { TtftBreakdown } from '../../analysis/ttft-breakdown.js';
@@ -207,6 +208,16 @@ const METHODS = {
   approximate: 'run.tokenization.approximate',
   none: 'run.tokenization.none',
 } as const;
+
+/**
+ * The line under `tokenization:`: the prompt length requested and what the server counted beyond
+ * it (BOS, the chat template), from `analysis/prompt-overhead`; nothing when no record says.
+ */
+export function formatPromptOverhead(o: PromptOverhead | null, t: T = EN): string {
+  if (o === null) return '';
+  const n = Math.round(o.overhead_tokens);
+  return `  ${t('run.prompt_overhead', { requested: Math.round(o.requested_tokens), sign: n < 0 ? '' : '+', n })}\n`;
+}
 
 /**
  * The `tokenization:` line of `run`: which counter made prompt lengths exact, or why none did. A
