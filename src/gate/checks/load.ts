@@ -48,12 +48,12 @@ const BLOCK_REQUESTS = 24;
  * Validity reasons that leave a measurement fit for what 10.1 compares: each request's TTFT, TPOT
  * and whether it met the SLO, timed from its own send. Generator lateness moves sends, not the
  * latency measured from them (and a closed loop has no schedule to be late for); Little's law over
- * a few dozen requests judges the load's ramp and drain; errors are what `slo_met` compares (a
- * failure never meets the SLO); token counts and cache hits do not enter the metrics. What voids
- * a measurement is a client or simulator artefact inside the measured latencies (event-loop lag,
- * a saturated client CPU, a simulator behind real time) or usage too thin to give TPOT.
+ * a few dozen requests judges the load's ramp and drain; token counts and cache hits do not enter
+ * the metrics. What voids a measurement is a client or simulator artefact inside the measured
+ * latencies (event-loop lag, a saturated client CPU, a simulator behind real time), usage too thin
+ * to give TPOT, or an error rate that leaves the latencies of too few requests.
  */
-const COMPARES_DESPITE = new Set(['lateness', 'littles_law', 'error_rate', 'token_mismatch', 'cache_hits']);
+const COMPARES_DESPITE = new Set(['lateness', 'littles_law', 'token_mismatch', 'cache_hits']);
 
 /** Whether `m` is valid for what 10.1 compares (its tolerated reasons go to `evidence`). */
 function fitToCompare(m: Measurement, what: string, evidence: Evidence[]): boolean {
