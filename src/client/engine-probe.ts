@@ -7,7 +7,14 @@
  * from it.
  */
 import { Agent, type Dispatcher } from 'undici';
-import { engineFromOwnedBy, type ListedModel, parseModelList, type ServerEngine } from '../core/models.js';
+import {
+  engineFromOwnedBy,
+  type ListedModel,
+  modelEntryContext,
+  parseModelList,
+  propsContext,
+  type ServerEngine,
+} from '../core/models.js';
 import { redactUrl, serverRoot } from '../core/url.js';
 import { answeredBeforeFailing, apiRequest } from './engine-api.js';
 
@@ -24,8 +31,13 @@ export interface EngineProbeResult {
   engine_version: string | null;
   server_header: string | null;
   models: ProbedModel[];
-  /** max_model_len of the first model, when the server says. */
+  /**
+   * The context one request may fill, when the server says: the first model's `max_model_len`
+   * (or llama.cpp's `meta.n_ctx`), else llama.cpp's `/props` n_ctx; per slot on llama.cpp.
+   */
   max_model_len: number | null;
+  /** Where {@link max_model_len} was read (`core/models` `ServedContext.source`); null with it. */
+  max_model_len_source: string | null;
   /** How the engine and version were told, e.g. `owned_by=vllm on /v1/models`. */
   evidence: string[];
   /** Endpoints that failed, e.g. `/version: HTTP 404`. */
@@ -74,6 +86,7 @@ export async function probeTarget(baseUrl: string, opts: ProbeOptions = {}): Pro
     server_header: null,
     models: [],
     max_model_len: null,
+    max_model_len_source: null,
     evidence: [],
     errors: [],
   };
@@ -107,6 +120,11 @@ export async function probeTarget(baseUrl: string, opts: ProbeOptions = {}): Pro
     out.models = parseModelList(models?.json);
     out.max_model_len =
       out.models.find((m) => m.parent === null)?.max_model_len ?? out.models[0]?.max_model_len ?? null;
+    if (out.max_model_len !== null) {
+      const raw = isRec(models?.json) && Array.isArray(models.json.data) ? models.json.data : [];
+      const listed = raw.map(modelEntryContext).find((c) => c?.tokens === out.max_model_len);
+      out.max_model_len_source = listed?.source ?? null;
+    }
     const owner = out.models.find((m) => engineFromOwnedBy(m.owned_by) !== null)?.owned_by;
     if (owner) {
       out.engine = engineFromOwnedBy(owner) ?? 'unknown';
@@ -141,13 +159,11 @@ export async function probeTarget(baseUrl: string, opts: ProbeOptions = {}): Pro
         out.engine_version ??= pj.build_info;
         out.evidence.push(`version ${pj.build_info} from /props build_info`);
       }
-      if (
-        pj &&
-        out.max_model_len === null &&
-        isRec(pj.default_generation_settings) &&
-        typeof pj.default_generation_settings.n_ctx === 'number'
-      )
-        out.max_model_len = pj.default_generation_settings.n_ctx;
+      const fromProps = out.max_model_len === null ? propsContext(pj) : null;
+      if (fromProps) {
+        out.max_model_len = fromProps.tokens;
+        out.max_model_len_source = fromProps.source;
+      }
     }
     if (out.engine === 'sglang' && out.engine_version === null) {
       const info = await get('/get_server_info');

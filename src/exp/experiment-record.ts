@@ -352,7 +352,7 @@ export function buildExperimentRecord(input: ExperimentRecordInput): ExperimentR
     limits: makeField({
       max_model_len:
         p?.max_model_len != null
-          ? [p.max_model_len, P('/v1/models max_model_len')]
+          ? [p.max_model_len, P(p.max_model_len_source ?? '/v1/models max_model_len')]
           : [d.max_model_len ?? sim?.max_model_len],
       max_num_seqs: [d.max_num_seqs ?? sim?.max_num_seqs],
       max_num_batched_tokens: [d.max_num_batched_tokens ?? sim?.max_num_batched_tokens],

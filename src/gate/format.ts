@@ -6,7 +6,7 @@
  * `<failure message type>` or `<skipped message>` child where it did not pass).
  */
 import type { MessageKey, T } from '../i18n/index.js';
-import type { GateResult } from './run-gate.js';
+import { type GateResult, isRegression } from './run-gate.js';
 import { type CheckRow, type SideResult, trimEvidence } from './types.js';
 
 const STATUS: Record<SideResult['status'], MessageKey> = {
@@ -106,11 +106,32 @@ export function formatGate(r: GateResult, t: T): string {
       skipped: r.counts.skipped,
       s: r.wall_s.toFixed(1),
     }),
-    r.counts.fail > 0
-      ? t(diff ? 'gate.result.regression' : 'gate.result.nonconforming', { count: r.counts.fail })
-      : t('gate.result.ok'),
+    ...headline(r, t),
   );
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The verdict lines: a diff counts as regressions only the checks that pass on the old version
+ * and fail on the new ({@link gateFailed}), and names the failures both share apart.
+ */
+function headline(r: GateResult, t: T): string[] {
+  if (r.old_url === null)
+    return [
+      r.counts.fail > 0 ? t('gate.result.nonconforming', { count: r.counts.fail }) : t('gate.result.ok'),
+    ];
+  const out: string[] = [];
+  if (r.counts.regressions > 0) out.push(t('gate.result.regression', { count: r.counts.regressions }));
+  else out.push(t(r.counts.both > 0 ? 'gate.result.no-regression' : 'gate.result.ok'));
+  const shared = r.rows.filter((row) => row.status === 'fail' && !isRegression(row));
+  if (shared.length)
+    out.push(
+      t('gate.result.both', {
+        count: shared.length,
+        ids: shared.map((row) => `${row.number} ${row.id}`).join(', '),
+      }),
+    );
+  return out;
 }
 
 /** XML text and attribute escaping; characters XML 1.0 cannot carry are dropped. */
@@ -179,7 +200,7 @@ export function formatJunit(r: GateResult, t: T): string {
       out.push(`    <testcase classname="gate.${xmlEscape(g)}" name="${name}" time="0">`);
       if (row.status === 'fail')
         out.push(
-          `      <failure message="${xmlEscape(row.reason ?? '')}" type="${r.old_url ? 'regression' : 'nonconforming'}">${xmlEscape(evidenceLines(row, t).join('\n'))}</failure>`,
+          `      <failure message="${xmlEscape(row.reason ?? '')}" type="${r.old_url ? (isRegression(row) ? 'regression' : 'not-regression') : 'nonconforming'}">${xmlEscape(evidenceLines(row, t).join('\n'))}</failure>`,
         );
       else if (row.status === 'skipped')
         out.push(`      <skipped message="${xmlEscape(row.reason ?? '')}"/>`);

@@ -206,16 +206,38 @@ export interface GateResult {
   new_url: string;
   model: string;
   rows: CheckRow[];
-  counts: { pass: number; fail: number; skipped: number };
+  /**
+   * The verdicts' tally. `regressions`: rows that fail on the new version and pass on the old one
+   * (a diff's headline and exit code count only these); `both`: rows that fail on the new version
+   * without passing on the old (they fail there too, or it could not be judged).
+   */
+  counts: { pass: number; fail: number; skipped: number; regressions: number; both: number };
   /** `--probe`: the passes made, and each failure with the pass it came in. */
   passes?: number;
   wall_s: number;
 }
 
 export function countRows(rows: readonly CheckRow[]): GateResult['counts'] {
-  const counts = { pass: 0, fail: 0, skipped: 0 };
-  for (const r of rows) counts[r.status]++;
+  const counts = { pass: 0, fail: 0, skipped: 0, regressions: 0, both: 0 };
+  for (const r of rows) {
+    counts[r.status]++;
+    if (r.status === 'fail' && r.old) counts[isRegression(r) ? 'regressions' : 'both']++;
+  }
   return counts;
+}
+
+/** A row that fails on the new version and passes on the old one: a regression. */
+export function isRegression(r: CheckRow): boolean {
+  return r.status === 'fail' && r.old?.status === 'pass';
+}
+
+/**
+ * Whether the gate fails (exit 2): with an old version, when some check regressed (it passes on
+ * the old version and fails on the new); a failure both versions share is shown, never counted.
+ * With one endpoint, when any check fails.
+ */
+export function gateFailed(r: Pick<GateResult, 'old_url' | 'counts'>): boolean {
+  return r.old_url !== null ? r.counts.regressions > 0 : r.counts.fail > 0;
 }
 
 /**

@@ -94,7 +94,31 @@ export interface Workload {
   trace?: TraceInfo;
   /** The sessions, in the sessions load mode (`specs` are then their turns, questions only). */
   sessions?: SessionWorkload;
+  /** Whether the tokenizer named by `--tokenizer`/`--model` is the server's own; absent when none was. */
+  tokenizer_check?: TokenizerCheck;
 }
+
+/**
+ * An offline tokenizer put beside the server's `/tokenize` on {@link TOKENIZER_PROBE}: `agrees`
+ * (its counts are exact), `differs` (the server serves another vocabulary: its `/tokenize` counted
+ * the prompts instead), or `unchecked` (no `/tokenize` answered, so nothing says the server serves
+ * this tokenizer: lengths are approximate).
+ */
+export interface TokenizerCheck {
+  /** The tokenizer named (`--tokenizer`, else `--model`). */
+  name: string;
+  verdict: 'agrees' | 'differs' | 'unchecked';
+  /** The probe's tokens by the named tokenizer and by the server (null: no answer). */
+  local: number;
+  server: number | null;
+}
+
+/**
+ * A probe text on which tokenizers of different vocabularies disagree: mixed case, digits,
+ * punctuation, accented and CJK text (Qwen2's BPE vocabulary, Qwen3's, counts it 46 tokens; Llama-3's 37).
+ */
+export const TOKENIZER_PROBE =
+  'Tokenizer probe: Zürich, 2024-11-05; naïve café “quotes” — 東京の天気は晴れ. x=3.14159!';
 
 const EN = translator('en');
 /** vLLM's `is_valid_sequence` minimum: prompt and reply must each be at least this many tokens. */
@@ -112,11 +136,11 @@ function shuffle<T>(items: T[], rng: Rng): T[] {
 async function chooseCounter(
   opts: WorkloadOptions,
   deps: WorkloadDeps,
-): Promise<{ counter: TokenCounter; fallback: string | null; note?: string }> {
+): Promise<{ counter: TokenCounter; fallback: string | null; note?: string; check?: TokenizerCheck }> {
   const name = opts.tokenizer ?? opts.model;
   if (name) {
     const tok = await (deps.tokenizerFor ?? shippedTokenizerFor)(name);
-    if (tok.method === 'tokenizer') return { counter: tokenizerCounter(tok), fallback: null };
+    if (tok.method === 'tokenizer') return checkedTokenizer(name, tokenizerCounter(tok), deps);
   }
   const noLocal = `no offline tokenizer for ${opts.tokenizer ? `tokenizer ${name}` : opts.model ? `model ${name}` : 'an unnamed model'}`;
   if (!deps.tokenizeRemote)
@@ -138,6 +162,31 @@ async function chooseCounter(
         ? `${noLocal}, and the server's /tokenize did not answer`
         : `${noLocal}, and the server's /tokenize did not count (${probe} then ${longer} tokens for a text and its triple)`,
   };
+}
+
+/**
+ * The named offline tokenizer is exact only when it is the server's own: the server's `/tokenize`
+ * must count {@link TOKENIZER_PROBE} as it does. When the server counts differently (a server that
+ * ignores the model name and serves another vocabulary, as llama.cpp does), the prompts are
+ * counted by the server's `/tokenize` instead; when no `/tokenize` answers, the tokenizer is used
+ * and its lengths are approximate (the check says so).
+ */
+async function checkedTokenizer(
+  name: string,
+  local: TokenCounter,
+  deps: WorkloadDeps,
+): Promise<{ counter: TokenCounter; fallback: string | null; check: TokenizerCheck }> {
+  const mine = await local.count(TOKENIZER_PROBE);
+  const theirs = deps.tokenizeRemote ? await deps.tokenizeRemote(TOKENIZER_PROBE).catch(() => null) : null;
+  const check = { name, local: mine, server: theirs };
+  if (theirs === mine) return { counter: local, fallback: null, check: { ...check, verdict: 'agrees' } };
+  if (theirs !== null && deps.tokenizeRemote && (await tryTokenize(deps.tokenizeRemote)).counts)
+    return {
+      counter: remoteCounter(deps.tokenizeRemote),
+      fallback: null,
+      check: { ...check, verdict: 'differs' },
+    };
+  return { counter: local, fallback: null, check: { ...check, server: null, verdict: 'unchecked' } };
 }
 
 /** Read a source file; a missing or unreadable file is a problem (with a hint), not a throw. */
@@ -217,11 +266,12 @@ export async function buildWorkload(opts: WorkloadOptions, deps: WorkloadDeps = 
   if (!needsCounter)
     return withTrace(loaded, { ...uncounted(opts, checked, loaded), method: 'none', inexact: 0, skipped: 0 });
 
-  const { counter, fallback, note } = await chooseCounter(opts, deps);
+  const { counter, fallback, note, check } = await chooseCounter(opts, deps);
   try {
-    const w = await counted(opts, checked, loaded, counter);
+    const w: Workload = await counted(opts, checked, loaded, counter);
     if (fallback) w.notes.unshift(`prompt lengths are approximate: ${fallback}`);
     if (note) w.notes.unshift(note);
+    if (check) w.tokenizer_check = check;
     return withTrace(loaded, w);
   } catch (e) {
     if (!(e instanceof RemoteTokenizeFailed)) throw e;

@@ -260,6 +260,7 @@ describe('buildExperimentRecord', () => {
       { id: 'Qwen/Qwen3-8B', owned_by: 'vllm', max_model_len: 40960, root: '/models/qwen3-8b', parent: null },
     ],
     max_model_len: 40960,
+    max_model_len_source: '/v1/models max_model_len',
     evidence: ['owned_by=vllm on /v1/models', 'version 0.11.2 from /version'],
     errors: [],
   };

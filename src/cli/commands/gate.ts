@@ -1,8 +1,9 @@
 /**
  * @module cli/commands/gate
  * `servelab gate`: check a new engine version against the old one before traffic moves
- * (docs/gate.md). Exit 0 when every check passes on the new version, 2 on a regression, 1 on
- * invalid usage, 3 when a target does not answer `GET /v1/models`.
+ * (docs/gate.md). Exit 0 when no check that passes on the old version fails on the new one (with
+ * `--url`: when every check passes), 2 on a regression, 1 on invalid usage, 3 when a target does
+ * not answer `GET /v1/models`.
  */
 import { ExitCode, type Problem } from '../../core/errors.js';
 import { redactUrl } from '../../core/url.js';
@@ -11,6 +12,7 @@ import {
   countRows,
   firstModel,
   type GateResult,
+  gateFailed,
   runGate,
   runProbe,
   selectChecks,
@@ -206,7 +208,7 @@ export async function gateCommand(raw: RawGate, io: Io): Promise<number> {
         '--junit',
       );
     if (ac.signal.aborted) return ExitCode.interrupted;
-    return result.counts.fail > 0 ? ExitCode.thresholdFailed : ExitCode.ok;
+    return gateFailed(result) ? ExitCode.thresholdFailed : ExitCode.ok;
   } finally {
     off();
   }

@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { type ErrorGroup, FAIL_FAST_UNSENT } from '../../analysis/errors.js';
+import { promptOverheadTokens } from '../../analysis/prompt-overhead.js';
 import { DEFAULT_SESSION_HEADER } from '../../client/index.js';
 import type { ApiEndpoint } from '../../client/types.js';
 import { ExitCode, type Problem } from '../../core/errors.js';
@@ -15,7 +16,12 @@ import type { MonitoringSettings } from '../../pipeline/monitoring.js';
 import { LATE_LIMIT_MS, parseShardSettings, seedOfStart } from '../../pipeline/shard.js';
 import { measureWithWorkers } from '../../pipeline/workers.js';
 import { formatSessions } from '../../report/run/sessions.js';
-import { formatSummaryTable, formatTokenization, formatVerdict } from '../../report/run/summary-table.js';
+import {
+  formatPromptOverhead,
+  formatSummaryTable,
+  formatTokenization,
+  formatVerdict,
+} from '../../report/run/summary-table.js';
 import { unixNowMs } from '../../runtime/clock.js';
 import { openStore } from '../../store/index.js';
 import { workloadProblems } from '../../workload/index.js';
@@ -306,7 +312,8 @@ export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = 
     };
     out.write(`\n${t(m.report.run_id ? 'run.header_run' : 'run.header', head)}\n`);
     // How prompt lengths were made exact: the offline tokenizer, the server's, or the approximation (and why).
-    out.write(formatTokenization(m.workload.method, m.workload.notes, t));
+    out.write(formatTokenization(m.workload.method, m.workload.notes, t, m.workload.tokenizer_check));
+    out.write(formatPromptOverhead(promptOverheadTokens(m.result.records), t));
     out.write(formatTraceLines(m.workload.trace, t));
     out.write(formatSummaryTable(m.summary, t));
     out.write(formatSessions(m.report.sessions ?? null, t));

@@ -60,8 +60,11 @@ export interface PrefixTargetResult {
   /** How the cold state was reached: reset, or skipped (the user restarted the engine). */
   cold_state: string;
   phases: PrefixPhaseResult[];
-  /** Every phase's hits are where expected. */
-  hits_as_expected: boolean;
+  /**
+   * Every phase's hits are where expected; null when no phase could be judged (no request came
+   * back with its prompt-token usage, e.g. every request failed), never a vacuous yes.
+   */
+  hits_as_expected: boolean | null;
 }
 
 export interface PrefixCacheResult {
@@ -144,6 +147,8 @@ export async function runPrefixCache(
     scattered: rpp <= pc.documents ? 'none' : 'partial',
   };
 
+  // Refuse before sending anything when a request does not fit a target's context.
+  refuseUnfit(ctx.targets, pc.document_tokens, pc.question_tokens, outLen ?? 0, ctx.tr);
   // Refuse up front when a target cannot be made cold (or when one can and another cannot).
   const states = await ctx.ensureCold(ctx.targets);
   const out: PrefixTargetResult[] = [];
@@ -172,7 +177,11 @@ export async function runPrefixCache(
       target: t.name,
       cold_state: coldState,
       phases,
-      hits_as_expected: phases.every((p) => p.as_expected !== false),
+      hits_as_expected: phases.some((p) => p.as_expected === false)
+        ? false
+        : phases.some((p) => p.as_expected === true)
+          ? true
+          : null,
     });
   }
   return {
@@ -182,6 +191,55 @@ export async function runPrefixCache(
     documents: pc.documents,
     targets: out,
   };
+}
+
+/**
+ * Tokens a chat template and BOS may add around a prompt (Qwen2's ChatML adds about 20, Llama 3's
+ * about 25), kept free when fitting the document to a context.
+ */
+export const TEMPLATE_ALLOWANCE_TOKENS = 64;
+
+/**
+ * Throw, before anything is sent, when one request (document, question, output and the template's
+ * allowance) does not fit a target's context as its probe read it (`limits.max_model_len`: vLLM's
+ * `max_model_len`, llama.cpp's per-slot `n_ctx`); the message names the context and where it was
+ * read, the hint the largest document that fits. A target whose context is unknown is sent to.
+ */
+export function refuseUnfit(
+  targets: readonly Pick<LiveTarget, 'name' | 'record'>[],
+  documentTokens: number,
+  questionTokens: number,
+  outputTokens: number,
+  tr: T,
+): void {
+  const need = documentTokens + questionTokens + outputTokens + TEMPLATE_ALLOWANCE_TOKENS;
+  const problems = targets.flatMap((t) => {
+    const limits = t.record?.limits;
+    const len = limits?.value.max_model_len ?? null;
+    if (len === null || need <= len) return [];
+    const from = (limits?.from.max_model_len ?? '').replace(/^probed: /, '') || '-';
+    // llama.cpp's n_ctx is one slot's share of -c
+    const perSlot = /n_ctx/.test(from);
+    const fits = len - questionTokens - outputTokens - TEMPLATE_ALLOWANCE_TOKENS;
+    const longer = tr(perSlot ? 'exp.prefix.unfit.longer_slot' : 'exp.prefix.unfit.longer');
+    return [
+      {
+        path: 'prefix_cache.document_tokens',
+        message: tr(perSlot ? 'exp.prefix.unfit_slot' : 'exp.prefix.unfit', {
+          target: t.name,
+          document: documentTokens,
+          question: questionTokens,
+          output: outputTokens,
+          template: TEMPLATE_ALLOWANCE_TOKENS,
+          need,
+          len,
+          from,
+        }),
+        hint: fits > 0 ? tr('exp.prefix.unfit.hint', { fits, longer }) : longer,
+      },
+    ];
+  });
+  if (problems.length) throw new UsageError(problems);
 }
 
 async function resetOrFail(ctx: KindContext, t: LiveTarget): Promise<void> {
@@ -309,7 +367,9 @@ function prefixVerdict(t: PrefixTargetResult, tr: T): string {
     text +
     (off.length
       ? tr('answer.prefix.not_expected', { phases: off.map(name).join(sep) })
-      : tr('answer.prefix.as_expected'))
+      : t.hits_as_expected === null
+        ? tr('answer.prefix.not_judged')
+        : tr('answer.prefix.as_expected'))
   );
 }
 
@@ -429,7 +489,9 @@ ${t.common({ load: [`# ${t.tr('tpl.prefix.load')}`], workload: ['input_len: 2048
       tr('exp.prefix.header', {
         target: t.target,
         cold: coldStateText(t.cold_state, tr),
-        hits: tr(t.hits_as_expected ? 'exp.yes' : 'exp.no_caps'),
+        hits: tr(
+          t.hits_as_expected === null ? 'exp.not_judged' : t.hits_as_expected ? 'exp.yes' : 'exp.no_caps',
+        ),
       }),
     ),
 });

@@ -10,6 +10,7 @@
 
 import { request } from 'undici';
 import { percentile } from '../../analysis/stats.js';
+import { propsContext } from '../../core/models.js';
 import type { T } from '../../i18n/index.js';
 import {
   freshPrompt,
@@ -25,6 +26,7 @@ import {
 } from '../load/target-io.js';
 import type { Check, CheckContext, EachCheck, Evidence, GateTarget, SideResult } from '../types.js';
 import { trimEvidence } from '../types.js';
+import { propsOf } from './shared.js';
 
 /** How soon the gauges must be back at their baseline after the clients left, ms (issue 13). */
 export const SETTLE_MS = 2000;
@@ -72,6 +74,8 @@ const skipped = (reason: string, evidence: Evidence[] = []): SideResult => ({
 /** How long {@link begin} waits for a quiet server, and the gap between its readings. */
 const QUIET_MS = 5000;
 const QUIET_GAP_MS = 150;
+/** How long {@link begin} waits for the previous check's requests to end on the server, ms. */
+export const IDLE_MS = 30_000;
 
 async function begin(
   target: GateTarget,
@@ -81,6 +85,25 @@ async function begin(
   const probe = metricsProbe(target);
   let reading = await probe.read();
   if (!reading) return { skip: skipped(t('gate-load.skip.no-metrics', { url: probe.url })) };
+  // The previous check's requests must have ended on the server too, not only on the client: a
+  // non-streamed request whose client timed out (4.3) keeps its slot on llama.cpp until its
+  // answer is done, and a check that starts then measures a batch one slot short. Wait until
+  // nothing runs or waits, at most IDLE_MS (other traffic may never stop: the check then goes on,
+  // saying so in its evidence).
+  const idleClock = wallClock();
+  const busy: Evidence[] = [];
+  const idleMs = await waitFor(
+    idleClock,
+    async () => {
+      const r = await probe.read();
+      if (r) reading = r;
+      return !!r && (r.values.running ?? 0) <= 0 && (r.values.waiting ?? 0) <= 0;
+    },
+    IDLE_MS,
+    QUIET_GAP_MS,
+  );
+  if (idleMs === null)
+    busy.push({ note: t('gate-load.evidence.still-busy', { ms: IDLE_MS }), received: show(reading.values) });
   // The baseline is a quiet server: an earlier check's requests may still be draining (a
   // 64-stream check just before), and a baseline taken then hides this check's own rise. Wait
   // until two readings QUIET_GAP_MS apart agree on the gauges and the token counter, at most
@@ -98,7 +121,7 @@ async function begin(
     if (same) break;
   }
   const base = reading.values;
-  const evidence: Evidence[] = [{ note: t('gate-load.evidence.baseline'), received: show(base) }];
+  const evidence: Evidence[] = [...busy, { note: t('gate-load.evidence.baseline'), received: show(base) }];
   const missing = need.filter((k) => base[k] === undefined);
   if (missing.length)
     return {
@@ -212,7 +235,9 @@ const disconnectMidStream: EachCheck = {
       }
       const during = (await probe.read())?.values;
       evidence.push({ note: t('gate-load.evidence.during', { n: STREAMS }), received: show(during) });
-      if (!during || (during.running ?? 0) <= (base.running ?? 0))
+      if (during?.running === undefined)
+        return skipped(t('gate-load.skip.unobserved', { url: probe.url, failed: 1, n: STREAMS }), evidence);
+      if (during.running <= (base.running ?? 0))
         return skipped(t('gate-load.skip.gauge-flat', { n: STREAMS }), evidence);
     } finally {
       await abortAll(reqs);
@@ -227,7 +252,18 @@ const disconnectMidStream: EachCheck = {
   },
 };
 
-/** Streams sent until the target queues some: the first {@link SATURATION_CAP} at once. */
+/**
+ * How many streams fill the target's batch: twice its slots where it says how many it has
+ * (llama.cpp's `/props` `total_slots`), else {@link SATURATION_CAP}. llama.cpp serves each open
+ * stream on one of its HTTP threads (`--threads-http`), so 64 streams against 4 slots leave no
+ * thread to answer `/metrics`, and the check would see nothing.
+ */
+async function streamsToSaturate(target: GateTarget, ctx: CheckContext): Promise<number> {
+  const slots = propsContext(await propsOf(target, ctx))?.slots ?? null;
+  return slots === null ? SATURATION_CAP : Math.min(SATURATION_CAP, 2 * slots);
+}
+
+/** Streams sent until the target queues some: {@link streamsToSaturate} at once. */
 interface Saturation {
   reqs: OpenRequest[];
   /** Most requests the target ran at once beyond its baseline (its batch size). */
@@ -238,33 +274,47 @@ interface Saturation {
 }
 
 /**
- * Fill the target's batch: send {@link SATURATION_CAP} long streams at once and wait until its
+ * Fill the target's batch: send {@link streamsToSaturate} long streams at once and wait until its
  * waiting gauge rises and every request is either streaming or queued. Null when nothing
  * waits (the batch is larger than the cap); the streams are then already aborted.
  */
 async function saturate(target: GateTarget, probe: MetricsProbe, base: Vals, ctx: CheckContext, tag: string) {
   const clock = wallClock();
-  const reqs = Array.from({ length: SATURATION_CAP }, (_, i) =>
+  const cap = await streamsToSaturate(target, ctx);
+  const reqs = Array.from({ length: cap }, (_, i) =>
     openChat(target, longBody(freshPrompt(ctx.seed, `${tag}-${i}`, 16), true), ctx.timeoutMs),
   );
   let reading: Vals | undefined;
+  // A scrape that failed, or came back without the gauges, saw nothing: "nothing waited" is said
+  // only when most readings during the wait answered (a lone slow scrape on a busy machine does
+  // not blind the check; a server whose /metrics is starved under the load does).
+  let blind = 0;
+  let seen = 0;
   const queued = await waitFor(
     clock,
     async () => {
-      reading = (await probe.read())?.values;
+      const r = (await probe.read())?.values;
+      if (!r || r.running === undefined || r.waiting === undefined) {
+        blind++;
+        return false;
+      }
+      reading = r;
+      seen++;
       const running = (reading?.running ?? 0) - (base.running ?? 0);
       const waiting = (reading?.waiting ?? 0) - (base.waiting ?? 0);
       const streaming = reqs.filter((r) => r.bytes() > 0 && !r.ended()).length;
       const ended = reqs.filter((r) => r.ended()).length;
       // Stable: every request is accounted for, streaming, waiting or refused.
-      return waiting > 0 && streaming >= running && streaming + waiting + ended >= SATURATION_CAP;
+      return waiting > 0 && streaming >= running && streaming + waiting + ended >= cap;
     },
     Math.min(ctx.timeoutMs, 5000),
     100,
   );
   if (queued === null || !reading) {
     await abortAll(reqs);
-    return { none: reading };
+    return blind >= seen || !reading
+      ? { blind: { reading, failed: blind }, sent: cap }
+      : { none: reading, sent: cap };
   }
   const sat: Saturation = {
     reqs,
@@ -272,13 +322,29 @@ async function saturate(target: GateTarget, probe: MetricsProbe, base: Vals, ctx
     waiting: (reading.waiting ?? 0) - (base.waiting ?? 0),
     reading,
   };
-  return { sat };
+  return { sat, sent: cap };
 }
 
-const notSaturated = (t: T, reading: Vals | undefined, evidence: Evidence[]) =>
-  skipped(t('gate-load.skip.not-saturated', { n: SATURATION_CAP, running: reading?.running ?? 'null' }), [
+/** The result of a {@link saturate} that saw nothing: why, or null when it did see. */
+function unsaturated(
+  t: T,
+  s: Awaited<ReturnType<typeof saturate>>,
+  url: string,
+  evidence: Evidence[],
+): SideResult | null {
+  if ('blind' in s && s.blind)
+    return skipped(t('gate-load.skip.unobserved', { url, failed: s.blind.failed, n: s.sent }), [
+      ...evidence,
+      { note: t('gate-load.evidence.during', { n: s.sent }), received: show(s.blind.reading) },
+    ]);
+  if ('none' in s) return notSaturated(t, s.none, evidence, s.sent);
+  return null;
+}
+
+const notSaturated = (t: T, reading: Vals | undefined, evidence: Evidence[], n = SATURATION_CAP) =>
+  skipped(t('gate-load.skip.not-saturated', { n, running: reading?.running ?? 'null' }), [
     ...evidence,
-    { note: t('gate-load.evidence.during', { n: SATURATION_CAP }), received: show(reading) },
+    { note: t('gate-load.evidence.during', { n }), received: show(reading) },
   ]);
 
 const queuedNeverStart: EachCheck = {
@@ -294,7 +360,8 @@ const queuedNeverStart: EachCheck = {
     if ('skip' in b) return b.skip;
     const { probe, base, evidence } = b;
     const s = await saturate(target, probe, base, ctx, 'queued');
-    if (!('sat' in s) || !s.sat) return notSaturated(t, s.none, evidence);
+    const none = unsaturated(t, s, probe.url, evidence);
+    if (none || !('sat' in s) || !s.sat) return none ?? notSaturated(t, undefined, evidence);
     const { sat } = s;
     const queued = sat.reqs.filter((r) => r.bytes() === 0 && !r.ended());
     const running = sat.reqs.filter((r) => r.bytes() > 0 || r.ended());
@@ -315,7 +382,8 @@ const queuedNeverStart: EachCheck = {
         clock,
         async () => {
           after = (await probe.read())?.values;
-          return (after?.waiting ?? 0) <= (base.waiting ?? 0);
+          // a failed scrape is no sign that the queue emptied
+          return after?.waiting !== undefined && after.waiting <= (base.waiting ?? 0);
         },
         SETTLE_MS,
       );
@@ -334,6 +402,11 @@ const queuedNeverStart: EachCheck = {
       waiting_settle_ms: settled === null ? null : Math.round(settled),
       prompt_tokens_after: started,
     };
+    if (settled === null && after?.waiting === undefined)
+      return skipped(
+        t('gate-load.skip.unobserved', { url: probe.url, failed: 1, n: running.length }),
+        evidence,
+      );
     if (settled === null)
       return {
         status: 'fail',
@@ -351,7 +424,7 @@ const queuedNeverStart: EachCheck = {
           { note: t('gate-load.evidence.after', { ms: SETTLE_MS }), received: show(s2.last) },
         ],
       };
-    const r = settledResult(t, t('gate-load.what.saturation', { n: SATURATION_CAP }), s2, base, evidence);
+    const r = settledResult(t, t('gate-load.what.saturation', { n: s.sent }), s2, base, evidence);
     return { ...r, observed: { ...observed, ...(r.observed as object) } };
   },
 };
@@ -392,7 +465,9 @@ const clientTimeout: EachCheck = {
         t('gate-load.skip.finished-first', { ms: timeoutMs, status: end.status ?? 'null' }),
         evidence,
       );
-    if ((during?.running ?? 0) <= (base.running ?? 0))
+    if (during?.running === undefined)
+      return skipped(t('gate-load.skip.unobserved', { url: probe.url, failed: 1, n: 1 }), evidence);
+    if (during.running <= (base.running ?? 0))
       return skipped(t('gate-load.skip.gauge-flat', { n: 1 }), evidence);
     return settledResult(
       t,
@@ -434,7 +509,8 @@ const overloadHealth: EachCheck = {
     if ('skip' in b) return b.skip;
     const { probe, base, evidence } = b;
     const s = await saturate(target, probe, base, ctx, 'overload-find');
-    if (!('sat' in s) || !s.sat) return notSaturated(t, s.none, evidence);
+    const none = unsaturated(t, s, probe.url, evidence);
+    if (none || !('sat' in s) || !s.sat) return none ?? notSaturated(t, undefined, evidence);
     const batch = Math.max(1, s.sat.running);
     await abortAll(s.sat.reqs);
     await settleAfterAbort(probe, base);

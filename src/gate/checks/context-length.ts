@@ -3,12 +3,14 @@
  * ids on `/v1/completions` (vLLM, SGLang and llama.cpp all take them), so no tokenizer is needed:
  * L−1 tokens pass; L, L+1 and 2L are a 400 before any SSE byte, naming L; a prompt plus
  * max_tokens over L is rejected or clamped the way the old version does it; a body of several MB
- * is refused quickly; `/health` still answers afterwards. L is `max_model_len` from `/v1/models`.
+ * is refused quickly; `/health` still answers afterwards. L is the context one request may fill:
+ * `/v1/models` `max_model_len` (vLLM, SGLang) or `meta.n_ctx`, else `/props` (llama.cpp, per slot).
  */
+import { modelEntryContext, propsContext, type ServedContext } from '../../core/models.js';
 import { call, type Exchange, evidenceOf, exchange, postLarge } from '../http.js';
 import { fail, judgeSame, pass, skipped } from '../result.js';
 import type { Check, CheckContext, EachCheck, Evidence, GateTarget, SideResult } from '../types.js';
-import { each, modelEntry } from './shared.js';
+import { each, modelEntry, once, propsOf } from './shared.js';
 
 /** A prompt of `n` token ids (ids 1000–1999, present in every modern vocabulary). */
 function idPrompt(n: number): number[] {
@@ -26,19 +28,34 @@ function isSse(x: Exchange): boolean {
   return String(Array.isArray(ct) ? ct[0] : (ct ?? '')).includes('text/event-stream');
 }
 
-async function maxModelLen(target: GateTarget, ctx: CheckContext): Promise<number | null> {
-  const m = await modelEntry(target, ctx);
-  const v = m?.max_model_len ?? m?.context_length;
-  return typeof v === 'number' && v > 0 ? v : null;
+/**
+ * The context L one request may fill: the served model's `/v1/models` entry (vLLM
+ * `max_model_len`, llama.cpp `meta.n_ctx`), else llama.cpp's `/props` (the per-slot
+ * `default_generation_settings.n_ctx`); one reading for every engine (`core/models`), asked once
+ * per target and pass.
+ */
+function servedContext(target: GateTarget, ctx: CheckContext): Promise<ServedContext | null> {
+  return once(target, 'context', async () => {
+    const fromModels = modelEntryContext(await modelEntry(target, ctx));
+    if (fromModels) return fromModels;
+    return propsContext(await propsOf(target, ctx));
+  });
 }
 
 function withLen(
   run: (target: GateTarget, ctx: CheckContext, len: number) => Promise<SideResult>,
 ): EachCheck['run'] {
   return async (target, ctx) => {
-    const len = await maxModelLen(target, ctx);
-    if (len === null) return skipped(ctx.t('gate.context.no-len'));
-    return run(target, ctx, len);
+    const c = await servedContext(target, ctx);
+    if (c === null) return skipped(ctx.t('gate.context.no-len'));
+    const r = await run(target, ctx, c.tokens);
+    return {
+      ...r,
+      evidence: [
+        { note: ctx.t('gate.context.len-from', { len: c.tokens, source: c.source }) },
+        ...r.evidence,
+      ],
+    };
   };
 }
 

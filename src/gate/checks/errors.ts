@@ -5,11 +5,20 @@
  * request without it.
  */
 
+import { engineFromOwnedBy, type ServerEngine } from '../../core/models.js';
 import { isErrorShape } from '../chat-view.js';
 import { type CallResult, call, evidenceOf, exchange } from '../http.js';
 import { fail, pass, skipped } from '../result.js';
 import type { Check, CheckContext, Evidence, GateTarget } from '../types.js';
-import { CONSTRAINT_SCHEMA, CONTROL_PROMPT, conforms, each, makeValidator, userChat } from './shared.js';
+import {
+  CONSTRAINT_SCHEMA,
+  CONTROL_PROMPT,
+  conforms,
+  each,
+  makeValidator,
+  modelEntry,
+  userChat,
+} from './shared.js';
 
 /** A 4xx with an error body; what it was otherwise. */
 function errorVerdict(r: CallResult): 'ok' | 'status' | 'shape' {
@@ -97,6 +106,25 @@ const CONSTRAINT_KEYS: Record<string, (schema: object) => Record<string, unknown
   structured_outputs: (schema) => ({ structured_outputs: { json: schema } }),
 };
 
+/**
+ * The engines that claim each key beyond OpenAI's: vLLM's own keys are held against vLLM (and
+ * servelab's simulator, which answers as vLLM), never against llama.cpp or SGLang, which never
+ * documented them (llama.cpp takes `response_format` and its own `json_schema`,
+ * `ggml-org/llama.cpp:tools/server/README.md`; SGLang `response_format`, `json_schema`, `regex`,
+ * `ebnf`, `sgl-project/sglang:docs/advanced_features/structured_outputs.ipynb`). A server whose
+ * `owned_by` names no engine is held to all of them.
+ */
+const CLAIMED_BY: Record<string, readonly ServerEngine[]> = {
+  guided_json: ['vllm', 'servelab-sim'],
+  structured_outputs: ['vllm', 'servelab-sim'],
+};
+
+/** Whether `engine` (null: not told) claims constraint `key`. */
+function claims(key: string, engine: ServerEngine | null): boolean {
+  const by = CLAIMED_BY[key];
+  return by === undefined || engine === null || by.includes(engine);
+}
+
 const ignoredConstraint = each('2.4', 'errors.ignored-constraint', true, {
   async run(target, ctx) {
     const validate = makeValidator(CONSTRAINT_SCHEMA);
@@ -116,7 +144,13 @@ const ignoredConstraint = each('2.4', 'errors.ignored-constraint', true, {
       ]);
     const observed: Record<string, string> = {};
     const evidence: Evidence[] = [];
+    const engine = engineFromOwnedBy((await modelEntry(target, ctx))?.owned_by as string | undefined);
     for (const [key, body] of Object.entries(CONSTRAINT_KEYS)) {
+      if (!claims(key, engine)) {
+        observed[key] = 'not claimed';
+        evidence.push({ note: ctx.t('gate.constraint.not-claimed', { key, engine: engine ?? '-' }) });
+        continue;
+      }
       const x = await exchange(
         target,
         ctx,
@@ -129,7 +163,7 @@ const ignoredConstraint = each('2.4', 'errors.ignored-constraint', true, {
         evidence.push(evidenceOf(x, ctx.t('gate.constraint.key', { key, verdict: observed[key] })));
     }
     const ignored = Object.keys(observed).filter(
-      (k) => observed[k] !== 'honoured' && observed[k] !== 'rejected',
+      (k) => observed[k] !== 'honoured' && observed[k] !== 'rejected' && observed[k] !== 'not claimed',
     );
     if (ignored.length > 0) {
       evidence.push(evidenceOf(control, ctx.t('gate.evidence.control')));

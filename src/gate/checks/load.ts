@@ -44,8 +44,23 @@ const RESAMPLES = 2000;
 const BLOCKS = 2;
 /** Measured requests per block. */
 const BLOCK_REQUESTS = 24;
-/** Validity reasons a search level may have (see the search below). */
-const SEARCH_TOLERATES = new Set(['lateness', 'littles_law']);
+/**
+ * Validity reasons that leave a measurement fit for what 10.1 compares: each request's TTFT, TPOT
+ * and whether it met the SLO, timed from its own send. Generator lateness moves sends, not the
+ * latency measured from them (and a closed loop has no schedule to be late for); Little's law over
+ * a few dozen requests judges the load's ramp and drain; token counts and cache hits do not enter
+ * the metrics. What voids a measurement is a client or simulator artefact inside the measured
+ * latencies (event-loop lag, a saturated client CPU, a simulator behind real time), usage too thin
+ * to give TPOT, or an error rate that leaves the latencies of too few requests.
+ */
+const COMPARES_DESPITE = new Set(['lateness', 'littles_law', 'token_mismatch', 'cache_hits']);
+
+/** Whether `m` is valid for what 10.1 compares (its tolerated reasons go to `evidence`). */
+function fitToCompare(m: Measurement, what: string, evidence: Evidence[]): boolean {
+  if (m.validity.some((v) => !COMPARES_DESPITE.has(v.code))) return false;
+  if (m.validity.length) evidence.push({ note: `${what}: ${m.validity.map((v) => v.message).join('; ')}` });
+  return true;
+}
 
 /** Largest closed-loop concurrency the maximum-goodput search tries. */
 export const MAX_SEARCH_CONCURRENCY = 64;
@@ -189,7 +204,7 @@ const latencyGoodput: PairCheck = {
       4,
       calib.slice(0, 4),
     );
-    if (base.validity.length) return inconclusive(t, 'old', 'c=1', base);
+    if (!fitToCompare(base, 'c=1', evidence)) return inconclusive(t, 'old', 'c=1', base);
     const ttft50 = base.summary.ttft_ms.p50;
     const tpot50 = base.summary.tpot_ms.p50;
     if (ttft50 === null || tpot50 === null) return inconclusive(t, 'old', 'c=1', base);
@@ -224,9 +239,7 @@ const latencyGoodput: PairCheck = {
           // of 3c requests is too short for Little's law to hold through its ramp and drain. The
           // goodput found stays the server's either way; it only places the two compared levels,
           // which must be valid themselves. Any other reason makes the search inconclusive.
-          if (m.validity.some((v) => !SEARCH_TOLERATES.has(v.code))) invalid ??= m;
-          else if (m.validity.length)
-            evidence.push({ note: `search c=${c}: ${m.validity.map((v) => v.message).join('; ')}` });
+          if (!fitToCompare(m, `search c=${c}`, evidence)) invalid ??= m;
           const rps = m.summary.goodput.rps;
           if (ok && rps !== null && (!best || rps > best.rps)) best = { rps, c };
         },
@@ -283,7 +296,8 @@ const latencyGoodput: PairCheck = {
             warmed[side] ? undefined : warmupSpecs,
           );
           warmed[side] = true;
-          if (m.validity.length) return inconclusive(t, side, name, m);
+          if (!fitToCompare(m, `${side} ${name} block ${k + 1}`, evidence))
+            return inconclusive(t, side, name, m);
           // Requests are paired by index across the levels: give each level its own range.
           for (const r of m.result.records) records[side].push({ ...r, index: r.index + offset });
         }

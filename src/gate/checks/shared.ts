@@ -5,7 +5,7 @@
 import { Ajv } from 'ajv';
 import type { MessageKey } from '../../i18n/index.js';
 import { parseJson, readChat } from '../chat-view.js';
-import { type Exchange, listModelsCall } from '../http.js';
+import { call, type Exchange, listModelsCall } from '../http.js';
 import {
   CHECK_GROUPS,
   type CheckContext,
@@ -65,6 +65,14 @@ export function modelEntry(target: GateTarget, ctx: CheckContext): Promise<Recor
     if (!Array.isArray(data)) return null;
     const entry = data.find((m) => (m as { id?: unknown }).id === target.model) ?? null;
     return entry as Record<string, unknown> | null;
+  });
+}
+
+/** llama.cpp's `GET /props` answer (at the server root), parsed; null when it gives none. */
+export function propsOf(target: GateTarget, ctx: CheckContext): Promise<unknown> {
+  return once(target, 'props', async () => {
+    const r = await call(target, ctx, 'GET', '/props', { root: true });
+    return r.status === 200 ? r.json : null;
   });
 }
 

@@ -112,6 +112,15 @@ export const exp = {
   'exp.prefix.ok': 'ok',
   'exp.yes': 'yes',
   'exp.no_caps': 'NO',
+  'exp.prefix.unfit':
+    'target {target}: a request of {document} document + {question} question + {output} output + {template} chat-template tokens ({need}) does not fit its context of {len} tokens ({from}); nothing was sent',
+  'exp.prefix.unfit_slot':
+    'target {target}: a request of {document} document + {question} question + {output} output + {template} chat-template tokens ({need}) does not fit its context of {len} tokens per slot ({from}); nothing was sent',
+  'exp.prefix.unfit.hint': 'set prefix_cache.document_tokens to at most {fits}, or {longer}',
+  'exp.prefix.unfit.longer': 'give the server a longer context',
+  'exp.prefix.unfit.longer_slot':
+    'give each slot a longer context (llama.cpp: -c is shared by the -np slots)',
+  'exp.not_judged': 'not judged (no request reported its prompt tokens)',
   'exp.sweep.capacity': '{target} (capacity {rps} req/s)',
   'exp.sweep.concurrency': 'concurrency',
   'exp.sweep.rate': 'rate req/s',

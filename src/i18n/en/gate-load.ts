@@ -14,6 +14,8 @@ export const gateLoad = {
   'gate-load.skip.no-series': '{url} does not expose {names}',
   'gate-load.skip.gauge-flat':
     'the running gauge did not rise while {n} requests were in flight, so a release cannot be seen',
+  'gate-load.skip.unobserved':
+    'could not observe: {url} did not answer with the running and waiting gauges ({failed} scrape(s) failed or came back empty) while {n} requests were in flight',
   'gate-load.skip.not-saturated':
     'nothing waited with {n} streams in flight (running {running}): the batch is larger than the check fills',
   'gate-load.skip.finished-first':
@@ -44,6 +46,8 @@ export const gateLoad = {
   'gate-load.what.timeout': 'a {ms} ms client timeout',
 
   // Evidence notes.
+  'gate-load.evidence.still-busy':
+    'the server still ran or queued requests {ms} ms after the previous check (other traffic?); the check goes on',
   'gate-load.evidence.baseline': 'baseline /metrics before the check',
   'gate-load.evidence.during': '/metrics with {n} requests in flight',
   'gate-load.evidence.after': '/metrics at the end of the {ms} ms window',

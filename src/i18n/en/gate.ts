@@ -16,7 +16,8 @@ export const gate = {
   'gate.check.errors.unknown-model': 'an unknown model gets a 4xx in the error shape',
   'gate.check.errors.schema-less-json-schema': 'json_schema without a schema gets a 4xx',
   'gate.check.errors.ignored-constraint': 'a constraint key is honoured or rejected, never silently ignored',
-  'gate.check.context.max-model-len': '/v1/models max_model_len is unchanged',
+  'gate.check.context.max-model-len':
+    'the context length L (/v1/models max_model_len or n_ctx, /props) is unchanged',
   'gate.check.context.below-limit': 'a prompt of L−1 tokens is served',
   'gate.check.context.over-limit': 'prompts of L, L+1 and 2L tokens get a 400 naming L, before any SSE byte',
   'gate.check.context.prompt-plus-max-tokens': 'prompt + max_tokens over L is rejected or clamped as before',
@@ -65,7 +66,10 @@ export const gate = {
   'gate.constraint.ignored':
     'accepted but ignored: {keys} (200, output does not match the schema; the control shows unconstrained output looks the same)',
   'gate.constraint.none': 'no structured-output key is honoured here (response_format is refused)',
-  'gate.context.no-len': '/v1/models gives no max_model_len',
+  'gate.context.no-len':
+    'the context length could not be read: /v1/models gives no max_model_len or meta.n_ctx, and /props no n_ctx',
+  'gate.constraint.not-claimed': '{key}: not claimed by this engine ({engine}), not held against it',
+  'gate.context.len-from': 'context length L = {len} tokens, from {source}',
   'gate.context.no-completions': '/v1/completions is not served (token-id prompts need it)',
   'gate.context.below-fail': 'a prompt of {tokens} tokens was refused: HTTP {status}',
   'gate.context.over-fail': '{case} ({tokens} tokens): HTTP {status}, expected a 400 before any SSE byte',
@@ -139,7 +143,11 @@ export const gate = {
   'gate.skipped.head': 'skipped:',
   'gate.tally': '{pass} passed, {fail} failed, {skipped} skipped in {s} s',
   'gate.result.ok': 'result: every check that could run passes on the new version',
-  'gate.result.regression': 'result: REGRESSION: {count} check(s) fail on the new version',
+  'gate.result.regression':
+    'result: REGRESSION: {count} check(s) pass on the old version and fail on the new',
+  'gate.result.no-regression':
+    'result: no regression: every check that fails on the new version does not pass on the old one either',
+  'gate.result.both': 'failing on the new version without passing on the old ({count}, not counted): {ids}',
   'gate.result.nonconforming': 'result: {count} check(s) fail',
   'gate.progress': '{number} {id}: {verdict}',
   'gate.probe.pass': 'probe pass {round}: {ok} passed, {fail} failed, {skipped} skipped',

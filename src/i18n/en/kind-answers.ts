@@ -82,6 +82,8 @@ export const kindAnswers = {
     'Share of the prompt served from the prefix cache: {hits}; p50 TTFT: {ttft}',
   'answer.prefix.no_counts':
     'The server reported no cached tokens (neither in its responses nor on /metrics), so the hits cannot be told; p50 TTFT: {ttft}',
+  'answer.prefix.not_judged':
+    '; where the hits fall could not be judged: no request reported its prompt tokens',
   'answer.prefix.as_expected': '; every phase hit where expected',
   'answer.prefix.not_expected': '; the hits are NOT where expected in: {phases}',
   'answer.prefix.col.prefill_from': 'prefill from',

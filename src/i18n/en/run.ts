@@ -52,6 +52,14 @@ export const run = {
   'run.tokenization.server_tokenize': "the server's /tokenize (exact)",
   'run.tokenization.approximate':
     'the approximation (synthetic prompts exact; English prose about +10% (−3% to +25%); Chinese about −11% (−18% to −3%), against Qwen3)',
+  'run.tokenization.tokenizer_agrees':
+    "the offline tokenizer for {name} (exact: the server's /tokenize agrees on a probe, {local} tokens)",
+  'run.tokenization.tokenizer_unchecked':
+    'the offline tokenizer for {name} (approximate: no server /tokenize answered, so nothing shows the server serves this tokenizer)',
+  'run.tokenization.tokenizer_differs':
+    "the server's /tokenize (the served model's own tokenizer), not the one for {name}: that one counts a probe as {local} tokens, the server as {server}, so the server serves another vocabulary",
+  'run.prompt_overhead':
+    'input {requested} tokens requested (median); the server counts {sign}{n} per prompt on top (BOS, and on chat the chat template; from usage.prompt_tokens)',
   'run.tokenization.none': 'none needed (the prompts are sent as given)',
   'run.header': 'servelab run: {url} model {model}, seed {seed}',
   'run.header_run': 'servelab run: {url} model {model} (run {id}), seed {seed}',

@@ -103,6 +103,14 @@ export const exp: Record<keyof typeof en, string> = {
   'exp.prefix.ok': '符合',
   'exp.yes': '是',
   'exp.no_caps': '否',
+  'exp.prefix.unfit':
+    '目标 {target}：一个请求包含 {document} 个文档 token + {question} 个问题 token + {output} 个输出 token + {template} 个聊天模板 token（共 {need}），超出其 {len} 个 token 的上下文（{from}）；未发送任何请求',
+  'exp.prefix.unfit_slot':
+    '目标 {target}：一个请求包含 {document} 个文档 token + {question} 个问题 token + {output} 个输出 token + {template} 个聊天模板 token（共 {need}），超出其每个槽位 {len} 个 token 的上下文（{from}）；未发送任何请求',
+  'exp.prefix.unfit.hint': '把 prefix_cache.document_tokens 设为不超过 {fits}，或者{longer}',
+  'exp.prefix.unfit.longer': '给服务器更长的上下文',
+  'exp.prefix.unfit.longer_slot': '给每个槽位更长的上下文（llama.cpp：-c 由 -np 个槽位平分）',
+  'exp.not_judged': '无法判断（没有请求报告其提示 token 数）',
   'exp.sweep.capacity': '{target}（容量 {rps} req/s）',
   'exp.sweep.concurrency': '并发',
   'exp.sweep.rate': '速率 req/s',

@@ -13,6 +13,8 @@ export const gateLoad: Record<keyof typeof en, string> = {
   'gate-load.skip.no-metrics': '{url} 没有返回 servelab 能读取的指标',
   'gate-load.skip.no-series': '{url} 没有暴露 {names}',
   'gate-load.skip.gauge-flat': '{n} 个请求在途时 running 指标没有上升，因此看不到释放',
+  'gate-load.skip.unobserved':
+    '无法观测：{n} 个请求在途期间，{url} 没有返回 running 和 waiting 指标（{failed} 次抓取失败或为空）',
   'gate-load.skip.not-saturated':
     '{n} 个流同时在途时没有请求排队（running 为 {running}）：批大小超过了本检查能填满的规模',
   'gate-load.skip.finished-first': '请求在 {ms} ms 客户端超时之前就结束了（HTTP {status}），无法观察中止',
@@ -37,6 +39,8 @@ export const gateLoad: Record<keyof typeof en, string> = {
   'gate-load.what.saturation': '取消造成饱和的 {n} 个流',
   'gate-load.what.timeout': '{ms} ms 的客户端超时',
 
+  'gate-load.evidence.still-busy':
+    '上一个检查结束 {ms} 毫秒后服务器仍有请求在运行或排队（有其他流量？），检查继续进行',
   'gate-load.evidence.baseline': '检查开始前的 /metrics 基线',
   'gate-load.evidence.during': '{n} 个请求在途时的 /metrics',
   'gate-load.evidence.after': '{ms} ms 窗口结束时的 /metrics',

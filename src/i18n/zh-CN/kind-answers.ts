@@ -71,6 +71,7 @@ export const kindAnswers: Record<keyof typeof en, string> = {
   'answer.prefix.verdict_no_cold': '提示中由前缀缓存提供的比例：{hits}；p50 TTFT：{ttft}',
   'answer.prefix.no_counts':
     '服务器没有报告缓存的 token（响应和 /metrics 中都没有），因此无法判断命中情况；p50 TTFT：{ttft}',
+  'answer.prefix.not_judged': '；无法判断命中位置：没有请求报告其提示 token 数',
   'answer.prefix.as_expected': '；每个阶段的命中都符合预期',
   'answer.prefix.not_expected': '；以下阶段的命中不符合预期：{phases}',
   'answer.prefix.col.prefill_from': '预填充时间来源',

@@ -49,6 +49,14 @@ export const run: Record<keyof typeof en, string> = {
   'run.tokenization.server_tokenize': '服务端的 /tokenize（精确）',
   'run.tokenization.approximate':
     '近似估计（合成提示词精确；英文文本约 +10%（−3% 到 +25%）；中文约 −11%（−18% 到 −3%），以 Qwen3 为基准）',
+  'run.tokenization.tokenizer_agrees':
+    '{name} 的离线分词器（精确：服务器的 /tokenize 在探测文本上与之一致，{local} 个 token）',
+  'run.tokenization.tokenizer_unchecked':
+    '{name} 的离线分词器（近似：没有服务器 /tokenize 应答，无法证明服务器使用的是这个分词器）',
+  'run.tokenization.tokenizer_differs':
+    '服务器的 /tokenize（所服务模型自己的分词器），而不是 {name} 的分词器：后者把探测文本数成 {local} 个 token，服务器数成 {server} 个，说明服务器用的是另一套词表',
+  'run.prompt_overhead':
+    '请求的输入为 {requested} 个 token（中位数）；服务器在每个提示上另计 {sign}{n} 个（BOS，chat 请求还有聊天模板；取自 usage.prompt_tokens）',
   'run.tokenization.none': '不需要（提示词按原样发送）',
   'run.header': 'servelab run：{url}，模型 {model}，种子 {seed}',
   'run.header_run': 'servelab run：{url}，模型 {model}（运行 {id}），种子 {seed}',

@@ -7,6 +7,7 @@
  */
 
 import { type ErrorGroup, formatErrorGroup } from '../../analysis/errors.js';
+import type { PromptOverhead } from '../../analysis/prompt-overhead.js';
 import type { Stats } from '../../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary } from '../../analysis/summary.js';
 import type { TtftBreakdown } from '../../analysis/ttft-breakdown.js';
@@ -213,9 +214,36 @@ const METHODS = {
   none: 'run.tokenization.none',
 } as const;
 
-/** The `tokenization:` line of `run`: which counter made prompt lengths exact, or why none did. */
-export function formatTokenization(method: string, notes: readonly string[], t: T = EN): string {
+/**
+ * The line under `tokenization:`: the prompt length requested and what the server counted beyond
+ * it (BOS, the chat template), from `analysis/prompt-overhead`; nothing when no record says.
+ */
+export function formatPromptOverhead(o: PromptOverhead | null, t: T = EN): string {
+  if (o === null) return '';
+  const n = Math.round(o.overhead_tokens);
+  return `  ${t('run.prompt_overhead', { requested: Math.round(o.requested_tokens), sign: n < 0 ? '' : '+', n })}\n`;
+}
+
+/**
+ * The `tokenization:` line of `run`: which counter made prompt lengths exact, or why none did. A
+ * named offline tokenizer is called exact only when the server's `/tokenize` agreed with it on a
+ * probe (`check`, workload/build `TokenizerCheck`); otherwise the line names it and says what its
+ * lengths are worth.
+ */
+export function formatTokenization(
+  method: string,
+  notes: readonly string[],
+  t: T = EN,
+  check?: { name: string; verdict: 'agrees' | 'differs' | 'unchecked'; local: number; server: number | null },
+): string {
   const key = METHODS[method as keyof typeof METHODS];
   const why = notes.filter((n) => /tokeni|approximat/.test(n));
-  return `${t('run.tokenization', { what: key ? t(key) : method })}${why.length ? `\n  ${why.join('\n  ')}` : ''}\n`;
+  let what = key ? t(key) : method;
+  if (check) {
+    const v = { name: check.name, local: check.local, server: check.server ?? 'null' };
+    if (check.verdict === 'agrees') what = t('run.tokenization.tokenizer_agrees', v);
+    else if (check.verdict === 'unchecked') what = t('run.tokenization.tokenizer_unchecked', v);
+    else what = t('run.tokenization.tokenizer_differs', v);
+  }
+  return `${t('run.tokenization', { what })}${why.length ? `\n  ${why.join('\n  ')}` : ''}\n`;
 }
