@@ -24,11 +24,14 @@ export {
   engineTimes,
   type InterferenceTimeline,
   type PrefillInterference,
+  type PrefillWindow,
   prefillInterference,
+  prefillWindow,
   recordsInterference,
   splitGapsByOverlap,
 } from './interference.js';
 export {
+  cachedPromptShare,
   chunkGaps,
   e2eMs,
   firstOutputAt,

@@ -351,7 +351,7 @@ describe('pauses mid-generation: client', () => {
     assert.deepEqual(rules(quiet), []);
     assert.match(
       quiet.unexplained.map((u) => u.observation).join(),
-      /coincide with no long prefill and no client lag/,
+      /coincide with no other request.s prefill and no client lag/,
     );
   });
 });
