@@ -115,6 +115,10 @@ export const diagnose = {
     'high time to first token (p90 {p90} ms) while decoding runs at {tpot} ms/token',
   'diagnose.high_ttft.ev_ttft': 'TTFT p50 {p50} ms, p90 {p90} ms',
   'diagnose.high_ttft.ev_tpot': 'TPOT p50 {tpot} ms (decode normal: TTFT p50 is {ratio}× a token)',
+  'diagnose.ttft_share.ev':
+    'TTFT p99 tail ({n} requests, mean {ttft} ms): {queue} queue, {prefill} prefill, {rest} network and API server',
+  'diagnose.ttft_share.ev_no_queue':
+    'TTFT p99 tail ({n} requests, mean {ttft} ms): {prefill} prefill, {rest} network, API server and waiting (the engine reports no queue time)',
   'diagnose.high_ttft.ev_fit': 'TTFT ≈ {a} ms + {b} ms per 1k input tokens (R² {r2})',
   'diagnose.high_ttft.ev_fit_flat': 'TTFT ≈ {a} ms + {b} ms per 1k input tokens (R² {r2}): flat',
   'diagnose.high_ttft.unexplained_series':

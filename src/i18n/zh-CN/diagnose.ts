@@ -108,6 +108,10 @@ export const diagnose: Record<keyof typeof en, string> = {
   'diagnose.high_ttft.symptom': '首 token 时延偏高（p90 {p90} ms），而解码速度为每 token {tpot} ms',
   'diagnose.high_ttft.ev_ttft': 'TTFT p50 {p50} ms，p90 {p90} ms',
   'diagnose.high_ttft.ev_tpot': 'TPOT p50 {tpot} ms（解码正常：TTFT p50 相当于 {ratio} 个 token 的时间）',
+  'diagnose.ttft_share.ev':
+    'TTFT p99 尾部（{n} 个请求，平均 {ttft} ms）：排队 {queue}，prefill {prefill}，网络与 API 服务器 {rest}',
+  'diagnose.ttft_share.ev_no_queue':
+    'TTFT p99 尾部（{n} 个请求，平均 {ttft} ms）：prefill {prefill}，网络、API 服务器与等待 {rest}（引擎不报告排队时间）',
   'diagnose.high_ttft.ev_fit': 'TTFT ≈ {a} ms + 每 1k 输入 token {b} ms（R² {r2}）',
   'diagnose.high_ttft.ev_fit_flat': 'TTFT ≈ {a} ms + 每 1k 输入 token {b} ms（R² {r2}）：基本持平',
   'diagnose.high_ttft.unexplained_series':
