@@ -24,7 +24,9 @@ export {
   engineTimes,
   type InterferenceTimeline,
   type PrefillInterference,
+  type PrefillWindow,
   prefillInterference,
+  prefillWindow,
   recordsInterference,
   splitGapsByOverlap,
 } from './interference.js';
@@ -36,6 +38,7 @@ export {
   littlesLaw,
 } from './littles-law.js';
 export {
+  cachedPromptShare,
   chunkGaps,
   e2eMs,
   firstOutputAt,

@@ -126,30 +126,59 @@ export function clientPrefillWindow(r: RequestRecord): [number, number] | null {
   return [r.sent_at_ms, first];
 }
 
+/** A request's prefill window on the client's clock, and whose account it is. */
+export interface PrefillWindow {
+  from: number;
+  to: number;
+  /** `server`: the engine's own prefill time ending at the first chunk; `client`: [sent, first chunk]. */
+  source: InterferenceTimeline;
+}
+
 /**
- * Long-prefill interference from a run's records alone. The decoding requests are the
- * successful measured ones that are not long; the prefill windows are every long request's.
- * The windows are the server's own prefills when each of those records carries them, all on one
- * clock ({@link engineTimes}), else the client's ({@link clientPrefillWindow} and chunk times).
+ * A request's prefill window on the client's clock: where the engine timed the prefill
+ * ({@link engineTimes}: llama.cpp's `timings.prompt_ms`, the simulator's), [first chunk − that
+ * prefill, first chunk], never before the request was sent; else the client's
+ * {@link clientPrefillWindow} [sent, first chunk], queueing included. No network correction is
+ * made: the window's end and every other stream's token times are all arrival times at the
+ * client, each one return trip after the engine's own, so the overlaps are those the engine saw.
+ * Null when no first token arrived (or the response was not streamed).
+ */
+export function prefillWindow(r: RequestRecord): PrefillWindow | null {
+  const client = clientPrefillWindow(r);
+  if (client === null) return null;
+  const prefill = engineTimes(r)?.prefill_ms ?? null;
+  if (prefill === null) return { from: client[0], to: client[1], source: 'client' };
+  return { from: Math.max(client[0], client[1] - prefill), to: client[1], source: 'server' };
+}
+
+/**
+ * Prefill interference from a run's records alone: the decoding requests' gaps split by overlap
+ * with the sources' prefill windows. The decoders are the successful measured streamed requests
+ * that `isDecoder` picks (default: those that are not sources). When every record used carries
+ * the engine's own token times ({@link engineTimes} clock `engine`), windows and gaps are on the
+ * engine's clock; otherwise the gaps are the client's chunk times and each source's window is
+ * {@link prefillWindow} (the server's prefill where it timed it), and the result says `server`
+ * only when every source's window was the server's.
  * @param records the run's records (any order; warm-up and failures are filtered here)
- * @param isLong which requests are the long prompts (by the experiment's arrangement, or by
- *   prompt length)
+ * @param isSource whose prefills count (the long prompts of `mixed-input`; every request for
+ *   the diagnosis, where equal-length prompts prefill too)
+ * @param isDecoder whose gaps are split (default: not a source)
  */
 export function recordsInterference(
   records: readonly RequestRecord[],
-  isLong: (r: RequestRecord) => boolean,
+  isSource: (r: RequestRecord) => boolean,
+  isDecoder: (r: RequestRecord) => boolean = (r) => !isSource(r),
 ): PrefillInterference {
-  const longs = records.filter(isLong);
+  const sources = records.filter(isSource);
   const decoders = records.filter(
-    (r) => !isLong(r) && r.phase === 'measure' && SUCCESS_OUTCOMES.includes(r.outcome) && isStreamed(r),
+    (r) => isDecoder(r) && r.phase === 'measure' && SUCCESS_OUTCOMES.includes(r.outcome) && isStreamed(r),
   );
-  const used = [...longs, ...decoders];
+  const used = [...new Set([...sources, ...decoders])];
   // One clock for every window and token time: all the engine's, or all the client's.
   const clocks = new Set(used.map((r) => engineTimes(r)?.clock ?? null));
-  const engine = used.length > 0 && clocks.size === 1 && !clocks.has(null);
-  if (engine) {
+  if (used.length > 0 && clocks.size === 1 && clocks.has('engine')) {
     const intervals: [number, number][] = [];
-    for (const r of longs) {
+    for (const r of sources) {
       const e = engineTimes(r);
       if (e?.tokens.length) intervals.push([e.tokens[0] - e.prefill_ms, e.tokens[0]]);
     }
@@ -159,10 +188,10 @@ export function recordsInterference(
       'server',
     );
   }
-  const intervals = longs.map(clientPrefillWindow).filter((w): w is [number, number] => w !== null);
+  const windows = sources.map(prefillWindow).filter((w): w is PrefillWindow => w !== null);
   return prefillInterference(
     decoders.map((r) => r.chunk_times_ms),
-    intervals,
-    'client',
+    windows.map((w) => [w.from, w.to] as [number, number]),
+    windows.length > 0 && windows.every((w) => w.source === 'server') ? 'server' : 'client',
   );
 }

@@ -151,3 +151,21 @@ export function requestMetrics(rec: RequestRecord, opts: RequestMetricOptions = 
     guidellm_itl_weight: tpot === undefined ? 0 : (n as number) - 1,
   };
 }
+
+/**
+ * The prompt tokens the server served from its prefix cache, as a share of all prompt tokens:
+ * Σ `usage.prompt_tokens_details.cached_tokens` / Σ `usage.prompt_tokens` over the records that
+ * report both (llama.cpp: `timings.cache_n`, which it reports as `cached_tokens` too); null when
+ * none does. A run meant to be cold reads 0.
+ */
+export function cachedPromptShare(records: readonly RequestRecord[]): number | null {
+  let hit = 0;
+  let all = 0;
+  for (const r of records) {
+    const u = r.usage;
+    if (u?.cached_tokens == null || u.prompt_tokens == null || !(u.prompt_tokens > 0)) continue;
+    hit += u.cached_tokens;
+    all += u.prompt_tokens;
+  }
+  return all > 0 ? hit / all : null;
+}

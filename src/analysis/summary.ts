@@ -35,6 +35,19 @@ export interface ClientHealth {
   event_loop_delay_ms: { p50: number | null; p99: number | null; max: number | null } | null;
   /** Process CPU time over wall time, in percent of one core (can exceed 100 with worker threads). */
   cpu_percent: number | null;
+  /**
+   * The intervals in which the event loop lagged (`runner/health`), on the run's clock, so a
+   * stall is judged against the client's delay at its own time; absent in runs stored before it.
+   */
+  event_loop_lags?: readonly EventLoopLag[];
+}
+
+/** One interval of the client's event loop with its worst delay, ms on the run's clock. */
+export interface EventLoopLag {
+  from_ms: number;
+  to_ms: number;
+  /** The worst event-loop delay inside [from_ms, to_ms], ms. */
+  max_ms: number;
 }
 
 /** A metric as another tool defines it, with its definition spelled out. */

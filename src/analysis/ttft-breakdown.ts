@@ -12,7 +12,7 @@ import { type MessageKey, type T, translator } from '../i18n/index.js';
 import { serverTimes } from '../record/server-times.js';
 import type { RequestRecord, ServerTimesSource } from '../record/types.js';
 import { clientPrefillWindow } from './interference.js';
-import { describe } from './stats.js';
+import { describe, percentile } from './stats.js';
 
 /** One part of the TTFT over the run's successful requests, ms. */
 export interface TtftPart {
@@ -88,4 +88,61 @@ export function ttftBreakdown(successes: readonly RequestRecord[], t: T = EN): T
     server_prefill_ms: part(prefill, none, t),
     ttft_rest_ms: part(rest, none, t),
   };
+}
+
+/** How much of the slowest requests' TTFT each part explains ({@link ttftTailShares}). */
+export interface TtftTailShares {
+  /** The percentile the tail starts at. */
+  pct: number;
+  /** Requests at or above it whose prefill the engine timed. */
+  n: number;
+  /** The tail's mean TTFT (first token of any kind − sent), ms. */
+  ttft_ms: number;
+  /** Σ server queue / Σ TTFT over the tail; null where the engine reports no queue. */
+  queue: number | null;
+  /** Σ own prefill / Σ TTFT. */
+  prefill: number | null;
+  /** Σ the rest (network, API server, and the queue where the engine reports none) / Σ TTFT. */
+  rest: number | null;
+}
+
+/**
+ * Where the TTFT of the requests at or above its `pct` percentile went: each part of
+ * {@link ttftBreakdown}, summed over those requests, as a share of their summed TTFT ("78%
+ * queue, 15% prefill"). The tail is taken over every streamed request with a first token; its
+ * shares over those the engine timed. Null when none of the tail was timed.
+ * @param successes the successful measured requests' final attempts
+ */
+export function ttftTailShares(successes: readonly RequestRecord[], pct = 99): TtftTailShares | null {
+  const timed: { ttft: number; queue: number | null; prefill: number | null }[] = [];
+  const all: number[] = [];
+  for (const r of successes) {
+    const w = clientPrefillWindow(r);
+    if (w === null) continue;
+    const ttft = w[1] - w[0];
+    all.push(ttft);
+    const s = serverTimes(r);
+    timed.push({ ttft, queue: s?.queue_ms ?? null, prefill: s?.prefill_ms ?? null });
+  }
+  const cut = describeAt(all, pct);
+  if (cut === null) return null;
+  const tail = timed.filter((x) => x.ttft >= cut && x.prefill !== null);
+  const total = tail.reduce((a, x) => a + x.ttft, 0);
+  if (tail.length === 0 || !(total > 0)) return null;
+  const queued = tail.every((x) => x.queue !== null);
+  const queue = queued ? tail.reduce((a, x) => a + (x.queue as number), 0) : null;
+  const prefill = tail.reduce((a, x) => a + (x.prefill as number), 0);
+  return {
+    pct,
+    n: tail.length,
+    ttft_ms: total / tail.length,
+    queue: queue === null ? null : queue / total,
+    prefill: prefill / total,
+    rest: (total - (queue ?? 0) - prefill) / total,
+  };
+}
+
+/** The `pct` percentile of `xs`, or null when empty. */
+function describeAt(xs: readonly number[], pct: number): number | null {
+  return xs.length ? percentile(Float64Array.from(xs).sort(), pct) : null;
 }

@@ -150,8 +150,11 @@ export interface RunLoadDeps {
   observers?: readonly RunObserver[];
   /** Aborting it (SIGINT/SIGTERM, wired by the CLI) interrupts the run. */
   signal?: AbortSignal;
-  /** Client-health probe factory; default `startClientHealth` in `runner/health` (event-loop delay + CPU%). */
-  health?: () => HealthProbe;
+  /**
+   * Client-health probe factory; default `startClientHealth` in `runner/health` (event-loop delay
+   * + CPU%), given the run's clock to stamp the lag intervals with.
+   */
+  health?: (opts: { timeline: Clock }) => HealthProbe;
 }
 
 export type { RunEndReason } from './events.js';

@@ -70,7 +70,7 @@ class LoadRun extends RunAttempts {
   async run(): Promise<RunResult> {
     const { cfg, clock } = this;
     const probe = this.deps.health ?? startClientHealth;
-    let health = probe();
+    let health = probe({ timeline: clock });
     const warmup = cfg.warmup ?? 0;
     const load = cfg.load;
     const measuredPlanned = plannedRequests(load);
@@ -125,7 +125,7 @@ class LoadRun extends RunAttempts {
       }
       // The client's health over the measured window: not its warm-up, nor a wait for the start.
       health.stop();
-      health = probe();
+      health = probe({ timeline: clock });
       if (this.lateStart) {
         // nothing is sent: every measured request was recorded as not sent above
       } else if (load.kind === 'closed') {

@@ -9,6 +9,7 @@ import {
   clientPrefillWindow,
   engineTimes,
   prefillInterference,
+  prefillWindow,
   recordsInterference,
   splitGapsByOverlap,
 } from '../../src/analysis/interference.js';
@@ -87,6 +88,20 @@ describe('clientPrefillWindow', () => {
   });
 });
 
+describe('prefillWindow', () => {
+  it("is the engine's prefill ending at the first chunk, never before the send; else the client's", () => {
+    const r = tokens('a', 10, [60, 70], 100);
+    assert.deepEqual(prefillWindow(r), { from: 10, to: 60, source: 'client' });
+    const timed = (prefill_ms: number) =>
+      Object.assign(tokens('b', 10, [60, 70], 100), {
+        server: { queue_ms: null, prefill_ms, decode_ms: 10, source: 'llamacpp.timings' },
+      });
+    assert.deepEqual(prefillWindow(timed(15)), { from: 45, to: 60, source: 'server' });
+    assert.deepEqual(prefillWindow(timed(80)), { from: 10, to: 60, source: 'server' });
+    assert.equal(prefillWindow(rec({ id: 'c', sent: null, outcome: 'cancelled' })), null);
+  });
+});
+
 describe('recordsInterference', () => {
   // Two decoders with 10 ms gaps except 30 ms across [100, 130]; a long prompt prefills over
   // [95, 125] on the client's clock.
@@ -117,8 +132,14 @@ describe('recordsInterference', () => {
     // Long prefill [25, 50] on the engine clock overlaps the gaps 20→30 and 30→60.
     assert.deepEqual([p.gaps_overlapping_ms.n, p.gaps_overlapping_ms.mean], [2, 20]);
     assert.deepEqual([p.gaps_clean_ms.n, p.gaps_clean_ms.mean], [2, 10]);
-    // One record without timings: back to the client's view for all of them.
-    assert.equal(recordsInterference([...recs, decoder('b')], isLong).intervals_from, 'client');
+    // One decoder without timings: the client's chunk times for all, each long window still the
+    // engine's prefill (25 ms), ending at the long request's first chunk (125).
+    const mixed = recordsInterference([...recs, decoder('b')], isLong);
+    assert.equal(mixed.intervals_from, 'server');
+    // [100, 125] overlaps each decoder's 100→130 gap only.
+    assert.deepEqual([mixed.gaps_overlapping_ms.n, mixed.gaps_overlapping_ms.mean], [2, 30]);
+    // A long prompt the engine did not time: its client window [sent, first chunk], said so.
+    assert.equal(recordsInterference([decoder('a'), long], isLong).intervals_from, 'client');
   });
 
   it("uses llama.cpp's own prefill (server.prefill_ms) on the client's clock, ending at the first chunk", () => {
@@ -141,8 +162,11 @@ describe('recordsInterference', () => {
       timings: { token_ms: [40, 60], prefill_ms: 20, time_scale: 10 },
     });
     assert.deepEqual(engineTimes(scaled), { tokens: [4, 6], prefill_ms: 2, clock: 'engine' });
-    // Engine-clock and client-clock records do not mix: the client's view for all.
+    // Engine-clock and client-clock records do not mix: the client's chunk times for all, with
+    // the long prompt's own prefill window, as above.
     const simulated = Object.assign(decoder('c'), { timings: { token_ms: [1, 2, 3], prefill_ms: 1 } });
-    assert.equal(recordsInterference([...recs, simulated], isLong).intervals_from, 'client');
+    const both = recordsInterference([...recs, simulated], isLong);
+    assert.equal(both.intervals_from, 'server');
+    assert.equal(both.stall_ratio, 3);
   });
 });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { summarize } from '../../src/analysis/summary.js';
-import { ttftBreakdown } from '../../src/analysis/ttft-breakdown.js';
+import { ttftBreakdown, ttftTailShares } from '../../src/analysis/ttft-breakdown.js';
 import { translator } from '../../src/i18n/index.js';
 import type { RequestRecord, RequestServerTimes } from '../../src/record/types.js';
 import { ttftBreakdownLines } from '../../src/report/run/summary-table.js';
@@ -108,5 +108,32 @@ describe('ttftBreakdown', () => {
     const s = summarize([timed('a', 0, 50, llama(20)), failed, warm]);
     assert.equal(s.ttft_breakdown?.server_prefill_ms.n, 1);
     assert.equal(s.ttft_breakdown?.server_prefill_ms.mean, 20);
+  });
+});
+
+describe('ttftTailShares', () => {
+  // 100 requests with a 100 ms TTFT (60 queue, 30 prefill) and one slow one: 1,000 ms, of which
+  // 780 queue and 150 prefill.
+  const fast = Array.from({ length: 100 }, (_, i) => timed(`f${i}`, i, i + 100, sim(60, 30)));
+  const slow = timed('s', 0, 1000, sim(780, 150));
+
+  it('says how much of the p99 tail each part explains, over the requests at or above p99', () => {
+    const s = ttftTailShares([...fast, slow]);
+    assert.ok(s);
+    // p99 of 101 TTFTs (100 × 100 ms, 1 × 1000 ms) is 100 ms: the tail is every request.
+    assert.equal(s.n, 101);
+    const only = ttftTailShares([...fast, slow], 100);
+    assert.ok(only);
+    assert.equal(only.n, 1);
+    assert.equal(only.queue, 0.78);
+    assert.equal(only.prefill, 0.15);
+    assert.ok(Math.abs((only.rest as number) - 0.07) < 1e-9);
+  });
+
+  it('has no queue share where the engine reports none (llama.cpp), and is null without timings', () => {
+    const s = ttftTailShares([timed('a', 0, 400, llama(100))]);
+    assert.deepEqual(s && [s.queue, s.prefill, s.rest], [null, 0.25, 0.75]);
+    assert.equal(ttftTailShares([timed('b', 0, 400, null)]), null);
+    assert.equal(ttftTailShares([]), null);
   });
 });

@@ -351,8 +351,34 @@ describe('pauses mid-generation: client', () => {
     assert.deepEqual(rules(quiet), []);
     assert.match(
       quiet.unexplained.map((u) => u.observation).join(),
-      /coincide with no long prefill and no client lag/,
+      /coincide with no other request.s prefill and no client lag/,
     );
+  });
+});
+
+describe('pauses mid-generation: client lag at the stall', () => {
+  // The same 6 streams with three shared 300 ms gaps; the first begins at ~320 ms.
+  const gaps = (k: number) =>
+    Array.from({ length: 99 }, (_, j) => (j === 30 || j === 60 || j === 80 ? 300 - k : 10));
+  const recs = Array.from({ length: 6 }, (_, k) => handRecord(`c${k}`, k, 20, 100, gaps(k)));
+  const lagged = (lags: { from_ms: number; to_ms: number; max_ms: number }[]) =>
+    handRun('lag-at', recs, {
+      client: { event_loop_delay_ms: { p50: 1, p99: 250, max: 310 }, cpu_percent: 50, event_loop_lags: lags },
+    });
+
+  it('blames the client only for the stalls its event loop lagged through', () => {
+    const d = diagnose([lagged([{ from_ms: 300, to_ms: 650, max_ms: 300 }])]);
+    const f = d.findings.find((x) => x.rule === 'stall_client');
+    assert.ok(f, rules(d).join());
+    // The first shared pause of each of the 6 streams; the other 12 stay unexplained.
+    assert.match(f.symptom, /^6 pause\(s\)/);
+    assert.match(f.evidence.join('\n'), /client event-loop delay during these stalls: max 300 ms/);
+    assert.match(d.unexplained.map((u) => u.observation).join(), /^12 mid-generation pause/);
+  });
+
+  it("does not blame the client for stalls its loop did not lag through, whatever the run's maximum", () => {
+    const d = diagnose([lagged([{ from_ms: 5000, to_ms: 5100, max_ms: 310 }])]);
+    assert.deepEqual(rules(d), []);
   });
 });
 

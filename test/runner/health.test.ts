@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startClientHealth } from '../../src/runner/health.js';
-import { VirtualClock } from '../../src/runtime/clock.js';
+import { RealClock, VirtualClock } from '../../src/runtime/clock.js';
 
 test('health probe: shape, non-negative values, idempotent stop', async () => {
   const probe = startClientHealth({ resolutionMs: 1 });
@@ -25,4 +25,21 @@ test('health probe: shape, non-negative values, idempotent stop', async () => {
 test('health probe: no elapsed time gives null CPU%, not a division by zero', () => {
   const probe = startClientHealth({ clock: new VirtualClock() });
   assert.equal(probe.stop().cpu_percent, null);
+});
+
+test("health probe: a blocked event loop is placed in time on the run's clock", async () => {
+  const timeline = new RealClock();
+  const probe = startClientHealth({ resolutionMs: 1, timeline });
+  await new Promise((r) => setTimeout(r, 20));
+  const from = timeline.now();
+  // Block the loop for 150 ms, then let the probe's timers turn.
+  while (timeline.now() - from < 150) {}
+  const to = timeline.now();
+  await new Promise((r) => setTimeout(r, 120));
+  const { event_loop_lags: lags } = probe.stop();
+  assert.ok(lags?.length, 'a lag interval');
+  const hit = lags.find((l) => l.from_ms <= to && l.to_ms >= from);
+  assert.ok(hit && hit.max_ms >= 100, JSON.stringify(lags));
+  // Quiet intervals are not kept.
+  assert.ok(lags.every((l) => l.max_ms >= 25));
 });

@@ -6,6 +6,8 @@
 
 import type { T } from '../../i18n/index.js';
 import type { LoadedRun } from '../loaded-run.js';
+import { measuredSuccesses } from '../summary.js';
+import { type TtftTailShares, ttftTailShares } from '../ttft-breakdown.js';
 import { type ValidityOptions, validityReasons, validitySkipped } from '../validity.js';
 import { EN } from './default-lang.js';
 import {
@@ -35,6 +37,54 @@ export interface DiagnoseOptions {
   rules?: RuleOptions;
   /** The language of every sentence of the diagnosis (default English). */
   t?: T;
+}
+
+/**
+ * Which part of the TTFT split each TTFT cause is: queueing is the engine's queue (the rest
+ * where the engine reports none: llama.cpp's wait for a slot is not in its timings), prefill
+ * the request's own prefill, a front-end cost the rest (network and the API server).
+ */
+const TTFT_PART: Partial<Record<string, (s: TtftTailShares) => number | null>> = {
+  high_ttft_queueing: (s) => s.queue ?? s.rest,
+  high_ttft_prefill: (s) => s.prefill,
+  high_ttft_frontend: (s) => s.rest,
+};
+
+/**
+ * Give each TTFT finding the share of its run's TTFT p99 tail that its cause explains, with an
+ * evidence line naming every part ("78% queue, 15% prefill, 7% rest"), and rank the findings by
+ * it: the causes that explain most of the tail first, the others after in rule order.
+ */
+function rankByTtftShare(findings: Finding[], runs: readonly LoadedRun[], t: T): Finding[] {
+  const shares = new Map<string, TtftTailShares | null>();
+  const of = (id: string) => {
+    if (!shares.has(id)) {
+      const run = runs.find((r) => r.id === id);
+      shares.set(id, run ? ttftTailShares(measuredSuccesses(run.records)) : null);
+    }
+    return shares.get(id) ?? null;
+  };
+  const pct = (x: number | null) => (x === null ? '—' : `${Math.round(100 * x)}%`);
+  for (const f of findings) {
+    const part = TTFT_PART[f.rule];
+    const s = part && f.runs.length === 1 ? of(f.runs[0]) : null;
+    const share = s && part ? part(s) : null;
+    if (!s || share === null) continue;
+    f.ttft_p99_share = share;
+    f.evidence.push(
+      t(s.queue === null ? 'diagnose.ttft_share.ev_no_queue' : 'diagnose.ttft_share.ev', {
+        n: s.n,
+        ttft: s.ttft_ms.toFixed(0),
+        queue: pct(s.queue),
+        prefill: pct(s.prefill),
+        rest: pct(s.rest),
+      }),
+    );
+  }
+  return findings
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => (b.f.ttft_p99_share ?? -1) - (a.f.ttft_p99_share ?? -1) || a.i - b.i)
+    .map((x) => x.f);
 }
 
 /** Whether a run has everything a rule needs. */
@@ -87,5 +137,11 @@ export function diagnose(runs: readonly LoadedRun[], opts: DiagnoseOptions = {})
   perRun('run');
   for (const rule of ALL_RULES) if (rule.scope === 'runs') findings.push(...rule.run(runs, ctx));
   perRun('residue');
-  return { valid: reasons.length === 0, reasons, findings, unexplained, skipped };
+  return {
+    valid: reasons.length === 0,
+    reasons,
+    findings: rankByTtftShare(findings, runs, t),
+    unexplained,
+    skipped,
+  };
 }

@@ -23,6 +23,12 @@ export interface Finding {
   mechanism: string;
   /** The next experiment that would confirm it. */
   next: { command: string; change: string };
+  /**
+   * The share (0..1) of the run's TTFT p99 tail that this cause explains, from the engine's
+   * own split of each request (`analysis/ttft-breakdown` ttftTailShares); absent for causes
+   * that are not a part of TTFT, or where the engine timed nothing. Findings are ranked by it.
+   */
+  ttft_p99_share?: number;
 }
 
 /** A validity reason: why a number from this run cannot bear weight. */

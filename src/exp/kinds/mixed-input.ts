@@ -14,7 +14,13 @@
  * ratio are `analysis/interference`'s, the same functions the diagnosis rule uses.
  */
 import { z } from 'zod';
-import { describe, type PrefillInterference, recordsInterference, ttftMs } from '../../analysis/index.js';
+import {
+  cachedPromptShare,
+  describe,
+  type PrefillInterference,
+  recordsInterference,
+  ttftMs,
+} from '../../analysis/index.js';
 import { lengthDist } from '../../config/run-settings.js';
 import { listOf, nonNegNum, oneOf, posInt } from '../../core/fields.js';
 import type { MessageKey, T } from '../../i18n/index.js';
@@ -38,6 +44,12 @@ export interface MixedOrderResult extends PrefillInterference {
   run_id: string | null;
   short_ttft_ms_p50: number | null;
   long_ttft_ms_p50: number | null;
+  /**
+   * Share of the order's prompt tokens the server served from its prefix cache
+   * (`analysis/request` cachedPromptShare): 0 when every order's prompts are fresh; null when
+   * the server reports no cached tokens. Absent in results stored before it was kept.
+   */
+  cache_hit_rate?: number | null;
 }
 
 export interface MixedTargetResult {
@@ -76,23 +88,26 @@ export async function runMixedInput(
   ctx: KindContext<OwnFile<'mixed-input', 'mixed_input', typeof mixedInputSchema>>,
 ): Promise<MixedInputResult> {
   const mi = ctx.exp.mixed_input;
-  const longs = await ctx.workload({
-    count: mi.long.count,
-    inputLen: mi.long.input_len,
-    outputLen: mi.long.output_len,
-    plain: true,
-  });
-  const shorts = await ctx.workload({
-    count: mi.short.count,
-    inputLen: mi.short.input_len,
-    outputLen: mi.short.output_len,
-    plain: true,
-    seed: ctx.exp.seed + 1,
-  });
+  // Fresh prompts for every order (seeded from the experiment seed, the order and the class):
+  // the same prompts in a second order would be prefix-cache hits, a prefill that never runs.
+  const prompts = async (order: Order, long: boolean) =>
+    ctx.levelWorkload(
+      { order, class: long ? 'long' : 'short' },
+      {
+        count: long ? mi.long.count : mi.short.count,
+        inputLen: long ? mi.long.input_len : mi.short.input_len,
+        outputLen: long ? mi.long.output_len : mi.short.output_len,
+        plain: true,
+      },
+    );
   const out: MixedTargetResult[] = [];
   for (const t of ctx.targets) {
     const orders: MixedOrderResult[] = [];
     for (const order of mi.orders as Order[]) {
+      const longW = await prompts(order, true);
+      const shortW = await prompts(order, false);
+      const longs = longW.specs;
+      const shorts = shortW.specs;
       const placed = arrange(order, longs, shorts);
       const specs: RequestSpec[] = placed.map((p, i) => ({ ...p.item, index: i }));
       const isLong = placed.map((p) => p.long);
@@ -102,6 +117,7 @@ export async function runMixedInput(
         level: { order },
         specs,
         load: { kind: 'open', arrivalsMs: specs.map((_, i) => i * mi.spacing_ms), maxConcurrency: null },
+        coldPrompts: longW.coldPrompts && shortW.coldPrompts,
       });
       orders.push(analyse(order, m.run.run_id, m.records, isLong));
     }
@@ -138,6 +154,7 @@ function analyse(
     ...interference,
     short_ttft_ms_p50: p50(ttft.short),
     long_ttft_ms_p50: p50(ttft.long),
+    cache_hit_rate: cachedPromptShare(recs.filter((r) => r.phase === 'measure')),
   };
 }
 
@@ -201,6 +218,7 @@ export function mixedInputAnswer(res: MixedInputResult, tr: T): ExperimentAnswer
         tr('exp.mixed.stall_ratio'),
         tr('answer.mixed.col.short_ttft'),
         tr('answer.mixed.col.long_ttft'),
+        tr('answer.mixed.col.cache_hits'),
         tr('answer.mixed.col.timeline'),
       ]),
       rows: res.targets.flatMap((t) =>
@@ -216,6 +234,7 @@ export function mixedInputAnswer(res: MixedInputResult, tr: T): ExperimentAnswer
             cell(o.stall_ratio, 2),
             cell(o.short_ttft_ms_p50),
             cell(o.long_ttft_ms_p50),
+            o.cache_hit_rate == null ? null : `${fmt(100 * o.cache_hit_rate, 1)}%`,
             tr(
               o.intervals_from === 'server' ? 'answer.mixed.timeline_server' : 'answer.mixed.timeline_client',
             ),

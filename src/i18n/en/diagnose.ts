@@ -119,6 +119,10 @@ export const diagnose = {
     'high time to first token (p90 {p90} ms) while decoding runs at {tpot} ms/token',
   'diagnose.high_ttft.ev_ttft': 'TTFT p50 {p50} ms, p90 {p90} ms',
   'diagnose.high_ttft.ev_tpot': 'TPOT p50 {tpot} ms (decode normal: TTFT p50 is {ratio}× a token)',
+  'diagnose.ttft_share.ev':
+    'TTFT p99 tail ({n} requests, mean {ttft} ms): {queue} queue, {prefill} prefill, {rest} network and API server',
+  'diagnose.ttft_share.ev_no_queue':
+    'TTFT p99 tail ({n} requests, mean {ttft} ms): {prefill} prefill, {rest} network, API server and waiting (the engine reports no queue time)',
   'diagnose.high_ttft.ev_fit': 'TTFT ≈ {a} ms + {b} ms per 1k input tokens (R² {r2})',
   'diagnose.high_ttft.ev_fit_flat': 'TTFT ≈ {a} ms + {b} ms per 1k input tokens (R² {r2}): flat',
   'diagnose.high_ttft.unexplained_series':
@@ -150,16 +154,20 @@ export const diagnose = {
   'diagnose.pauses.symptom': '{n} pause(s) mid-generation longer than {thr} ms (max {max} ms)',
   'diagnose.pauses.ev_stall_p': 'stall p50 {p50} ms, max {max} ms',
   'diagnose.pauses.unexplained':
-    '{n} mid-generation pause(s) above {thr} ms (max {max} ms) that coincide with no long prefill and no client lag',
+    "{n} mid-generation pause(s) above {thr} ms (max {max} ms) that coincide with no other request's prefill and no client lag",
   'diagnose.stall_prefill_interference.timeline_server':
     "with the server's own prefill windows (its per-request timings)",
   'diagnose.stall_prefill_interference.timeline_client':
-    "from the client's records: each long prompt's [sent, first token] window, queueing included",
+    "from the client's records: each prompt's [sent, first token] window, queueing included",
   'diagnose.stall_prefill_interference.ev_threshold':
     'stall threshold {thr} ms ({stalls} stalls in {gaps} gaps; median gap {median} ms)',
-  'diagnose.stall_prefill_interference.ev_overlap':
-    '{n} of {stalls} stalls overlap the prefill of a long prompt (≥ {cut} tokens)',
-  'diagnose.stall_prefill_interference.ev_culprits': 'long prompts overlapping: {ids}',
+  'diagnose.stall_prefill_interference.ev_overlap_any':
+    "{n} of {stalls} stalls ({pct}%) overlap another request's prefill ({server} of {windows} prefill windows timed by the server, the rest [sent, first token])",
+  'diagnose.stall_prefill_interference.ev_culprits_any': 'prefills overlapping them: {ids}',
+  'diagnose.stall_prefill_interference.ev_ratio_any':
+    "stall ratio {ratio}: mean chunk gap {ov} ms over {ovn} gaps overlapping another request's prefill vs {cl} ms over {cln} clean gaps, {timeline}",
+  'diagnose.stall_prefill_interference.ev_p99_any':
+    "chunk gap p99 {ov} ms while another request's prefill overlaps vs {cl} ms otherwise",
   'diagnose.stall_prefill_interference.ev_long': 'long prompts (≥ {cut} tokens): {ids}',
   'diagnose.stall_prefill_interference.symptom_slowed':
     'decoding slows while long prompts prefill: chunk gaps average {ov} ms while a long prefill overlaps them vs {cl} ms otherwise (stall ratio {ratio})',
@@ -173,6 +181,8 @@ export const diagnose = {
   'diagnose.stall_client.ev_threshold': 'stall threshold {thr} ms',
   'diagnose.stall_client.ev_shared': '{n} stalls shared by most streams at once',
   'diagnose.stall_client.ev_loop': 'client event-loop delay max {max} ms, p99 {p99} ms',
+  'diagnose.stall_client.ev_loop_at':
+    "client event-loop delay during these stalls: max {max} ms, p50 {p50} ms (the run's max {runMax} ms)",
   'diagnose.stall_client.mechanism':
     "client-side gap: the load generator's event loop (or its CPU) paused, so chunks that had arrived were time-stamped late for every stream at once; the server did not stall",
   'diagnose.stall_client.next':

@@ -109,6 +109,7 @@ export const kindAnswers = {
   'answer.mixed.col.clean_p99': 'clean p99 ms',
   'answer.mixed.col.short_ttft': 'short TTFT p50 ms',
   'answer.mixed.col.long_ttft': 'long TTFT p50 ms',
+  'answer.mixed.col.cache_hits': 'prefix-cache hits',
   'answer.mixed.col.timeline': 'timeline',
   'answer.mixed.timeline_server': 'engine',
   'answer.mixed.timeline_client': 'client (upper bound)',

@@ -112,6 +112,10 @@ export const diagnose: Record<keyof typeof en, string> = {
   'diagnose.high_ttft.symptom': '首 token 时延偏高（p90 {p90} ms），而解码速度为每 token {tpot} ms',
   'diagnose.high_ttft.ev_ttft': 'TTFT p50 {p50} ms，p90 {p90} ms',
   'diagnose.high_ttft.ev_tpot': 'TPOT p50 {tpot} ms（解码正常：TTFT p50 相当于 {ratio} 个 token 的时间）',
+  'diagnose.ttft_share.ev':
+    'TTFT p99 尾部（{n} 个请求，平均 {ttft} ms）：排队 {queue}，prefill {prefill}，网络与 API 服务器 {rest}',
+  'diagnose.ttft_share.ev_no_queue':
+    'TTFT p99 尾部（{n} 个请求，平均 {ttft} ms）：prefill {prefill}，网络、API 服务器与等待 {rest}（引擎不报告排队时间）',
   'diagnose.high_ttft.ev_fit': 'TTFT ≈ {a} ms + 每 1k 输入 token {b} ms（R² {r2}）',
   'diagnose.high_ttft.ev_fit_flat': 'TTFT ≈ {a} ms + 每 1k 输入 token {b} ms（R² {r2}）：基本持平',
   'diagnose.high_ttft.unexplained_series':
@@ -143,15 +147,19 @@ export const diagnose: Record<keyof typeof en, string> = {
   'diagnose.pauses.symptom': '生成过程中有 {n} 次停顿超过 {thr} ms（最长 {max} ms）',
   'diagnose.pauses.ev_stall_p': '停顿 p50 {p50} ms，最长 {max} ms',
   'diagnose.pauses.unexplained':
-    '生成过程中有 {n} 次超过 {thr} ms 的停顿（最长 {max} ms），既没有对应的长 prefill，也没有对应的客户端滞后',
+    '生成过程中有 {n} 次超过 {thr} ms 的停顿（最长 {max} ms），既没有与之重叠的其他请求 prefill，也没有对应的客户端滞后',
   'diagnose.stall_prefill_interference.timeline_server': '按服务端自己的 prefill 窗口（其逐请求 timings）',
   'diagnose.stall_prefill_interference.timeline_client':
-    '按客户端记录：每个长提示词的 [发送, 首 token] 窗口，包含排队时间',
+    '按客户端记录：每个提示词的 [发送, 首 token] 窗口，包含排队时间',
   'diagnose.stall_prefill_interference.ev_threshold':
     '停顿阈值 {thr} ms（{gaps} 个间隔中有 {stalls} 次停顿；间隔中位数 {median} ms）',
-  'diagnose.stall_prefill_interference.ev_overlap':
-    '{stalls} 次停顿中有 {n} 次与某个长提示词（≥ {cut} token）的 prefill 重叠',
-  'diagnose.stall_prefill_interference.ev_culprits': '重叠的长提示词：{ids}',
+  'diagnose.stall_prefill_interference.ev_overlap_any':
+    '{stalls} 次停顿中有 {n} 次（{pct}%）与另一个请求的 prefill 重叠（{windows} 个 prefill 窗口中 {server} 个由服务端计时，其余为 [发送, 首 token]）',
+  'diagnose.stall_prefill_interference.ev_culprits_any': '与之重叠的 prefill：{ids}',
+  'diagnose.stall_prefill_interference.ev_ratio_any':
+    '停顿比 {ratio}：与其他请求 prefill 重叠的 {ovn} 个间隔平均 {ov} ms，不重叠的 {cln} 个间隔平均 {cl} ms，{timeline}',
+  'diagnose.stall_prefill_interference.ev_p99_any':
+    '与其他请求的 prefill 重叠时分块间隔 p99 为 {ov} ms，其余时候 {cl} ms',
   'diagnose.stall_prefill_interference.ev_long': '长提示词（≥ {cut} token）：{ids}',
   'diagnose.stall_prefill_interference.symptom_slowed':
     '长提示词做 prefill 时解码变慢：与长 prefill 重叠的分块间隔平均 {ov} ms，其余时候 {cl} ms（停顿比 {ratio}）',
@@ -165,6 +173,8 @@ export const diagnose: Record<keyof typeof en, string> = {
   'diagnose.stall_client.ev_threshold': '停顿阈值 {thr} ms',
   'diagnose.stall_client.ev_shared': '{n} 次停顿同时出现在大多数流上',
   'diagnose.stall_client.ev_loop': '客户端事件循环延迟最大 {max} ms，p99 {p99} ms',
+  'diagnose.stall_client.ev_loop_at':
+    '这些停顿期间客户端事件循环延迟：最大 {max} ms，p50 {p50} ms（全程最大 {runMax} ms）',
   'diagnose.stall_client.mechanism':
     '客户端造成的间隔：压测客户端的事件循环（或它的 CPU）暂停了，已到达的分块对所有流同时被打上了迟到的时间戳；服务端并没有停顿',
   'diagnose.stall_client.next':

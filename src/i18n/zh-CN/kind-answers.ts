@@ -94,6 +94,7 @@ export const kindAnswers: Record<keyof typeof en, string> = {
   'answer.mixed.col.clean_p99': '无干扰间隔 p99 ms',
   'answer.mixed.col.short_ttft': '短请求 TTFT p50 ms',
   'answer.mixed.col.long_ttft': '长请求 TTFT p50 ms',
+  'answer.mixed.col.cache_hits': '前缀缓存命中',
   'answer.mixed.col.timeline': '时间线',
   'answer.mixed.timeline_server': '引擎',
   'answer.mixed.timeline_client': '客户端（上界）',

@@ -1,10 +1,13 @@
 /**
  * @module analysis/diagnose/rules/pauses
- * Pauses in the middle of generation (`pauses`): stalls attributed to long-prefill
- * interference, to the client, or to preemption; the rest go to `unexplained`.
+ * Pauses in the middle of generation (`pauses`): stalls attributed to prefill interference
+ * (by time overlap with other requests' prefill windows, the server's own where it timed them),
+ * to the client (its event loop lagged at the stall's time), or to preemption; the rest go to
+ * `unexplained`.
  */
+import type { EventLoopLag } from '../../../analysis/summary.js';
 import type { RequestRecord } from '../../../record/types.js';
-import { clientPrefillWindow, recordsInterference } from '../../interference.js';
+import { type PrefillWindow, prefillWindow, recordsInterference } from '../../interference.js';
 import type { LoadedRun } from '../../loaded-run.js';
 import { chunkGaps } from '../../request.js';
 import { stallThresholdMs } from '../../stalls.js';
@@ -26,7 +29,8 @@ const promptLen = (r: RequestRecord) => r.usage?.prompt_tokens ?? r.input_len ??
 
 /**
  * The run's long prompts: at least 512 tokens and twice the median prompt, so a run of equal
- * lengths has none and a mixed one has its long class.
+ * lengths has none and a mixed one has its long class. Only the stall ratio without stalls
+ * (`slowed`) compares long prefills with the rest; stalls are attributed to any request's prefill.
  */
 function longPrompts(records: readonly RequestRecord[]): {
   cut: number;
@@ -36,11 +40,43 @@ function longPrompts(records: readonly RequestRecord[]): {
   return { cut, isLong: (r) => promptLen(r) >= cut };
 }
 
+/** How much of a stall the union of prefill windows covers, ms. */
+function coveredMs(over: readonly { w: PrefillWindow }[], s: Stall): number {
+  const iv = over
+    .map((p) => [Math.max(p.w.from, s.from), Math.min(p.w.to, s.to)])
+    .sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const [a, b] of iv) {
+    if (b <= end) continue;
+    total += b - Math.max(a, end);
+    end = b;
+  }
+  return total;
+}
+
+/**
+ * The client's worst event-loop delay while a stall lasted, ms: the lag intervals recorded by
+ * `runner/health` that overlap it; 0 when none does. Runs stored before the intervals were
+ * recorded have only the run's maximum, which stands in for every stall.
+ */
+function loopDelayAt(lags: readonly EventLoopLag[] | undefined, runMax: number, s: Stall): number {
+  if (!lags) return runMax;
+  let worst = 0;
+  for (const l of lags) if (l.from_ms < s.to && l.to_ms > s.from && l.max_ms > worst) worst = l.max_ms;
+  return worst;
+}
+
 /**
  * Pauses in the middle of generation (chunk gaps above the stall threshold), attributed to
- * long-prefill interference (the gap overlaps another request's long prefill window
- * [sent, first token]) or to the client (the gap is shared by most requests in flight and the
- * client's event loop lagged as long). Stalls matching neither go to `unexplained`.
+ * prefill interference when other requests' prefill windows ({@link prefillWindow}: the
+ * server's own prefill time where it reported one) cover at least `stall_prefill_cover` of the
+ * gap: every request prefills, so equal-length prompts count too (where the server timed no
+ * prefill, only long prompts' [sent, first token] windows count, since that window holds the
+ * queueing); else to the client when its event loop lagged at least half the stall at the
+ * stall's own time (`summary.client.event_loop_lags`; a run stored without them has only the
+ * run's maximum) and most streams live then stalled with it (a client pause freezes every
+ * stream at once). Stalls matching neither go to `unexplained`.
  *
  * Long-prefill interference is also named without stalls when decoding is measurably slower
  * while long prompts prefill: the stall ratio of `analysis/interference` (the number the
@@ -67,29 +103,33 @@ export function pauses(run: LoadedRun, o: Opts, unexplained: Unexplained): Findi
   if (stalls.length < o.min_stalls && !slowed) return [];
   // Too few stalls to judge one by one: only the stall ratio can speak.
   const judged = stalls.length >= o.min_stalls ? stalls : [];
+  // Every request's prefill where the server timed it. The client's [sent, first token] window
+  // holds the queueing too, which in a loaded run covers every gap, so it is trusted only for
+  // long prompts (their prefill dominates it).
   const prefills = run.records
-    .filter(isLong)
-    .map((r) => ({ id: r.id, w: clientPrefillWindow(r) }))
-    .filter((p): p is { id: string; w: [number, number] } => p.w !== null)
-    .map((p) => ({ id: p.id, from: p.w[0], to: p.w[1] }));
+    .map((r) => ({ id: r.id, w: prefillWindow(r), long: isLong(r) }))
+    .filter((p): p is { id: string; w: PrefillWindow; long: boolean } => p.w !== null)
+    .filter((p) => p.w.source === 'server' || p.long);
   const loopMax = run.summary.client.event_loop_delay_ms?.max ?? 0;
+  const lags = run.summary.client.event_loop_lags;
   const live = new Coverage(rs.map((r) => [r.first_token_at_ms ?? 0, r.last_token_at_ms ?? 0] as const));
   const stalled = new Coverage(stalls.map((x) => [x.from, x.to] as const));
   const byPrefill: { s: Stall; by: string[] }[] = [];
-  const byClient: Stall[] = [];
+  const byClient: { s: Stall; lag: number }[] = [];
   const other: Stall[] = [];
   for (const s of judged) {
-    const by = prefills.filter((p) => p.id !== s.id && p.from < s.to && p.to > s.from).map((p) => p.id);
-    if (by.length) {
-      byPrefill.push({ s, by });
+    const over = prefills.filter((p) => p.id !== s.id && p.w.from < s.to && p.w.to > s.from);
+    if (over.length && coveredMs(over, s) >= o.stall_prefill_cover * (s.to - s.from)) {
+      byPrefill.push({ s, by: over.map((p) => p.id) });
       continue;
     }
     // A client pause freezes every stream at once: most streams live at the gap's midpoint
-    // show a stall covering it too.
+    // show a stall covering it too, and the event loop lagged at least half as long then.
     const mid = (s.from + s.to) / 2;
     const liveAt = live.at(mid, false);
-    const sharing = stalled.at(mid, false);
-    if (loopMax >= 0.5 * (s.to - s.from) && liveAt > 0 && sharing >= 0.5 * liveAt) byClient.push(s);
+    const lag = loopDelayAt(lags, loopMax, s);
+    if (lag >= 0.5 * (s.to - s.from) && liveAt > 0 && stalled.at(mid, false) >= 0.5 * liveAt)
+      byClient.push({ s, lag });
     else other.push(s);
   }
   const out: Finding[] = [];
@@ -101,65 +141,85 @@ export function pauses(run: LoadedRun, o: Opts, unexplained: Unexplained): Findi
     t('diagnose.pauses.symptom', { n: xs.length, thr: fmt(thr, 0), max: fmt(gapText(xs).max, 0) });
   const stallP = (xs: Stall[]) =>
     t('diagnose.pauses.ev_stall_p', { p50: fmt(gapText(xs).p50, 0), max: fmt(gapText(xs).max, 0) });
-  if (byPrefill.length >= o.min_stalls || slowed) {
+  const stallBased = byPrefill.length >= o.min_stalls;
+  if (stallBased || slowed) {
     const culprits = [...new Set(byPrefill.flatMap((x) => x.by))];
     const st = byPrefill.map((x) => x.s);
-    const ov = inter.gaps_overlapping_ms;
-    const cl = inter.gaps_clean_ms;
+    // With stalls: every decoding request's gaps against every other request's prefill; without,
+    // the stall ratio that spoke (decoders' gaps against the long prompts' prefills).
+    const shown = stallBased
+      ? recordsInterference(
+          run.records,
+          () => true,
+          () => true,
+        )
+      : inter;
+    const ov = shown.gaps_overlapping_ms;
+    const cl = shown.gaps_clean_ms;
     const timeline = t(
-      inter.intervals_from === 'server'
+      shown.intervals_from === 'server'
         ? 'diagnose.stall_prefill_interference.timeline_server'
         : 'diagnose.stall_prefill_interference.timeline_client',
     );
-    const longIds = prefills.map((p) => p.id);
-    const stallLines =
-      st.length >= o.min_stalls
-        ? [
-            t('diagnose.stall_prefill_interference.ev_threshold', {
-              thr: fmt(thr, 0),
-              stalls: stalls.length,
-              gaps: gaps.length,
-              median: fmt(median(gaps), 1),
-            }),
-            t('diagnose.stall_prefill_interference.ev_overlap', {
-              n: byPrefill.length,
-              stalls: stalls.length,
-              cut: fmt(longCut, 0),
-            }),
-            stallP(st),
-            t('diagnose.stall_prefill_interference.ev_culprits', { ids: culprits.slice(0, 5).join(', ') }),
-          ]
-        : [
-            t('diagnose.stall_prefill_interference.ev_long', {
-              cut: fmt(longCut, 0),
-              ids: longIds.slice(0, 5).join(', '),
-            }),
-          ];
+    const longIds = run.records.filter(isLong).map((r) => r.id);
+    const stallLines = stallBased
+      ? [
+          t('diagnose.stall_prefill_interference.ev_threshold', {
+            thr: fmt(thr, 0),
+            stalls: stalls.length,
+            gaps: gaps.length,
+            median: fmt(median(gaps), 1),
+          }),
+          t('diagnose.stall_prefill_interference.ev_overlap_any', {
+            n: byPrefill.length,
+            stalls: stalls.length,
+            pct: fmt((100 * byPrefill.length) / stalls.length, 0),
+            server: prefills.filter((p) => p.w.source === 'server').length,
+            windows: prefills.length,
+          }),
+          stallP(st),
+          t('diagnose.stall_prefill_interference.ev_culprits_any', { ids: culprits.slice(0, 5).join(', ') }),
+        ]
+      : [
+          t('diagnose.stall_prefill_interference.ev_long', {
+            cut: fmt(longCut, 0),
+            ids: longIds.slice(0, 5).join(', '),
+          }),
+        ];
     out.push({
       rule: 'stall_prefill_interference',
       severity: 'warn',
       runs: [run.id],
-      symptom:
-        st.length >= o.min_stalls
-          ? symptom(st)
-          : t('diagnose.stall_prefill_interference.symptom_slowed', {
-              ov: fmt(ov.mean, 2),
-              cl: fmt(cl.mean, 2),
-              ratio: fmt(inter.stall_ratio, 2),
-            }),
+      symptom: stallBased
+        ? symptom(st)
+        : t('diagnose.stall_prefill_interference.symptom_slowed', {
+            ov: fmt(ov.mean, 2),
+            cl: fmt(cl.mean, 2),
+            ratio: fmt(inter.stall_ratio, 2),
+          }),
       evidence: [
-        t('diagnose.stall_prefill_interference.ev_ratio', {
-          ratio: fmt(inter.stall_ratio, 2),
-          ov: fmt(ov.mean, 2),
-          ovn: ov.n,
-          cl: fmt(cl.mean, 2),
-          cln: cl.n,
-          timeline,
-        }),
-        t('diagnose.stall_prefill_interference.ev_p99', { ov: fmt(ov.p99, 1), cl: fmt(cl.p99, 1) }),
+        t(
+          stallBased
+            ? 'diagnose.stall_prefill_interference.ev_ratio_any'
+            : 'diagnose.stall_prefill_interference.ev_ratio',
+          {
+            ratio: fmt(shown.stall_ratio, 2),
+            ov: fmt(ov.mean, 2),
+            ovn: ov.n,
+            cl: fmt(cl.mean, 2),
+            cln: cl.n,
+            timeline,
+          },
+        ),
+        t(
+          stallBased
+            ? 'diagnose.stall_prefill_interference.ev_p99_any'
+            : 'diagnose.stall_prefill_interference.ev_p99',
+          { ov: fmt(ov.p99, 1), cl: fmt(cl.p99, 1) },
+        ),
         ...stallLines,
       ],
-      request_ids: st.length >= o.min_stalls ? [...ids(st), ...culprits.slice(0, 3)] : longIds.slice(0, 5),
+      request_ids: stallBased ? [...ids(st), ...culprits.slice(0, 3)] : longIds.slice(0, 5),
       mechanism: t('diagnose.stall_prefill_interference.mechanism', { how: terms.prefillInterference }),
       next: {
         command: 'servelab exp init mixed-input',
@@ -168,24 +228,31 @@ export function pauses(run: LoadedRun, o: Opts, unexplained: Unexplained): Findi
     });
   } else other.push(...byPrefill.map((x) => x.s));
   if (byClient.length >= o.min_stalls) {
+    const cs = byClient.map((x) => x.s);
     out.push({
       rule: 'stall_client',
       severity: 'warn',
       runs: [run.id],
-      symptom: symptom(byClient),
+      symptom: symptom(cs),
       evidence: [
         t('diagnose.stall_client.ev_threshold', { thr: fmt(thr, 0) }),
         t('diagnose.stall_client.ev_shared', { n: byClient.length }),
-        t('diagnose.stall_client.ev_loop', {
-          max: fmt(loopMax, 0),
-          p99: fmt(run.summary.client.event_loop_delay_ms?.p99),
-        }),
+        lags
+          ? t('diagnose.stall_client.ev_loop_at', {
+              max: fmt(Math.max(...byClient.map((x) => x.lag)), 0),
+              p50: fmt(median(byClient.map((x) => x.lag)), 0),
+              runMax: fmt(loopMax, 0),
+            })
+          : t('diagnose.stall_client.ev_loop', {
+              max: fmt(loopMax, 0),
+              p99: fmt(run.summary.client.event_loop_delay_ms?.p99),
+            }),
       ],
-      request_ids: ids(byClient),
+      request_ids: ids(cs),
       mechanism: t('diagnose.stall_client.mechanism'),
       next: { command: 'servelab exp init baseline', change: t('diagnose.stall_client.next') },
     });
-  } else other.push(...byClient);
+  } else other.push(...byClient.map((x) => x.s));
   // Preemption: the scheduler evicted running requests (KV full) and recomputes them later,
   // which shows as one long gap in each evicted stream.
   const ser = runSeries(run);

@@ -31,6 +31,11 @@ export interface RuleOptions {
   interference_ratio?: number;
   /** …over at least this many overlapping gaps. */
   min_overlap_gaps?: number;
+  /**
+   * A stall is prefill interference when other requests' prefill windows cover at least this
+   * fraction of it (0..1): a long gap that merely touches a short prefill is not explained by it.
+   */
+  stall_prefill_cover?: number;
   /** Truncation: fraction of measured requests cut by `length` that is worth a finding. */
   max_truncated_fraction?: number;
   /** A/B: relative throughput loss that counts as "slower". */
@@ -53,6 +58,7 @@ export const RULE_DEFAULTS: Required<RuleOptions> = {
   min_stalls: 3,
   interference_ratio: 1.2,
   min_overlap_gaps: 20,
+  stall_prefill_cover: 0.5,
   max_truncated_fraction: 0.05,
   ab_min_loss: 0.05,
   kv_high: 0.9,
