@@ -5,6 +5,7 @@
  * in-process and assert on what they print and return.
  */
 import process from 'node:process';
+import { redactText } from '../core/redact.js';
 
 export interface OutStream {
   write(chunk: string): unknown;
@@ -48,6 +49,20 @@ function guarded(stream: NodeJS.WriteStream): OutStream {
       return stream.isTTY === true;
     },
   };
+}
+
+/**
+ * `io` with both streams passed through the one redaction (core/redact `redactText`): whatever a
+ * command prints, a remembered key, a `Bearer` token or URL userinfo never reaches the console.
+ */
+export function redactingIo<I extends Io>(io: I): I {
+  const wrap = (s: OutStream): OutStream => ({
+    write: (chunk: string) => s.write(typeof chunk === 'string' ? redactText(chunk) : chunk),
+    get isTTY() {
+      return s.isTTY;
+    },
+  });
+  return { ...io, stdout: wrap(io.stdout), stderr: wrap(io.stderr) };
 }
 
 /** The real process. */

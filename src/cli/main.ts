@@ -6,10 +6,11 @@
  */
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { ExitCode, formatProblem, TargetError, UsageError } from '../core/errors.js';
+import { rememberArgvSecrets } from '../core/redact.js';
 import { type MessageKey, parseLang, resolveLang, type T, translator } from '../i18n/index.js';
 import { addSimOptions } from './commands/sim-flags.js';
 import { declareVoiceCommand, VOICE } from './commands/voice-flags.js';
-import { type Io, processIo } from './io.js';
+import { type Io, processIo, redactingIo } from './io.js';
 import {
   addCompatOptions,
   addGenerationOptions,
@@ -53,7 +54,9 @@ function helpTitle(title: string, t: T): string {
 }
 
 /** Run the CLI with `argv` (without node and script) and return the exit code. */
-export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+export async function main(argv: string[], given: Io = processIo()): Promise<number> {
+  rememberArgvSecrets(argv, given.env);
+  const io = redactingIo(given);
   let action: Action | undefined;
   const t = argvLang(argv, io.env);
   const program = new Command('servelab')

@@ -5,7 +5,7 @@
  * written through the redaction net and parsed back, and the status a reader is shown (a
  * `running` row whose writer died reads `interrupted`, `store/liveness`).
  */
-import { redactSecrets } from '../core/redact.js';
+import { redactForOutput } from '../core/redact.js';
 import { effectiveStatus, type LifecycleStatus } from './liveness.js';
 
 export type RunKind = 'run' | 'plan' | 'exp';
@@ -126,7 +126,7 @@ export interface GetRecordsOptions {
 
 /** JSON for a column, passed through the redaction net (a header map in `config` must not leak a key). */
 export function toJson(v: unknown): string | null {
-  return v === undefined || v === null ? null : JSON.stringify(redactSecrets(v));
+  return v === undefined || v === null ? null : JSON.stringify(redactForOutput(v));
 }
 
 function fromJson(s: unknown): JsonObject | null {

@@ -19,6 +19,7 @@
 import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
 import { UsageError } from '../core/errors.js';
+import { redactConfigText, redactText } from '../core/redact.js';
 import type { RequestRecord } from '../record/types.js';
 import type { RunObserver } from '../runner/events.js';
 import { type Clock, RealClock } from '../runtime/clock.js';
@@ -164,7 +165,7 @@ export class Store {
         e.kind,
         e.name,
         e.filePath ?? null,
-        e.fileText ?? null,
+        e.fileText == null ? null : redactConfigText(e.fileText),
         toJson(e.spec),
         toJson(e.record),
         this.pid,
@@ -470,8 +471,8 @@ export class Store {
       u?.cached_tokens ?? null,
       r.input_len,
       r.output_len,
-      r.error,
-      JSON.stringify(r),
+      r.error === null ? null : redactText(r.error),
+      redactText(JSON.stringify(r)),
     );
   }
 
