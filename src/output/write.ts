@@ -83,6 +83,8 @@ export async function writeTextFile(path: string, text: string): Promise<string>
     await rename(tmp, path);
   } catch (err) {
     await rm(tmp, { force: true }).catch(() => {});
+    // The error names the file the user asked for, not the temporary one.
+    if (err && typeof err === 'object') Object.assign(err, { path });
     throw err;
   }
   return path;

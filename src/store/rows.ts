@@ -5,6 +5,7 @@
  * written through the redaction net and parsed back, and the status a reader is shown (a
  * `running` row whose writer died reads `interrupted`, `store/liveness`).
  */
+import { StorageError } from '../core/errors.js';
 import { redactForOutput } from '../core/redact.js';
 import { effectiveStatus, type LifecycleStatus } from './liveness.js';
 
@@ -130,7 +131,13 @@ export function toJson(v: unknown): string | null {
 }
 
 function fromJson(s: unknown): JsonObject | null {
-  return typeof s === 'string' ? (JSON.parse(s) as JsonObject) : null;
+  if (typeof s !== 'string') return null;
+  try {
+    return JSON.parse(s) as JsonObject;
+  } catch (e) {
+    // A column that is not JSON: the file is damaged, not servelab.
+    throw new StorageError('corrupt', '', `a stored JSON column: ${(e as Error).message}`);
+  }
 }
 
 /** An `experiments` row as the store shows it: JSON columns parsed, a dead writer's `running` shown as `interrupted`. */

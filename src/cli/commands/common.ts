@@ -87,7 +87,7 @@ export function formatThresholds(results: readonly ThresholdResult[], t: T = tra
 }
 
 /**
- * Exit code of a finished measurement: 130 > 1 > 3 > 2 > 0. A run that stopped early (fail
+ * Exit code of a finished measurement: 130 > 1 > 4 > 3 > 2 > 0. A run that stopped early (fail
  * fast: its first requests all failed the same unfixable way) exits 3, as one where nothing
  * succeeded.
  */
