@@ -7,6 +7,7 @@
  */
 import { StorageError } from '../core/errors.js';
 import { redactForOutput } from '../core/redact.js';
+import type { RequestRecord } from '../record/types.js';
 import { effectiveStatus, type LifecycleStatus } from './liveness.js';
 
 export type RunKind = 'run' | 'plan' | 'exp';
@@ -195,4 +196,17 @@ export function runFromRow(
     window: fromJson(r.window),
     records: Number(r.n_records ?? 0),
   };
+}
+
+/** A stored record row parsed; a row that is not JSON means a damaged file (StorageError). */
+export function parseRecordRow(
+  storePath: string,
+  runId: string,
+  row: { seq: number; record: string },
+): RequestRecord {
+  try {
+    return JSON.parse(row.record) as RequestRecord;
+  } catch (e) {
+    throw new StorageError('corrupt', storePath, `run ${runId}, record ${row.seq}: ${(e as Error).message}`);
+  }
 }

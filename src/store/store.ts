@@ -18,7 +18,7 @@
  */
 import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
-import { StorageError, storageFailureOf, UsageError } from '../core/errors.js';
+import { storageFailureOf, UsageError } from '../core/errors.js';
 import { redactConfigText, redactText } from '../core/redact.js';
 import type { RequestRecord } from '../record/types.js';
 import type { RunObserver } from '../runner/events.js';
@@ -35,6 +35,7 @@ import {
   type ListRunsOptions,
   type NewExperiment,
   type NewRun,
+  parseRecordRow,
   type RunRow,
   type RunStatus,
   runFromRow,
@@ -486,20 +487,7 @@ export class Store {
    * while iterating.
    */
   *getRecords(runId: string, opts: GetRecordsOptions = {}): Generator<RequestRecord> {
-    for (const row of this.getRecordRows(runId, opts)) yield this.parseRecord(runId, row);
-  }
-
-  /** A stored record row parsed; a row that is not JSON means a damaged file (StorageError). */
-  parseRecord(runId: string, row: { seq: number; record: string }): RequestRecord {
-    try {
-      return JSON.parse(row.record) as RequestRecord;
-    } catch (e) {
-      throw new StorageError(
-        'corrupt',
-        this.path,
-        `run ${runId}, record ${row.seq}: ${(e as Error).message}`,
-      );
-    }
+    for (const row of this.getRecordRows(runId, opts)) yield parseRecordRow(this.path, runId, row);
   }
 
   /** Like {@link getRecords} but with the row's seq (0-based commit order within the run). */

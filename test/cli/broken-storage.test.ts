@@ -24,6 +24,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  writeFileSync,
   writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -277,4 +278,46 @@ it("another program's database: run refuses it as runs list does, and adds no ta
     { name: 'users' },
   ]);
   check.close();
+});
+
+it('a report.json without summary.ttft_ms or with config: null, and a requests.jsonl cut short: a problem naming the field or the line', async () => {
+  const out = join(dir, 'edited');
+  const io = memoryIo({}, dir);
+  assert.equal(await main(runArgs('--no-db', '--out', out), io), 0, io.err());
+  const file = join(out, 'report.json');
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  const cases: [string, () => void, RegExp][] = [
+    [
+      'no ttft_ms',
+      () =>
+        writeFileSync(
+          file,
+          JSON.stringify({ ...report, summary: { ...report.summary, ttft_ms: undefined } }),
+        ),
+      /summary\.ttft_ms is missing/,
+    ],
+    [
+      'config null',
+      () => writeFileSync(file, JSON.stringify({ ...report, config: null })),
+      /^(?![\s\S]*internal error)/,
+    ],
+    [
+      'cut records',
+      () => {
+        writeFileSync(file, JSON.stringify({ ...report, records: undefined }));
+        const jsonl = readFileSync(join(out, 'requests.jsonl'), 'utf8');
+        writeFileSync(join(out, 'requests.jsonl'), jsonl.slice(0, Math.floor(jsonl.length / 2)));
+      },
+      /requests\.jsonl, line \d+/,
+    ],
+  ];
+  for (const [name, edit, expect] of cases) {
+    edit();
+    for (const cmd of ['report', 'diagnose']) {
+      const r = memoryIo({}, dir);
+      await main([cmd, out], r);
+      assert.match(r.err() + r.out(), expect, `${cmd} ${name}`);
+      assert.doesNotMatch(r.err(), /internal error|TypeError|\n\s+at /, `${cmd} ${name}`);
+    }
+  }
 });
