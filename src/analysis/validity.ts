@@ -74,7 +74,7 @@ export const VALIDITY_DEFAULTS: Required<ValidityOptions> = {
 export function concurrencyCap(run: LoadedRun): number | null {
   // `run`/`plan` keep their load settings under config.load (camelCase); experiments put the
   // level's concurrency at the top of config.
-  const load = (run.config.load ?? {}) as Record<string, unknown>;
+  const load = (run.config?.load ?? {}) as Record<string, unknown>;
   const c =
     run.level?.concurrency ??
     run.config.max_concurrency ??

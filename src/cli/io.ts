@@ -5,6 +5,8 @@
  * in-process and assert on what they print and return.
  */
 import process from 'node:process';
+import { storageFailureOf } from '../core/errors.js';
+import { redactText } from '../core/redact.js';
 
 export interface OutStream {
   write(chunk: string): unknown;
@@ -26,6 +28,15 @@ export interface Io {
 /** Streams whose reader has gone (EPIPE): further writes are dropped. */
 const closedStreams = new WeakSet<NodeJS.WriteStream>();
 const guardedStreams = new WeakSet<NodeJS.WriteStream>();
+/** The first storage failure of stdout or stderr (`runs export ID > file` on a full disk). */
+let streamFailure: Error | null = null;
+
+/** The storage failure a guarded stream met since the last call (then forgotten), if any. */
+export function takeStreamFailure(): Error | null {
+  const e = streamFailure;
+  streamFailure = null;
+  return e;
+}
 
 /**
  * `stream` as an {@link OutStream} that survives its reader going away. `servelab report … |
@@ -38,7 +49,9 @@ function guarded(stream: NodeJS.WriteStream): OutStream {
   if (!guardedStreams.has(stream)) {
     guardedStreams.add(stream);
     stream.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EPIPE') throw err;
+      // A full disk or a read-only file behind `> file`: the command ends, then says so (cli/main).
+      if (storageFailureOf(err)) streamFailure ??= err;
+      else if (err.code !== 'EPIPE') throw err;
       closedStreams.add(stream);
     });
   }
@@ -48,6 +61,20 @@ function guarded(stream: NodeJS.WriteStream): OutStream {
       return stream.isTTY === true;
     },
   };
+}
+
+/**
+ * `io` with both streams passed through the one redaction (core/redact `redactText`): whatever a
+ * command prints, a remembered key, a `Bearer` token or URL userinfo never reaches the console.
+ */
+export function redactingIo<I extends Io>(io: I): I {
+  const wrap = (s: OutStream): OutStream => ({
+    write: (chunk: string) => s.write(typeof chunk === 'string' ? redactText(chunk) : chunk),
+    get isTTY() {
+      return s.isTTY;
+    },
+  });
+  return { ...io, stdout: wrap(io.stdout), stderr: wrap(io.stderr) };
 }
 
 /** The real process. */

@@ -5,11 +5,19 @@
  * imported lazily so `servelab --help` stays fast.
  */
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
-import { ExitCode, formatProblem, TargetError, UsageError } from '../core/errors.js';
+import {
+  asStorageError,
+  ExitCode,
+  formatProblem,
+  TargetError,
+  UsageError,
+  worstExitCode,
+} from '../core/errors.js';
+import { rememberArgvSecrets } from '../core/redact.js';
 import { type MessageKey, parseLang, resolveLang, type T, translator } from '../i18n/index.js';
 import { addSimOptions } from './commands/sim-flags.js';
 import { declareVoiceCommand, VOICE } from './commands/voice-flags.js';
-import { type Io, processIo } from './io.js';
+import { type Io, processIo, redactingIo, takeStreamFailure } from './io.js';
 import {
   addCompatOptions,
   addGenerationOptions,
@@ -22,6 +30,7 @@ import {
   addWorkloadOptions,
   LANG_OPTION_HELP,
 } from './options.js';
+import { formatStorageError } from './storage-errors.js';
 import { unknownFlags } from './unknown-flags.js';
 import { VERSION } from './version.js';
 
@@ -53,7 +62,9 @@ function helpTitle(title: string, t: T): string {
 }
 
 /** Run the CLI with `argv` (without node and script) and return the exit code. */
-export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+export async function main(argv: string[], given: Io = processIo()): Promise<number> {
+  rememberArgvSecrets(argv, given.env);
+  const io = redactingIo(given);
   let action: Action | undefined;
   const t = argvLang(argv, io.env);
   const program = new Command('servelab')
@@ -447,7 +458,14 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     io.stdout.write(program.helpInformation());
     return ExitCode.ok;
   }
-  return runAction(action, io, t);
+  const code = await runAction(action, io, t);
+  // A stream's write error is emitted on a later tick: let it arrive before looking.
+  await new Promise((r) => setImmediate(r));
+  const lost = takeStreamFailure();
+  if (!lost) return code;
+  const e = asStorageError(lost, 'stdout');
+  if (e) io.stderr.write(formatStorageError(e, t));
+  return worstExitCode([code, ExitCode.storage]);
 }
 
 /** Run a command body, turning user errors into messages with hints and exit codes (framed in `t`'s language). */
@@ -467,6 +485,12 @@ export async function runAction(action: Action, io: Io, t: T = translator('en'))
         `${t('cli.error.target', { message: err.message })}\n${err.hint ? `  ${hint(err.hint)}\n` : ''}`,
       );
       return ExitCode.nothingSucceeded;
+    }
+    // A full disk, a read-only mount, a locked or damaged store: the user's to fix, not a bug.
+    const storage = asStorageError(err, (err as { path?: string }).path ?? '');
+    if (storage) {
+      io.stderr.write(formatStorageError(storage, t));
+      return ExitCode.storage;
     }
     io.stderr.write(`${t('cli.error.internal')}\n${err instanceof Error ? err.stack : String(err)}\n`);
     return ExitCode.usage;

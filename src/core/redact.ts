@@ -76,3 +76,117 @@ export function scrubSecrets(message: string, secrets: readonly (string | undefi
   }
   return out.replace(/Bearer\s+[^\s"',;]+/gi, `Bearer ${REDACTED}`);
 }
+
+/**
+ * The secret values this process has been given (an API key read from its environment
+ * variable, a URL's userinfo, a credential header's value): {@link redactText} removes every
+ * one of them from any text, whatever header or field name it came under. Process-wide on
+ * purpose: a server can echo the key anywhere (a 401 body that becomes a check's evidence, an
+ * error message in a record), and every output path (the console streams of `cli/io`, the
+ * files of `output/write`, the store's columns) passes through the same function.
+ */
+const knownSecrets = new Set<string>();
+
+/** Remember `value` as a secret for {@link redactText} (values under 4 characters are ignored). */
+export function rememberSecret(value: string | null | undefined): void {
+  const v = value?.trim();
+  if (!v || v.length < 4) return;
+  knownSecrets.add(v);
+  const bearer = /^(?:Bearer|Basic|Token)\s+(\S{4,})$/i.exec(v);
+  if (bearer) knownSecrets.add(bearer[1]);
+  try {
+    const enc = encodeURIComponent(v);
+    if (enc !== v) knownSecrets.add(enc);
+  } catch {}
+}
+
+/** Remember the userinfo (user and password) of a URL as secrets. */
+export function rememberUrlSecrets(url: string): void {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/@\s]*)@/i.exec(url.trim());
+  if (!m) return;
+  for (const part of m[1].split(':')) {
+    rememberSecret(part);
+    try {
+      rememberSecret(decodeURIComponent(part));
+    } catch {}
+  }
+}
+
+/** Remember a `Name: value` header's value when the name is a credential's (see {@link isSecretName}). */
+export function rememberHeaderSecret(header: string): void {
+  const i = header.indexOf(':');
+  if (i > 0 && isSecretName(header.slice(0, i))) rememberSecret(header.slice(i + 1));
+}
+
+/**
+ * Remember the secrets a command line carries: the value of the API key's environment variable
+ * (`--api-key-env NAME`, default `INFERENCE_API_KEY`), URL userinfo in any argument, and credential
+ * headers (`--header 'X-Api-Key: …'`). An experiment file's `api_key_env` is remembered where it is read.
+ */
+export function rememberArgvSecrets(argv: readonly string[], env: Record<string, string | undefined>): void {
+  rememberSecret(env.INFERENCE_API_KEY);
+  argv.forEach((a, i) => {
+    const [flag, inline] =
+      a.startsWith('--') && a.includes('=')
+        ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]
+        : [a, undefined];
+    const value = inline ?? argv[i + 1];
+    if (flag === '--api-key-env' && value) rememberSecret(env[value]);
+    if ((flag === '--header' || flag === '-H') && value) rememberHeaderSecret(value);
+    if (flag === '--api-key' && value) rememberSecret(value);
+    rememberUrlSecrets(inline ?? a);
+  });
+}
+
+/** Userinfo in a URL anywhere in a text (`http://user:key@host`). */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s"']+@/gi;
+
+/**
+ * The one redaction of free text on its way out (console, files, store): every remembered
+ * secret (see {@link rememberSecret}), any `Bearer <token>`, and URL userinfo.
+ */
+export function redactText(text: string): string {
+  if (!text) return text;
+  return scrubSecrets(text, [...knownSecrets]).replace(URL_USERINFO, '$1');
+}
+
+/**
+ * {@link redactSecrets} and then {@link redactText} on every string: what a JSON document
+ * (report, store column, `--json` result) goes out as.
+ */
+export function redactForOutput<V>(v: V): V {
+  const walk = (x: unknown): unknown => {
+    if (typeof x === 'string') return redactText(x);
+    if (Array.isArray(x)) return x.map(walk);
+    if (x !== null && typeof x === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, y] of Object.entries(x)) out[k] = isSecretName(k) && y != null ? REDACTED : walk(y);
+      return out;
+    }
+    return x;
+  };
+  return walk(v) as V;
+}
+
+/**
+ * Whether a header value is a credential whatever its header's name: a remembered secret (the
+ * API key), or an `Authorization` scheme's value (`Bearer …`, `Basic …`, `Token …`).
+ */
+export function looksLikeCredential(value: string): boolean {
+  const v = value.trim();
+  return /^(?:Bearer|Basic|Token|Digest)\s+\S/i.test(v) || [...knownSecrets].some((s) => v.includes(s));
+}
+
+/**
+ * A configuration file's text (YAML or JSON) as it may be stored: every `name: value` line whose
+ * name is a credential's (see {@link isSecretName}) gets {@link REDACTED} for its value, and the
+ * rest passes {@link redactText}. The parsed spec is redacted by {@link redactSecrets} the same way.
+ */
+export function redactConfigText(text: string): string {
+  const line = /^([ \t]*-?[ \t]*["']?([A-Za-z0-9_.-]+)["']?[ \t]*:[ \t]*)(\S.*)$/gm;
+  return redactText(
+    text.replace(line, (whole, head: string, name: string, value: string) =>
+      isSecretName(name) && !/^[|>{[]/.test(value) ? `${head}${REDACTED}` : whole,
+    ),
+  );
+}

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { STREAM_SLO_METRICS } from '../analysis/index.js';
 import { fileField, fileShape, runSetting, settingsNeeding, spellings } from '../config/run-settings.js';
 import { bool, err, oneOf, posInt, posNum, section, str } from '../core/fields.js';
+import { isSecretName, looksLikeCredential } from '../core/redact.js';
 import { translator } from '../i18n/index.js';
 import { canonicalSimKeys, simSettingsSchema } from '../sim/settings.js';
 
@@ -281,8 +282,8 @@ export function sharedRules(f: { [field: string]: unknown }, report: RuleReport)
         'set the top-level `model:` (or `model:` on the target) to the served model id',
       );
     if (isObj(t.headers))
-      for (const h of Object.keys(t.headers))
-        if (/^authorization$/i.test(h))
+      for (const [h, v] of Object.entries(t.headers))
+        if (isSecretName(h) || (typeof v === 'string' && looksLikeCredential(v)))
           report(
             ['targets', name, 'headers', h],
             'do not put credentials in the file',

@@ -286,7 +286,21 @@ export function parseExperiment(
     });
   }
   if (problems.length) throw new UsageError(problems);
-  const raw: unknown = doc.toJS();
+  let raw: unknown;
+  try {
+    // yaml's toJS refuses a document whose aliases expand too far (its maxAliasCount, 100 by
+    // default): an alias bomb is a bad file, not a bug.
+    raw = doc.toJS();
+  } catch (e) {
+    if (!(e instanceof ReferenceError)) throw e;
+    throw new UsageError([
+      {
+        path: label,
+        message: t('exp.schema.aliases', { error: e.message }),
+        hint: t('exp.schema.aliases_hint'),
+      },
+    ]);
+  }
   if (raw === null || raw === undefined)
     throw new UsageError([
       {

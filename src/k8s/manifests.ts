@@ -8,6 +8,10 @@
  *
  * - a ConfigMap with the run's flags, the shard count and the common start (an instant, or
  *   `SERVELAB_START_IN`: seconds after the first shard comes up, agreed on through the volume);
+ * - when the flags carry credentials (URL userinfo, a credential header, `--api-key`), a Secret
+ *   with those flags, read by the shards' Job through `secretKeyRef`
+ *   (kubernetes.io/docs/concepts/configuration/secret/#using-secrets-as-environment-variables),
+ *   so no key is ever in the ConfigMap;
  * - a ReadWriteMany PersistentVolumeClaim the shards write into;
  * - the shards' Job: `completionMode: Indexed`, `completions = parallelism = N`,
  *   `backoffLimitPerIndex: 0` and `maxFailedIndexes: 0` (a retried shard would start late),
@@ -20,8 +24,9 @@
  * PodMonitor is a custom resource that package has no schema for.
  */
 import { Job } from 'kubernetes-models/batch/v1';
-import { ConfigMap, PersistentVolumeClaim } from 'kubernetes-models/v1';
+import { ConfigMap, PersistentVolumeClaim, Secret } from 'kubernetes-models/v1';
 import { stringify } from 'yaml';
+import { isSecretName, looksLikeCredential } from '../core/redact.js';
 
 export interface RenderOptions {
   shards: number;
@@ -73,6 +78,40 @@ export function startInScript(dir: string): string[] {
   ];
 }
 
+/** Whether a flag's value carries a credential: URL userinfo, a credential header, a key. */
+function isCredentialArg(flag: string, value: string): boolean {
+  if (flag === '--api-key') return true;
+  if (/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]+@/i.test(value)) return true;
+  if (flag === '--header' || flag === '-H') {
+    const i = value.indexOf(':');
+    return (i > 0 && isSecretName(value.slice(0, i))) || looksLikeCredential(value.slice(i + 1));
+  }
+  return false;
+}
+
+/**
+ * `run`'s flags split in two: those that may go into a ConfigMap, and those that carry a
+ * credential (each with its value), which go into the Secret.
+ */
+export function splitCredentialArgs(args: readonly string[]): { plain: string[]; secret: string[] } {
+  const plain: string[] = [];
+  const secret: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    if (eq > 0) {
+      (isCredentialArg(a.slice(0, eq), a.slice(eq + 1)) ? secret : plain).push(a);
+      continue;
+    }
+    const next = args[i + 1];
+    if (a.startsWith('-') && next !== undefined && !next.startsWith('-') && isCredentialArg(a, next)) {
+      secret.push(a, next);
+      i++;
+    } else (isCredentialArg('', a) ? secret : plain).push(a);
+  }
+  return { plain, secret };
+}
+
 /** The objects, validated (throws on an object the API would refuse). */
 export function renderObjects(o: RenderOptions): Record<string, unknown>[] {
   const labels = { 'app.kubernetes.io/name': 'servelab', 'app.kubernetes.io/instance': o.name };
@@ -81,7 +120,17 @@ export function renderObjects(o: RenderOptions): Record<string, unknown>[] {
   const resources = { requests: { cpu: o.cpu, memory: o.memory }, limits: { cpu: o.cpu, memory: o.memory } };
   const volume = { name: 'results', persistentVolumeClaim: { claimName: results } };
   const mount = { name: 'results', mountPath: '/results' };
-  const run = `eval "exec servelab run $SERVELAB_RUN_ARGS --start-at $SERVELAB_START_AT --metrics-port ${o.metricsPort} --no-db --out /results"`;
+  const args = splitCredentialArgs(o.runArgs);
+  const secretName = `${o.name}-credentials`;
+  const secretArgs = args.secret.length
+    ? [
+        {
+          name: 'SERVELAB_SECRET_ARGS',
+          valueFrom: { secretKeyRef: { name: secretName, key: 'SERVELAB_SECRET_ARGS' } },
+        },
+      ]
+    : [];
+  const run = `eval "exec servelab run $SERVELAB_RUN_ARGS${args.secret.length ? ' $SERVELAB_SECRET_ARGS' : ''} --start-at $SERVELAB_START_AT --metrics-port ${o.metricsPort} --no-db --out /results"`;
   const jobUid = {
     name: 'SERVELAB_JOB_UID',
     valueFrom: { fieldRef: { fieldPath: "metadata.labels['batch.kubernetes.io/controller-uid']" } },
@@ -91,9 +140,19 @@ export function renderObjects(o: RenderOptions): Record<string, unknown>[] {
     data: {
       SERVELAB_SHARD_COUNT: String(o.shards),
       ...('at' in o.start ? { SERVELAB_START_AT: o.start.at } : { SERVELAB_START_IN: String(o.start.inS) }),
-      SERVELAB_RUN_ARGS: o.runArgs.map(shellQuote).join(' '),
+      SERVELAB_RUN_ARGS: args.plain.map(shellQuote).join(' '),
     },
   });
+  // base64 in `data`, as the API stores it: the key is not readable at a glance in the YAML.
+  const secret = args.secret.length
+    ? new Secret({
+        metadata: { name: secretName, labels },
+        type: 'Opaque',
+        data: {
+          SERVELAB_SECRET_ARGS: Buffer.from(args.secret.map(shellQuote).join(' ')).toString('base64'),
+        },
+      })
+    : null;
   const pvc = new PersistentVolumeClaim({
     metadata: { name: results, labels },
     spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: o.storage } } },
@@ -116,7 +175,9 @@ export function renderObjects(o: RenderOptions): Record<string, unknown>[] {
               name: 'shard',
               image: o.image,
               envFrom: [{ configMapRef: { name: config } }],
-              ...('at' in o.start ? {} : { env: [jobUid] }),
+              ...('at' in o.start && !secretArgs.length
+                ? {}
+                : { env: ['at' in o.start ? [] : [jobUid], secretArgs].flat() }),
               command: ['sh', '-c'],
               // JOB_COMPLETION_INDEX (set by the Indexed Job) and SERVELAB_SHARD_COUNT make --shard.
               args: [[...('at' in o.start ? [] : startInScript('/results')), run].join('\n')],
@@ -163,7 +224,7 @@ export function renderObjects(o: RenderOptions): Record<string, unknown>[] {
       },
     },
   });
-  for (const obj of [cm, pvc, shardJob, mergeJob]) obj.validate();
+  for (const obj of [cm, ...(secret ? [secret] : []), pvc, shardJob, mergeJob]) obj.validate();
   const podMonitor = {
     apiVersion: 'monitoring.coreos.com/v1',
     kind: 'PodMonitor',
@@ -173,7 +234,9 @@ export function renderObjects(o: RenderOptions): Record<string, unknown>[] {
       podMetricsEndpoints: [{ port: 'metrics', path: '/metrics', interval: '5s' }],
     },
   };
-  const objects = [cm, pvc, shardJob, mergeJob].map((o) => o.toJSON() as Record<string, unknown>);
+  const objects = [cm, ...(secret ? [secret] : []), pvc, shardJob, mergeJob].map(
+    (o) => o.toJSON() as Record<string, unknown>,
+  );
   return [...objects, podMonitor];
 }
 

@@ -5,8 +5,9 @@
  * `report/run` (report, csv, vllm); this module only puts it on disk. `requests.jsonl` is not
  * written here: the record writer (record/writer) appends it while the run is going.
  */
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { appendFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { redactText } from '../core/redact.js';
 import type { RequestRecord } from '../record/types.js';
 import { summaryToCsv } from '../report/run/csv.js';
 import type { RunReport } from '../report/run/report.js';
@@ -53,14 +54,10 @@ export async function writeRunOutputs(
       ]);
   }
   const written: string[] = [];
-  for (const [path, text] of files) {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, text, 'utf8');
-    written.push(path);
-  }
+  for (const [path, text] of files) written.push(await writeTextFile(path, text));
   if (append) {
     await mkdir(dirname(append[0]), { recursive: true });
-    await appendFile(append[0], append[1], 'utf8');
+    await appendFile(append[0], redactText(append[1]), 'utf8');
     written.push(append[0]);
   }
   return written;
@@ -68,7 +65,27 @@ export async function writeRunOutputs(
 
 /** Write one JSON file (pretty, with a final newline), creating its folder; returns the path. */
 export async function writeJsonFile(path: string, value: unknown): Promise<string> {
+  return writeTextFile(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * The one way servelab writes an output file: its folder created, the text passed through the
+ * redaction (core/redact `redactText`), written to a temporary name beside it and renamed over
+ * `path`, so a full disk or a kill leaves the old file or none, never half a report. On a failure
+ * the temporary file is removed and the error rethrown (the caller turns it into a problem).
+ * @returns `path`
+ */
+export async function writeTextFile(path: string, text: string): Promise<string> {
   await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, `${JSON.stringify(value, null, 2)}\n`, 'utf8');
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  try {
+    await writeFile(tmp, redactText(text), 'utf8');
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true }).catch(() => {});
+    // The error names the file the user asked for, not the temporary one.
+    if (err && typeof err === 'object') Object.assign(err, { path });
+    throw err;
+  }
   return path;
 }

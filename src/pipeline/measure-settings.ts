@@ -17,6 +17,7 @@ import { listedModels, tokenizeRemote } from '../client/engine-api.js';
 import { DEFAULT_SESSION_HEADER, redactHeaders } from '../client/index.js';
 import { type Problem, TargetError, UsageError } from '../core/errors.js';
 import { outputPathProblem } from '../core/output-path.js';
+import { rememberSecret, rememberUrlSecrets } from '../core/redact.js';
 import { redactUrl } from '../core/url.js';
 import { resolveLang, translator } from '../i18n/index.js';
 import { runReportProblem } from '../report/run/report.js';
@@ -199,6 +200,8 @@ export async function measure(
   if (problems.length) throw new UsageError(problems);
   const baseline = common.output.baseline ? await readBaseline(common.output.baseline) : undefined;
   const apiKey = deps.env[target.apiKeyEnv] || undefined;
+  rememberSecret(apiKey);
+  rememberUrlSecrets(target.url);
   const endpoint = deps.endpoint ?? urlEndpoint(target.url);
   const dispatcher = endpoint.dispatcher ?? undefined;
 

@@ -9,14 +9,15 @@
  * Files under `out`: `voice.jsonl` (one {@link VoiceRecord} per planned turn), `requests.jsonl`
  * (the LLM legs, exactly the records `run` writes there) and `voice.json` (settings and summary).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { summarizeVoice, type VoiceSummary } from '../analysis/voice-metrics.js';
 import { createHttpTarget, listModels } from '../client/index.js';
 import { TargetError } from '../core/errors.js';
+import { rememberSecret } from '../core/redact.js';
 import { redactUrl } from '../core/url.js';
 import { type T, translator } from '../i18n/index.js';
+import { writeJsonFile, writeTextFile } from '../output/write.js';
 import type { RequestRecord } from '../record/types.js';
 import type { VoiceRecord } from '../record/voice-turn.js';
 import { openRecordWriter } from '../record/writer.js';
@@ -127,6 +128,7 @@ export async function measureVoice(s: VoiceSettings, deps: VoiceMeasureDeps): Pr
   const t = deps.t ?? translator('en');
   const utterances = await voiceUtterances(s, t);
   const apiKey = deps.env[s.apiKeyEnv] || undefined;
+  rememberSecret(apiKey);
   let model = s.model;
   if (!model) {
     const models = await listModels(s.llmUrl, apiKey, s.headers, s.apiKeyEnv, deps.dispatcher);
@@ -200,7 +202,7 @@ export async function measureVoice(s: VoiceSettings, deps: VoiceMeasureDeps): Pr
   const files: string[] = [];
   if (s.out) {
     const path = join(s.out, 'voice.json');
-    await writeFile(path, `${JSON.stringify({ config, summary }, null, 2)}\n`);
+    await writeJsonFile(path, { config, summary });
     files.push(join(s.out, 'voice.jsonl'), join(s.out, 'requests.jsonl'), path);
     const svg = await writeVoiceWaterfall(s.out, [{ label: chunkPolicyText(s.chunk), summary }], t);
     if (svg) files.push(svg);
@@ -219,8 +221,7 @@ export async function writeVoiceWaterfall(
 ): Promise<string | null> {
   const svg = voiceWaterfallSvg(conditions, t);
   if (svg === null) return null;
-  await mkdir(dir, { recursive: true });
   const path = join(dir, 'waterfall.svg');
-  await writeFile(path, svg);
+  await writeTextFile(path, svg);
   return path;
 }

@@ -16,6 +16,7 @@ import type { LoadedRun } from '../analysis/loaded-run.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
 import { validityReasons } from '../analysis/validity.js';
 import { createHttpTarget } from '../client/index.js';
+import { asStorageError, type StorageError } from '../core/errors.js';
 import type { T } from '../i18n/index.js';
 import { type OtlpReceiver, type ScrapePoint, startOtlpReceiver } from '../monitor/index.js';
 import { describeEnvironment } from '../output/environment.js';
@@ -85,6 +86,12 @@ export interface MeasureDeps {
    * warm-up), it resolves to the start every shard uses (unix ms), which replaces the planned one.
    */
   awaitStart?: () => Promise<number>;
+  /**
+   * When a file or the store cannot be written at the end (a full disk, a read-only mount, a
+   * lost lock: core/errors `StorageError`), come back with {@link Measurement.saveErrors}
+   * instead of throwing, so the caller prints the summary before the error. Default: throw.
+   */
+  keepSaveErrors?: boolean;
 }
 
 export interface Measurement {
@@ -103,6 +110,8 @@ export interface Measurement {
   runId: string | null;
   /** Files written under --out. */
   files: string[];
+  /** What could not be saved (with {@link MeasureDeps.keepSaveErrors}; else these are thrown). */
+  saveErrors: StorageError[];
 }
 
 /** What one measurement sends, and how (the workload is already built). */
@@ -381,18 +390,35 @@ export async function measureOn(
   const validityOpts = { shared_server: (plan.shard?.count ?? 1) > 1 };
   const validity = validityReasons(judged, validityOpts);
   report.validity = { valid: validity.length === 0, reasons: validity };
+  const saveErrors: StorageError[] = [];
+  const saveFailed = (err: unknown, path: string) => {
+    const e = asStorageError(err, path);
+    if (!e) throw err;
+    saveErrors.push(e);
+  };
+  if (writer?.error) saveFailed(writer.error, writer.path);
   if (storeRun && store) {
-    report.run_id = storeRun.id;
-    const prev = store.getRun(storeRun.id)?.record ?? {};
-    store.updateRun(storeRun.id, {
-      record: {
-        ...prev,
-        monitoring: (report.monitoring ?? null) as never,
-        validity: report.validity as never,
-        ...((deps.measuredRecord?.(summary, result.records) ?? {}) as Record<string, never>),
-      },
-    });
-    store.finishRun(storeRun.id, summary, result.interrupted ? 'interrupted' : 'completed', result.window);
+    const runId = storeRun.id;
+    report.run_id = runId;
+    try {
+      const prev = store.getRun(runId)?.record ?? {};
+      store.updateRun(runId, {
+        record: {
+          ...prev,
+          monitoring: (report.monitoring ?? null) as never,
+          validity: report.validity as never,
+          ...((deps.measuredRecord?.(summary, result.records) ?? {}) as Record<string, never>),
+        },
+      });
+      store.finishRun(runId, summary, result.interrupted ? 'interrupted' : 'completed', result.window);
+    } catch (err) {
+      saveFailed(err, store.path);
+      // At least the run's status, so that it does not read as still running.
+      try {
+        if (store.getRun(runId)?.status === 'running')
+          store.finishRun(runId, null, result.interrupted ? 'interrupted' : 'failed');
+      } catch {}
+    }
   }
   const shardReport =
     plan.shard && detail && shardNames
@@ -425,8 +451,12 @@ export async function measureOn(
     report,
     result.records,
     shardReport && shardNames ? { report: shardReport, names: shardNames } : null,
-  );
+  ).catch((err: unknown) => {
+    saveFailed(err, (err as { path?: string }).path ?? outDir ?? '');
+    return [] as string[];
+  });
   if (writer) files.push(writer.path);
+  if (saveErrors.length && !deps.keepSaveErrors) throw saveErrors[0];
   const translated = deps.t !== undefined && deps.t.lang !== 'en';
   return {
     report,
@@ -445,6 +475,7 @@ export async function measureOn(
     series: mon.points,
     runId: storeRun?.id ?? null,
     files,
+    saveErrors,
   };
 }
 

@@ -12,7 +12,6 @@
  * writes and stores it; reading and checking the shard files is `pipeline/shard-files`, the
  * numbers from the shards' counters and histograms `pipeline/merge-summary`.
  */
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ValidityReason } from '../analysis/diagnose/types.js';
 import {
@@ -28,7 +27,7 @@ import { describe } from '../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary, type SummaryMetric, summarize } from '../analysis/summary.js';
 import { validityReasons } from '../analysis/validity.js';
 import type { T } from '../i18n/index.js';
-import { type WriteRunOutputsOptions, writeRunOutputs } from '../output/write.js';
+import { type WriteRunOutputsOptions, writeRunOutputs, writeTextFile } from '../output/write.js';
 import type { ScrapePoint } from '../record/series.js';
 import { emptyRecord, type RequestRecord, shiftRecord } from '../record/types.js';
 import { buildRunReport, RECORDS_FILE, type RunReport } from '../report/run/report.js';
@@ -266,7 +265,10 @@ export async function writeMerged(
   const files = await writeRunOutputs(out, report, { ...write, vllm, records: records ?? [] });
   if (out && records) {
     const path = join(out, RECORDS_FILE);
-    await writeFile(path, records.map((r) => JSON.stringify(r)).join('\n') + (records.length ? '\n' : ''));
+    await writeTextFile(
+      path,
+      records.map((r) => JSON.stringify(r)).join('\n') + (records.length ? '\n' : ''),
+    );
     files.push(path);
   }
   return files;

@@ -6,8 +6,9 @@
  * nothing accumulates in memory. Records end at request rate, not chunk rate, so the syscall
  * per line is cheap next to the request itself.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { redactText } from '../core/redact.js';
 import type { RequestRecord } from './types.js';
 
 /**
@@ -18,6 +19,11 @@ export interface RecordWriter<R = RequestRecord> {
   readonly path: string;
   /** Lines written so far. */
   readonly written: number;
+  /**
+   * The write that failed (a full disk, a read-only mount), if one did: the file then ends with
+   * the last whole line before it and takes no more (the records are still in memory).
+   */
+  readonly error: Error | null;
   /** Append one record as a JSON line. */
   write(rec: R): void;
   /** The observer hook: same as `write`. */
@@ -38,15 +44,32 @@ export function openRecordWriter<R = RequestRecord>(path: string): RecordWriter<
   mkdirSync(dirname(path), { recursive: true });
   let fd: number | null = openSync(path, 'w');
   let written = 0;
+  let bytes = 0;
+  let error: Error | null = null;
   const write = (rec: R) => {
     if (fd === null) throw new Error(`record writer for ${path} is closed`);
-    writeSync(fd, `${JSON.stringify(rec)}\n`);
-    written++;
+    if (error) return;
+    const line = Buffer.from(`${redactText(JSON.stringify(rec))}\n`);
+    try {
+      let off = 0;
+      while (off < line.length) off += writeSync(fd, line, off);
+      bytes += line.length;
+      written++;
+    } catch (e) {
+      // Never half a line: cut the file back to its last whole record.
+      error = e as Error;
+      try {
+        ftruncateSync(fd, bytes);
+      } catch {}
+    }
   };
   return {
     path,
     get written() {
       return written;
+    },
+    get error() {
+      return error;
     },
     write,
     onRecord: write,

@@ -29,7 +29,8 @@ export function loadedRunFromReport(
   return {
     id,
     label: extra.label ?? id,
-    config: report.config,
+    // A hand-edited or foreign report.json may have `config: null`: the rules read it as empty.
+    config: report.config ?? {},
     environment: report.environment,
     summary: report.summary,
     records: records ?? report.records ?? [],

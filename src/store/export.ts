@@ -11,6 +11,7 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { UsageError } from '../core/errors.js';
 import type { RequestRecord } from '../record/types.js';
+import { parseRecordRow } from './rows.js';
 import type { Store } from './store.js';
 
 export const EXPORT_FORMATS = ['csv', 'jsonl', 'json'] as const;
@@ -168,11 +169,12 @@ export async function exportRun(
   if (format === 'csv') {
     await sink.write(`${CSV_COLUMNS.join(',')}\n`);
     for (const row of store.getRecordRows(run.id)) {
-      const flat = flattenRecord(run.id, row.seq, JSON.parse(row.record) as RequestRecord);
+      const flat = flattenRecord(run.id, row.seq, parseRecordRow(store.path, run.id, row));
       await sink.write(`${CSV_COLUMNS.map((c) => csvCell(flat[c])).join(',')}\n`);
     }
   } else if (format === 'jsonl') {
     for (const row of store.getRecordRows(run.id)) {
+      parseRecordRow(store.path, run.id, row); // never a line that is not JSON
       await sink.write(`{"run_id":${JSON.stringify(run.id)},"seq":${row.seq},${row.record.slice(1)}\n`);
     }
   } else {
@@ -185,6 +187,7 @@ export async function exportRun(
     await sink.write(`${JSON.stringify(head).slice(0, -1)},"records":[`);
     let first = true;
     for (const row of store.getRecordRows(run.id)) {
+      parseRecordRow(store.path, run.id, row);
       await sink.write(first ? `\n${row.record}` : `,\n${row.record}`);
       first = false;
     }

@@ -5,7 +5,9 @@
  * written through the redaction net and parsed back, and the status a reader is shown (a
  * `running` row whose writer died reads `interrupted`, `store/liveness`).
  */
-import { redactSecrets } from '../core/redact.js';
+import { StorageError } from '../core/errors.js';
+import { redactForOutput } from '../core/redact.js';
+import type { RequestRecord } from '../record/types.js';
 import { effectiveStatus, type LifecycleStatus } from './liveness.js';
 
 export type RunKind = 'run' | 'plan' | 'exp';
@@ -126,11 +128,17 @@ export interface GetRecordsOptions {
 
 /** JSON for a column, passed through the redaction net (a header map in `config` must not leak a key). */
 export function toJson(v: unknown): string | null {
-  return v === undefined || v === null ? null : JSON.stringify(redactSecrets(v));
+  return v === undefined || v === null ? null : JSON.stringify(redactForOutput(v));
 }
 
 function fromJson(s: unknown): JsonObject | null {
-  return typeof s === 'string' ? (JSON.parse(s) as JsonObject) : null;
+  if (typeof s !== 'string') return null;
+  try {
+    return JSON.parse(s) as JsonObject;
+  } catch (e) {
+    // A column that is not JSON: the file is damaged, not servelab.
+    throw new StorageError('corrupt', '', `a stored JSON column: ${(e as Error).message}`);
+  }
 }
 
 /** An `experiments` row as the store shows it: JSON columns parsed, a dead writer's `running` shown as `interrupted`. */
@@ -188,4 +196,17 @@ export function runFromRow(
     window: fromJson(r.window),
     records: Number(r.n_records ?? 0),
   };
+}
+
+/** A stored record row parsed; a row that is not JSON means a damaged file (StorageError). */
+export function parseRecordRow(
+  storePath: string,
+  runId: string,
+  row: { seq: number; record: string },
+): RequestRecord {
+  try {
+    return JSON.parse(row.record) as RequestRecord;
+  } catch (e) {
+    throw new StorageError('corrupt', storePath, `run ${runId}, record ${row.seq}: ${(e as Error).message}`);
+  }
 }

@@ -18,13 +18,14 @@
  */
 import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
-import { UsageError } from '../core/errors.js';
+import { storageFailureOf, UsageError } from '../core/errors.js';
+import { redactConfigText, redactText } from '../core/redact.js';
 import type { RequestRecord } from '../record/types.js';
 import type { RunObserver } from '../runner/events.js';
 import { type Clock, RealClock } from '../runtime/clock.js';
 import { cryptoRandomBytes, isIdPrefix, newShortId, type RandomBytes } from './ids.js';
 import { isProcessAlive } from './liveness.js';
-import { openDatabase } from './open.js';
+import { openDatabase, openFailure } from './open.js';
 import {
   type ExperimentRow,
   type ExperimentStatus,
@@ -34,6 +35,7 @@ import {
   type ListRunsOptions,
   type NewExperiment,
   type NewRun,
+  parseRecordRow,
   type RunRow,
   type RunStatus,
   runFromRow,
@@ -81,17 +83,7 @@ export function openStore(path = './servelab.db', opts: StoreOptions = {}): Stor
   try {
     return new Store(path, opts);
   } catch (err) {
-    // A file that is not a servelab store is the user's mistake, not a bug: say so with a hint.
-    const code = (err as { code?: unknown }).code;
-    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || code === 'SQLITE_CANTOPEN')
-      throw new UsageError([
-        {
-          path: '--db',
-          message: `${path} is not a servelab store (${code === 'SQLITE_CANTOPEN' ? 'it cannot be opened' : 'not an SQLite database'})`,
-          hint: 'point --db at the servelab.db that run, plan or exp run wrote, or at a new file name to start one',
-        },
-      ]);
-    throw err;
+    throw openFailure(err, path);
   }
 }
 
@@ -164,7 +156,7 @@ export class Store {
         e.kind,
         e.name,
         e.filePath ?? null,
-        e.fileText ?? null,
+        e.fileText == null ? null : redactConfigText(e.fileText),
         toJson(e.spec),
         toJson(e.record),
         this.pid,
@@ -299,7 +291,21 @@ export class Store {
     status: Exclude<RunStatus, 'running'>,
     window?: JsonObject | null,
   ): void {
-    this.flush();
+    let flushError: unknown = null;
+    try {
+      this.flush();
+    } catch (e) {
+      // The run's status is still worth recording (a small write may fit where the records did not).
+      flushError = e;
+    }
+    if (flushError) {
+      try {
+        this.db
+          .prepare('UPDATE runs SET status = ?, ended_at_unix_ms = ? WHERE id = ?')
+          .run(status, this.nowUnixMs(), id);
+      } catch {}
+      throw flushError;
+    }
     const cur = this.mustGetRun(id);
     this.db
       .prepare('UPDATE runs SET summary = ?, status = ?, ended_at_unix_ms = ?, window = ? WHERE id = ?')
@@ -470,8 +476,8 @@ export class Store {
       u?.cached_tokens ?? null,
       r.input_len,
       r.output_len,
-      r.error,
-      JSON.stringify(r),
+      r.error === null ? null : redactText(r.error),
+      redactText(JSON.stringify(r)),
     );
   }
 
@@ -481,7 +487,7 @@ export class Store {
    * while iterating.
    */
   *getRecords(runId: string, opts: GetRecordsOptions = {}): Generator<RequestRecord> {
-    for (const row of this.getRecordRows(runId, opts)) yield JSON.parse(row.record) as RequestRecord;
+    for (const row of this.getRecordRows(runId, opts)) yield parseRecordRow(this.path, runId, row);
   }
 
   /** Like {@link getRecords} but with the row's seq (0-based commit order within the run). */
@@ -570,10 +576,18 @@ export class Store {
   /** Commit what is queued and close the file. Idempotent. */
   close(): void {
     if (this.closed) return;
-    if (!this.db.readonly) this.flush();
-    if (this.cancelTimer) this.cancelTimer();
-    this.closed = true;
-    this.db.close();
+    try {
+      if (!this.db.readonly) this.flush();
+    } catch (e) {
+      // A full disk or a lost lock: the file is closed all the same. What could not be committed
+      // was already reported by finishRun (the caller's StorageError); it stays in lastWriteError.
+      if (!storageFailureOf(e)) throw e;
+      this.lastWriteError = e as Error;
+    } finally {
+      if (this.cancelTimer) this.cancelTimer();
+      this.closed = true;
+      this.db.close();
+    }
   }
 }
 

@@ -2,14 +2,14 @@
  * @module cli/commands/common
  * Pieces every command shares: `--json [FILE]` output, threshold lines, exit-code rules.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Summary } from '../../analysis/summary.js';
 import type { ThresholdResult } from '../../analysis/thresholds.js';
 import { ExitCode, type Problem, UsageError, worstExitCode } from '../../core/errors.js';
 import { outputPathProblem, writeErrorProblem } from '../../core/output-path.js';
 import { withV1, withV1Note } from '../../core/url.js';
 import { type T, translator } from '../../i18n/index.js';
+import { writeTextFile } from '../../output/write.js';
 import { skipNotes, type TraceInfo } from '../../workload/index.js';
 import type { Io } from '../io.js';
 
@@ -36,8 +36,7 @@ export async function emitJson(
  */
 export async function writeOutputFile(path: string, text: string, flag: string): Promise<void> {
   try {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, text, 'utf8');
+    await writeTextFile(path, text);
   } catch (err) {
     const problem = writeErrorProblem(err, path, flag);
     throw problem ? new UsageError([problem]) : err;
@@ -88,7 +87,7 @@ export function formatThresholds(results: readonly ThresholdResult[], t: T = tra
 }
 
 /**
- * Exit code of a finished measurement: 130 > 1 > 3 > 2 > 0. A run that failed (fail fast: its
+ * Exit code of a finished measurement: 130 > 1 > 4 > 3 > 2 > 0. A run that failed (fail fast: its
  * first requests all failed the same unfixable way; or its server stopped answering mid-run,
  * validity `server_gone`) exits 3, as one where nothing succeeded.
  */

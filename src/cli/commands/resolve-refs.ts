@@ -35,10 +35,17 @@ export function openStoreForReading(db: string | undefined, cwd: string, t: T = 
 
 function readJsonl(path: string): RequestRecord[] {
   if (!existsSync(path)) return [];
+  // A file cut short (a full disk, a kill) names itself and the line, not report.json.
   return readFileSync(path, 'utf8')
     .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as RequestRecord);
+    .flatMap((l, i) => {
+      if (!l.trim()) return [];
+      try {
+        return [JSON.parse(l) as RequestRecord];
+      } catch (e) {
+        throw new Error(`${path}, line ${i + 1}: ${(e as Error).message}`);
+      }
+    });
 }
 
 /** Load every referenced run; every unknown reference is reported at once. */

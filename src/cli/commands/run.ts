@@ -7,7 +7,7 @@ import { type ErrorGroup, FAIL_FAST_UNSENT } from '../../analysis/errors.js';
 import { promptOverheadTokens } from '../../analysis/prompt-overhead.js';
 import { DEFAULT_SESSION_HEADER } from '../../client/index.js';
 import type { ApiEndpoint } from '../../client/types.js';
-import { ExitCode, type Problem } from '../../core/errors.js';
+import { ExitCode, type Problem, worstExitCode } from '../../core/errors.js';
 import { redactUrl } from '../../core/url.js';
 import { type T, translator } from '../../i18n/index.js';
 import { workloadOptions } from '../../pipeline/load-plan.js';
@@ -29,6 +29,7 @@ import { applyAliases, TARGET_ALIASES } from '../compat-flags.js';
 import type { Io } from '../io.js';
 import { langOf, parseCommon, resolvePaths } from '../options.js';
 import { num, type RawCommon } from '../raw-flags.js';
+import { formatStorageError } from '../storage-errors.js';
 import { VERSION } from '../version.js';
 import {
   emitJson,
@@ -298,12 +299,21 @@ export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = 
       log: (line) => io.stderr.write(`${line}\n`),
       t,
       awaitStart: startFromParentProcess(io.env),
+      // A full disk or a read-only store must not cost the summary: it is printed, then the error.
+      keepSaveErrors: true,
     });
     // Every file before the summary (measure wrote --out): a reader that closes stdout early
     // (`| head`) must not cost the --json file. JSON on stdout still comes after the summary.
     const json = input.common.output.json;
     const result = { ...m.report, thresholds: m.thresholds };
-    if (json !== true) await emitJson(json, result, io);
+    // A --json file that cannot be written is reported after the summary, not instead of it.
+    const jsonFailed =
+      json !== true
+        ? await emitJson(json, result, io).then(
+            () => null,
+            (e: unknown) => e,
+          )
+        : null;
     const head = {
       url: redactUrl(input.target.url),
       model: m.model,
@@ -340,10 +350,13 @@ export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = 
     const failedFast = m.result.reason === 'failed_fast';
     if (failedFast) io.stderr.write(failFastNotice(m.result.failed_fast, m.summary.errors, t));
     if (json === true) await emitJson(json, result, io);
+    for (const e of m.saveErrors) io.stderr.write(formatStorageError(e, t));
+    if (jsonFailed) throw jsonFailed;
     // A shard that missed the common start sent nothing: the job must fail, not be retried late.
     if (m.result.reason === 'late_start') return ExitCode.nothingSucceeded;
     const serverGone = m.validity.some((r) => r.code === 'server_gone');
-    return measurementExitCode(m.summary, m.thresholds, m.result.interrupted, failedFast || serverGone);
+    const code = measurementExitCode(m.summary, m.thresholds, m.result.interrupted, failedFast || serverGone);
+    return m.saveErrors.length ? worstExitCode([code, ExitCode.storage]) : code;
   } finally {
     off();
     store?.close();

@@ -10,6 +10,7 @@ import { probeTarget } from '../../client/engine-probe.js';
 import { redactUrl } from '../../client/index.js';
 import type { ApiEndpoint } from '../../client/types.js';
 import { UsageError } from '../../core/errors.js';
+import { rememberSecret, rememberUrlSecrets } from '../../core/redact.js';
 import { hostOf, isLocalUrl, serverRoot, withV1, withV1Note } from '../../core/url.js';
 import type { T } from '../../i18n/index.js';
 import { simEndpoint, urlEndpoint } from '../../pipeline/endpoint.js';
@@ -105,6 +106,8 @@ export async function startTarget(
     base.live = urlEndpoint(base.baseUrl, { local });
     base.model = t.model ?? exp.model ?? '';
     if (t.api_key_env) base.apiKey = deps.env[t.api_key_env] || undefined;
+    rememberSecret(base.apiKey);
+    rememberUrlSecrets(t.url as string);
   }
   const probe = await base.live.settle(
     probeTarget(base.baseUrl, {

@@ -15,6 +15,24 @@ export const cli = {
     "see 'servelab {command} --help'; docs/cli.md maps vLLM's bench flags to servelab's",
   'cli.error.see_help': "see 'servelab {command} --help'",
   'cli.error.target': 'error: {message}',
+  // src/cli/main.ts: a file or the store that cannot be written or read (exit code 4)
+  'cli.storage.full': 'error: cannot save to {path}: the disk is full',
+  'cli.storage.full_hint': 'free some space on that disk, or point the flag at another one',
+  'cli.storage.readonly': 'error: cannot write {path}: it is read-only (a read-only file or mount)',
+  'cli.storage.readonly_hint':
+    'make it writable, or point the flag at a writable place (a copy of the store, --no-db)',
+  'cli.storage.denied': 'error: cannot write {path}: permission denied',
+  'cli.storage.denied_hint':
+    'check the file and folder permissions, or point the flag at a place you can write to',
+  'cli.storage.locked': 'error: the store {path} is locked by another process{holder}',
+  'cli.storage.locked_hint': 'wait for it to finish, or use another --db for this one',
+  'cli.storage.corrupt': 'error: the store {path} is damaged (the database is malformed)',
+  'cli.storage.corrupt_hint':
+    'keep the file for what can be recovered (sqlite3 FILE .recover) and start a new --db',
+  'cli.storage.io': 'error: cannot read or write {path}: an I/O error',
+  'cli.storage.io_hint': 'check the disk, or point the flag at another place',
+  'cli.storage.detail': '  ({detail})',
+  'cli.storage.holder': ' ({holder})',
   'cli.error.internal': 'servelab: internal error (a bug; please report it)',
   // src/cli/options.ts: numbers
   'cli.num.not_number': 'expected a number, got "{raw}"',

@@ -51,6 +51,8 @@ export const exp = {
   'exp.schema.unknown_kind': 'unknown experiment kind {kind}',
   'exp.schema.yaml': 'YAML syntax: {error}',
   'exp.schema.yaml_at': 'YAML syntax: {error} (line {line}, column {col})',
+  'exp.schema.aliases': 'YAML aliases: {error}',
+  'exp.schema.aliases_hint': 'write the repeated values out, or use fewer aliases (`*name`)',
   'exp.schema.yaml_hint': 'indent with spaces and quote values that contain `: ` or `#`',
   'exp.schema.empty': 'the file is empty',
   'exp.schema.empty_hint': '`servelab exp init KIND > FILE.yaml` writes a template',

@@ -44,6 +44,8 @@ export const exp: Record<keyof typeof en, string> = {
   'exp.schema.unknown_kind': '未知的实验类型 {kind}',
   'exp.schema.yaml': 'YAML 语法错误：{error}',
   'exp.schema.yaml_at': 'YAML 语法错误：{error}（第 {line} 行，第 {col} 列）',
+  'exp.schema.aliases': 'YAML 别名过多：{error}',
+  'exp.schema.aliases_hint': '把重复的值直接写出来，或少用别名（`*name`）',
   'exp.schema.yaml_hint': '用空格缩进；含有 `: ` 或 `#` 的值请加引号',
   'exp.schema.empty': '文件是空的',
   'exp.schema.empty_hint': '`servelab exp init KIND > FILE.yaml` 会写出一个模板',

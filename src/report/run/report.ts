@@ -42,6 +42,9 @@ export function runReportProblem(value: unknown): string | null {
   for (const k of ['outcomes', 'finish_reasons', 'client'])
     if (!isObject(s[k])) return `summary.${k} is missing`;
   for (const k of ['errors', 'warnings']) if (!Array.isArray(s[k])) return `summary.${k} is missing`;
+  // The distributions every table, chart and diagnosis rule reads (analysis/summary SUMMARY_METRICS).
+  for (const k of ['ttft_ms', 'e2e_ms', 'tpot_ms', 'itl_ms'])
+    if (!isObject(s[k])) return `summary.${k} is missing (a {p50, p90, p99, …} block)`;
   return null;
 }
 

@@ -39,9 +39,10 @@ function fit(xs: readonly number[], ys: readonly number[]): { a: number; b: numb
  */
 export function highTtft(run: LoadedRun, o: Opts, unexplained: Unexplained): Finding | null {
   const s = run.summary;
-  const p50 = s.ttft_ms.p50;
-  const p90 = s.ttft_ms.p90;
-  const tpot = s.tpot_ms.p50;
+  // A report.json without a distribution (hand-made, or from another tool) has no symptom to read.
+  const p50 = s.ttft_ms?.p50 ?? null;
+  const p90 = s.ttft_ms?.p90 ?? null;
+  const tpot = s.tpot_ms?.p50 ?? null;
   if (p50 === null || p90 === null || tpot === null) return null;
   if (!(p90 > o.high_ttft_ms && p50 > o.ttft_over_tpot * tpot)) return null;
   const t = o.t;
