@@ -444,14 +444,18 @@ class UndiciHttpTarget implements HttpTarget {
     if (!agent) return;
     const path = `${this.path.replace(/\/(chat\/)?completions$/, '')}/models`;
     const one = async () => {
+      // Bounded: a server that answers /models slowly, or with a stream that never ends (a
+      // misbehaving proxy), must not hold the run before its window opens.
+      const signal = AbortSignal.timeout(PRECONNECT_TIMEOUT_MS);
       try {
         const res = await agent.request({
           origin: this.origin,
           path,
           method: 'GET',
           headers: this.baseHeaders,
+          signal,
         });
-        await res.body.dump();
+        await res.body.dump({ limit: 1 << 20, signal });
       } catch {
         // an unreachable server shows in the measured requests
       }
@@ -464,6 +468,9 @@ class UndiciHttpTarget implements HttpTarget {
     await this.ownAgent?.destroy();
   }
 }
+
+/** The longest one pre-opening request may take before the run goes on without it, ms. */
+const PRECONNECT_TIMEOUT_MS = 2000;
 
 /**
  * A {@link Target} for an OpenAI-compatible server at `opts.baseUrl` (ending in /v1):

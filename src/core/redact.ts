@@ -74,7 +74,12 @@ export function scrubSecrets(message: string, secrets: readonly (string | undefi
   for (const s of secrets) {
     if (s && s.length >= 4) out = out.split(s).join(REDACTED);
   }
-  return out.replace(/Bearer\s+[^\s"',;]+/gi, `Bearer ${REDACTED}`);
+  // A lowercase word or a `<placeholder>` after "Bearer" is prose ("the Bearer token that …",
+  // `--api-key <key>`'s help), not a credential: keys carry digits, capitals or symbols, and a
+  // remembered key is scrubbed above by its value whatever it looks like.
+  return out.replace(/Bearer\s+([^\s"',;]+)/gi, (m, v: string) =>
+    /^(?:[a-z]+|<[^>]*>)$/.test(v) ? m : `Bearer ${REDACTED}`,
+  );
 }
 
 /**

@@ -104,7 +104,8 @@ export function workloadCount(common: CommonSettings): number | undefined {
   if (l.mode === 'open' && l.durationS !== null) {
     // Refused before the workload is built for it (a 24-hour soak at 200/s plans 17 million).
     const n = openLoopCount(l.rateRps ?? 1, l.durationS);
-    const tooMany = plannedCountProblem(n, '--rate × --duration');
+    // An unbounded rate with a duration is refused on its own terms (settings' rules), not here.
+    const tooMany = Number.isFinite(n) ? plannedCountProblem(n, '--rate × --duration') : null;
     if (tooMany) throw new UsageError([tooMany]);
     return n;
   }

@@ -109,7 +109,8 @@ test('--duration ends with the drain timeout: stalled streams cancelled, then th
   assert.equal(r.signal, null, `the process hung and was killed; stderr: ${r.err}`);
   assert.equal(r.code, 0, r.err);
   const res = JSON.parse(r.out.trim().split('\n').pop() as string);
-  assert.equal(res.reason, 'duration');
+  // The drain ran out and cancelled the stalled streams: the end reason says so (not a plain `duration`).
+  assert.equal(res.reason, 'drain_timeout');
   assert.equal(res.records.length, 2);
   assert.ok(res.records.every(([outcome, sent]: [string, boolean]) => outcome === 'cancelled' && sent));
 });

@@ -43,6 +43,11 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     body += d;
   });
   req.on('end', () => {
+    // The runner opens its connections with GET /v1/models before the window (client/http preconnect).
+    if (req.method !== 'POST') {
+      res.writeHead(404).end();
+      return;
+    }
     seen.push(String(req.headers['x-request-id']));
     const prompt = JSON.parse(body).messages[0].content as string;
     res.writeHead(200, { 'content-type': 'text/event-stream' });
