@@ -150,7 +150,10 @@ warmup: 0
     assert.match(r.err, /^目标 engine：模拟器 qwen3-0\.6b，运行在 h100 上（虚拟时钟）$/m);
     assert.match(r.err, /^ {2}engine c=1：[\d.]+ tok\/s，p99 TTFT [\d.]+ ms，缓存命中 [\d.]+%，有效$/m);
     // The answer's table leads; the sweep's own table after it repeats no column of it.
-    assert.match(r.out, /^ {2}并发 +req\/s +输出 tok\/s +TTFT p99 ms +E2E p99 ms +错误率 % +结论 +拐点 +停止$/m);
+    assert.match(
+      r.out,
+      /^ {2}并发 +req\/s +输出 tok\/s +TTFT p99 ms +E2E p99 ms +错误率 % +结论 +拐点 +停止$/m,
+    );
     assert.match(r.out, /^ {2}1 .* 有效 *$/m);
     assert.match(r.out, /^并发 +服务端 tok\/s +TTFT p50\/p95 ms .* 缓存命中$/m);
     assert.match(r.out, /^拐点：/m);
@@ -160,7 +163,10 @@ warmup: 0
     // English, as before.
     const en = await cli(['exp', 'run', file, '--no-db']);
     assert.equal(en.code, 0, en.err);
-    assert.match(en.out, /^ {2}concurrency +req\/s +out tok\/s +TTFT p99 ms +E2E p99 ms +errors % +verdict +knee +stop$/m);
+    assert.match(
+      en.out,
+      /^ {2}concurrency +req\/s +out tok\/s +TTFT p99 ms +E2E p99 ms +errors % +verdict +knee +stop$/m,
+    );
     assert.match(en.err, /^ {2}engine c=1: [\d.]+ tok\/s, p99 TTFT [\d.]+ ms, cache hits [\d.]+%, valid$/m);
   });
 });
