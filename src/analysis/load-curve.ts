@@ -40,11 +40,19 @@ export function loadAxis(runs: readonly LoadedRun[]): 'concurrency' | 'rate_rps'
 
 /**
  * Which curve a run belongs to: its target (an experiment's target name, or `servelab run`'s
- * URL) and model. Runs of different targets are different curves: drawn or judged as one, a
- * slow target's levels interleave with a fast one's and the curve zig-zags.
+ * URL), model and cell (a matrix's `config.level.cell`: one workload shape). Runs of different
+ * targets or cells are different curves: drawn or judged as one, a slow target's (or a long
+ * prompt's) levels interleave with a fast one's and the curve zig-zags.
  */
 export function curveKey(run: LoadedRun): string {
-  return JSON.stringify([curveTarget(run), run.config.model ?? null]);
+  return JSON.stringify([curveTarget(run), run.config.model ?? null, runCell(run)]);
+}
+
+/** The matrix cell a run measured (`config.level.cell`, written by `exp/kinds/matrix`); null for any other run. */
+export function runCell(run: LoadedRun): string | null {
+  const level = run.config.level;
+  const cell = level !== null && typeof level === 'object' ? (level as { cell?: unknown }).cell : undefined;
+  return typeof cell === 'string' ? cell : null;
 }
 
 function curveTarget(run: LoadedRun): string | null {
@@ -61,7 +69,11 @@ export function curvesOf(runs: readonly LoadedRun[]): { name: string; runs: Load
     const k = curveKey(r);
     const c = m.get(k);
     if (c) c.runs.push(r);
-    else m.set(k, { name: curveTarget(r) ?? String(r.config.model ?? r.label), runs: [r] });
+    else {
+      const name = curveTarget(r) ?? String(r.config.model ?? r.label);
+      const cell = runCell(r);
+      m.set(k, { name: cell === null ? name : `${name} ${cell}`, runs: [r] });
+    }
   }
   return [...m.values()];
 }

@@ -31,13 +31,21 @@ import {
   posNum,
   str,
 } from '../core/fields.js';
-import { MAX_PLANNED_REQUESTS } from '../core/limits.js';
+import { MAX_PLANNED_REQUESTS, plannedCountProblem } from '../core/limits.js';
 import type { MessageKey, T } from '../i18n/index.js';
 import { drawSeed, type SeedSource } from '../runtime/seed.js';
 import { type DistUnit, parseLengthDist } from '../workload/index.js';
 
-/** The refusal of a request count over what one run may plan (its memory grows with it). */
-const MAX_REQUESTS = `expected at most ${MAX_PLANNED_REQUESTS.toLocaleString('en-US')} requests (one run holds its plan and its records in memory); split the load into several runs`;
+/**
+ * The refusal of a request count over what one run may plan (its memory grows with it): core/limits'
+ * one wording, which the flags' check ({@link checkFlagNumber}) gives too.
+ */
+const MAX_REQUESTS = {
+  error: (iss: { input?: unknown }) => {
+    const p = plannedCountProblem(Number(iss.input), '');
+    return p ? `${p.message}; ${p.hint}` : undefined;
+  },
+};
 /**
  * A length distribution, kept as its canonical string (what `--input-len` takes). The grammar
  * is workload's ({@link parseLengthDist}), so a file accepts what `run` accepts; spaces
@@ -455,7 +463,7 @@ export const RUN_SETTINGS = {
     aliases: [{ flag: 'request-rate', from: 'vLLM', help: '--rate (inf: every request at once)' }],
     description: 'Open loop: target arrival rate.',
   }),
-  requests: setting(posInt().max(MAX_PLANNED_REQUESTS, err(MAX_REQUESTS)), {
+  requests: setting(posInt().max(MAX_PLANNED_REQUESTS, MAX_REQUESTS), {
     group: 'load',
     flag: 'requests',
     arg: '<m>',
@@ -627,7 +635,7 @@ export const RUN_SETTINGS = {
     fresh: true,
     description: 'Seed for arrivals, lengths and prompts: the same seed gives the same requests.',
   }),
-  warmup: setting(nonNegInt().max(MAX_PLANNED_REQUESTS, err(MAX_REQUESTS)), {
+  warmup: setting(nonNegInt().max(MAX_PLANNED_REQUESTS, MAX_REQUESTS), {
     group: 'load',
     flag: 'warmup',
     arg: '<n>',
@@ -1228,6 +1236,10 @@ export function checkFlagNumber(
   if (range.int && !Number.isInteger(v)) return bad(t('cli.num.not_integer', { raw }));
   if (range.min !== undefined && v < range.min) return bad(t('cli.num.at_least', { min: range.min, raw }));
   if (range.gt !== undefined && v <= range.gt) return bad(t('cli.num.greater_than', { gt: range.gt, raw }));
+  if (range.max === MAX_PLANNED_REQUESTS && v > range.max) {
+    const tooMany = plannedCountProblem(v, key, t);
+    if (tooMany) return { value: null, problem: tooMany };
+  }
   if (range.max !== undefined && v > range.max) return bad(t('cli.num.at_most', { max: range.max, raw }));
   if (range.lt !== undefined && v >= range.lt) return bad(t('cli.num.below', { max: range.lt, raw }));
   return { value: v, problem: null };

@@ -2,6 +2,7 @@
  * @module core/limits
  * Sizes a run refuses up front, before anything is built for them.
  */
+import { type T, translator } from '../i18n/index.js';
 import type { Problem } from './errors.js';
 
 /**
@@ -12,12 +13,18 @@ import type { Problem } from './errors.js';
  */
 export const MAX_PLANNED_REQUESTS = 1_000_000;
 
-/** The problem of a run planning `n` requests when that is over {@link MAX_PLANNED_REQUESTS}; null if not. */
-export function plannedCountProblem(n: number, path: string): Problem | null {
+/**
+ * The problem of a run planning `n` requests when that is over {@link MAX_PLANNED_REQUESTS}; null if not.
+ * The one wording of this refusal, in `t`'s language: the flags (`--requests`, `--warmup`), a
+ * `--rate × --duration` product and a file's `requests:` all say it so (a file's in English, as
+ * every schema message).
+ */
+export function plannedCountProblem(n: number, path: string, t: T = translator('en')): Problem | null {
   if (!(n > MAX_PLANNED_REQUESTS)) return null;
+  const max = MAX_PLANNED_REQUESTS.toLocaleString('en-US');
   return {
     path,
-    message: `plans ${n.toExponential(3).replace(/\.?0+e/, 'e')} requests, over the most one run plans (${MAX_PLANNED_REQUESTS.toLocaleString('en-US')})`,
-    hint: `split the load into runs of at most ${MAX_PLANNED_REQUESTS.toLocaleString('en-US')} requests (a lower --rate or a shorter --duration)`,
+    message: t('run.limit.planned', { n: n.toExponential(3).replace(/\.?0+e/, 'e'), max }),
+    hint: t('run.limit.planned_hint', { max }),
   };
 }

@@ -8,6 +8,7 @@
 import { defaultOutputLen, syntheticDefault, workloadOptionValues } from '../config/run-settings.js';
 import { UsageError } from '../core/errors.js';
 import { plannedCountProblem } from '../core/limits.js';
+import type { T } from '../i18n/index.js';
 import type { LoadMode, SessionLoad } from '../runner/load.js';
 import { arrivalOffsetsMs, openLoopCount, traceOffsetsMs } from '../schedule/index.js';
 import {
@@ -97,15 +98,15 @@ export function sessionsLoadMode(
   return { kind: 'sessions', sessions, maxConcurrency: o.maxConcurrency };
 }
 
-/** Number of requests the workload must provide before the trace is known. */
-export function workloadCount(common: CommonSettings): number | undefined {
+/** Number of requests the workload must provide before the trace is known (a refusal in `t`'s language). */
+export function workloadCount(common: CommonSettings, t?: T): number | undefined {
   const l = common.load;
   if (l.mode === 'trace' || l.mode === 'sessions') return undefined;
   if (l.mode === 'open' && l.durationS !== null) {
     // Refused before the workload is built for it (a 24-hour soak at 200/s plans 17 million).
     const n = openLoopCount(l.rateRps ?? 1, l.durationS);
     // An unbounded rate with a duration is refused on its own terms (settings' rules), not here.
-    const tooMany = Number.isFinite(n) ? plannedCountProblem(n, '--rate × --duration') : null;
+    const tooMany = Number.isFinite(n) ? plannedCountProblem(n, '--rate × --duration', t) : null;
     if (tooMany) throw new UsageError([tooMany]);
     return n;
   }
@@ -116,13 +117,13 @@ export function workloadCount(common: CommonSettings): number | undefined {
  * The workload builder's options from the settings: synthetic prompts of the declared synthetic
  * lengths (`config/run-settings`) when no other prompt source is given, as an experiment file's.
  */
-export function workloadOptions(common: CommonSettings, model: string): WorkloadOptions {
+export function workloadOptions(common: CommonSettings, model: string, t?: T): WorkloadOptions {
   const w = common.workload;
   const noSource = w.prompt === null && !w.promptsFile && !w.dataset && !common.load.traceFile;
   return {
     ...workloadOptionValues(common.workload, 'settings'),
     seed: common.load.seed,
-    count: workloadCount(common),
+    count: workloadCount(common, t),
     model,
     prompt: w.prompt ?? undefined,
     promptsFile: w.promptsFile ?? undefined,

@@ -12,7 +12,7 @@
 
 import type { Diagnosis, Finding } from '../analysis/diagnose/types.js';
 import { formatErrorGroup } from '../analysis/errors.js';
-import { findKnee, loadCurves, sloOf } from '../analysis/load-curve.js';
+import { findKnee, loadCurves, runCell, sloOf } from '../analysis/load-curve.js';
 import type { LoadedRun, ReportRecordField } from '../analysis/loaded-run.js';
 import { redactSecrets } from '../core/redact.js';
 import { type T, translator } from '../i18n/index.js';
@@ -153,7 +153,7 @@ export interface Headline {
   sides: { a: string; b: string; blocks: number } | null;
   /** The knee of the first load curve, as a level, when the runs form one and it bent. */
   knee: { axis: 'concurrency' | 'rate_rps'; level: number } | null;
-  /** Whether the runs form a load curve (a sweep or matrix). */
+  /** Whether the runs form a load curve (a sweep; a matrix's cells are a grid of short curves, no one knee). */
   curve: boolean;
   /** Levels that are valid, of all (for a sweep). */
   validLevels: number;
@@ -166,8 +166,9 @@ export interface Headline {
 const SEVERITY_RANK = { critical: 0, warn: 1, info: 2 } as const;
 
 /**
- * The headline of a report over `runs`: the run it speaks for is the only one, else the knee
- * level of the load curve, else the valid run with the highest output tok/s, else the last.
+ * The headline of a report over `runs`: the run it speaks for is the only one, else the run the
+ * experiment's answer names, else the knee level of the load curve (not a matrix's: a grid has no
+ * one knee), else the valid run with the highest output tok/s, else the last.
  */
 export function headlineOf(runs: readonly LoadedRun[], d: Diagnosis, opts: HeadlineOptions = {}): Headline {
   const rows = comparisonTable(runs, opts);
@@ -175,7 +176,10 @@ export function headlineOf(runs: readonly LoadedRun[], d: Diagnosis, opts: Headl
   let focus = runs.length - 1;
   let why: Headline['focus']['why'] = runs.length === 1 ? 'only' : 'last';
   let knee: Headline['knee'] = null;
-  const lc = runs.length > 1 ? loadCurves(runs) : null;
+  // A matrix's runs are a grid (cell × level): each cell's curve has a knee of its own or none,
+  // and the grid as a whole has none to name; its answer names the cell the numbers are of.
+  const grid = runs.some((r) => runCell(r) !== null);
+  const lc = runs.length > 1 && !grid ? loadCurves(runs) : null;
   // A curve needs two levels: runs at one level (a baseline's targets) have no knee to reach.
   const curve = lc?.curves.find((c) => new Set(c.points.map((p) => p.x)).size > 1);
   if (lc && curve) {

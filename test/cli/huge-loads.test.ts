@@ -13,10 +13,10 @@ import { refusedPort, startSseServer } from '../helpers/misbehaving.js';
 it('--requests, --warmup and --rate × --duration over the limit: a usage error naming the most', async () => {
   const url = `http://127.0.0.1:${await refusedPort()}/v1`;
   const max = MAX_PLANNED_REQUESTS.toLocaleString('en-US');
-  for (const [args, limit] of [
-    [['--requests', '1e30'], String(MAX_PLANNED_REQUESTS)],
-    [['--requests', '10', '--warmup', '1e9'], String(MAX_PLANNED_REQUESTS)],
-    [['--rate', '200', '--duration', '86400'], max],
+  for (const [args, flag] of [
+    [['--requests', '1e30'], '--requests'],
+    [['--requests', '10', '--warmup', '1e9'], '--warmup'],
+    [['--rate', '200', '--duration', '86400'], '--rate × --duration'],
   ] as const) {
     const io = memoryIo({});
     const code = await main(
@@ -24,8 +24,43 @@ it('--requests, --warmup and --rate × --duration over the limit: a usage error 
       io,
     );
     assert.equal(code, 1, io.err());
-    assert.ok(io.err().includes(limit), io.err());
+    // One wording for all three (the flags' generic "must be at most" no longer shadows it).
+    assert.ok(io.err().includes(`${flag}: plans `), io.err());
+    assert.ok(io.err().includes(`over the most one run plans (${max})`), io.err());
     assert.doesNotMatch(io.err(), /RangeError|heap|internal error|\n\s+at /);
+  }
+});
+
+it('the refusal speaks the --lang language: zh-CN for each of the three, no English left', async () => {
+  const url = `http://127.0.0.1:${await refusedPort()}/v1`;
+  const max = MAX_PLANNED_REQUESTS.toLocaleString('en-US');
+  for (const args of [
+    ['--requests', '1e30'],
+    ['--requests', '10', '--warmup', '1e9'],
+    ['--rate', '200', '--duration', '86400'],
+  ]) {
+    const io = memoryIo({});
+    const code = await main(
+      [
+        'run',
+        '--url',
+        url,
+        '--model',
+        'm',
+        '--prompt',
+        'hi',
+        '--no-db',
+        '--no-scrape',
+        '--lang',
+        'zh-CN',
+        ...args,
+      ],
+      io,
+    );
+    assert.equal(code, 1, io.err());
+    assert.ok(io.err().includes(`超过单次运行的上限（${max}）`), io.err());
+    assert.ok(io.err().includes('把负载拆成多次运行'), io.err());
+    assert.doesNotMatch(io.err(), /plans|the most one run|split the load|must be at most/, io.err());
   }
 });
 

@@ -95,7 +95,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
       message: t('sessions.plan.both_searches'),
       hint: t('cli.keep_one'),
     });
-  problems.push(...workloadProblems(workloadOptions(common, model), t));
+  problems.push(...workloadProblems(workloadOptions(common, model, t), t));
   throwIfProblems(problems);
   const engine = cfg as NonNullable<typeof cfg>;
   const out = humanStream(common.output.json, io);

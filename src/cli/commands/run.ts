@@ -249,7 +249,7 @@ export function parseRunFlags(
     sessionHeader,
   };
   checkMeasureInput({ target, common }, problems);
-  problems.push(...workloadProblems(workloadOptions(common, common.generation.model ?? ''), t));
+  problems.push(...workloadProblems(workloadOptions(common, common.generation.model ?? '', t), t));
   throwIfProblems(problems);
   return {
     monitoring,

@@ -102,13 +102,19 @@ const gridColumns = (tr: T, errors: string): string[] => [
   errors,
 ];
 
-function matrixVerdict(cells: readonly MatrixCell[], tr: T): string {
+/** The cell (and level) with the most output throughput; null when none has a number. */
+function topCell(cells: readonly MatrixCell[]): MatrixCell | null {
   const withTput = cells.filter((c) => c.output_throughput_tok_s !== null);
-  const withTtft = cells.filter((c) => c.ttft_ms.p50 !== null);
-  if (!withTput.length || !withTtft.length) return tr('answer.matrix.no_data');
-  const top = withTput.reduce((a, b) =>
+  if (!withTput.length) return null;
+  return withTput.reduce((a, b) =>
     (b.output_throughput_tok_s as number) > (a.output_throughput_tok_s as number) ? b : a,
   );
+}
+
+function matrixVerdict(cells: readonly MatrixCell[], tr: T): string {
+  const top = topCell(cells);
+  const withTtft = cells.filter((c) => c.ttft_ms.p50 !== null);
+  if (!top || !withTtft.length) return tr('answer.matrix.no_data');
   const slow = withTtft.reduce((a, b) => ((b.ttft_ms.p50 as number) > (a.ttft_ms.p50 as number) ? b : a));
   const text = tr('answer.matrix.verdict', {
     top: top.cell,
@@ -173,6 +179,8 @@ export function matrixAnswer(res: MatrixResult, tr: T): ExperimentAnswer {
       ),
     },
     run_ids: runIdsOf(res.targets.flatMap((t) => t.cells.map((c) => c.run_id))),
+    // The headline's cards show the cell the verdict names first: the most throughput (first target's).
+    focus_run_id: topCell(res.targets[0]?.cells ?? [])?.run_id ?? null,
     interval: null,
   };
 }

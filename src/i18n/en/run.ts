@@ -118,4 +118,8 @@ export const run = {
   'run.warn.cpu': 'client CPU at {cpu}% (> {max}%): the load generator may be the bottleneck',
   'run.warn.littles_law':
     "Little's law: measured in-flight {measured} vs predicted {predicted} (gap {pct}%): the run did not reach a steady state (a queue built up during sending, or the client did not keep its users busy)",
+  'run.limit.planned':
+    'plans {n} requests, over the most one run plans ({max}): one run holds its plan and its records in memory',
+  'run.limit.planned_hint':
+    'split the load into runs of at most {max} requests each (fewer --requests or --warmup, a lower --rate or a shorter --duration)',
 } as const;

@@ -111,4 +111,8 @@ export const run: Record<keyof typeof en, string> = {
   'run.warn.cpu': '客户端 CPU 占用 {cpu}%（> {max}%）：瓶颈可能在压测客户端本身',
   'run.warn.littles_law':
     '利特尔定律：实测在途 {measured}，预测 {predicted}（偏差 {pct}%）：这次运行没有进入稳态（发送期间积压了队列，或者客户端没能让所有用户保持忙碌）',
+  'run.limit.planned':
+    '计划发送 {n} 个请求，超过单次运行的上限（{max}）：一次运行会把计划和全部记录都放在内存里',
+  'run.limit.planned_hint':
+    '把负载拆成多次运行，每次至多 {max} 个请求（减少 --requests 或 --warmup，降低 --rate 或缩短 --duration）',
 };
