@@ -332,6 +332,7 @@ export async function main(argv: string[], given: Io = processIo()): Promise<num
     .requiredOption('--out <dir>', 'folder for the merged report.json (and requests.jsonl with --exact)')
     .option('--exact', "recompute every statistic from the shards' records, not their histograms")
     .option('--allow-missing', "merge what is there; missing shards' planned requests count as lost")
+    .option('--json [file]', 'write the merged report as JSON to file, or stdout')
     .option('--lang <lang>', LANG_OPTION_HELP)
     .action((files, opts) => {
       action = async (io) => (await import('./commands/merge.js')).mergeCommand(files, opts, io);

@@ -13,7 +13,7 @@ import { type T, translator } from '../i18n/index.js';
 import type { AnswerAxis, AnswerCell, AnswerChart, ExperimentAnswer } from './answer.js';
 import { renderSvg, valueAxis, withBase } from './chart-kit.js';
 import { LEAD_HEIGHT, LEAD_WIDTH } from './charts.js';
-import { escapeHtml } from './comparison-table.js';
+import { escapeHtml, escapeMd } from './comparison-table.js';
 
 const EN = translator('en');
 
@@ -155,7 +155,6 @@ ${chart}
 }
 
 /** Escape a Markdown table cell's pipes (and keep it on one line). */
-const cellMd = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 /**
  * The answer as Markdown lines: the verdict in bold under the question, the table, the notes,
@@ -167,11 +166,11 @@ export function answerMarkdown(a: ExperimentAnswer, t: T = EN, chartPath: string
   const { columns, rows } = a.table;
   if (columns.length && rows.length) {
     L.push(
-      `| ${columns.map(cellMd).join(' | ')} |`,
+      `| ${columns.map(escapeMd).join(' | ')} |`,
       `|${columns.map((_, i) => (i && numericColumn(rows, i) ? ' ---: |' : ' --- |')).join('')}`,
     );
     for (const r of rows)
-      L.push(`| ${columns.map((_, i) => cellMd(answerCellText(r[i] ?? null))).join(' | ')} |`);
+      L.push(`| ${columns.map((_, i) => escapeMd(answerCellText(r[i] ?? null))).join(' | ')} |`);
     L.push('');
   }
   for (const n of a.notes ?? []) L.push(`- ${n}`);

@@ -392,7 +392,20 @@ export function renderTableText(rows: readonly ComparisonRow[], t?: T): string {
   return `${lines.join('\n')}\n`;
 }
 
-const mdEscape = (s: string) => s.replaceAll('|', '\\|');
+/**
+ * Text from a run (a model id, a label, a title, an error) made safe for Markdown, the one
+ * escaping of every Markdown this tool writes: HTML is escaped as {@link escapeHtml} does for the
+ * HTML report (a server's `<img onerror=…>` stays text), a `|` cannot end a table cell and a
+ * line break cannot end a table row.
+ */
+export function escapeMd(s: string): string {
+  return s
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('|', '\\|')
+    .replaceAll('\n', ' ');
+}
 
 /**
  * Markdown rendering: one row per run; `only` keeps the run column and that group's columns
@@ -404,13 +417,13 @@ export function renderTableMarkdown(
   only?: Exclude<ColumnGroup, 'run'>,
 ): string {
   const cols = columnsFor(rows).filter((c) => !only || c.group === 'run' || c.group === only);
-  const head = `| ${cols.map((c) => mdEscape(columnHeader(c, t))).join(' | ')} |`;
+  const head = `| ${cols.map((c) => escapeMd(columnHeader(c, t))).join(' | ')} |`;
   // Text columns (run, level, failed-by-class) align left, numbers right.
   const sep = `|${cols.map((c) => (c.text ? ' --- |' : ' ---: |')).join('')}`;
-  const body = grid(rows, cols, t).map((r) => `| ${r.map(mdEscape).join(' | ')} |`);
+  const body = grid(rows, cols, t).map((r) => `| ${r.map(escapeMd).join(' | ')} |`);
   // The notes are about percentiles and definitions: under the whole table, or the latency part.
   const note = (only && only !== 'latency' ? [] : tableNotes(rows, t))
-    .map((n) => `\n\n${mdEscape(n)}`)
+    .map((n) => `\n\n${escapeMd(n)}`)
     .join('');
   return `${[head, sep, ...body].join('\n')}${note}\n`;
 }

@@ -25,6 +25,7 @@ import {
   COLUMN_GROUPS,
   columnsFor,
   comparisonTable,
+  escapeMd,
   renderTableMarkdown,
   type TableOptions,
 } from './comparison-table.js';
@@ -96,7 +97,6 @@ export function chartsDirFor(mdFileName: string): string {
 }
 
 /** Escape a table cell's pipes (and keep it on one line). */
-const cellMd = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 /** A value as the write-up shows it: numbers rounded for reading (no float noise), objects as compact JSON. */
 export function readable(v: unknown): string {
@@ -202,7 +202,10 @@ export function renderMarkdownReport(
   const todo = (what: string) => `> _${t('writeup.todo', { what })}_`;
   const missing = t('common.missing');
   const L: string[] = [];
-  L.push(`# ${opts.title ?? t('writeup.title', { runs: runs.map((r) => r.label).join(', ') })}`, '');
+  L.push(
+    `# ${escapeMd(opts.title ?? t('writeup.title', { runs: runs.map((r) => r.label).join(', ') }))}`,
+    '',
+  );
   // What the experiment answers comes first; the evidence and the per-run detail follow.
   for (const a of answers) L.push(...a);
 
@@ -210,7 +213,7 @@ export function renderMarkdownReport(
   L.push(`**${t(diagnosis.valid ? 'report.verdict.valid' : 'report.verdict.invalid')}**`, '');
   for (const g of groupedReasons(diagnosis, runs))
     L.push(
-      `- \`${g.code}\` [${cellMd(g.runs.join(', '))}] ${g.runs.length > 1 ? t('report.verdict.firstOf', { message: g.message }) : g.message}`,
+      `- \`${g.code}\` [${escapeMd(g.runs.join(', '))}] ${g.runs.length > 1 ? t('report.verdict.firstOf', { message: g.message }) : g.message}`,
     );
   if (diagnosis.reasons.length) L.push('');
   if (runs.length) {
@@ -226,7 +229,7 @@ export function renderMarkdownReport(
               slo: `${x.slo} ${x.unit}`,
             });
       const scope = headlineScopeText(x, t);
-      L.push(`| ${x.name}${scope ? ` (${cellMd(scope)})` : ''} | ${headlineValue(x)} | ${slo} |`);
+      L.push(`| ${x.name}${scope ? ` (${escapeMd(scope)})` : ''} | ${headlineValue(x)} | ${slo} |`);
     }
     L.push('', headlineDiagnosisText(h, t), '');
   }
@@ -244,11 +247,11 @@ export function renderMarkdownReport(
     `| ${t('report.col.run')} | ${t('writeup.col.engine')} | ${t('writeup.col.version')} | ${t('writeup.col.model')} | GPU | ${t('writeup.col.count')} |`,
     '| --- | --- | --- | --- | --- | --- |',
   );
-  const fact = (f: SystemFact | null) => (f ? `${cellMd(f.value)} <sub>${f.from}</sub>` : missing);
+  const fact = (f: SystemFact | null) => (f ? `${escapeMd(f.value)} <sub>${f.from}</sub>` : missing);
   for (const r of runs) {
     const f = systemFacts(r);
     L.push(
-      `| ${cellMd(r.label)} | ${fact(f.engine)} | ${fact(f.version)} | ${fact(f.model)} | ${fact(f.gpu)} | ${fact(f.count)} |`,
+      `| ${escapeMd(r.label)} | ${fact(f.engine)} | ${fact(f.version)} | ${fact(f.model)} | ${fact(f.gpu)} | ${fact(f.count)} |`,
     );
   }
   L.push('', t('writeup.s2.sources'), '', todo(t('writeup.s2.todo')), '');
@@ -261,7 +264,7 @@ export function renderMarkdownReport(
     byRecord.set(key, [...(byRecord.get(key) ?? []), r]);
   }
   for (const [key, group] of byRecord) {
-    L.push(`### ${group.map((r) => cellMd(r.label)).join(', ')}`, '');
+    L.push(`### ${group.map((r) => escapeMd(r.label)).join(', ')}`, '');
     const r = group[0];
     if (!key || !r.record) {
       L.push(t('report.record.none'), '');
@@ -279,7 +282,7 @@ export function renderMarkdownReport(
       // A part with no value is missing whether or not the field lists it: never hidden.
       const miss = new Set(f.missing ?? []);
       for (const [k, v] of Object.entries(f.value ?? {})) if (v === null || v === undefined) miss.add(k);
-      L.push(`| ${name} | ${f.source} | ${cellMd(vals) || '—'} | ${[...miss].join(', ') || '—'} |`);
+      L.push(`| ${name} | ${f.source} | ${escapeMd(vals) || '—'} | ${[...miss].join(', ') || '—'} |`);
     }
     L.push('');
   }
@@ -293,7 +296,7 @@ export function renderMarkdownReport(
   const rows = comparisonTable(runs, opts);
   rows.forEach((row, i) => {
     L.push(
-      `| ${cellMd(row.label)} | ${row.level ?? '—'} | ${row.measured.value ?? '—'} | ${row.warmup.value ?? '—'} | ${row.window_s.value?.toFixed(1) ?? '—'} | ${cellMd(pairs(runs[i].config.load ?? null))} |`,
+      `| ${escapeMd(row.label)} | ${row.level ?? '—'} | ${row.measured.value ?? '—'} | ${row.warmup.value ?? '—'} | ${row.window_s.value?.toFixed(1) ?? '—'} | ${escapeMd(pairs(runs[i].config.load ?? null))} |`,
     );
   });
   L.push('', todo(t('writeup.s3.todo')), '');
@@ -314,7 +317,7 @@ export function renderMarkdownReport(
     for (const r of erring)
       for (const g of r.summary.errors)
         L.push(
-          `- ${cellMd(r.label)}: ${cellMd(formatErrorGroup(g))}${g.hint ? ` (${t('report.record.hint')}: ${cellMd(g.hint)})` : ''}`,
+          `- ${escapeMd(r.label)}: ${escapeMd(formatErrorGroup(g))}${g.hint ? ` (${t('report.record.hint')}: ${escapeMd(g.hint)})` : ''}`,
         );
     L.push('');
   }
@@ -328,46 +331,46 @@ export function renderMarkdownReport(
   }
   for (const r of foreign) {
     if (!r.source) continue;
-    L.push(`**${cellMd(r.label)}** (${t('report.source.definitions')}): ${t('writeup.vllmStats')}`, '');
+    L.push(`**${escapeMd(r.label)}** (${t('report.source.definitions')}): ${t('writeup.vllmStats')}`, '');
     const st = sourceStatsRows(r);
     if (st) {
       L.push(
-        `| ${st.header.map(cellMd).join(' | ')} |`,
+        `| ${st.header.map(escapeMd).join(' | ')} |`,
         `|${st.header.map((_, i) => (i ? ' ---: |' : ' --- |')).join('')}`,
       );
-      for (const row of st.rows) L.push(`| ${row.map(cellMd).join(' | ')} |`);
+      for (const row of st.rows) L.push(`| ${row.map(escapeMd).join(' | ')} |`);
       L.push('');
     }
-    for (const n of r.source.notes) L.push(`- ${cellMd(n)}`);
+    for (const n of r.source.notes) L.push(`- ${escapeMd(n)}`);
     if (r.source.notes.length) L.push('');
   }
   if (charts.length) L.push(`### ${t('report.h.charts')}`, '');
-  for (let i = 0; i < charts.length; i++) L.push(`![${charts[i].title}](${files[i].path})`, '');
+  for (let i = 0; i < charts.length; i++) L.push(`![${escapeMd(charts[i].title)}](${files[i].path})`, '');
 
   // 5. Explanation of the problem: the diagnosis.
   L.push(`## 5. ${t('writeup.s5')}`, '');
   if (diagnosis.findings.length === 0) L.push(t('report.diag.noRule'), '');
   for (const f of diagnosis.findings) {
     L.push(
-      `### ${f.symptom}`,
+      `### ${escapeMd(f.symptom)}`,
       '',
-      t('writeup.findingRuns', { runs: f.runs.join(', '), rule: `\`${f.rule}\`` }),
+      t('writeup.findingRuns', { runs: escapeMd(f.runs.join(', ')), rule: `\`${f.rule}\`` }),
       '',
     );
-    for (const e of f.evidence) L.push(`- ${e}`);
+    for (const e of f.evidence) L.push(`- ${escapeMd(e)}`);
     if (f.request_ids.length)
       L.push(`- ${t('report.diag.requests')}: ${f.request_ids.map((x) => `\`${x}\``).join(', ')}`);
-    L.push('', `**${t('report.diag.mechanism')}.** ${f.mechanism}`, '');
+    L.push('', `**${t('report.diag.mechanism')}.** ${escapeMd(f.mechanism)}`, '');
   }
   if (diagnosis.unexplained.length) {
     L.push(`### ${t('report.diag.unexplained')}`, '');
-    for (const u of diagnosis.unexplained) L.push(`- [${u.run}] ${u.observation}`);
+    for (const u of diagnosis.unexplained) L.push(`- [${escapeMd(u.run)}] ${escapeMd(u.observation)}`);
     L.push('');
   }
   if ((diagnosis.skipped ?? []).length) {
     L.push(`### ${t('report.diag.notChecked')}`, '');
     for (const x of diagnosis.skipped)
-      L.push(`- [${x.run}] ${x.checks.map((c) => `\`${c}\``).join(', ')}: ${x.reason}`);
+      L.push(`- [${escapeMd(x.run)}] ${x.checks.map((c) => `\`${c}\``).join(', ')}: ${escapeMd(x.reason)}`);
     L.push('');
   }
   L.push(todo(t('writeup.s5.todo')), '');
@@ -435,7 +438,7 @@ export function sourceNotesMarkdown(rows: readonly SourceNoteRow[], t: T = EN): 
   ];
   for (const r of rows)
     L.push(
-      `| ${cellMd(r.engine)} | ${cellMd(r.object)} | \`${cellMd(r.path)}\` | \`${cellMd(r.symbol)}\` | ${cellMd(r.version)} |${note ? ` ${cellMd(r.note ?? '')} |` : ''}`,
+      `| ${escapeMd(r.engine)} | ${escapeMd(r.object)} | \`${escapeMd(r.path)}\` | \`${escapeMd(r.symbol)}\` | ${escapeMd(r.version)} |${note ? ` ${escapeMd(r.note ?? '')} |` : ''}`,
     );
   return L;
 }

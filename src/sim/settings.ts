@@ -734,7 +734,9 @@ function crossRules(
   if (keys.includes('fault_rate') && keys.includes('faults')) {
     const rate = s.fault_rate;
     const faults = Array.isArray(s.faults) ? s.faults : [];
-    if (typeof rate === 'number' && rate > 0 && faults.length === 0)
+    // A list that did not parse (`stall:abc`) has its own problem; this rule is for no list.
+    const unparsed = s.faults !== undefined && !Array.isArray(s.faults);
+    if (typeof rate === 'number' && rate > 0 && faults.length === 0 && !unparsed)
       add({
         key: 'fault_rate',
         message: t('sim.rule.fault_rate_needs_faults'),

@@ -64,4 +64,14 @@ describe('simulator flags', () => {
       /warning: `servelab sim --seed` is deprecated: the simulator's seed is --sim-seed/,
     );
   });
+
+  it('a bad --faults entry with --fault-rate is reported as the bad entry, not as a missing list', async () => {
+    const io = memoryIo();
+    assert.equal(await main(['sim', '--faults', 'stall:abc', '--fault-rate', '0.1'], io), 1);
+    assert.match(io.err(), /--faults: "stall:abc" needs a positive pause in ms/);
+    assert.doesNotMatch(io.err(), /needs a list of faults/);
+    const none = memoryIo();
+    assert.equal(await main(['sim', '--fault-rate', '0.1'], none), 1);
+    assert.match(none.err(), /--fault-rate: a fault rate needs a list of faults/);
+  });
 });

@@ -218,7 +218,7 @@ describe('renderMarkdownReport', () => {
     assert.match(
       md,
       new RegExp(
-        `^\\*\\*NOT VALID: some numbers cannot bear weight\\*\\*\n\n- \`error_rate\` \\[${bad.label.replace(/[<&>]/g, '.')}\\] error rate`,
+        `^\\*\\*NOT VALID: some numbers cannot bear weight\\*\\*\n\n- \`error_rate\` \\[${bad.label.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')}\\] error rate`,
         'm',
       ),
     );
@@ -314,7 +314,7 @@ describe('renderMarkdownReport', () => {
   it('shows the record with sources and missing parts, and the load design per run, rounded', () => {
     assert.match(markdown, /\| image \| missing \| — \| digest \|/);
     assert.match(markdown, /\| engine \| probed \| name=servelab-sim, version=0\.1\.0 \| server_header \|/);
-    assert.match(markdown, /\| c4 <&> \| c=4 \| 24 \| 0 \| [\d.]+ \| concurrency=4 \|/);
+    assert.match(markdown, /\| c4 &lt;&amp;&gt; \| c=4 \| 24 \| 0 \| [\d.]+ \| concurrency=4 \|/);
     assert.doesNotMatch(markdown, /\d\.\d{5,}/);
   });
 });
@@ -366,7 +366,7 @@ describe('top errors in the write-up', () => {
     const md = renderMarkdownReport([failing], diagnose([failing]), { svgDir: '.' }).markdown;
     assert.match(
       md,
-      /Top errors:\n\n- c1 <&>: 23 × HTTP 401: Invalid or missing API key \(hint: set INFERENCE_API_KEY \(or name the variable with --api-key-env\)\)/,
+      /Top errors:\n\n- c1 &lt;&amp;&gt;: 23 × HTTP 401: Invalid or missing API key \(hint: set INFERENCE_API_KEY \(or name the variable with --api-key-env\)\)/,
     );
     const html = renderHtmlReport([failing], diagnose([failing]));
     assert.match(

@@ -114,8 +114,17 @@ export async function loadRuns(
         if (!row.summary)
           problems.push({
             path: ref,
-            message: t('cli.refs.no_summary', { id: row.id, status: row.status }),
-            hint: t('cli.refs.no_summary_hint'),
+            // A row whose writer is gone (SIGKILL, a crash) will never get one: say what is left.
+            message: t(row.status === 'running' ? 'cli.refs.no_summary' : 'cli.refs.ended_no_summary', {
+              id: row.id,
+              status: row.status,
+            }),
+            hint: t(
+              row.status === 'running' ? 'cli.refs.no_summary_hint' : 'cli.refs.ended_no_summary_hint',
+              {
+                id: row.id,
+              },
+            ),
           });
         else runs.push(loadedRunFromStore(store, row));
         continue;

@@ -206,6 +206,9 @@ export const cli = {
   'cli.refs.cannot_read': 'cannot read it ({error})',
   'cli.refs.no_summary': 'run {id} has no summary yet (status {status})',
   'cli.refs.no_summary_hint': 'wait for it to finish',
+  'cli.refs.ended_no_summary': 'run {id} ended without a summary (status {status}: its process is gone)',
+  'cli.refs.ended_no_summary_hint':
+    'the requests it recorded before it ended are in the store: servelab runs export {id}; run it again for a summary',
   'cli.refs.no_runs': 'experiment {id} has no finished runs',
   'cli.refs.no_runs_hint': 'run it with `servelab exp run`',
   'cli.refs.unknown': 'no such run, experiment or file',

@@ -185,6 +185,9 @@ export const cli: Record<keyof typeof en, string> = {
   'cli.refs.cannot_read': '无法读取（{error}）',
   'cli.refs.no_summary': '运行 {id} 还没有汇总（状态 {status}）',
   'cli.refs.no_summary_hint': '等它结束',
+  'cli.refs.ended_no_summary': '运行 {id} 未生成汇总就结束了（状态 {status}：它的进程已不存在）',
+  'cli.refs.ended_no_summary_hint':
+    '它结束前记录的请求仍在存储中：servelab runs export {id}；重新运行以得到汇总',
   'cli.refs.no_runs': '实验 {id} 没有已完成的运行',
   'cli.refs.no_runs_hint': '用 `servelab exp run` 运行它',
   'cli.refs.unknown': '没有这个运行、实验或文件',
