@@ -74,7 +74,7 @@ describe('shared-prefix groups', () => {
 });
 
 describe('staged load through the simulator', () => {
-  const cfg = resolveEngineConfig({ model: 'qwen3-0.6b', gpu: 'h100', max_model_len: 4096 });
+  const cfg = resolveEngineConfig({ model: 'qwen3-0.6b', gpu: 'h100', maxModelLen: 4096 });
   const spec = { numGroups: 2, promptsPerGroup: 5, systemPromptLen: 200, questionLen: 40, outputLen: 16 };
   const stages = [
     { rateRps: 4, durationS: 10 },
