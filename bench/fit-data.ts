@@ -17,6 +17,33 @@ import {
 
 export const FIT_DATA_DIR = resolve(import.meta.dirname, '../../shared/fit-data');
 
+/** The fit data's experiments, or null when the folder is absent. */
+function loadExperiments(dir: string): FitExperiment[] | null {
+  if (!existsSync(resolve(dir, 'experiments.json'))) return null;
+  return (
+    JSON.parse(readFileSync(resolve(dir, 'experiments.json'), 'utf8')) as { experiments: FitExperiment[] }
+  ).experiments;
+}
+
+/**
+ * `npm run bench fit-replay`: wall and CPU seconds of one experiment's replay in virtual time
+ * (issue 26 item 7 names experiment 61: Llama-3.1-70B TP4, 9,000 requests in two stages), or
+ * null when the fit data is absent.
+ */
+export function timeReplay(expId: string): { wallS: number; cpuS: number; requests: number } | null {
+  const x = loadExperiments(process.env.SERVELAB_FIT_DATA ?? FIT_DATA_DIR)?.find((e) => e.exp_id === expId);
+  if (!x) return null;
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  replayExperiment(x, 1);
+  const cpu = process.cpuUsage(c0);
+  return {
+    wallS: (performance.now() - t0) / 1000,
+    cpuS: (cpu.user + cpu.system) / 1e6,
+    requests: x.stages.reduce((n, s) => n + s.num_requests, 0),
+  };
+}
+
 /** Replay and print; returns the rows, or null when the fit data is absent. */
 export function runFitData(opts: { only?: string[]; seed?: number } = {}): FitComparison[] | null {
   const dir = process.env.SERVELAB_FIT_DATA ?? FIT_DATA_DIR;
