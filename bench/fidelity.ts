@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { bandsOf, runFidelity } from '../src/sim/fidelity/compare.js';
 import { FIDELITY_ROWS } from '../src/sim/fidelity/measurements.js';
+import { runFitData } from './fit-data.js';
 
 const results = runFidelity();
 const pad = (s: string, n: number) => s.padEnd(n);
@@ -24,6 +25,9 @@ for (const b of bands)
   console.log(
     `${b.regime}: ${b.rows} rows, median |error| ${b.medianAbsErrorPct.toFixed(1)}%, max ${b.maxAbsErrorPct.toFixed(1)}%`,
   );
+// The public fit experiments of issue 26, when ../shared/fit-data is there (not written to results.json).
+console.log('');
+runFitData();
 if (process.argv.includes('--write')) {
   const file = resolve(import.meta.dirname, '../src/sim/fidelity/results.json');
   writeFileSync(file, `${JSON.stringify({ bands, results }, null, 2)}\n`);

@@ -6,7 +6,8 @@
  * (runner lateness at 200 req/s), `sim-real` (simulator emit-time error in real time),
  * `sim-virtual` (simulator throughput in virtual time: the engine fast path and the measurement
  * path), `plan` (the wall time of one `servelab plan` command), `trace` (a 100k-request Azure
- * trace parsed and scheduled: time and peak memory). With no scenario, all run in that order. Figures go to stdout as one table (progress to
+ * trace parsed and scheduled: time and peak memory), `fit-replay` (fit-data experiment 61
+ * replayed in virtual time, issue 26). With no scenario, all run in that order. Figures go to stdout as one table (progress to
  * stderr); `--json FILE` also writes them as JSON. Benchmarks
  * measure and print: a missed target is shown as MISSED and never fails the process.
  * Everything runs on loopback only. See docs/bench.md for how to read each figure.
@@ -17,6 +18,7 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { benchClient } from './client.js';
 import { benchFirstWave } from './first-wave.js';
+import { timeReplay } from './fit-data.js';
 import { infoRow, medianRows, type Row, renderTable, type ScenarioResult, targetRow } from './lib.js';
 import { benchOpenLoop } from './open-loop.js';
 import { benchPlan } from './plan.js';
@@ -33,6 +35,7 @@ const SCENARIOS = [
   'plan',
   'workers',
   'trace',
+  'fit-replay',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -205,6 +208,31 @@ async function run(s: Scenario, quick: boolean): Promise<ScenarioResult> {
       });
     case 'trace':
       return benchTrace({ requests: 100_000 });
+    case 'fit-replay': {
+      // Issue 26 item 7: fit-data experiment 61 replayed in virtual time (bench/fit-data.ts).
+      const S = 'fit-replay';
+      const r = timeReplay('61');
+      if (!r)
+        return {
+          name: S,
+          rows: [],
+          details: {},
+          notes: ['fit-replay: ../shared/fit-data not found, skipped'],
+        };
+      const c = `fit-data exp 61 llama-3.1-70b tp4 ×${r.requests}`;
+      return {
+        name: S,
+        rows: [
+          targetRow(
+            { scenario: S, case: c, metric: 'replay wall time', value: r.wallS, unit: 's' },
+            { below: 8 },
+          ),
+          infoRow({ scenario: S, case: c, metric: 'replay CPU time', value: r.cpuS, unit: 's' }),
+        ],
+        details: r,
+        notes: [],
+      };
+    }
   }
 }
 

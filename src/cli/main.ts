@@ -223,6 +223,7 @@ export async function main(argv: string[], given: Io = processIo()): Promise<num
   addCompatOptions(plan);
   addLangOption(plan);
   plan
+    .option('--endpoint <kind>', 'chat or completions (streamed; default chat)')
     .option(
       '--find-max-concurrency',
       'search for the largest closed-loop concurrency at which 99% of requests meet --slo',

@@ -93,10 +93,16 @@ export function planRequestFromSpec(
   };
 }
 
-/** Closed loop: `concurrency` users, each sending its next request when the last one ends. Open loop: absolute arrival times (ms, one per request, in request order). */
+/**
+ * Closed loop: `concurrency` users, each sending its next request when the last one ends. Open
+ * loop: absolute arrival times (ms, one per request, in request order). Staged: per stage, send
+ * offsets from the stage's start (`schedule/stages`); stage 0 starts at 0 and stage s + 1 starts
+ * `pauseMs` after the last request of stage s has ended. Requests are in stage order.
+ */
 export type PlanLoad =
   | { kind: 'closed'; concurrency: number }
-  | { kind: 'open'; arrivalsMs: number[]; maxConcurrency?: number };
+  | { kind: 'open'; arrivalsMs: number[]; maxConcurrency?: number }
+  | { kind: 'staged'; stageOffsetsMs: number[][]; pauseMs: number };
 
 /** The engine's own view of one request (vLLM's QUEUED/SCHEDULED/NEW_TOKENS intervals), ms. */
 export interface ServerTimes {
@@ -149,13 +155,27 @@ export function simulateDetailed(cfg: EngineConfig, reqs: PlanRequest[], load: P
   const frontend = new ApiServerQueue(cfg.apiServerCount, cfg.calibration?.frontend);
   const records: RequestRecord[] = new Array(n);
   const engineReqs: (EngineReq | undefined)[] = new Array(n);
-  if (load.kind === 'open' && load.arrivalsMs.length !== n) {
-    throw new RangeError(`open load needs one arrival per request (${load.arrivalsMs.length} for ${n})`);
+  // Staged loads are open loads whose later stages' times are set when the previous one drains.
+  const arrivalsMs =
+    load.kind === 'open'
+      ? load.arrivalsMs
+      : load.kind === 'staged'
+        ? load.stageOffsetsMs.flatMap((o, s) => (s === 0 ? o : o.map(() => Number.POSITIVE_INFINITY)))
+        : [];
+  const open = load.kind !== 'closed';
+  if (open && arrivalsMs.length !== n) {
+    throw new RangeError(`open load needs one arrival per request (${arrivalsMs.length} for ${n})`);
   }
+  // Staged: the first request index of each stage, and how many of the current stage have ended.
+  const stageStart: number[] = [0];
+  if (load.kind === 'staged')
+    for (const o of load.stageOffsetsMs) stageStart.push(stageStart.at(-1)! + o.length);
+  let stage = 0;
+  let stageDone = 0;
   const cap =
     load.kind === 'closed'
       ? Math.max(1, Math.floor(load.concurrency))
-      : load.maxConcurrency && load.maxConcurrency > 0
+      : load.kind === 'open' && load.maxConcurrency && load.maxConcurrency > 0
         ? Math.floor(load.maxConcurrency)
         : Number.POSITIVE_INFINITY;
   // Requests sent but not yet at the engine; send times never decrease, so a FIFO suffices.
@@ -178,8 +198,8 @@ export function simulateDetailed(cfg: EngineConfig, reqs: PlanRequest[], load: P
 
   /** Start open-loop arrivals due by `nowMs`; `deferredAtMs` is the send time for ones held back by the cap. */
   const startOpen = (nowMs: number, deferredAtMs: number | null) => {
-    if (load.kind !== 'open') return;
-    const arr = load.arrivalsMs;
+    if (!open) return;
+    const arr = arrivalsMs;
     while (nextStart < n && arr[nextStart] <= nowMs && inflight < cap) {
       const at = deferredAtMs === null ? arr[nextStart] : Math.max(arr[nextStart], deferredAtMs);
       start(nextStart, at, arr[nextStart]);
@@ -217,8 +237,7 @@ export function simulateDetailed(cfg: EngineConfig, reqs: PlanRequest[], load: P
     if (!engine.hasWork()) {
       let next = Number.POSITIVE_INFINITY;
       if (pendHead < pendIdx.length) next = pendAt[pendHead];
-      if (load.kind === 'open' && nextStart < n && inflight < cap)
-        next = Math.min(next, load.arrivalsMs[nextStart]);
+      if (open && nextStart < n && inflight < cap) next = Math.min(next, arrivalsMs[nextStart]);
       if (next === Number.POSITIVE_INFINITY) throw new Error('planner stalled with requests left');
       t = Math.max(t, next);
       continue;
@@ -269,6 +288,14 @@ export function simulateDetailed(cfg: EngineConfig, reqs: PlanRequest[], load: P
       };
       inflight--;
       done++;
+      if (load.kind === 'staged' && ++stageDone === stageStart[stage + 1] - stageStart[stage]) {
+        // Requests end in any order, but a stage's are all sent before the next stage's.
+        stage++;
+        stageDone = 0;
+        const offs = load.stageOffsetsMs[stage];
+        const t0 = emit + load.pauseMs;
+        if (offs) for (let k = 0; k < offs.length; k++) arrivalsMs[stageStart[stage] + k] = t0 + offs[k];
+      }
       if (load.kind === 'closed' && nextStart < n) {
         start(nextStart, emit, emit);
         nextStart++;

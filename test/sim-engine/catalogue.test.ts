@@ -31,6 +31,14 @@ describe('parameter counts', () => {
     ['qwen3-14b', 14_767_882_240, 14_767_882_240],
     ['deepseek-r1-distill-llama-8b', 8_029_995_008, 8_029_995_008],
     ['llama-3.3-70b', 70_552_387_584, 70_552_387_584],
+    // The fit-data models (norms excluded, as above): cards say Llama-2-7B 6.74B, Qwen2.5-7B
+    // 7.61B, Mistral-Nemo 12.2B, Yi-34B 34.4B, Llama-4-Scout 109B / 17B (with its vision tower).
+    ['llama-2-7b', 6_738_149_376, 6_738_149_376],
+    ['qwen2.5-7b', 7_615_283_200, 7_615_283_200],
+    ['mistral-nemo-12b', 12_247_367_680, 12_247_367_680],
+    ['yi-34b', 34_388_049_920, 34_388_049_920],
+    // 48 × (attention 52,428,800 + router 81,920 + 17 experts × 125,829,120) + 2 × 1,034,485,760.
+    ['llama-4-scout-17b-16e', 107_769_610_240, 17_172_643_840],
   ];
   for (const [name, total, active] of table)
     it(`${name}: ${(total / 1e9).toFixed(2)}B total, ${(active / 1e9).toFixed(2)}B active`, () => {

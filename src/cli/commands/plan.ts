@@ -32,9 +32,12 @@ import {
   measurementExitCode,
   throwIfProblems,
 } from './common.js';
+import { parseEndpoint } from './run.js';
 import { parseSimFlags, type RawSimFlags } from './sim-flags.js';
 
 export interface RawPlan extends RawCommon, RawSimFlags {
+  /** `--endpoint chat|completions`: the API the simulated server is sent (default chat). */
+  endpoint?: string;
   findMaxConcurrency?: boolean;
   findMaxUsers?: boolean;
   db?: string | boolean;
@@ -49,6 +52,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   const engineOpts = parseSimFlags(raw, problems, 'plan', io.cwd, t);
   const notes: string[] = [];
   const common = resolvePaths(parseCommon({ ...raw, model: engineOpts.model }, problems, notes, t), io.cwd);
+  const endpoint = parseEndpoint(raw, problems, notes, t);
   for (const n of notes) io.stderr.write(`${n}\n`);
   if (common.load.mode === 'closed' && common.load.durationS !== null)
     problems.push({
@@ -69,7 +73,10 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
       return null;
     }
   })();
-  const input = { target: targetSettings(`sim://${cfg?.gpu.name ?? engineOpts.gpu}/${model}`), common };
+  const input = {
+    target: targetSettings(`sim://${cfg?.gpu.name ?? engineOpts.gpu}/${model}`, { endpoint }),
+    common,
+  };
   const { slo } = checkMeasureInput(input, problems);
   if (raw.findMaxConcurrency && !slo)
     problems.push({

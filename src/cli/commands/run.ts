@@ -128,7 +128,12 @@ function hostPortUrl(raw: RawRun, problems: Problem[], notes: string[], t: T): s
 }
 
 /** `--endpoint` (also vLLM's path form) and vLLM's `--backend`, as the API to send. */
-function parseEndpoint(raw: RawRun, problems: Problem[], notes: string[], t: T): ApiEndpoint {
+export function parseEndpoint(
+  raw: Pick<RawRun, 'endpoint' | 'backend'>,
+  problems: Problem[],
+  notes: string[],
+  t: T,
+): ApiEndpoint {
   // vLLM's --endpoint is the path (`/v1/chat/completions`, `/v1/completions`).
   const path = raw.endpoint?.replace(/\/+$/, '');
   const fromPath = path?.endsWith('/chat/completions')

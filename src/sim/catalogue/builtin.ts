@@ -306,4 +306,107 @@ export const BUILTIN_MODELS: Record<string, ModelSpec> = {
     max_position_embeddings: 131072,
     reasoning: false,
   },
+  // The models of the fit data (`../shared/fit-data/`, issue 26), from their public config.json.
+  'llama-2-7b': {
+    // huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json (LlamaForCausalLM, model_type
+    // llama): multi-head attention (num_key_value_heads 32 = heads), 4k context, 32k vocabulary.
+    name: 'llama-2-7b',
+    hf_id: 'meta-llama/Llama-2-7b-hf',
+    model_type: 'llama',
+    torch_dtype: 'float16',
+    num_hidden_layers: 32,
+    hidden_size: 4096,
+    num_attention_heads: 32,
+    num_key_value_heads: 32,
+    head_dim: 128,
+    intermediate_size: 11008,
+    vocab_size: 32000,
+    tie_word_embeddings: false,
+    max_position_embeddings: 4096,
+    reasoning: false,
+  },
+  'qwen2.5-7b': {
+    // huggingface.co/Qwen/Qwen2.5-7B-Instruct/blob/main/config.json (Qwen2ForCausalLM, model_type
+    // qwen2; no head_dim field: 3584 / 28 = 128).
+    name: 'qwen2.5-7b',
+    hf_id: 'Qwen/Qwen2.5-7B-Instruct',
+    model_type: 'qwen2',
+    torch_dtype: 'bfloat16',
+    num_hidden_layers: 28,
+    hidden_size: 3584,
+    num_attention_heads: 28,
+    num_key_value_heads: 4,
+    head_dim: 128,
+    intermediate_size: 18944,
+    vocab_size: 152064,
+    tie_word_embeddings: false,
+    max_position_embeddings: 32768,
+    reasoning: false,
+  },
+  'mistral-nemo-12b': {
+    // huggingface.co/mistralai/Mistral-Nemo-Instruct-2407/blob/main/config.json
+    // (MistralForCausalLM, model_type mistral): head_dim 128 is given (32 × 128 = 4096 < 5120).
+    name: 'mistral-nemo-12b',
+    hf_id: 'mistralai/Mistral-Nemo-Instruct-2407',
+    model_type: 'mistral',
+    torch_dtype: 'bfloat16',
+    num_hidden_layers: 40,
+    hidden_size: 5120,
+    num_attention_heads: 32,
+    num_key_value_heads: 8,
+    head_dim: 128,
+    intermediate_size: 14336,
+    vocab_size: 131072,
+    tie_word_embeddings: false,
+    max_position_embeddings: 1024000,
+    reasoning: false,
+  },
+  'yi-34b': {
+    // huggingface.co/01-ai/Yi-34B/blob/main/config.json, as collected in
+    // inference-sim/inference-sim:model_configs/yi-34b/config.json @ 64e43c88 (LlamaForCausalLM;
+    // 7168 / 56 = 128 per head).
+    name: 'yi-34b',
+    hf_id: '01-ai/Yi-34B',
+    model_type: 'llama',
+    torch_dtype: 'bfloat16',
+    num_hidden_layers: 60,
+    hidden_size: 7168,
+    num_attention_heads: 56,
+    num_key_value_heads: 8,
+    head_dim: 128,
+    intermediate_size: 20480,
+    vocab_size: 64000,
+    tie_word_embeddings: false,
+    max_position_embeddings: 4096,
+    reasoning: false,
+  },
+  'llama-4-scout-17b-16e': {
+    // huggingface.co/RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic/blob/main/config.json
+    // (the FP8 checkpoint of meta-llama/Llama-4-Scout-17B-16E-Instruct; Llama4ForConditionalGeneration,
+    // text_config model_type llama4_text). Text model only: 48 layers, every one MoE
+    // (interleave_moe_layer_step 1), 16 routed experts of 8192 (intermediate_size), top-1, plus
+    // one shared expert of the same size (vLLM `llama4.py`, `Llama4MoE.shared_expert`);
+    // intermediate_size_mlp 16384 sizes a dense layer, of which Scout has none. Simulate with
+    // `--dtype fp8`. 109B total, 17B activated (model card).
+    name: 'llama-4-scout-17b-16e',
+    hf_id: 'RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic',
+    model_type: 'llama4_text',
+    torch_dtype: 'bfloat16',
+    num_hidden_layers: 48,
+    hidden_size: 5120,
+    num_attention_heads: 40,
+    num_key_value_heads: 8,
+    head_dim: 128,
+    intermediate_size: 16384,
+    vocab_size: 202048,
+    tie_word_embeddings: false,
+    max_position_embeddings: 10485760,
+    reasoning: false,
+    num_experts: 16,
+    num_experts_per_tok: 1,
+    moe_intermediate_size: 8192,
+    shared_expert_intermediate_size: 8192,
+    decoder_sparse_step: 1,
+    mlp_only_layers: [],
+  },
 };

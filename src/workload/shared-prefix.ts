@@ -1,0 +1,75 @@
+/**
+ * @module workload/shared-prefix
+ * inference-perf's `shared_prefix` data as a pure plan: `numGroups` system prompts of
+ * `systemPromptLen` tokens, each followed by `promptsPerGroup` questions of `questionLen` tokens,
+ * so N·M distinct prompts, shuffled once; request n of a stage sends `prompts[n % (N·M)]`, so
+ * whole prompts repeat every N·M requests (and a prefix cache can hit most of each prompt).
+ * Upstream: `kubernetes-sigs/inference-perf` @ e8e0aa99,
+ * `inference_perf/datagen/shared_prefix_datagen.py` (`_generate_prompts`: per group one random
+ * system prompt and `num_prompts_per_group` random questions, joined by a space, then
+ * `random.shuffle`; `load_lazy_data`: `data_index % len(prompts)`), and
+ * `inference_perf/loadgen/load_generator.py` (`run_stage` numbers each stage's requests from 0).
+ * Lengths are fixed here (upstream's `question_len_std` etc. default to fixed lengths).
+ */
+import { Rng } from '../runtime/rng.js';
+
+export interface SharedPrefixSpec {
+  /** System prompts (upstream `num_groups`, default 10). */
+  numGroups: number;
+  /** Questions per system prompt (upstream `num_prompts_per_group`, default 10). */
+  promptsPerGroup: number;
+  /** Tokens of each system prompt. */
+  systemPromptLen: number;
+  /** Tokens of each question. */
+  questionLen: number;
+  /** Output tokens of each request (max_tokens, sent with ignore_eos). */
+  outputLen: number;
+}
+
+/** One of the N·M prompts: its group and its question within the group. */
+export interface SharedPrefixSlot {
+  group: number;
+  question: number;
+}
+
+/**
+ * The N·M prompts in their shuffled order (Fisher–Yates, seeded): slot k is what request k,
+ * k + N·M, k + 2·N·M, … of a stage send.
+ */
+export function sharedPrefixOrder(spec: SharedPrefixSpec, seed: number): SharedPrefixSlot[] {
+  const slots: SharedPrefixSlot[] = [];
+  for (let g = 0; g < spec.numGroups; g++)
+    for (let q = 0; q < spec.promptsPerGroup; q++) slots.push({ group: g, question: q });
+  const rng = new Rng(`${seed}:shared-prefix-order`);
+  for (let i = slots.length - 1; i > 0; i--) {
+    const j = rng.int(0, i);
+    [slots[i], slots[j]] = [slots[j], slots[i]];
+  }
+  return slots;
+}
+
+/** The slot request `n` (0-based within its stage) sends. */
+export function sharedPrefixSlotAt(order: readonly SharedPrefixSlot[], n: number): SharedPrefixSlot {
+  return order[n % order.length];
+}
+
+/**
+ * Random token ids for every prompt, in the shuffled order: prompt k = its group's system
+ * prompt followed by its question, `systemPromptLen + questionLen` ids (times `lengthScale`,
+ * for servers that re-tokenize decoded random ids into more tokens, split in the same ratio).
+ * For the simulator, which takes token ids; upstream decodes the ids to text.
+ */
+export function sharedPrefixTokenIds(
+  spec: SharedPrefixSpec,
+  seed: number,
+  vocabSize: number,
+  lengthScale = 1,
+): number[][] {
+  const sysLen = Math.round(spec.systemPromptLen * lengthScale);
+  const qLen = Math.round(spec.questionLen * lengthScale);
+  const rng = new Rng(`${seed}:shared-prefix-ids`);
+  const ids = (n: number) => Array.from({ length: n }, () => rng.int(0, vocabSize - 1));
+  const systems = Array.from({ length: spec.numGroups }, () => ids(sysLen));
+  const questions = systems.map(() => Array.from({ length: spec.promptsPerGroup }, () => ids(qLen)));
+  return sharedPrefixOrder(spec, seed).map((s) => systems[s.group].concat(questions[s.group][s.question]));
+}
