@@ -37,16 +37,22 @@ describe('catalogue', () => {
       'mi300x',
       'rtx4090',
     ]);
+    // …and issue 26's fit-data models (../shared/fit-data).
     assert.deepEqual(Object.keys(cat.models).sort(), [
       'deepseek-r1-distill-llama-8b',
+      'llama-2-7b',
       'llama-3.1-70b',
       'llama-3.1-8b',
       'llama-3.3-70b',
+      'llama-4-scout-17b-16e',
+      'mistral-nemo-12b',
+      'qwen2.5-7b',
       'qwen3-0.6b',
       'qwen3-14b',
       'qwen3-30b-a3b',
       'qwen3-32b',
       'qwen3-8b',
+      'yi-34b',
     ]);
   });
 
