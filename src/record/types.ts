@@ -211,3 +211,18 @@ export function shiftRecord(r: RequestRecord, offsetMs: number): RequestRecord {
     chunk_times_ms: r.chunk_times_ms.map((t) => t + offsetMs),
   };
 }
+
+/**
+ * Why a run ended, as the runner returns it and report.json stores it (`end.reason`):
+ * `drain_timeout`, a duration run whose requests still in flight after `--drain-timeout` were
+ * cancelled; `server_gone`, the server stopped answering mid-run.
+ */
+export type RunEndReason =
+  | 'completed'
+  | 'duration'
+  | 'drain_timeout'
+  | 'interrupted'
+  | 'error'
+  | 'failed_fast'
+  | 'late_start'
+  | 'server_gone';

@@ -4,7 +4,7 @@
  * the store writer, the live dashboard) implement the hooks they care about. Hooks are called
  * synchronously on the hot path, so they must be cheap and must never throw or block.
  */
-import type { RequestRecord } from '../record/types.js';
+import type { RequestRecord, RunEndReason } from '../record/types.js';
 
 export interface RunStartInfo {
   /** Unix ms at the run clock's origin. */
@@ -13,16 +13,7 @@ export interface RunStartInfo {
   planned: number | null;
 }
 
-/** Why a run ended (`drain_timeout`: a duration run whose requests still in flight after the drain were cancelled). */
-export type RunEndReason =
-  | 'completed'
-  | 'duration'
-  | 'drain_timeout'
-  | 'interrupted'
-  | 'error'
-  | 'failed_fast'
-  | 'late_start'
-  | 'server_gone';
+export type { RunEndReason } from '../record/types.js';
 
 export interface RunObserver {
   onRunStart?(info: RunStartInfo): void;

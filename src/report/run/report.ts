@@ -10,7 +10,7 @@ import type { ValidityReason } from '../../analysis/diagnose/types.js';
 import type { SeriesPoint } from '../../analysis/loaded-run.js';
 import type { SessionsSummary } from '../../analysis/sessions.js';
 import type { Summary } from '../../analysis/summary.js';
-import type { RequestRecord } from '../../record/types.js';
+import type { RequestRecord, RunEndReason } from '../../record/types.js';
 
 /** Name of the per-request record file next to `report.json`. */
 export const RECORDS_FILE = 'requests.jsonl';
@@ -64,16 +64,7 @@ export interface RunEnvironment {
 
 /** How the run ended (from the runner's result). */
 export interface RunEnd {
-  /** `drain_timeout`: a duration run whose requests still in flight after `--drain-timeout` were cancelled; `server_gone`: the server stopped answering. */
-  reason:
-    | 'completed'
-    | 'duration'
-    | 'drain_timeout'
-    | 'interrupted'
-    | 'error'
-    | 'failed_fast'
-    | 'late_start'
-    | 'server_gone';
+  reason: RunEndReason;
   interrupted: boolean;
   /** With reason `failed_fast`: why the run stopped early (`20 × HTTP 401: …`). */
   failed_fast?: string | null;
