@@ -13,6 +13,7 @@ import { chunkGaps, e2eMs, ttftMs } from '../analysis/request.js';
 import { UsageError } from '../core/errors.js';
 import { OUTCOMES, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
 import type { RunObserver } from '../runner/events.js';
+import { listenLocal } from './listen.js';
 
 /** TTFT buckets, s: vLLM's `time_to_first_token_seconds` buckets, so the two line up in Grafana. */
 export const TTFT_BUCKETS_S = [
@@ -166,7 +167,7 @@ export interface MetricsServer {
  *   unless the user asks for it.
  * @throws UsageError (naming `--metrics-port`) for a port out of range or in use
  */
-export function startMetricsServer(
+export async function startMetricsServer(
   registry: Registry,
   opts: { port: number; host?: string; log?: (line: string) => void },
 ): Promise<MetricsServer> {
@@ -201,36 +202,19 @@ export function startMetricsServer(
   });
   // Scrapers keep connections open; do not let them hold close() hostage.
   server.keepAliveTimeout = 5000;
-  return new Promise((resolve, reject) => {
-    const onError = (err: NodeJS.ErrnoException) =>
-      reject(
-        err.code === 'EADDRINUSE' || err.code === 'EACCES'
-          ? new UsageError([
-              {
-                path: '--metrics-port',
-                message: `cannot listen on ${host}:${opts.port} (${err.code === 'EADDRINUSE' ? 'in use' : 'permission denied'})`,
-                hint: 'pick another --metrics-port, or 0 for any free one',
-              },
-            ])
-          : err,
-      );
-    server.once('error', onError);
-    server.listen(opts.port, host, () => {
-      server.off('error', onError);
-      const addr = server.address();
-      const port = typeof addr === 'object' && addr ? addr.port : opts.port;
-      const shown = host.includes(':') ? `[${host}]` : host;
-      const url = `http://${shown}:${port}`;
-      opts.log?.(`listening on ${url}`);
-      resolve({
-        url,
-        port,
-        close: () =>
-          new Promise<void>((res, rej) => {
-            server.close((err) => (err ? rej(err) : res()));
-            server.closeAllConnections();
-          }),
-      });
-    });
-  });
+  const { url, port } = await listenLocal(server, host, opts.port, (code) => ({
+    path: '--metrics-port',
+    message: `cannot listen on ${host}:${opts.port} (${code === 'EADDRINUSE' ? 'in use' : 'permission denied'})`,
+    hint: 'pick another --metrics-port, or 0 for any free one',
+  }));
+  opts.log?.(`listening on ${url}`);
+  return {
+    url,
+    port,
+    close: () =>
+      new Promise<void>((res, rej) => {
+        server.close((err) => (err ? rej(err) : res()));
+        server.closeAllConnections();
+      }),
+  };
 }

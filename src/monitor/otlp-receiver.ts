@@ -14,9 +14,9 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import otlpRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
-import { UsageError } from '../core/errors.js';
 import type { T } from '../i18n/index.js';
 import type { SpanAttributeValue } from '../record/server-times.js';
+import { listenLocal } from './listen.js';
 
 /** One received span, flattened. */
 export interface OtlpSpan {
@@ -160,7 +160,7 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
  * `onSpans`. Answers 200 with an empty `ExportTraceServiceResponse` in the request's encoding,
  * 415 to another content type, 400 to a body that does not decode, 404 elsewhere.
  */
-export function startOtlpReceiver(opts: {
+export async function startOtlpReceiver(opts: {
   port: number;
   host?: string;
   onSpans: (spans: OtlpSpan[]) => void;
@@ -204,40 +204,24 @@ export function startOtlpReceiver(opts: {
     );
   });
   server.keepAliveTimeout = 5000;
-  return new Promise((resolve, reject) => {
-    const onError = (err: NodeJS.ErrnoException) =>
-      reject(
-        err.code === 'EADDRINUSE' || err.code === 'EACCES'
-          ? new UsageError([
-              {
-                path: '--otlp-port',
-                message: t('otlp.cannot_listen', {
-                  addr: `${host}:${opts.port}`,
-                  why: t(err.code === 'EADDRINUSE' ? 'otlp.in_use' : 'otlp.permission'),
-                }),
-                hint: t('otlp.port_hint'),
-              },
-            ])
-          : err,
-      );
-    server.once('error', onError);
-    server.listen(opts.port, host, () => {
-      server.off('error', onError);
-      const addr = server.address();
-      const port = typeof addr === 'object' && addr ? addr.port : opts.port;
-      const shown = host.includes(':') ? `[${host}]` : host;
-      resolve({
-        url: `http://${shown}:${port}`,
-        port,
-        get spans() {
-          return received;
-        },
-        close: () =>
-          new Promise<void>((res, rej) => {
-            server.close((err) => (err ? rej(err) : res()));
-            server.closeAllConnections();
-          }),
-      });
-    });
-  });
+  const { url, port } = await listenLocal(server, host, opts.port, (code) => ({
+    path: '--otlp-port',
+    message: t('otlp.cannot_listen', {
+      addr: `${host}:${opts.port}`,
+      why: t(code === 'EADDRINUSE' ? 'otlp.in_use' : 'otlp.permission'),
+    }),
+    hint: t('otlp.port_hint'),
+  }));
+  return {
+    url,
+    port,
+    get spans() {
+      return received;
+    },
+    close: () =>
+      new Promise<void>((res, rej) => {
+        server.close((err) => (err ? rej(err) : res()));
+        server.closeAllConnections();
+      }),
+  };
 }
