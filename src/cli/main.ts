@@ -14,9 +14,10 @@ import {
   worstExitCode,
 } from '../core/errors.js';
 import { rememberArgvSecrets } from '../core/redact.js';
-import { type MessageKey, parseLang, resolveLang, type T, translator } from '../i18n/index.js';
+import { parseLang, resolveLang, type T, translator } from '../i18n/index.js';
 import { addSimOptions } from './commands/sim-flags.js';
 import { declareVoiceCommand, VOICE } from './commands/voice-flags.js';
+import { localHelp } from './help.js';
 import { type Io, processIo, redactingIo, takeStreamFailure } from './io.js';
 import {
   addCompatOptions,
@@ -47,20 +48,6 @@ function argvLang(argv: readonly string[], env: Io['env']): T {
   return translator((flag === undefined ? undefined : parseLang(flag)) ?? resolveLang(undefined, env));
 }
 
-const HELP_TITLES: Record<string, MessageKey> = {
-  'Usage:': 'cli.help.usage',
-  'Options:': 'cli.help.options',
-  'Commands:': 'cli.help.commands',
-  'Arguments:': 'cli.help.arguments',
-  'Global Options:': 'cli.help.global_options',
-};
-
-/** A title of commander's help (`Usage:`, `Options:`, …) in `t`'s language. */
-function helpTitle(title: string, t: T): string {
-  const key = HELP_TITLES[title];
-  return key ? t(key) : title;
-}
-
 /** Run the CLI with `argv` (without node and script) and return the exit code. */
 export async function main(argv: string[], given: Io = processIo()): Promise<number> {
   rememberArgvSecrets(argv, given.env);
@@ -73,11 +60,10 @@ export async function main(argv: string[], given: Io = processIo()): Promise<num
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
-    // --help in the chosen language where commander lets it be: its titles (commander 14's
-    // Help.styleTitle), the help option and command, and the commands' descriptions. Every
-    // subcommand inherits these (Command.copyInheritedSettings); the options' own
-    // descriptions stay English.
-    .configureHelp({ styleTitle: (title) => helpTitle(title, t) })
+    // --help in the chosen language (cli/help): every subcommand inherits it
+    // (Command.copyInheritedSettings); the help option and command, and the commands'
+    // descriptions, are catalogue entries.
+    .configureHelp(localHelp(t))
     .helpOption('-h, --help', t('cli.help.help'))
     .helpCommand('help [command]', t('cli.help.help'));
 
