@@ -30,6 +30,7 @@ import {
   addTargetOption,
   addWorkloadOptions,
   LANG_OPTION_HELP,
+  placeLangFlag,
 } from './options.js';
 import { formatStorageError } from './storage-errors.js';
 import { unknownFlags } from './unknown-flags.js';
@@ -398,6 +399,7 @@ export async function main(argv: string[], given: Io = processIo()): Promise<num
       action = async (io) => (await import('./commands/dashboard.js')).dashboardCommand(opts, io);
     });
 
+  argv = placeLangFlag(program as unknown as Command, argv);
   // Every unknown flag at once, each with the nearest known one (commander stops at the first).
   const unknown = unknownFlags(program as unknown as Command, argv);
   if (unknown.flags.length) {

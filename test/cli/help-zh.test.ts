@@ -146,6 +146,22 @@ describe('--help in Chinese', () => {
     assert.match(en.out(), /^Usage: servelab runs export \[options\] <id>$/m);
     assert.match(en.out(), /^ {2}--format <fmt> +csv, jsonl or json \(default: "jsonl"\)$/m);
   });
+  it('--lang before the command, or on a group of commands, gives that command’s help', async () => {
+    for (const [args, usage] of [
+      [['--lang', 'zh-CN', 'run', '--help'], /^用法： servelab run \[选项\]$/m],
+      [['--lang=zh-CN', 'exp', 'run', '--help'], /^用法： servelab exp run \[选项\] <file>$/m],
+      [['exp', '--help', '--lang', 'zh-CN'], /^用法： servelab exp \[选项\] \[命令\]$/m],
+      [['trace', '--lang', 'zh-CN', '--help'], /^用法： servelab trace \[选项\] \[命令\]$/m],
+    ] as const) {
+      const io = memoryIo({ LANG: 'C' });
+      assert.equal(await main([...args], io), 0, `${args.join(' ')}: ${io.err()}`);
+      assert.match(io.out(), usage, args.join(' '));
+    }
+    // A command without --lang still refuses it, as any unknown flag.
+    const io = memoryIo({ LANG: 'C' });
+    assert.equal(await main(['runs', 'export', 'x', '--lang', 'zh-CN'], io), 1);
+    assert.match(io.err(), /--lang/);
+  });
 });
 
 describe('wrapping by display columns', () => {
