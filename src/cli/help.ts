@@ -78,9 +78,10 @@ export function localHelp(t: T): HelpConfiguration {
   const choices = (values: readonly string[] | undefined) =>
     values ? [t('cli.help.choices', { values: values.map((v) => JSON.stringify(v)).join(', ') })] : [];
   return {
+    // commander's titles, and the headings of option groups (Command.optionsGroup)
     styleTitle: (title: string) => {
       const key = TITLES[title];
-      return key ? t(key) : title;
+      return key ? t(key) : text(title);
     },
     commandUsage(this: Help, cmd) {
       return words(Help.prototype.commandUsage.call(this, cmd));

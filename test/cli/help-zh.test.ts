@@ -60,8 +60,12 @@ function reachable(root: Command): { commands: Described[]; items: Described[]; 
     const help = cmd.createHelp();
     paths.push(path);
     commands.push({ where: path.join(' ') || 'servelab', description: cmd.description() });
-    for (const o of help.visibleOptions(cmd))
+    for (const o of help.visibleOptions(cmd)) {
       items.push({ where: `${path.join(' ')} ${o.long ?? o.short}`, description: o.description });
+      // the heading of its group of options (Command.optionsGroup), where it has one
+      if (o.helpGroupHeading)
+        items.push({ where: `${path.join(' ')} ${o.long}#heading`, description: o.helpGroupHeading });
+    }
     for (const a of help.visibleArguments(cmd))
       items.push({ where: `${path.join(' ')} <${a.name()}>`, description: a.description });
     for (const sub of help.visibleCommands(cmd))

@@ -14,7 +14,7 @@ export const HELP_TEXT_ZH_CN: Readonly<Record<string, string>> = {
     'chat 或 completions（也接受 vLLM 的路径写法 /v1/chat/completions、/v1/completions；默认 chat）',
   'extra JSON fields merged into every request body': '合并进每个请求体的额外 JSON 字段',
   'extra request header (repeatable)': '额外的请求头（可重复）',
-  'environment variable holding the API key': '存放 API key 的环境变量',
+  'environment variable holding the API key': '存放 API 密钥的环境变量',
   "sessions: the header carrying each turn's session id, for routers with affinity":
     '会话：携带每轮会话 id 的请求头，供有会话亲和性的路由使用',
   'retry failed attempts up to n times (each attempt is its own record)':
@@ -57,7 +57,7 @@ export const HELP_TEXT_ZH_CN: Readonly<Record<string, string>> = {
     '发送 ignore_eos: true（vLLM/llama.cpp 扩展），使输出达到 max_tokens',
   'the same prompt text for every request': '每个请求都使用的同一段提示词文本',
   'one {"prompt"} or {"messages"} per line, optional output_len (a file: workload.dataset with format prompts)':
-    '每行一个 {"prompt"} 或 {"messages"}，可带 output_len（实验文件中：workload.dataset 配 format prompts）',
+    '每行一个 {"prompt"} 或 {"messages"}，可带 output_len（实验文件中：workload.dataset 配 format: prompts）',
   'a file of prompts instead of synthetic ones: the ShareGPT JSON used by vLLM/SGLang':
     '用文件中的提示词代替合成提示词：vLLM/SGLang 使用的 ShareGPT JSON',
   'synthetic input tokens per request (default: 1024 for synthetic prompts (no other prompt source))':
@@ -113,7 +113,7 @@ export const HELP_TEXT_ZH_CN: Readonly<Record<string, string>> = {
   'write report.json, requests.jsonl and summary.csv to this directory':
     '把 report.json、requests.jsonl 和 summary.csv 写到这个目录',
   'also write vllm.json with `vllm bench serve` field names (fmt: vllm)':
-    '另外写一份使用 `vllm bench serve` 字段名的 vllm.json（fmt：vllm）',
+    '另外写一份使用 `vllm bench serve` 字段名的 vllm.json（fmt 取 vllm）',
   'embed the per-request records in report.json': '把每个请求的记录嵌入 report.json',
   'write the machine-readable result to a file, or stdout': '把机器可读的结果写到文件或标准输出',
   'vllm.json: metrics with percentiles': 'vllm.json：给出百分位数的指标',
@@ -150,7 +150,7 @@ export const HELP_TEXT_ZH_CN: Readonly<Record<string, string>> = {
     'vLLM：openai-chat 即 --endpoint chat；vllm、openai：即 completions',
   'SGLang: --no-stream': 'SGLang 的写法：即 --no-stream',
   'language of prose: en or zh-CN (default: from LC_ALL / LANG)':
-    '提示文字的语言：en 或 zh-CN（默认：取自 LC_ALL / LANG）',
+    '输出文字的语言：en 或 zh-CN（默认：取自 LC_ALL / LANG）',
   'model to probe (default: the first listed)': '要探测的模型（默认：列出的第一个）',
   'write the result as JSON to file, or stdout': '把结果以 JSON 写到文件或标准输出',
   'the old version: OpenAI base URL, e.g. http://10.0.0.1:8000/v1':
@@ -351,7 +351,7 @@ export const HELP_TEXT_ZH_CN: Readonly<Record<string, string>> = {
   'seconds the merge Job waits for every shard file': '合并 Job 等待每个分片文件的秒数',
   "port of each shard's Prometheus exporter": '每个分片的 Prometheus 导出器端口',
   "run's flags, after --, e.g. -- --url http://engine:8000/v1 --rate 200 --duration 300":
-    'run 的选项，写在 -- 之后，例如 -- --url http://engine:8000/v1 --rate 200 --duration 300',
+    'run 命令的选项，写在 -- 之后，例如 -- --url http://engine:8000/v1 --rate 200 --duration 300',
   'write the diagnosis as JSON to file, or stdout': '把诊断以 JSON 写到文件或标准输出',
   'write the calibration profile (YAML) here; use it with --profile':
     '把校准文件（YAML）写到这里；配合 --profile 使用',
@@ -378,4 +378,7 @@ export const HELP_TEXT_ZH_CN: Readonly<Record<string, string>> = {
     '轨迹文件（Azure 或 BurstGPT 的 CSV，Mooncake 或 servelab 的 JSONL）',
   'listen port (0 = any free port)': '监听端口（0 = 任意空闲端口）',
   'listen address': '监听地址',
+  // the heading of run's and plan's vLLM/SGLang flags (cli/options addCompatOptions)
+  'vLLM and SGLang names (each read as a servelab flag, with a note):':
+    'vLLM 与 SGLang 的写法（各按对应的 servelab 选项读取，并给出提示）：',
 };
