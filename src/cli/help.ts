@@ -12,6 +12,7 @@ import { type Argument, Help, type HelpConfiguration, type Option } from '@comma
 import { displayWidth } from '../core/text-width.js';
 import { translateHelpText } from '../i18n/help.js';
 import type { MessageKey, T } from '../i18n/index.js';
+import { translateStored } from '../i18n/stored.js';
 
 const TITLES: Record<string, MessageKey> = {
   'Usage:': 'cli.help.usage',
@@ -123,4 +124,17 @@ export function localHelp(t: T): HelpConfiguration {
       return width < this.minWidthToWrap ? str : wrapColumns(str, width);
     },
   };
+}
+
+/**
+ * One of commander's own errors (`error: missing required argument 'file'`), given to
+ * `configureOutput`'s `outputError`, in `t`'s language: each line that is one of commander's
+ * messages (`cli.commander.*`, its placeholders read as wildcards) is said again; anything
+ * else is left as commander wrote it.
+ */
+export function commanderError(str: string, t: T): string {
+  return str
+    .split('\n')
+    .map((line) => translateStored(line, t, ['cli.commander.']))
+    .join('\n');
 }

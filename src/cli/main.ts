@@ -17,7 +17,7 @@ import { rememberArgvSecrets } from '../core/redact.js';
 import { parseLang, resolveLang, type T, translator } from '../i18n/index.js';
 import { addSimOptions } from './commands/sim-flags.js';
 import { declareVoiceCommand, VOICE } from './commands/voice-flags.js';
-import { localHelp } from './help.js';
+import { commanderError, localHelp } from './help.js';
 import { type Io, processIo, redactingIo, takeStreamFailure } from './io.js';
 import {
   addCompatOptions,
@@ -60,7 +60,11 @@ export async function main(argv: string[], given: Io = processIo()): Promise<num
     .version(VERSION, '-V, --version', t('cli.help.version'))
     .showSuggestionAfterError(true)
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      outputError: (s, write) => write(commanderError(s, t)),
+    })
     // --help in the chosen language (cli/help): every subcommand inherits it
     // (Command.copyInheritedSettings); the help option and command, and the commands'
     // descriptions, are catalogue entries.
@@ -436,9 +440,16 @@ export async function main(argv: string[], given: Io = processIo()): Promise<num
         err.code === 'commander.help'
       )
         return ExitCode.ok;
-      const cmd = program.commands.find((c) => c.name() === argv[0]);
+      // The command the error is about: the deepest one argv names.
+      const path: string[] = [];
+      for (let cmd = program as unknown as Command; ; ) {
+        const sub = cmd.commands.find((c) => c.name() === argv[path.length]);
+        if (!sub) break;
+        path.push(sub.name());
+        cmd = sub as unknown as Command;
+      }
       io.stderr.write(
-        `${t('cli.hint', { hint: t('cli.error.see_help', { command: cmd ? cmd.name() : '<command>' }) })}\n`,
+        `${t('cli.hint', { hint: t('cli.error.see_help', { command: path.length ? path.join(' ') : '<command>' }) })}\n`,
       );
       return ExitCode.usage;
     }

@@ -168,6 +168,43 @@ describe('--help in Chinese', () => {
   });
 });
 
+describe('commander’s own errors in Chinese', () => {
+  it('says each in the reader’s language, and points at the help of the command it is about', async () => {
+    const rows: [string[], RegExp, RegExp][] = [
+      [['exp', 'run'], /^错误：缺少必需的参数 'file'$/m, /^error: missing required argument 'file'$/m],
+      [
+        ['merge', 'a.json'],
+        /^错误：未给出必需的选项 '--expect <n>'$/m,
+        /^error: required option '--expect <n>' not specified$/m,
+      ],
+      [
+        ['run', 'extra'],
+        /^错误：'run' 的参数过多：应有 0 个，实际给了 1 个。$/m,
+        /^error: too many arguments for 'run'\. Expected 0 arguments but got 1\.$/m,
+      ],
+      [
+        ['exp', 'rnu'],
+        /^错误：未知命令 'rnu'\n（你是不是想用 run？）$/m,
+        /^error: unknown command 'rnu'\n\(Did you mean run\?\)$/m,
+      ],
+    ];
+    for (const [args, zh, en] of rows) {
+      const z = memoryIo(ZH);
+      assert.equal(await main(args, z), 1, args.join(' '));
+      assert.match(z.err(), zh, args.join(' '));
+      assert.match(
+        z.err(),
+        new RegExp(
+          `提示：参见 'servelab ${args[0]}${args[0] === 'exp' && args[1] === 'run' ? ' run' : ''} --help'`,
+        ),
+      );
+      const e = memoryIo({ LANG: 'C' });
+      assert.equal(await main(args, e), 1, args.join(' '));
+      assert.match(e.err(), en, args.join(' '));
+    }
+  });
+});
+
 describe('wrapping by display columns', () => {
   it('breaks Chinese between characters, never before closing punctuation, within the width', () => {
     const s =
