@@ -473,8 +473,9 @@ export function langOf(
  * (`servelab --lang zh-CN run --help`), it is moved after the command's name, so it reaches the
  * command that declares it rather than leaving the program with an unknown option (and the
  * program's help). On a group of commands (`servelab exp --help --lang zh-CN`), which takes no
- * `--lang` and can only show its help or an error, it is dropped: their language was already
- * read from argv (`main`'s framing). Anything after `--` is left alone.
+ * `--lang` and can only show its help or an error, and with `--help` on a command without
+ * `--lang` (`runs export`), it is dropped: their language was already read from argv (`main`'s
+ * framing). Anything after `--` is left alone.
  */
 export function placeLangFlag(program: Command, argv: readonly string[]): string[] {
   const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
@@ -492,7 +493,9 @@ export function placeLangFlag(program: Command, argv: readonly string[]): string
     cmd = sub as unknown as Command;
     depth++;
   }
-  if (cmd.commands.length > 0) return rest;
-  if (at >= depth || !cmd.options.some((o) => o.long === '--lang')) return [...argv];
+  const declared = cmd.options.some((o) => o.long === '--lang');
+  const help = rest.slice(0, end - width).some((a) => a === '--help' || a === '-h');
+  if (cmd.commands.length > 0 || (!declared && help)) return rest;
+  if (at >= depth || !declared) return [...argv];
   return [...rest.slice(0, depth), ...flag, ...rest.slice(depth)];
 }

@@ -156,12 +156,13 @@ describe('--help in Chinese', () => {
       [['--lang=zh-CN', 'exp', 'run', '--help'], /^用法： servelab exp run \[选项\] <file>$/m],
       [['exp', '--help', '--lang', 'zh-CN'], /^用法： servelab exp \[选项\] \[命令\]$/m],
       [['trace', '--lang', 'zh-CN', '--help'], /^用法： servelab trace \[选项\] \[命令\]$/m],
+      [['runs', 'export', '--help', '--lang', 'zh-CN'], /^用法： servelab runs export \[选项\] <id>$/m],
     ] as const) {
       const io = memoryIo({ LANG: 'C' });
       assert.equal(await main([...args], io), 0, `${args.join(' ')}: ${io.err()}`);
       assert.match(io.out(), usage, args.join(' '));
     }
-    // A command without --lang still refuses it, as any unknown flag.
+    // A command without --lang still refuses it outside --help, as any unknown flag.
     const io = memoryIo({ LANG: 'C' });
     assert.equal(await main(['runs', 'export', 'x', '--lang', 'zh-CN'], io), 1);
     assert.match(io.err(), /--lang/);
