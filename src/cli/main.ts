@@ -14,9 +14,10 @@ import {
   worstExitCode,
 } from '../core/errors.js';
 import { rememberArgvSecrets } from '../core/redact.js';
-import { type MessageKey, parseLang, resolveLang, type T, translator } from '../i18n/index.js';
+import { parseLang, resolveLang, type T, translator } from '../i18n/index.js';
 import { addSimOptions } from './commands/sim-flags.js';
 import { declareVoiceCommand, VOICE } from './commands/voice-flags.js';
+import { commanderError, localHelp } from './help.js';
 import { type Io, processIo, redactingIo, takeStreamFailure } from './io.js';
 import {
   addCompatOptions,
@@ -29,6 +30,7 @@ import {
   addTargetOption,
   addWorkloadOptions,
   LANG_OPTION_HELP,
+  placeLangFlag,
 } from './options.js';
 import { formatStorageError } from './storage-errors.js';
 import { unknownFlags } from './unknown-flags.js';
@@ -47,20 +49,6 @@ function argvLang(argv: readonly string[], env: Io['env']): T {
   return translator((flag === undefined ? undefined : parseLang(flag)) ?? resolveLang(undefined, env));
 }
 
-const HELP_TITLES: Record<string, MessageKey> = {
-  'Usage:': 'cli.help.usage',
-  'Options:': 'cli.help.options',
-  'Commands:': 'cli.help.commands',
-  'Arguments:': 'cli.help.arguments',
-  'Global Options:': 'cli.help.global_options',
-};
-
-/** A title of commander's help (`Usage:`, `Options:`, …) in `t`'s language. */
-function helpTitle(title: string, t: T): string {
-  const key = HELP_TITLES[title];
-  return key ? t(key) : title;
-}
-
 /** Run the CLI with `argv` (without node and script) and return the exit code. */
 export async function main(argv: string[], given: Io = processIo()): Promise<number> {
   rememberArgvSecrets(argv, given.env);
@@ -72,12 +60,15 @@ export async function main(argv: string[], given: Io = processIo()): Promise<num
     .version(VERSION, '-V, --version', t('cli.help.version'))
     .showSuggestionAfterError(true)
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
-    // --help in the chosen language where commander lets it be: its titles (commander 14's
-    // Help.styleTitle), the help option and command, and the commands' descriptions. Every
-    // subcommand inherits these (Command.copyInheritedSettings); the options' own
-    // descriptions stay English.
-    .configureHelp({ styleTitle: (title) => helpTitle(title, t) })
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      outputError: (s, write) => write(commanderError(s, t)),
+    })
+    // --help in the chosen language (cli/help): every subcommand inherits it
+    // (Command.copyInheritedSettings); the help option and command, and the commands'
+    // descriptions, are catalogue entries.
+    .configureHelp(localHelp(t))
     .helpOption('-h, --help', t('cli.help.help'))
     .helpCommand('help [command]', t('cli.help.help'));
 
@@ -412,6 +403,7 @@ export async function main(argv: string[], given: Io = processIo()): Promise<num
       action = async (io) => (await import('./commands/dashboard.js')).dashboardCommand(opts, io);
     });
 
+  argv = placeLangFlag(program as unknown as Command, argv);
   // Every unknown flag at once, each with the nearest known one (commander stops at the first).
   const unknown = unknownFlags(program as unknown as Command, argv);
   if (unknown.flags.length) {
@@ -448,9 +440,16 @@ export async function main(argv: string[], given: Io = processIo()): Promise<num
         err.code === 'commander.help'
       )
         return ExitCode.ok;
-      const cmd = program.commands.find((c) => c.name() === argv[0]);
+      // The command the error is about: the deepest one argv names.
+      const path: string[] = [];
+      for (let cmd = program as unknown as Command; ; ) {
+        const sub = cmd.commands.find((c) => c.name() === argv[path.length]);
+        if (!sub) break;
+        path.push(sub.name());
+        cmd = sub as unknown as Command;
+      }
       io.stderr.write(
-        `${t('cli.hint', { hint: t('cli.error.see_help', { command: cmd ? cmd.name() : '<command>' }) })}\n`,
+        `${t('cli.hint', { hint: t('cli.error.see_help', { command: path.length ? path.join(' ') : '<command>' }) })}\n`,
       );
       return ExitCode.usage;
     }

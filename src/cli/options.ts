@@ -467,3 +467,35 @@ export function langOf(
   }
   return translator(resolveLang(flag, env));
 }
+
+/**
+ * `argv` with `--lang` given where commander looks for it. Before the command
+ * (`servelab --lang zh-CN run --help`), it is moved after the command's name, so it reaches the
+ * command that declares it rather than leaving the program with an unknown option (and the
+ * program's help). On a group of commands (`servelab exp --help --lang zh-CN`), which takes no
+ * `--lang` and can only show its help or an error, and with `--help` on a command without
+ * `--lang` (`runs export`), it is dropped: their language was already read from argv (`main`'s
+ * framing). Anything after `--` is left alone.
+ */
+export function placeLangFlag(program: Command, argv: readonly string[]): string[] {
+  const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
+  const at = argv.slice(0, end).findIndex((a) => a === '--lang' || a.startsWith('--lang='));
+  if (at < 0) return [...argv];
+  const width = argv[at] === '--lang' && at + 1 < end ? 2 : 1;
+  const flag = argv.slice(at, at + width);
+  const rest = [...argv.slice(0, at), ...argv.slice(at + width)];
+  // The command the words before any flag name.
+  let cmd = program;
+  let depth = 0;
+  for (;;) {
+    const sub = cmd.commands.find((c) => c.name() === rest[depth]);
+    if (!sub) break;
+    cmd = sub as unknown as Command;
+    depth++;
+  }
+  const declared = cmd.options.some((o) => o.long === '--lang');
+  const help = rest.slice(0, end - width).some((a) => a === '--help' || a === '-h');
+  if (cmd.commands.length > 0 || (!declared && help)) return rest;
+  if (at >= depth || !declared) return [...argv];
+  return [...rest.slice(0, depth), ...flag, ...rest.slice(depth)];
+}

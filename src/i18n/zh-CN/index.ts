@@ -5,6 +5,7 @@
 import type { en } from '../en/index.js';
 import { check } from './check.js';
 import { cli } from './cli.js';
+import { cliHelp } from './cli-help.js';
 import { common } from './common.js';
 import { dashboard } from './dashboard.js';
 import { diagnose } from './diagnose.js';
@@ -34,6 +35,7 @@ export const zhCN: Record<keyof typeof en, string> = {
   ...writeup,
   ...diagnose,
   ...cli,
+  ...cliHelp,
   ...check,
   ...run,
   ...sessions,
