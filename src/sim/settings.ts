@@ -150,18 +150,34 @@ const speculativeConfig = () =>
           model: str().optional(),
           prompt_lookup_min: posInt().optional(),
           prompt_lookup_max: posInt().optional(),
-          acceptance_rate: z.union([fraction(), z.array(fraction()).min(1)], err('expected a number between 0 and 1, or a list of them (one per position)')).optional(),
+          acceptance_rate: z
+            .union(
+              [fraction(), z.array(fraction()).min(1)],
+              err('expected a number between 0 and 1, or a list of them (one per position)'),
+            )
+            .optional(),
         },
         err(SPEC_JSON),
       )
       .transform((c) => ({
         ...c,
-        method: c.method ?? (c.model === 'ngram' ? ('ngram' as const) : c.model ? ('draft_model' as const) : undefined),
+        method:
+          c.method ??
+          (c.model === 'ngram' ? ('ngram' as const) : c.model ? ('draft_model' as const) : undefined),
       }))
-      .refine((c) => c.method !== undefined, err('expected a method (ngram, eagle, eagle3, draft_model, mtp) or a draft model'))
-      .refine((c) => c.method !== 'draft_model' || (c.model !== undefined && c.model !== 'ngram'), err('method draft_model needs "model": a catalogue model name'))
       .refine(
-        (c) => c.prompt_lookup_min === undefined || c.prompt_lookup_max === undefined || c.prompt_lookup_min <= c.prompt_lookup_max,
+        (c) => c.method !== undefined,
+        err('expected a method (ngram, eagle, eagle3, draft_model, mtp) or a draft model'),
+      )
+      .refine(
+        (c) => c.method !== 'draft_model' || (c.model !== undefined && c.model !== 'ngram'),
+        err('method draft_model needs "model": a catalogue model name'),
+      )
+      .refine(
+        (c) =>
+          c.prompt_lookup_min === undefined ||
+          c.prompt_lookup_max === undefined ||
+          c.prompt_lookup_min <= c.prompt_lookup_max,
         err('expected prompt_lookup_min ≤ prompt_lookup_max'),
       ),
   );

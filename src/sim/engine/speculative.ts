@@ -36,7 +36,7 @@ import { UsageError } from '../../core/errors.js';
 import { hashString, Rng } from '../../runtime/rng.js';
 import type { Catalogue, GpuSpec, ModelSpec } from '../catalogue/types.js';
 import type { KvCacheDtype, WeightDtype } from '../config/vocab.js';
-import type { SPEC_METHODS, SimLayerValues } from '../settings.js';
+import type { SimLayerValues, SPEC_METHODS } from '../settings.js';
 import { CostModel, type StepShape } from './cost.js';
 import type { EngineReq, StepList } from './request.js';
 
@@ -130,7 +130,8 @@ export function resolveSpeculative(
   }
   const rate = raw.acceptance_rate;
   let conditional: number[] | null;
-  if (rate === undefined) conditional = method === 'ngram' ? null : iidFromRate(DEFAULT_ACCEPTANCE[method], k);
+  if (rate === undefined)
+    conditional = method === 'ngram' ? null : iidFromRate(DEFAULT_ACCEPTANCE[method], k);
   else if (typeof rate === 'number') conditional = iidFromRate(rate, k);
   else {
     for (let i = 1; i < rate.length; i++)
@@ -268,7 +269,12 @@ export class SpecDecoder {
 
   constructor(spec: SpeculativeSpec, target: DraftCostTarget) {
     this.spec = spec;
-    this.counters = { drafts: 0, draftTokens: 0, acceptedTokens: 0, acceptedPerPos: new Array(spec.k).fill(0) };
+    this.counters = {
+      drafts: 0,
+      draftTokens: 0,
+      acceptedTokens: 0,
+      acceptedPerPos: new Array(spec.k).fill(0),
+    };
     // A draft pass is launched inside the target's step (no scheduling of its own): the
     // per-step fixed cost is left out, the per-layer, per-request and sampling costs stay.
     this.draftCost = spec.draftModel
