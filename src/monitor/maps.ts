@@ -136,6 +136,11 @@ export const LLAMACPP_MAP: EngineMap = {
   },
   prefix_hits_total: sum(LLAMACPP_CACHED),
   generation_tokens_total: sum('llamacpp:tokens_predicted_total'),
+  // With a draft model (-md) or an ngram --spec-type, llama-server counts like vLLM v1
+  // (seen on the shared build, ggml-org/llama.cpp@de3ff81, tools/server/server.cpp `metrics`).
+  spec_drafts_total: sum('llamacpp:spec_decode_num_drafts_total'),
+  spec_draft_tokens_total: sum('llamacpp:spec_decode_num_draft_tokens_total'),
+  spec_accepted_tokens_total: sum('llamacpp:spec_decode_num_accepted_tokens_total'),
   ...DCGM_MAP,
 };
 
