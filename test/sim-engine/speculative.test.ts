@@ -75,7 +75,7 @@ function runAll(spec: unknown, n = 24, outLen = 200): EngineCore {
 }
 
 describe('speculative decoding: the engine', () => {
-  it('emits exactly each request\'s tokens, rolls the drafts back and frees all KV', () => {
+  it("emits exactly each request's tokens, rolls the drafts back and frees all KV", () => {
     const core = runAll({ method: 'eagle', num_speculative_tokens: 4, acceptance_rate: 0.6 });
     const s = core.stats();
     assert.equal(s.generationTokens, 24 * 200, 'every request got exactly its 200 tokens');
@@ -90,7 +90,10 @@ describe('speculative decoding: the engine', () => {
     assert.ok(spec.drafts > 0 && spec.draftTokens > 0);
     assert.ok(spec.acceptedTokens <= spec.draftTokens);
     for (let i = 1; i < spec.acceptedPerPos.length; i++)
-      assert.ok(spec.acceptedPerPos[i] <= spec.acceptedPerPos[i - 1], 'a position is reached only through the earlier ones');
+      assert.ok(
+        spec.acceptedPerPos[i] <= spec.acceptedPerPos[i - 1],
+        'a position is reached only through the earlier ones',
+      );
     // Tokens per verify step: fewer steps than tokens.
     assert.ok(s.steps < 200 * 0.8, `${s.steps} steps for 200 tokens per request`);
     const rate = spec.acceptedTokens / spec.draftTokens;
