@@ -133,3 +133,34 @@ export function speculativeSummary(
     };
   return none;
 }
+
+/**
+ * Several runs' summaries as one (an A/B side's blocks): counts add up and the ratios are
+ * recomputed; SGLang's gauge readings are averaged. Null reason `no_data` when none has data.
+ */
+export function poolSpeculative(list: readonly SpeculativeSummary[]): SpeculativeSummary {
+  const withData = list.filter((s) => s.source !== null);
+  if (withData.length === 0) return speculativeSummary(null, []);
+  const counted = withData.filter((s) => s.draft_tokens !== null && s.accepted_tokens !== null);
+  if (counted.length === withData.length) {
+    const add = (k: 'drafts' | 'draft_tokens' | 'accepted_tokens') =>
+      counted.every((s) => s[k] !== null) ? counted.reduce((a, s) => a + (s[k] as number), 0) : null;
+    const series: SpecSeries = {
+      spec_drafts_delta: add('drafts'),
+      spec_draft_tokens_delta: add('draft_tokens'),
+      spec_accepted_tokens_delta: add('accepted_tokens'),
+    };
+    return { ...speculativeSummary(series, []), source: withData[0].source };
+  }
+  const avg = (k: 'acceptance_rate' | 'mean_accepted_length_tokens') => {
+    const xs = withData.map((s) => s[k]).filter((x): x is number => x !== null);
+    return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+  };
+  return speculativeSummary(
+    {
+      mean_spec_accept_rate: avg('acceptance_rate'),
+      mean_spec_accept_length: avg('mean_accepted_length_tokens'),
+    },
+    [],
+  );
+}
