@@ -10,7 +10,7 @@
  *   finds no repeated 5-gram in such text).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -111,7 +111,7 @@ describe('speculative decoding through the CLI', () => {
     ];
     assert.equal(await main(args, io), 0, io.err());
     const report = JSON.parse(io.out().slice(io.out().indexOf('{')));
-    return { tpot: report.summary.tpot_ms.p50, out: io.out() };
+    return { tpot: report.summary.tpot_ms.p50, out: io.out() + io.err() };
   }
 
   it('plan: faster at concurrency 1, the gain gone or reversed once the step is compute-bound, and says why', async () => {
@@ -125,6 +125,45 @@ describe('speculative decoding through the CLI', () => {
       onBig.out,
       /a cost once a large batch makes the step compute-bound, where the speed-up shrinks and then reverses/,
     );
+  });
+
+  it('plan --speculative-config ngram at concurrency 1 on prompts that repeat: lower TPOT than without', async () => {
+    const code = 'def add(a, b):\n    return a + b\n\ndef sub(a, b):\n    return a - b\n\n';
+    const file = join(dir, 'repeating.jsonl');
+    writeFileSync(
+      file,
+      `${JSON.stringify({ prompt: `Rename add to plus and print the file back:\n${code.repeat(12)}`, output_len: 64 })}\n`,
+    );
+    const tpotOf = async (spec: boolean) => {
+      const io = memoryIo({}, dir);
+      const args = [
+        'plan',
+        '--no-db',
+        '--max-concurrency',
+        '1',
+        '--requests',
+        '4',
+        '--prompts',
+        file,
+        '--ignore-eos',
+        '--json',
+      ];
+      if (spec) args.push('--speculative-config', '{"method":"ngram","num_speculative_tokens":4}');
+      assert.equal(await main(args, io), 0, io.err());
+      const out = io.out();
+      return { report: JSON.parse(out.slice(out.indexOf('{'))), out: out + io.err() };
+    };
+    const off = await tpotOf(false);
+    const on = await tpotOf(true);
+    assert.ok(
+      on.report.summary.tpot_ms.p50 < off.report.summary.tpot_ms.p50,
+      `${on.report.summary.tpot_ms.p50} < ${off.report.summary.tpot_ms.p50}`,
+    );
+    assert.ok(
+      on.report.speculative.acceptance_rate > 0.5,
+      `ngram acceptance ${on.report.speculative.acceptance_rate}`,
+    );
+    assert.match(on.out, /speculative decoding \(engine \/metrics\): acceptance rate/);
   });
 
   it('plan --speculative-config ngram on random-word prompts drafts nothing and says why', async () => {

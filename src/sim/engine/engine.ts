@@ -211,9 +211,9 @@ export class EngineCore {
         shape.numDecodes++;
         shape.decodeCtxTokens += ctx;
       }
-      const known = r.numTokens;
-      const drafts = ctx + n - known;
-      if (drafts > 0 && this.spec) {
+      if (this.spec !== null && ctx + n > r.numTokens) {
+        const known = r.numTokens;
+        const drafts = ctx + n - known;
         // Verify: one pass over the k + 1 positions, logits at each; the accepted prefix and one
         // token are emitted, the rejected drafts roll back (sim/engine/speculative).
         const m = this.spec.verify(r, drafts);
