@@ -343,7 +343,18 @@ export function describeEngine(cfg: EngineConfig): string[] {
     `max_num_seqs ${cfg.maxNumSeqs}, max_num_batched_tokens ${cfg.maxNumBatchedTokens}, ` +
       `prefix caching ${cfg.enablePrefixCaching ? 'on' : 'off'}`,
     ...profileLines(cfg),
+    ...(cfg.speculative ? [speculativeLine(cfg.speculative)] : []),
   ];
+}
+
+/** The speculative-decoding line: method, k, and the acceptance simulated (accepted / drafted). */
+function speculativeLine(s: SpeculativeSpec): string {
+  const a = s.conditional;
+  const rate = a
+    ? `acceptance ${(a.reduce((acc, _, i) => acc + a.slice(0, i + 1).reduce((p, x) => p * x, 1), 0) / a.length).toFixed(2)} of drafted tokens`
+    : `acceptance from each prompt's repeated ${s.lookupMin === s.lookupMax ? s.lookupMin : `${s.lookupMin}-${s.lookupMax}`}-grams`;
+  const draft = s.draftModel && s.method === 'draft_model' ? `, draft model ${s.draftModel.name}` : '';
+  return `speculative decoding: ${s.method}, ${s.k} draft tokens per step${draft}, ${rate}`;
 }
 
 /** The scheduling line of a profile other than the default vllm-v1 (whose lines are unchanged). */
