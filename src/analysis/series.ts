@@ -74,6 +74,12 @@ export interface SeriesSummary {
   prefix_hit_rate: number | null;
   /** Mean server generation rate over the window: token increase / time span, tokens/s. */
   server_tokens_per_s: number | null;
+  /** Speculative decoding's counter increases (vLLM), and SGLang's gauges' mean (analysis/speculative). */
+  spec_drafts_delta: number | null;
+  spec_draft_tokens_delta: number | null;
+  spec_accepted_tokens_delta: number | null;
+  mean_spec_accept_rate: number | null;
+  mean_spec_accept_length: number | null;
   /** Number of points summarised. */
   points: number;
 }
@@ -154,6 +160,11 @@ export function seriesSummary(points: readonly ScrapePoint[], window: SummaryWin
     prefix_hits_delta: hits,
     prefix_hit_rate: queries !== null && hits !== null && queries > 0 ? hits / queries : null,
     server_tokens_per_s: rate,
+    spec_drafts_delta: delta('spec_drafts_total'),
+    spec_draft_tokens_delta: delta('spec_draft_tokens_total'),
+    spec_accepted_tokens_delta: delta('spec_accepted_tokens_total'),
+    mean_spec_accept_rate: mean(values('spec_accept_rate')),
+    mean_spec_accept_length: mean(values('spec_accept_length')),
     points: inWin.length,
   };
 }

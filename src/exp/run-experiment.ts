@@ -16,6 +16,7 @@ import { ExpContext } from './harness/context.js';
 import type { ExpDeps, KindContext, LiveTarget, RunInfo } from './kinds/context.js';
 import { type ExperimentKind, KINDS } from './kinds/index.js';
 import { fmt, verdictOf } from './kinds/points.js';
+import { lessonLines } from './lessons/index.js';
 import { applyKindDefaults, type ExperimentFile } from './schema.js';
 
 export { ExperimentInterrupted } from './harness/measure.js';
@@ -181,6 +182,7 @@ export function formatExperimentResult(r: ExperimentResult, t: T = translator('e
   const answer = experimentAnswer(r.kind, r.results, t);
   if (answer) out.push(...answerTextLines(answer, t), '');
   out.push(...moduleOf(r.kind).format(r.results, t));
+  out.push(...lessonLines(r.name, r.kind, r.results, t));
   for (const run of r.runs)
     for (const th of run.thresholds)
       if (!th.pass)

@@ -11,6 +11,7 @@ import { EN } from '../analysis/diagnose/default-lang.js';
 import { UsageError } from '../core/errors.js';
 import type { T } from '../i18n/index.js';
 import { EXPERIMENT_KINDS, KINDS } from './kinds/index.js';
+import { isLesson, LESSON_NAMES, lessonTemplate } from './lessons/index.js';
 import { templateParts } from './template-parts.js';
 
 export type { Common, SimTarget, TemplateParts } from './template-parts.js';
@@ -22,11 +23,12 @@ export type { Common, SimTarget, TemplateParts } from './template-parts.js';
  * for (const kind of EXPERIMENT_KINDS) process.stdout.write(experimentTemplate(kind));
  */
 export function experimentTemplate(kind: string, t: T = EN): string {
+  if (isLesson(kind)) return lessonTemplate(kind, templateParts(t));
   if (!Object.hasOwn(KINDS, kind))
     throw new UsageError([
       {
         message: `unknown experiment kind ${JSON.stringify(kind)}`,
-        hint: `valid kinds: ${EXPERIMENT_KINDS.join(', ')}`,
+        hint: `valid kinds: ${EXPERIMENT_KINDS.join(', ')}; lessons: ${LESSON_NAMES.join(', ')}`,
       },
     ]);
   return KINDS[kind as keyof typeof KINDS].template(templateParts(t));

@@ -47,8 +47,20 @@ export const DCGM_MAP: EngineMap = {
   gpu_util_pct: mean('DCGM_FI_DEV_GPU_UTIL'),
 };
 
+/**
+ * vLLM v1's speculative-decoding counters (`SpecDecodingProm`,
+ * `vllm-project/vllm:vllm/v1/spec_decode/metrics.py` @016a8587edb04ae53c913a1da9355a07dc0ca4ae;
+ * prometheus_client appends `_total`), present only with `--speculative-config`.
+ */
+const VLLM_SPEC: EngineMap = {
+  spec_drafts_total: sum('vllm:spec_decode_num_drafts_total'),
+  spec_draft_tokens_total: sum('vllm:spec_decode_num_draft_tokens_total'),
+  spec_accepted_tokens_total: sum('vllm:spec_decode_num_accepted_tokens_total'),
+};
+
 /** vLLM v1 (`vllm/v1/metrics/loggers.py`). The old names are fallbacks for builds in between. */
 export const VLLM_V1_MAP: EngineMap = {
+  ...VLLM_SPEC,
   running: sum('vllm:num_requests_running'),
   waiting: sum('vllm:num_requests_waiting'),
   kv_usage: mean('vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc'),
@@ -62,6 +74,9 @@ export const VLLM_V1_MAP: EngineMap = {
 
 /** vLLM v0 and early v1 (before 0.9): `gpu_cache_usage_perc`, `gpu_prefix_cache_*`. */
 export const VLLM_V0_MAP: EngineMap = {
+  // v0 counted draft and accepted tokens but not drafts (`vllm/engine/metrics.py`, spec_decode_*).
+  spec_draft_tokens_total: VLLM_SPEC.spec_draft_tokens_total,
+  spec_accepted_tokens_total: VLLM_SPEC.spec_accepted_tokens_total,
   running: sum('vllm:num_requests_running'),
   waiting: sum('vllm:num_requests_waiting'),
   kv_usage: mean('vllm:gpu_cache_usage_perc'),
@@ -79,6 +94,12 @@ export const VLLM_V0_MAP: EngineMap = {
  * tokens. A retraction is SGLang's preemption.
  */
 export const SGLANG_MAP: EngineMap = {
+  // Speculative decoding: gauges of the last logging interval, not counters
+  // (`sgl-project/sglang:python/sglang/srt/metrics/collector.py`
+  // @00ae9c1590d2d0bb6c0bfff39e312c34ae3dd538, SchedulerMetricsCollector): a run's value is
+  // the mean of its readings.
+  spec_accept_rate: mean('sglang:spec_accept_rate'),
+  spec_accept_length: mean('sglang:spec_accept_length'),
   running: sum('sglang:num_running_reqs'),
   waiting: sum('sglang:num_queue_reqs'),
   kv_usage: mean('sglang:token_usage'),
@@ -115,6 +136,11 @@ export const LLAMACPP_MAP: EngineMap = {
   },
   prefix_hits_total: sum(LLAMACPP_CACHED),
   generation_tokens_total: sum('llamacpp:tokens_predicted_total'),
+  // With a draft model (-md) or an ngram --spec-type, llama-server counts like vLLM v1
+  // (seen on the shared build, ggml-org/llama.cpp@de3ff81, tools/server/server.cpp `metrics`).
+  spec_drafts_total: sum('llamacpp:spec_decode_num_drafts_total'),
+  spec_draft_tokens_total: sum('llamacpp:spec_decode_num_draft_tokens_total'),
+  spec_accepted_tokens_total: sum('llamacpp:spec_decode_num_accepted_tokens_total'),
   ...DCGM_MAP,
 };
 

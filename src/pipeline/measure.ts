@@ -13,6 +13,7 @@ import type { ValidityReason } from '../analysis/diagnose/types.js';
 import type { Slo, Summary, SummaryDetail } from '../analysis/index.js';
 import { summarize, summarizeSessions } from '../analysis/index.js';
 import type { LoadedRun } from '../analysis/loaded-run.js';
+import { type SpecSeries, speculativeSummary } from '../analysis/speculative.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
 import { validityReasons } from '../analysis/validity.js';
 import { createHttpTarget } from '../client/index.js';
@@ -374,6 +375,10 @@ export async function measureOn(
             (report.monitoring?.server_window?.prefix_hit_rate as number | null | undefined) ?? null,
         })
       : null;
+  report.speculative = speculativeSummary(
+    (report.monitoring?.server_window ?? report.monitoring?.server ?? null) as SpecSeries | null,
+    result.records,
+  );
   const level = plan.level ?? null;
   const judged: LoadedRun = {
     id: storeRun?.id ?? plan.label ?? 'run',

@@ -22,6 +22,13 @@ export const VOCAB = [
   // step it delivered (`servelab_sim_emit_lag_seconds_count`), so late steps have a share.
   'sim_behind_total',
   'sim_steps_total',
+  // Speculative decoding (analysis/speculative): vLLM's counters of drafts, draft tokens and
+  // accepted tokens; SGLang's gauges of the recent acceptance rate and acceptance length.
+  'spec_drafts_total',
+  'spec_draft_tokens_total',
+  'spec_accepted_tokens_total',
+  'spec_accept_rate',
+  'spec_accept_length',
 ] as const;
 export type VocabName = (typeof VOCAB)[number];
 
@@ -37,6 +44,9 @@ export const COUNTER_VOCAB: ReadonlySet<VocabName> = new Set<VocabName>([
   'generation_tokens_total',
   'sim_behind_total',
   'sim_steps_total',
+  'spec_drafts_total',
+  'spec_draft_tokens_total',
+  'spec_accepted_tokens_total',
 ]);
 
 /** One normalized reading, aligned to the run clock. */

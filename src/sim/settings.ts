@@ -123,6 +123,65 @@ const faultList = () =>
     }),
   );
 
+/** vLLM's speculative methods the simulator models (`vllm/config/speculative.py`, `SpeculativeConfig.method`). */
+export const SPEC_METHODS = ['ngram', 'eagle', 'eagle3', 'draft_model', 'mtp'] as const;
+const SPEC_JSON = 'expected a JSON object, e.g. {"method":"ngram","num_speculative_tokens":4}';
+
+/**
+ * `--speculative-config`: vLLM's JSON (a string on the command line, a mapping in a file) with
+ * the keys the simulator reads; `acceptance_rate` is servelab's own. vLLM infers `method` from
+ * `model` when it is left out ("ngram", else a draft model), and so does this.
+ */
+const speculativeConfig = () =>
+  z.preprocess(
+    (v) => {
+      if (typeof v !== 'string') return v;
+      try {
+        return JSON.parse(v);
+      } catch {
+        return v;
+      }
+    },
+    z
+      .strictObject(
+        {
+          method: oneOf(SPEC_METHODS).optional(),
+          num_speculative_tokens: posInt().max(16, err('expected at most 16')),
+          model: str().optional(),
+          prompt_lookup_min: posInt().optional(),
+          prompt_lookup_max: posInt().optional(),
+          acceptance_rate: z
+            .union(
+              [fraction(), z.array(fraction()).min(1)],
+              err('expected a number between 0 and 1, or a list of them (one per position)'),
+            )
+            .optional(),
+        },
+        err(SPEC_JSON),
+      )
+      .transform((c) => ({
+        ...c,
+        method:
+          c.method ??
+          (c.model === 'ngram' ? ('ngram' as const) : c.model ? ('draft_model' as const) : undefined),
+      }))
+      .refine(
+        (c) => c.method !== undefined,
+        err('expected a method (ngram, eagle, eagle3, draft_model, mtp) or a draft model'),
+      )
+      .refine(
+        (c) => c.method !== 'draft_model' || (c.model !== undefined && c.model !== 'ngram'),
+        err('method draft_model needs "model": a catalogue model name'),
+      )
+      .refine(
+        (c) =>
+          c.prompt_lookup_min === undefined ||
+          c.prompt_lookup_max === undefined ||
+          c.prompt_lookup_min <= c.prompt_lookup_max,
+        err('expected prompt_lookup_min ≤ prompt_lookup_max'),
+      ),
+  );
+
 /** What a profile selects, by setting key, with the option each becomes. */
 const PROFILE_SELECTS = [
   ['model', 'model'],
@@ -333,6 +392,16 @@ export const SIM_SETTINGS = {
     layer: 'engine',
     description:
       "llamacpp: continuous batching (llama.cpp's --cont-batching); off, prompts are processed only in steps with no decoding slot.",
+  }),
+  speculative_config: setting(speculativeConfig().optional(), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    arg: 'json',
+    example: '{"method": "eagle", "num_speculative_tokens": 3, "acceptance_rate": 0.7}',
+    defaultText: 'off (no speculative decoding)',
+    valueText: `vLLM's JSON: method (${SPEC_METHODS.join(', ')}), num_speculative_tokens, model (draft_model: a catalogue model), prompt_lookup_min/max (ngram); plus servelab's own acceptance_rate (one rate, or one per position)`,
+    description:
+      "vllm-v1: speculative decoding as vLLM's --speculative-config: each step proposes num_speculative_tokens per decoding request, verifies them in one pass and keeps the accepted prefix plus one token (docs/sim.md, \"Speculative decoding\"). acceptance_rate is servelab's, not vLLM's: the acceptance to simulate in vLLM's reported units, one number for accepted / drafted tokens or a list for each position's accepted / drafts (default by method; ngram: from the prompt's own repetition).",
   }),
   cold_start_ms: setting(nonNegNum().default(0), {
     surfaces: EVERYWHERE,

@@ -15,7 +15,7 @@ import type { Measurement } from '../../pipeline/measure.js';
 import { checkMeasureInput, measure } from '../../pipeline/measure-settings.js';
 import { targetSettings } from '../../pipeline/settings.js';
 import { formatSessions } from '../../report/run/sessions.js';
-import { formatSummaryTable, formatVerdict } from '../../report/run/summary-table.js';
+import { formatSpeculative, formatSummaryTable, formatVerdict } from '../../report/run/summary-table.js';
 import { describeEngine, resolveEngineConfig } from '../../sim/engine/index.js';
 import { fidelityLine, regimeOf } from '../../sim/fidelity/band.js';
 import type { Store } from '../../store/index.js';
@@ -239,6 +239,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   out.write(formatTraceLines(m.workload.trace, t));
   out.write(formatSummaryTable(m.summary, t));
   out.write(formatSessions(report.sessions ?? null, t));
+  out.write(formatSpeculative(report.speculative, t));
   out.write(`${fidelityLine(regimeOf(m.summary.ttft_ms.p50, m.summary.tpot_ms.p50, report.series), t)}\n`);
   out.write(formatVerdict(m.validity, t));
   out.write(formatThresholds(m.thresholds, t));

@@ -18,6 +18,7 @@ import { measureWithWorkers } from '../../pipeline/workers.js';
 import { formatSessions } from '../../report/run/sessions.js';
 import {
   formatPromptOverhead,
+  formatSpeculative,
   formatSummaryTable,
   formatTokenization,
   formatVerdict,
@@ -332,6 +333,7 @@ export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = 
     out.write(formatTraceLines(m.workload.trace, t));
     out.write(formatSummaryTable(m.summary, t));
     out.write(formatSessions(m.report.sessions ?? null, t));
+    out.write(formatSpeculative(m.report.speculative, t));
     out.write(formatVerdict(m.validity, t));
     out.write(formatThresholds(m.thresholds, t));
     const sh = m.shardReport?.shard;

@@ -11,7 +11,7 @@ import { type Problem, UsageError } from '../../core/errors.js';
 import { writeErrorProblem } from '../../core/output-path.js';
 import { textTable } from '../../core/text-width.js';
 import { storedVerdict } from '../../dashboard/index.js';
-import { EXPERIMENT_KINDS, experimentTemplate } from '../../exp/index.js';
+import { EXPERIMENT_KINDS, experimentTemplate, LESSON_NAMES } from '../../exp/index.js';
 import type { T } from '../../i18n/index.js';
 import {
   EXPORT_FORMATS,
@@ -188,12 +188,12 @@ export async function expInitCommand(
   const problems: Problem[] = [];
   const t = langOf(opts.lang, io.env, problems);
   throwIfProblems(problems);
-  if (!kind || !(EXPERIMENT_KINDS as readonly string[]).includes(kind))
+  if (!kind || !((EXPERIMENT_KINDS as readonly string[]).includes(kind) || LESSON_NAMES.includes(kind)))
     throw new UsageError([
       {
         path: 'exp init',
         message: kind ? t('exp.init.unknown_kind', { kind }) : t('exp.init.needs_kind'),
-        hint: t('exp.init.kinds_hint', { kinds: EXPERIMENT_KINDS.join(', ') }),
+        hint: t('exp.init.kinds_hint', { kinds: [...EXPERIMENT_KINDS, ...LESSON_NAMES].join(', ') }),
       },
     ]);
   const text = experimentTemplate(kind, t);

@@ -5,6 +5,7 @@
  * "better / no difference", the quality check, and the lead chart, the distribution of A against
  * that of B (two lines, every block pooled, not one line per block).
  */
+import type { SpeculativeSummary } from '../../analysis/speculative.js';
 import type { T } from '../../i18n/index.js';
 import type { ExperimentAnswer } from '../../report/answer.js';
 import type { BootstrapDelta } from '../comparison-stats.js';
@@ -55,6 +56,8 @@ export interface AbResult {
    * block pooled), for the answer's chart; absent in results stored before it existed.
    */
   distribution?: AbDistribution | null;
+  /** Speculative decoding on each side, its blocks pooled (`analysis/speculative`); absent in older results. */
+  speculative?: { a: SpeculativeSummary; b: SpeculativeSummary } | null;
 }
 
 /** Units of the A/B metrics. */
@@ -173,6 +176,18 @@ export function abAnswer(res: AbResult, t: T): ExperimentAnswer {
     }
   }
   if (res.metrics.some((m) => m.metric === 'output_tokens_per_s')) notes.push(t('exp.ab.per_request_note'));
+  for (const side of ['a', 'b'] as const) {
+    const sp = res.speculative?.[side];
+    if (sp && sp.source !== null)
+      notes.push(
+        t('exp.ab.speculative', {
+          name: `${side.toUpperCase()} ${name[side]}`,
+          rate: pctText(sp.acceptance_rate),
+          length: sp.mean_accepted_length_tokens === null ? '-' : sp.mean_accepted_length_tokens.toFixed(2),
+          eff: pctText(sp.draft_efficiency),
+        }),
+      );
+  }
 
   const dist = res.distribution;
   return {
@@ -220,4 +235,9 @@ export function abAnswer(res: AbResult, t: T): ExperimentAnswer {
     run_ids: [...res.runs.a, ...res.runs.b].filter((id): id is string => id !== null),
     interval: null,
   };
+}
+
+/** A fraction as a percentage with one decimal, `-` for no data. */
+function pctText(v: number | null): string {
+  return v === null ? '-' : `${(v * 100).toFixed(1)}%`;
 }

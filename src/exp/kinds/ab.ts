@@ -18,8 +18,11 @@
 
 import { z } from 'zod';
 import { requestMetrics } from '../../analysis/index.js';
+import { seriesSummary } from '../../analysis/series.js';
+import { poolSpeculative, type SpeculativeSummary, speculativeSummary } from '../../analysis/speculative.js';
 import { UsageError } from '../../core/errors.js';
 import { err, FRACTION, listOf, nonNegNum, oneOf, posInt, section, str } from '../../core/fields.js';
+import type { ScrapePoint } from '../../record/series.js';
 import type { RequestRecord } from '../../record/types.js';
 import { SUCCESS_OUTCOMES } from '../../record/types.js';
 import { cdfPoints } from '../../report/charts.js';
@@ -182,6 +185,8 @@ export async function runAb(ctx: KindContext<OwnFile<'ab', 'ab', typeof abSchema
   const per = Math.ceil(specs.length / nBlocks);
   const rate = l.rates?.[0];
   const warmed = { a: false, b: false };
+  // Speculative decoding per side, every block pooled (analysis/speculative).
+  const spec: { a: SpeculativeSummary[]; b: SpeculativeSummary[] } = { a: [], b: [] };
   for (let k = 0; k < nBlocks; k++) {
     const block = specs.slice(k * per, (k + 1) * per);
     if (!block.length) break;
@@ -215,6 +220,7 @@ export async function runAb(ctx: KindContext<OwnFile<'ab', 'ab', typeof abSchema
       warmed[side] = true;
       runs[side].push(...m.records);
       ids[side].push(m.run.run_id);
+      spec[side].push(speculativeSummary(seriesSummary(m.series as ScrapePoint[]), m.records));
     }
   }
   const metrics = compareSides(
@@ -265,6 +271,8 @@ export async function runAb(ctx: KindContext<OwnFile<'ab', 'ab', typeof abSchema
     significant: metrics.some((m) => m.significant),
     quality,
     distribution,
+    speculative:
+      spec.a.length || spec.b.length ? { a: poolSpeculative(spec.a), b: poolSpeculative(spec.b) } : null,
   };
 }
 

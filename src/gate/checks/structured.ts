@@ -123,9 +123,6 @@ async function scrape(target: GateTarget, ctx: CheckContext) {
   return { norm: normalize(samples), byName };
 }
 
-/** vLLM's speculative-decoding counter (vllm/v1/spec_decode/metrics.py). */
-const DRAFT_TOKENS = 'vllm:spec_decode_num_draft_tokens_total';
-
 /** 5.4: 64 concurrent schema requests with a shared prefix: no 5xx, prefix-cache hits (and draft tokens) > 0. */
 const concurrent = each('5.4', 'structured.concurrent-prefix', false, {
   async run(target, ctx) {
@@ -159,8 +156,11 @@ const concurrent = each('5.4', 'structured.concurrent-prefix', false, {
       return skipped(ctx.t('gate.structured.no-prefix-metric'), [], observed);
     observed.prefix_hits = hitsAfter - hitsBefore;
     if (!(hitsAfter - hitsBefore > 0)) return fail(ctx.t('gate.structured.no-prefix-hits'), [], observed);
-    if (after.byName.has(DRAFT_TOKENS)) {
-      const drafts = (after.byName.get(DRAFT_TOKENS) ?? 0) - (before.byName.get(DRAFT_TOKENS) ?? 0);
+    // Speculative decoding's draft-token counter, read through the metric map (monitor/maps:
+    // vLLM's `vllm:spec_decode_num_draft_tokens_total`, llama.cpp's `llamacpp:spec_decode_*`).
+    const draftsAfter = after.norm.spec_draft_tokens_total;
+    if (draftsAfter !== undefined) {
+      const drafts = draftsAfter - (before.norm.spec_draft_tokens_total ?? 0);
       observed.draft_tokens = drafts;
       if (!(drafts > 0)) return fail(ctx.t('gate.structured.no-drafts'), [], observed);
     }

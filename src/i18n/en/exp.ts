@@ -150,6 +150,8 @@ export const exp = {
   'exp.ab.passed': 'passed',
   'exp.ab.failed': 'FAILED',
   'exp.ab.per_request': 'per request',
+  'exp.ab.speculative':
+    '{name}: speculative decoding accepted {rate} of its drafted tokens, {length} tokens per verify pass, draft efficiency {eff}',
   'exp.ab.per_request_note':
     "output_tokens_per_s (per request) is each request's completion tokens / its E2E, averaged over requests: not the run's aggregate output tok/s",
   'exp.ab.answer.question':

@@ -122,4 +122,16 @@ export const run = {
     'plans {n} requests, over the most one run plans ({max}): one run holds its plan and its records in memory',
   'run.limit.planned_hint':
     'split the load into runs of at most {max} requests each (fewer --requests or --warmup, a lower --rate or a shorter --duration)',
+  'run.spec.line':
+    'speculative decoding ({source}): acceptance rate {rate} (accepted/drafted), mean accepted length {length} tokens per verify pass, draft efficiency {eff}',
+  'run.spec.why':
+    'each verify pass ran {verified} positions per request for {length} kept: {wasted} of its compute was thrown away. That is nearly free while decode is memory-bound (small batches read the same weights whatever the query width) and a cost once a large batch makes the step compute-bound, where the speed-up shrinks and then reverses',
+  'run.spec.null.no_data':
+    'no speculative-decoding data: the engine exposed no spec-decode counters and no response carried draft timings',
+  'run.spec.null.no_drafts': "nothing was drafted in this run (ngram: the prompts' n-grams did not repeat)",
+  'run.spec.null.drafts_not_reported':
+    'the engine does not report the number of drafts: mean accepted length and draft efficiency unknown',
+  'run.spec.source.metrics': 'engine /metrics',
+  'run.spec.source.sglang_gauges': "SGLang's gauges, mean of the readings",
+  'run.spec.source.llamacpp_timings': 'llama.cpp timings, summed over responses',
 } as const;

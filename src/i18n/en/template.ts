@@ -168,6 +168,8 @@ export const template = {
     "llamacpp: size of the RAM prompt cache (llama.cpp's --cache-ram; 0 turns it off): a slot's prompt is saved there before the slot is reused, and a later request restores the one sharing its longest prefix.",
   'tpl.simopt.cont_batching':
     "llamacpp: continuous batching (llama.cpp's --cont-batching); off, prompts are processed only in steps with no decoding slot.",
+  'tpl.simopt.speculative_config':
+    "vllm-v1: speculative decoding as vLLM's --speculative-config: each step proposes num_speculative_tokens per decoding request, verifies them in one pass and keeps the accepted prefix plus one token (docs/sim.md, \"Speculative decoding\"). acceptance_rate is servelab's, not vLLM's: the acceptance to simulate in vLLM's reported units, one number for accepted / drafted tokens or a list for each position's accepted / drafts (default by method; ngram: from the prompt's own repetition).",
   'tpl.simopt.cold_start_ms': 'Extra time on the first engine step, as a cold engine takes.',
   'tpl.simopt.api_server_count':
     "API server processes that share the streaming work (vLLM's --api-server-count); each detokenises and writes the chunks of its own streams.",

@@ -139,6 +139,8 @@ export const exp: Record<keyof typeof en, string> = {
   'exp.ab.passed': '通过',
   'exp.ab.failed': '未通过',
   'exp.ab.per_request': '逐请求',
+  'exp.ab.speculative':
+    '{name}：推测解码接受了 {rate} 的草稿 token，每次验证 {length} 个 token，草稿效率 {eff}',
   'exp.ab.per_request_note':
     'output_tokens_per_s（逐请求）是每个请求的输出 token 数除以它的 E2E，再对请求取平均：不是整次运行的总输出 tok/s',
   'exp.ab.answer.question': '切换 {switch}（A = {a} → B = {b}）是否改变延迟或吞吐，输出是否仍然正确？',

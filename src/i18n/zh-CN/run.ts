@@ -115,4 +115,14 @@ export const run: Record<keyof typeof en, string> = {
     '计划发送 {n} 个请求，超过单次运行的上限（{max}）：一次运行会把计划和全部记录都放在内存里',
   'run.limit.planned_hint':
     '把负载拆成多次运行，每次至多 {max} 个请求（减少 --requests 或 --warmup，降低 --rate 或缩短 --duration）',
+  'run.spec.line':
+    '推测解码（{source}）：接受率 {rate}（接受/草稿），平均接受长度 {length} 个 token/每次验证，草稿效率 {eff}',
+  'run.spec.why':
+    '每次验证为每个请求计算 {verified} 个位置、只保留 {length} 个：{wasted} 的计算被丢弃。decode 受内存带宽限制时（小批量，无论查询多宽都读同样的权重）这几乎不花时间；大批量使每步受算力限制后，这就成了代价，加速随之缩小，直至反转',
+  'run.spec.null.no_data': '没有推测解码数据：引擎没有暴露 spec-decode 计数器，响应里也没有草稿 timings',
+  'run.spec.null.no_drafts': '本次运行没有产生任何草稿（ngram：提示词的 n-gram 没有重复）',
+  'run.spec.null.drafts_not_reported': '引擎不报告草稿次数：平均接受长度和草稿效率未知',
+  'run.spec.source.metrics': '引擎 /metrics',
+  'run.spec.source.sglang_gauges': 'SGLang 的仪表值，取读数平均',
+  'run.spec.source.llamacpp_timings': 'llama.cpp timings，按响应求和',
 };

@@ -9,6 +9,7 @@
 import type { ValidityReason } from '../../analysis/diagnose/types.js';
 import type { SeriesPoint } from '../../analysis/loaded-run.js';
 import type { SessionsSummary } from '../../analysis/sessions.js';
+import type { SpeculativeSummary } from '../../analysis/speculative.js';
 import type { Summary } from '../../analysis/summary.js';
 import type { RequestRecord, RunEndReason } from '../../record/types.js';
 
@@ -106,6 +107,11 @@ export interface RunReport {
   validity?: { valid: boolean; reasons: ValidityReason[] };
   /** A sessions run's per-turn and user-perceived numbers (`analysis/sessions`); null for other runs. */
   sessions?: SessionsSummary | null;
+  /**
+   * Speculative decoding over the measurement window (`analysis/speculative`): acceptance rate,
+   * mean accepted length, draft efficiency, each null with a reason when the engine did not say.
+   */
+  speculative?: SpeculativeSummary;
 }
 
 export interface BuildRunReportInput {

@@ -8,6 +8,7 @@
 
 import { type ErrorGroup, formatErrorGroup } from '../../analysis/errors.js';
 import type { PromptOverhead } from '../../analysis/prompt-overhead.js';
+import type { SpeculativeSummary } from '../../analysis/speculative.js';
 import type { Stats } from '../../analysis/stats.js';
 import { SUMMARY_METRICS, type Summary } from '../../analysis/summary.js';
 import type { TtftBreakdown } from '../../analysis/ttft-breakdown.js';
@@ -246,4 +247,31 @@ export function formatTokenization(
     else what = t('run.tokenization.tokenizer_differs', v);
   }
   return `${t('run.tokenization', { what })}${why.length ? `\n  ${why.join('\n  ')}` : ''}\n`;
+}
+
+/**
+ * The speculative-decoding lines under the summary: acceptance rate, mean accepted length and
+ * draft efficiency with where they came from, and what the verify pass threw away (why the gain
+ * shrinks with the batch). Nothing when the run had no speculative-decoding data at all.
+ */
+export function formatSpeculative(s: SpeculativeSummary | null | undefined, t: T = EN): string {
+  if (!s || s.source === null) return '';
+  const lines = [
+    t('run.spec.line', {
+      source: t(`run.spec.source.${s.source}`),
+      rate: pct(s.acceptance_rate),
+      length: num(s.mean_accepted_length_tokens),
+      eff: pct(s.draft_efficiency),
+    }),
+  ];
+  if (s.drafts && s.draft_tokens && s.mean_accepted_length_tokens !== null && s.draft_efficiency !== null)
+    lines.push(
+      `  ${t('run.spec.why', {
+        verified: num(1 + s.draft_tokens / s.drafts),
+        length: num(s.mean_accepted_length_tokens),
+        wasted: pct(1 - s.draft_efficiency),
+      })}`,
+    );
+  if (s.reason) lines.push(`  ${t(`run.spec.null.${s.reason}`)}`);
+  return `${lines.join('\n')}\n`;
 }

@@ -17,6 +17,7 @@ import type { KvCacheDtype, WeightDtype } from '../config/vocab.js';
 import { checkSimOptions, type EngineOptions, type SimLayerValues } from '../settings.js';
 import { BYTES_PER_WEIGHT, modelAccounting } from './cost.js';
 import { type ProfileConfig, resolveProfile } from './profiles.js';
+import { resolveSpeculative, type SpeculativeSpec } from './speculative.js';
 
 const GIB = 1024 ** 3;
 
@@ -111,6 +112,8 @@ export interface EngineConfig
   profile: ProfileConfig;
   /** The calibration profile whose constants replace the cost model's defaults (`--profile`), or null. */
   calibration: CalibrationProfile | null;
+  /** `--speculative-config`, resolved (`sim/engine/speculative`), or null when off. */
+  speculative: SpeculativeSpec | null;
 }
 
 /** vLLM's batch defaults (`EngineArgs.get_batch_defaults`, API-server column). */
@@ -266,6 +269,7 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
   );
   // llama.cpp: a request's context is its slot's, and the slots are the batch's limit.
   if (profile.llamacpp) maxModelLen = profile.llamacpp.nCtxSlot;
+  const speculative = resolveSpeculative(v.speculative_config, model, cat, profile.engine);
   return {
     model,
     gpu,
@@ -283,6 +287,7 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
     memory,
     profile,
     calibration: opts.calibration ?? null,
+    speculative,
   };
 }
 
@@ -338,7 +343,18 @@ export function describeEngine(cfg: EngineConfig): string[] {
     `max_num_seqs ${cfg.maxNumSeqs}, max_num_batched_tokens ${cfg.maxNumBatchedTokens}, ` +
       `prefix caching ${cfg.enablePrefixCaching ? 'on' : 'off'}`,
     ...profileLines(cfg),
+    ...(cfg.speculative ? [speculativeLine(cfg.speculative)] : []),
   ];
+}
+
+/** The speculative-decoding line: method, k, and the acceptance simulated (accepted / drafted). */
+function speculativeLine(s: SpeculativeSpec): string {
+  const a = s.conditional;
+  const rate = a
+    ? `acceptance ${(a.reduce((acc, _, i) => acc + a.slice(0, i + 1).reduce((p, x) => p * x, 1), 0) / a.length).toFixed(2)} of drafted tokens`
+    : `acceptance from each prompt's repeated ${s.lookupMin === s.lookupMax ? s.lookupMin : `${s.lookupMin}-${s.lookupMax}`}-grams`;
+  const draft = s.draftModel && s.method === 'draft_model' ? `, draft model ${s.draftModel.name}` : '';
+  return `speculative decoding: ${s.method}, ${s.k} draft tokens per step${draft}, ${rate}`;
 }
 
 /** The scheduling line of a profile other than the default vllm-v1 (whose lines are unchanged). */

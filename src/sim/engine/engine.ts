@@ -20,6 +20,7 @@ import { RadixCache } from './radix-cache.js';
 import { EngineReq, IntStepList, StepList } from './request.js';
 import { createScheduler, type SchedulePolicy, type SchedulerOutput } from './scheduler.js';
 import { SlotPool } from './slot-pool.js';
+import { SpecDecoder } from './speculative.js';
 import type { EngineRequest, EngineStats, RequestTimes, SimEngine, SlotState, StepResult } from './types.js';
 
 const GIB = 1024 ** 3;
@@ -50,6 +51,8 @@ export class EngineCore {
   readonly kv: KvPool;
   readonly scheduler: SchedulePolicy;
   readonly cost: CostModel;
+  /** `--speculative-config`: the drafter and the rejection sampler's outcome, or null. */
+  readonly spec: SpecDecoder | null;
   private readonly reqs = new Map<string, EngineReq>();
   private readonly out: SchedulerOutput = {
     reqs: new StepList(),
@@ -99,6 +102,15 @@ export class EngineCore {
       { maxNumSeqs: cfg.maxNumSeqs },
       cfg.calibration?.cost,
     );
+    this.spec = cfg.speculative
+      ? new SpecDecoder(cfg.speculative, {
+          gpu: cfg.gpu,
+          tp: cfg.tp,
+          dtype: cfg.dtype,
+          kvCacheDtype: cfg.kvCacheDtype,
+          maxNumSeqs: cfg.maxNumSeqs,
+        })
+      : null;
     this.raw = {
       step: 0,
       startMs: 0,
@@ -153,6 +165,11 @@ export class EngineCore {
       if (this.stepNo === 1) dt += this.cfg.coldStartMs;
     }
     this.updateFromOutput(0, this.raw.sampled.length);
+    // Speculative decoding: the drafter proposes the next step's tokens within this step.
+    if (this.spec) {
+      this.spec.propose(this.raw.sampled);
+      dt += this.spec.proposeMs(this.raw.sampled);
+    }
     // vLLM v0 multi-step: the later passes of the group decode one more token per live request.
     for (let s = 1; s < out.numSteps; s++) {
       const from = this.raw.sampled.length;
@@ -193,6 +210,20 @@ export class EngineCore {
       if (n === 1) {
         shape.numDecodes++;
         shape.decodeCtxTokens += ctx;
+      }
+      if (this.spec !== null && ctx + n > r.numTokens) {
+        const known = r.numTokens;
+        const drafts = ctx + n - known;
+        // Verify: one pass over the k + 1 positions, logits at each; the accepted prefix and one
+        // token are emitted, the rejected drafts roll back (sim/engine/speculative).
+        const m = this.spec.verify(r, drafts);
+        shape.numSampled += drafts + 1;
+        r.numComputed = known;
+        this.kv.cacheFull(r);
+        r.numComputed = known + m;
+        r.numSpec = 0;
+        for (let j = 0; j <= m; j++) raw.sampled.push(r);
+        continue;
       }
       r.numComputed = ctx + n;
       this.kv.cacheFull(r);
@@ -318,6 +349,7 @@ export class EngineCore {
       promptTokens: this.promptTokens,
       generationTokens: this.generationTokens,
       steps: this.stepNo,
+      ...(this.spec ? { spec: this.spec.counters } : {}),
       gpuMemoryUsedGiB:
         m.weightsGiB +
         m.activationGiB +

@@ -25,6 +25,11 @@ export class EngineReq {
   numOutput = 0;
   /** Tokens whose KV is in the cache. */
   numComputed = 0;
+  /**
+   * Draft tokens proposed for the next step (vLLM's `spec_token_ids`; `sim/engine/speculative`):
+   * the scheduler gives the request 1 + numSpec tokens. 0 without speculative decoding.
+   */
+  numSpec = 0;
   status: ReqStatus = 'waiting';
   /** KV block ids, in token order. */
   readonly blocks: number[] = [];

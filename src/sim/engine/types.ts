@@ -77,6 +77,12 @@ export interface EngineStats {
   promptTokens: number;
   generationTokens: number;
   steps: number;
+  /**
+   * Speculative decoding's counters since start (vLLM's `SpecDecodingStats`), present only with
+   * `--speculative-config`: drafts verified, draft tokens, accepted tokens, and the drafts whose
+   * position i was accepted.
+   */
+  spec?: { drafts: number; draftTokens: number; acceptedTokens: number; acceptedPerPos: readonly number[] };
   /** Simulated device memory in use, GiB (weights + activation reserve + used KV). */
   gpuMemoryUsedGiB: number;
   gpuMemoryTotalGiB: number;

@@ -279,6 +279,7 @@ export class SimMetrics {
       );
       counter('vllm:prompt_tokens_total', 'Number of prefill tokens processed.', 'promptTokens');
       counter('vllm:generation_tokens_total', 'Number of generation tokens processed.', 'generationTokens');
+      if (!v0 && snap().spec) registerSpecDecodeMetrics(registers, labels, snap);
 
       this.success = new Counter({
         name: 'vllm:request_success_total',
@@ -387,4 +388,52 @@ export class SimMetrics {
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
+}
+
+/**
+ * vLLM's speculative-decoding counters (`SpecDecodingProm`,
+ * `vllm-project/vllm:vllm/v1/spec_decode/metrics.py` @016a8587edb04ae53c913a1da9355a07dc0ca4ae),
+ * exposed as Python's prometheus_client names counters (`_total` appended): drafts, draft
+ * tokens, accepted tokens, and accepted tokens per draft position (label `position`, 0-based),
+ * present only with `--speculative-config`, as in vLLM.
+ */
+function registerSpecDecodeMetrics(
+  registers: Registry[],
+  labels: { model_name: string },
+  snap: () => EngineStats,
+): void {
+  type SpecStats = NonNullable<EngineStats['spec']>;
+  const k = snap().spec?.acceptedPerPos.length ?? 0;
+  const seen = { drafts: 0, draftTokens: 0, acceptedTokens: 0, perPos: new Array<number>(k).fill(0) };
+  const total = (name: string, help: string, key: 'drafts' | 'draftTokens' | 'acceptedTokens') => {
+    const c = new Counter({
+      name,
+      help,
+      labelNames: ['model_name'],
+      registers,
+      collect() {
+        const now = (snap().spec as SpecStats)[key];
+        if (now > seen[key]) this.inc(labels, now - seen[key]);
+        seen[key] = Math.max(seen[key], now);
+      },
+    });
+    c.inc(labels, 0);
+  };
+  total('vllm:spec_decode_num_drafts_total', 'Number of spec decoding drafts.', 'drafts');
+  total('vllm:spec_decode_num_draft_tokens_total', 'Number of draft tokens.', 'draftTokens');
+  total('vllm:spec_decode_num_accepted_tokens_total', 'Number of accepted tokens.', 'acceptedTokens');
+  const perPos = new Counter({
+    name: 'vllm:spec_decode_num_accepted_tokens_per_pos_total',
+    help: 'Accepted tokens per draft position.',
+    labelNames: ['model_name', 'position'],
+    registers,
+    collect() {
+      const now = (snap().spec as SpecStats).acceptedPerPos;
+      for (let i = 0; i < k; i++) {
+        if (now[i] > seen.perPos[i]) this.inc({ ...labels, position: String(i) }, now[i] - seen.perPos[i]);
+        seen.perPos[i] = Math.max(seen.perPos[i], now[i]);
+      }
+    },
+  });
+  for (let i = 0; i < k; i++) perPos.inc({ ...labels, position: String(i) }, 0);
 }

@@ -57,6 +57,7 @@ export function clearOutput(out: SchedulerOutput): void {
 export function preemptRecompute(kv: KvPool, r: EngineReq, waiting: Deque<EngineReq>): void {
   kv.freeReq(r);
   r.numComputed = 0;
+  r.numSpec = 0;
   r.status = 'preempted';
   r.times.preemptions++;
   waiting.pushFront(r);
@@ -105,7 +106,8 @@ export function scheduleRunningQueue(
   let preempted = 0;
   for (let i = 0; i < running.length && budget > 0; i++) {
     const r = running[i];
-    const n = Math.min(r.numTokens - r.numComputed, budget);
+    // With speculative decoding a decode also carries its drafts (vLLM's num_tokens_with_spec).
+    const n = Math.min(r.numTokens + r.numSpec - r.numComputed, budget);
     if (n <= 0) continue;
     preempted += allocateOrPreempt(kv, running, waiting, r, n, out);
     if (r.status !== 'running') break;
