@@ -381,4 +381,6 @@ export const HELP_TEXT_ZH_CN: Readonly<Record<string, string>> = {
   // the heading of run's and plan's vLLM/SGLang flags (cli/options addCompatOptions)
   'vLLM and SGLang names (each read as a servelab flag, with a note):':
     'vLLM 与 SGLang 的写法（各按对应的 servelab 选项读取，并给出提示）：',
+  "vllm-v1: speculative decoding as vLLM's --speculative-config: each step proposes num_speculative_tokens per decoding request, verifies them in one pass and keeps the accepted prefix plus one token (docs/sim.md, \"Speculative decoding\"). acceptance_rate is servelab's, not vLLM's: the acceptance to simulate in vLLM's reported units, one number for accepted / drafted tokens or a list for each position's accepted / drafts (default by method; ngram: from the prompt's own repetition). (default: off (no speculative decoding))":
+    'vllm-v1：与 vLLM 的 --speculative-config 相同的推测解码：每一步为每个解码中的请求提出 num_speculative_tokens 个草稿 token，在一次前向中验证，保留被接受的前缀再加一个 token（见 docs/sim.md「Speculative decoding」）。acceptance_rate 是 servelab 自己的键，不是 vLLM 的：要模拟的接受率，单位与 vLLM 的报告相同，一个数表示接受 / 草稿 token 之比，列表表示每个位置的接受 / 草稿之比（默认随 method 而定；ngram：取自提示词自身的重复）。（默认：关闭（不做推测解码））',
 };
