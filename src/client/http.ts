@@ -15,7 +15,8 @@ import { whenAborted } from '../runtime/abort.js';
 import type { RequestSpec } from '../workload/types.js';
 import { clip, errorMessageOf, ResponseAccumulator, type StreamInfo } from './stream.js';
 import { newTraceparent } from './trace-context.js';
-import type { ClientOptions, SendArgs, Target } from './types.js';
+import type { ClientOptions, PreconnectReport, SendArgs, Target } from './types.js';
+import { WARM_REQUESTS, warmDispatcher } from './warm.js';
 
 /** Largest non-SSE body kept (bytes): a non-stream completion, or an error body. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -379,6 +380,11 @@ class UndiciHttpTarget implements HttpTarget {
   }
 
   sendDetailed(args: SendArgs): Promise<SendResult> {
+    return this.sendVia(this.agent, args);
+  }
+
+  /** One request through `agent`: the network, or {@link warmDispatcher}'s canned answers. */
+  private sendVia(agent: Pick<Dispatcher, 'dispatch'>, args: SendArgs): Promise<SendResult> {
     const rec = emptyRecord({
       id: args.id,
       planned_id: args.planned_id,
@@ -421,7 +427,7 @@ class UndiciHttpTarget implements HttpTarget {
         const payload = JSON.stringify(body);
         rec.sent_at_ms = this.opts.clock.now();
         handler.arm();
-        this.agent.dispatch(
+        agent.dispatch(
           { origin: this.origin, path: this.path, method: 'POST', headers, body: payload },
           handler,
         );
@@ -433,34 +439,75 @@ class UndiciHttpTarget implements HttpTarget {
   }
 
   /**
-   * `n` concurrent `GET …/models` requests (every OpenAI-compatible server answers the route,
-   * and any answer, 404 included, leaves its keep-alive connection open): with one request per
-   * connection (`pipelining: 1`), concurrent requests each get their own, and the pool keeps
-   * them idle for the measured requests. Errors are ignored: the measured requests will say.
+   * Get the client ready for a window of `n` concurrent requests, so that its first wave pays
+   * nothing the later ones do not:
+   *  - `n` concurrent `GET …/models` requests (every OpenAI-compatible server answers the route,
+   *    and any answer, 404 included, leaves its keep-alive connection open): with one request
+   *    per connection (`pipelining: 1`), concurrent requests each get their own, and the pool
+   *    keeps them idle for the measured requests. Errors are ignored: the measured requests
+   *    will say.
+   *  - {@link WARM_REQUESTS} synthetic requests through this target's own code to an in-process
+   *    dispatcher (`client/warm`): nothing on the wire, no records.
+   *  - one turn of the event loop: undici hands a finished keep-alive connection back to its
+   *    pool on the next check phase (`setImmediate(client[kResume])` for `pipelining: 1`,
+   *    nodejs/undici lib/dispatcher/client-h1.js, v7.30.2); without it, the connections whose
+   *    GET ended in the same read as the last one still read busy, and the first wave opened
+   *    new ones (17 of 100 in bench/first-wave).
    */
-  async preconnect(n: number): Promise<void> {
+  async preconnect(n: number): Promise<PreconnectReport> {
     const agent = this.ownAgent;
+    let connections = 0;
     // A dispatcher handed in (tests, a shared pool) is the caller's to manage.
-    if (!agent) return;
-    const path = `${this.path.replace(/\/(chat\/)?completions$/, '')}/models`;
-    const one = async () => {
-      // Bounded: a server that answers /models slowly, or with a stream that never ends (a
-      // misbehaving proxy), must not hold the run before its window opens.
-      const signal = AbortSignal.timeout(PRECONNECT_TIMEOUT_MS);
-      try {
-        const res = await agent.request({
-          origin: this.origin,
-          path,
-          method: 'GET',
-          headers: this.baseHeaders,
-          signal,
-        });
-        await res.body.dump({ limit: 1 << 20, signal });
-      } catch {
-        // an unreachable server shows in the measured requests
+    if (agent) {
+      const path = `${this.path.replace(/\/(chat\/)?completions$/, '')}/models`;
+      const one = async () => {
+        // Bounded: a server that answers /models slowly, or with a stream that never ends (a
+        // misbehaving proxy), must not hold the run before its window opens.
+        const signal = AbortSignal.timeout(PRECONNECT_TIMEOUT_MS);
+        try {
+          const res = await agent.request({
+            origin: this.origin,
+            path,
+            method: 'GET',
+            headers: this.baseHeaders,
+            signal,
+          });
+          connections++;
+          await res.body.dump({ limit: 1 << 20, signal });
+        } catch {
+          // an unreachable server shows in the measured requests
+        }
+      };
+      await Promise.all(Array.from({ length: n }, one));
+    }
+    await this.warm();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return { connections, warm_requests: WARM_REQUESTS };
+  }
+
+  /** {@link WARM_REQUESTS} synthetic requests through {@link sendVia}, in waves of 100. */
+  private async warm(): Promise<void> {
+    const canned = warmDispatcher(this.opts.endpoint, this.opts.stream);
+    const signal = new AbortController().signal;
+    const spec = { index: 0, prompt: 'warm-up', input_len: null, output_len: 4 };
+    for (let done = 0; done < WARM_REQUESTS; ) {
+      const wave: Promise<SendResult>[] = [];
+      for (const end = Math.min(WARM_REQUESTS, done + 100); done < end; done++) {
+        const id = `warm-${done}`;
+        wave.push(
+          this.sendVia(canned, {
+            id,
+            planned_id: id,
+            attempt: 1,
+            phase: 'warmup',
+            spec,
+            planned_at_ms: null,
+            signal,
+          }),
+        );
       }
-    };
-    await Promise.all(Array.from({ length: n }, one));
+      await Promise.all(wave);
+    }
   }
 
   async close(): Promise<void> {
