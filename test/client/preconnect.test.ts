@@ -149,7 +149,8 @@ describe('preconnect', () => {
       assert.deepEqual(new Set(res.records.map((r) => r.id)), new Set(posts));
       assert.equal(posts.length, 20);
       assert.deepEqual(res.client_health.prepared, { connections: 8, warm_requests: WARM_REQUESTS });
-      assert.ok(connections >= 8);
+      // each worker's next request reuses the connection its last one used: no new ones in the window
+      assert.equal(connections, 8);
     } finally {
       await target.close();
       srv.close();
