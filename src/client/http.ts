@@ -476,32 +476,32 @@ class UndiciHttpTarget implements HttpTarget {
    *    GET ended in the same read as the last one still read busy, and the first wave opened
    *    new ones (17 of 100 in bench/first-wave).
    */
-  async preconnect(n: number): Promise<PreconnectReport> {
+  async preconnect(n: number): Promise<PreconnectReport | null> {
     const agent = this.ownAgent;
+    // A dispatcher handed in (the in-process simulator, tests, a shared pool) is the caller's
+    // to manage, and has no connections to open nor wall time to lose to a cold client.
+    if (!agent) return null;
+    const path = `${this.path.replace(/\/(chat\/)?completions$/, '')}/models`;
     let connections = 0;
-    // A dispatcher handed in (tests, a shared pool) is the caller's to manage.
-    if (agent) {
-      const path = `${this.path.replace(/\/(chat\/)?completions$/, '')}/models`;
-      const one = async () => {
-        // Bounded: a server that answers /models slowly, or with a stream that never ends (a
-        // misbehaving proxy), must not hold the run before its window opens.
-        const signal = AbortSignal.timeout(PRECONNECT_TIMEOUT_MS);
-        try {
-          const res = await agent.request({
-            origin: this.origin,
-            path,
-            method: 'GET',
-            headers: this.baseHeaders,
-            signal,
-          });
-          connections++;
-          await res.body.dump({ limit: 1 << 20, signal });
-        } catch {
-          // an unreachable server shows in the measured requests
-        }
-      };
-      await Promise.all(Array.from({ length: n }, one));
-    }
+    const one = async () => {
+      // Bounded: a server that answers /models slowly, or with a stream that never ends (a
+      // misbehaving proxy), must not hold the run before its window opens.
+      const signal = AbortSignal.timeout(PRECONNECT_TIMEOUT_MS);
+      try {
+        const res = await agent.request({
+          origin: this.origin,
+          path,
+          method: 'GET',
+          headers: this.baseHeaders,
+          signal,
+        });
+        connections++;
+        await res.body.dump({ limit: 1 << 20, signal });
+      } catch {
+        // an unreachable server shows in the measured requests
+      }
+    };
+    await Promise.all(Array.from({ length: n }, one));
     await this.warm();
     await new Promise<void>((resolve) => setImmediate(resolve));
     return { connections, warm_requests: WARM_REQUESTS };

@@ -96,9 +96,9 @@ export interface Target {
    * server and leave them idle in the pool, so the first `n` requests reuse them instead of
    * each paying a TCP connect (and the server's accept) inside its TTFT, and run the client's
    * own request path once it is compiled (`client/warm`). Never rejects; says what it did, for
-   * the run to report; a target without connections has none.
+   * the run to report, or null when it did nothing (no connections of its own).
    */
-  preconnect?(n: number): Promise<PreconnectReport>;
+  preconnect?(n: number): Promise<PreconnectReport | null>;
 }
 
 /** What {@link Target.preconnect} did before the window (none of it recorded). */

@@ -107,7 +107,7 @@ class LoadRun extends RunAttempts {
       // neither; docs/bench.md, "first wave"). What it did is reported with the client's health.
       const pool = poolSize(load, measuredPlanned);
       if (pool > 0 && this.deps.target.preconnect && !this.stopped)
-        prepared = await this.deps.target.preconnect(pool).catch(() => undefined);
+        prepared = (await this.deps.target.preconnect(pool).catch(() => null)) ?? undefined;
       const start =
         cfg.start?.ready && !this.stopped
           ? { ...cfg.start, atMs: await this.untilStopped(cfg.start.ready()) }
