@@ -4,12 +4,12 @@
  * process runs the request path (body build and serialisation, the undici handler, the SSE
  * parser, the record's classification) in V8's interpreter until it has run enough times to be
  * compiled; at c = 100 the first wave is those first runs, all in one burst, and its TTFT carries
- * them (measured on this 2-core machine, bench/_jit-style: 100 sends took 5.5 ms cold and 0.4 ms
- * from the third hundred on; parsing their 5-event streams 15 ms cold and ~2 ms warm; docs/bench.md
- * "first wave"). {@link warmDispatcher} is an in-process stand-in for the network that answers
- * every request at once with a short canned response of the endpoint's shape, so the HTTP target
- * can send {@link WARM_REQUESTS} requests through its own code to it. Nothing goes on the wire
- * and the records are discarded.
+ * them (measured on a 2-core machine by timing waves of 100 sends to a stand-in dispatcher in a
+ * fresh process: the sends took 5.5 ms cold and 0.4 ms from the third hundred on, parsing their
+ * 5-event streams ~15 ms cold and ~2 ms warm; docs/bench.md "first wave"). {@link warmDispatcher}
+ * is an in-process stand-in for the network that answers every request at once with a short
+ * canned response of the endpoint's shape, so the HTTP target can send {@link WARM_REQUESTS}
+ * requests through its own code to it. Nothing goes on the wire and the records are discarded.
  */
 import type { Dispatcher } from 'undici';
 
