@@ -1,99 +1,133 @@
 /**
  * @module bench/first-wave
  * `npm run bench -- first-wave`: does servelab's first wave of requests carry a client artefact?
- * A closed loop of `concurrency` users against the bench SSE server (a child process) set to a
- * constant TTFT (`phase_ms` in the prompt) runs once as `run` does (the runner opens the
- * window's connections before it: `Target.preconnect`) and once without that; each prints the
- * first wave's TTFT p50 (the first `concurrency` requests sent) over the rest's. Against a
- * constant-latency server both should be 1: a higher ratio is time the client spent inside the
- * measured window on its own set-up (a TCP connect and the server's accept per request, first
- * use of the streaming path). Target: within 5%.
+ * A closed loop of `concurrency` users against the bench SSE server (a child process, warmed
+ * before it says it is ready) set to a constant TTFT (`phase_ms` in the prompt) runs once as
+ * `run` does (the runner gets the client ready before the window: `Target.preconnect` opens the
+ * window's connections and warms the client's own path in-process) and once without that, each
+ * in a fresh client process (bench/first-wave-client.ts: as cold as a fresh `servelab run`),
+ * `rounds` times in turn. Each prints the first wave's TTFT p50 (the first `concurrency`
+ * requests sent) over the rest's, the median over the rounds, and the connections opened inside
+ * the measured window. Against a constant-latency server the ratio should be 1: more is time
+ * the client spent inside the window on its own set-up. Target: within 5%.
  */
-import { requestMetrics } from '../src/analysis/request.js';
-import { createHttpTarget } from '../src/client/http.js';
-import type { Target } from '../src/client/types.js';
-import { runLoad } from '../src/runner/loops.js';
-import { RealClock } from '../src/runtime/clock.js';
-import { infoRow, pcts, type Row, type ScenarioResult, startChild, targetRow } from './lib.js';
+import { cpus } from 'node:os';
+import {
+  type Child,
+  infoRow,
+  MachineMeter,
+  type Pcts,
+  type Row,
+  type ScenarioResult,
+  startChild,
+  targetRow,
+} from './lib.js';
 
 export interface FirstWaveOptions {
   concurrency: number;
   requests: number;
   /** The server's constant time to the first token, ms. */
   ttftMs: number;
+  /** Runs of each case, in turn; the rows show the median. */
+  rounds: number;
 }
 
-/** TTFT p50 of the first wave and of the rest, ms, from one closed-loop run. */
-async function once(port: number, o: FirstWaveOptions, preconnect: boolean) {
-  const clock = new RealClock();
-  const http = createHttpTarget({
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    endpoint: 'chat',
-    model: 'bench',
-    stream: true,
-    clock,
-  });
-  // Without preconnect: the same target, hiding the method from the runner.
-  const target: Target = preconnect ? http : { send: (a) => http.send(a), close: () => http.close() };
-  const prompt = `phase_ms=${o.ttftMs} interval_ms=5`;
+interface Once {
+  first: Pcts;
+  rest: Pcts;
+  ratio: number | null;
+  records: number;
+  ok: number;
+  connections_in_window: number;
+  prepared: { connections: number; warm_requests: number } | null;
+}
+
+/** One closed-loop run in a fresh client process. */
+async function once(port: number, o: FirstWaveOptions, preconnect: boolean): Promise<Once> {
+  const args = [port, preconnect ? 1 : 0, o.concurrency, o.requests, o.ttftMs].map(String);
+  let child: Child | null = null;
   try {
-    const res = await runLoad(
-      {
-        load: { kind: 'closed', concurrency: o.concurrency, requests: o.requests },
-        specs: [{ index: 0, prompt, input_len: null, output_len: 4 }],
-      },
-      { target, clock },
-    );
-    const sent = res.records
-      .filter((r) => r.phase === 'measure' && r.sent_at_ms !== null)
-      .sort((a, b) => (a.sent_at_ms as number) - (b.sent_at_ms as number));
-    const ttft = (rs: typeof sent) =>
-      rs.map((r) => requestMetrics(r).ttft_ms).filter((v): v is number => v !== undefined);
-    const first = pcts(ttft(sent.slice(0, o.concurrency)));
-    const rest = pcts(ttft(sent.slice(o.concurrency)));
-    return { first, rest, ratio: first.p50 !== null && rest.p50 ? first.p50 / rest.p50 : null };
+    const started = await startChild<{ result: Once }>('./first-wave-client.ts', args, 'result');
+    child = started.child;
+    return started.ready.result;
   } finally {
-    await http.close();
+    await child?.stop();
   }
+}
+
+/** Median of the non-null values (the upper one for an even count), or null. */
+function median(vs: (number | null)[]): number | null {
+  const s = vs.filter((v): v is number => v !== null).sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : null;
 }
 
 export async function benchFirstWave(o: FirstWaveOptions): Promise<ScenarioResult> {
   const { child, ready } = await startChild<{ port: number }>('./sse-server.ts', [], 'port');
+  const cases = [
+    { preconnect: true, name: `c=${o.concurrency} as run` },
+    { preconnect: false, name: `c=${o.concurrency} no preconnect` },
+  ];
+  const runs = new Map<string, Once[]>(cases.map((c) => [c.name, []]));
+  const busy: (number | null)[] = [];
   try {
-    const rows: Row[] = [];
-    const details: Record<string, unknown> = { options: o };
-    for (const preconnect of [true, false]) {
-      const r = await once(ready.port, o, preconnect);
-      const c = `c=${o.concurrency} ${preconnect ? 'as run' : 'no preconnect'}`;
-      details[preconnect ? 'as_run' : 'no_preconnect'] = r;
-      const base = {
-        scenario: 'first-wave',
-        case: c,
-        metric: 'first wave TTFT p50 / rest p50',
-        value: r.ratio,
-        unit: '×',
-      };
-      rows.push(preconnect ? targetRow(base, { max: 1.05 }) : infoRow(base));
-      rows.push(
-        infoRow({
-          scenario: 'first-wave',
-          case: c,
-          metric: 'first wave TTFT p50',
-          value: r.first.p50,
-          unit: 'ms',
-        }),
-        infoRow({ scenario: 'first-wave', case: c, metric: 'rest TTFT p50', value: r.rest.p50, unit: 'ms' }),
-      );
-    }
-    return {
-      name: 'first-wave',
-      rows,
-      details,
-      notes: [
-        `server TTFT ${o.ttftMs} ms (constant); ${o.requests} requests, the first ${o.concurrency} are the first wave`,
-      ],
-    };
+    for (let k = 0; k < o.rounds; k++)
+      for (const c of cases) {
+        const m = new MachineMeter();
+        (runs.get(c.name) as Once[]).push(await once(ready.port, o, c.preconnect));
+        busy.push(m.busyCores(cpus().length));
+      }
   } finally {
     await child.stop();
   }
+  const rows: Row[] = [];
+  const S = 'first-wave';
+  for (const c of cases) {
+    const rs = runs.get(c.name) as Once[];
+    const base = {
+      scenario: S,
+      case: c.name,
+      metric: `first wave TTFT p50 / rest p50 (median of ${o.rounds})`,
+      value: median(rs.map((r) => r.ratio)),
+      unit: '×',
+    };
+    rows.push(
+      c.preconnect ? targetRow(base, { max: 1.05 }) : infoRow(base),
+      infoRow({
+        scenario: S,
+        case: c.name,
+        metric: 'first wave TTFT p50',
+        value: median(rs.map((r) => r.first.p50)),
+        unit: 'ms',
+      }),
+      infoRow({
+        scenario: S,
+        case: c.name,
+        metric: 'rest TTFT p50',
+        value: median(rs.map((r) => r.rest.p50)),
+        unit: 'ms',
+      }),
+      infoRow({
+        scenario: S,
+        case: c.name,
+        metric: 'connections opened in the window',
+        value: median(rs.map((r) => r.connections_in_window)),
+        unit: '',
+      }),
+    );
+  }
+  const asRun = runs.get(cases[0].name) as Once[];
+  const prepared = asRun[0]?.prepared;
+  const ratios = (name: string) =>
+    (runs.get(name) as Once[]).map((r) => (r.ratio === null ? '–' : r.ratio.toFixed(2))).join(', ');
+  return {
+    name: S,
+    rows,
+    details: { options: o, runs: Object.fromEntries(runs), machine_busy_cores: busy },
+    notes: [
+      `server TTFT ${o.ttftMs} ms (constant); ${o.requests} requests, the first ${o.concurrency} are the first wave; each run in a fresh client process`,
+      `excluded before the window (as run): ${prepared ? `${prepared.connections} connections opened (GET /v1/models), ${prepared.warm_requests} requests through the client in-process (nothing sent)` : 'nothing reported'}; records ${asRun.map((r) => `${r.ok}/${r.records} ok`).join(', ')}`,
+      ...cases.map((c) => `first-wave ${c.name}: ratio per round ${ratios(c.name)}`),
+      `machine busy cores per run (ours included): ${busy.map((b) => (b === null ? '–' : b.toFixed(1))).join(', ')} of ${cpus().length}`,
+    ],
+  };
 }

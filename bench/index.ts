@@ -170,7 +170,12 @@ async function run(s: Scenario, quick: boolean): Promise<ScenarioResult> {
         clients: ['servelab', 'fetch'],
       });
     case 'first-wave':
-      return benchFirstWave({ concurrency: 100, requests: quick ? 500 : 1000, ttftMs: 20 });
+      return benchFirstWave({
+        concurrency: 100,
+        requests: quick ? 500 : 1000,
+        ttftMs: 20,
+        rounds: quick ? 1 : 3,
+      });
     case 'open-loop':
       return benchOpenLoop({
         rateRps: 200,

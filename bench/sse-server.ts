@@ -13,11 +13,16 @@
  * processes on the machine); the parent fetches the stamps, and the server's own lateness
  * against the grid, over IPC to measure the client's received-time error.
  *
- * IPC: sends `{ port }` when listening; answers `{cmd:'stamps'}` with
+ * Before it says it is ready, the server warms its own request path with {@link SELF_WARM}
+ * requests to itself (nothing recorded), so a benchmark's first wave does not meet a server
+ * running its handler for the first time (bench/first-wave: the first wave is the server's
+ * first POSTs too, and a cold server is not a constant-latency one).
+ *
+ * IPC: sends `{ port }` when listening and warm; answers `{cmd:'stamps'}` with
  * `{ stamps: {id: number[]}, late_ms: number[] }` (and clears them), `{cmd:'cpu'}` with
  * `{ cpu: process.cpuUsage() }`; exits on `{cmd:'exit'}`.
  */
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 
 /** Write time (CLOCK_MONOTONIC ms) of each token chunk, per `x-request-id`. */
 const stamps = new Map<string, number[]>();
@@ -91,9 +96,43 @@ const server = createServer((req, res) => {
 });
 server.keepAliveTimeout = 60_000;
 server.maxConnections = 100_000;
-server.listen(0, '127.0.0.1', () => {
+/** Requests the server sends itself before it is ready: three waves of 100, as a benchmark's first waves. */
+const SELF_WARM = 300;
+
+/** One streamed request to ourselves, read to its end. */
+function selfRequest(port: number, i: number): Promise<void> {
+  const body = JSON.stringify({
+    max_tokens: 4,
+    messages: [{ role: 'user', content: 'phase_ms=0 interval_ms=0' }],
+  });
+  return new Promise((resolve) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { 'content-type': 'application/json', 'x-request-id': `self-warm-${i}` },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve());
+        res.on('error', () => resolve());
+      },
+    );
+    req.on('error', () => resolve());
+    req.end(body);
+  });
+}
+
+server.listen(0, '127.0.0.1', async () => {
   const addr = server.address();
-  process.send?.({ port: typeof addr === 'object' && addr ? addr.port : 0 });
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  for (let i = 0; i < SELF_WARM; i += 100)
+    await Promise.all(Array.from({ length: 100 }, (_, k) => selfRequest(port, i + k)));
+  stamps.clear();
+  lateMs = [];
+  process.send?.({ port });
 });
 process.on('message', (m: { cmd: string }) => {
   if (m.cmd === 'stamps') {

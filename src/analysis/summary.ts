@@ -40,6 +40,20 @@ export interface ClientHealth {
    * stall is judged against the client's delay at its own time; absent in runs stored before it.
    */
   event_loop_lags?: readonly EventLoopLag[];
+  /**
+   * What the client did before the measured window to get ready for it (`Target.preconnect`),
+   * none of it recorded; absent when nothing was done (a target without connections, runs
+   * stored before it).
+   */
+  prepared?: ClientPrepared;
+}
+
+/** The client's set-up before a measured window, excluded from it (`client/http` preconnect). */
+export interface ClientPrepared {
+  /** Keep-alive connections opened with `GET /v1/models` (that got an answer). */
+  connections: number;
+  /** Synthetic requests run through the client's own code in-process (nothing sent to the server). */
+  warm_requests: number;
 }
 
 /** One interval of the client's event loop with its worst delay, ms on the run's clock. */

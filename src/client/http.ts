@@ -15,7 +15,8 @@ import { whenAborted } from '../runtime/abort.js';
 import type { RequestSpec } from '../workload/types.js';
 import { clip, errorMessageOf, ResponseAccumulator, type StreamInfo } from './stream.js';
 import { newTraceparent } from './trace-context.js';
-import type { ClientOptions, SendArgs, Target } from './types.js';
+import type { ClientOptions, PreconnectReport, SendArgs, Target } from './types.js';
+import { WARM_REQUESTS, warmDispatcher } from './warm.js';
 
 /** Largest non-SSE body kept (bytes): a non-stream completion, or an error body. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -228,7 +229,7 @@ class RequestHandler implements Dispatcher.DispatchHandler {
         this.cancelTtft();
         this.cancelTtft = null;
       }
-      if (acc.done) this.complete(rec.end_at_ms ?? this.target.opts.clock.now());
+      if (acc.done) this.complete(rec.end_at_ms ?? this.target.opts.clock.now(), true);
       else if (acc.streamError !== null) this.startGrace();
       return;
     }
@@ -298,8 +299,11 @@ class RequestHandler implements Dispatcher.DispatchHandler {
     this.complete(now);
   }
 
-  /** Finish exactly once: classify, scrub, clear timers, resolve. */
-  private complete(atMs: number): void {
+  /**
+   * Finish exactly once: classify, scrub, clear timers, resolve. `atDone`: the stream's
+   * `[DONE]` decided it, while undici still holds the connection (see {@link handBack}).
+   */
+  private complete(atMs: number, atDone = false): void {
     if (this.finished) return;
     this.finished = true;
     this.cancelTtft?.();
@@ -321,7 +325,8 @@ class RequestHandler implements Dispatcher.DispatchHandler {
       out.events = this.acc.events ?? [];
       this.rawParts = null;
     }
-    this.resolve(out);
+    if (atDone && this.target.ownsPool) handBack(() => this.resolve(out));
+    else this.resolve(out);
   }
 
   /** The request could not even be dispatched (bad URL, closed agent). */
@@ -333,8 +338,25 @@ class RequestHandler implements Dispatcher.DispatchHandler {
   }
 }
 
+/**
+ * Call `fn` once undici has handed the connection of a response that just ended back to its
+ * pool. A stream is done at its `[DONE]`, but undici frees the connection only after the
+ * response's last bytes, and returns it to the pool on the next check phase
+ * (`setImmediate(client[kResume])` for `pipelining: 1`, nodejs/undici
+ * lib/dispatcher/client-h1.js, v7.30.2): a closed-loop worker whose next request went out at
+ * once found it busy and opened another connection, paying a connect inside that request's TTFT
+ * (c = 100, 1,000 requests: 68–100 new connections after the first wave, the pool grown to ~2c).
+ * Two check phases cover a response whose end arrived in the same read as its `[DONE]`; the
+ * record's times are taken already, so only the next request's start waits (one loop turn).
+ */
+function handBack(fn: () => void): void {
+  setImmediate(() => setImmediate(fn));
+}
+
 class UndiciHttpTarget implements HttpTarget {
   readonly opts: ClientOptions;
+  /** Requests go through our own connection pool (not a dispatcher handed in). */
+  readonly ownsPool: boolean;
   readonly secrets: string[];
   /** Our own Agent, or the caller's dispatcher (not ours to close). */
   private readonly agent: Pick<Dispatcher, 'dispatch'>;
@@ -372,6 +394,7 @@ class UndiciHttpTarget implements HttpTarget {
       ? null
       : new Agent({ connections: null, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
     this.agent = opts.dispatcher ?? (this.ownAgent as Agent);
+    this.ownsPool = this.ownAgent !== null;
   }
 
   async send(args: SendArgs): Promise<RequestRecord> {
@@ -379,6 +402,11 @@ class UndiciHttpTarget implements HttpTarget {
   }
 
   sendDetailed(args: SendArgs): Promise<SendResult> {
+    return this.sendVia(this.agent, args);
+  }
+
+  /** One request through `agent`: the network, or {@link warmDispatcher}'s canned answers. */
+  private sendVia(agent: Pick<Dispatcher, 'dispatch'>, args: SendArgs): Promise<SendResult> {
     const rec = emptyRecord({
       id: args.id,
       planned_id: args.planned_id,
@@ -421,7 +449,7 @@ class UndiciHttpTarget implements HttpTarget {
         const payload = JSON.stringify(body);
         rec.sent_at_ms = this.opts.clock.now();
         handler.arm();
-        this.agent.dispatch(
+        agent.dispatch(
           { origin: this.origin, path: this.path, method: 'POST', headers, body: payload },
           handler,
         );
@@ -433,16 +461,28 @@ class UndiciHttpTarget implements HttpTarget {
   }
 
   /**
-   * `n` concurrent `GET …/models` requests (every OpenAI-compatible server answers the route,
-   * and any answer, 404 included, leaves its keep-alive connection open): with one request per
-   * connection (`pipelining: 1`), concurrent requests each get their own, and the pool keeps
-   * them idle for the measured requests. Errors are ignored: the measured requests will say.
+   * Get the client ready for a window of `n` concurrent requests, so that its first wave pays
+   * nothing the later ones do not:
+   *  - `n` concurrent `GET …/models` requests (every OpenAI-compatible server answers the route,
+   *    and any answer, 404 included, leaves its keep-alive connection open): with one request
+   *    per connection (`pipelining: 1`), concurrent requests each get their own, and the pool
+   *    keeps them idle for the measured requests. Errors are ignored: the measured requests
+   *    will say.
+   *  - {@link WARM_REQUESTS} synthetic requests through this target's own code to an in-process
+   *    dispatcher (`client/warm`): nothing on the wire, no records.
+   *  - one turn of the event loop: undici hands a finished keep-alive connection back to its
+   *    pool on the next check phase (`setImmediate(client[kResume])` for `pipelining: 1`,
+   *    nodejs/undici lib/dispatcher/client-h1.js, v7.30.2); without it, the connections whose
+   *    GET ended in the same read as the last one still read busy, and the first wave opened
+   *    new ones (17 of 100 in bench/first-wave).
    */
-  async preconnect(n: number): Promise<void> {
+  async preconnect(n: number): Promise<PreconnectReport | null> {
     const agent = this.ownAgent;
-    // A dispatcher handed in (tests, a shared pool) is the caller's to manage.
-    if (!agent) return;
+    // A dispatcher handed in (the in-process simulator, tests, a shared pool) is the caller's
+    // to manage, and has no connections to open nor wall time to lose to a cold client.
+    if (!agent) return null;
     const path = `${this.path.replace(/\/(chat\/)?completions$/, '')}/models`;
+    let connections = 0;
     const one = async () => {
       // Bounded: a server that answers /models slowly, or with a stream that never ends (a
       // misbehaving proxy), must not hold the run before its window opens.
@@ -455,12 +495,41 @@ class UndiciHttpTarget implements HttpTarget {
           headers: this.baseHeaders,
           signal,
         });
+        connections++;
         await res.body.dump({ limit: 1 << 20, signal });
       } catch {
         // an unreachable server shows in the measured requests
       }
     };
     await Promise.all(Array.from({ length: n }, one));
+    await this.warm();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return { connections, warm_requests: WARM_REQUESTS };
+  }
+
+  /** {@link WARM_REQUESTS} synthetic requests through {@link sendVia}, in waves of 100. */
+  private async warm(): Promise<void> {
+    const canned = warmDispatcher(this.opts.endpoint, this.opts.stream);
+    const signal = new AbortController().signal;
+    const spec = { index: 0, prompt: 'warm-up', input_len: null, output_len: 4 };
+    for (let done = 0; done < WARM_REQUESTS; ) {
+      const wave: Promise<SendResult>[] = [];
+      for (const end = Math.min(WARM_REQUESTS, done + 100); done < end; done++) {
+        const id = `warm-${done}`;
+        wave.push(
+          this.sendVia(canned, {
+            id,
+            planned_id: id,
+            attempt: 1,
+            phase: 'warmup',
+            spec,
+            planned_at_ms: null,
+            signal,
+          }),
+        );
+      }
+      await Promise.all(wave);
+    }
   }
 
   async close(): Promise<void> {

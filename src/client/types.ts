@@ -4,6 +4,7 @@
  */
 
 import type { Dispatcher } from 'undici';
+import type { ClientPrepared } from '../analysis/summary.js';
 import type { RequestRecord } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RequestSpec } from '../workload/types.js';
@@ -91,9 +92,14 @@ export interface Target {
   send(args: SendArgs): Promise<RequestRecord>;
   close(): Promise<void>;
   /**
-   * Open `n` connections to the server and leave them idle in the pool, so the first `n`
-   * requests of a measured window reuse them instead of each paying a TCP connect (and the
-   * server's accept) inside its TTFT. Never rejects; a target without connections has none.
+   * Get ready for a measured window of `n` concurrent requests: open `n` connections to the
+   * server and leave them idle in the pool, so the first `n` requests reuse them instead of
+   * each paying a TCP connect (and the server's accept) inside its TTFT, and run the client's
+   * own request path once it is compiled (`client/warm`). Never rejects; says what it did, for
+   * the run to report, or null when it did nothing (no connections of its own).
    */
-  preconnect?(n: number): Promise<void>;
+  preconnect?(n: number): Promise<PreconnectReport | null>;
 }
+
+/** What {@link Target.preconnect} did before the window (none of it recorded). */
+export type PreconnectReport = ClientPrepared;

@@ -20,7 +20,7 @@ import type { LoadedShard } from './shard-files.js';
 /**
  * The client's health over every shard: CPU adds up (the whole generator's CPU, in percent of
  * one core), and each event-loop delay percentile is the worst shard's, since a tail is blamed
- * on the client when any one of its processes lagged.
+ * on the client when any one of its processes lagged; the set-up before the window adds up.
  */
 export function mergedClient(clients: readonly (Summary['client'] | undefined)[]): Summary['client'] {
   const known = clients.filter((c): c is Summary['client'] => !!c);
@@ -37,6 +37,15 @@ export function mergedClient(clients: readonly (Summary['client'] | undefined)[]
       delays.length && delays.every((d) => d !== null)
         ? { p50: worst('p50'), p99: worst('p99'), max: worst('max') }
         : null,
+    // every shard's own set-up before the window, added up (absent unless every shard did one)
+    ...(known.length && known.every((c) => c.prepared)
+      ? {
+          prepared: {
+            connections: known.reduce((a, c) => a + (c.prepared?.connections ?? 0), 0),
+            warm_requests: known.reduce((a, c) => a + (c.prepared?.warm_requests ?? 0), 0),
+          },
+        }
+      : {}),
   };
 }
 

@@ -6,7 +6,7 @@
  * touches, kept here so the load loops stay pure functions of their injected clock.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { EventLoopLag } from '../analysis/summary.js';
+import type { ClientPrepared, EventLoopLag } from '../analysis/summary.js';
 import { type Clock, RealClock } from '../runtime/clock.js';
 
 /** The event-loop delay is read once per this many ms, so a lag can be placed in time. */
@@ -34,6 +34,8 @@ export interface ClientHealthReading {
    * at its own time rather than the run's maximum.
    */
   event_loop_lags?: EventLoopLag[];
+  /** What the target did before the window to get ready for it (set by the load loops, not by the probe). */
+  prepared?: ClientPrepared;
 }
 
 export interface HealthProbe {

@@ -1,28 +1,41 @@
 /**
- * The first wave pays no connection set-up inside the measured window: the HTTP target opens `n`
- * keep-alive connections on request (`preconnect`), the next `n` concurrent requests reuse them,
- * and the runner asks for the window's concurrency before the window opens.
+ * The first wave pays no set-up inside the measured window: the HTTP target opens `n` keep-alive
+ * connections on request (`preconnect`), the next `n` concurrent requests reuse them (even when
+ * every opening request ended in the same read), its warm-up sends nothing and leaves no record,
+ * and the runner asks for the window's concurrency before the window opens and reports what
+ * was done.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { createHttpTarget } from '../../src/client/http.js';
+import type { Target } from '../../src/client/types.js';
+import { WARM_REQUESTS, warmDispatcher } from '../../src/client/warm.js';
+import { emptyRecord } from '../../src/record/types.js';
 import { runLoad } from '../../src/runner/loops.js';
 import { RealClock, VirtualClock } from '../../src/runtime/clock.js';
 import { drive, VirtualTarget } from '../runner/virtual-target.js';
 
 describe('preconnect', () => {
-  it('opens n connections that the next n concurrent requests reuse', async () => {
+  it('opens n connections that the next n concurrent requests reuse, however the openings end', async () => {
     let connections = 0;
     const paths: string[] = [];
+    // The GETs are answered all at once, once every one has arrived: their answers reach the
+    // client in one read, the case in which undici had not yet handed the connections back
+    // to its pool when the measured requests went out (they opened new ones).
+    const held: ServerResponse[] = [];
     const srv = createServer((req, res) => {
       paths.push(`${req.method} ${req.url}`);
       req.resume();
       req.on('end', () => {
         if (req.method === 'GET') {
-          res.writeHead(404, { 'content-type': 'application/json' });
-          res.end('{}');
+          held.push(res);
+          if (held.length === 16)
+            for (const r of held.splice(0)) {
+              r.writeHead(404, { 'content-type': 'application/json' });
+              r.end('{}');
+            }
           return;
         }
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -43,9 +56,11 @@ describe('preconnect', () => {
       clock: new RealClock(),
     });
     try {
-      await target.preconnect?.(16);
+      const report = await target.preconnect?.(16);
+      assert.deepEqual(report, { connections: 16, warm_requests: WARM_REQUESTS });
       assert.equal(connections, 16);
-      assert.deepEqual(new Set(paths), new Set(['GET /v1/models']));
+      // the warm-up ran in-process: the server saw the 16 GETs and nothing else
+      assert.deepEqual(paths, Array(16).fill('GET /v1/models'));
       const ac = new AbortController();
       const recs = await Promise.all(
         Array.from({ length: 16 }, (_, i) =>
@@ -61,8 +76,83 @@ describe('preconnect', () => {
         ),
       );
       assert.ok(recs.every((r) => r.outcome === 'ok'));
-      // Without preconnect these 16 would have opened 16 more.
-      assert.ok(connections <= 18, `${connections} connections for 16 + 16 requests`);
+      assert.equal(connections, 16, 'the first wave opened connections of its own');
+    } finally {
+      await target.close();
+      srv.close();
+    }
+  });
+
+  it('warms the client on canned answers it reads as successes, for every endpoint and mode', async () => {
+    // A canned answer the client read as an error would warm the error path, not the measured one.
+    for (const endpoint of ['chat', 'completions'] as const)
+      for (const stream of [true, false]) {
+        const target = createHttpTarget({
+          baseUrl: 'http://127.0.0.1:9/v1',
+          endpoint,
+          model: 'm',
+          stream,
+          clock: new RealClock(),
+          dispatcher: warmDispatcher(endpoint, stream),
+        });
+        const rec = await target.send({
+          id: 'w',
+          planned_id: 'w',
+          attempt: 1,
+          phase: 'warmup',
+          spec: { index: 0, prompt: 'warm-up', input_len: null, output_len: 4 },
+          planned_at_ms: null,
+          signal: new AbortController().signal,
+        });
+        assert.equal(rec.outcome, 'ok', `${endpoint} stream=${stream}: ${rec.error}`);
+        assert.equal(rec.usage?.completion_tokens, 4);
+        assert.equal(rec.stream, stream);
+        if (stream) assert.equal(rec.chunk_times_ms.length, 4);
+      }
+  });
+
+  it('a closed loop over real HTTP records exactly its planned requests and reports the set-up', async () => {
+    const posts: string[] = [];
+    let connections = 0;
+    const srv = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.method !== 'POST') {
+          res.writeHead(404).end();
+          return;
+        }
+        posts.push(String(req.headers['x-request-id']));
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: {"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"stop"}]}\n\n');
+        res.end('data: [DONE]\n\n');
+      });
+    });
+    srv.on('connection', () => connections++);
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const port = (srv.address() as AddressInfo).port;
+    const clock = new RealClock();
+    const target = createHttpTarget({
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      endpoint: 'chat',
+      model: 'm',
+      stream: true,
+      clock,
+    });
+    try {
+      const res = await runLoad(
+        {
+          load: { kind: 'closed', concurrency: 8, requests: 20 },
+          specs: [{ index: 0, prompt: 'p', input_len: null, output_len: 1 }],
+        },
+        { target, clock },
+      );
+      assert.equal(res.records.length, 20);
+      assert.ok(res.records.every((r) => r.phase === 'measure' && r.outcome === 'ok'));
+      assert.deepEqual(new Set(res.records.map((r) => r.id)), new Set(posts));
+      assert.equal(posts.length, 20);
+      assert.deepEqual(res.client_health.prepared, { connections: 8, warm_requests: WARM_REQUESTS });
+      // each worker's next request reuses the connection its last one used: no new ones in the window
+      assert.equal(connections, 8);
     } finally {
       await target.close();
       srv.close();
@@ -78,6 +168,7 @@ describe('preconnect', () => {
       close: () => inner.close(),
       preconnect: async (n: number) => {
         asked.push({ n, at: clock.now() });
+        return { connections: n, warm_requests: 0 };
       },
     };
     const res = await drive(
@@ -95,5 +186,58 @@ describe('preconnect', () => {
       [8],
     );
     assert.ok(asked[0].at <= res.window.start_ms);
+    assert.deepEqual(res.client_health.prepared, { connections: 8, warm_requests: 0 });
+  });
+});
+
+describe('first wave', () => {
+  it('on a real clock, the event loop turns between the first requests of a closed loop', async () => {
+    // undici writes a request in the check phase after its dispatch: with one worker started
+    // per turn, each first request is on the wire before the next is built.
+    const clock = new RealClock();
+    const turned: boolean[] = [];
+    const sends: number[] = [];
+    const early: number[] = [];
+    let open = () => {};
+    const started = new Promise<void>((r) => {
+      open = r;
+    });
+    const target: Target = {
+      send: async (a) => {
+        const i = sends.length;
+        sends.push(i);
+        turned.push(false);
+        setImmediate(() => {
+          turned[i] = true;
+        });
+        // the next request is built only once this one's check phase has come (checked after
+        // the run: the runner turns a throwing target into an error record)
+        if (i > 0 && i < 8 && !turned[i - 1]) early.push(i);
+        // no answer before every worker has started: no follow-up request can come in between
+        if (i === 7) open();
+        await started;
+        const rec = emptyRecord({
+          id: a.id,
+          planned_id: a.planned_id,
+          attempt: a.attempt,
+          phase: a.phase,
+          index: 0,
+        });
+        rec.sent_at_ms = clock.now();
+        rec.outcome = 'ok';
+        return rec;
+      },
+      close: async () => {},
+    };
+    const res = await runLoad(
+      {
+        load: { kind: 'closed', concurrency: 8, requests: 16 },
+        specs: [{ index: 0, prompt: 'p', input_len: 1, output_len: 1 }],
+      },
+      { target, clock },
+    );
+    assert.equal(res.records.length, 16);
+    assert.equal(sends.length, 16);
+    assert.deepEqual(early, [], 'first-wave requests built before the previous one could be written');
   });
 });

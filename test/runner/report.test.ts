@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parseSlo } from '../../src/analysis/slo.js';
 import { type Summary, summarize } from '../../src/analysis/summary.js';
+import { translator } from '../../src/i18n/index.js';
 import { describeEnvironment } from '../../src/output/environment.js';
 import { writeRunOutputs } from '../../src/output/write.js';
 import { summaryRows, summaryToCsv } from '../../src/report/run/csv.js';
@@ -343,4 +344,16 @@ test('console table: the top errors, each with its hint, under the numbers', () 
   );
   assert.ok(t.indexOf('Top errors') > t.indexOf('Client'));
   assert.doesNotMatch(formatSummaryTable({ ...summary, errors: [] }), /Top errors/);
+});
+
+test("console table: the client's set-up before the window, only when there was one", () => {
+  assert.doesNotMatch(formatSummaryTable(summary), /set-up before the window/);
+  const prepared = { connections: 100, warm_requests: 300 };
+  const t = formatSummaryTable({ ...summary, client: { ...summary.client, prepared } });
+  assert.match(
+    t,
+    /set-up before the window +100 connection\(s\) opened, 300 in-process warm-up\(s\), not recorded/,
+  );
+  const zh = formatSummaryTable({ ...summary, client: { ...summary.client, prepared } }, translator('zh-CN'));
+  assert.match(zh, /打开 100 个连接，进程内预热 300 次/);
 });

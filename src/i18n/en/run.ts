@@ -35,6 +35,9 @@ export const run = {
   'run.table.client': 'Client',
   'run.table.event_loop': 'event-loop delay p50/p99/max (ms)',
   'run.table.cpu': 'CPU',
+  'run.table.prepared': 'set-up before the window',
+  'run.table.prepared_value':
+    '{connections} connection(s) opened, {warm} in-process warm-up(s), not recorded',
   'run.table.top_errors': 'Top errors',
   'run.table.warnings': 'Warnings',
   'run.table.ttft_split': "TTFT breakdown (ms, from the server's own timings: {source})",

@@ -33,6 +33,8 @@ export const run: Record<keyof typeof en, string> = {
   'run.table.client': '客户端',
   'run.table.event_loop': '事件循环延迟 p50/p99/max（ms）',
   'run.table.cpu': 'CPU 占用',
+  'run.table.prepared': '测量窗口前的准备',
+  'run.table.prepared_value': '打开 {connections} 个连接，进程内预热 {warm} 次，均不计入记录',
   'run.table.top_errors': '主要错误',
   'run.table.warnings': '警告',
   'run.table.ttft_split': 'TTFT 分解（ms，来自服务端自己的 timings：{source}）',

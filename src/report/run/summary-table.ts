@@ -144,6 +144,18 @@ export function formatSummaryTable(summary: Summary, t: T = EN): string {
       grid([
         [t('run.table.event_loop'), `${num(loop?.p50)} / ${num(loop?.p99)} / ${num(loop?.max)}`],
         [t('run.table.cpu'), s.client.cpu_percent === null ? '-' : `${s.client.cpu_percent.toFixed(0)}%`],
+        // What the client did before the window to get ready for it, none of it measured.
+        ...(s.client.prepared
+          ? [
+              [
+                t('run.table.prepared'),
+                t('run.table.prepared_value', {
+                  connections: s.client.prepared.connections,
+                  warm: s.client.prepared.warm_requests,
+                }),
+              ],
+            ]
+          : []),
       ]),
     ),
   );
