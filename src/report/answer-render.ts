@@ -24,7 +24,9 @@ export const ANSWER_CSS = `
 .answer .answer-verdict{margin:6px 0 10px;font-size:17px;font-weight:600}
 .answer .answer-notes{font-size:13px;margin:8px 0}
 .answer .interval,.answer .answer-runs{font-size:12px;color:#555;margin:6px 0}
-.answer-table th.l,.answer-table td.l{white-space:normal;min-width:6em}
+/* Headers and text cells wrap, numbers do not: the key table fits 800 px without hiding its last columns (a verdict, a problem). */
+.answer-table th,.answer-table td.l{white-space:normal}
+.answer-table td.l{min-width:6em}
 `;
 
 /** Whether a column holds numbers (or figures written as text: `+1.6%`, `[1, 2]`): right-aligned. */
@@ -43,9 +45,8 @@ export function answerCellText(c: AnswerCell): string {
   return String(Number(c.toPrecision(3)));
 }
 
-/** An axis's name with its unit (`ttft_ms (ms)`), unless the name already carries it. */
-const axisName = (a: AnswerAxis) =>
-  a.unit && !a.name.includes(`(${a.unit})`) ? `${a.name} (${a.unit})` : a.name;
+/** An axis's name with its unit (`TTFT (ms)`), unless the name already carries it (`rate req/s`). */
+const axisName = (a: AnswerAxis) => (a.unit && !a.name.includes(a.unit) ? `${a.name} (${a.unit})` : a.name);
 
 /** The interval in a sentence, or null without one. */
 function intervalText(a: ExperimentAnswer, t: T): string | null {
