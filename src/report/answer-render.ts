@@ -121,6 +121,7 @@ function answerValueAxis(
   return valueAxis(axisName(a), {
     ...range,
     ...(a.min !== undefined && !log ? { min: a.min } : {}),
+    ...(a.max !== undefined && !log ? { max: a.max } : {}),
     ...(right ? { splitLine: { show: false } } : {}),
   });
 }
@@ -158,7 +159,11 @@ export function answerChartOption(c: AnswerChart): EChartsOption {
     : valueAxis(
         axisName(c.x),
         // A log axis ends at the data, not at the next power of ten (1 to 32, not 1 to 100).
-        { scale: true, ...(c.x.log ? { type: 'log', logBase: 2, min: 'dataMin', max: 'dataMax' } : {}) },
+        {
+          scale: true,
+          ...(c.x.integer ? { minInterval: 1 } : {}),
+          ...(c.x.log ? { type: 'log', logBase: 2, min: 'dataMin', max: 'dataMax' } : {}),
+        },
         true,
       );
   const left = c.series.filter((s) => s.axis !== 'y2');

@@ -28,8 +28,11 @@ export interface AnswerAxis {
   name: string;
   unit: string | null;
   log?: boolean;
-  /** Where a value axis starts (absent: where the chart's kind starts it, 0 for most). */
+  /** Where a value axis starts and ends (absent: where the data take it). */
   min?: number;
+  max?: number;
+  /** Whole numbers only (users, concurrency): no tick between two of them. */
+  integer?: boolean;
   /** A category axis: its labels, in order (the series' x values index into them). */
   categories?: string[];
 }

@@ -337,9 +337,9 @@ function teamChart(res: TeamResult, tr: T): AnswerChart {
   return {
     type: 'line',
     title: tr('answer.team.chart_title'),
-    x: { name: tr('team.col.users'), unit: null },
+    x: { name: tr('team.col.users'), unit: null, integer: true },
     // From just under the lowest attainment: at 0–100% every level near the target is one line.
-    y: { name: tr('team.col.met'), unit: '%', log: false, min: yMin },
+    y: { name: tr('team.col.met'), unit: '%', log: false, min: yMin, max: 100 },
     series: [
       ...res.targets.map((t) => ({
         name: many ? `${t.target} ${tr('team.col.met')}` : tr('team.col.met'),
