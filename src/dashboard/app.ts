@@ -32,6 +32,7 @@ import { CATALOGUES, type T, translator } from '../i18n/index.js';
 import type { ExperimentAnswer } from '../report/answer.js';
 import {
   answerHtml,
+  chartsBesideAnswers,
   comparisonTable,
   diagnosisHtml,
   FRAGMENT_CSS,
@@ -250,7 +251,11 @@ function routeApi(path: string, u: URL, res: ServerResponse, deps: AppDeps): unk
       runs,
       headline_html: d ? headlineHtml(loaded, d, t, { answers: answer ? [answer] : [] }) : '',
       table_html: loaded.length ? renderTableHtml(comparisonTable(loaded), t) : '',
-      charts: loaded.length ? reportCharts(loaded, t).filter((c) => c.run === undefined) : [],
+      charts: loaded.length
+        ? chartsBesideAnswers(reportCharts(loaded, t), answer ? [answer] : []).filter(
+            (c) => c.run === undefined,
+          )
+        : [],
       diagnosis_html: d ? diagnosisHtml(d, t) : '',
     };
   }

@@ -10,8 +10,8 @@
 import type { EChartsOption } from 'echarts';
 import { displayWidth, padColumns } from '../core/text-width.js';
 import { type T, translator } from '../i18n/index.js';
-import type { AnswerAxis, AnswerCell, AnswerChart, ExperimentAnswer } from './answer.js';
-import { renderSvg, valueAxis, withBase } from './chart-kit.js';
+import type { AnswerAxis, AnswerCell, AnswerChart, AnswerSeries, ExperimentAnswer } from './answer.js';
+import { niceCeil, renderSvg, spanScale, valueAxis, withBase } from './chart-kit.js';
 import { LEAD_HEIGHT, LEAD_WIDTH } from './charts.js';
 import { escapeHtml, escapeMd } from './comparison-table.js';
 
@@ -24,6 +24,10 @@ export const ANSWER_CSS = `
 .answer .answer-verdict{margin:6px 0 10px;font-size:17px;font-weight:600}
 .answer .answer-notes{font-size:13px;margin:8px 0}
 .answer .interval,.answer .answer-runs{font-size:12px;color:#555;margin:6px 0}
+/* Headers and text cells wrap, numbers do not: the key table fits 800 px without hiding its last columns (a verdict, a problem). */
+.answer-table th,.answer-table td.l{white-space:normal}
+.answer-table th{word-break:keep-all}
+.answer-table td.l{min-width:6em}
 `;
 
 /** Whether a column holds numbers (or figures written as text: `+1.6%`, `[1, 2]`): right-aligned. */
@@ -42,9 +46,8 @@ export function answerCellText(c: AnswerCell): string {
   return String(Number(c.toPrecision(3)));
 }
 
-/** An axis's name with its unit (`ttft_ms (ms)`), unless the name already carries it. */
-const axisName = (a: AnswerAxis) =>
-  a.unit && !a.name.includes(`(${a.unit})`) ? `${a.name} (${a.unit})` : a.name;
+/** An axis's name with its unit (`TTFT (ms)`), unless the name already carries it (`rate req/s`). */
+const axisName = (a: AnswerAxis) => (a.unit && !a.name.includes(a.unit) ? `${a.name} (${a.unit})` : a.name);
 
 /** The interval in a sentence, or null without one. */
 function intervalText(a: ExperimentAnswer, t: T): string | null {
@@ -88,18 +91,96 @@ export function answerTextLines(a: ExperimentAnswer, t: T = EN): string[] {
   return out;
 }
 
-/** The lead chart as an echarts option (the report's common base, value or category x axis). */
+/**
+ * A value axis of the lead chart that holds every series drawn on it and every mark line
+ * (a mark line does not stretch its axis): logarithmic when asked, or, on a line chart where
+ * `log` is not said, when the values span more than two orders of magnitude.
+ */
+function answerValueAxis(
+  c: AnswerChart,
+  a: AnswerAxis,
+  series: readonly AnswerSeries[],
+  right: boolean,
+): Record<string, unknown> {
+  if (c.type === 'cdf' && !right) return valueAxis(axisName(a), { min: 0, max: 1 });
+  const values = series.flatMap((s) => s.points.map((p) => p[1]));
+  const marks = series.flatMap((s) => (s.marks ?? []).filter((m) => m.at === 'y').map((m) => m.value));
+  const all = [...values, ...marks];
+  const log = a.log ?? (c.type === 'line' && spanScale(all).type === 'log');
+  const positive = all.filter((v): v is number => v !== null && v > 0);
+  let range: Record<string, unknown> = {};
+  if (log && positive.length)
+    range = {
+      type: 'log',
+      logBase: 10,
+      min: 10 ** Math.floor(Math.log10(Math.min(...positive))),
+      max: 10 ** Math.ceil(Math.log10(Math.max(...positive))),
+    };
+  else if (log) range = { type: 'log' };
+  else if (marks.length && positive.length && Math.max(...marks) >= Math.max(0, ...values.map((v) => v ?? 0)))
+    range = { min: 0, max: niceCeil(Math.max(...positive) * 1.05) };
+  return valueAxis(axisName(a), {
+    ...range,
+    ...(a.min !== undefined && !log ? { min: a.min } : {}),
+    ...(a.max !== undefined && !log ? { max: a.max } : {}),
+    ...(right ? { splitLine: { show: false } } : {}),
+  });
+}
+
+/** A series' mark lines as an echarts `markLine` (in the series' colour), or undefined for none. */
+function markLineOf(s: AnswerSeries): Record<string, unknown> | undefined {
+  const marks = s.marks ?? [];
+  if (!marks.length) return undefined;
+  return {
+    symbol: 'none',
+    silent: true,
+    lineStyle: { type: 'dotted', width: 2 },
+    data: marks.map((m) => ({
+      ...(m.at === 'x' ? { xAxis: m.value } : { yAxis: m.value }),
+      label: {
+        formatter: m.label,
+        // A vertical line's label above the plot; a horizontal one's at the plot's left end,
+        // under the line, away from the right axis' labels.
+        position: m.at === 'x' ? 'end' : 'insideStartBottom',
+        fontSize: 11,
+      },
+    })),
+  };
+}
+
+/**
+ * The lead chart as an echarts option (the report's common base): a value or category x axis,
+ * the left y axis and, with `y2`, a right one for the series in another unit; each series'
+ * marks (a knee, an SLO) as lines in its colour on its axis.
+ */
 export function answerChartOption(c: AnswerChart): EChartsOption {
   const cats = c.x.categories;
   const xAxis = cats
     ? { type: 'category', data: cats, name: axisName(c.x), nameLocation: 'middle', nameGap: 30 }
-    : valueAxis(axisName(c.x), { scale: true, ...(c.x.log ? { type: 'log' } : {}) }, true);
-  const yAxis = valueAxis(
-    axisName(c.y),
-    c.type === 'cdf' ? { min: 0, max: 1 } : c.y.log ? { type: 'log' } : {},
-  );
+    : valueAxis(
+        axisName(c.x),
+        // A log axis ends at the data, not at the next power of ten (1 to 32, not 1 to 100).
+        {
+          scale: true,
+          ...(c.x.integer ? { minInterval: 1 } : {}),
+          ...(c.x.log ? { type: 'log', logBase: 2, min: 'dataMin', max: 'dataMax' } : {}),
+        },
+        true,
+      );
+  const left = c.series.filter((s) => s.axis !== 'y2');
+  const right = c.series.filter((s) => s.axis === 'y2');
+  const yAxis =
+    c.y2 && right.length
+      ? [answerValueAxis(c, c.y, left, false), answerValueAxis(c, c.y2, right, true)]
+      : answerValueAxis(c, c.y, c.series, false);
   const series = c.series.map((s) => {
-    const base = { name: s.name, showSymbol: c.type !== 'line' || s.points.length < 30 };
+    const base = {
+      name: s.name,
+      showSymbol: c.type !== 'line' || s.points.length < 30,
+      ...(c.y2 && s.axis === 'y2' ? { yAxisIndex: 1 } : {}),
+      ...(s.dashed ? { lineStyle: { type: 'dashed' } } : {}),
+      ...(s.marks?.length ? { markLine: markLineOf(s) } : {}),
+    };
     if (cats) {
       const data: (number | null)[] = cats.map(() => null);
       for (const [x, y] of s.points) if (x >= 0 && x < data.length) data[x] = y;
@@ -115,6 +196,18 @@ export function answerChartOption(c: AnswerChart): EChartsOption {
         };
   });
   return withBase(c.title, { xAxis, yAxis, series } as EChartsOption);
+}
+
+/**
+ * The report's charts less those an answer's chart already shows (`AnswerChart.replaces`): a
+ * page that leads with the answer draws each chart once.
+ */
+export function chartsBesideAnswers<C extends { id: string }>(
+  charts: readonly C[],
+  answers: readonly ExperimentAnswer[] | undefined,
+): C[] {
+  const shown = new Set((answers ?? []).flatMap((a) => a.chart?.replaces ?? []));
+  return charts.filter((c) => !shown.has(c.id));
 }
 
 /** The lead chart as SVG, at the report's lead size. */

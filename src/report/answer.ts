@@ -19,22 +19,61 @@ export interface AnswerTable {
   rows: AnswerCell[][];
 }
 
-/** One axis of the lead chart: a human name, its unit (null: none), and whether it is logarithmic. */
+/**
+ * One axis of the lead chart: a human name, its unit (null: none), and whether it is logarithmic
+ * (absent: a line chart's value axis turns logarithmic when its values span more than two orders
+ * of magnitude, `report/chart-kit` `spanScale`).
+ */
 export interface AnswerAxis {
   name: string;
   unit: string | null;
   log?: boolean;
+  /** Where a value axis starts and ends (absent: where the data take it). */
+  min?: number;
+  max?: number;
+  /** Whole numbers only (users, concurrency): no tick between two of them. */
+  integer?: boolean;
   /** A category axis: its labels, in order (the series' x values index into them). */
   categories?: string[];
 }
 
-/** The lead chart: a few named series over one x axis. */
+/**
+ * A line across the plot that belongs to a series (a knee at an x, an SLO at a y): drawn in the
+ * series' colour on the series' axis, so its label says whose line it is.
+ */
+export interface AnswerMark {
+  /** `x`: a vertical line at an x value; `y`: a horizontal line at a value of the series' axis. */
+  at: 'x' | 'y';
+  value: number;
+  label: string;
+}
+
+/** One named series of the lead chart. */
+export interface AnswerSeries {
+  name: string;
+  points: [number, number | null][];
+  /** `y2`: drawn against the chart's right axis (`AnswerChart.y2`); absent: the left. */
+  axis?: 'y2';
+  dashed?: boolean;
+  marks?: AnswerMark[];
+}
+
+/** The lead chart: a few named series over one x axis, on one or two y axes. */
 export interface AnswerChart {
   type: 'line' | 'bar' | 'cdf';
   title: string;
   x: AnswerAxis;
+  /** The left axis. */
   y: AnswerAxis;
-  series: { name: string; points: [number, number | null][] }[];
+  /** A right axis, for series in another unit (latency beside throughput); absent: none. */
+  y2?: AnswerAxis;
+  series: AnswerSeries[];
+  /**
+   * Ids of the report's own charts (`report/charts` `reportCharts`: `load-curve`, `ttft-cdf`)
+   * this chart shows already: the surfaces that draw the answer leave those out, so a page
+   * draws each chart once.
+   */
+  replaces?: string[];
 }
 
 /** A simulator-derived number's error band (issue: an honest error band on every answer). */

@@ -17,7 +17,7 @@ import type { LoadedRun, ReportRecordField } from '../analysis/loaded-run.js';
 import { redactSecrets } from '../core/redact.js';
 import { type T, translator } from '../i18n/index.js';
 import type { ExperimentAnswer } from './answer.js';
-import { ANSWER_CSS, answerHtml } from './answer-render.js';
+import { ANSWER_CSS, answerHtml, chartsBesideAnswers } from './answer-render.js';
 import { type ChartSpec, renderChartSvg, reportCharts } from './charts.js';
 import {
   type ComparisonRow,
@@ -148,7 +148,11 @@ export interface Headline {
   /** Some checks could not run (the diagnosis's `skipped`). */
   partly: boolean;
   /** The run whose numbers the cards show, and why that one. */
-  focus: { run: LoadedRun; row: ComparisonRow; why: 'only' | 'knee' | 'best' | 'last' | 'sides' | 'answer' };
+  focus: {
+    run: LoadedRun;
+    row: ComparisonRow;
+    why: 'only' | 'knee' | 'best' | 'last' | 'sides' | 'answer' | 'baseline';
+  };
   /** An A/B's two sides (targets and blocks) when the cards set A against B; null otherwise. */
   sides: { a: string; b: string; blocks: number } | null;
   /** The knee of the first load curve, as a level, when the runs form one and it bent. */
@@ -210,6 +214,9 @@ export function headlineOf(runs: readonly LoadedRun[], d: Diagnosis, opts: Headl
     });
     if (best >= 0) [focus, why] = [best, 'best'];
   }
+  // A baseline has one level: its cards are the warm requests at that concurrency, the cold
+  // first request apart; there is no "level" to have picked.
+  if (runs[focus].kind === 'baseline' && (why === 'best' || why === 'last')) why = 'baseline';
   const run = runs[focus];
   const s = run.summary;
   const slo = sloOf([run]) ?? {};
@@ -281,9 +288,14 @@ export function headlineFocusText(h: Headline, t: T, runs: readonly LoadedRun[])
       ? t('report.headline.focusAnswer', { run: label })
       : h.focus.why === 'knee'
         ? t('report.headline.focusKnee', { run: label, level: h.knee?.level ?? '' })
-        : h.focus.why === 'best'
-          ? t('report.headline.focusBest', { run: label })
-          : t('report.headline.focusLast', { run: label });
+        : h.focus.why === 'baseline'
+          ? t('report.headline.focusBaseline', {
+              run: label,
+              c: h.focus.run.level?.concurrency ?? 1,
+            })
+          : h.focus.why === 'best'
+            ? t('report.headline.focusBest', { run: label })
+            : t('report.headline.focusLast', { run: label });
   const join = (a: string, b: string) => t('report.headline.join', { a, b });
   const levels = join(base, t('report.headline.levels', { valid: h.validLevels, all: runs.length }));
   return h.curve && h.knee === null ? join(levels, t('report.headline.noKnee')) : levels;
@@ -479,7 +491,8 @@ export function renderHtmlReport(
 ): string {
   const t = opts.t ?? EN;
   const title = opts.title ?? t('report.title', { runs: runs.map((r) => r.label).join(', ') });
-  const all = reportCharts(runs, t);
+  // A chart the answer draws already (a sweep's load curve, an A/B's TTFT CDF) is drawn once.
+  const all = chartsBesideAnswers(reportCharts(runs, t), opts.answers);
   const lead = all.find((c) => c.id === 'load-curve');
   const shared = all.filter((c) => c.run === undefined && c !== lead);
   // A single run's own charts sit in the main grid; a sweep's fold per level.

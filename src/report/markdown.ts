@@ -19,7 +19,7 @@ import type { LoadedRun } from '../analysis/loaded-run.js';
 import { redactSecrets } from '../core/redact.js';
 import { type T, translator } from '../i18n/index.js';
 import type { ExperimentAnswer } from './answer.js';
-import { answerChartSvg, answerMarkdown } from './answer-render.js';
+import { answerChartSvg, answerMarkdown, chartsBesideAnswers } from './answer-render.js';
 import { renderChartSvg, reportCharts } from './charts.js';
 import {
   COLUMN_GROUPS,
@@ -192,7 +192,8 @@ export function renderMarkdownReport(
   const t = opts.t ?? EN;
   const dir = opts.svgDir.replace(/\/+$/, '') || '.';
   // The server panels stay in the HTML report and the dashboard: a write-up keeps its figures few.
-  const charts = reportCharts(runs, t).filter((c) => c.size !== 'panel');
+  // A chart the answer draws already is drawn once (`AnswerChart.replaces`).
+  const charts = chartsBesideAnswers(reportCharts(runs, t), opts.answers).filter((c) => c.size !== 'panel');
   const files = charts.map((c) => ({ path: `${dir}/${c.id}.svg`, svg: renderChartSvg(c) }));
   const answers = (opts.answers ?? []).map((a, i) => {
     const path = a.chart ? `${dir}/answer-${i + 1}.svg` : null;

@@ -79,16 +79,25 @@ describe('the ab answer', () => {
       'B (fp8) is better on ttft_ms −41.4%; no significant difference on tpot_ms, output_tokens_per_s (per request).',
     );
     assert.match(a.question, /kv_cache_dtype \(A = bf16 → B = fp8\)/);
+    // The verdict next to the metric (seen at 800 px), then the difference, its evidence and the means.
     assert.deepEqual(a.table.rows[0], [
       'ttft_ms',
-      120,
-      70.3,
-      -49.7,
+      'B better',
       '−41.4%',
       '[-55, -44]',
       0.001,
-      'B better',
+      120,
+      70.3,
+      -49.7,
     ]);
+    assert.equal(a.table.rows[1][1], 'no significant difference');
+    // The headline Δ's interval: its 95% bootstrap CI.
+    assert.equal(a.interval?.low, -55);
+    assert.equal(a.interval?.high, -44);
+    assert.match(a.interval?.what ?? '', /ttft_ms \(B − A\)/);
+    assert.match(a.interval?.note ?? '', /32 paired requests, 2000 resamples/);
+    // The report's TTFT CDF pools the same requests: the answer's chart replaces it.
+    assert.deepEqual(a.chart?.replaces, ['ttft-cdf']);
     assert.equal(a.table.rows[2][0], 'output_tokens_per_s (per request)');
     assert.ok(a.notes?.some((n) => /not the run's aggregate output tok\/s/.test(n)));
     assert.ok(a.notes?.some((n) => /B \(fp8\) failed 3 of 32/.test(n)));
@@ -118,6 +127,23 @@ describe('the ab answer', () => {
     assert.equal(
       abAnswer(none, ZH).verdict,
       'A（bf16）与 B（fp8）在所有指标上都无显著差异（需要 Holm 校正后 p < 0.05 且 |Δ| ≥ 5%）；质量检查未通过（B 上 2 处失败）。',
+    );
+  });
+
+  it('says "B worse" when A is better, and a real difference below the smallest effect apart', () => {
+    const r = ab({
+      metrics: [
+        metric('ttft_ms', { delta_pct: 20, p_holm: 0.001, significant: true, better: 'a' }),
+        metric('tpot_ms', { delta_pct: 1, p_holm: 0.001 }),
+      ],
+    });
+    assert.deepEqual(
+      abAnswer(r, EN).table.rows.map((x) => x[1]),
+      ['B worse', 'no difference (|Δ| < 5%)'],
+    );
+    assert.deepEqual(
+      abAnswer(r, ZH).table.rows.map((x) => x[1]),
+      ['B 更差', '无差异（|Δ| < 5%）'],
     );
   });
 

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import { wilsonInterval } from '../../src/analysis/binomial.js';
 import { KINDS } from '../../src/exp/kinds/index.js';
 import type { MatrixResult } from '../../src/exp/kinds/matrix.js';
 import type { MixedInputResult } from '../../src/exp/kinds/mixed-input.js';
@@ -101,6 +102,16 @@ test('team-assistant: the verdict names the largest number of users whose row me
   assert.equal(said, largestRow, a.verdict);
   // Every row above it misses the SLO.
   for (const r of a.table.rows) if (num(r[users]) > largestRow) assert.equal(r[meets], '✗');
+  // Each level's 95% Wilson interval of the turns that met the SLO, and the verdict states the answer's.
+  const turns = col(a, EN('answer.team.col.turns_met'));
+  const ci = col(a, EN('answer.team.col.ci95'));
+  for (const r of a.table.rows) {
+    const [k, n] = String(r[turns]).split('/').map(Number);
+    const w = wilsonInterval(k, n);
+    assert.ok(w);
+    assert.equal(r[ci], `${(w.low * 100).toFixed(1)}–${(w.high * 100).toFixed(1)}%`);
+  }
+  assert.match(a.verdict, /95% CI \d/);
   // The chart: attainment against users, with the required share.
   assert.equal(a.chart?.type, 'line');
   assert.equal(a.chart?.series.length, 2);
@@ -136,15 +147,22 @@ test('concurrency-sweep: the verdict names the knee the table marks, with its th
     assert.deepEqual(marked, [t.knee]);
     assert.match(a.verdict, new RegExp(`concurrency ${t.knee}\\b`));
     assert.doesNotMatch(a.verdict, /extend/);
-    // The knee is drawn where the throughput line is at that level.
+    // The knee is a vertical line on the throughput series, at that level.
     const tput = a.chart?.series.find((s) => s.name === EN('answer.sweep.series.throughput'));
-    const kneeSeries = a.chart?.series.find((s) => s.name === EN('answer.sweep.series.knee'));
-    assert.deepEqual(kneeSeries?.points, [tput?.points.find((p) => p[0] === t.knee)]);
+    assert.deepEqual(tput?.marks, [{ at: 'x', value: t.knee, label: EN('answer.sweep.knee_mark') }]);
   } else {
     assert.deepEqual(marked, []);
     assert.doesNotMatch(a.verdict, /knee is/);
   }
   assert.equal(a.chart?.x.log, true);
+  // Throughput on the left axis, latency in ms on the right; the report's load curve is not drawn twice.
+  assert.equal(a.chart?.y.unit, 'tok/s');
+  assert.equal(a.chart?.y2?.unit, 'ms');
+  assert.deepEqual(
+    a.chart?.series.map((s) => s.axis ?? 'y'),
+    ['y', 'y2', 'y2'],
+  );
+  assert.deepEqual(a.chart?.replaces, ['load-curve']);
 });
 
 test('concurrency-sweep with a stop and an SLO search: the knee, the stop and the SLO answer agree', async () => {

@@ -14,6 +14,7 @@ import {
   answerHtml,
   answerMarkdown,
   answerTextLines,
+  chartsBesideAnswers,
 } from '../../src/report/answer-render.js';
 
 const answer = (over: Partial<ExperimentAnswer> = {}): ExperimentAnswer => ({
@@ -159,5 +160,64 @@ describe('the lead chart', () => {
     assert.equal(o.series.length, 2, 'two lines: A and B');
     assert.equal(o.series[0].step, 'end');
     assert.equal(o.yAxis.max, 1);
+  });
+});
+
+describe('two axes, mark lines and charts drawn once', () => {
+  it('puts a series in another unit on the right axis, each mark on its own series and axis, the axis reaching the mark', () => {
+    const o = answerChartOption({
+      type: 'line',
+      title: 'Throughput and p99 latency against load',
+      x: { name: 'concurrency', unit: null, log: true },
+      y: { name: 'output throughput', unit: 'tok/s', log: false },
+      y2: { name: 'p99 latency', unit: 'ms' },
+      series: [
+        {
+          name: 'throughput tok/s',
+          points: [
+            [1, 600],
+            [8, 4000],
+          ],
+          marks: [{ at: 'x', value: 8, label: 'knee' }],
+        },
+        {
+          name: 'p99 TTFT ms',
+          points: [
+            [1, 70],
+            [8, 400],
+          ],
+          axis: 'y2',
+          marks: [{ at: 'y', value: 1000, label: 'SLO TTFT ≤ 1000 ms' }],
+        },
+      ],
+      // biome-ignore lint/suspicious/noExplicitAny: the option is checked field by field
+    }) as Record<string, any>;
+    assert.equal(o.yAxis.length, 2);
+    assert.equal(o.yAxis[0].name, 'output throughput (tok/s)');
+    assert.equal(o.yAxis[1].name, 'p99 latency (ms)');
+    // A mark line does not stretch its axis: the latency axis is set to reach the SLO.
+    assert.ok(o.yAxis[1].max >= 1000, String(o.yAxis[1].max));
+    assert.equal(o.series[1].yAxisIndex, 1);
+    assert.equal(o.series[0].yAxisIndex, undefined);
+    assert.deepEqual(
+      o.series[0].markLine.data.map((d: Record<string, unknown>) => d.xAxis),
+      [8],
+    );
+    assert.equal(o.series[1].markLine.data[0].yAxis, 1000);
+    assert.equal(o.series[1].markLine.data[0].label.formatter, 'SLO TTFT ≤ 1000 ms');
+  });
+
+  it('leaves out the report charts an answer draws already', () => {
+    const charts = [{ id: 'load-curve' }, { id: 'goodput' }, { id: 'ttft-cdf' }];
+    const a = answer();
+    const chart = { ...(a.chart as NonNullable<ExperimentAnswer['chart']>), replaces: ['load-curve'] };
+    assert.deepEqual(
+      chartsBesideAnswers(charts, [{ ...a, chart }]).map((c) => c.id),
+      ['goodput', 'ttft-cdf'],
+    );
+    assert.deepEqual(
+      chartsBesideAnswers(charts, undefined).map((c) => c.id),
+      ['load-curve', 'goodput', 'ttft-cdf'],
+    );
   });
 });

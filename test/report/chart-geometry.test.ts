@@ -1,10 +1,11 @@
 /**
- * The report's charts show their data, checked on the drawn SVG in headless chromium: three real
+ * The report's charts show their data, checked on the drawn SVG in headless chromium: four real
  * reports, each measured by `servelab exp run` on the built-in simulator in virtual time and
  * rendered by `servelab report --html` (in-process through `main`): a concurrency sweep whose
  * latency spans two orders of magnitude (TTFT p99 from seconds to minutes), an A/B experiment
- * whose run labels are long, and a baseline whose every run sits at one load level; the sweep
- * and the A/B also in Chinese (CJK text is twice as wide). At 800 and 1400 px, in every chart
+ * whose run labels are long, a baseline whose every run sits at one load level, and a small
+ * team-assistant (SLO attainment against users); the sweep,
+ * the A/B and the team also in Chinese (CJK text is twice as wide). At 800 and 1400 px, in every chart
  * (folded levels opened):
  *
  * - every drawn series (line, point, bar, mark line) lies inside the plot area, the rectangle
@@ -17,8 +18,9 @@
  * - exactly one title, and no caption repeating it;
  * - axis names are human (`TTFT (ms)`, never a metric key such as `ttft_ms (ms)`).
  *
- * And at 800 px the results table shows TTFT, TPOT, E2E and output throughput without
- * scrolling sideways. Screenshots go to test-results/report/. Skips with an install hint where
+ * And at 800 px the results table shows TTFT, TPOT, E2E and output throughput, and the answer's
+ * key table every column (an A/B's verdict included), without scrolling sideways; the answer's
+ * chart is not drawn again below (a sweep's load curve, an A/B's TTFT CDF). Screenshots go to test-results/report/. Skips with an install hint where
  * chromium is missing, except under CI=true.
  */
 import assert from 'node:assert/strict';
@@ -181,6 +183,19 @@ function keyColumnsVisible(names: string[]): Record<string, boolean> {
   return out;
 }
 
+/** The answer table's headers that lie outside its scroll box (hidden until one scrolls sideways). */
+function answerColumnsHidden(): string[] {
+  const out: string[] = [];
+  for (const table of document.querySelectorAll('table.answer-table')) {
+    const s = table.closest('.table-scroll')?.getBoundingClientRect();
+    for (const th of table.querySelectorAll('th')) {
+      const b = th.getBoundingClientRect();
+      if (s && b.right > s.right + 1) out.push(th.textContent ?? '?');
+    }
+  }
+  return out;
+}
+
 /** A concurrency sweep whose queue grows: TTFT p99 from seconds at c=1 to minutes at c=64. */
 const SWEEP = `kind: concurrency-sweep
 seed: 7
@@ -211,6 +226,19 @@ load: {concurrency: 4, requests: 24}
 warmup: 0
 `;
 
+/** A small team: attainment against users, the lead chart of a team-assistant answer. */
+const TEAM = `kind: team-assistant
+seed: 7
+name: small-team
+targets:
+  sim:
+    sim: {model: qwen3-0.6b, gpu: l4, max_num_seqs: 4, clock: virtual}
+team: {colleagues: 8, bisect: false, time_scale: 10}
+workload: {input_len: 32, output_len: 24, documents: {count: 2, tokens: 'uniform:200-400'}}
+load: {users: [1, 2, 4, 8], turns: 2, think_time_s: 'uniform:1-3', ramp_up_s: 2}
+slo: {ttft_ms: 150, tpot_ms: 1000}
+`;
+
 /** A baseline repeated: three runs, all at one request at a time. */
 const SINGLE = `kind: baseline
 seed: 7
@@ -239,7 +267,7 @@ describe('the report charts show their data (headless chromium)', { skip: chromi
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    for (const [name, yaml] of Object.entries({ sweep: SWEEP, ab: AB, single: SINGLE })) {
+    for (const [name, yaml] of Object.entries({ sweep: SWEEP, ab: AB, single: SINGLE, team: TEAM })) {
       writeFileSync(join(dir, `${name}.yaml`), yaml);
       const out = await cli(['exp', 'run', `${name}.yaml`, '--db', 'x.db']);
       const id = /experiment (\w+):/.exec(out)?.[1];
@@ -260,7 +288,7 @@ describe('the report charts show their data (headless chromium)', { skip: chromi
     rmSync(dir, { recursive: true, force: true });
   });
 
-  for (const name of ['sweep', 'ab', 'single', 'sweep-zh', 'ab-zh'])
+  for (const name of ['sweep', 'ab', 'single', 'team', 'sweep-zh', 'ab-zh', 'team-zh'])
     for (const width of [800, 1400])
       it(`the ${name} report at ${width} px: series inside the plot, legends apart, labels whole, one title`, async () => {
         await page.setViewportSize({ width, height: 900 });
@@ -271,10 +299,21 @@ describe('the report charts show their data (headless chromium)', { skip: chromi
         const problems = await page.evaluate(chartProblems);
         await page.screenshot({ path: `${SHOTS}/charts-${name}-${width}.png`, fullPage: true });
         assert.ok(Object.keys(problems).length >= 3, `${name}: charts ${Object.keys(problems).join()}`);
+        // Each chart once: the answer's lead chart replaces the report's own (load curve, CDF).
+        const ids = Object.keys(problems);
+        if (name.startsWith('sweep')) assert.ok(!ids.includes('load-curve'), ids.join());
+        if (name.startsWith('ab')) assert.ok(!ids.includes('ttft-cdf'), ids.join());
         const bad = Object.entries(problems)
           .filter(([, p]) => p.length > 0)
           .map(([id, p]) => `${id}:\n  ${[...new Set(p)].slice(0, 6).join('\n  ')}`);
         assert.deepEqual(bad, [], `${name} at ${width} px:\n${bad.join('\n')}`);
+        if (width === 800)
+          // The answer's key table shows every column, its verdict and problems last, without scrolling sideways.
+          assert.deepEqual(
+            await page.evaluate(answerColumnsHidden),
+            [],
+            `${name}: answer columns off screen`,
+          );
         if (width === 800 && !name.endsWith('-zh')) {
           const key = ['TTFT p50 ms', 'TPOT p50 ms', 'E2E p50 ms', 'out tok/s'];
           assert.deepEqual(

@@ -93,6 +93,9 @@ function chartName(metric: AbMetric, t: T): string {
   return metric === 'output_tokens_per_s' ? `${name} (${t('exp.ab.per_request')})` : name;
 }
 
+/** The report's CDF chart (`report/charts` `reportCharts`) of the same metric, where it has one. */
+const CDF_CHART: Partial<Record<AbMetric, string>> = { ttft_ms: 'ttft-cdf', e2e_ms: 'e2e-cdf' };
+
 /** A number rounded for the answer's table: 2 decimals below 100, whole above. */
 const round = (v: number | null): number | null =>
   v === null ? null : Math.abs(v) >= 100 ? Math.round(v) : Math.round(v * 100) / 100;
@@ -194,28 +197,28 @@ export function abAnswer(res: AbResult, t: T): ExperimentAnswer {
     kind: 'ab',
     question: t('exp.ab.answer.question', { switch: res.switch, a: res.a, b: res.b }),
     verdict,
+    // The verdict stands next to the metric, so that it shows at 800 px; the means follow the
+    // difference and its evidence.
     table: {
       columns: [
         t('exp.col.metric'),
-        t('exp.ab.a_mean'),
-        t('exp.ab.b_mean'),
-        'Δ',
+        t('exp.col.verdict'),
         'Δ%',
         t('exp.ab.ci95'),
         'p (Holm)',
-        t('exp.col.verdict'),
+        t('exp.ab.a_mean'),
+        t('exp.ab.b_mean'),
+        'Δ',
       ],
       rows: res.metrics.map((m) => [
         abMetricLabel(m.metric, t),
-        round(m.mean_a),
-        round(m.mean_b),
-        round(m.delta),
+        metricVerdict(m, res, t),
         m.delta_pct === null ? null : signedPct(m.delta_pct),
         m.ci_low === null || m.ci_high === null ? null : `[${round(m.ci_low)}, ${round(m.ci_high)}]`,
         Number(m.p_holm.toFixed(4)),
-        m.significant
-          ? t('exp.ab.better', { side: m.better === 'b' ? 'B' : 'A' })
-          : t('exp.ab.no_difference'),
+        round(m.mean_a),
+        round(m.mean_b),
+        round(m.delta),
       ]),
     },
     notes,
@@ -230,10 +233,43 @@ export function abAnswer(res: AbResult, t: T): ExperimentAnswer {
               { name: `A ${res.a}`, points: dist.a },
               { name: `B ${res.b}`, points: dist.b },
             ],
+            // The report's own CDF of the metric pools the same requests: draw it once.
+            ...(CDF_CHART[dist.metric] ? { replaces: [CDF_CHART[dist.metric] as string] } : {}),
           }
         : null,
     run_ids: [...res.runs.a, ...res.runs.b].filter((id): id is string => id !== null),
-    interval: null,
+    interval: headlineInterval(res, t),
+  };
+}
+
+/**
+ * One metric's verdict, B being the change: "B better", "B worse", or no difference, said apart
+ * when the difference is real (Holm-adjusted p < α) but smaller than the smallest effect asked
+ * for, so that a CI clear of 0 beside "no difference" does not read as a contradiction.
+ */
+function metricVerdict(m: AbMetricResult, res: AbResult, t: T): string {
+  if (m.significant) return t(m.better === 'a' ? 'exp.ab.b_worse' : 'exp.ab.b_better');
+  return m.p_holm < res.alpha
+    ? t('exp.ab.below_min_effect', { min: res.min_effect_pct })
+    : t('exp.ab.no_difference');
+}
+
+/**
+ * The interval of the headline difference: the 95% bootstrap CI of Δ (B − A) of the metric
+ * the verdict leads with (the first significant one, else the first compared), in its unit.
+ * Null without data on both sides.
+ */
+function headlineInterval(res: AbResult, t: T): ExperimentAnswer['interval'] {
+  const m = res.metrics.find((x) => x.significant) ?? res.metrics[0];
+  if (!m || m.ci_low === null || m.ci_high === null) return null;
+  return {
+    what: t('exp.ab.answer.interval_what', { metric: abMetricLabel(m.metric, t) }),
+    low: round(m.ci_low) ?? m.ci_low,
+    high: round(m.ci_high) ?? m.ci_high,
+    note: t(m.paired ? 'exp.ab.answer.interval_paired' : 'exp.ab.answer.interval_unpaired', {
+      n: Math.min(m.n_a, m.n_b),
+      resamples: res.resamples,
+    }),
   };
 }
 

@@ -8,7 +8,7 @@
  */
 import type { T } from '../../i18n/index.js';
 import { translateStored } from '../../i18n/stored.js';
-import type { AnswerChart, ExperimentAnswer } from '../../report/answer.js';
+import type { AnswerChart, AnswerMark, ExperimentAnswer } from '../../report/answer.js';
 import { cell, joinVerdict, pctCell, runIdsOf, searchBracket, withTarget } from './answer-kit.js';
 import { pct, table } from './format.js';
 import {
@@ -69,6 +69,8 @@ export interface SweepResult {
   stop: { error_rate: number; ttft_p99_factor: number; e2e_p99_factor: number };
   knee_min_gain: number;
   targets: SweepTargetResult[];
+  /** The experiment's SLO (its `slo` section), drawn on the answer's chart; absent in results stored before it. */
+  slo?: Record<string, number>;
 }
 
 /** A knee needs this many valid levels: one comparison of a level with its successor. */
@@ -218,11 +220,26 @@ function targetVerdict(res: SweepResult, t: SweepTargetResult, tr: T): string {
   return text;
 }
 
-/** The lead chart: throughput and p99 TTFT against the level, per target, with the knee marked. */
+/**
+ * An SLO's line on a latency series: drawn where the chart's latency axis can show it (at most
+ * 3 × the series' highest value, as the report's load curve does), else none.
+ */
+function sloMark(slo: number | undefined, values: readonly (number | null)[], label: string): AnswerMark[] {
+  const top = Math.max(0, ...values.map((v) => v ?? 0));
+  return slo === undefined || top === 0 || slo > 3 * top ? [] : [{ at: 'y', value: slo, label }];
+}
+
+/**
+ * The lead chart: output throughput against the level on the left axis (the knee marked on it),
+ * p99 TTFT and p99 E2E on the right axis in ms (each SLO drawn on its own latency series), per
+ * target. Two axes: tok/s and ms share no scale. It replaces the report's load curve, which
+ * drew the same lines.
+ */
 function sweepChart(res: SweepResult, tr: T): AnswerChart {
   const many = res.targets.length > 1;
   const name = (t: SweepTargetResult, key: Parameters<T>[0]) => (many ? `${t.target} ${tr(key)}` : tr(key));
   const conc = res.kind === 'concurrency-sweep';
+  const slo = res.slo ?? res.targets.find((t) => t.max_concurrency)?.max_concurrency?.slo ?? {};
   return {
     type: 'line',
     title: tr('answer.sweep.chart_title'),
@@ -231,28 +248,50 @@ function sweepChart(res: SweepResult, tr: T): AnswerChart {
       unit: conc ? null : 'req/s',
       log: conc,
     },
-    y: { name: tr('answer.sweep.chart_y'), unit: null, log: true },
+    y: { name: tr('answer.sweep.axis.throughput'), unit: 'tok/s', log: false },
+    y2: { name: tr('answer.sweep.axis.latency'), unit: 'ms' },
     series: res.targets.flatMap((t) => {
-      const kp = t.points.find((p) => p.level === t.knee);
+      const ttft = t.points.map((p) => cell(p.ttft_ms.p99));
+      const e2e = t.points.map((p) => cell(p.e2e_ms.p99));
       return [
         {
           name: name(t, 'answer.sweep.series.throughput'),
           points: t.points.map((p): [number, number | null] => [p.level, cell(p.output_throughput_tok_s)]),
+          ...(t.knee !== null
+            ? {
+                marks: [
+                  {
+                    at: 'x' as const,
+                    value: t.knee,
+                    label: many
+                      ? `${t.target} ${tr('answer.sweep.knee_mark')}`
+                      : tr('answer.sweep.knee_mark'),
+                  },
+                ],
+              }
+            : {}),
         },
         {
           name: name(t, 'answer.sweep.series.ttft_p99'),
-          points: t.points.map((p): [number, number | null] => [p.level, cell(p.ttft_ms.p99)]),
+          points: t.points.map((p, i): [number, number | null] => [p.level, ttft[i]]),
+          axis: 'y2' as const,
+          dashed: true,
+          marks: sloMark(
+            slo.ttft_ms,
+            ttft,
+            tr('answer.sweep.slo_line', { metric: 'TTFT', value: slo.ttft_ms }),
+          ),
         },
-        ...(kp
-          ? [
-              {
-                name: name(t, 'answer.sweep.series.knee'),
-                points: [[kp.level, cell(kp.output_throughput_tok_s)]] as [number, number | null][],
-              },
-            ]
-          : []),
+        {
+          name: name(t, 'answer.sweep.series.e2e_p99'),
+          points: t.points.map((p, i): [number, number | null] => [p.level, e2e[i]]),
+          axis: 'y2' as const,
+          dashed: true,
+          marks: sloMark(slo.e2e_ms, e2e, tr('answer.sweep.slo_line', { metric: 'E2E', value: slo.e2e_ms })),
+        },
       ];
     }),
+    replaces: ['load-curve'],
   };
 }
 

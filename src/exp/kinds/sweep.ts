@@ -161,7 +161,16 @@ export async function runConcurrencySweep(
     stop: rules,
     knee_min_gain: 0.1,
     targets: out,
+    slo: sloOf(ctx.exp.slo),
   };
+}
+
+/** The experiment's SLO without its unset keys. */
+function sloOf(slo: Record<string, number | undefined> | undefined): Record<string, number> {
+  return Object.fromEntries(Object.entries(slo ?? {}).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    number
+  >;
 }
 
 async function searchMax(
@@ -170,9 +179,7 @@ async function searchMax(
   measured: Map<number, SweepRun>,
   maxErrorRate: number,
 ): Promise<MaxConcurrency> {
-  const slo = Object.fromEntries(
-    Object.entries(ctx.exp.slo ?? {}).filter(([, v]) => v !== undefined),
-  ) as Record<string, number>;
+  const slo = sloOf(ctx.exp.slo);
   if (!Object.keys(slo).length)
     throw new UsageError([
       {
@@ -279,6 +286,7 @@ export async function runRateSweep(
     stop: rules,
     knee_min_gain: 0.1,
     targets: out,
+    slo: sloOf(ctx.exp.slo),
   };
 }
 

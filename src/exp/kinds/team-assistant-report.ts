@@ -6,6 +6,7 @@
  * largest team, the table of SLO attainment per number of users, its chart) and the Markdown
  * write-up, in the course's terms. The measuring and the search are in `exp/kinds/team-assistant`.
  */
+import { wilsonInterval } from '../../analysis/binomial.js';
 import type { T } from '../../i18n/index.js';
 import type { AnswerChart, ExperimentAnswer } from '../../report/answer.js';
 import { cell, joinVerdict, pctCell, runIdsOf, searchBracket, withTarget } from './answer-kit.js';
@@ -258,6 +259,39 @@ const sloText = (res: TeamResult) =>
     .map(([k, v]) => `${k} ≤ ${v}`)
     .join(', ');
 
+/**
+ * A level's SLO attainment with its 95% Wilson interval (`analysis/binomial`): the turns that met
+ * every SLO of the planned ones. At a 99% target the verdict of a level of ~140 turns rests on one
+ * or two turns; the interval says how far the evidence goes.
+ */
+export function attainmentOf(l: TeamLevel): {
+  met: number;
+  n: number;
+  ci: { low: number; high: number } | null;
+} {
+  const n = l.turns_planned;
+  const met = l.attainment === null ? 0 : Math.round(l.attainment * n);
+  return { met, n, ci: l.attainment === null ? null : wilsonInterval(met, n) };
+}
+
+/** A 95% interval as `98.1–99.7%`, `-` without one. */
+const ciText = (ci: { low: number; high: number } | null) =>
+  ci ? `${(ci.low * 100).toFixed(1)}–${(ci.high * 100).toFixed(1)}%` : '-';
+
+/**
+ * The levels whose 95% interval holds the required share: the evidence separates none of them
+ * from the target (more turns per level would). Sorted by users.
+ */
+export function unsettledLevels(res: TeamResult, t: TeamTargetResult): number[] {
+  return [...t.levels]
+    .sort((a, b) => a.users - b.users)
+    .filter((l) => {
+      const ci = attainmentOf(l).ci;
+      return ci !== null && ci.low < res.attainment && ci.high >= res.attainment;
+    })
+    .map((l) => l.users);
+}
+
 /** One target's verdict clause: the largest team, the level that bounds it, and the asked-for team. */
 function teamVerdict(res: TeamResult, t: TeamTargetResult, tr: T): string {
   const byUsers = [...t.levels].sort((a, b) => a.users - b.users);
@@ -277,10 +311,16 @@ function teamVerdict(res: TeamResult, t: TeamTargetResult, tr: T): string {
         ? tr('answer.team.largest', {
             n: users(t.largest),
             met: pct(at?.attainment),
+            ci: ciText(at ? attainmentOf(at).ci : null),
             fail: users(miss.users),
+            fail_ci: ciText(attainmentOf(miss).ci),
             fail_met: pct(miss.attainment),
           })
-        : tr('answer.team.unbounded', { n: users(t.largest), met: pct(at?.attainment) });
+        : tr('answer.team.unbounded', {
+            n: users(t.largest),
+            met: pct(at?.attainment),
+            ci: ciText(at ? attainmentOf(at).ci : null),
+          });
   }
   if (t.colleagues_fit !== null)
     text += tr(t.colleagues_fit ? 'answer.team.fit' : 'answer.team.no_fit', { n: res.colleagues });
@@ -292,11 +332,14 @@ function teamChart(res: TeamResult, tr: T): AnswerChart {
   const many = res.targets.length > 1;
   const users = res.targets.flatMap((t) => t.levels.map((l) => l.users));
   const span = users.length ? [Math.min(...users), Math.max(...users)] : [];
+  const lows = res.targets.flatMap((t) => t.levels.map((l) => (l.attainment ?? 0) * 100));
+  const yMin = Math.max(0, Math.floor(Math.min(res.attainment * 100, ...lows) / 5) * 5 - 5);
   return {
     type: 'line',
     title: tr('answer.team.chart_title'),
-    x: { name: tr('team.col.users'), unit: null },
-    y: { name: tr('team.col.met'), unit: '%' },
+    x: { name: tr('team.col.users'), unit: null, integer: true },
+    // From just under the lowest attainment: at 0–100% every level near the target is one line.
+    y: { name: tr('team.col.met'), unit: '%', log: false, min: yMin, max: 100 },
     series: [
       ...res.targets.map((t) => ({
         name: many ? `${t.target} ${tr('team.col.met')}` : tr('team.col.met'),
@@ -331,8 +374,9 @@ export function teamAnswer(res: TeamResult, tr: T): ExperimentAnswer {
     table: {
       columns: col.columns([
         tr('team.col.users'),
-        tr('team.col.turns'),
+        tr('answer.team.col.turns_met'),
         `${tr('team.col.met')} %`,
+        tr('answer.team.col.ci95'),
         tr('answer.team.col.meets'),
         'TTFT p90 ms',
         'TPOT p90 ms',
@@ -345,8 +389,9 @@ export function teamAnswer(res: TeamResult, tr: T): ExperimentAnswer {
           .map((l) =>
             col.row(t.target, [
               l.users,
-              `${l.turns_succeeded}/${l.turns_planned}`,
+              `${attainmentOf(l).met}/${l.turns_planned}`,
               pctCell(l.attainment),
+              ciText(attainmentOf(l).ci),
               l.meets ? '✓' : '✗',
               cell(l.ttft_ms.p90, 0),
               cell(l.tpot_ms.p90, 1),
@@ -356,6 +401,18 @@ export function teamAnswer(res: TeamResult, tr: T): ExperimentAnswer {
           ),
       ),
     },
+    notes: res.targets.flatMap((t) => {
+      const u = unsettledLevels(res, t);
+      return u.length
+        ? [
+            tr('answer.team.unsettled', {
+              target: many ? `${t.target}: ` : '',
+              levels: u.join(', '),
+              pct: res.attainment * 100,
+            }),
+          ]
+        : [];
+    }),
     chart: teamChart(res, tr),
     run_ids: runIdsOf(res.targets.flatMap((t) => t.levels.map((l) => l.run_id))),
     // The cards under the answer show the largest team meeting the SLO, not the level that failed.

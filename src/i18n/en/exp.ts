@@ -141,7 +141,14 @@ export const exp = {
     'A = {a}, B = {b}, switch: {switch}; significant = Holm-adjusted p < {alpha} and |Δ| ≥ {min}%',
   'exp.ab.a_mean': 'A mean',
   'exp.ab.b_mean': 'B mean',
-  'exp.ab.better': '{side} better',
+  'exp.ab.b_better': 'B better',
+  'exp.ab.b_worse': 'B worse',
+  'exp.ab.below_min_effect': 'no difference (|Δ| < {min}%)',
+  'exp.ab.answer.interval_what': 'Δ {metric} (B − A), 95% CI',
+  'exp.ab.answer.interval_paired':
+    'percentile bootstrap over {n} paired requests, {resamples} resamples; run-to-run variation of the engine is not in the band',
+  'exp.ab.answer.interval_unpaired':
+    'percentile bootstrap over {n} requests per side, {resamples} resamples; run-to-run variation of the engine is not in the band',
   'exp.ab.no_difference': 'no significant difference',
   'exp.ab.side':
     '{name}: {successes}/{samples} answered, {truncations} truncated, {errors} errors, {mismatches} exact mismatches, {regex} regex, {schema} schema failures',

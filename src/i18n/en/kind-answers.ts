@@ -38,10 +38,13 @@ export const kindAnswers = {
   'answer.sweep.slo_past_stop':
     ' (past the level where the sweep stopped: the SLO is looser than the stop rule)',
   'answer.sweep.slo_undetermined': '; the largest concurrency meeting the SLO is undetermined ({why})',
-  'answer.sweep.chart_title': 'Throughput and p99 TTFT against load',
-  'answer.sweep.chart_y': 'throughput (tok/s) and p99 TTFT (ms)',
+  'answer.sweep.chart_title': 'Throughput and p99 latency against load',
   'answer.sweep.series.throughput': 'throughput tok/s',
   'answer.sweep.series.ttft_p99': 'p99 TTFT ms',
+  'answer.sweep.axis.throughput': 'output throughput',
+  'answer.sweep.axis.latency': 'p99 latency',
+  'answer.sweep.series.e2e_p99': 'p99 E2E ms',
+  'answer.sweep.slo_line': 'SLO {metric} ≤ {value} ms',
   'answer.sweep.series.knee': 'knee',
   'answer.sweep.knee_mark': 'knee',
   'answer.sweep.col.knee': 'knee',
@@ -52,15 +55,19 @@ export const kindAnswers = {
   'answer.team.users': '{n} users',
   'answer.team.one_user': '1 user',
   'answer.team.largest':
-    'The largest team meeting the SLO is {n}: {met} of the turns met it at {n}, {fail_met} at {fail}',
+    'The largest team meeting the SLO is {n}: {met} of the turns met it at {n} (95% CI {ci}), {fail_met} at {fail} (95% CI {fail_ci})',
   'answer.team.unbounded':
-    'The largest team meeting the SLO is at least {n} ({met} of the turns at {n}): the largest level tried still met it',
+    'The largest team meeting the SLO is at least {n} ({met} of the turns at {n}, 95% CI {ci}): the largest level tried still met it',
   'answer.team.none': 'No team meets the SLO: even {users} met it on only {met} of the turns',
   'answer.team.undetermined': 'The largest team meeting the SLO cannot be named: {why}',
   'answer.team.fit': '; a team of {n} colleagues fits',
   'answer.team.no_fit': '; a team of {n} colleagues does not fit',
   'answer.team.chart_title': 'SLO attainment against users',
   'answer.team.required': 'required {pct}%',
+  'answer.team.col.turns_met': 'turns met',
+  'answer.team.col.ci95': '95% CI',
+  'answer.team.unsettled':
+    '{target}at {levels} users the 95% CI of the attainment holds the required {pct}%: those turns cannot tell meeting the SLO from missing it (more turns per level would)',
   'answer.team.col.meets': 'meets',
   'answer.team.col.user_ttft': 'user wait p90 ms',
   // prefix-cache (src/exp/kinds/prefix-cache.ts)

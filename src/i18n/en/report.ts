@@ -20,8 +20,9 @@ export const report = {
   'report.headline.noKnee': 'Knee: not reached, throughput still rose at the last valid level.',
   'report.headline.focusAnswer': 'The numbers are those of {run}, the run the answer above speaks of.',
   'report.headline.focusKnee': 'The numbers are those of {run}, the knee (level {level}).',
-  'report.headline.focusBest':
-    'The numbers are those of {run}, the valid level with the highest output tok/s.',
+  'report.headline.focusBaseline':
+    'The numbers are those of {run}: its warm requests at concurrency {c}, the cold first request apart.',
+  'report.headline.focusBest': 'The numbers are those of {run}, the valid run with the highest output tok/s.',
   'report.headline.focusLast': 'The numbers are those of {run}, the last run.',
   'report.headline.focusSides':
     'A is {a} and B is {b}; each side pooled over its {blocks} blocks (the cards and the CDFs set A against B).',

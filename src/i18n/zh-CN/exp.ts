@@ -130,7 +130,14 @@ export const exp: Record<keyof typeof en, string> = {
   'exp.ab.header': 'A = {a}，B = {b}，切换：{switch}；显著 = Holm 校正后 p < {alpha} 且 |Δ| ≥ {min}%',
   'exp.ab.a_mean': 'A 均值',
   'exp.ab.b_mean': 'B 均值',
-  'exp.ab.better': '{side} 更好',
+  'exp.ab.b_better': 'B 更好',
+  'exp.ab.b_worse': 'B 更差',
+  'exp.ab.below_min_effect': '无差异（|Δ| < {min}%）',
+  'exp.ab.answer.interval_what': 'Δ {metric}（B − A）的 95% 置信区间',
+  'exp.ab.answer.interval_paired':
+    '对 {n} 对配对请求做百分位自助法，重抽样 {resamples} 次；引擎在多次运行之间的波动不在此区间内',
+  'exp.ab.answer.interval_unpaired':
+    '每侧 {n} 个请求做百分位自助法，重抽样 {resamples} 次；引擎在多次运行之间的波动不在此区间内',
   'exp.ab.no_difference': '无显著差异',
   'exp.ab.side':
     '{name}：{successes}/{samples} 已回答，{truncations} 被截断，{errors} 个错误，{mismatches} 个精确匹配不一致，{regex} 个正则不符，{schema} 个结构（schema）不符',

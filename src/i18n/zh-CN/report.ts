@@ -22,7 +22,8 @@ export const report: Record<keyof typeof en, string> = {
   'report.headline.noKnee': '拐点：尚未出现，到最后一个有效档位吞吐仍在上升。',
   'report.headline.focusAnswer': '以下数字来自 {run}，即上面答案所说的那次运行。',
   'report.headline.focusKnee': '以下数字来自 {run}，即拐点（档位 {level}）。',
-  'report.headline.focusBest': '以下数字来自 {run}，即输出 tok/s 最高的有效档位。',
+  'report.headline.focusBaseline': '以下数字来自 {run}：并发 {c} 下的热请求，冷启动的第一个请求单独列出。',
+  'report.headline.focusBest': '以下数字来自 {run}，即输出 tok/s 最高的有效运行。',
   'report.headline.focusLast': '以下数字来自 {run}，即最后一次运行。',
   'report.headline.focusSides':
     'A 为 {a}，B 为 {b}；每一侧合并其全部 {blocks} 个区块（卡片与 CDF 均为 A 对比 B）。',
