@@ -31,6 +31,7 @@ import { type PromptEntry, parsePromptsJsonl, parseShareGpt, type ReadText, read
 import type { LengthDist } from './lengths.js';
 import { type Checked, checkOptions, type WorkloadOptions, type WorkloadSource } from './options.js';
 import { buildSessions, type SessionWorkload } from './sessions.js';
+import { makeAll, type SpecMaker, streamSpecs } from './spec-stream.js';
 import { COUNT_CONCURRENCY, mapLimit, streamRng } from './streams.js';
 import {
   blockTexts,
@@ -43,7 +44,7 @@ import {
   type TraceWindow,
   windowTrace,
 } from './traces/index.js';
-import type { RequestSpec, TokenizationMethod } from './types.js';
+import type { RequestSpec, SpecStream, TokenizationMethod } from './types.js';
 import { VOCAB } from './vocab.js';
 
 /** I/O the workload needs, injected. */
@@ -124,6 +125,8 @@ const EN = translator('en');
 /** vLLM's `is_valid_sequence` minimum: prompt and reply must each be at least this many tokens. */
 const SHAREGPT_MIN_TOKENS = 4;
 
+function shuffle<A extends { length: number; [i: number]: number }>(items: A, rng: Rng): A;
+function shuffle<T>(items: T[], rng: Rng): T[];
 function shuffle<T>(items: T[], rng: Rng): T[] {
   for (let i = items.length - 1; i > 0; i--) {
     const j = rng.int(0, i);
@@ -223,6 +226,51 @@ type Loaded =
  *   const { specs, method } = await buildWorkload({ seed: 1, count: 100, inputLen: 'uniform:128-512', outputLen: 128, model: 'qwen3-8b' });
  */
 export async function buildWorkload(opts: WorkloadOptions, deps: WorkloadDeps = {}): Promise<Workload> {
+  // Made whole: every source's specs come back as an array.
+  return (await assemble(opts, deps, (m) => makeAll(m, COUNT_CONCURRENCY), false)) as Workload;
+}
+
+/** A workload whose specs may be streamed (see {@link streamWorkload}). */
+export type StreamedWorkload = Omit<Workload, 'specs'> & { specs: RequestSpec[] | SpecStream };
+
+/**
+ * {@link buildWorkload}'s workload with its specs generated as the runner reads them (`workload/
+ * spec-stream`): the same spec at every index, in memory that does not grow with `count`. For a
+ * `--duration` open loop. A trace and sessions are still built whole. Options as
+ * {@link buildWorkload}'s; `from` starts the stream at that index (the warm-up's prompts follow
+ * the measured ones), `pause` is awaited between slices of long synchronous work, and an aborted
+ * `signal` ends that work early (the stream is then empty).
+ * With a server's `/tokenize` that stops answering part-way, the rest are counted by the
+ * approximation (a note says so): the specs already sent cannot be rebuilt.
+ * @throws UsageError listing every problem, each with a hint.
+ */
+export async function streamWorkload(
+  opts: WorkloadOptions,
+  deps: WorkloadDeps & { from?: number; pause: () => Promise<void>; signal?: AbortSignal },
+): Promise<StreamedWorkload> {
+  const { from, pause, signal } = deps;
+  const notes: string[] = [];
+  return assemble(
+    opts,
+    deps,
+    (m) => streamSpecs(m, { from, ahead: COUNT_CONCURRENCY, pause, signal }),
+    true,
+    notes,
+  );
+}
+
+/**
+ * The one assembly of a workload: check the options and files, pick the counter, then make the
+ * specs with `make` (whole, or streamed when `streamed`: a remote count's failure then falls back
+ * per spec, not by a rebuild).
+ */
+async function assemble(
+  opts: WorkloadOptions,
+  deps: WorkloadDeps,
+  make: Make,
+  streamed: boolean,
+  liveNotes: string[] = [],
+): Promise<StreamedWorkload> {
   const problems: Problem[] = [];
   const t = deps.t ?? EN;
   const checked = checkOptions(opts, problems, t);
@@ -264,18 +312,27 @@ export async function buildWorkload(opts: WorkloadOptions, deps: WorkloadDeps = 
     loaded.source === 'sharegpt' ||
     (loaded.source === 'trace' && loaded.entries.some((e) => e.input_len !== undefined));
   if (!needsCounter)
-    return withTrace(loaded, { ...uncounted(opts, checked, loaded), method: 'none', inexact: 0, skipped: 0 });
+    return withTrace(loaded, {
+      ...(await uncounted(opts, checked, loaded, make)),
+      method: 'none',
+      inexact: 0,
+      skipped: 0,
+    });
 
-  const { counter, fallback, note, check } = await chooseCounter(opts, deps);
+  const chosen = await chooseCounter(opts, deps);
+  const { fallback, note, check } = chosen;
+  const counter = streamed ? fallingBack(chosen.counter, liveNotes) : chosen.counter;
   try {
-    const w: Workload = await counted(opts, checked, loaded, counter);
+    const w = await counted(opts, checked, loaded, counter, make);
+    w.notes.unshift(...liveNotes.splice(0));
     if (fallback) w.notes.unshift(`prompt lengths are approximate: ${fallback}`);
     if (note) w.notes.unshift(note);
     if (check) w.tokenizer_check = check;
+    if (streamed) liveNotesOf.set(liveNotes, w.notes);
     return withTrace(loaded, w);
   } catch (e) {
     if (!(e instanceof RemoteTokenizeFailed)) throw e;
-    const w = await counted(opts, checked, loaded, approximateCounter);
+    const w = await counted(opts, checked, loaded, approximateCounter, make);
     w.notes.unshift(
       'the server /tokenize stopped answering part-way; every prompt was rebuilt with the approximation',
     );
@@ -283,44 +340,91 @@ export async function buildWorkload(opts: WorkloadOptions, deps: WorkloadDeps = 
   }
 }
 
-/** Output lengths for `count` requests: `--output-len` when given, else what each file line said. */
+/** How specs are made from a source's {@link SpecMaker}: whole or streamed. */
+type Make = <D>(m: SpecMaker<D>) => Promise<RequestSpec[] | SpecStream>;
+
+/** A streamed workload's notes, which a fallback during the run still adds to. */
+const liveNotesOf = new WeakMap<string[], string[]>();
+
+/**
+ * For a streamed workload: a remote counter that, once `/tokenize` stops answering, counts the
+ * rest by the approximation and says so in the workload's notes (the specs already sent stay).
+ */
+function fallingBack(counter: TokenCounter, liveNotes: string[]): TokenCounter {
+  if (counter.method !== 'server_tokenize') return counter;
+  let failed = false;
+  return {
+    method: counter.method,
+    async count(text: string) {
+      if (!failed)
+        try {
+          return await counter.count(text);
+        } catch (e) {
+          if (!(e instanceof RemoteTokenizeFailed)) throw e;
+          failed = true;
+          const line =
+            'the server /tokenize stopped answering part-way; the prompts after it were counted by the approximation';
+          (liveNotesOf.get(liveNotes) ?? liveNotes).push(line);
+        }
+      return approximateCounter.count(text);
+    },
+  };
+}
+
+/**
+ * Request i's output length, drawn in index order: `--output-len` when given (its own stream),
+ * else what the file line said.
+ */
+function outputLenDraw(
+  opts: WorkloadOptions,
+  checked: Checked,
+  fromFile: (i: number) => number | null,
+): (i: number) => number | null {
+  const rng = streamRng(opts.seed, 'output_len');
+  return (i) => (checked.outputLen ? checked.outputLen.sample(rng) : fromFile(i));
+}
+
+/** Output lengths for `count` requests (see {@link outputLenDraw}). */
 function outputLens(
   opts: WorkloadOptions,
   checked: Checked,
   count: number,
   fromFile: (i: number) => number | null,
 ) {
-  const rng = streamRng(opts.seed, 'output_len');
-  return Array.from({ length: count }, (_, i) =>
-    checked.outputLen ? checked.outputLen.sample(rng) : fromFile(i),
-  );
+  const draw = outputLenDraw(opts, checked, fromFile);
+  return Array.from({ length: count }, (_, i) => draw(i));
 }
 
-function uncounted(
+async function uncounted(
   opts: WorkloadOptions,
   checked: Checked,
   loaded: Loaded,
-): { specs: RequestSpec[]; source: WorkloadSource; notes: string[] } {
+  make: Make,
+): Promise<{ specs: RequestSpec[] | SpecStream; source: WorkloadSource; notes: string[] }> {
   const notes: string[] = [];
+  const count = opts.count!;
   if (loaded.source === 'prompt') {
-    const count = opts.count!;
-    const out = outputLens(opts, checked, count, () => null);
-    const specs = out.map((output_len, index) => ({
-      index,
-      prompt: opts.prompt!,
-      input_len: null,
-      output_len,
-    }));
+    const out = outputLenDraw(opts, checked, () => null);
+    const specs = await make({
+      count,
+      draw: out,
+      build: async (index, output_len) => ({ index, prompt: opts.prompt!, input_len: null, output_len }),
+    });
     return { specs, source: 'prompt', notes };
   }
   if (loaded.source === 'prompts') {
     const n = loaded.entries.length;
-    const count = opts.count!;
     if (count > n) notes.push(`the prompts file has ${n} prompts; cycled through them for ${count} requests`);
-    const out = outputLens(opts, checked, count, (i) => loaded.entries[i % n].output_len);
-    const specs = out.map((output_len, index) => {
-      const e = loaded.entries[index % n];
-      return { index, ...textOf(e), input_len: null, output_len };
+    const out = outputLenDraw(opts, checked, (i) => loaded.entries[i % n].output_len);
+    const specs = await make({
+      count,
+      draw: out,
+      build: async (index, output_len) => ({
+        index,
+        ...textOf(loaded.entries[index % n]),
+        input_len: null,
+        output_len,
+      }),
     });
     return { specs, source: 'prompts', notes };
   }
@@ -353,7 +457,8 @@ async function counted(
   checked: Checked,
   loaded: Loaded,
   counter: TokenCounter,
-): Promise<Workload> {
+  make: Make,
+): Promise<StreamedWorkload> {
   const notes: string[] = [];
   if (loaded.source === 'synthetic' && checked.sessions && opts.sessions) {
     const o = opts.sessions;
@@ -377,8 +482,9 @@ async function counted(
     return { specs, source: 'synthetic', method: counter.method, inexact, skipped: 0, notes, sessions };
   }
   if (loaded.source === 'synthetic') {
-    const { specs, inexact } = await syntheticSpecs(opts, checked, counter);
-    return { specs, source: 'synthetic', method: counter.method, inexact, skipped: 0, notes };
+    const { maker, inexact } = await syntheticMaker(opts, checked, counter);
+    const specs = await make(maker);
+    return { specs, source: 'synthetic', method: counter.method, inexact: inexact(), skipped: 0, notes };
   }
   if (loaded.source === 'trace') {
     const count = opts.count ?? loaded.entries.length;
@@ -399,7 +505,7 @@ async function counted(
     const specs = traceSpecs(opts, checked, loaded.entries, texts);
     return { specs, source: 'trace', method: counter.method, inexact, skipped: 0, notes };
   }
-  if (loaded.source === 'sharegpt') return sharegptSpecs(opts, checked, loaded, counter);
+  if (loaded.source === 'sharegpt') return sharegptSpecs(opts, checked, loaded, counter, make);
   throw new Error(`source ${loaded.source} needs no token counter`);
 }
 
@@ -414,7 +520,8 @@ async function sharegptSpecs(
   checked: Checked,
   loaded: Extract<Loaded, { source: 'sharegpt' }>,
   counter: TokenCounter,
-): Promise<Workload> {
+  make: Make,
+): Promise<StreamedWorkload> {
   const count = opts.count!;
   const notes: string[] = [];
   const indices = loaded.pairs.map((_, i) => i);
@@ -450,10 +557,13 @@ async function sharegptSpecs(
     notes.push(
       `only ${kept.length} ShareGPT conversations are usable; cycled through them for ${count} requests`,
     );
-  const out = outputLens(opts, checked, count, (i) => kept[i % kept.length].reply_len);
-  const specs = out.map((output_len, index) => {
-    const k = kept[index % kept.length];
-    return { index, prompt: k.prompt, input_len: k.input_len, output_len };
+  const specs = await make({
+    count,
+    draw: outputLenDraw(opts, checked, (i) => kept[i % kept.length].reply_len),
+    build: async (index, output_len) => {
+      const k = kept[index % kept.length];
+      return { index, prompt: k.prompt, input_len: k.input_len, output_len };
+    },
   });
   return {
     specs,
@@ -471,22 +581,22 @@ async function sharegptSpecs(
  * groups never share a leading block by chance; groups are dealt evenly (i mod G) and the order
  * shuffled, as SGLang's generated-shared-prefix does.
  */
-async function syntheticSpecs(
+async function syntheticMaker(
   opts: WorkloadOptions,
   checked: Checked,
   counter: TokenCounter,
-): Promise<{ specs: RequestSpec[]; inexact: number }> {
+): Promise<{
+  maker: SpecMaker<{ input_len: number; output_len: number | null }>;
+  inexact: () => number;
+}> {
   const count = opts.count!;
   const { prefixLen, groups } = checked;
   const inRng = streamRng(opts.seed, 'input_len');
-  const inputLens = Array.from({ length: count }, () =>
-    Math.max(prefixLen + 1, checked.inputLen!.sample(inRng)),
-  );
-  const outLens = outputLens(opts, checked, count, () => null);
+  const outLen = outputLenDraw(opts, checked, () => null);
   let inexact = 0;
 
   let prefixes: { text: string; tokens: number }[] = [];
-  let groupOf: number[] = [];
+  let groupOf = new Uint32Array(0);
   if (prefixLen > 0) {
     const lead = shuffle(
       VOCAB.map((_, i) => i),
@@ -508,23 +618,31 @@ async function syntheticSpecs(
         return fit;
       },
     );
+    // Four bytes a request, even streamed: the deal is a shuffle of every request's group.
     groupOf = shuffle(
-      Array.from({ length: count }, (_, i) => i % groups),
+      Uint32Array.from({ length: count }, (_, i) => i % groups),
       streamRng(opts.seed, 'groups'),
     );
   }
 
-  const specs = await mapLimit(inputLens, COUNT_CONCURRENCY, async (input_len, index) => {
-    const words = new WordStream(streamRng(opts.seed, 'request', index));
-    const g = prefixLen > 0 ? groupOf[index] : undefined;
-    const head = g !== undefined ? prefixes[g] : undefined;
-    const fit = await fitText(counter, words, input_len, head?.text ?? '', head?.tokens);
-    if (fit.tokens !== input_len) inexact++;
-    const spec: RequestSpec = { index, prompt: fit.text, input_len, output_len: outLens[index] };
-    if (g !== undefined) spec.prefix_group = g;
-    return spec;
-  });
-  return { specs, inexact };
+  const maker: SpecMaker<{ input_len: number; output_len: number | null }> = {
+    count,
+    draw: (i) => ({
+      input_len: Math.max(prefixLen + 1, checked.inputLen!.sample(inRng)),
+      output_len: outLen(i),
+    }),
+    build: async (index, { input_len, output_len }) => {
+      const words = new WordStream(streamRng(opts.seed, 'request', index));
+      const g = prefixLen > 0 ? groupOf[index] : undefined;
+      const head = g !== undefined ? prefixes[g] : undefined;
+      const fit = await fitText(counter, words, input_len, head?.text ?? '', head?.tokens);
+      if (fit.tokens !== input_len) inexact++;
+      const spec: RequestSpec = { index, prompt: fit.text, input_len, output_len };
+      if (g !== undefined) spec.prefix_group = g;
+      return spec;
+    },
+  };
+  return { maker, inexact: () => inexact };
 }
 
 /** Parse, window and cut a trace file's text (every problem into `problems`). */
@@ -579,7 +697,7 @@ function loadTrace(
 }
 
 /** A trace workload carries what the trace read and names its skipped rows in its notes. */
-function withTrace(loaded: Loaded, w: Workload): Workload {
+function withTrace<W extends StreamedWorkload>(loaded: Loaded, w: W): W {
   if (loaded.source !== 'trace') return w;
   return { ...w, notes: [...w.notes, ...loaded.notes], trace: loaded.info };
 }
