@@ -20,7 +20,11 @@ it('--requests, --warmup and --rate × --duration over the limit: a usage error 
     [['--requests', '10', '--warmup', '1e9'], '--warmup', whole],
     [['--rate', '1000', '--duration', '1e6'], '--rate × --duration', streamed],
     // A shard's part is dealt from the whole schedule, so a sharded --duration run keeps that limit.
-    [['--rate', '200', '--duration', '86400', '--shard', '1/2', '--seed', '1', '--start-in', '60'], '--rate × --duration', whole],
+    [
+      ['--rate', '200', '--duration', '86400', '--shard', '1/2', '--seed', '1', '--start-in', '60'],
+      '--rate × --duration',
+      whole,
+    ],
   ] as const) {
     const io = memoryIo({});
     const code = await main(
