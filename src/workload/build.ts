@@ -16,17 +16,8 @@
 import { type Problem, UsageError } from '../core/errors.js';
 import { type T, translator } from '../i18n/index.js';
 import type { Rng } from '../runtime/rng.js';
-import { tokenizerFor as shippedTokenizerFor, type Tokenizer } from '../tokenizer/index.js';
-import {
-  approximateCounter,
-  fitText,
-  RemoteTokenizeFailed,
-  remoteCounter,
-  type TokenCounter,
-  tokenizerCounter,
-  tryTokenize,
-  WordStream,
-} from './exact.js';
+import { type CounterDeps, chooseCounter, fallingBack, type TokenizerCheck } from './counting.js';
+import { approximateCounter, fitText, RemoteTokenizeFailed, type TokenCounter, WordStream } from './exact.js';
 import { type PromptEntry, parsePromptsJsonl, parseShareGpt, type ReadText, readTextFile } from './files.js';
 import type { LengthDist } from './lengths.js';
 import { type Checked, checkOptions, type WorkloadOptions, type WorkloadSource } from './options.js';
@@ -48,16 +39,9 @@ import type { RequestSpec, SpecStream, TokenizationMethod } from './types.js';
 import { VOCAB } from './vocab.js';
 
 /** I/O the workload needs, injected. */
-export interface WorkloadDeps {
+export interface WorkloadDeps extends CounterDeps {
   /** Reads a file; default `node:fs/promises`. */
   readText?: ReadText;
-  /** The shipped tokenizer for a model; default `tokenizerFor` from `src/tokenizer`. */
-  tokenizerFor?: (model: string) => Promise<Tokenizer>;
-  /**
-   * Token count of a text from the server (vLLM `POST /tokenize {model, prompt}` → `count`),
-   * without special tokens; null when the server has no such endpoint.
-   */
-  tokenizeRemote?: (text: string) => Promise<number | null>;
   /** Language of the problems (default English); notes stay English, as they are stored. */
   t?: T;
 }
@@ -99,28 +83,6 @@ export interface Workload {
   tokenizer_check?: TokenizerCheck;
 }
 
-/**
- * An offline tokenizer put beside the server's `/tokenize` on {@link TOKENIZER_PROBE}: `agrees`
- * (its counts are exact), `differs` (the server serves another vocabulary: its `/tokenize` counted
- * the prompts instead), or `unchecked` (no `/tokenize` answered, so nothing says the server serves
- * this tokenizer: lengths are approximate).
- */
-export interface TokenizerCheck {
-  /** The tokenizer named (`--tokenizer`, else `--model`). */
-  name: string;
-  verdict: 'agrees' | 'differs' | 'unchecked';
-  /** The probe's tokens by the named tokenizer and by the server (null: no answer). */
-  local: number;
-  server: number | null;
-}
-
-/**
- * A probe text on which tokenizers of different vocabularies disagree: mixed case, digits,
- * punctuation, accented and CJK text (Qwen2's BPE vocabulary, Qwen3's, counts it 46 tokens; Llama-3's 37).
- */
-export const TOKENIZER_PROBE =
-  'Tokenizer probe: Zürich, 2024-11-05; naïve café “quotes” — 東京の天気は晴れ. x=3.14159!';
-
 const EN = translator('en');
 /** vLLM's `is_valid_sequence` minimum: prompt and reply must each be at least this many tokens. */
 const SHAREGPT_MIN_TOKENS = 4;
@@ -133,63 +95,6 @@ function shuffle<T>(items: T[], rng: Rng): T[] {
     [items[i], items[j]] = [items[j], items[i]];
   }
   return items;
-}
-
-/** The counter to make prompts exact with, and why it fell back to the approximation (null: it did not). */
-async function chooseCounter(
-  opts: WorkloadOptions,
-  deps: WorkloadDeps,
-): Promise<{ counter: TokenCounter; fallback: string | null; note?: string; check?: TokenizerCheck }> {
-  const name = opts.tokenizer ?? opts.model;
-  if (name) {
-    const tok = await (deps.tokenizerFor ?? shippedTokenizerFor)(name);
-    if (tok.method === 'tokenizer') return checkedTokenizer(name, tokenizerCounter(tok), deps);
-  }
-  const noLocal = `no offline tokenizer for ${opts.tokenizer ? `tokenizer ${name}` : opts.model ? `model ${name}` : 'an unnamed model'}`;
-  if (!deps.tokenizeRemote)
-    return { counter: approximateCounter, fallback: `${noLocal}, and no server /tokenize to ask` };
-  const { counts, probe, longer } = await tryTokenize(deps.tokenizeRemote);
-  if (counts)
-    return {
-      counter: remoteCounter(deps.tokenizeRemote),
-      fallback: null,
-      // The server counts with the served model's tokenizer, which may not be the one asked for.
-      ...(opts.tokenizer
-        ? { note: `${noLocal}: counted by the server's /tokenize (the served model's tokenizer)` }
-        : {}),
-    };
-  return {
-    counter: approximateCounter,
-    fallback:
-      probe === null || longer === null
-        ? `${noLocal}, and the server's /tokenize did not answer`
-        : `${noLocal}, and the server's /tokenize did not count (${probe} then ${longer} tokens for a text and its triple)`,
-  };
-}
-
-/**
- * The named offline tokenizer is exact only when it is the server's own: the server's `/tokenize`
- * must count {@link TOKENIZER_PROBE} as it does. When the server counts differently (a server that
- * ignores the model name and serves another vocabulary, as llama.cpp does), the prompts are
- * counted by the server's `/tokenize` instead; when no `/tokenize` answers, the tokenizer is used
- * and its lengths are approximate (the check says so).
- */
-async function checkedTokenizer(
-  name: string,
-  local: TokenCounter,
-  deps: WorkloadDeps,
-): Promise<{ counter: TokenCounter; fallback: string | null; check: TokenizerCheck }> {
-  const mine = await local.count(TOKENIZER_PROBE);
-  const theirs = deps.tokenizeRemote ? await deps.tokenizeRemote(TOKENIZER_PROBE).catch(() => null) : null;
-  const check = { name, local: mine, server: theirs };
-  if (theirs === mine) return { counter: local, fallback: null, check: { ...check, verdict: 'agrees' } };
-  if (theirs !== null && deps.tokenizeRemote && (await tryTokenize(deps.tokenizeRemote)).counts)
-    return {
-      counter: remoteCounter(deps.tokenizeRemote),
-      fallback: null,
-      check: { ...check, verdict: 'differs' },
-    };
-  return { counter: local, fallback: null, check: { ...check, server: null, verdict: 'unchecked' } };
 }
 
 /** Read a source file; a missing or unreadable file is a problem (with a hint), not a throw. */
@@ -249,14 +154,7 @@ export async function streamWorkload(
   deps: WorkloadDeps & { from?: number; pause: () => Promise<void>; signal?: AbortSignal },
 ): Promise<StreamedWorkload> {
   const { from, pause, signal } = deps;
-  const notes: string[] = [];
-  return assemble(
-    opts,
-    deps,
-    (m) => streamSpecs(m, { from, ahead: COUNT_CONCURRENCY, pause, signal }),
-    true,
-    notes,
-  );
+  return assemble(opts, deps, (m) => streamSpecs(m, { from, ahead: COUNT_CONCURRENCY, pause, signal }), true);
 }
 
 /**
@@ -269,7 +167,6 @@ async function assemble(
   deps: WorkloadDeps,
   make: Make,
   streamed: boolean,
-  liveNotes: string[] = [],
 ): Promise<StreamedWorkload> {
   const problems: Problem[] = [];
   const t = deps.t ?? EN;
@@ -321,14 +218,16 @@ async function assemble(
 
   const chosen = await chooseCounter(opts, deps);
   const { fallback, note, check } = chosen;
-  const counter = streamed ? fallingBack(chosen.counter, liveNotes) : chosen.counter;
+  // A fallback during a streamed run is noted in the workload's notes, once they exist.
+  let notes: string[] = [];
+  const counter = streamed ? fallingBack(chosen.counter, (line) => notes.push(line)) : chosen.counter;
   try {
     const w = await counted(opts, checked, loaded, counter, make);
-    w.notes.unshift(...liveNotes.splice(0));
+    w.notes.unshift(...notes);
     if (fallback) w.notes.unshift(`prompt lengths are approximate: ${fallback}`);
     if (note) w.notes.unshift(note);
     if (check) w.tokenizer_check = check;
-    if (streamed) liveNotesOf.set(liveNotes, w.notes);
+    notes = w.notes;
     return withTrace(loaded, w);
   } catch (e) {
     if (!(e instanceof RemoteTokenizeFailed)) throw e;
@@ -342,34 +241,6 @@ async function assemble(
 
 /** How specs are made from a source's {@link SpecMaker}: whole or streamed. */
 type Make = <D>(m: SpecMaker<D>) => Promise<RequestSpec[] | SpecStream>;
-
-/** A streamed workload's notes, which a fallback during the run still adds to. */
-const liveNotesOf = new WeakMap<string[], string[]>();
-
-/**
- * For a streamed workload: a remote counter that, once `/tokenize` stops answering, counts the
- * rest by the approximation and says so in the workload's notes (the specs already sent stay).
- */
-function fallingBack(counter: TokenCounter, liveNotes: string[]): TokenCounter {
-  if (counter.method !== 'server_tokenize') return counter;
-  let failed = false;
-  return {
-    method: counter.method,
-    async count(text: string) {
-      if (!failed)
-        try {
-          return await counter.count(text);
-        } catch (e) {
-          if (!(e instanceof RemoteTokenizeFailed)) throw e;
-          failed = true;
-          const line =
-            'the server /tokenize stopped answering part-way; the prompts after it were counted by the approximation';
-          (liveNotesOf.get(liveNotes) ?? liveNotes).push(line);
-        }
-      return approximateCounter.count(text);
-    },
-  };
-}
 
 /**
  * Request i's output length, drawn in index order: `--output-len` when given (its own stream),
