@@ -253,6 +253,7 @@ export async function measure(
       ? (text: string) => sim.countTokens(text, model)
       : tokenizeRemote(endpoint.baseUrl, model, apiKey, target.headers, dispatcher),
     t: deps.t,
+    warn: deps.log,
   };
   let workload: StreamedWorkload;
   let warmupSpecs: StreamedWorkload['specs'] | undefined;

@@ -18,7 +18,13 @@ import { type T, translator } from '../i18n/index.js';
 import type { Rng } from '../runtime/rng.js';
 import { type CounterDeps, chooseCounter, fallingBack, type TokenizerCheck } from './counting.js';
 import { approximateCounter, fitText, RemoteTokenizeFailed, type TokenCounter, WordStream } from './exact.js';
-import { type PromptEntry, parsePromptsJsonl, parseShareGpt, type ReadText, readTextFile } from './files.js';
+import {
+  type PromptEntry,
+  parsePromptsJsonl,
+  parseShareGpt,
+  type ReadText,
+  readCheckedText,
+} from './files.js';
 import type { LengthDist } from './lengths.js';
 import { type Checked, checkOptions, type WorkloadOptions, type WorkloadSource } from './options.js';
 import { buildSessions, type SessionWorkload } from './sessions.js';
@@ -42,6 +48,11 @@ import { VOCAB } from './vocab.js';
 export interface WorkloadDeps extends CounterDeps {
   /** Reads a file; default `node:fs/promises`. */
   readText?: ReadText;
+  /**
+   * A warning for the user, in `t`'s language (a prompt file that is not UTF-8, naming its first
+   * bad byte); default: none. Only the default file reader checks.
+   */
+  warn?: (line: string) => void;
   /** Language of the problems (default English); notes stay English, as they are stored. */
   t?: T;
 }
@@ -171,7 +182,9 @@ async function assemble(
   const problems: Problem[] = [];
   const t = deps.t ?? EN;
   const checked = checkOptions(opts, problems, t);
-  const readText = deps.readText ?? readTextFile;
+  const readText =
+    deps.readText ??
+    readCheckedText((file, offset) => deps.warn?.(t('run.prompts.bad_utf8', { file, offset })));
   let loaded: Loaded | undefined;
   switch (checked.source) {
     case 'prompt':
