@@ -7,7 +7,8 @@
  * `sim-virtual` (simulator throughput in virtual time: the engine fast path and the measurement
  * path), `plan` (the wall time of one `servelab plan` command), `trace` (a 100k-request Azure
  * trace parsed and scheduled: time and peak memory), `fit-replay` (fit-data experiment 61
- * replayed in virtual time, issue 26). With no scenario, all run in that order. Figures go to stdout as one table (progress to
+ * replayed in virtual time, issue 26), `soak` (a 24-hour streamed soak against a resetting port: first
+ * request, RSS, SIGINT; issue 28). With no scenario, all run in that order. Figures go to stdout as one table (progress to
  * stderr); `--json FILE` also writes them as JSON. Benchmarks
  * measure and print: a missed target is shown as MISSED and never fails the process.
  * Everything runs on loopback only. See docs/bench.md for how to read each figure.
@@ -23,6 +24,7 @@ import { infoRow, medianRows, type Row, renderTable, type ScenarioResult, target
 import { benchOpenLoop } from './open-loop.js';
 import { benchPlan } from './plan.js';
 import { benchSimReal } from './sim-real.js';
+import { benchSoak } from './soak.js';
 import { benchTrace } from './trace.js';
 import { benchWorkers } from './workers.js';
 
@@ -36,6 +38,7 @@ const SCENARIOS = [
   'workers',
   'trace',
   'fit-replay',
+  'soak',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -213,6 +216,8 @@ async function run(s: Scenario, quick: boolean): Promise<ScenarioResult> {
       });
     case 'trace':
       return benchTrace({ requests: 100_000 });
+    case 'soak':
+      return benchSoak({ sendMs: quick ? 3000 : 10_000 });
     case 'fit-replay': {
       // Issue 26 item 7: fit-data experiment 61 replayed in virtual time (bench/fit-data.ts).
       const S = 'fit-replay';

@@ -15,9 +15,10 @@
  * `poisson` within a stage (`schedule/stages`); its `poisson` (a Poisson count per second, each
  * second's requests spread by the constant timer) is read as servelab's `poisson` too, with a note.
  */
-import { parse } from 'yaml';
+
 import { z } from 'zod';
 import { type Problem, UsageError } from '../core/errors.js';
+import { parseUserYaml } from '../core/yaml.js';
 import type { SharedPrefixSpec } from '../workload/shared-prefix.js';
 
 const distribution = z.object({
@@ -89,14 +90,7 @@ export interface InferencePerfPlan {
  * @throws UsageError listing every problem with its key path and a hint.
  */
 export function parseInferencePerfConfig(text: string, file = 'inference-perf config'): InferencePerfPlan {
-  let raw: unknown;
-  try {
-    raw = parse(text);
-  } catch (err) {
-    throw new UsageError([
-      { path: file, message: `not valid YAML: ${(err as Error).message}`, hint: 'check the indentation' },
-    ]);
-  }
+  const raw = parseUserYaml(text, file, 'check the indentation');
   const r = schema.safeParse(raw ?? {});
   if (!r.success) {
     const problems: Problem[] = r.error.issues.map((i) => ({

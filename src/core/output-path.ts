@@ -5,8 +5,9 @@
  * that still fails (a full disk, a permission) becomes a problem with a hint, not a stack.
  * Missing folders are not a problem: the writers create them.
  */
-import { accessSync, constants, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { Problem } from './errors.js';
 
 const HINT = 'give a path in a folder you can write to (missing folders are created)';
@@ -69,4 +70,45 @@ export function writeErrorProblem(err: unknown, path: string, flag: string): Pro
     ENOENT: 'no such folder',
   };
   return { path: flag, message: `cannot write ${path}: ${why[code] ?? code}`, hint: HINT };
+}
+
+/** The folders to create for `path`, outermost first: it and each missing one above it. */
+function missingDirs(path: string): string[] {
+  const missing: string[] = [];
+  for (let p = resolve(path); kindOf(p) === null; ) {
+    missing.push(p);
+    const up = dirname(p);
+    if (up === p) break;
+    p = up;
+  }
+  return missing.reverse();
+}
+
+/** A level's mkdir error, unless the folder is there now (another writer made it). */
+function mkdirFailed(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException).code !== 'EEXIST';
+}
+
+/**
+ * Create folder `path` and every missing folder above it, one level at a time; the first level
+ * that fails throws its error. Node's `mkdir(path, { recursive: true })` spins forever where a
+ * folder exists but cannot hold folders (under /proc: ENOENT for the child, EEXIST for the
+ * parent, again and again; `merge --out /proc/x/y` hung, issue 28, as in
+ * https://github.com/oven-sh/bun/pull/40600 for bun's walk); this walk goes down once.
+ */
+export async function makeDirs(path: string): Promise<void> {
+  for (const d of missingDirs(path))
+    await mkdir(d).catch((err: unknown) => {
+      if (mkdirFailed(err)) throw err;
+    });
+}
+
+/** {@link makeDirs}, synchronously. */
+export function makeDirsSync(path: string): void {
+  for (const d of missingDirs(path))
+    try {
+      mkdirSync(d);
+    } catch (err) {
+      if (mkdirFailed(err)) throw err;
+    }
 }

@@ -5,8 +5,9 @@
  * `report/run` (report, csv, vllm); this module only puts it on disk. `requests.jsonl` is not
  * written here: the record writer (record/writer) appends it while the run is going.
  */
-import { appendFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { appendFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { makeDirs } from '../core/output-path.js';
 import { redactText } from '../core/redact.js';
 import type { RequestRecord } from '../record/types.js';
 import { summaryToCsv } from '../report/run/csv.js';
@@ -56,7 +57,7 @@ export async function writeRunOutputs(
   const written: string[] = [];
   for (const [path, text] of files) written.push(await writeTextFile(path, text));
   if (append) {
-    await mkdir(dirname(append[0]), { recursive: true });
+    await makeDirs(dirname(append[0]));
     await appendFile(append[0], redactText(append[1]), 'utf8');
     written.push(append[0]);
   }
@@ -76,7 +77,7 @@ export async function writeJsonFile(path: string, value: unknown): Promise<strin
  * @returns `path`
  */
 export async function writeTextFile(path: string, text: string): Promise<string> {
-  await mkdir(dirname(path), { recursive: true });
+  await makeDirs(dirname(path));
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   try {
     await writeFile(tmp, redactText(text), 'utf8');

@@ -7,10 +7,16 @@
  */
 import { defaultOutputLen, syntheticDefault, workloadOptionValues } from '../config/run-settings.js';
 import { UsageError } from '../core/errors.js';
-import { plannedCountProblem } from '../core/limits.js';
+import { MAX_STREAMED_REQUESTS, plannedCountProblem } from '../core/limits.js';
 import type { T } from '../i18n/index.js';
 import type { LoadMode, SessionLoad } from '../runner/load.js';
-import { arrivalOffsetsMs, openLoopCount, traceOffsetsMs } from '../schedule/index.js';
+import {
+  type ArrivalList,
+  type ArrivalOptions,
+  arrivalOffsetsMs,
+  openLoopCount,
+  traceOffsetsMs,
+} from '../schedule/index.js';
 import {
   type SessionOptions,
   type SessionWorkload,
@@ -20,10 +26,15 @@ import {
 } from '../workload/index.js';
 import type { CommonSettings } from './settings.js';
 
-/** Build the load mode and workload count from the settings (and the trace for trace replay). */
+/**
+ * Build the load mode and workload count from the settings (and the trace for trace replay). An
+ * open loop's schedule is `arrivals` when given (a streamed `--duration` schedule, see
+ * {@link openArrivalOptions}), else built whole.
+ */
 export function loadPlan(
   common: CommonSettings,
-  workload: Workload | null,
+  workload: Pick<Workload, 'specs' | 'sessions' | 'trace'> | null,
+  arrivals?: ArrivalList,
 ): { load: LoadMode; count: number } {
   const l = common.load;
   if (l.mode === 'sessions')
@@ -48,13 +59,7 @@ export function loadPlan(
     };
   }
   if (l.mode === 'open') {
-    const arrivalsMs = arrivalOffsetsMs({
-      rateRps: l.rateRps ?? 1,
-      arrival: l.arrival,
-      burstiness: l.burstiness,
-      ...(l.durationS !== null ? { durationS: l.durationS } : { count: l.requests ?? 100 }),
-      seed: l.seed,
-    });
+    const arrivalsMs = arrivals ?? arrivalOffsetsMs(openArrivalOptions(common));
     const durationMs = l.durationS !== null ? l.durationS * 1000 : null;
     return {
       load: { kind: 'open', arrivalsMs, maxConcurrency: l.maxConcurrency, durationMs },
@@ -68,6 +73,27 @@ export function loadPlan(
     originMs: workload?.trace?.origin_ms,
   });
   return { load: { kind: 'open', arrivalsMs, maxConcurrency: l.maxConcurrency }, count: specs.length };
+}
+
+/** The open loop's schedule options from the settings. */
+export function openArrivalOptions(common: CommonSettings): ArrivalOptions {
+  const l = common.load;
+  return {
+    rateRps: l.rateRps ?? 1,
+    arrival: l.arrival,
+    burstiness: l.burstiness,
+    ...(l.durationS !== null ? { durationS: l.durationS } : { count: l.requests ?? 100 }),
+    seed: l.seed,
+  };
+}
+
+/**
+ * Whether a run's schedule and prompts are streamed (generated as they fall due, `streamArrivals`
+ * and `streamWorkload`): an open loop over a `--duration`, not a shard's part (which is dealt from
+ * the whole schedule). Its limit is {@link MAX_STREAMED_REQUESTS}; everything else is built whole.
+ */
+export function isStreamed(common: CommonSettings, sharded: boolean): boolean {
+  return common.load.mode === 'open' && common.load.durationS !== null && !sharded;
 }
 
 /**
@@ -103,10 +129,14 @@ export function workloadCount(common: CommonSettings, t?: T): number | undefined
   const l = common.load;
   if (l.mode === 'trace' || l.mode === 'sessions') return undefined;
   if (l.mode === 'open' && l.durationS !== null) {
-    // Refused before the workload is built for it (a 24-hour soak at 200/s plans 17 million).
+    // Streamed (see isStreamed), so a 24-hour soak at 200/s (17 million) runs; past the streamed
+    // limit it is refused before anything is generated. A shard's part is checked against the
+    // whole-plan limit when it is dealt (`measure`).
     const n = openLoopCount(l.rateRps ?? 1, l.durationS);
     // An unbounded rate with a duration is refused on its own terms (settings' rules), not here.
-    const tooMany = Number.isFinite(n) ? plannedCountProblem(n, '--rate × --duration', t) : null;
+    const tooMany = Number.isFinite(n)
+      ? plannedCountProblem(n, '--rate × --duration', t, MAX_STREAMED_REQUESTS)
+      : null;
     if (tooMany) throw new UsageError([tooMany]);
     return n;
   }

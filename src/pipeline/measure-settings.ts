@@ -16,16 +16,24 @@ import {
 import { listedModels, tokenizeRemote } from '../client/engine-api.js';
 import { DEFAULT_SESSION_HEADER, redactHeaders } from '../client/index.js';
 import { type Problem, TargetError, UsageError } from '../core/errors.js';
+import { plannedCountProblem } from '../core/limits.js';
 import { outputPathProblem } from '../core/output-path.js';
 import { rememberSecret, rememberUrlSecrets } from '../core/redact.js';
 import { redactUrl } from '../core/url.js';
 import { resolveLang, translator } from '../i18n/index.js';
 import { runReportProblem } from '../report/run/report.js';
 import { plannedRequests } from '../runner/load.js';
-import { buildWorkload, parseLengthDist, type Workload } from '../workload/index.js';
+import { streamArrivals } from '../schedule/index.js';
+import {
+  buildWorkload,
+  parseLengthDist,
+  type StreamedWorkload,
+  streamWorkload,
+  type Workload,
+} from '../workload/index.js';
 import { clientOptionsOf } from './client-options.js';
 import { type EngineEndpoint, urlEndpoint } from './endpoint.js';
-import { loadPlan, workloadOptions } from './load-plan.js';
+import { isStreamed, loadPlan, openArrivalOptions, workloadOptions } from './load-plan.js';
 import { type MeasureDeps, type Measurement, type MeasureShard, measureOn } from './measure.js';
 import type { CommonSettings, TargetSettings } from './settings.js';
 import { commonRunId, configHash, type ShardSettings, scheduleHash, shardPlan } from './shard.js';
@@ -112,7 +120,7 @@ export function checkMeasureInput(
  * and the verdict flags it when the server's cache hits say otherwise (`cache_hits`:
  * the same `--seed` run twice, or a prompt cache kept from an earlier run).
  */
-export function meantCold(common: CommonSettings, workload: Workload): boolean {
+export function meantCold(common: CommonSettings, workload: Pick<Workload, 'source' | 'sessions'>): boolean {
   const w = common.workload;
   return (
     workload.source === 'synthetic' &&
@@ -131,7 +139,7 @@ export function meantCold(common: CommonSettings, workload: Workload): boolean {
 export function describeConfig(
   input: MeasureInput,
   model: string,
-  workload: Workload,
+  workload: Omit<Workload, 'specs'>,
   slo: Slo | null,
 ): Record<string, unknown> {
   const { target, common } = input;
@@ -187,7 +195,7 @@ export function describeConfig(
 export async function measure(
   input: MeasureInput,
   deps: MeasureDeps & { endpoint?: EngineEndpoint; config?: Record<string, unknown> },
-): Promise<Measurement & { workload: Workload; model: string }> {
+): Promise<Measurement & { workload: StreamedWorkload; model: string }> {
   const { target, common } = input;
   const problems: Problem[] = [];
   const { slo, thresholds } = checkMeasureInput(input, problems);
@@ -238,29 +246,57 @@ export async function measure(
   const warm = common.load.warmup;
   const split = warm > 0 && wopts.count !== undefined && !common.load.traceFile;
   const sim = endpoint.sim;
-  const built = await endpoint.settle(
-    buildWorkload(split ? { ...wopts, count: (wopts.count as number) + warm } : wopts, {
-      // The in-process simulator counts as its /tokenize would, minus an HTTP exchange per
-      // prompt (most of the time of building a plan's workload), and keeps the ids to serve.
-      tokenizeRemote: sim
-        ? (text) => sim.countTokens(text, model)
-        : tokenizeRemote(endpoint.baseUrl, model, apiKey, target.headers, dispatcher),
-      t: deps.t,
-    }),
-  );
-  const workload = split ? { ...built, specs: built.specs.slice(0, built.specs.length - warm) } : built;
-  const warmupSpecs = split ? built.specs.slice(built.specs.length - warm) : undefined;
-  const full = loadPlan(common, workload);
+  const wdeps = {
+    // The in-process simulator counts as its /tokenize would, minus an HTTP exchange per
+    // prompt (most of the time of building a plan's workload), and keeps the ids to serve.
+    tokenizeRemote: sim
+      ? (text: string) => sim.countTokens(text, model)
+      : tokenizeRemote(endpoint.baseUrl, model, apiKey, target.headers, dispatcher),
+    t: deps.t,
+    warn: deps.log,
+  };
+  let workload: StreamedWorkload;
+  let warmupSpecs: StreamedWorkload['specs'] | undefined;
+  let full: ReturnType<typeof loadPlan>;
+  if (isStreamed(common, !!input.shard)) {
+    // Generated as they fall due (issue 28: a 24-hour soak at 200/s built 17 million specs
+    // first); long synchronous work yields between slices, so an interrupt is heard at once.
+    const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const sdeps = { ...wdeps, pause, signal: deps.signal };
+    workload = await endpoint.settle(streamWorkload(wopts, sdeps));
+    if (split)
+      warmupSpecs = (
+        await endpoint.settle(
+          streamWorkload(
+            { ...wopts, count: (wopts.count as number) + warm },
+            { ...sdeps, from: wopts.count },
+          ),
+        )
+      ).specs;
+    const arrivals = await streamArrivals(openArrivalOptions(common), pause, deps.signal);
+    full = loadPlan(common, null, arrivals);
+  } else {
+    // A shard's part is dealt from the whole schedule, so the whole is built: its limit holds.
+    const tooMany = input.shard ? plannedCountProblem(wopts.count ?? 0, '--rate × --duration', deps.t) : null;
+    if (tooMany) throw new UsageError([tooMany]);
+    const built = await endpoint.settle(
+      buildWorkload(split ? { ...wopts, count: (wopts.count as number) + warm } : wopts, wdeps),
+    );
+    workload = split ? { ...built, specs: built.specs.slice(0, built.specs.length - warm) } : built;
+    warmupSpecs = split ? built.specs.slice(built.specs.length - warm) : undefined;
+    full = loadPlan(common, workload as Workload);
+  }
   const config = { ...describeConfig(input, model, workload, slo), ...(deps.config ?? {}) };
   // A shard: the full schedule, built as every other shard builds it, then its part of it.
   let shard: MeasureShard | null = null;
   let specs = workload.specs;
   let load = full.load;
   if (input.shard) {
+    const whole = workload.specs as Workload['specs'];
     const cfgHash = configHash(config);
-    const schedHash = scheduleHash(workload.specs, full.load);
+    const schedHash = scheduleHash(whole, full.load);
     const t = deps.t ?? translator(resolveLang(undefined, deps.env));
-    const part = shardPlan(workload.specs, full.load, input.shard.index, input.shard.count, problems, t);
+    const part = shardPlan(whole, full.load, input.shard.index, input.shard.count, problems, t);
     if (problems.length) throw new UsageError(problems);
     specs = part.specs;
     load = part.load;
@@ -270,7 +306,7 @@ export async function measure(
       configHash: cfgHash,
       scheduleHash: schedHash,
       seed: common.load.seed,
-      plannedTotal: plannedRequests(full.load) ?? workload.specs.length,
+      plannedTotal: plannedRequests(full.load) ?? whole.length,
     };
   }
   const m = await measureOn(

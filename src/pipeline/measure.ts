@@ -37,7 +37,7 @@ import { createProgress } from '../runner/progress.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RunKind, Store } from '../store/index.js';
 import type { IntendedSharing } from '../workload/index.js';
-import type { RequestSpec } from '../workload/types.js';
+import type { SpecList } from '../workload/types.js';
 import type { ClientSettings } from './client-options.js';
 import type { EngineEndpoint } from './endpoint.js';
 import {
@@ -121,11 +121,11 @@ export interface MeasurePlan {
   label: string | null;
   /** The factor(s) of this run inside an experiment, e.g. `{concurrency: 4}`. */
   level?: Record<string, number | string> | null;
-  /** Measured requests; request i uses `specs[i % specs.length]`. */
-  specs: readonly RequestSpec[];
+  /** Measured requests; request i uses `specs[i % specs.length]` (an array, or streamed). */
+  specs: SpecList;
   load: LoadMode;
   warmup?: number;
-  warmupSpecs?: readonly RequestSpec[];
+  warmupSpecs?: SpecList;
   retries?: number;
   drainTimeoutMs?: number;
   /**
@@ -188,7 +188,9 @@ export function closedLoopUsers(load: LoadMode, beforeEach: boolean): number | n
   if (beforeEach) return null;
   if (load.kind === 'closed') return load.concurrency;
   if (load.kind !== 'open' || load.maxConcurrency == null || load.arrivalsMs.length === 0) return null;
-  const a = load.arrivalsMs;
+  // A streamed schedule is a --duration one: its arrivals are spread, never one instant.
+  if (!Array.isArray(load.arrivalsMs)) return null;
+  const a: readonly number[] = load.arrivalsMs;
   return a[a.length - 1] === a[0] ? load.maxConcurrency : null;
 }
 
@@ -505,8 +507,10 @@ async function runPlan(
   if (!plan.beforeEach) return runLoad({ ...base, load: plan.load, specs: plan.specs }, runDeps);
   // One request per runner call, each after the hook, all on the run's clock (one timeline).
   let merged: RunResult | null = null;
-  for (let i = 0; i < plan.specs.length; i++) {
+  const all = plan.specs;
+  for (let i = 0; i < all.length; i++) {
     await plan.beforeEach();
+    const spec = 'streamed' in all ? await all.at(i) : all[i];
     const r = await runLoad(
       {
         ...base,
@@ -515,11 +519,11 @@ async function runPlan(
         runPrefix: `${plan.runPrefix ?? 'r'}-${i}`,
         failFast: null,
         load: { kind: 'closed', concurrency: 1, requests: 1 },
-        specs: [plan.specs[i]],
+        specs: [spec],
       },
       runDeps,
     );
-    for (const rec of r.records) rec.index = plan.specs[i].index;
+    for (const rec of r.records) rec.index = spec.index;
     merged = merged
       ? {
           ...r,

@@ -75,7 +75,7 @@ export function shardIndices(total: number, index: number, count: number): numbe
 /** The full schedule's hash: every request's content, lengths and planned offset, in order. */
 export function scheduleHash(specs: readonly RequestSpec[], load: LoadMode): string {
   const h = createHash('sha256');
-  const arrivals = load.kind === 'open' ? load.arrivalsMs : null;
+  const arrivals = load.kind === 'open' ? [...load.arrivalsMs] : null;
   h.update(JSON.stringify({ kind: load.kind, n: specs.length }));
   specs.forEach((s, k) => {
     h.update(
@@ -139,11 +139,12 @@ export function shardPlan(
         message: t('shard.cap.split', { cap, count }),
         hint: t('shard.cap.hint', { flag: '--max-concurrency', count }),
       });
+    const all = [...load.arrivalsMs];
     return {
       specs: mine,
       load: {
         kind: 'open',
-        arrivalsMs: keep.map((k) => load.arrivalsMs[k]),
+        arrivalsMs: keep.map((k) => all[k]),
         maxConcurrency: cap === null ? null : splitCap(cap, index, count),
         durationMs: load.durationMs ?? null,
       },

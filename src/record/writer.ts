@@ -6,8 +6,9 @@
  * nothing accumulates in memory. Records end at request rate, not chunk rate, so the syscall
  * per line is cheap next to the request itself.
  */
-import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makeDirsSync } from '../core/output-path.js';
 import { redactText } from '../core/redact.js';
 import type { RequestRecord } from './types.js';
 
@@ -41,7 +42,7 @@ export interface RecordWriter<R = RequestRecord> {
  * try { await runLoad(cfg, { target, clock, observers: [writer] }); } finally { await writer.close(); }
  */
 export function openRecordWriter<R = RequestRecord>(path: string): RecordWriter<R> {
-  mkdirSync(dirname(path), { recursive: true });
+  makeDirsSync(dirname(path));
   let fd: number | null = openSync(path, 'w');
   let written = 0;
   let bytes = 0;

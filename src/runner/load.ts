@@ -11,7 +11,8 @@ import type { Target } from '../client/types.js';
 import type { Problem } from '../core/errors.js';
 import type { RequestRecord } from '../record/types.js';
 import type { Clock } from '../runtime/clock.js';
-import type { ChatMessage, RequestSpec } from '../workload/types.js';
+import type { ArrivalList } from '../schedule/arrivals.js';
+import type { ChatMessage, RequestSpec, SpecList } from '../workload/types.js';
 import type { RunEndReason, RunObserver } from './events.js';
 import type { ClientHealthReading, HealthProbe } from './health.js';
 
@@ -30,9 +31,13 @@ export type LoadMode =
       kind: 'open';
       /**
        * Planned send offsets in ms from the start of the measurement window, non-decreasing,
-       * one per measured request (from the schedule, or a trace replay already sped up).
+       * one per measured request (from the schedule, or a trace replay already sped up): an
+       * array, or a schedule streamed as it is read (`schedule/arrivals` `streamArrivals`, a
+       * `--duration` run). A streamed schedule plans each request when it falls due: stopped
+       * early (interrupted, failed fast), the requests not yet due get no record, as a closed
+       * `--duration` loop plans none past its stop.
        */
-      arrivalsMs: readonly number[];
+      arrivalsMs: ArrivalList;
       /** Cap on requests in flight; a request that waits for a slot keeps its planned time. null = no cap. */
       maxConcurrency?: number | null;
       /**
@@ -76,16 +81,17 @@ export interface RunLoadConfig {
   load: LoadMode;
   /**
    * Workload for measured requests; measured request i uses `specs[i % specs.length]` (a
-   * `--duration` run cycles through them).
+   * `--duration` run cycles through them). A {@link SpecList}: an array, or specs streamed as
+   * they are read.
    */
-  specs: readonly RequestSpec[];
+  specs: SpecList;
   /** Warm-up requests sent before the measurement window, on top of the measured ones (default 0). */
   warmup?: number;
   /**
    * Specs for warm-up requests (cycled); defaults to `specs`. Give distinct prompts when the
    * server caches prefixes, so warm-up does not pre-warm the measured prompts.
    */
-  warmupSpecs?: readonly RequestSpec[];
+  warmupSpecs?: SpecList;
   /**
    * Warm-up runs as a closed loop with this many workers. Default: the closed loop's
    * concurrency, or the open loop's `maxConcurrency` (1 when uncapped).
@@ -269,9 +275,10 @@ export function validateRunLoadConfig(cfg: RunLoadConfig): Problem[] {
         message: 'the arrival schedule is empty',
         hint: 'give --requests or --duration with --rate',
       });
+    // A streamed schedule is generated non-decreasing; reading it here would cost its whole length.
     let prev = 0;
-    for (let i = 0; i < load.arrivalsMs.length; i++) {
-      const t = load.arrivalsMs[i];
+    let i = 0;
+    for (const t of Array.isArray(load.arrivalsMs) ? load.arrivalsMs : []) {
       if (!Number.isFinite(t) || t < prev) {
         problems.push({
           path: `schedule[${i}]`,
@@ -281,6 +288,7 @@ export function validateRunLoadConfig(cfg: RunLoadConfig): Problem[] {
         break;
       }
       prev = t;
+      i++;
     }
   }
   return problems;

@@ -15,7 +15,7 @@ import type { AnswerSink } from '../client/types.js';
 import { UsageError } from '../core/errors.js';
 import { type Phase, type RequestRecord, SUCCESS_OUTCOMES } from '../record/types.js';
 import { whenAborted } from '../runtime/abort.js';
-import type { ChatMessage, RequestSpec } from '../workload/types.js';
+import type { ChatMessage, RequestSpec, SpecList } from '../workload/types.js';
 import { type Planned, RunAttempts } from './attempts.js';
 import { startClientHealth } from './health.js';
 import {
@@ -60,6 +60,16 @@ export async function runLoad(cfg: RunLoadConfig, deps: RunLoadDeps): Promise<Ru
 function poolSize(load: LoadMode, planned: number | null): number {
   const n = load.kind === 'closed' ? load.concurrency : (load.maxConcurrency ?? 0);
   return planned === null ? n : Math.min(n, planned);
+}
+
+/** Spec `i` of a list: an array's at once, a streamed workload's when it is built. */
+function specAt(specs: SpecList, i: number): RequestSpec | Promise<RequestSpec> {
+  return 'streamed' in specs ? specs.at(i % specs.length) : specs[i % specs.length];
+}
+
+/** Spec `i`, awaited only when streamed (an array's is read with no turn of the event loop). */
+async function specOf(specs: SpecList, i: number): Promise<RequestSpec> {
+  return specAt(specs, i);
 }
 
 class LoadRun extends RunAttempts {
@@ -123,7 +133,7 @@ class LoadRun extends RunAttempts {
         windowStart = lateMs <= start.lateLimitMs ? start.atMs : clock.now();
         if (lateMs > start.lateLimitMs && start.policy === 'fail') {
           this.lateStart = true;
-          this.unsentMeasured(load, start.atMs);
+          await this.unsentMeasured(load, start.atMs);
         }
       }
       // The client's health over the measured window: not its warm-up, nor a wait for the start.
@@ -177,7 +187,7 @@ class LoadRun extends RunAttempts {
    */
   private async closedPhase(
     phase: Phase,
-    specs: readonly RequestSpec[],
+    specs: SpecList,
     concurrency: number,
     count: number | null,
     deadlineMs: number | null,
@@ -192,8 +202,8 @@ class LoadRun extends RunAttempts {
       // Consecutive requests of this worker that ended in a connect error: it backs off.
       let refused = 0;
       while (canStart()) {
-        const p = this.plan(phase, specs[started % specs.length], this.clock.now());
-        started++;
+        const s = specAt(specs, started++);
+        const p = this.plan(phase, s instanceof Promise ? await s : s, this.clock.now());
         const last = await this.attempts(p, deadlineMs);
         refused = last.outcome === 'connect_error' ? refused + 1 : 0;
         await this.connectBackoff(refused);
@@ -213,7 +223,10 @@ class LoadRun extends RunAttempts {
     cancelDrain?.();
     // Interrupted: the requests that were planned but never sent still get their record.
     if (count !== null)
-      for (let i = started; i < count; i++) this.unsent(this.plan(phase, specs[i % specs.length], null));
+      for (let i = started; i < count; i++) {
+        const s = specAt(specs, i);
+        this.unsent(this.plan(phase, s instanceof Promise ? await s : s, null));
+      }
   }
 
   /**
@@ -245,6 +258,12 @@ class LoadRun extends RunAttempts {
     openedAt: number | null,
   ): Promise<void> {
     const { arrivalsMs } = load;
+    const streamed = 'streamed' in arrivalsMs;
+    const arrivals = arrivalsMs[Symbol.iterator]();
+    const nextAt = (): number | null => {
+      const r = arrivals.next();
+      return r.done ? null : t0 + r.value;
+    };
     const cap = load.maxConcurrency ?? null;
     const specs = this.cfg.specs;
     const queue: Planned[] = [];
@@ -264,15 +283,18 @@ class LoadRun extends RunAttempts {
         });
     };
     let i = 0;
+    // A streamed schedule stopped before it opened is not read at all (nothing of it fell due).
+    let at = streamed && this.stopped ? null : nextAt();
     // A late start (`--late-policy truncate`): arrivals more than the limit before the window
     // opened were missed; they are recorded, never sent late in a burst.
     const limit = this.cfg.start?.lateLimitMs ?? 0;
     if (openedAt !== null)
-      for (; i < arrivalsMs.length && t0 + arrivalsMs[i] < openedAt - limit; i++)
-        this.unsent(this.plan('measure', specs[i % specs.length], t0 + arrivalsMs[i]), LATE_START);
-    for (; i < arrivalsMs.length; i++) {
-      const at = t0 + arrivalsMs[i];
+      for (; at !== null && at < openedAt - limit; i++, at = nextAt())
+        this.unsent(this.plan('measure', await specOf(specs, i), at), LATE_START);
+    for (; at !== null; i++, at = nextAt()) {
       if (this.stopped) break;
+      // Asked for before the wait: a streamed workload builds it meanwhile.
+      const s = specAt(specs, i);
       if (at > this.clock.now()) {
         try {
           await this.clock.sleepUntil(at, this.stopCtl.signal);
@@ -281,7 +303,7 @@ class LoadRun extends RunAttempts {
         }
       }
       if (this.stopped) break;
-      const p = this.plan('measure', specs[i % specs.length], at);
+      const p = this.plan('measure', s instanceof Promise ? await s : s, at);
       if (cap === null || active < cap) launch(p);
       else queue.push(p);
     }
@@ -296,8 +318,10 @@ class LoadRun extends RunAttempts {
       });
     cancelDrain?.();
     for (const p of queue.splice(0)) this.unsent(p);
-    for (; i < arrivalsMs.length; i++)
-      this.unsent(this.plan('measure', specs[i % specs.length], t0 + arrivalsMs[i]));
+    // What a stop left unsent: every planned arrival of a schedule given whole; a streamed one
+    // plans a request when it falls due, so those not yet due were never planned (see LoadMode).
+    if (!streamed)
+      for (; at !== null; i++, at = nextAt()) this.unsent(this.plan('measure', await specOf(specs, i), at));
   }
 
   /**
@@ -406,18 +430,22 @@ class LoadRun extends RunAttempts {
   }
 
   /** Every measured request of the load, recorded as not sent because the start was missed. */
-  private unsentMeasured(load: LoadMode, t0: number): void {
+  private async unsentMeasured(load: LoadMode, t0: number): Promise<void> {
     if (load.kind === 'sessions') {
       for (const s of load.sessions)
         for (const t of s.turns) this.unsent(this.plan('measure', t.spec, null), LATE_START);
       return;
     }
     const specs = this.cfg.specs;
-    const n = load.kind === 'open' ? load.arrivalsMs.length : (load.requests ?? 0);
-    for (let i = 0; i < n; i++)
-      this.unsent(
-        this.plan('measure', specs[i % specs.length], load.kind === 'open' ? t0 + load.arrivalsMs[i] : null),
-        LATE_START,
-      );
+    if (load.kind === 'open') {
+      // A streamed schedule plans nothing before it falls due (see LoadMode).
+      if ('streamed' in load.arrivalsMs) return;
+      let i = 0;
+      for (const at of load.arrivalsMs)
+        this.unsent(this.plan('measure', await specOf(specs, i++), t0 + at), LATE_START);
+      return;
+    }
+    for (let i = 0; i < (load.requests ?? 0); i++)
+      this.unsent(this.plan('measure', await specOf(specs, i), null), LATE_START);
   }
 }

@@ -20,9 +20,14 @@
  * With a duration instead of a count, N = ceil(rate × duration) and every offset lies inside the
  * duration: `constant` keeps i / rate; the random kinds use P = duration, so their mean rate is
  * N / duration, above the target by less than 1 / duration when rate × duration is not whole.
+ *
+ * Streamed ({@link streamArrivals}, every `--duration` open loop): the same offsets, generated as
+ * they are read. Rescaling needs the sum of all N gaps, so the gaps are drawn once to sum them
+ * (in slices, yielding between them, so an interrupt is heard) and drawn again from the same seed
+ * as the offsets are read: the same numbers as {@link arrivalOffsetsMs}, in O(1) memory.
  */
 import { type Problem, UsageError } from '../core/errors.js';
-import { plannedCountProblem } from '../core/limits.js';
+import { MAX_STREAMED_REQUESTS, plannedCountProblem } from '../core/limits.js';
 import { hashString, Rng } from '../runtime/rng.js';
 
 export const ARRIVAL_KINDS = ['constant', 'poisson', 'gamma'] as const;
@@ -104,7 +109,11 @@ export function arrivalProblems(opts: ArrivalOptions): Problem[] {
   const planned =
     count ??
     (durationS !== undefined && rateRps > 0 && durationS > 0 ? openLoopCount(rateRps, durationS) : 0);
-  const tooMany = plannedCountProblem(planned, count !== undefined ? '--requests' : '--rate × --duration');
+  // A count is built whole; a duration's schedule is streamed (see the module comment).
+  const tooMany =
+    count !== undefined
+      ? plannedCountProblem(planned, '--requests')
+      : plannedCountProblem(planned, '--rate × --duration', undefined, MAX_STREAMED_REQUESTS);
   if (tooMany) problems.push(tooMany);
   if (!Number.isInteger(seed))
     problems.push({
@@ -128,29 +137,101 @@ export function openLoopCount(rateRps: number, durationS: number): number {
  * @example arrivalOffsetsMs({ rateRps: 4, arrival: 'constant', count: 3, seed: 1 }) // [0, 250, 500]
  */
 export function arrivalOffsetsMs(opts: ArrivalOptions): number[] {
+  const s = scheduleOf(opts);
+  s.sumSlice(s.count);
+  return [...s.offsets()];
+}
+
+/**
+ * Offsets read in order, with their number: an array is one, and so is a {@link StreamedArrivals}.
+ * The runner reads a schedule through this, front to back.
+ */
+export type ArrivalList = Iterable<number> & { readonly length: number };
+
+/** A schedule generated as it is read (see the module comment): `length` offsets, equal to {@link arrivalOffsetsMs}'s. */
+export interface StreamedArrivals extends ArrivalList {
+  readonly streamed: true;
+}
+
+/** Gaps summed per slice before yielding to the event loop (about 10 ms of Poisson draws). */
+const SUM_SLICE = 250_000;
+
+/**
+ * The schedule of `opts`, streamed: its gaps are summed first (in slices, `pause` awaited between
+ * them; an aborted `signal` stops early, and the schedule may then not be read: the runner, stopped,
+ * reads none of it), then each read draws the offsets again from the seed. Equal, offset for
+ * offset, to {@link arrivalOffsetsMs}.
+ * @throws UsageError listing every problem in the options.
+ */
+export async function streamArrivals(
+  opts: ArrivalOptions,
+  pause: () => Promise<void>,
+  signal?: AbortSignal,
+): Promise<StreamedArrivals> {
+  const s = scheduleOf(opts);
+  let left = s.count;
+  while (left > 0 && !signal?.aborted) {
+    left -= s.sumSlice(Math.min(left, SUM_SLICE));
+    if (left > 0) await pause();
+  }
+  return { streamed: true, length: s.count, [Symbol.iterator]: () => s.offsets() };
+}
+
+/**
+ * One schedule's draws: `sumSlice(n)` draws the next n gaps into the rescaling sum (returns n),
+ * `offsets()` a fresh pass over the offsets once every gap was summed.
+ */
+function scheduleOf(opts: ArrivalOptions): {
+  count: number;
+  sumSlice(n: number): number;
+  offsets(): IterableIterator<number>;
+} {
   const problems = arrivalProblems(opts);
   if (problems.length > 0) throw new UsageError(problems);
   const { rateRps, arrival } = opts;
-  if (rateRps === Number.POSITIVE_INFINITY) return new Array<number>(opts.count as number).fill(0);
-  const count = opts.count ?? openLoopCount(rateRps, opts.durationS!);
-  const gapMs = 1000 / rateRps;
-  // i·1000/rate rather than i·gap: exact for every i instead of accumulating the gap's rounding.
-  if (arrival === 'constant') return Array.from({ length: count }, (_, i) => (i * 1000) / rateRps);
-
-  const rng = new Rng(hashString(`${opts.seed}:arrivals`));
-  const k = opts.burstiness ?? 1;
-  const draw = arrival === 'poisson' ? () => rng.exponential(gapMs) : () => rng.gamma(k, gapMs / k);
-  const offsets = new Array<number>(count);
-  let sum = 0;
-  for (let i = 0; i < count; i++) {
-    offsets[i] = sum;
-    sum += draw();
+  if (rateRps === Number.POSITIVE_INFINITY) {
+    const count = opts.count as number;
+    return { count, sumSlice: (n) => n, offsets: () => repeat(count, () => 0) };
   }
+  const count = opts.count ?? openLoopCount(rateRps, opts.durationS!);
+  // i·1000/rate rather than i·gap: exact for every i instead of accumulating the gap's rounding.
+  if (arrival === 'constant')
+    return { count, sumSlice: (n) => n, offsets: () => repeat(count, (i) => (i * 1000) / rateRps) };
+  const gapMs = 1000 / rateRps;
+  const k = opts.burstiness ?? 1;
+  const gaps = () => {
+    const rng = new Rng(hashString(`${opts.seed}:arrivals`));
+    return arrival === 'poisson' ? () => rng.exponential(gapMs) : () => rng.gamma(k, gapMs / k);
+  };
+  const summing = gaps();
+  let total = 0;
+  let summed = 0;
   const periodMs = opts.durationS !== undefined ? opts.durationS * 1000 : count * gapMs;
-  // sum > 0 always (gaps are > 0 almost surely); guard anyway so a degenerate draw cannot give NaN.
-  const scale = sum > 0 ? periodMs / sum : 0;
-  for (let i = 0; i < count; i++) offsets[i] *= scale;
-  return offsets;
+  return {
+    count,
+    sumSlice(n) {
+      for (let i = 0; i < n; i++) total += summing();
+      summed += n;
+      return n;
+    },
+    offsets() {
+      if (summed < count) throw new Error('arrivals: read before every gap was summed');
+      // total > 0 always (gaps are > 0 almost surely); guard anyway so a degenerate draw cannot give NaN.
+      const scale = total > 0 ? periodMs / total : 0;
+      const draw = gaps();
+      let sum = 0;
+      return repeat(count, () => {
+        const at = sum * scale;
+        sum += draw();
+        return at;
+      });
+    },
+  };
+}
+
+/** An iterator over `n` values, the i-th `value(i)`, each computed when read. */
+function* repeat(n: number, value: (i: number) => number): IterableIterator<number> {
+  for (let i = 0; i < n; i++) yield value(i);
 }
 
 /** How a trace is replayed: {@link traceOffsetsMs}. */

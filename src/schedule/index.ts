@@ -5,9 +5,12 @@
 export {
   ARRIVAL_KINDS,
   type ArrivalKind,
+  type ArrivalList,
   type ArrivalOptions,
   arrivalOffsetsMs,
   arrivalProblems,
   openLoopCount,
+  type StreamedArrivals,
+  streamArrivals,
   traceOffsetsMs,
 } from './arrivals.js';

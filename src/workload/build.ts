@@ -16,21 +16,19 @@
 import { type Problem, UsageError } from '../core/errors.js';
 import { type T, translator } from '../i18n/index.js';
 import type { Rng } from '../runtime/rng.js';
-import { tokenizerFor as shippedTokenizerFor, type Tokenizer } from '../tokenizer/index.js';
+import { type CounterDeps, chooseCounter, fallingBack, type TokenizerCheck } from './counting.js';
+import { approximateCounter, fitText, RemoteTokenizeFailed, type TokenCounter, WordStream } from './exact.js';
 import {
-  approximateCounter,
-  fitText,
-  RemoteTokenizeFailed,
-  remoteCounter,
-  type TokenCounter,
-  tokenizerCounter,
-  tryTokenize,
-  WordStream,
-} from './exact.js';
-import { type PromptEntry, parsePromptsJsonl, parseShareGpt, type ReadText, readTextFile } from './files.js';
+  type PromptEntry,
+  parsePromptsJsonl,
+  parseShareGpt,
+  type ReadText,
+  readCheckedText,
+} from './files.js';
 import type { LengthDist } from './lengths.js';
 import { type Checked, checkOptions, type WorkloadOptions, type WorkloadSource } from './options.js';
 import { buildSessions, type SessionWorkload } from './sessions.js';
+import { makeAll, type SpecMaker, streamSpecs } from './spec-stream.js';
 import { COUNT_CONCURRENCY, mapLimit, streamRng } from './streams.js';
 import {
   blockTexts,
@@ -43,20 +41,18 @@ import {
   type TraceWindow,
   windowTrace,
 } from './traces/index.js';
-import type { RequestSpec, TokenizationMethod } from './types.js';
+import type { RequestSpec, SpecStream, TokenizationMethod } from './types.js';
 import { VOCAB } from './vocab.js';
 
 /** I/O the workload needs, injected. */
-export interface WorkloadDeps {
+export interface WorkloadDeps extends CounterDeps {
   /** Reads a file; default `node:fs/promises`. */
   readText?: ReadText;
-  /** The shipped tokenizer for a model; default `tokenizerFor` from `src/tokenizer`. */
-  tokenizerFor?: (model: string) => Promise<Tokenizer>;
   /**
-   * Token count of a text from the server (vLLM `POST /tokenize {model, prompt}` → `count`),
-   * without special tokens; null when the server has no such endpoint.
+   * A warning for the user, in `t`'s language (a prompt file that is not UTF-8, naming its first
+   * bad byte); default: none. Only the default file reader checks.
    */
-  tokenizeRemote?: (text: string) => Promise<number | null>;
+  warn?: (line: string) => void;
   /** Language of the problems (default English); notes stay English, as they are stored. */
   t?: T;
 }
@@ -98,95 +94,18 @@ export interface Workload {
   tokenizer_check?: TokenizerCheck;
 }
 
-/**
- * An offline tokenizer put beside the server's `/tokenize` on {@link TOKENIZER_PROBE}: `agrees`
- * (its counts are exact), `differs` (the server serves another vocabulary: its `/tokenize` counted
- * the prompts instead), or `unchecked` (no `/tokenize` answered, so nothing says the server serves
- * this tokenizer: lengths are approximate).
- */
-export interface TokenizerCheck {
-  /** The tokenizer named (`--tokenizer`, else `--model`). */
-  name: string;
-  verdict: 'agrees' | 'differs' | 'unchecked';
-  /** The probe's tokens by the named tokenizer and by the server (null: no answer). */
-  local: number;
-  server: number | null;
-}
-
-/**
- * A probe text on which tokenizers of different vocabularies disagree: mixed case, digits,
- * punctuation, accented and CJK text (Qwen2's BPE vocabulary, Qwen3's, counts it 46 tokens; Llama-3's 37).
- */
-export const TOKENIZER_PROBE =
-  'Tokenizer probe: Zürich, 2024-11-05; naïve café “quotes” — 東京の天気は晴れ. x=3.14159!';
-
 const EN = translator('en');
 /** vLLM's `is_valid_sequence` minimum: prompt and reply must each be at least this many tokens. */
 const SHAREGPT_MIN_TOKENS = 4;
 
+function shuffle<A extends { length: number; [i: number]: number }>(items: A, rng: Rng): A;
+function shuffle<T>(items: T[], rng: Rng): T[];
 function shuffle<T>(items: T[], rng: Rng): T[] {
   for (let i = items.length - 1; i > 0; i--) {
     const j = rng.int(0, i);
     [items[i], items[j]] = [items[j], items[i]];
   }
   return items;
-}
-
-/** The counter to make prompts exact with, and why it fell back to the approximation (null: it did not). */
-async function chooseCounter(
-  opts: WorkloadOptions,
-  deps: WorkloadDeps,
-): Promise<{ counter: TokenCounter; fallback: string | null; note?: string; check?: TokenizerCheck }> {
-  const name = opts.tokenizer ?? opts.model;
-  if (name) {
-    const tok = await (deps.tokenizerFor ?? shippedTokenizerFor)(name);
-    if (tok.method === 'tokenizer') return checkedTokenizer(name, tokenizerCounter(tok), deps);
-  }
-  const noLocal = `no offline tokenizer for ${opts.tokenizer ? `tokenizer ${name}` : opts.model ? `model ${name}` : 'an unnamed model'}`;
-  if (!deps.tokenizeRemote)
-    return { counter: approximateCounter, fallback: `${noLocal}, and no server /tokenize to ask` };
-  const { counts, probe, longer } = await tryTokenize(deps.tokenizeRemote);
-  if (counts)
-    return {
-      counter: remoteCounter(deps.tokenizeRemote),
-      fallback: null,
-      // The server counts with the served model's tokenizer, which may not be the one asked for.
-      ...(opts.tokenizer
-        ? { note: `${noLocal}: counted by the server's /tokenize (the served model's tokenizer)` }
-        : {}),
-    };
-  return {
-    counter: approximateCounter,
-    fallback:
-      probe === null || longer === null
-        ? `${noLocal}, and the server's /tokenize did not answer`
-        : `${noLocal}, and the server's /tokenize did not count (${probe} then ${longer} tokens for a text and its triple)`,
-  };
-}
-
-/**
- * The named offline tokenizer is exact only when it is the server's own: the server's `/tokenize`
- * must count {@link TOKENIZER_PROBE} as it does. When the server counts differently (a server that
- * ignores the model name and serves another vocabulary, as llama.cpp does), the prompts are
- * counted by the server's `/tokenize` instead; when no `/tokenize` answers, the tokenizer is used
- * and its lengths are approximate (the check says so).
- */
-async function checkedTokenizer(
-  name: string,
-  local: TokenCounter,
-  deps: WorkloadDeps,
-): Promise<{ counter: TokenCounter; fallback: string | null; check: TokenizerCheck }> {
-  const mine = await local.count(TOKENIZER_PROBE);
-  const theirs = deps.tokenizeRemote ? await deps.tokenizeRemote(TOKENIZER_PROBE).catch(() => null) : null;
-  const check = { name, local: mine, server: theirs };
-  if (theirs === mine) return { counter: local, fallback: null, check: { ...check, verdict: 'agrees' } };
-  if (theirs !== null && deps.tokenizeRemote && (await tryTokenize(deps.tokenizeRemote)).counts)
-    return {
-      counter: remoteCounter(deps.tokenizeRemote),
-      fallback: null,
-      check: { ...check, verdict: 'differs' },
-    };
-  return { counter: local, fallback: null, check: { ...check, server: null, verdict: 'unchecked' } };
 }
 
 /** Read a source file; a missing or unreadable file is a problem (with a hint), not a throw. */
@@ -223,10 +142,49 @@ type Loaded =
  *   const { specs, method } = await buildWorkload({ seed: 1, count: 100, inputLen: 'uniform:128-512', outputLen: 128, model: 'qwen3-8b' });
  */
 export async function buildWorkload(opts: WorkloadOptions, deps: WorkloadDeps = {}): Promise<Workload> {
+  // Made whole: every source's specs come back as an array.
+  return (await assemble(opts, deps, (m) => makeAll(m, COUNT_CONCURRENCY), false)) as Workload;
+}
+
+/** A workload whose specs may be streamed (see {@link streamWorkload}). */
+export type StreamedWorkload = Omit<Workload, 'specs'> & { specs: RequestSpec[] | SpecStream };
+
+/**
+ * {@link buildWorkload}'s workload with its specs generated as the runner reads them (`workload/
+ * spec-stream`): the same spec at every index, in memory that does not grow with `count`. For a
+ * `--duration` open loop. A trace and sessions are still built whole. Options as
+ * {@link buildWorkload}'s; `from` starts the stream at that index (the warm-up's prompts follow
+ * the measured ones), `pause` is awaited between slices of long synchronous work, and an aborted
+ * `signal` ends that work early (the stream is then empty).
+ * With a server's `/tokenize` that stops answering part-way, the rest are counted by the
+ * approximation (a note says so): the specs already sent cannot be rebuilt.
+ * @throws UsageError listing every problem, each with a hint.
+ */
+export async function streamWorkload(
+  opts: WorkloadOptions,
+  deps: WorkloadDeps & { from?: number; pause: () => Promise<void>; signal?: AbortSignal },
+): Promise<StreamedWorkload> {
+  const { from, pause, signal } = deps;
+  return assemble(opts, deps, (m) => streamSpecs(m, { from, ahead: COUNT_CONCURRENCY, pause, signal }), true);
+}
+
+/**
+ * The one assembly of a workload: check the options and files, pick the counter, then make the
+ * specs with `make` (whole, or streamed when `streamed`: a remote count's failure then falls back
+ * per spec, not by a rebuild).
+ */
+async function assemble(
+  opts: WorkloadOptions,
+  deps: WorkloadDeps,
+  make: Make,
+  streamed: boolean,
+): Promise<StreamedWorkload> {
   const problems: Problem[] = [];
   const t = deps.t ?? EN;
   const checked = checkOptions(opts, problems, t);
-  const readText = deps.readText ?? readTextFile;
+  const readText =
+    deps.readText ??
+    readCheckedText((file, offset) => deps.warn?.(t('run.prompts.bad_utf8', { file, offset })));
   let loaded: Loaded | undefined;
   switch (checked.source) {
     case 'prompt':
@@ -264,18 +222,29 @@ export async function buildWorkload(opts: WorkloadOptions, deps: WorkloadDeps = 
     loaded.source === 'sharegpt' ||
     (loaded.source === 'trace' && loaded.entries.some((e) => e.input_len !== undefined));
   if (!needsCounter)
-    return withTrace(loaded, { ...uncounted(opts, checked, loaded), method: 'none', inexact: 0, skipped: 0 });
+    return withTrace(loaded, {
+      ...(await uncounted(opts, checked, loaded, make)),
+      method: 'none',
+      inexact: 0,
+      skipped: 0,
+    });
 
-  const { counter, fallback, note, check } = await chooseCounter(opts, deps);
+  const chosen = await chooseCounter(opts, deps);
+  const { fallback, note, check } = chosen;
+  // A fallback during a streamed run is noted in the workload's notes, once they exist.
+  let notes: string[] = [];
+  const counter = streamed ? fallingBack(chosen.counter, (line) => notes.push(line)) : chosen.counter;
   try {
-    const w: Workload = await counted(opts, checked, loaded, counter);
+    const w = await counted(opts, checked, loaded, counter, make);
+    w.notes.unshift(...notes);
     if (fallback) w.notes.unshift(`prompt lengths are approximate: ${fallback}`);
     if (note) w.notes.unshift(note);
     if (check) w.tokenizer_check = check;
+    notes = w.notes;
     return withTrace(loaded, w);
   } catch (e) {
     if (!(e instanceof RemoteTokenizeFailed)) throw e;
-    const w = await counted(opts, checked, loaded, approximateCounter);
+    const w = await counted(opts, checked, loaded, approximateCounter, make);
     w.notes.unshift(
       'the server /tokenize stopped answering part-way; every prompt was rebuilt with the approximation',
     );
@@ -283,44 +252,63 @@ export async function buildWorkload(opts: WorkloadOptions, deps: WorkloadDeps = 
   }
 }
 
-/** Output lengths for `count` requests: `--output-len` when given, else what each file line said. */
+/** How specs are made from a source's {@link SpecMaker}: whole or streamed. */
+type Make = <D>(m: SpecMaker<D>) => Promise<RequestSpec[] | SpecStream>;
+
+/**
+ * Request i's output length, drawn in index order: `--output-len` when given (its own stream),
+ * else what the file line said.
+ */
+function outputLenDraw(
+  opts: WorkloadOptions,
+  checked: Checked,
+  fromFile: (i: number) => number | null,
+): (i: number) => number | null {
+  const rng = streamRng(opts.seed, 'output_len');
+  return (i) => (checked.outputLen ? checked.outputLen.sample(rng) : fromFile(i));
+}
+
+/** Output lengths for `count` requests (see {@link outputLenDraw}). */
 function outputLens(
   opts: WorkloadOptions,
   checked: Checked,
   count: number,
   fromFile: (i: number) => number | null,
 ) {
-  const rng = streamRng(opts.seed, 'output_len');
-  return Array.from({ length: count }, (_, i) =>
-    checked.outputLen ? checked.outputLen.sample(rng) : fromFile(i),
-  );
+  const draw = outputLenDraw(opts, checked, fromFile);
+  return Array.from({ length: count }, (_, i) => draw(i));
 }
 
-function uncounted(
+async function uncounted(
   opts: WorkloadOptions,
   checked: Checked,
   loaded: Loaded,
-): { specs: RequestSpec[]; source: WorkloadSource; notes: string[] } {
+  make: Make,
+): Promise<{ specs: RequestSpec[] | SpecStream; source: WorkloadSource; notes: string[] }> {
   const notes: string[] = [];
+  const count = opts.count!;
   if (loaded.source === 'prompt') {
-    const count = opts.count!;
-    const out = outputLens(opts, checked, count, () => null);
-    const specs = out.map((output_len, index) => ({
-      index,
-      prompt: opts.prompt!,
-      input_len: null,
-      output_len,
-    }));
+    const out = outputLenDraw(opts, checked, () => null);
+    const specs = await make({
+      count,
+      draw: out,
+      build: async (index, output_len) => ({ index, prompt: opts.prompt!, input_len: null, output_len }),
+    });
     return { specs, source: 'prompt', notes };
   }
   if (loaded.source === 'prompts') {
     const n = loaded.entries.length;
-    const count = opts.count!;
     if (count > n) notes.push(`the prompts file has ${n} prompts; cycled through them for ${count} requests`);
-    const out = outputLens(opts, checked, count, (i) => loaded.entries[i % n].output_len);
-    const specs = out.map((output_len, index) => {
-      const e = loaded.entries[index % n];
-      return { index, ...textOf(e), input_len: null, output_len };
+    const out = outputLenDraw(opts, checked, (i) => loaded.entries[i % n].output_len);
+    const specs = await make({
+      count,
+      draw: out,
+      build: async (index, output_len) => ({
+        index,
+        ...textOf(loaded.entries[index % n]),
+        input_len: null,
+        output_len,
+      }),
     });
     return { specs, source: 'prompts', notes };
   }
@@ -353,7 +341,8 @@ async function counted(
   checked: Checked,
   loaded: Loaded,
   counter: TokenCounter,
-): Promise<Workload> {
+  make: Make,
+): Promise<StreamedWorkload> {
   const notes: string[] = [];
   if (loaded.source === 'synthetic' && checked.sessions && opts.sessions) {
     const o = opts.sessions;
@@ -377,8 +366,9 @@ async function counted(
     return { specs, source: 'synthetic', method: counter.method, inexact, skipped: 0, notes, sessions };
   }
   if (loaded.source === 'synthetic') {
-    const { specs, inexact } = await syntheticSpecs(opts, checked, counter);
-    return { specs, source: 'synthetic', method: counter.method, inexact, skipped: 0, notes };
+    const { maker, inexact } = await syntheticMaker(opts, checked, counter);
+    const specs = await make(maker);
+    return { specs, source: 'synthetic', method: counter.method, inexact: inexact(), skipped: 0, notes };
   }
   if (loaded.source === 'trace') {
     const count = opts.count ?? loaded.entries.length;
@@ -399,7 +389,7 @@ async function counted(
     const specs = traceSpecs(opts, checked, loaded.entries, texts);
     return { specs, source: 'trace', method: counter.method, inexact, skipped: 0, notes };
   }
-  if (loaded.source === 'sharegpt') return sharegptSpecs(opts, checked, loaded, counter);
+  if (loaded.source === 'sharegpt') return sharegptSpecs(opts, checked, loaded, counter, make);
   throw new Error(`source ${loaded.source} needs no token counter`);
 }
 
@@ -414,7 +404,8 @@ async function sharegptSpecs(
   checked: Checked,
   loaded: Extract<Loaded, { source: 'sharegpt' }>,
   counter: TokenCounter,
-): Promise<Workload> {
+  make: Make,
+): Promise<StreamedWorkload> {
   const count = opts.count!;
   const notes: string[] = [];
   const indices = loaded.pairs.map((_, i) => i);
@@ -450,10 +441,13 @@ async function sharegptSpecs(
     notes.push(
       `only ${kept.length} ShareGPT conversations are usable; cycled through them for ${count} requests`,
     );
-  const out = outputLens(opts, checked, count, (i) => kept[i % kept.length].reply_len);
-  const specs = out.map((output_len, index) => {
-    const k = kept[index % kept.length];
-    return { index, prompt: k.prompt, input_len: k.input_len, output_len };
+  const specs = await make({
+    count,
+    draw: outputLenDraw(opts, checked, (i) => kept[i % kept.length].reply_len),
+    build: async (index, output_len) => {
+      const k = kept[index % kept.length];
+      return { index, prompt: k.prompt, input_len: k.input_len, output_len };
+    },
   });
   return {
     specs,
@@ -471,22 +465,22 @@ async function sharegptSpecs(
  * groups never share a leading block by chance; groups are dealt evenly (i mod G) and the order
  * shuffled, as SGLang's generated-shared-prefix does.
  */
-async function syntheticSpecs(
+async function syntheticMaker(
   opts: WorkloadOptions,
   checked: Checked,
   counter: TokenCounter,
-): Promise<{ specs: RequestSpec[]; inexact: number }> {
+): Promise<{
+  maker: SpecMaker<{ input_len: number; output_len: number | null }>;
+  inexact: () => number;
+}> {
   const count = opts.count!;
   const { prefixLen, groups } = checked;
   const inRng = streamRng(opts.seed, 'input_len');
-  const inputLens = Array.from({ length: count }, () =>
-    Math.max(prefixLen + 1, checked.inputLen!.sample(inRng)),
-  );
-  const outLens = outputLens(opts, checked, count, () => null);
+  const outLen = outputLenDraw(opts, checked, () => null);
   let inexact = 0;
 
   let prefixes: { text: string; tokens: number }[] = [];
-  let groupOf: number[] = [];
+  let groupOf = new Uint32Array(0);
   if (prefixLen > 0) {
     const lead = shuffle(
       VOCAB.map((_, i) => i),
@@ -508,23 +502,31 @@ async function syntheticSpecs(
         return fit;
       },
     );
+    // Four bytes a request, even streamed: the deal is a shuffle of every request's group.
     groupOf = shuffle(
-      Array.from({ length: count }, (_, i) => i % groups),
+      Uint32Array.from({ length: count }, (_, i) => i % groups),
       streamRng(opts.seed, 'groups'),
     );
   }
 
-  const specs = await mapLimit(inputLens, COUNT_CONCURRENCY, async (input_len, index) => {
-    const words = new WordStream(streamRng(opts.seed, 'request', index));
-    const g = prefixLen > 0 ? groupOf[index] : undefined;
-    const head = g !== undefined ? prefixes[g] : undefined;
-    const fit = await fitText(counter, words, input_len, head?.text ?? '', head?.tokens);
-    if (fit.tokens !== input_len) inexact++;
-    const spec: RequestSpec = { index, prompt: fit.text, input_len, output_len: outLens[index] };
-    if (g !== undefined) spec.prefix_group = g;
-    return spec;
-  });
-  return { specs, inexact };
+  const maker: SpecMaker<{ input_len: number; output_len: number | null }> = {
+    count,
+    draw: (i) => ({
+      input_len: Math.max(prefixLen + 1, checked.inputLen!.sample(inRng)),
+      output_len: outLen(i),
+    }),
+    build: async (index, { input_len, output_len }) => {
+      const words = new WordStream(streamRng(opts.seed, 'request', index));
+      const g = prefixLen > 0 ? groupOf[index] : undefined;
+      const head = g !== undefined ? prefixes[g] : undefined;
+      const fit = await fitText(counter, words, input_len, head?.text ?? '', head?.tokens);
+      if (fit.tokens !== input_len) inexact++;
+      const spec: RequestSpec = { index, prompt: fit.text, input_len, output_len };
+      if (g !== undefined) spec.prefix_group = g;
+      return spec;
+    },
+  };
+  return { maker, inexact: () => inexact };
 }
 
 /** Parse, window and cut a trace file's text (every problem into `problems`). */
@@ -579,7 +581,7 @@ function loadTrace(
 }
 
 /** A trace workload carries what the trace read and names its skipped rows in its notes. */
-function withTrace(loaded: Loaded, w: Workload): Workload {
+function withTrace<W extends StreamedWorkload>(loaded: Loaded, w: W): W {
   if (loaded.source !== 'trace') return w;
   return { ...w, notes: [...w.notes, ...loaded.notes], trace: loaded.info };
 }

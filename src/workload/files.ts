@@ -16,6 +16,53 @@ export type ReadText = (path: string) => Promise<string>;
 /** The default {@link ReadText}: `node:fs/promises`. */
 export const readTextFile: ReadText = (path) => readFile(path, 'utf8');
 
+/**
+ * A file's bytes as UTF-8 text, as `readFile(path, 'utf8')` decodes them (each undecodable byte
+ * becomes U+FFFD), and the offset of the first byte that is not valid UTF-8 (null: none). A
+ * Latin-1 or cut file is altered by decoding; the caller warns with the offset.
+ */
+export function decodeUtf8(bytes: Uint8Array): { text: string; badAt: number | null } {
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  if (!text.includes('\uFFFD')) return { text, badAt: null };
+  // The text may hold U+FFFD itself (EF BF BD): find the first byte the strict decoder refuses.
+  const strict = new TextDecoder('utf-8', { fatal: true });
+  let lo = 0;
+  let hi = bytes.length;
+  try {
+    strict.decode(bytes);
+    return { text, badAt: null };
+  } catch {
+    // Below: the longest valid prefix, by bisection (a prefix cut inside a character is tested
+    // with the stream flag, so an incomplete last character is not an error).
+  }
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, mid), { stream: true });
+      lo = mid;
+    } catch {
+      hi = mid;
+    }
+  }
+  // The first bad byte is the start of the sequence the prefix ends inside, if it ends in one.
+  let start = lo;
+  for (let k = lo - 1; k >= Math.max(0, lo - 3); k--) {
+    if ((bytes[k] & 0xc0) === 0x80) continue;
+    if ((bytes[k] & 0xc0) === 0xc0) start = k;
+    break;
+  }
+  return { text, badAt: start };
+}
+
+/** {@link readTextFile}, calling `onBad` with the path and the first bad byte's offset of a file that is not UTF-8. */
+export function readCheckedText(onBad: (path: string, offset: number) => void): ReadText {
+  return async (path) => {
+    const { text, badAt } = decodeUtf8(await readFile(path));
+    if (badAt !== null) onBad(path, badAt);
+    return text;
+  };
+}
+
 /** One line of a prompts file. */
 export interface PromptEntry {
   prompt?: string;

@@ -5,6 +5,8 @@
 export {
   buildWorkload,
   readSource,
+  type StreamedWorkload,
+  streamWorkload,
   type TraceInfo,
   type Workload,
   type WorkloadDeps,
@@ -72,4 +74,4 @@ export {
   type TraceWindow,
   windowTrace,
 } from './traces/index.js';
-export type { ChatMessage, RequestSpec, TokenizationMethod } from './types.js';
+export type { ChatMessage, RequestSpec, SpecList, SpecStream, TokenizationMethod } from './types.js';

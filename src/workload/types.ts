@@ -32,3 +32,17 @@ export interface RequestSpec {
 
 /** How synthetic prompts were made exact in tokens. Recorded in the run's report. */
 export type TokenizationMethod = 'tokenizer' | 'server_tokenize' | 'approximate' | 'none';
+
+/**
+ * A workload's specs generated as they are read (`workload/spec-stream`): `length` of them,
+ * read front to back (a read may not go back before the last one read); each is the spec an
+ * array of the same workload holds at that index.
+ */
+export interface SpecStream {
+  readonly streamed: true;
+  readonly length: number;
+  at(index: number): Promise<RequestSpec>;
+}
+
+/** What the runner reads request specs from: an array, or a {@link SpecStream}. */
+export type SpecList = readonly RequestSpec[] | SpecStream;

@@ -56,6 +56,17 @@ before(async () => {
   write('empty-summary.json', JSON.stringify({ ...good, summary: {} }));
   write('bad-line.jsonl', '{"prompt": "hi"}\n{not json\n');
   write('bad-syntax.yaml', 'kind: baseline\n: : :\n  - [\n');
+  // An alias bomb: five levels of ten aliases each expand to 100,000 nodes (yaml refuses past 100 aliases).
+  write(
+    'alias-bomb.yaml',
+    [
+      'a: &a [x,x,x,x,x,x,x,x,x,x]',
+      'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]',
+      'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]',
+      'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]',
+      'e: [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]',
+    ].join('\n'),
+  );
   write('bad-fields.yaml', 'kind: baseline\ntarget: 5\n');
   write('a-file', 'not a folder\n');
   mkdirSync(join(dir, 'a-dir'));
@@ -200,6 +211,15 @@ const ROWS: Row[] = [
     says: /missing\.yaml: cannot read catalogue file \(ENOENT\)/,
   },
   { argv: ['plan', '--no-db', '--catalogue', 'bad-syntax.yaml'], says: /bad-syntax\.yaml: not valid YAML/ },
+  // A YAML alias bomb in a catalogue and in a calibration profile: one clear error, no stack.
+  {
+    argv: ['plan', '--no-db', '--catalogue', 'alias-bomb.yaml'],
+    says: /alias-bomb\.yaml: its YAML aliases expand too far/,
+  },
+  {
+    argv: ['sim', '--profile', 'alias-bomb.yaml'],
+    says: /alias-bomb\.yaml: its YAML aliases expand too far/,
+  },
   { argv: ['plan', '--no-db', '--baseline', 'v99.json', ...THRESHOLD], says: /schema_version 99/ },
   { argv: ['plan', '--no-db', '--out', 'a-file'], says: /--out: .*a-file is a file, not a directory/ },
   {

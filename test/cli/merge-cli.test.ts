@@ -68,4 +68,14 @@ describe('merge', () => {
     assert.match(io.err(), /hint:/);
     assert.doesNotMatch(io.err(), /internal error|\n\s+at /);
   });
+  it('--out under /proc, where a folder exists but holds no folders: exit 1 naming --out, not a hang', async (t) => {
+    // Node's recursive mkdir spun forever here (ENOENT for the child, EEXIST for /proc; issue 28).
+    if (!existsSync('/proc/self')) return t.skip('no /proc here');
+    const io = memoryIo({}, dir);
+    const code = await main(['merge', '--expect', '2', ...files, '--out', '/proc/servelab-x/y'], io);
+    assert.equal(code, 1, io.err());
+    assert.match(io.err(), /--out: cannot write \/proc\/servelab-x\/y/);
+    assert.match(io.err(), /hint:/);
+    assert.doesNotMatch(io.err(), /internal error|\n\s+at /);
+  });
 });

@@ -66,7 +66,7 @@ describe('shard plans', () => {
         if (p.load.kind !== 'open') return;
         p.specs.forEach((s, j) => {
           seen.push(s.index);
-          times.set(s.index, (p.load as { arrivalsMs: readonly number[] }).arrivalsMs[j]);
+          times.set(s.index, (p.load as unknown as { arrivalsMs: readonly number[] }).arrivalsMs[j]);
         });
         cap += p.load.maxConcurrency ?? 0;
       }
@@ -180,7 +180,7 @@ describe('sharded runs against the simulator, merged', () => {
         [...indices].sort((a, b) => a - b),
         Array.from({ length: REQUESTS }, (_, k) => k),
       );
-      const full = loadPlan(settings(), null).load as { arrivalsMs: readonly number[] };
+      const full = loadPlan(settings(), null).load as unknown as { arrivalsMs: readonly number[] };
       const planned = new Map<number, number>();
       records.forEach((rs, i) => {
         const s = shards[i];

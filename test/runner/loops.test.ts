@@ -12,6 +12,8 @@ import type { RunObserver } from '../../src/runner/events.js';
 import type { RunLoadConfig, RunResult } from '../../src/runner/load.js';
 import { runLoad } from '../../src/runner/loops.js';
 import { VirtualClock } from '../../src/runtime/clock.js';
+import { streamArrivals } from '../../src/schedule/arrivals.js';
+import { streamSpecs } from '../../src/workload/spec-stream.js';
 import type { RequestSpec } from '../../src/workload/types.js';
 import { type Behaviour, drive, VirtualTarget } from './virtual-target.js';
 
@@ -328,6 +330,35 @@ describe('interruption', () => {
       h.result.records.filter((r) => r.sent_at_ms !== null && r.outcome === 'cancelled').length,
       4,
     );
+  });
+
+  test('a streamed --duration schedule: a stop records what fell due; requests not yet due were never planned', async () => {
+    // A 24-hour schedule at 200/s, read as it falls due (issue 28): stopped at 37 ms, the run
+    // holds and records 8 requests, not 17 million.
+    const arrivalsMs = await streamArrivals(
+      { rateRps: 200, arrival: 'constant', durationS: 86_400, seed: 1 },
+      async () => undefined,
+    );
+    const stream = await streamSpecs(
+      {
+        count: arrivalsMs.length,
+        draw: () => null,
+        build: async (index) => specs(1).map((s) => ({ ...s, index }))[0],
+      },
+      { ahead: 4, pause: async () => undefined },
+    );
+    const h = await harness(
+      { load: { kind: 'open', arrivalsMs, durationMs: 86_400_000 }, specs: stream, drainTimeoutMs: 10 },
+      () => ok(100),
+      { abortAtMs: 37 },
+    );
+    assertOneRecordPerPlannedAttempt(h, 8);
+    assert.deepEqual(
+      h.result.records.map((r) => r.index).sort((a, b) => a - b),
+      [0, 1, 2, 3, 4, 5, 6, 7],
+    );
+    assert.ok(h.result.records.every((r) => r.outcome === 'cancelled' && r.sent_at_ms !== null));
+    assert.equal(h.result.reason, 'interrupted');
   });
 
   test('open loop with a full queue: queued requests are recorded unsent, with their planned time', async () => {

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatTokenization } from '../../src/report/run/summary-table.js';
 import { tokenizerFor } from '../../src/tokenizer/index.js';
-import { buildWorkload, TOKENIZER_PROBE } from '../../src/workload/build.js';
+import { buildWorkload } from '../../src/workload/build.js';
+import { TOKENIZER_PROBE } from '../../src/workload/counting.js';
 
 const opts = { seed: 1, count: 3, inputLen: 32, outputLen: 4, model: 'Qwen/Qwen3-8B' };
 const qwen = await tokenizerFor('Qwen/Qwen3-8B');

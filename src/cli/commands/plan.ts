@@ -19,7 +19,7 @@ import { formatSpeculative, formatSummaryTable, formatVerdict } from '../../repo
 import { describeEngine, resolveEngineConfig } from '../../sim/engine/index.js';
 import { fidelityLine, regimeOf } from '../../sim/fidelity/band.js';
 import type { Store } from '../../store/index.js';
-import { type Workload, workloadProblems } from '../../workload/index.js';
+import { type StreamedWorkload, workloadProblems } from '../../workload/index.js';
 import type { Io } from '../io.js';
 import { langOf, parseCommon, resolvePaths } from '../options.js';
 import type { RawCommon } from '../raw-flags.js';
@@ -123,7 +123,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
     c: typeof common,
     extra: Record<string, unknown>,
     store: Store | null = null,
-  ): Promise<Measurement & { workload: Workload }> => {
+  ): Promise<Measurement & { workload: StreamedWorkload }> => {
     const endpoint = await simEndpoint(simOpts, { virtual: true });
     try {
       return await measure(
@@ -214,7 +214,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
           resolve(io.cwd, typeof raw.db === 'string' ? raw.db : 'servelab.db'),
         )
       : null;
-  let m: Measurement & { workload: Workload };
+  let m: Measurement & { workload: StreamedWorkload };
   try {
     m = await measureOnce(
       c,

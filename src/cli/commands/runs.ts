@@ -4,11 +4,11 @@
  * templates. Exports stream to stdout or a file and are plain enough for DuckDB or pandas.
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { type Problem, UsageError } from '../../core/errors.js';
-import { writeErrorProblem } from '../../core/output-path.js';
+import { makeDirs, writeErrorProblem } from '../../core/output-path.js';
 import { textTable } from '../../core/text-width.js';
 import { storedVerdict } from '../../dashboard/index.js';
 import { EXPERIMENT_KINDS, experimentTemplate, LESSON_NAMES } from '../../exp/index.js';
@@ -144,7 +144,7 @@ export async function runsCommand(
         const path = resolve(io.cwd, raw.out);
         checkOutputPaths(io.cwd, [[path, '--out']]);
         try {
-          await mkdir(dirname(path), { recursive: true });
+          await makeDirs(dirname(path));
           const file = createWriteStream(path);
           // An open or write error (a full disk) is emitted on the stream: reject with it.
           const failed = new Promise<never>((_, rej) => file.once('error', rej));

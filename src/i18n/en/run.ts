@@ -123,6 +123,8 @@ export const run = {
     "Little's law: measured in-flight {measured} vs predicted {predicted} (gap {pct}%): the run did not reach a steady state (a queue built up during sending, or the client did not keep its users busy)",
   'run.limit.planned':
     'plans {n} requests, over the most one run plans ({max}): one run holds its plan and its records in memory',
+  'run.prompts.bad_utf8':
+    'warning: {file} is not valid UTF-8 (first bad byte at offset {offset}): its undecodable bytes were replaced with U+FFFD, so the prompts sent differ from the file',
   'run.limit.planned_hint':
     'split the load into runs of at most {max} requests each (fewer --requests or --warmup, a lower --rate or a shorter --duration)',
   'run.spec.line':

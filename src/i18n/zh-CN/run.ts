@@ -115,6 +115,8 @@ export const run: Record<keyof typeof en, string> = {
     '利特尔定律：实测在途 {measured}，预测 {predicted}（偏差 {pct}%）：这次运行没有进入稳态（发送期间积压了队列，或者客户端没能让所有用户保持忙碌）',
   'run.limit.planned':
     '计划发送 {n} 个请求，超过单次运行的上限（{max}）：一次运行会把计划和全部记录都放在内存里',
+  'run.prompts.bad_utf8':
+    '警告：{file} 不是有效的 UTF-8（第一个错误字节位于偏移 {offset}）：无法解码的字节已替换为 U+FFFD，发送的提示词与文件内容不同',
   'run.limit.planned_hint':
     '把负载拆成多次运行，每次至多 {max} 个请求（减少 --requests 或 --warmup，降低 --rate 或缩短 --duration）',
   'run.spec.line':

@@ -18,9 +18,10 @@
  * ```
  */
 import { readFileSync } from 'node:fs';
-import { parse, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { z } from 'zod';
 import { type Problem, UsageError } from '../../core/errors.js';
+import { parseUserYaml } from '../../core/yaml.js';
 import { ENGINE_PROFILES, KV_CACHE_DTYPES, WEIGHT_DTYPES } from '../config/vocab.js';
 import {
   type CostOverrides,
@@ -196,14 +197,7 @@ export function profileOverrides(file: CalibrationProfileFile): {
 
 /** Parse a profile's text (YAML or JSON). @throws UsageError listing every problem, on `label`. */
 export function parseCalibrationProfile(text: string, label: string): CalibrationProfileFile {
-  let raw: unknown;
-  try {
-    raw = parse(text);
-  } catch (e) {
-    throw new UsageError([
-      { path: label, message: `not YAML: ${(e as Error).message.split('\n')[0]}`, hint: PROFILE_HINT },
-    ]);
-  }
+  const raw = parseUserYaml(text, label, PROFILE_HINT);
   const r = calibrationProfileSchema.safeParse(raw);
   if (!r.success) {
     const problems: Problem[] = r.error.issues.map((i) => ({

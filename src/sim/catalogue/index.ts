@@ -25,9 +25,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { type Problem, UsageError } from '../../core/errors.js';
+import { parseUserYaml } from '../../core/yaml.js';
 import {
   BUILTIN_GPUS,
   BUILTIN_MODELS,
@@ -243,18 +243,7 @@ export function readCatalogueText(
   base: Catalogue = defaultCatalogue(),
   opts: CatalogueReadOptions = {},
 ): CatalogueRead {
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (e) {
-    throw new UsageError([
-      {
-        path: source,
-        message: `not valid YAML/JSON: ${(e as Error).message}`,
-        hint: 'check the file syntax',
-      },
-    ]);
-  }
+  let raw = parseUserYaml(text, source, 'check the file syntax');
   // A config.json is one model: read it as a catalogue of that model, so both go through one schema.
   const hf = isHfConfig(raw);
   let hfName = '';
