@@ -94,6 +94,7 @@ export interface EngineConfig
     | 'enablePrefixCaching'
     | 'coldStartMs'
     | 'apiServerCount'
+    | 'recordSteps'
   > {
   model: ModelSpec;
   gpu: GpuSpec;
@@ -280,6 +281,7 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
     enablePrefixCaching,
     coldStartMs,
     apiServerCount,
+    recordSteps: v.record_steps ?? false,
     memory,
     profile,
     calibration: opts.calibration ?? null,
