@@ -304,7 +304,7 @@ export async function main(argv: string[], given: Io = processIo()): Promise<num
     .command('export')
     .description(t('cli.cmd.runs_export'))
     .argument('<id>', 'run id (a unique prefix is enough)')
-    .option('--format <fmt>', 'csv, jsonl or json', 'jsonl')
+    .option('--format <fmt>', 'csv, jsonl, json or chrome-trace (the engine steps, for Perfetto)', 'jsonl')
     .option('--out <file>', 'write to a file instead of stdout')
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .action((id, opts) => {
@@ -320,6 +320,14 @@ export async function main(argv: string[], given: Io = processIo()): Promise<num
     )
     .option('--gpu-hour-usd <price>', 'GPU price per hour for the cost columns')
     .option('--title <text>', 'report title')
+    .option(
+      '--request <id>',
+      'the request the step timeline is drawn for (a request id, or its workload index); default: the worst stall',
+    )
+    .option(
+      '--trace-events <file>',
+      "write the run's engine steps (--record-steps) as Chrome Trace Event Format JSON, for the Perfetto UI",
+    )
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--json [file]', 'write the report as JSON to file, or stdout')
     .action((refs, opts) => {

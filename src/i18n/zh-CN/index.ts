@@ -19,6 +19,7 @@ import { sessions } from './sessions.js';
 import { shard } from './shard.js';
 import { sim } from './sim.js';
 import { source } from './source.js';
+import { steps } from './steps.js';
 import { team } from './team.js';
 import { template } from './template.js';
 import { trace } from './trace.js';
@@ -40,6 +41,7 @@ export const zhCN: Record<keyof typeof en, string> = {
   ...shard,
   ...sim,
   ...source,
+  ...steps,
   ...team,
   ...template,
   ...exp,
