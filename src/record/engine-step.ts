@@ -33,6 +33,7 @@ export interface EngineStepRecord {
   prefill: StepPrefillChunk[];
   /** Tokens the step computed (prefill chunks plus decodes). */
   tokens: number;
+  /** KV blocks in use while the step ran (its allocations made, before finished requests freed theirs). */
   kv_blocks_used: number;
   kv_blocks_total: number;
   /** Requests preempted (their KV freed, to be recomputed) to make room in this step. */

@@ -19,7 +19,6 @@ import { type T, translator } from '../i18n/index.js';
 import type { ExperimentAnswer } from './answer.js';
 import { ANSWER_CSS, answerHtml } from './answer-render.js';
 import { type ChartSpec, renderChartSvg, reportCharts } from './charts.js';
-import { stallCauseText } from './step-timeline-chart.js';
 import {
   type ComparisonRow,
   comparisonTable,
@@ -31,6 +30,7 @@ import {
 } from './comparison-table.js';
 import { abMetrics, baselineMetrics, type HeadlineMetric, headlineMetric } from './headline-metrics.js';
 import { abSides } from './run-groups.js';
+import { stallCauseText } from './step-timeline-chart.js';
 
 const EN = translator('en');
 
@@ -466,7 +466,9 @@ function stepCausesHtml(runs: readonly LoadedRun[], t: T, wanted?: string): stri
     const text = stallCauseText(r, t, wanted);
     return text ? [`<li>${escapeHtml(runs.length > 1 ? `${r.label}: ${text}` : text)}</li>`] : [];
   });
-  return lines.length ? `<h3>${escapeHtml(t('steps.h.timeline'))}</h3>\n<ul class="step-causes">${lines.join('')}</ul>` : '';
+  return lines.length
+    ? `<h3>${escapeHtml(t('steps.h.timeline'))}</h3>\n<ul class="step-causes">${lines.join('')}</ul>`
+    : '';
 }
 
 /** The experiments' answers (`<section id="conclusion">`), one list per experiment; '' for none. */

@@ -36,7 +36,12 @@ export function stallCauseText(run: LoadedRun, t: T = EN, wanted?: string): stri
       dur: cause.chunk.dur_ms.toFixed(1),
     });
   if (cause.preempted.length)
-    return t('steps.cause.preempted', { request: rec.id, gap, token: cause.gap.index, n: cause.preempted.length });
+    return t('steps.cause.preempted', {
+      request: rec.id,
+      gap,
+      token: cause.gap.index,
+      n: cause.preempted.length,
+    });
   return t('steps.cause.none', { request: rec.id, gap, token: cause.gap.index, steps: cause.steps.length });
 }
 

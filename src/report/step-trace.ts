@@ -49,7 +49,14 @@ const us = (ms: number) => Math.round(ms * 1e6) / 1e3;
  */
 export function stepTrace(steps: readonly RunStepRecord[], label: string): ChromeTrace {
   const events: TraceEvent[] = [
-    { name: 'process_name', ph: 'M', ts: 0, pid: PID, tid: ENGINE_TID, args: { name: `servelab sim ${label}` } },
+    {
+      name: 'process_name',
+      ph: 'M',
+      ts: 0,
+      pid: PID,
+      tid: ENGINE_TID,
+      args: { name: `servelab sim ${label}` },
+    },
     { name: 'thread_name', ph: 'M', ts: 0, pid: PID, tid: ENGINE_TID, args: { name: 'engine steps' } },
   ];
   const tids = new Map<string, number>();

@@ -16,11 +16,11 @@ export const steps = {
   'steps.cause.none':
     'Request {request} waited {gap} ms for token {token}; the {steps} steps in that gap prefilled nothing (the delay was outside the engine steps: queueing, the API server or the network).',
   'steps.h.timeline': 'Engine step timeline',
-  'steps.no_steps':
-    'run {id} has no engine steps: it was not measured on a simulator that recorded them',
+  'steps.no_steps': 'run {id} has no engine steps: it was not measured on a simulator that recorded them',
   'steps.no_steps_hint':
     'measure with servelab plan --record-steps, or against servelab sim --record-steps; then export again',
   'steps.no_request': 'no request {request} with two or more tokens in run {id}',
-  'steps.no_request_hint': 'give a request id from requests.jsonl (or its workload index), or leave --request out for the worst stall',
+  'steps.no_request_hint':
+    'give a request id from requests.jsonl (or its workload index), or leave --request out for the worst stall',
   'steps.wrote_trace': 'wrote {file} ({events} trace events; open it in https://ui.perfetto.dev)',
 } as const;

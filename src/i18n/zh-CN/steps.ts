@@ -22,6 +22,7 @@ export const steps: Record<keyof typeof en, string> = {
   'steps.no_steps_hint':
     '用 servelab plan --record-steps 测量，或对 servelab sim --record-steps 测量；然后再导出',
   'steps.no_request': '运行 {id} 中没有至少两个 token 的请求 {request}',
-  'steps.no_request_hint': '给出 requests.jsonl 里的请求 id（或其工作负载序号），或省略 --request 以查看最严重的卡顿',
+  'steps.no_request_hint':
+    '给出 requests.jsonl 里的请求 id（或其工作负载序号），或省略 --request 以查看最严重的卡顿',
   'steps.wrote_trace': '已写入 {file}（{events} 个 trace 事件；可在 https://ui.perfetto.dev 打开）',
 };

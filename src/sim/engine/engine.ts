@@ -158,6 +158,8 @@ export class EngineCore {
     const out = this.out;
     this.scheduler.schedule(out, nowMs);
     this.updateAfterSchedule(out);
+    // The KV in use while the step runs: its allocations made, no finished request freed yet.
+    if (this.steps) this.steps.kvInUse(Math.round(this.kv.usage() * this.kv.numBlocks), this.kv.numBlocks);
     const numBatched = this.shape.numTokens;
     let dt = this.executeModel();
     if (out.reqs.length > 0) {
@@ -293,11 +295,7 @@ export class EngineCore {
     const step = this.stepNo;
     if (this.out.reqs.length > 0) {
       this.lastEndMs = endMs;
-      if (this.steps) {
-        const kv = this.kv;
-        const used = Math.round(kv.usage() * kv.numBlocks);
-        this.steps.close(step, nowMs, dt, used, kv.numBlocks, this.out.preempted);
-      }
+      if (this.steps) this.steps.close(step, nowMs, dt, this.out.preempted);
     } else if (this.steps) this.steps.discard();
     // Every token of the step is stamped with the one boxed number `lastEndMs` holds (a field
     // that starts as null keeps its numbers boxed): storing `endMs` itself boxed it anew for

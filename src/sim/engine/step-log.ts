@@ -38,6 +38,8 @@ export class StepLog {
   private decode: string[] = [];
   private prefill: StepPrefillChunk[] = [];
   private tokens = 0;
+  private kvUsed = 0;
+  private kvTotal = 0;
 
   constructor(readonly capacity: number = STEP_LOG_CAPACITY) {}
 
@@ -56,13 +58,17 @@ export class StepLog {
       });
   }
 
+  /** The KV blocks in use while the step runs (its allocations made, nothing freed yet), of `total`. */
+  kvInUse(used: number, total: number): void {
+    this.kvUsed = used;
+    this.kvTotal = total;
+  }
+
   /** The step is costed: keep it. `preempted` are the requests it preempted. */
   close(
     step: number,
     startMs: number,
     durMs: number,
-    kvUsed: number,
-    kvTotal: number,
     preempted: { length: number; at(i: number): EngineReq },
   ): void {
     const names: string[] = [];
@@ -74,8 +80,8 @@ export class StepLog {
       decode: this.decode,
       prefill: this.prefill,
       tokens: this.tokens,
-      kv_blocks_used: kvUsed,
-      kv_blocks_total: kvTotal,
+      kv_blocks_used: this.kvUsed,
+      kv_blocks_total: this.kvTotal,
       preempted: names,
       spec: null,
     };
