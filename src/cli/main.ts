@@ -243,9 +243,14 @@ export async function main(argv: string[], given: Io = processIo()): Promise<num
     exp
       .command('init')
       .description(t('cli.cmd.exp_init'))
-      .argument('[kind]', 'the experiment kind (without one, the error lists the kinds)')
+      .argument('[kind]', 'the experiment kind or a lesson (without one, the error lists them)')
       .argument('[file]', 'write the template here instead of stdout (refused if it exists)')
-      .option('--force', 'overwrite FILE if it exists'),
+      .option('--force', 'overwrite FILE if it exists')
+      .option(
+        '--url <url>',
+        "a lesson: run it against this engine (OpenAI base URL) instead of the simulator; twice for a lesson's two sides",
+        (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+      ),
   ).action((kind, file, opts) => {
     action = async (io) => (await import('./commands/runs.js')).expInitCommand(kind, file, io, opts);
   });

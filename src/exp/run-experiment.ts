@@ -16,6 +16,8 @@ import { ExpContext } from './harness/context.js';
 import type { ExpDeps, KindContext, LiveTarget, RunInfo } from './kinds/context.js';
 import { type ExperimentKind, KINDS } from './kinds/index.js';
 import { fmt, verdictOf } from './kinds/points.js';
+import { withLesson } from './lesson-answer.js';
+import { lessonFields } from './lesson-evidence.js';
 import { applyKindDefaults, type ExperimentFile } from './schema.js';
 
 export { ExperimentInterrupted } from './harness/measure.js';
@@ -78,6 +80,8 @@ export async function runExperiment(exp: ExperimentFile, deps: RunExperimentDeps
         record: { targets: Object.fromEntries(ctx.targets.map((t) => [t.name, t.record])) },
       });
     const results = await runKind(ctx);
+    // A lesson's file: its name (and what its steps show) go with the results, for its answer.
+    if (exp.lesson) Object.assign(results, lessonFields(exp.lesson, ctx.runs, store ?? null));
     // What the kind measured beyond its runs goes into the targets' records (the A/B's quality).
     const records = targetRecords(ctx, results);
     if (records && store && row) store.updateExperiment(row.id, { record: { targets: records } });
@@ -165,7 +169,8 @@ export function experimentAnswer(
   t: T = translator('en'),
 ): ExperimentAnswer | null {
   if (!Object.hasOwn(KINDS, kind) || results === null || typeof results !== 'object') return null;
-  return moduleOf(kind as ExperimentKind).answer?.(results as KindResult, t) ?? null;
+  const answer = moduleOf(kind as ExperimentKind).answer?.(results as KindResult, t) ?? null;
+  return answer && withLesson(answer, results, t);
 }
 
 // ---- console rendering ----------------------------------------------------------------------

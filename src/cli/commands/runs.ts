@@ -12,6 +12,7 @@ import { writeErrorProblem } from '../../core/output-path.js';
 import { textTable } from '../../core/text-width.js';
 import { storedVerdict } from '../../dashboard/index.js';
 import { EXPERIMENT_KINDS, experimentTemplate } from '../../exp/index.js';
+import { LESSON_NAMES } from '../../exp/lesson-names.js';
 import type { T } from '../../i18n/index.js';
 import {
   EXPORT_FORMATS,
@@ -183,20 +184,20 @@ export async function expInitCommand(
   kind: string | undefined,
   file: string | undefined,
   io: Io,
-  opts: { force?: boolean; lang?: string } = {},
+  opts: { force?: boolean; lang?: string; url?: string[] } = {},
 ): Promise<number> {
   const problems: Problem[] = [];
   const t = langOf(opts.lang, io.env, problems);
   throwIfProblems(problems);
-  if (!kind || !(EXPERIMENT_KINDS as readonly string[]).includes(kind))
+  if (!kind || !([...EXPERIMENT_KINDS, ...LESSON_NAMES] as readonly string[]).includes(kind))
     throw new UsageError([
       {
         path: 'exp init',
         message: kind ? t('exp.init.unknown_kind', { kind }) : t('exp.init.needs_kind'),
-        hint: t('exp.init.kinds_hint', { kinds: EXPERIMENT_KINDS.join(', ') }),
+        hint: t('exp.init.kinds_hint', { kinds: [...EXPERIMENT_KINDS, ...LESSON_NAMES].join(', ') }),
       },
     ]);
-  const text = experimentTemplate(kind, t);
+  const text = experimentTemplate(kind, t, opts.url ?? []);
   if (!file) {
     io.stdout.write(text);
     return 0;

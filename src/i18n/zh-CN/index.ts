@@ -12,6 +12,7 @@ import { exp } from './exp.js';
 import { gate } from './gate.js';
 import { gateLoad } from './gate-load.js';
 import { kindAnswers } from './kind-answers.js';
+import { lesson } from './lesson.js';
 import { otlp } from './otlp.js';
 import { report } from './report.js';
 import { run } from './run.js';
@@ -48,5 +49,6 @@ export const zhCN: Record<keyof typeof en, string> = {
   ...trace,
   ...voice,
   ...kindAnswers,
+  ...lesson,
   ...otlp,
 };
