@@ -101,8 +101,8 @@ ${target('engine', [], urls[0])}
 matrix:
   cells:                                   # ${t('lesson.tpl.cells')}
     - {name: ctx-1k, input_len: 1024, output_len: 64}
+    - {name: ctx-4k, input_len: 4096, output_len: 64}
     - {name: ctx-8k, input_len: 8192, output_len: 64}
-    - {name: ctx-16k, input_len: 16384, output_len: 64}
   concurrency: [1, 8]                      # ${t('lesson.tpl.batch')}
 generation: {ignore_eos: true}             # ${t('lesson.tpl.ignore_eos')}
 load: {requests: 8}
@@ -115,14 +115,19 @@ warmup: 0
     const levels = [...new Set(cells.map((c) => c.concurrency))];
     const parts: string[] = [];
     let holds: boolean | null = null;
+    // The shortest and the longest prompts of the template (the cells in the order written).
+    const first = cells[0]?.cell;
+    const last = cells[cells.length - 1]?.cell;
     for (const c of levels) {
-      const short = cells.find((x) => x.concurrency === c && x.cell === 'ctx-1k')?.tpot_ms.p50 ?? null;
-      const long = cells.find((x) => x.concurrency === c && x.cell === 'ctx-16k')?.tpot_ms.p50 ?? null;
+      const short = cells.find((x) => x.concurrency === c && x.cell === first)?.tpot_ms.p50 ?? null;
+      const long = cells.find((x) => x.concurrency === c && x.cell === last)?.tpot_ms.p50 ?? null;
       if (short === null || long === null) continue;
       holds = (holds ?? true) && long > short;
       parts.push(
         t('lesson.lesson-long-context.effect', {
           c,
+          from: first ?? '',
+          to: last ?? '',
           short: fmt(short, 2),
           long: fmt(long, 2),
           change: pctChange(short, long),
@@ -268,8 +273,8 @@ sweep:
 workload: {input_len: 128, output_len: 32}
 generation: {ignore_eos: true}
 load:
-  concurrency: [1, 256]                    # ${t('lesson.tpl.int4_levels')}
-  requests: 256
+  concurrency: [1, 128]                    # ${t('lesson.tpl.int4_levels')}
+  requests: 128
 cache: {policy: as-is}
 warmup: 0
 `,
@@ -377,7 +382,7 @@ ${target('sglang-like', ['engine: sglang'], urls[1])}
 sweep:
   stop: {error_rate: 0.5, ttft_p99_factor: 1000, e2e_p99_factor: 1000}
 workload:
-  input_len: 'uniform:256-6144'
+  input_len: 'uniform:1280-6144'
   output_len: 64
   shared_prefix: {tokens: 1024, groups: 2}  # ${t('lesson.tpl.shared_prefix')}
 generation: {ignore_eos: true}

@@ -170,7 +170,22 @@ export function experimentAnswer(
 ): ExperimentAnswer | null {
   if (!Object.hasOwn(KINDS, kind) || results === null || typeof results !== 'object') return null;
   const answer = moduleOf(kind as ExperimentKind).answer?.(results as KindResult, t) ?? null;
-  return answer && withLesson(answer, results, t);
+  // A lesson answers even where its kind has no answer of its own (voice): its effect is the answer.
+  const lesson = (results as { lesson?: unknown }).lesson !== undefined;
+  const base =
+    answer ??
+    (lesson
+      ? {
+          kind,
+          question: '',
+          verdict: '',
+          table: { columns: [], rows: [] },
+          chart: null,
+          run_ids: [],
+          interval: null,
+        }
+      : null);
+  return base && withLesson(base, results, t);
 }
 
 // ---- console rendering ----------------------------------------------------------------------

@@ -29,13 +29,13 @@ export const lesson = {
   'lesson.two.diff': '{metric} at concurrency {c}: {a} vs {b} → {mechanism}',
 
   'lesson.lesson-long-context.question': 'Why does a long context still slow decode down?',
-  'lesson.lesson-long-context.factor': 'the prompt length (1k, 8k, 16k tokens)',
+  'lesson.lesson-long-context.factor': 'the prompt length (1k, 4k, 8k tokens)',
   'lesson.lesson-long-context.fixed':
     'the model, GPU and engine, the batch (concurrency 1 and 8), the output length (64 tokens, ignore_eos)',
   'lesson.lesson-long-context.effect':
-    'At concurrency {c}, TPOT p50 went from {short} ms (1k) to {long} ms (16k): {change}.',
+    'At concurrency {c}, TPOT p50 went from {short} ms ({from}) to {long} ms ({to}): {change}.',
   'lesson.lesson-long-context.mechanism':
-    'Every decode step reads the whole KV cache of every request in the batch: attention over n context tokens moves n × (KV bytes per token) from GPU memory, on top of the weights. The weights are read once per step whatever the context; the KV grows with it, so a step of long contexts is longer even at the same batch. In the step timeline, the decode steps of the 16k cell are longer than those of the 1k cell with the same number of requests.',
+    'Every decode step reads the whole KV cache of every request in the batch: attention over n context tokens moves n × (KV bytes per token) from GPU memory, on top of the weights. The weights are read once per step whatever the context; the KV grows with it, so a step of long contexts is longer even at the same batch. In the step timeline, the decode steps of the 8k cell are longer than those of the 1k cell with the same number of requests.',
   'lesson.lesson-paging-vs-prefix.question': 'Why are paging and prefix hits different things?',
   'lesson.lesson-paging-vs-prefix.factor': 'automatic prefix caching on or off',
   'lesson.lesson-paging-vs-prefix.fixed':
@@ -59,7 +59,7 @@ export const lesson = {
   'lesson.lesson-int4.question': 'Why is INT4 not always faster?',
   'lesson.lesson-int4.factor': 'the weight precision (bf16 or int4, AWQ/GPTQ-style weight-only)',
   'lesson.lesson-int4.fixed':
-    'the model (Llama 3.1 8B), GPU, engine, prompts and output length; batch 1 and a batch of 256',
+    'the model (Llama 3.1 8B), GPU, engine, prompts and output length; batch 1 and a batch of 128',
   'lesson.lesson-int4.effect':
     'At concurrency {c}, TPOT p50 was {bf16} ms in bf16 and {int4} ms in int4 ({change}).',
   'lesson.lesson-int4.mechanism':

@@ -169,6 +169,8 @@ export const template = {
   'tpl.simopt.cont_batching':
     "llamacpp: continuous batching (llama.cpp's --cont-batching); off, prompts are processed only in steps with no decoding slot.",
   'tpl.simopt.cold_start_ms': 'Extra time on the first engine step, as a cold engine takes.',
+  'tpl.simopt.record_steps':
+    'Record every engine step (its start and duration, the decodes, the prefill chunks with their tokens, KV blocks in use, preemptions): served on GET /servelab/steps, stored with the run as steps.jsonl, drawn by report as the step timeline.',
   'tpl.simopt.api_server_count':
     "API server processes that share the streaming work (vLLM's --api-server-count); each detokenises and writes the chunks of its own streams.",
   'tpl.simopt.catalogue': 'YAML/JSON file with extra GPUs and models, in Hugging Face config.json terms.',

@@ -31,13 +31,13 @@ export const lesson: Record<keyof typeof en, string> = {
   'lesson.two.diff': '并发 {c} 时的 {metric}：{a} 对 {b} → {mechanism}',
 
   'lesson.lesson-long-context.question': '长上下文为什么仍让 decode 变慢？',
-  'lesson.lesson-long-context.factor': '提示词长度（1k、8k、16k token）',
+  'lesson.lesson-long-context.factor': '提示词长度（1k、4k、8k token）',
   'lesson.lesson-long-context.fixed':
     '模型、GPU 与引擎，batch（并发 1 和 8），输出长度（64 个 token，ignore_eos）',
   'lesson.lesson-long-context.effect':
-    '并发 {c} 时，TPOT p50 从 {short} ms（1k）变为 {long} ms（16k）：{change}。',
+    '并发 {c} 时，TPOT p50 从 {short} ms（{from}）变为 {long} ms（{to}）：{change}。',
   'lesson.lesson-long-context.mechanism':
-    '每个 decode 步都要读取 batch 中每个请求的全部 KV cache：对 n 个上下文 token 做注意力，要从显存搬运 n ×（每 token 的 KV 字节数），再加上权重。权重每步只读一次，与上下文无关；KV 却随上下文增长，所以即使 batch 相同，长上下文的步也更长。在步时间线中，请求数相同时，16k 单元的 decode 步比 1k 单元的更长。',
+    '每个 decode 步都要读取 batch 中每个请求的全部 KV cache：对 n 个上下文 token 做注意力，要从显存搬运 n ×（每 token 的 KV 字节数），再加上权重。权重每步只读一次，与上下文无关；KV 却随上下文增长，所以即使 batch 相同，长上下文的步也更长。在步时间线中，请求数相同时，8k 单元的 decode 步比 1k 单元的更长。',
   'lesson.lesson-paging-vs-prefix.question': '分页与前缀命中为什么不同？',
   'lesson.lesson-paging-vs-prefix.factor': '自动前缀缓存开或关',
   'lesson.lesson-paging-vs-prefix.fixed':
@@ -59,7 +59,7 @@ export const lesson: Record<keyof typeof en, string> = {
     'batch 越大，每步的权重读取由越多请求分摊，吞吐上升；但每步更长，而且请求越多，越多的步还夹带着其他请求的 prefill chunk（分块 prefill 把它和 decode 放进同一次前向计算）。这样一步里的 decode 要等整个 chunk 算完：这就是尾部的间隔。在大 batch 的步时间线里，请求最坏间隔下方的长步，正是带有 prefill chunk 的那些步。',
   'lesson.lesson-int4.question': 'INT4 为什么不一定快？',
   'lesson.lesson-int4.factor': '权重精度（bf16 或 int4，AWQ/GPTQ 式仅权重量化）',
-  'lesson.lesson-int4.fixed': '模型（Llama 3.1 8B）、GPU、引擎、提示词与输出长度；batch 1 和 batch 256',
+  'lesson.lesson-int4.fixed': '模型（Llama 3.1 8B）、GPU、引擎、提示词与输出长度；batch 1 和 batch 128',
   'lesson.lesson-int4.effect':
     '并发 {c} 时，TPOT p50 在 bf16 下为 {bf16} ms，在 int4 下为 {int4} ms（{change}）。',
   'lesson.lesson-int4.mechanism':

@@ -158,6 +158,8 @@ export const template: Record<keyof typeof en, string> = {
   'tpl.simopt.cont_batching':
     'llamacpp：连续批处理（llama.cpp 的 --cont-batching）；关闭时，只有在没有槽位解码的步里才处理提示词。',
   'tpl.simopt.cold_start_ms': '引擎第一步的额外耗时，模拟冷启动的引擎。',
+  'tpl.simopt.record_steps':
+    '记录引擎的每一步（开始时间与耗时、decode 的请求、带 token 数的 prefill chunk、占用的 KV block、抢占）：由 /servelab/steps 接口提供，以 steps.jsonl 随运行保存，报告命令将其画成步时间线。',
   'tpl.simopt.api_server_count':
     '分担流式输出工作的 API 服务器进程数（vLLM 的 --api-server-count）；每个进程为自己的流做反分词并写出数据块。',
   'tpl.simopt.catalogue': '额外 GPU 和模型的 YAML/JSON 文件，用 Hugging Face config.json 的术语描述。',
