@@ -5,7 +5,12 @@
  * request, and a simulator that does not record answers 404 (so a client's probe skips it).
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
 import type { EngineStepRecord } from '../../src/record/engine-step.js';
 import { http, startSim } from './helpers.js';
 import '../helpers/node-warnings.js';
@@ -98,5 +103,50 @@ describe('GET /servelab/steps', () => {
     const r = await http(`${off.url}/servelab/steps`, 'GET');
     assert.equal(r.status, 404);
     assert.match(r.text, /--record-steps/);
+  });
+
+  it('run --url against it keeps the run’s own steps, named by the records’ ids', async (t) => {
+    const sim = await startSim({ model: 'qwen3-0.6b', recordSteps: true, timeScale: 20 }, t);
+    // Steps before the run (another client's) are not the run's.
+    await http(`${sim.url}/v1/completions`, 'POST', { model: sim.modelId, prompt: 'earlier', max_tokens: 4 });
+    const dir = mkdtempSync(join(tmpdir(), 'servelab-run-steps-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const io = memoryIo({}, dir);
+    const code = await main(
+      [
+        'run',
+        '--url',
+        `${sim.url}/v1`,
+        '--requests',
+        '6',
+        '--concurrency',
+        '3',
+        '--input-len',
+        '300',
+        '--output-len',
+        '8',
+        '--no-db',
+        '--out',
+        'out',
+      ],
+      io,
+    );
+    assert.equal(code, 0, io.err());
+    const steps = readFileSync(join(dir, 'out', 'steps.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as EngineStepRecord & { t_ms: number });
+    const records = readFileSync(join(dir, 'out', 'requests.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; sent_at_ms: number; first_token_at_ms: number });
+    const named = new Set(steps.flatMap((s) => [...s.decode, ...s.prefill.map((c) => c.id)]));
+    assert.deepEqual(
+      [...named].sort(),
+      records.map((r) => r.id).sort(),
+      'every step names the run’s requests only',
+    );
+    // On the run's clock, in step order (how far a wall-clock driver lags is not asserted: no timing in tests).
+    for (let i = 1; i < steps.length; i++) assert.ok(steps[i].t_ms > steps[i - 1].t_ms);
   });
 });
