@@ -112,8 +112,15 @@ export function stepTimelineOption(run: LoadedRun, t: T = EN, wanted?: string): 
       data: prefill,
     },
   ];
+  // The axis spans every point drawn: a step that began before the request was sent, or ended
+  // after its last token, is drawn whole.
+  const xs = [from, to, ...dur.map((p) => p[0])];
   return withBase(t('steps.chart.title', { run: run.label, request: rec.id }), {
-    xAxis: valueAxis(t('steps.axis.runMs'), { min: Math.floor(from), max: Math.ceil(to) }, true),
+    xAxis: valueAxis(
+      t('steps.axis.runMs'),
+      { min: Math.floor(Math.min(...xs)), max: Math.ceil(Math.max(...xs)) },
+      true,
+    ),
     yAxis: [
       valueAxis(t('steps.axis.ms'), { min: 0 }),
       valueAxis(t('steps.axis.tokens'), { min: 0, splitLine: { show: false } }),
