@@ -6,6 +6,7 @@
  * `analysis/` (validity, load curves, diagnosis) and the rendering in `report/` are pure
  * functions of these objects.
  */
+import type { RunStepRecord } from '../record/engine-step.js';
 import type { RequestRecord } from '../record/types.js';
 import type { Summary } from './summary.js';
 
@@ -97,6 +98,8 @@ export interface LoadedRun {
   records: RequestRecord[];
   /** Scraped server series, when monitored. */
   series?: SeriesPoint[];
+  /** The simulator's engine steps on the run's clock, when it recorded them (`--record-steps`). */
+  steps?: RunStepRecord[];
   /**
    * The engine the scraped `/metrics` was read as (`vllm`, `vllm-v0`, `sglang`, `llamacpp`,
    * `sim`), when a scrape named one: the diagnosis names that engine's settings.

@@ -234,9 +234,14 @@ export async function main(argv: string[], given: Io = processIo()): Promise<num
     exp
       .command('init')
       .description(t('cli.cmd.exp_init'))
-      .argument('[kind]', 'the experiment kind (without one, the error lists the kinds)')
+      .argument('[kind]', 'the experiment kind or a lesson (without one, the error lists them)')
       .argument('[file]', 'write the template here instead of stdout (refused if it exists)')
-      .option('--force', 'overwrite FILE if it exists'),
+      .option('--force', 'overwrite FILE if it exists')
+      .option(
+        '--url <url>',
+        "a lesson: run it against this engine (OpenAI base URL) instead of the simulator; twice for a lesson's two sides",
+        (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+      ),
   ).action((kind, file, opts) => {
     action = async (io) => (await import('./commands/runs.js')).expInitCommand(kind, file, io, opts);
   });
@@ -295,7 +300,7 @@ export async function main(argv: string[], given: Io = processIo()): Promise<num
     .command('export')
     .description(t('cli.cmd.runs_export'))
     .argument('<id>', 'run id (a unique prefix is enough)')
-    .option('--format <fmt>', 'csv, jsonl or json', 'jsonl')
+    .option('--format <fmt>', 'csv, jsonl, json or chrome-trace (the engine steps, for Perfetto)', 'jsonl')
     .option('--out <file>', 'write to a file instead of stdout')
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .action((id, opts) => {
@@ -311,6 +316,14 @@ export async function main(argv: string[], given: Io = processIo()): Promise<num
     )
     .option('--gpu-hour-usd <price>', 'GPU price per hour for the cost columns')
     .option('--title <text>', 'report title')
+    .option(
+      '--request <id>',
+      'the request the step timeline is drawn for (a request id, or its workload index); default: the worst stall',
+    )
+    .option(
+      '--trace-events <file>',
+      "write the run's engine steps (--record-steps) as Chrome Trace Event Format JSON, for the Perfetto UI",
+    )
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
     .option('--json [file]', 'write the report as JSON to file, or stdout')
     .action((refs, opts) => {

@@ -10,7 +10,7 @@ import type { LoadedRun, ReportRecordField, RunLevel } from '../analysis/loaded-
 import { type Summary, summarize } from '../analysis/summary.js';
 import type { MeasurementWindow } from '../analysis/window.js';
 import type { RequestRecord } from '../record/types.js';
-import type { ExperimentRow, JsonObject, RunRow, Store } from '../store/index.js';
+import { type ExperimentRow, getRunSteps, type JsonObject, type RunRow, type Store } from '../store/index.js';
 
 /** Whether a stored summary has the fixed keys of {@link Summary} (older or foreign rows may not). */
 export function isSummary(v: unknown): v is Summary {
@@ -112,6 +112,8 @@ export function loadedRunFromStore(store: Store, row: RunRow): LoadedRun {
     series,
   };
   if (row.record) run.record = row.record as Record<string, ReportRecordField>;
+  const steps = getRunSteps(store, row.id);
+  if (steps.length) run.steps = steps;
   // The experiment kind the run was measured for: the report's headline reads a baseline's cold
   // request apart, and the source notes are chosen per kind.
   const kind = row.experiment_id ? store.getExperiment(row.experiment_id)?.kind : undefined;

@@ -15,6 +15,7 @@ import { bool, err, oneOf, posInt, posNum, section, str } from '../core/fields.j
 import { isSecretName, looksLikeCredential } from '../core/redact.js';
 import { translator } from '../i18n/index.js';
 import { canonicalSimKeys, simSettingsSchema } from '../sim/settings.js';
+import { LESSON_NAMES } from './lesson-names.js';
 
 const EN = translator('en');
 const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -143,6 +144,8 @@ export const sloSchema = z.strictObject({
 export const SHARED_FIELDS = {
   name: str().min(1, err('expected a non-empty name')),
   description: str().optional(),
+  /** The course lesson the file is (`exp init lesson-…`): its answer states the lesson's effect and mechanism. */
+  lesson: oneOf(LESSON_NAMES).optional(),
   /** Seed for synthetic prompts, lengths and arrivals: the same seed gives the same requests. */
   seed: fileField('seed'),
   targets: z.record(str(), targetSchema, err('expected a map of target names to targets')),

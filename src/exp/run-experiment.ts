@@ -16,7 +16,8 @@ import { ExpContext } from './harness/context.js';
 import type { ExpDeps, KindContext, LiveTarget, RunInfo } from './kinds/context.js';
 import { type ExperimentKind, KINDS } from './kinds/index.js';
 import { fmt, verdictOf } from './kinds/points.js';
-import { lessonLines } from './lessons/index.js';
+import { withLesson } from './lesson-answer.js';
+import { lessonFields } from './lesson-evidence.js';
 import { applyKindDefaults, type ExperimentFile } from './schema.js';
 
 export { ExperimentInterrupted } from './harness/measure.js';
@@ -79,6 +80,8 @@ export async function runExperiment(exp: ExperimentFile, deps: RunExperimentDeps
         record: { targets: Object.fromEntries(ctx.targets.map((t) => [t.name, t.record])) },
       });
     const results = await runKind(ctx);
+    // A lesson's file: its name (and what its steps show) go with the results, for its answer.
+    if (exp.lesson) Object.assign(results, lessonFields(exp.lesson, ctx.runs, store ?? null));
     // What the kind measured beyond its runs goes into the targets' records (the A/B's quality).
     const records = targetRecords(ctx, results);
     if (records && store && row) store.updateExperiment(row.id, { record: { targets: records } });
@@ -166,7 +169,23 @@ export function experimentAnswer(
   t: T = translator('en'),
 ): ExperimentAnswer | null {
   if (!Object.hasOwn(KINDS, kind) || results === null || typeof results !== 'object') return null;
-  return moduleOf(kind as ExperimentKind).answer?.(results as KindResult, t) ?? null;
+  const answer = moduleOf(kind as ExperimentKind).answer?.(results as KindResult, t) ?? null;
+  // A lesson answers even where its kind has no answer of its own (voice): its effect is the answer.
+  const lesson = (results as { lesson?: unknown }).lesson !== undefined;
+  const base =
+    answer ??
+    (lesson
+      ? {
+          kind,
+          question: '',
+          verdict: '',
+          table: { columns: [], rows: [] },
+          chart: null,
+          run_ids: [],
+          interval: null,
+        }
+      : null);
+  return base && withLesson(base, results, t);
 }
 
 // ---- console rendering ----------------------------------------------------------------------
@@ -182,7 +201,6 @@ export function formatExperimentResult(r: ExperimentResult, t: T = translator('e
   const answer = experimentAnswer(r.kind, r.results, t);
   if (answer) out.push(...answerTextLines(answer, t), '');
   out.push(...moduleOf(r.kind).format(r.results, t));
-  out.push(...lessonLines(r.name, r.kind, r.results, t));
   for (const run of r.runs)
     for (const th of run.thresholds)
       if (!th.pass)

@@ -11,7 +11,8 @@ import { EN } from '../analysis/diagnose/default-lang.js';
 import { UsageError } from '../core/errors.js';
 import type { T } from '../i18n/index.js';
 import { EXPERIMENT_KINDS, KINDS } from './kinds/index.js';
-import { isLesson, LESSON_NAMES, lessonTemplate } from './lessons/index.js';
+import { isLessonName, LESSON_NAMES } from './lesson-names.js';
+import { LESSONS } from './lessons.js';
 import { templateParts } from './template-parts.js';
 
 export type { Common, SimTarget, TemplateParts } from './template-parts.js';
@@ -22,13 +23,35 @@ export type { Common, SimTarget, TemplateParts } from './template-parts.js';
  * @example
  * for (const kind of EXPERIMENT_KINDS) process.stdout.write(experimentTemplate(kind));
  */
-export function experimentTemplate(kind: string, t: T = EN): string {
-  if (isLesson(kind)) return lessonTemplate(kind, templateParts(t));
+export function experimentTemplate(kind: string, t: T = EN, urls: readonly string[] = []): string {
+  if (isLessonName(kind)) {
+    const l = LESSONS[kind];
+    if (urls.length && urls.length !== l.urls)
+      throw new UsageError([
+        {
+          path: '--url',
+          message: `${kind} compares ${l.urls === 2 ? 'two engines' : 'runs of one engine'}: it takes ${l.urls} --url, got ${urls.length}`,
+          hint:
+            l.urls === 2
+              ? `give one --url per side, e.g. --url http://a:8000/v1 --url http://b:8000/v1`
+              : 'give one --url',
+        },
+      ]);
+    return l.template(t, urls);
+  }
   if (!Object.hasOwn(KINDS, kind))
     throw new UsageError([
       {
         message: `unknown experiment kind ${JSON.stringify(kind)}`,
         hint: `valid kinds: ${EXPERIMENT_KINDS.join(', ')}; lessons: ${LESSON_NAMES.join(', ')}`,
+      },
+    ]);
+  if (urls.length)
+    throw new UsageError([
+      {
+        path: '--url',
+        message: `--url is for the lessons, not ${kind}`,
+        hint: 'edit the template’s url target instead',
       },
     ]);
   return KINDS[kind as keyof typeof KINDS].template(templateParts(t));

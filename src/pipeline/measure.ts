@@ -16,11 +16,13 @@ import type { LoadedRun } from '../analysis/loaded-run.js';
 import { type SpecSeries, speculativeSummary } from '../analysis/speculative.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
 import { validityReasons } from '../analysis/validity.js';
+import { openStepCursor, readSteps } from '../client/engine-steps.js';
 import { createHttpTarget } from '../client/index.js';
 import { asStorageError, type StorageError } from '../core/errors.js';
 import type { T } from '../i18n/index.js';
 import { type OtlpReceiver, type ScrapePoint, startOtlpReceiver } from '../monitor/index.js';
 import { describeEnvironment } from '../output/environment.js';
+import type { RunStepRecord } from '../record/engine-step.js';
 import type { RequestRecord } from '../record/types.js';
 import { buildRunReport, type RunReport } from '../report/run/report.js';
 import { buildShardReport, type ShardReport } from '../report/run/shard.js';
@@ -35,7 +37,7 @@ import {
 import { runLoad } from '../runner/loops.js';
 import { createProgress } from '../runner/progress.js';
 import type { Clock } from '../runtime/clock.js';
-import type { RunKind, Store } from '../store/index.js';
+import { addRunSteps, type RunKind, type Store } from '../store/index.js';
 import type { IntendedSharing } from '../workload/index.js';
 import type { SpecList } from '../workload/types.js';
 import type { ClientSettings } from './client-options.js';
@@ -47,7 +49,7 @@ import {
   startMonitoring,
 } from './monitoring.js';
 import { joinSpans, OTLP_GRACE_MS } from './otlp-join.js';
-import { type MeasureOutput, openRecordsFile, writeMeasurementFiles } from './outputs.js';
+import { type MeasureOutput, openRecordsFile, writeMeasurementFiles, writeStepsFile } from './outputs.js';
 import { LATE_LIMIT_MS, type ShardSettings, shardFiles } from './shard.js';
 
 export interface MeasureDeps {
@@ -284,6 +286,7 @@ export async function measureOn(
     let result: RunResult | null = null;
     let mon: MonitoringResult | null = null;
     let receiver: OtlpReceiver | null = null;
+    let steps: RunStepRecord[] | null = null;
     try {
       if (spanJoin) {
         receiver = await startOtlpReceiver({
@@ -305,6 +308,14 @@ export async function measureOn(
                 : undefined,
             }
           : null;
+      // The simulator's step timeline, when the server offers it (`--record-steps`); a shard
+      // shares its server with the others, so it leaves the steps alone.
+      const stepApi = {
+        apiKey: req.client.apiKey,
+        headers: req.client.headers,
+        ...(endpoint.dispatcher ? { dispatcher: endpoint.dispatcher } : {}),
+      };
+      const stepCursor = plan.shard ? null : await openStepCursor(endpoint.baseUrl, stepApi);
       result = await runPlan({ ...plan, start }, monitoring.mark, {
         target: client,
         clock,
@@ -312,6 +323,7 @@ export async function measureOn(
         signal: deps.signal,
         endpoint,
       });
+      if (stepCursor) steps = await readSteps(stepCursor, clock, stepApi);
       if (spanJoin && receiver) {
         const joined = await spanJoin.settle(OTLP_GRACE_MS);
         const t = deps.t ?? EN;
@@ -328,9 +340,9 @@ export async function measureOn(
       await writer?.close();
       await client.close();
     }
-    return { result, mon };
+    return { result, mon, steps };
   };
-  let outcome: { result: RunResult; mon: MonitoringResult };
+  let outcome: { result: RunResult; mon: MonitoringResult; steps: RunStepRecord[] | null };
   try {
     outcome = await endpoint.settle(work());
   } catch (err) {
@@ -338,7 +350,7 @@ export async function measureOn(
       store.finishRun(storeRun.id, null, deps.signal?.aborted ? 'interrupted' : 'failed');
     throw err;
   }
-  const { result, mon } = outcome;
+  const { result, mon, steps } = outcome;
 
   let detail: SummaryDetail | null = null;
   const summaryCtx = {
@@ -417,6 +429,7 @@ export async function measureOn(
           ...((deps.measuredRecord?.(summary, result.records) ?? {}) as Record<string, never>),
         },
       });
+      if (steps?.length) addRunSteps(store, runId, steps);
       store.finishRun(runId, summary, result.interrupted ? 'interrupted' : 'completed', result.window);
     } catch (err) {
       saveFailed(err, store.path);
@@ -463,6 +476,12 @@ export async function measureOn(
     return [] as string[];
   });
   if (writer) files.push(writer.path);
+  files.push(
+    ...(await writeStepsFile(outDir, steps).catch((err: unknown) => {
+      saveFailed(err, outDir ?? '');
+      return [] as string[];
+    })),
+  );
   if (saveErrors.length && !deps.keepSaveErrors) throw saveErrors[0];
   const translated = deps.t !== undefined && deps.t.lang !== 'en';
   return {

@@ -5,7 +5,13 @@
  * (`--shard i/N`), its shard report and records file for the merge to read.
  */
 import { join } from 'node:path';
-import { type WriteRunOutputsOptions, writeJsonFile, writeRunOutputs } from '../output/write.js';
+import {
+  type WriteRunOutputsOptions,
+  writeJsonFile,
+  writeRunOutputs,
+  writeTextFile,
+} from '../output/write.js';
+import type { RunStepRecord } from '../record/engine-step.js';
 import type { RequestRecord } from '../record/types.js';
 import { openRecordWriter, type RecordWriter } from '../record/writer.js';
 import { RECORDS_FILE, type RunReport } from '../report/run/report.js';
@@ -66,4 +72,16 @@ export async function writeMeasurementFiles(
   return outDir || (writeOptions.vllm && writeOptions.vllmFile)
     ? await writeRunOutputs(outDir, report, { ...writeOptions, records })
     : [];
+}
+
+/** The simulator's step timeline of a run (`--record-steps`), one step a line. */
+export const STEPS_FILE = 'steps.jsonl';
+
+/** Write `steps.jsonl` under `out`; returns the paths written (none without `out` or steps). */
+export async function writeStepsFile(
+  outDir: string | null,
+  steps: readonly RunStepRecord[] | null,
+): Promise<string[]> {
+  if (!outDir || !steps?.length) return [];
+  return [await writeTextFile(join(outDir, STEPS_FILE), steps.map((s) => `${JSON.stringify(s)}\n`).join(''))];
 }

@@ -20,6 +20,7 @@ import type { RequestRecord } from '../record/types.js';
 import { histogram, niceCeil, renderSvg, spanScale, textWidth, valueAxis, withBase } from './chart-kit.js';
 import { coldRequestOf, distributionGroups, pooledValues } from './run-groups.js';
 import { serverSeriesOptions } from './server-charts.js';
+import { stepTimelineOption } from './step-timeline-chart.js';
 
 /** The English translator, the default of every builder that takes one. */
 const EN = translator('en');
@@ -471,7 +472,11 @@ export function renderChartSvg(c: ChartSpec): string {
  * with it), goodput, the CDFs, TTFT vs input; then per run (`run` set) the timeline, the
  * chunk-gap distribution and the server series panels.
  */
-export function reportCharts(runs: readonly LoadedRun[], t: T = EN): ChartSpec[] {
+export function reportCharts(
+  runs: readonly LoadedRun[],
+  t: T = EN,
+  opts: { stepRequest?: string } = {},
+): ChartSpec[] {
   const out: ChartSpec[] = [];
   const add = (id: string, option: EChartsOption | null, run?: string, size?: 'panel' | 'lead') => {
     if (!option) return;
@@ -486,6 +491,7 @@ export function reportCharts(runs: readonly LoadedRun[], t: T = EN): ChartSpec[]
   runs.forEach((run, i) => {
     const k = `${i}-${safeId(run.label)}`;
     add(`timeline-${k}`, timelineOption(run, t), run.id);
+    add(`steps-${k}`, stepTimelineOption(run, t, opts.stepRequest), run.id);
     add(`chunk-gaps-${k}`, chunkGapOption(run, 40, t), run.id);
     for (const p of serverSeriesOptions(run, t))
       add(`server-${k}-${safeId(p.name)}`, p.option, run.id, 'panel');

@@ -30,6 +30,7 @@ import {
 } from './comparison-table.js';
 import { abMetrics, baselineMetrics, type HeadlineMetric, headlineMetric } from './headline-metrics.js';
 import { abSides } from './run-groups.js';
+import { stallCauseText } from './step-timeline-chart.js';
 
 const EN = translator('en');
 
@@ -467,6 +468,19 @@ export interface HtmlReportOptions extends TableOptions {
   conclusions?: readonly (readonly string[])[];
   /** Language of the prose (default English). */
   t?: T;
+  /** The request the step timeline is drawn for (`report --request`); default: the worst stall. */
+  stepRequest?: string;
+}
+
+/** Under the charts: what made each run's worst stall, from its engine steps; '' without steps. */
+function stepCausesHtml(runs: readonly LoadedRun[], t: T, wanted?: string): string {
+  const lines = runs.flatMap((r) => {
+    const text = stallCauseText(r, t, wanted);
+    return text ? [`<li>${escapeHtml(runs.length > 1 ? `${r.label}: ${text}` : text)}</li>`] : [];
+  });
+  return lines.length
+    ? `<h3>${escapeHtml(t('steps.h.timeline'))}</h3>\n<ul class="step-causes">${lines.join('')}</ul>`
+    : '';
 }
 
 /** The experiments' answers (`<section id="conclusion">`), one list per experiment; '' for none. */
@@ -492,7 +506,7 @@ export function renderHtmlReport(
   const t = opts.t ?? EN;
   const title = opts.title ?? t('report.title', { runs: runs.map((r) => r.label).join(', ') });
   // A chart the answer draws already (a sweep's load curve, an A/B's TTFT CDF) is drawn once.
-  const all = chartsBesideAnswers(reportCharts(runs, t), opts.answers);
+  const all = chartsBesideAnswers(reportCharts(runs, t, { stepRequest: opts.stepRequest }), opts.answers);
   const lead = all.find((c) => c.id === 'load-curve');
   const shared = all.filter((c) => c.run === undefined && c !== lead);
   // A single run's own charts sit in the main grid; a sweep's fold per level.
@@ -521,6 +535,7 @@ ${renderTableHtml(rows, t)}
 ${shared.length ? `<div class="charts">${shared.map(figureHtml).join('\n')}</div>` : ''}
 ${single ? levels : levels ? `<h3>${escapeHtml(t('report.h.levels'))}</h3>\n${levels}` : ''}
 ${all.length ? '' : `<p>${escapeHtml(t('report.noCharts'))}</p>`}
+${stepCausesHtml(runs, t, opts.stepRequest)}
 <h2>${escapeHtml(t('report.h.diagnosis'))}</h2>
 ${diagnosisHtml(diagnosis, t)}
 <h2>${escapeHtml(t('report.h.runs'))}</h2>

@@ -410,6 +410,12 @@ export const SIM_SETTINGS = {
     unit: 'ms',
     description: 'Extra time on the first engine step, as a cold engine takes.',
   }),
+  record_steps: setting(bool().default(false), {
+    surfaces: EVERYWHERE,
+    layer: 'engine',
+    description:
+      'Record every engine step (its start and duration, the decodes, the prefill chunks with their tokens, KV blocks in use, preemptions): served on GET /servelab/steps, stored with the run as steps.jsonl, drawn by report as the step timeline.',
+  }),
   api_server_count: setting(posInt().max(64, err('expected at most 64')).default(1), {
     surfaces: EVERYWHERE,
     layer: 'engine',

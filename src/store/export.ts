@@ -4,17 +4,22 @@
  * - `csv`: one row per request record, flat columns (RFC 4180 quoting, empty cell = null;
  *   `chunk_times_ms` and `timings` are JSON text in their cell, `chunk_kinds` a string like `rrcc`);
  * - `jsonl`: one request record per line, as stored, with `run_id` and `seq` added;
- * - `json`: one object `{format, schema_version, run, records, series}`.
+ * - `json`: one object `{format, schema_version, run, records, series}`;
+ * - `chrome-trace`: the run's engine steps (`--record-steps`) as a Chrome Trace Event Format JSON
+ *   for the Perfetto UI (`report/step-trace`).
  * Output is written with backpressure, so a million-record run does not sit in memory.
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { UsageError } from '../core/errors.js';
+import { translator } from '../i18n/index.js';
 import type { RequestRecord } from '../record/types.js';
+import { stepTrace } from '../report/step-trace.js';
 import { parseRecordRow } from './rows.js';
+import { getRunSteps } from './steps.js';
 import type { Store } from './store.js';
 
-export const EXPORT_FORMATS = ['csv', 'jsonl', 'json'] as const;
+export const EXPORT_FORMATS = ['csv', 'jsonl', 'json', 'chrome-trace'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** Version of the export layout (bumped when columns or keys change meaning). */
@@ -166,7 +171,15 @@ export async function exportRun(
       { message: `no run ${id} in ${store.path}`, hint: 'servelab runs list shows the stored ones' },
     ]);
   const sink = new Sink(out);
-  if (format === 'csv') {
+  if (format === 'chrome-trace') {
+    const steps = getRunSteps(store, run.id);
+    const t = translator('en');
+    if (!steps.length)
+      throw new UsageError([
+        { message: t('steps.no_steps', { id: run.id }), hint: t('steps.no_steps_hint') },
+      ]);
+    await sink.write(`${JSON.stringify(stepTrace(steps, run.label ?? run.id))}\n`);
+  } else if (format === 'csv') {
     await sink.write(`${CSV_COLUMNS.join(',')}\n`);
     for (const row of store.getRecordRows(run.id)) {
       const flat = flattenRecord(run.id, row.seq, parseRecordRow(store.path, run.id, row));

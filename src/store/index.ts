@@ -22,5 +22,6 @@ export type {
   RunStatus,
   SeriesSample,
 } from './rows.js';
+export { addRunSteps, getRunSteps } from './steps.js';
 export type { StoreOptions } from './store.js';
 export { openStore, Store } from './store.js';

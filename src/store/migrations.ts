@@ -107,6 +107,21 @@ UPDATE runs SET wall_started_at_unix_ms = started_at_unix_ms
 CREATE INDEX runs_wall_started ON runs(wall_started_at_unix_ms);
 `,
   },
+  {
+    version: 3,
+    description: 'engine_steps: the simulator step timeline of a run (--record-steps)',
+    // One row per engine step (record/engine-step `RunStepRecord`): `t_ms` on the run's clock,
+    // the rest of the step as JSON.
+    sql: `
+CREATE TABLE engine_steps (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  step INTEGER NOT NULL,
+  t_ms REAL NOT NULL,
+  record TEXT NOT NULL,
+  PRIMARY KEY (run_id, step)
+) WITHOUT ROWID;
+`,
+  },
 ];
 
 /** The newest schema version this build knows. */

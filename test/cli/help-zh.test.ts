@@ -144,11 +144,17 @@ describe('--help in Chinese', () => {
     const zh = memoryIo(ZH);
     assert.equal(await main(['runs', 'export', '--help'], zh), 0, zh.err());
     assert.match(zh.out(), /^用法： servelab runs export \[选项\] <id>$/m);
-    assert.match(zh.out(), /^ {2}--format <fmt> +csv、jsonl 或 json（默认："jsonl"）$/m);
+    assert.match(
+      zh.out(),
+      /^ {2}--format <fmt> +csv、jsonl、json 或 chrome-trace（引擎步骤，供 Perfetto 打开）\n +（默认："jsonl"）$/m,
+    );
     const en = memoryIo({ LANG: 'C' });
     assert.equal(await main(['runs', 'export', '--help'], en), 0, en.err());
     assert.match(en.out(), /^Usage: servelab runs export \[options\] <id>$/m);
-    assert.match(en.out(), /^ {2}--format <fmt> +csv, jsonl or json \(default: "jsonl"\)$/m);
+    assert.match(
+      en.out(),
+      /^ {2}--format <fmt> +csv, jsonl, json or chrome-trace \(the engine steps, for\n +Perfetto\) \(default: "jsonl"\)$/m,
+    );
   });
   it('--lang before the command, or on a group of commands, gives that command’s help', async () => {
     for (const [args, usage] of [

@@ -18,9 +18,13 @@
  * - exactly one title, and no caption repeating it;
  * - axis names are human (`TTFT (ms)`, never a metric key such as `ttft_ms (ms)`).
  *
+ * The A/B and the baseline record their engine steps, so their step timelines
+ * (`report/step-timeline-chart`) are checked too.
+ *
  * And at 800 px the results table shows TTFT, TPOT, E2E and output throughput, and the answer's
  * key table every column (an A/B's verdict included), without scrolling sideways; the answer's
- * chart is not drawn again below (a sweep's load curve, an A/B's TTFT CDF). Screenshots go to test-results/report/. Skips with an install hint where
+ * chart is not drawn again below (a sweep's load curve, an A/B's TTFT CDF). Screenshots go to
+ * test-results/report/. Skips with an install hint where
  * chromium is missing, except under CI=true.
  */
 import assert from 'node:assert/strict';
@@ -217,9 +221,9 @@ seed: 7
 name: ab-long
 targets:
   llama-3.1-8b-instruct-bf16-kv-cache:
-    sim: {model: qwen3-0.6b, gpu: h100, clock: virtual}
+    sim: {model: qwen3-0.6b, gpu: h100, clock: virtual, record_steps: true}
   llama-3.1-8b-instruct-fp8-kv-cache:
-    sim: {model: qwen3-0.6b, gpu: h100, kv_cache_dtype: fp8, clock: virtual}
+    sim: {model: qwen3-0.6b, gpu: h100, kv_cache_dtype: fp8, clock: virtual, record_steps: true}
 ab: {a: llama-3.1-8b-instruct-bf16-kv-cache, b: llama-3.1-8b-instruct-fp8-kv-cache, bootstrap_resamples: 200}
 workload: {input_len: 256, output_len: 48}
 load: {concurrency: 4, requests: 24}
@@ -245,7 +249,7 @@ seed: 7
 name: single-level
 targets:
   sim:
-    sim: {model: qwen3-0.6b, gpu: h100, clock: virtual}
+    sim: {model: qwen3-0.6b, gpu: h100, clock: virtual, record_steps: true}
 workload: {input_len: 256, output_len: 64}
 load: {requests: 16}
 repeats: 3

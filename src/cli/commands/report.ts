@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
+import { timelineRequest } from '../../analysis/step-timeline.js';
 import { type Problem, UsageError } from '../../core/errors.js';
 import { type T as Translator, translator } from '../../i18n/index.js';
 import type { Io } from '../io.js';
@@ -29,6 +30,10 @@ export interface RawReport {
   gpuHourUsd?: string;
   title?: string;
   lang?: string;
+  /** The request the step timeline is drawn for. */
+  request?: string;
+  /** Write the engine steps as Chrome Trace Event Format JSON here. */
+  traceEvents?: string;
 }
 
 function price(raw: RawReport, runs: LoadedRun[]): number | undefined {
@@ -53,6 +58,7 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   const json = jsonOption(raw.json);
   const html = raw.html ? resolve(io.cwd, raw.html) : null;
   const md = raw.md ? resolve(io.cwd, raw.md) : null;
+  const trace = raw.traceEvents ? resolve(io.cwd, raw.traceEvents) : null;
   const rep0 = md ? await import('../../report/markdown.js') : null;
   // Each write-up has its own chart folder (`w.md` → `w.charts/`): two in one folder keep theirs.
   const svgDir = md && rep0 ? resolve(dirname(md), rep0.chartsDirFor(basename(md))) : null;
@@ -61,8 +67,10 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
     [md, '--md'],
     [svgDir, '--md', 'dir'],
     [json, '--json'],
+    [trace, '--trace-events'],
   ]);
   const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd, t });
+  checkStepRequest(runs, raw, t);
   const gpuHourUsd = price(raw, runs);
   const rep = await import('../../report/index.js');
   const { diagnose } = await import('../../analysis/diagnose/index.js');
@@ -92,10 +100,26 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
         t,
         answers,
         conclusions: sections('experimentConclusion'),
+        stepRequest: raw.request,
       }),
       '--html',
     );
     wrote.push(`${t('run.wrote', { files: html })}\n`);
+  }
+  if (trace) {
+    const withSteps = runs.filter((r) => r.steps?.length);
+    const run = withSteps[0];
+    if (!run)
+      throw new UsageError([
+        {
+          path: '--trace-events',
+          message: t('steps.no_steps', { id: runs.map((r) => r.id).join(', ') }),
+          hint: t('steps.no_steps_hint'),
+        },
+      ]);
+    const doc = (await import('../../report/step-trace.js')).stepTrace(run.steps ?? [], run.label);
+    await writeOutputFile(trace, `${JSON.stringify(doc)}\n`, '--trace-events');
+    wrote.push(`${t('steps.wrote_trace', { file: trace, events: doc.traceEvents.length })}\n`);
   }
   if (md && svgDir) {
     const doc = rep.renderMarkdownReport(runs, diagnosis, {
@@ -123,6 +147,28 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   for (const line of wrote) out.write(line);
   if (json === true) await emitJson(json, reportJson, io);
   return 0;
+}
+
+/** `--request` must name a request that streamed in a run with steps. */
+function checkStepRequest(runs: readonly LoadedRun[], raw: RawReport, t: Translator): void {
+  if (raw.request === undefined) return;
+  const wanted = raw.request;
+  const found = runs.some((r) => r.steps?.length && timelineRequest(r.records, wanted));
+  if (found) return;
+  const withSteps = runs.filter((r) => r.steps?.length);
+  throw new UsageError([
+    withSteps.length
+      ? {
+          path: '--request',
+          message: t('steps.no_request', { request: wanted, id: withSteps.map((r) => r.id).join(', ') }),
+          hint: t('steps.no_request_hint'),
+        }
+      : {
+          path: '--request',
+          message: t('steps.no_steps', { id: runs.map((r) => r.id).join(', ') }),
+          hint: t('steps.no_steps_hint'),
+        },
+  ]);
 }
 
 /** A stored experiment among the refs: its name, kind and the results the store kept. */

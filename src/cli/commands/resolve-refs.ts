@@ -13,6 +13,8 @@ import type { Problem } from '../../core/errors.js';
 import { UsageError } from '../../core/errors.js';
 import { loadedRunFromStore } from '../../dashboard/store-runs.js';
 import type { T } from '../../i18n/index.js';
+import { STEPS_FILE } from '../../pipeline/outputs.js';
+import type { RunStepRecord } from '../../record/engine-step.js';
 import type { RequestRecord } from '../../record/types.js';
 import { loadedRunFromReport } from '../../report/report-json.js';
 import { runReportProblem } from '../../report/run/report.js';
@@ -33,7 +35,7 @@ export function openStoreForReading(db: string | undefined, cwd: string, t: T = 
   return openStore(path, { readonly: true });
 }
 
-function readJsonl(path: string): RequestRecord[] {
+function readJsonl<R = RequestRecord>(path: string): R[] {
   if (!existsSync(path)) return [];
   // A file cut short (a full disk, a kill) names itself and the line, not report.json.
   return readFileSync(path, 'utf8')
@@ -41,7 +43,7 @@ function readJsonl(path: string): RequestRecord[] {
     .flatMap((l, i) => {
       if (!l.trim()) return [];
       try {
-        return [JSON.parse(l) as RequestRecord];
+        return [JSON.parse(l) as R];
       } catch (e) {
         throw new Error(`${path}, line ${i + 1}: ${(e as Error).message}`);
       }
@@ -95,14 +97,15 @@ export async function loadRuns(
           const report = parsed.report;
           const problem = runReportProblem(report);
           if (problem) throw new Error(problem);
-          runs.push(
-            loadedRunFromReport(
-              ref,
-              report,
-              report.records ?? readJsonl(join(dirname(file), 'requests.jsonl')),
-              report.series ? { series: report.series } : {},
-            ),
+          const run = loadedRunFromReport(
+            ref,
+            report,
+            report.records ?? readJsonl(join(dirname(file), 'requests.jsonl')),
+            report.series ? { series: report.series } : {},
           );
+          const steps = readJsonl<RunStepRecord>(join(dirname(file), STEPS_FILE));
+          if (steps.length) run.steps = steps;
+          runs.push(run);
         } catch (err) {
           problems.push({ path: ref, message: (err as Error).message, hint: RUN_FILE_HINT });
         }

@@ -11,7 +11,8 @@ import { type Problem, UsageError } from '../../core/errors.js';
 import { makeDirs, writeErrorProblem } from '../../core/output-path.js';
 import { textTable } from '../../core/text-width.js';
 import { storedVerdict } from '../../dashboard/index.js';
-import { EXPERIMENT_KINDS, experimentTemplate, LESSON_NAMES } from '../../exp/index.js';
+import { EXPERIMENT_KINDS, experimentTemplate } from '../../exp/index.js';
+import { LESSON_NAMES } from '../../exp/lesson-names.js';
 import type { T } from '../../i18n/index.js';
 import {
   EXPORT_FORMATS,
@@ -183,12 +184,12 @@ export async function expInitCommand(
   kind: string | undefined,
   file: string | undefined,
   io: Io,
-  opts: { force?: boolean; lang?: string } = {},
+  opts: { force?: boolean; lang?: string; url?: string[] } = {},
 ): Promise<number> {
   const problems: Problem[] = [];
   const t = langOf(opts.lang, io.env, problems);
   throwIfProblems(problems);
-  if (!kind || !((EXPERIMENT_KINDS as readonly string[]).includes(kind) || LESSON_NAMES.includes(kind)))
+  if (!kind || !([...EXPERIMENT_KINDS, ...LESSON_NAMES] as readonly string[]).includes(kind))
     throw new UsageError([
       {
         path: 'exp init',
@@ -196,7 +197,7 @@ export async function expInitCommand(
         hint: t('exp.init.kinds_hint', { kinds: [...EXPERIMENT_KINDS, ...LESSON_NAMES].join(', ') }),
       },
     ]);
-  const text = experimentTemplate(kind, t);
+  const text = experimentTemplate(kind, t, opts.url ?? []);
   if (!file) {
     io.stdout.write(text);
     return 0;

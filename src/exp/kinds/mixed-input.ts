@@ -287,7 +287,7 @@ export const mixedInputKind = defineKind({
   defaults: (f) => ({ ...f, mixed_input: f.mixed_input ?? mixedInputSchema.parse({}) }),
   template: (t) => `${t.head('mixed-input', 'mixed-input', t.tr('tpl.mixed_input.about'))}
 targets:
-${t.simTarget({ name: 'sim', full: true, set: ['max_num_batched_tokens: 512', 'max_num_seqs: 256'] })}
+${t.simTarget({ name: 'sim', full: true, set: ['max_num_batched_tokens: 512', 'max_num_seqs: 256', 'record_steps: true'] })}
 ${t.urlTargets}
 
 mixed_input:

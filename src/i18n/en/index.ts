@@ -13,6 +13,7 @@ import { exp } from './exp.js';
 import { gate } from './gate.js';
 import { gateLoad } from './gate-load.js';
 import { kindAnswers } from './kind-answers.js';
+import { lesson } from './lesson.js';
 import { lessonSpeculation } from './lesson-speculation.js';
 import { otlp } from './otlp.js';
 import { report } from './report.js';
@@ -21,6 +22,7 @@ import { sessions } from './sessions.js';
 import { shard } from './shard.js';
 import { sim } from './sim.js';
 import { source } from './source.js';
+import { steps } from './steps.js';
 import { team } from './team.js';
 import { template } from './template.js';
 import { trace } from './trace.js';
@@ -43,6 +45,7 @@ export const en = {
   ...shard,
   ...sim,
   ...source,
+  ...steps,
   ...team,
   ...template,
   ...exp,
@@ -50,5 +53,6 @@ export const en = {
   ...voice,
   ...kindAnswers,
   ...lessonSpeculation,
+  ...lesson,
   ...otlp,
 } as const;

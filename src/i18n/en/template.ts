@@ -171,6 +171,8 @@ export const template = {
   'tpl.simopt.speculative_config':
     "vllm-v1: speculative decoding as vLLM's --speculative-config: each step proposes num_speculative_tokens per decoding request, verifies them in one pass and keeps the accepted prefix plus one token (docs/sim.md, \"Speculative decoding\"). acceptance_rate is servelab's, not vLLM's: the acceptance to simulate in vLLM's reported units, one number for accepted / drafted tokens or a list for each position's accepted / drafts (default by method; ngram: from the prompt's own repetition).",
   'tpl.simopt.cold_start_ms': 'Extra time on the first engine step, as a cold engine takes.',
+  'tpl.simopt.record_steps':
+    'Record every engine step (its start and duration, the decodes, the prefill chunks with their tokens, KV blocks in use, preemptions): served on GET /servelab/steps, stored with the run as steps.jsonl, drawn by report as the step timeline.',
   'tpl.simopt.api_server_count':
     "API server processes that share the streaming work (vLLM's --api-server-count); each detokenises and writes the chunks of its own streams.",
   'tpl.simopt.catalogue': 'YAML/JSON file with extra GPUs and models, in Hugging Face config.json terms.',

@@ -312,8 +312,6 @@ export const HELP_TEXT_ZH_CN: Readonly<Record<string, string>> = {
   'sessions: search for the most users (at this think time) for which 99% of turns meet --slo':
     '会话：寻找（在当前思考时间下）99% 的轮次满足 --slo 的最多用户数',
   'overwrite FILE if it exists': 'FILE 已存在时覆盖它',
-  'the experiment kind (without one, the error lists the kinds)':
-    '实验类型（不给出时，错误信息会列出所有类型）',
   'write the template here instead of stdout (refused if it exists)':
     '把模板写到这里而不是标准输出（文件已存在时拒绝）',
   'experiment YAML': '实验 YAML 文件',
@@ -321,7 +319,6 @@ export const HELP_TEXT_ZH_CN: Readonly<Record<string, string>> = {
   'write the list as JSON to file, or stdout': '把列表以 JSON 写到文件或标准输出',
   'write the run as JSON to file, or stdout': '把这次运行以 JSON 写到文件或标准输出',
   'run id (a unique prefix is enough)': '运行 id（唯一的前缀即可）',
-  'csv, jsonl or json': 'csv、jsonl 或 json',
   'write to a file instead of stdout': '写到文件而不是标准输出',
   'write a self-contained HTML report': '写出一份自包含的 HTML 报告',
   'write the Markdown project write-up (its charts as SVG files in NAME.charts/ next to it)':
@@ -383,4 +380,16 @@ export const HELP_TEXT_ZH_CN: Readonly<Record<string, string>> = {
     'vLLM 与 SGLang 的写法（各按对应的 servelab 选项读取，并给出提示）：',
   "vllm-v1: speculative decoding as vLLM's --speculative-config: each step proposes num_speculative_tokens per decoding request, verifies them in one pass and keeps the accepted prefix plus one token (docs/sim.md, \"Speculative decoding\"). acceptance_rate is servelab's, not vLLM's: the acceptance to simulate in vLLM's reported units, one number for accepted / drafted tokens or a list for each position's accepted / drafts (default by method; ngram: from the prompt's own repetition). (default: off (no speculative decoding))":
     'vllm-v1：与 vLLM 的 --speculative-config 相同的推测解码：每一步为每个解码中的请求提出 num_speculative_tokens 个草稿 token，在一次前向中验证，保留被接受的前缀再加一个 token（见 docs/sim.md「Speculative decoding」）。acceptance_rate 是 servelab 自己的键，不是 vLLM 的：要模拟的接受率，单位与 vLLM 的报告相同，一个数表示接受 / 草稿 token 之比，列表表示每个位置的接受 / 草稿之比（默认随 method 而定；ngram：取自提示词自身的重复）。（默认：关闭（不做推测解码））',
+  'Record every engine step (its start and duration, the decodes, the prefill chunks with their tokens, KV blocks in use, preemptions): served on GET /servelab/steps, stored with the run as steps.jsonl, drawn by report as the step timeline.':
+    '记录引擎的每一步（开始时刻与时长、解码的请求、各预填充块及其 token 数、占用的 KV 块、抢占）：通过 GET /servelab/steps 提供，随运行存为 steps.jsonl，report 把它画成步骤时间线。',
+  "a lesson: run it against this engine (OpenAI base URL) instead of the simulator; twice for a lesson's two sides":
+    '课程实验：对这个引擎（OpenAI 基础 URL）运行，而不是模拟器；两侧对比的课程给两次',
+  'the experiment kind or a lesson (without one, the error lists them)':
+    '实验类型或课程名（不给时，错误信息会列出全部）',
+  'csv, jsonl, json or chrome-trace (the engine steps, for Perfetto)':
+    'csv、jsonl、json 或 chrome-trace（引擎步骤，供 Perfetto 打开）',
+  'the request the step timeline is drawn for (a request id, or its workload index); default: the worst stall':
+    '为哪个请求画步骤时间线（请求 id 或它在负载中的序号）；默认：停顿最严重的那个',
+  "write the run's engine steps (--record-steps) as Chrome Trace Event Format JSON, for the Perfetto UI":
+    '把运行的引擎步骤（--record-steps）写成 Chrome Trace Event Format JSON，供 Perfetto UI 打开',
 };

@@ -95,6 +95,7 @@ export interface EngineConfig
     | 'enablePrefixCaching'
     | 'coldStartMs'
     | 'apiServerCount'
+    | 'recordSteps'
   > {
   model: ModelSpec;
   gpu: GpuSpec;
@@ -284,6 +285,7 @@ export function resolveEngineConfig(opts: EngineOptions): EngineConfig {
     enablePrefixCaching,
     coldStartMs,
     apiServerCount,
+    recordSteps: v.record_steps ?? false,
     memory,
     profile,
     calibration: opts.calibration ?? null,

@@ -21,7 +21,16 @@ import { EngineReq, IntStepList, StepList } from './request.js';
 import { createScheduler, type SchedulePolicy, type SchedulerOutput } from './scheduler.js';
 import { SlotPool } from './slot-pool.js';
 import { SpecDecoder } from './speculative.js';
-import type { EngineRequest, EngineStats, RequestTimes, SimEngine, SlotState, StepResult } from './types.js';
+import { StepLog } from './step-log.js';
+import type {
+  EngineRequest,
+  EngineStats,
+  RequestTimes,
+  SimEngine,
+  SlotState,
+  StepPage,
+  StepResult,
+} from './types.js';
 
 const GIB = 1024 ** 3;
 
@@ -77,9 +86,12 @@ export class EngineCore {
   private promptTokens = 0;
   private generationTokens = 0;
   private lastEndMs: number | null = null;
+  /** `--record-steps`: the step timeline (`step-log.ts`); null, and never touched, when off. */
+  readonly steps: StepLog | null;
 
   constructor(cfg: EngineConfig) {
     this.cfg = cfg;
+    this.steps = cfg.recordSteps ? new StepLog() : null;
     const profile = cfg.profile;
     this.kv = profile.llamacpp
       ? new SlotPool(
@@ -158,6 +170,8 @@ export class EngineCore {
     const out = this.out;
     this.scheduler.schedule(out, nowMs);
     this.updateAfterSchedule(out);
+    // The KV in use while the step runs: its allocations made, no finished request freed yet.
+    if (this.steps) this.steps.kvInUse(Math.round(this.kv.usage() * this.kv.numBlocks), this.kv.numBlocks);
     const numBatched = this.shape.numTokens;
     let dt = this.executeModel();
     if (out.reqs.length > 0) {
@@ -227,6 +241,7 @@ export class EngineCore {
       }
       r.numComputed = ctx + n;
       this.kv.cacheFull(r);
+      if (this.steps) this.steps.scheduled(r, n, ctx);
       if (r.numComputed >= r.numTokens) {
         shape.numSampled++;
         raw.sampled.push(r);
@@ -311,7 +326,8 @@ export class EngineCore {
     const step = this.stepNo;
     if (this.out.reqs.length > 0) {
       this.lastEndMs = endMs;
-    }
+      if (this.steps) this.steps.close(step, nowMs, dt, this.out.preempted);
+    } else if (this.steps) this.steps.discard();
     // Every token of the step is stamped with the one boxed number `lastEndMs` holds (a field
     // that starts as null keeps its numbers boxed): storing `endMs` itself boxed it anew for
     // each token. There are tokens only when requests were scheduled, so it is `endMs`.
@@ -423,6 +439,10 @@ class SimEngineImpl implements SimEngine {
   slots(): SlotState[] {
     const kv = this.core.kv;
     return kv instanceof SlotPool ? kv.states() : [];
+  }
+
+  stepPage(since: number, limit: number): StepPage | null {
+    return this.core.steps?.page(since, limit) ?? null;
   }
 }
 

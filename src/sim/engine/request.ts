@@ -17,6 +17,8 @@ export type ReqStatus = 'waiting' | 'running' | 'preempted' | 'finished';
 
 export class EngineReq {
   readonly id: string;
+  /** The client's name for it (`EngineRequest.label`), for the step timeline. */
+  readonly label: string | undefined;
   readonly prompt: ArrayLike<number>;
   readonly numPrompt: number;
   /** Output tokens at which the request stops. */
@@ -47,6 +49,7 @@ export class EngineReq {
 
   constructor(r: EngineRequest, maxModelLen: number) {
     this.id = r.id;
+    this.label = r.label;
     this.prompt = r.promptTokens;
     this.numPrompt = r.promptTokens.length;
     if (this.numPrompt < 1) throw new RangeError(`request ${r.id}: empty prompt`);

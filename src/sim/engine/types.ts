@@ -4,6 +4,7 @@
  * clock-free) and its two drivers: the real-time HTTP server (`sim/server`) and the
  * virtual-time planner (`sim/batch-driver`). The engine never reads a clock: drivers pass `nowMs`.
  */
+import type { EngineStepRecord } from '../../record/engine-step.js';
 
 /** A request as the engine sees it: token ids (for prefix hashing) and how long it will generate. */
 export interface EngineRequest {
@@ -22,6 +23,8 @@ export interface EngineRequest {
   minTokens?: number;
   /** Arrival time at the engine (ms on the driver's clock). */
   arrivalMs: number;
+  /** The client's name for the request (its `X-Request-Id`), for the step timeline; default `id`. */
+  label?: string;
 }
 
 export interface TokenEvent {
@@ -102,6 +105,21 @@ export interface SlotState {
   decoded: number;
 }
 
+/* The step timeline (`--record-steps`, `step-log.ts`). */
+
+/** A page of the log: the steps from the cursor on, and where the next page starts. */
+export interface StepPage {
+  steps: EngineStepRecord[];
+  /** The cursor for the next page (`since`). */
+  next: number;
+  /** The oldest step still held; steps before it were dropped (the log is bounded). */
+  first: number;
+  /** Steps before `since` that were asked for but had been dropped. */
+  dropped: number;
+  /** The step number after the newest held: a cursor that reads only what comes later. */
+  end: number;
+}
+
 /** The engine's public surface. Implemented by `sim/engine/engine.ts`. */
 export interface SimEngine {
   add(req: EngineRequest, nowMs: number): void;
@@ -119,4 +137,6 @@ export interface SimEngine {
   release(reqId: string): void;
   /** `--engine llamacpp`: the server's slots; empty for the other profiles. */
   slots(): SlotState[];
+  /** `--record-steps`: up to `limit` recorded steps from step `since` on; null when not recording. */
+  stepPage(since: number, limit: number): StepPage | null;
 }

@@ -288,6 +288,8 @@ export class Generations {
         l.inEngine = true;
         driver.add({
           id: l.id,
+          // The step timeline names requests as the client did (its X-Request-Id).
+          label: l.choiceIndex === 0 ? l.requestId : `${l.requestId}-${l.choiceIndex}`,
           promptTokens: promptIds,
           maxTokens,
           eosLen: plans[l.choiceIndex].eosLen,

@@ -50,6 +50,7 @@ import { type SpanExport, spanExportOf } from './otlp-spans.js';
 import { PromptTokens } from './prompt-tokens.js';
 import { parseTokenizeRequest } from './requests.js';
 import { reject, rejectTooLarge, sendError, sendJson } from './responses.js';
+import { serveSteps } from './steps.js';
 
 /** Collaborators of the server; all optional. */
 export interface SimServerDeps {
@@ -409,6 +410,9 @@ class SimHttp implements SimHandler {
         });
       case 'GET /v1/models':
         return sendJson(res, 200, this.modelsBody());
+      case 'GET /servelab/steps':
+        req.resume();
+        return serveSteps(this.engine, this.clock.now(), this.so.timeScale, req.url ?? '', res);
       case 'GET /metrics': {
         const m = await this.metrics.render();
         res.writeHead(200, { 'content-type': m.contentType }).end(m.body);
