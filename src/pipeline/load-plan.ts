@@ -11,6 +11,7 @@ import { plannedCountProblem } from '../core/limits.js';
 import type { T } from '../i18n/index.js';
 import type { LoadMode, SessionLoad } from '../runner/load.js';
 import { arrivalOffsetsMs, openLoopCount, traceOffsetsMs } from '../schedule/index.js';
+import { stageOffsetsMs } from '../schedule/stages.js';
 import {
   type SessionOptions,
   type SessionWorkload,
@@ -45,6 +46,20 @@ export function loadPlan(
         durationMs: l.durationS !== null ? l.durationS * 1000 : null,
       },
       count: l.requests ?? Math.max(64, (l.concurrency ?? 1) * 8),
+    };
+  }
+  if (l.mode === 'open' && l.stages?.length) {
+    // Each stage's offsets are from its own start, which the runner sets when the previous
+    // stage has drained (schedule/stages); stage i draws from its own seed.
+    const perStage = l.stages.map((st, i) => stageOffsetsMs(st, l.arrival, l.seed + i, l.burstiness));
+    return {
+      load: {
+        kind: 'open',
+        arrivalsMs: perStage.flat(),
+        maxConcurrency: l.maxConcurrency,
+        stages: { counts: perStage.map((a) => a.length), pauseMs: (l.stagePauseS ?? 0) * 1000 },
+      },
+      count: perStage.reduce((n, a) => n + a.length, 0),
     };
   }
   if (l.mode === 'open') {
@@ -102,6 +117,7 @@ export function sessionsLoadMode(
 export function workloadCount(common: CommonSettings, t?: T): number | undefined {
   const l = common.load;
   if (l.mode === 'trace' || l.mode === 'sessions') return undefined;
+  if (l.mode === 'open' && l.stages?.length) return loadPlan(common, null).count;
   if (l.mode === 'open' && l.durationS !== null) {
     // Refused before the workload is built for it (a 24-hour soak at 200/s plans 17 million).
     const n = openLoopCount(l.rateRps ?? 1, l.durationS);

@@ -13,6 +13,7 @@ import type { ValidityReason } from '../analysis/diagnose/types.js';
 import type { Slo, Summary, SummaryDetail } from '../analysis/index.js';
 import { summarize, summarizeSessions } from '../analysis/index.js';
 import type { LoadedRun } from '../analysis/loaded-run.js';
+import { stageSummaries } from '../analysis/stage-summary.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
 import { validityReasons } from '../analysis/validity.js';
 import { createHttpTarget } from '../client/index.js';
@@ -350,6 +351,8 @@ export async function measureOn(
     },
   };
   const summary = summarize(result.records, summaryCtx);
+  if (plan.load.kind === 'open' && plan.load.stages)
+    summary.stages = stageSummaries(result.records, plan.load.stages.counts);
   const thresholdResults = req.thresholds.length
     ? evaluateThresholds(summary, [...req.thresholds], req.baseline)
     : [];

@@ -41,6 +41,12 @@ export type LoadMode =
        * are cancelled. null or absent (a request count, a trace): they end on their own.
        */
       durationMs?: number | null;
+      /**
+       * Load stages (`schedule/stages`): `arrivalsMs` holds each stage's offsets from its own
+       * start, `counts[s]` of them for stage s in order; stage s + 1 starts `pauseMs` after every
+       * request of stage s has ended. Absent: one schedule from the window's start.
+       */
+      stages?: { counts: readonly number[]; pauseMs: number } | null;
     }
   | {
       kind: 'sessions';
@@ -270,8 +276,13 @@ export function validateRunLoadConfig(cfg: RunLoadConfig): Problem[] {
         hint: 'give --requests or --duration with --rate',
       });
     let prev = 0;
+    // With stages, each stage's offsets start again from its own start.
+    const restarts = new Set<number>();
+    for (let i = 0, at = 0; load.stages && i < load.stages.counts.length; i++)
+      restarts.add((at += load.stages.counts[i]));
     for (let i = 0; i < load.arrivalsMs.length; i++) {
       const t = load.arrivalsMs[i];
+      if (restarts.has(i)) prev = 0;
       if (!Number.isFinite(t) || t < prev) {
         problems.push({
           path: `schedule[${i}]`,

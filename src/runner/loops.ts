@@ -258,8 +258,22 @@ class LoadRun extends RunAttempts {
     if (openedAt !== null)
       for (; i < arrivalsMs.length && t0 + arrivalsMs[i] < openedAt - limit; i++)
         this.unsent(this.plan('measure', specs[i % specs.length], t0 + arrivalsMs[i]), LATE_START);
+    // Load stages: the next stage's base is set when the previous one has drained, plus a pause.
+    let base = t0;
+    let stageEnd = load.stages ? (load.stages.counts[0] ?? arrivalsMs.length) : arrivalsMs.length;
+    let stage = 0;
     for (; i < arrivalsMs.length; i++) {
-      const at = t0 + arrivalsMs[i];
+      if (load.stages && i === stageEnd) {
+        if (active > 0 || queue.length > 0)
+          await new Promise<void>((resolve) => {
+            onIdle = resolve;
+          });
+        onIdle = undefined;
+        if (this.stopped) break;
+        base = this.clock.now() + load.stages.pauseMs;
+        stageEnd += load.stages.counts[++stage] ?? 0;
+      }
+      const at = base + arrivalsMs[i];
       if (this.stopped) break;
       if (at > this.clock.now()) {
         try {
@@ -285,7 +299,7 @@ class LoadRun extends RunAttempts {
     cancelDrain?.();
     for (const p of queue.splice(0)) this.unsent(p);
     for (; i < arrivalsMs.length; i++)
-      this.unsent(this.plan('measure', specs[i % specs.length], t0 + arrivalsMs[i]));
+      this.unsent(this.plan('measure', specs[i % specs.length], base + arrivalsMs[i]));
   }
 
   /**

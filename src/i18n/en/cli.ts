@@ -63,6 +63,9 @@ export const cli = {
   'cli.dataset.hint': 'use --dataset sharegpt FILE.json',
   'cli.prompt_source.many': 'choose one prompt source',
   'cli.prompt_source.hint': 'or none for synthetic prompts (--input-len)',
+  'cli.stages.alone':
+    '--stages sets its own arrivals and request count: it cannot go with --concurrency, --rate, --requests, --duration, --trace or --users',
+  'cli.stages.alone_hint': 'e.g. --stages 5x600,10x600 --arrival poisson',
   'cli.prefix_groups.needs': 'needs --shared-prefix-len',
   'cli.prefix_groups.hint': 'e.g. --shared-prefix-len 1024 --num-prefix-groups 4',
   'cli.ignore_eos.contradicts': 'contradicts --ignore-eos',

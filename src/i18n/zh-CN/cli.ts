@@ -55,6 +55,9 @@ export const cli: Record<keyof typeof en, string> = {
   'cli.dataset.hint': '请用 --dataset sharegpt FILE.json',
   'cli.prompt_source.many': '只能选择一种提示词来源',
   'cli.prompt_source.hint': '或者都不选，使用合成提示词（--input-len）',
+  'cli.stages.alone':
+    '--stages 自带到达时间和请求数，不能与 --concurrency、--rate、--requests、--duration、--trace 或 --users 同用',
+  'cli.stages.alone_hint': '例如 --stages 5x600,10x600 --arrival poisson',
   'cli.prefix_groups.needs': '需要同时给出 --shared-prefix-len',
   'cli.prefix_groups.hint': '例如 --shared-prefix-len 1024 --num-prefix-groups 4',
   'cli.ignore_eos.contradicts': '与 --ignore-eos 互相矛盾',
