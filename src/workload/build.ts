@@ -31,7 +31,7 @@ import { type PromptEntry, parsePromptsJsonl, parseShareGpt, type ReadText, read
 import type { LengthDist } from './lengths.js';
 import { type Checked, checkOptions, type WorkloadOptions, type WorkloadSource } from './options.js';
 import { buildSessions, type SessionWorkload } from './sessions.js';
-import { sharedPrefixOrder } from './shared-prefix.js';
+import { cyclingSpecs } from './shared-prefix.js';
 import { COUNT_CONCURRENCY, mapLimit, streamRng } from './streams.js';
 import {
   blockTexts,
@@ -516,7 +516,13 @@ async function syntheticSpecs(
   }
 
   if (prefixLen > 0 && checked.promptsPerGroup > 0)
-    return cyclingSpecs(opts, checked, counter, prefixes, outLens, inexact);
+    return cyclingSpecs(
+      { ...opts, ...checked, inputLen: checked.inputLen! },
+      counter,
+      prefixes,
+      outLens,
+      inexact,
+    );
 
   const specs = await mapLimit(inputLens, COUNT_CONCURRENCY, async (input_len, index) => {
     const words = new WordStream(streamRng(opts.seed, 'request', index));
@@ -527,45 +533,6 @@ async function syntheticSpecs(
     const spec: RequestSpec = { index, prompt: fit.text, input_len, output_len: outLens[index] };
     if (g !== undefined) spec.prefix_group = g;
     return spec;
-  });
-  return { specs, inexact };
-}
-
-/**
- * inference-perf's `shared_prefix` data (`workload/shared-prefix`): G groups × M fixed
- * questions, G·M prompts in a seeded shuffled order, request n sending prompt n mod G·M, so whole
- * prompts repeat every G·M requests. Each prompt is its group's prefix then its own question,
- * `--input-len` tokens in all (sampled once per prompt). Upstream numbers the cycle from 0 in
- * each load stage; here it runs across the run (the same when stages hold multiples of G·M).
- */
-async function cyclingSpecs(
-  opts: WorkloadOptions,
-  checked: Checked,
-  counter: TokenCounter,
-  prefixes: readonly { text: string; tokens: number }[],
-  outLens: readonly (number | null)[],
-  inexactSoFar: number,
-): Promise<{ specs: RequestSpec[]; inexact: number }> {
-  const { prefixLen, groups, promptsPerGroup } = checked;
-  const order = sharedPrefixOrder(
-    { numGroups: groups, promptsPerGroup, systemPromptLen: prefixLen, questionLen: 0, outputLen: 0 },
-    opts.seed,
-  );
-  const lenRng = streamRng(opts.seed, 'input_len');
-  const lens = order.map(() => Math.max(prefixLen + 1, checked.inputLen!.sample(lenRng)));
-  let inexact = inexactSoFar;
-  const prompts = await mapLimit(order, COUNT_CONCURRENCY, async (slot, k) => {
-    const head = prefixes[slot.group];
-    const words = new WordStream(
-      streamRng(opts.seed, 'question', slot.group * promptsPerGroup + slot.question),
-    );
-    const fit = await fitText(counter, words, lens[k], head.text, head.tokens);
-    if (fit.tokens !== lens[k]) inexact++;
-    return { text: fit.text, input_len: lens[k], group: slot.group };
-  });
-  const specs = outLens.map((output_len, index): RequestSpec => {
-    const p = prompts[index % prompts.length];
-    return { index, prompt: p.text, input_len: p.input_len, output_len, prefix_group: p.group };
   });
   return { specs, inexact };
 }

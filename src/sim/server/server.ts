@@ -207,9 +207,8 @@ export async function createSimHandler(
   const clock = deps.clock ?? new RealClock();
   const log = deps.log ?? (() => {});
   const sim = new SimHttp(so, config, engine, clock, log);
-  // vLLM loads its tokenizer before it serves; so do we (Qwen3's takes ~1 s; others are instant).
-  // On a wall clock it is also warmed (compiled by V8), so that the first prompt does not pay
-  // in served time what later prompts do not (issue 26 item 6); virtual time does not see it.
+  // vLLM loads its tokenizer before it serves; so do we (Qwen3's takes ~1 s; others are instant),
+  // and on a wall clock warm it (V8 compiles it) so the first prompt does not pay for that.
   await sim.tokenizerReady(!(clock instanceof VirtualClock));
   return { sim, so, config, engine };
 }
@@ -319,13 +318,7 @@ class SimHttp implements SimHandler {
     return this.driver.stats();
   }
 
-  /**
-   * Empty the engine's prefix cache; on a wall clock also the tokenizer's memo, so that a cold
-   * request after the reset does the simulator's work the first cold request did. What of that
-   * work shows in served time is hidden the same way for both (`RealTimeDriver.add`), and when
-   * it exceeds what it can hide behind (a machine too slow for the time scale) both pay it
-   * alike (issue 26 item 6). In virtual time the memo costs no served time and is kept.
-   */
+  /** Empty the prefix cache, and on a wall clock the tokenizer's memo (docs/sim.md, issue 26 item 6). */
   private resetCaches(): boolean {
     if (!this.engine.resetPrefixCache()) return false;
     if (!(this.clock instanceof VirtualClock)) void this.prompts?.then((p) => p.clear());
