@@ -119,6 +119,7 @@ export function addCompatOptions<C extends Command<[], Record<string, unknown>>>
  * value is read here without a line of its own.
  */
 const BY_HAND: ReadonlySet<RunSettingKey> = new Set<RunSettingKey>([
+  'config',
   'concurrency',
   'requests',
   'duration',

@@ -501,6 +501,17 @@ export const RUN_SETTINGS = {
     unit: 's',
     description: 'Run for this long instead of a request count.',
   }),
+  config: setting(str(), {
+    group: 'load',
+    flag: 'config',
+    arg: '<file>',
+    file: null,
+    default: null,
+    valueText: 'a file path',
+    // kubernetes-sigs/inference-perf @ e8e0aa99, inference_perf/config.py (config/inference-perf).
+    description:
+      "An inference-perf config (YAML): its api type, load stages and data (shared_prefix, random, synthetic) as servelab's flags; flags given win.",
+  }),
   stages: setting(str(), {
     group: 'load',
     flag: 'stages',

@@ -5,7 +5,7 @@
  * fixed prompts (inference-perf's `shared_prefix` data), which the simulator's prefix cache shows.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -16,6 +16,7 @@ import type { RequestRecord } from '../../src/record/types.js';
 
 /** What these tests read of report.json. */
 interface Report {
+  config: { target: { endpoint: string } };
   summary: Summary & { stages: StageSummary[] };
   window: { start_ms: number };
   monitoring: { server_window: { prefix_hit_rate: number } };
@@ -122,5 +123,58 @@ describe('servelab plan --prompts-per-group', () => {
       0,
     );
     assert.match(io.err(), /--prompts-per-group/);
+  });
+});
+
+describe('servelab plan --config inference-perf.yaml', () => {
+  const yaml = (data: string) =>
+    [
+      'api: {type: completion, streaming: true}',
+      data,
+      'load:',
+      '  type: constant',
+      '  interval: 2',
+      '  stages: [{rate: 2, duration: 6}, {rate: 3, duration: 6}]',
+      'server: {type: vllm, model_name: qwen3-0.6b, base_url: "http://0.0.0.0:8000"}',
+    ].join('\n');
+  const file = (text: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'sl-ip-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'config.yml'), text);
+    return join(dir, 'config.yml');
+  };
+  const sharedPrefix =
+    'data: {type: shared_prefix, shared_prefix: {num_groups: 2, num_prompts_per_group: 3, system_prompt_len: 200, question_len: 50, output_len: 16}}';
+
+  it("reads the api type, the stages and the shared_prefix data as servelab's flags", async () => {
+    const { report, records } = await plan(['--config', file(yaml(sharedPrefix))]);
+    assert.equal(report.config.target.endpoint, 'completions');
+    assert.deepEqual(
+      report.summary.stages.map((st) => st.succeeded),
+      [12, 18],
+    );
+    assert.equal(report.summary.input_tokens.mean, 250);
+    assert.equal(report.summary.output_tokens.mean, 16);
+    assert.equal(records.length, 30);
+    // 6 prompts cycling over 30 requests: most of every prompt is a cache hit.
+    assert.ok(report.monitoring.server_window.prefix_hit_rate > 0.8);
+  });
+
+  it('a flag given wins over the file', async () => {
+    const { report } = await plan(['--config', file(yaml(sharedPrefix)), '--output-len', '8']);
+    assert.equal(report.summary.output_tokens.mean, 8);
+  });
+
+  it('refuses a data type it cannot make, and a missing file, with hints', async () => {
+    for (const args of [
+      ['--config', file(yaml('data: {type: shareGPT}'))],
+      ['--config', join(tmpdir(), 'no-such-inference-perf.yml')],
+    ]) {
+      const io = memoryIo({}, process.cwd());
+      assert.notEqual(await main([...PLAN, ...args], io), 0);
+      assert.match(io.err(), /config|data\.type/);
+      assert.match(io.err(), /hint|e\.g\.|use data\.type/);
+      assert.doesNotMatch(io.err(), /\n\s+at /);
+    }
   });
 });
