@@ -150,6 +150,44 @@ describe('servelab calibrate', () => {
     assert.ok(profile.held.eta_gemm && profile.held.frontend_chunk_ms);
   });
 
+  it('a single vllm.json at concurrency 1 writes a profile from its means; one under load is refused with a hint', async () => {
+    const out = join(dir, 'vllm-c1');
+    const pio = memoryIo({}, dir);
+    const planArgs = ['plan', '--model', 'qwen3-0.6b', '--gpu', 'h100', '--profile', join(dir, 'truth.yaml')];
+    const load = ['--concurrency', '1', '--requests', '6', '--input-len', '600', '--output-len', '64'];
+    assert.equal(
+      await main(
+        [...planArgs, ...load, '--ignore-eos', '--seed', '3', '--no-db', '--format', 'vllm', '--out', out],
+        pio,
+      ),
+      0,
+      pio.err(),
+    );
+    const io = memoryIo({}, dir);
+    const args = [
+      'calibrate',
+      join(out, 'vllm.json'),
+      '--model',
+      'qwen3-0.6b',
+      '--gpu',
+      'h100',
+      '--out',
+      'v.yaml',
+    ];
+    assert.equal(await main(args, io), 0, io.err());
+    const profile = parse(readFileSync(join(dir, 'v.yaml'), 'utf8'));
+    // The mean TPOT is read at the mean context: η_bw within 5%, the overhead from the mean TTFT.
+    assert.ok(Math.abs(profile.constants.eta_bw.value - TRUE.eta_bw) / TRUE.eta_bw < 0.05);
+    assert.ok(Math.abs(profile.constants.frontend_overhead_ms.value - TRUE.frontend_overhead_ms) < 0.3);
+    assert.equal(profile.constants.eta_bw.stderr, null, 'one mean per constant: the error is not estimable');
+    assert.match(io.out(), /moved off the defaults: ETA_BW, FRONTEND_OVERHEAD_MS/);
+    const loaded = memoryIo({}, process.cwd());
+    const fixture = 'test/fixtures/vllm/openai-chat-infqps-concurrency8-Qwen3-8B-20261201-120000.json';
+    assert.equal(await main(['calibrate', fixture, '--model', 'qwen3-8b', '--gpu', 'h100'], loaded), 1);
+    assert.match(loaded.err(), /max_concurrency 8 mixes queueing/);
+    assert.match(loaded.err(), /hint: give one measured with --max-concurrency 1/);
+  });
+
   it('the profile alone selects the simulated configuration; a differing setting is refused', async () => {
     const ok = memoryIo({}, dir);
     assert.equal(

@@ -75,6 +75,8 @@ export interface CalibrationRun {
   label: string;
   /** Every record of the run (warm-up ones are left out here). */
   records: readonly RequestRecord[];
+  /** An aggregate result's low-load observations instead of records (`vllm-result.ts`). */
+  lowLoad?: { decode: DecodeObs[]; prefill: PrefillObs[]; outputTokS: number | null };
 }
 
 /** What the runs were measured on: the configuration the profile is fitted for. */
@@ -335,9 +337,10 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
   });
   const read = runs.map((r) => {
     const recs = usable(r.records);
+    if (r.lowLoad) return { run: r, recs, conc: 1, rate: r.lowLoad.outputTokS };
     return { run: r, recs, conc: peakInFlight(recs), rate: outputRate(recs) };
   });
-  const low = read.filter((r) => r.recs.length && r.conc <= 1);
+  const low = read.filter((r) => (r.recs.length && r.conc <= 1) || r.run.lowLoad);
   const loaded = read.filter((r) => r.recs.length && r.conc > 1).sort((a, b) => a.conc - b.conc);
   const saturated = loaded.filter((r) =>
     loaded.some(
@@ -349,7 +352,7 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
   const decode: DecodeObs[] = [];
   const prefill: PrefillObs[] = [];
   for (const r of low) {
-    const o = lowLoadObs(r.recs);
+    const o = r.run.lowLoad ?? lowLoadObs(r.recs);
     decode.push(...o.decode);
     prefill.push(...o.prefill);
   }
@@ -444,7 +447,10 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
       )
     : { p: [] as number[], stderr: [] as number[] };
   // The prior is kept where the data's error is wider than the prior's spread.
-  const keep = free.map((k, i) => !(lm.stderr[i] <= PRIOR_REL_SPREAD * defaults[k]));
+  // As many observations as free constants (an aggregate file's means): exactly determined, the
+  // error is not estimable (NaN, null in the profile) and the data's values are taken.
+  const dof = decode.length + prefill.length - free.length;
+  const keep = free.map((k, i) => dof > 0 && !(lm.stderr[i] <= PRIOR_REL_SPREAD * defaults[k]));
   const fit = { p: full(lm.p.map((v, i) => (keep[i] ? defaults[free[i]] : v))) };
 
   const lensParams = { n: lens.length, from: lens[0], to: lens[lens.length - 1] };
@@ -469,7 +475,7 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
     constant: PROFILE_CONSTANTS[LOW[k]].constant,
     value: fit.p[k],
     fitted: lm.p[i],
-    stderr: lm.stderr[i],
+    stderr: dof > 0 ? lm.stderr[i] : Number.NaN,
     default: defaults[k],
     moved: !keep[i],
     unit: PROFILE_CONSTANTS[LOW[k]].unit,
@@ -561,7 +567,7 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
           c.key,
           {
             value: round(c.value),
-            stderr: round(c.stderr),
+            stderr: Number.isFinite(c.stderr) ? round(c.stderr) : null,
             constant: c.constant,
             default: round(c.default),
             unit: c.unit,
