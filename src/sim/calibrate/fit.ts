@@ -450,7 +450,14 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
   // As many observations as free constants (an aggregate file's means): exactly determined, the
   // error is not estimable (NaN, null in the profile) and the data's values are taken.
   const dof = decode.length + prefill.length - free.length;
-  const keep = free.map((k, i) => dof > 0 && !(lm.stderr[i] <= PRIOR_REL_SPREAD * defaults[k]));
+  // Kept too where the data agree with the prior (within 2 standard errors): nothing to move.
+  const agrees = (v: number, se: number, prior: number) =>
+    Math.abs(v - prior) <= Math.max(Number.isFinite(se) ? 2 * se : 0, 1e-6 * prior);
+  const keep = free.map(
+    (k, i) =>
+      (dof > 0 && !(lm.stderr[i] <= PRIOR_REL_SPREAD * defaults[k])) ||
+      agrees(lm.p[i], dof > 0 ? lm.stderr[i] : Number.NaN, defaults[k]),
+  );
   const fit = { p: full(lm.p.map((v, i) => (keep[i] ? defaults[free[i]] : v))) };
 
   const lensParams = { n: lens.length, from: lens[0], to: lens[lens.length - 1] };
@@ -483,7 +490,7 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
   }));
   if (saturated.length) {
     const prior = PROFILE_CONSTANTS.frontend_chunk_ms.default;
-    const moved = chunk.stderr <= PRIOR_REL_SPREAD * prior;
+    const moved = chunk.stderr <= PRIOR_REL_SPREAD * prior && !agrees(chunk.value, chunk.stderr, prior);
     constants.push({
       key: 'frontend_chunk_ms',
       constant: 'FRONTEND_CHUNK_MS',
@@ -498,8 +505,9 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
   }
   for (const c of constants)
     if (!c.moved)
-      held[c.key] =
-        `kept the prior ${Number(c.default.toPrecision(4))}: the data's standard error ${Number(c.stderr.toPrecision(2))} exceeds the prior's spread (${PRIOR_REL_SPREAD * 100}%)`;
+      held[c.key] = agrees(c.fitted, c.stderr, c.default)
+        ? `kept the prior ${Number(c.default.toPrecision(4))}: the data agree with it (fitted ${Number(c.fitted.toPrecision(4))} ± ${Number(c.stderr.toPrecision(2))})`
+        : `kept the prior ${Number(c.default.toPrecision(4))}: the data's standard error ${Number(c.stderr.toPrecision(2))} exceeds the prior's spread (${PRIOR_REL_SPREAD * 100}%)`;
 
   // Residuals, in the metrics' own units.
   const pd = model.predictDecode(fit.p);
