@@ -278,8 +278,11 @@ export function validateRunLoadConfig(cfg: RunLoadConfig): Problem[] {
     let prev = 0;
     // With stages, each stage's offsets start again from its own start.
     const restarts = new Set<number>();
-    for (let i = 0, at = 0; load.stages && i < load.stages.counts.length; i++)
-      restarts.add((at += load.stages.counts[i]));
+    let at = 0;
+    for (const n of load.stages?.counts ?? []) {
+      at += n;
+      restarts.add(at);
+    }
     for (let i = 0; i < load.arrivalsMs.length; i++) {
       const t = load.arrivalsMs[i];
       if (restarts.has(i)) prev = 0;
