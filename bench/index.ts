@@ -3,7 +3,8 @@
  * `npm run bench [-- SCENARIO… ] [--json FILE] [--quick] [--repeat K]`: the performance benchmarks of
  * issues 2 and 3. Scenarios: `client` (streaming client vs a naive fetch client), `first-wave`
  * (the first wave's TTFT against a constant-latency server at c = 100, issue 25), `open-loop`
- * (runner lateness at 200 req/s), `sim-real` (simulator emit-time error in real time),
+ * (runner lateness at 200 req/s), `sim-real` (simulator emit-time error in real time), `cold-reset` (a cold request after a prefix-cache reset
+ * against the first cold one, issue 26 item 6),
  * `sim-virtual` (simulator throughput in virtual time: the engine fast path and the measurement
  * path), `plan` (the wall time of one `servelab plan` command), `trace` (a 100k-request Azure
  * trace parsed and scheduled: time and peak memory), `fit-replay` (fit-data experiment 61
@@ -18,6 +19,7 @@ import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { benchClient } from './client.js';
+import { benchColdReset } from './cold-reset.js';
 import { benchFirstWave } from './first-wave.js';
 import { timeReplay } from './fit-data.js';
 import { infoRow, medianRows, type Row, renderTable, type ScenarioResult, targetRow } from './lib.js';
@@ -33,6 +35,7 @@ const SCENARIOS = [
   'first-wave',
   'open-loop',
   'sim-real',
+  'cold-reset',
   'sim-virtual',
   'plan',
   'workers',
@@ -201,6 +204,15 @@ async function run(s: Scenario, quick: boolean): Promise<ScenarioResult> {
         // and streams ~12.5k chunks/s; 16 admit all of them within the ramp and hold a step's
         // chunks for ≤ 10 ms, so the release path is still exercised (docs/bench.md).
         apiServerCount: 16,
+      });
+    case 'cold-reset':
+      // Issue 26 item 6: a cold request after POST /reset_prefix_cache against the first cold one.
+      return benchColdReset({
+        timeScales: [1, 5],
+        model: 'qwen3-8b',
+        gpu: 'h100',
+        promptWords: 2000,
+        pairs: quick ? 1 : 3,
       });
     case 'sim-virtual':
       return benchSimVirtual(quick);

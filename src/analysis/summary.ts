@@ -156,8 +156,23 @@ export type Summary = {
    * runs merged from shard reports.
    */
   ttft_breakdown?: TtftBreakdown;
+  /** A staged run's figures per stage (`--stages`, `analysis/stage-summary`); absent otherwise. */
+  stages?: StageSummary[];
   warnings: string[];
 } & Record<SummaryMetric, Stats>;
+
+/** One load stage's figures (`analysis/stage-summary`). */
+export interface StageSummary {
+  /** 0-based, in run order. */
+  stage: number;
+  /** Requests the stage planned (int(rate × duration)). */
+  planned: number;
+  /** Its measured requests that ended in a record (final attempts). */
+  measured: number;
+  succeeded: number;
+  ttft_ms: Stats;
+  e2e_ms: Stats;
+}
 
 /** One planned request: its attempts in order, the first and the final (which decides its outcome). */
 interface PlannedRequest {

@@ -23,7 +23,7 @@ import {
   spellings,
   spellKey,
 } from '../config/run-settings.js';
-import type { Problem } from '../core/errors.js';
+import { type Problem, UsageError } from '../core/errors.js';
 import { parseLang, resolveLang, type T, translator } from '../i18n/index.js';
 import type {
   CommonSettings,
@@ -33,6 +33,7 @@ import type {
   WorkloadSettings,
 } from '../pipeline/settings.js';
 import { drawSeed, type SeedSource } from '../runtime/seed.js';
+import { type LoadStage, parseStages } from '../schedule/stages.js';
 import { jsonOption } from './commands/common.js';
 import { applyAliases, applyCompatFlags, COMMON_ALIASES, vllmOptions } from './compat-flags.js';
 import { collect, EN, num, type RawCommon } from './raw-flags.js';
@@ -118,6 +119,7 @@ export function addCompatOptions<C extends Command<[], Record<string, unknown>>>
  * value is read here without a line of its own.
  */
 const BY_HAND: ReadonlySet<RunSettingKey> = new Set<RunSettingKey>([
+  'config',
   'concurrency',
   'requests',
   'duration',
@@ -222,13 +224,34 @@ export function parseCommon(
       hint: t('cli.rate.inf_duration_hint'),
     });
 
+  // Load stages (schedule/stages): an open loop whose arrivals and count they give themselves.
+  let stages: LoadStage[] | null = null;
+  if (raw.stages !== undefined) {
+    if (
+      concurrency !== null ||
+      rate !== null ||
+      requests !== null ||
+      durationS !== null ||
+      trace ||
+      users !== null
+    )
+      problems.push({ path: '--stages', message: t('cli.stages.alone'), hint: t('cli.stages.alone_hint') });
+    try {
+      stages = parseStages(String(raw.stages));
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      problems.push(...err.problems);
+    }
+  }
   const mode: LoadSettings['mode'] =
-    users !== null ? 'sessions' : trace ? 'trace' : rate !== null ? 'open' : 'closed';
+    users !== null ? 'sessions' : trace ? 'trace' : rate !== null || stages ? 'open' : 'closed';
   const load = {
     ...asGiven<LoadSettings>('load', raw, problems, t),
     mode,
     concurrency: mode === 'closed' ? (concurrency ?? closedAt ?? 1) : null,
-    requests: requests ?? (durationS === null && mode !== 'trace' && mode !== 'sessions' ? 100 : null),
+    requests:
+      requests ?? (durationS === null && mode !== 'trace' && mode !== 'sessions' && !stages ? 100 : null),
+    ...(stages ? { stages } : {}),
     durationS,
     rateRps: rate,
     arrival,

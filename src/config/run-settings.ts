@@ -350,6 +350,22 @@ export const RUN_SETTINGS = {
     default: 1,
     description: 'Number of distinct shared prefixes (with --shared-prefix-len).',
   }),
+  prompts_per_group: setting(posInt(), {
+    group: 'workload',
+    flag: 'prompts-per-group',
+    arg: '<m>',
+    file: null,
+    field: 'workload.promptsPerGroup',
+    option: 'workload',
+    needs: 'shared_prefix_len',
+    default: null,
+    defaultText: 'every request its own question',
+    // inference-perf's shared_prefix data (kubernetes-sigs/inference-perf @ e8e0aa99,
+    // inference_perf/datagen/shared_prefix_datagen.py, `num_prompts_per_group`): N·M fixed
+    // prompts, shuffled once, request n sends prompt n mod N·M (workload/shared-prefix).
+    description:
+      'Fixed questions per prefix group: the run cycles through the groups × this many prompts (inference-perf shared_prefix).',
+  }),
   trace: setting(str(), {
     group: 'workload',
     flag: 'trace',
@@ -484,6 +500,43 @@ export const RUN_SETTINGS = {
     default: null,
     unit: 's',
     description: 'Run for this long instead of a request count.',
+  }),
+  config: setting(str(), {
+    group: 'load',
+    flag: 'config',
+    arg: '<file>',
+    file: null,
+    default: null,
+    valueText: 'a file path',
+    // kubernetes-sigs/inference-perf @ e8e0aa99, inference_perf/config.py (config/inference-perf).
+    description:
+      "An inference-perf config (YAML): its api type, load stages and data (shared_prefix, random, synthetic) as servelab's flags; flags given win.",
+  }),
+  stages: setting(str(), {
+    group: 'load',
+    flag: 'stages',
+    arg: '<r×s,…>',
+    file: null,
+    field: 'load.stagesText',
+    default: null,
+    unit: 'requests/s × s',
+    valueText: 'RATExSECONDS,… e.g. 5x600,10x600',
+    // inference-perf's multi-stage load (kubernetes-sigs/inference-perf @ e8e0aa99,
+    // inference_perf/loadgen/load_generator.py, run_stage): schedule/stages.
+    description:
+      'Load stages: int(rate × seconds) arrivals each (--arrival spacing); a stage starts when the previous one has drained, plus --stage-pause.',
+  }),
+  stage_pause: setting(nonNegNum(), {
+    group: 'load',
+    flag: 'stage-pause',
+    arg: '<s>',
+    file: null,
+    field: 'load.stagePauseS',
+    needs: 'stages',
+    default: 0,
+    unit: 's',
+    description:
+      "With --stages: seconds between a stage's last response and the next stage (inference-perf's load.interval).",
   }),
   drain_timeout: setting(nonNegNum(), {
     group: 'load',

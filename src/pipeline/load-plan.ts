@@ -17,6 +17,7 @@ import {
   openLoopCount,
   traceOffsetsMs,
 } from '../schedule/index.js';
+import { stageOffsetsMs } from '../schedule/stages.js';
 import {
   type SessionOptions,
   type SessionWorkload,
@@ -56,6 +57,20 @@ export function loadPlan(
         durationMs: l.durationS !== null ? l.durationS * 1000 : null,
       },
       count: l.requests ?? Math.max(64, (l.concurrency ?? 1) * 8),
+    };
+  }
+  if (l.mode === 'open' && l.stages?.length) {
+    // Each stage's offsets are from its own start, which the runner sets when the previous
+    // stage has drained (schedule/stages); stage i draws from its own seed.
+    const perStage = l.stages.map((st, i) => stageOffsetsMs(st, l.arrival, l.seed + i, l.burstiness));
+    return {
+      load: {
+        kind: 'open',
+        arrivalsMs: perStage.flat(),
+        maxConcurrency: l.maxConcurrency,
+        stages: { counts: perStage.map((a) => a.length), pauseMs: (l.stagePauseS ?? 0) * 1000 },
+      },
+      count: perStage.reduce((n, a) => n + a.length, 0),
     };
   }
   if (l.mode === 'open') {
@@ -128,6 +143,7 @@ export function sessionsLoadMode(
 export function workloadCount(common: CommonSettings, t?: T): number | undefined {
   const l = common.load;
   if (l.mode === 'trace' || l.mode === 'sessions') return undefined;
+  if (l.mode === 'open' && l.stages?.length) return loadPlan(common, null).count;
   if (l.mode === 'open' && l.durationS !== null) {
     // Streamed (see isStreamed), so a 24-hour soak at 200/s (17 million) runs; past the streamed
     // limit it is refused before anything is generated. A shard's part is checked against the

@@ -14,6 +14,7 @@ import type { Slo, Summary, SummaryDetail } from '../analysis/index.js';
 import { summarize, summarizeSessions } from '../analysis/index.js';
 import type { LoadedRun } from '../analysis/loaded-run.js';
 import { type SpecSeries, speculativeSummary } from '../analysis/speculative.js';
+import { stageSummaries } from '../analysis/stage-summary.js';
 import { evaluateThresholds, type Threshold, type ThresholdResult } from '../analysis/thresholds.js';
 import { validityReasons } from '../analysis/validity.js';
 import { openStepCursor, readSteps } from '../client/engine-steps.js';
@@ -365,6 +366,8 @@ export async function measureOn(
     },
   };
   const summary = summarize(result.records, summaryCtx);
+  if (plan.load.kind === 'open' && plan.load.stages)
+    summary.stages = stageSummaries(result.records, plan.load.stages.counts);
   const thresholdResults = req.thresholds.length
     ? evaluateThresholds(summary, [...req.thresholds], req.baseline)
     : [];

@@ -13,6 +13,7 @@ import {
 } from '../config/run-settings.js';
 import type { VllmMetric } from '../report/run/vllm.js';
 import { drawSeed } from '../runtime/seed.js';
+import type { LoadStage } from '../schedule/stages.js';
 
 export interface LoadSettings {
   mode: 'closed' | 'open' | 'trace' | 'sessions';
@@ -46,6 +47,12 @@ export interface LoadSettings {
   rampUpS: number | null;
   /** `--session-rate R`: sessions start as Poisson arrivals at R per second (instead of a ramp). */
   sessionRateRps: number | null;
+  /** `--stages` as given (null: no stages). */
+  stagesText: string | null;
+  /** `--stages` parsed (`schedule/stages`): an open loop of stages, each after the previous drained. */
+  stages?: LoadStage[] | null;
+  /** `--stage-pause`: seconds from a stage's drain to the next stage's start. */
+  stagePauseS: number;
 }
 
 /** The workload's settings; those the workload builder reads as given are typed from their declarations. */

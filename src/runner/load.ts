@@ -46,6 +46,12 @@ export type LoadMode =
        * are cancelled. null or absent (a request count, a trace): they end on their own.
        */
       durationMs?: number | null;
+      /**
+       * Load stages (`schedule/stages`): `arrivalsMs` holds each stage's offsets from its own
+       * start, `counts[s]` of them for stage s in order; stage s + 1 starts `pauseMs` after every
+       * request of stage s has ended. Absent: one schedule from the window's start.
+       */
+      stages?: { counts: readonly number[]; pauseMs: number } | null;
     }
   | {
       kind: 'sessions';
@@ -277,8 +283,16 @@ export function validateRunLoadConfig(cfg: RunLoadConfig): Problem[] {
       });
     // A streamed schedule is generated non-decreasing; reading it here would cost its whole length.
     let prev = 0;
+    // With stages, each stage's offsets start again from its own start.
+    const restarts = new Set<number>();
+    let at = 0;
+    for (const n of load.stages?.counts ?? []) {
+      at += n;
+      restarts.add(at);
+    }
     let i = 0;
     for (const t of Array.isArray(load.arrivalsMs) ? load.arrivalsMs : []) {
+      if (restarts.has(i)) prev = 0;
       if (!Number.isFinite(t) || t < prev) {
         problems.push({
           path: `schedule[${i}]`,

@@ -260,10 +260,12 @@ class LoadRun extends RunAttempts {
     const { arrivalsMs } = load;
     const streamed = 'streamed' in arrivalsMs;
     const arrivals = arrivalsMs[Symbol.iterator]();
-    const nextAt = (): number | null => {
+    // Offsets from the stage's base: t0, or with load stages the end of the previous stage's drain.
+    const nextOff = (): number | null => {
       const r = arrivals.next();
-      return r.done ? null : t0 + r.value;
+      return r.done ? null : r.value;
     };
+    let base = t0;
     const cap = load.maxConcurrency ?? null;
     const specs = this.cfg.specs;
     const queue: Planned[] = [];
@@ -284,14 +286,30 @@ class LoadRun extends RunAttempts {
     };
     let i = 0;
     // A streamed schedule stopped before it opened is not read at all (nothing of it fell due).
-    let at = streamed && this.stopped ? null : nextAt();
+    let off = streamed && this.stopped ? null : nextOff();
     // A late start (`--late-policy truncate`): arrivals more than the limit before the window
     // opened were missed; they are recorded, never sent late in a burst.
     const limit = this.cfg.start?.lateLimitMs ?? 0;
     if (openedAt !== null)
-      for (; at !== null && at < openedAt - limit; i++, at = nextAt())
-        this.unsent(this.plan('measure', await specOf(specs, i), at), LATE_START);
-    for (; at !== null; i++, at = nextAt()) {
+      for (; off !== null && base + off < openedAt - limit; i++, off = nextOff())
+        this.unsent(this.plan('measure', await specOf(specs, i), base + off), LATE_START);
+    // Load stages: the next stage's base is set when the previous one has drained, plus a pause.
+    let stageEnd = load.stages
+      ? (load.stages.counts[0] ?? Number.POSITIVE_INFINITY)
+      : Number.POSITIVE_INFINITY;
+    let stage = 0;
+    for (; off !== null; i++, off = nextOff()) {
+      if (load.stages && i === stageEnd) {
+        if (active > 0 || queue.length > 0)
+          await new Promise<void>((resolve) => {
+            onIdle = resolve;
+          });
+        onIdle = undefined;
+        if (this.stopped) break;
+        base = this.clock.now() + load.stages.pauseMs;
+        stageEnd += load.stages.counts[++stage] ?? 0;
+      }
+      const at = base + off;
       if (this.stopped) break;
       // Asked for before the wait: a streamed workload builds it meanwhile.
       const s = specAt(specs, i);
@@ -321,7 +339,8 @@ class LoadRun extends RunAttempts {
     // What a stop left unsent: every planned arrival of a schedule given whole; a streamed one
     // plans a request when it falls due, so those not yet due were never planned (see LoadMode).
     if (!streamed)
-      for (; at !== null; i++, at = nextAt()) this.unsent(this.plan('measure', await specOf(specs, i), at));
+      for (; off !== null; i++, off = nextOff())
+        this.unsent(this.plan('measure', await specOf(specs, i), base + off));
   }
 
   /**

@@ -28,6 +28,7 @@ import {
 import type { LengthDist } from './lengths.js';
 import { type Checked, checkOptions, type WorkloadOptions, type WorkloadSource } from './options.js';
 import { buildSessions, type SessionWorkload } from './sessions.js';
+import { cyclingMaker } from './shared-prefix.js';
 import { makeAll, type SpecMaker, streamSpecs } from './spec-stream.js';
 import { COUNT_CONCURRENCY, mapLimit, streamRng } from './streams.js';
 import {
@@ -507,6 +508,16 @@ async function syntheticMaker(
       Uint32Array.from({ length: count }, (_, i) => i % groups),
       streamRng(opts.seed, 'groups'),
     );
+  }
+
+  if (prefixLen > 0 && checked.promptsPerGroup > 0) {
+    const cyc = await cyclingMaker(
+      { ...opts, ...checked, inputLen: checked.inputLen!, count },
+      counter,
+      prefixes,
+      outLen,
+    );
+    return { maker: cyc.maker, inexact: () => inexact + cyc.inexact };
   }
 
   const maker: SpecMaker<{ input_len: number; output_len: number | null }> = {

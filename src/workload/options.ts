@@ -48,6 +48,11 @@ export interface WorkloadOptions {
   disableShuffle?: boolean;
   /** `--num-prefix-groups G` (default 1 with a shared prefix). */
   numPrefixGroups?: number;
+  /**
+   * `--prompts-per-group M`: each group has M fixed questions, and request n sends prompt
+   * n mod G·M of the shuffled G·M (inference-perf's `shared_prefix`, `workload/shared-prefix`).
+   */
+  promptsPerGroup?: number;
   /** The tokenizer's name when it is not the model's (vLLM's `--tokenizer`); default `model`. */
   tokenizer?: string;
   /**
@@ -71,6 +76,8 @@ export interface Checked {
   outputLen?: LengthDist;
   prefixLen: number;
   groups: number;
+  /** `--prompts-per-group` (0: every request its own question). */
+  promptsPerGroup: number;
 }
 
 function isPosInt(n: unknown): n is number {
@@ -209,7 +216,23 @@ export function checkOptions(opts: WorkloadOptions, problems: Problem[], t: T = 
       message: `too many groups (${groups})`,
       hint: `use at most ${VOCAB.length ** 2}`,
     });
-  return { sessions, source, inputLen, outputLen, prefixLen, groups };
+  let promptsPerGroup = 0;
+  if (opts.promptsPerGroup !== undefined) {
+    if (!isPosInt(opts.promptsPerGroup))
+      problems.push({
+        path: '--prompts-per-group',
+        message: `must be an integer ≥ 1 (got ${opts.promptsPerGroup})`,
+        hint: 'e.g. --shared-prefix-len 1000 --num-prefix-groups 10 --prompts-per-group 10',
+      });
+    else promptsPerGroup = opts.promptsPerGroup;
+    if (opts.sharedPrefixLen === undefined)
+      problems.push({
+        path: '--prompts-per-group',
+        message: t('cli.prefix_groups.needs'),
+        hint: t('cli.prefix_groups.hint'),
+      });
+  }
+  return { sessions, source, inputLen, outputLen, prefixLen, groups, promptsPerGroup };
 }
 
 /**

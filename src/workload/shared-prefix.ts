@@ -12,6 +12,10 @@
  * Lengths are fixed here (upstream's `question_len_std` etc. default to fixed lengths).
  */
 import { Rng } from '../runtime/rng.js';
+import { fitText, type TokenCounter, WordStream } from './exact.js';
+import type { LengthDist } from './lengths.js';
+import type { SpecMaker } from './spec-stream.js';
+import { COUNT_CONCURRENCY, mapLimit, streamRng } from './streams.js';
 
 export interface SharedPrefixSpec {
   /** System prompts (upstream `num_groups`, default 10). */
@@ -72,4 +76,53 @@ export function sharedPrefixTokenIds(
   const systems = Array.from({ length: spec.numGroups }, () => ids(sysLen));
   const questions = systems.map(() => Array.from({ length: spec.promptsPerGroup }, () => ids(qLen)));
   return sharedPrefixOrder(spec, seed).map((s) => systems[s.group].concat(questions[s.group][s.question]));
+}
+
+/**
+ * inference-perf's `shared_prefix` data: G groups × M fixed questions, G·M prompts in a seeded
+ * shuffled order ({@link sharedPrefixOrder}); `workload/build` sends prompt n mod G·M as request
+ * n, so whole prompts repeat every G·M requests. Each prompt is its group's prefix then its own
+ * question, `--input-len` tokens in all (sampled once per prompt). Upstream numbers the cycle from
+ * 0 in each load stage; here it runs across the run (the same when stages hold multiples of G·M).
+ */
+async function cyclingPrompts(
+  o: { seed: number; inputLen: LengthDist; prefixLen: number; groups: number; promptsPerGroup: number },
+  counter: TokenCounter,
+  prefixes: readonly { text: string; tokens: number }[],
+): Promise<{ prompts: { text: string; input_len: number; group: number }[]; inexact: number }> {
+  const { prefixLen, groups, promptsPerGroup } = o;
+  const order = sharedPrefixOrder(
+    { numGroups: groups, promptsPerGroup, systemPromptLen: prefixLen, questionLen: 0, outputLen: 0 },
+    o.seed,
+  );
+  const lenRng = streamRng(o.seed, 'input_len');
+  const lens = order.map(() => Math.max(prefixLen + 1, o.inputLen.sample(lenRng)));
+  let inexact = 0;
+  const prompts = await mapLimit(order, COUNT_CONCURRENCY, async (slot, k) => {
+    const head = prefixes[slot.group];
+    const words = new WordStream(streamRng(o.seed, 'question', slot.group * promptsPerGroup + slot.question));
+    const fit = await fitText(counter, words, lens[k], head.text, head.tokens);
+    if (fit.tokens !== lens[k]) inexact++;
+    return { text: fit.text, input_len: lens[k], group: slot.group };
+  });
+  return { prompts, inexact };
+}
+
+/** Request n of the cycle: prompt n mod G·M ({@link cyclingPrompts}), its output length drawn by `outLen`. */
+export async function cyclingMaker(
+  o: Parameters<typeof cyclingPrompts>[0] & { count: number },
+  counter: TokenCounter,
+  prefixes: readonly { text: string; tokens: number }[],
+  outLen: (i: number) => number | null,
+): Promise<{ maker: SpecMaker<{ input_len: number; output_len: number | null }>; inexact: number }> {
+  const { prompts, inexact } = await cyclingPrompts(o, counter, prefixes);
+  const maker: SpecMaker<{ input_len: number; output_len: number | null }> = {
+    count: o.count,
+    draw: (i) => ({ input_len: prompts[i % prompts.length].input_len, output_len: outLen(i) }),
+    build: async (index, { input_len, output_len }) => {
+      const p = prompts[index % prompts.length];
+      return { index, prompt: p.text, input_len, output_len, prefix_group: p.group };
+    },
+  };
+  return { maker, inexact };
 }

@@ -196,3 +196,26 @@ test('a step never starts before the GPU is free of other work (colocated transc
   assert.equal(steps[1].r.startMs, steps[0].r.endMs, 'then steps chain as usual');
   assert.equal(driver.busyUntilMs(), 0, 'idle again');
 });
+
+test('an arrival due before the simulator handed it over is backdated, and the engine catches up without a restart', async () => {
+  // Issue 26 item 6: the simulator spent 300 wall ms of its own (tokenising) after the modelled
+  // front end was done at 10 ms. The request arrives at 10 ms; the steps keep that timeline.
+  const { clock, driver, steps } = setup(1);
+  clock.advanceTo(310);
+  const prompt = Array.from({ length: 20_000 }, (_, i) => i % 50_000);
+  assert.equal(driver.add({ id: 'a', promptTokens: prompt, maxTokens: 2, eosLen: 2 }, 10), 10);
+  await runOut(clock);
+  assert.ok(steps.length >= 3, 'a chunked prefill and a decode step');
+  assert.equal(steps[0].r.startMs, 10, 'the first step starts at the due arrival');
+  for (let i = 1; i < steps.length; i++) assert.equal(steps[i].r.startMs, steps[i - 1].r.endMs);
+  assert.equal(driver.stats().resyncs, 0, 'catching up is not a stall');
+
+  // Never before the last step's end: the engine's time does not run backwards.
+  const lastEnd = steps.at(-1)?.r.endMs ?? 0;
+  clock.advanceTo(lastEnd + 100);
+  assert.equal(driver.add({ id: 'b', promptTokens: [1, 2, 3], maxTokens: 1, eosLen: 1 }, 0), lastEnd);
+  // Never later than now: a due time in the future is now.
+  await runOut(clock);
+  const now = clock.now();
+  assert.equal(driver.add({ id: 'c', promptTokens: [1, 2, 3], maxTokens: 1, eosLen: 1 }, now + 50), now);
+});

@@ -4,12 +4,14 @@
  * experiment ids with --db, report.json files), name the configuration they were measured on
  * (flags, else the runs' records), fit (`sim/calibrate`), write the profile, print the fit.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
 import { type Problem, UsageError } from '../../core/errors.js';
 import { calibrationProfileYaml, fittedForSchema } from '../../sim/calibrate/calibration-file.js';
 import { type CalibrationRun, calibrate } from '../../sim/calibrate/fit.js';
 import { formatCalibration } from '../../sim/calibrate/format.js';
+import { isVllmResult, vllmResultRun } from '../../sim/calibrate/vllm-result.js';
 import { loadCatalogueFile } from '../../sim/catalogue/index.js';
 import type { Io } from '../io.js';
 import { langOf } from '../options.js';
@@ -38,6 +40,16 @@ export interface RawCalibrate {
   lang?: string;
 }
 
+/** A file's JSON, or undefined when it is not a readable JSON file (then it is a run reference). */
+function readJsonFile(path: string): unknown {
+  if (!path.endsWith('.json') || !existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 /** A part of the runs' records that every run agrees on (a simulated target declares them). */
 function fromRecords(runs: readonly LoadedRun[], field: string, part: string): unknown {
   const vals = new Set(runs.map((r) => r.record?.[field]?.value?.[part]).filter((v) => v != null));
@@ -53,7 +65,19 @@ export async function calibrateCommand(refs: string[], raw: RawCalibrate, io: Io
     [raw.out, '--out'],
     [json, '--json'],
   ]);
-  const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd, t });
+  // Aggregate result files (`vllm bench serve --save-result`) are read apart: they have no records.
+  const aggregates: CalibrationRun[] = [];
+  const aggregateProblems: Problem[] = [];
+  const recordRefs = refs.filter((ref) => {
+    const json = readJsonFile(resolve(io.cwd, ref));
+    if (!isVllmResult(json)) return true;
+    const r = vllmResultRun(json, ref);
+    if ('records' in r) aggregates.push(r);
+    else aggregateProblems.push(r);
+    return false;
+  });
+  throwIfProblems(aggregateProblems);
+  const runs = recordRefs.length ? await loadRuns(recordRefs, { db: raw.db, cwd: io.cwd, t }) : [];
   const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
   // Flags first; else what the runs' records say (a sim target records its model, GPU and tp).
   const simulated = fromRecords(runs, 'device', 'simulated') === true;
@@ -86,7 +110,10 @@ export async function calibrateCommand(refs: string[], raw: RawCalibrate, io: Io
     throw new UsageError(problems);
   }
   const catalogue = raw.catalogue ? loadCatalogueFile(resolve(io.cwd, raw.catalogue)) : undefined;
-  const input: CalibrationRun[] = runs.map((r) => ({ id: r.id, label: r.label, records: r.records }));
+  const input: CalibrationRun[] = [
+    ...runs.map((r) => ({ id: r.id, label: r.label, records: r.records })),
+    ...aggregates,
+  ];
   const res = calibrate(input, { ...parsed.data, catalogue });
   // Files first, the console after (see reportCommand).
   const wrote: string[] = [];

@@ -20,6 +20,7 @@ import { describeEngine, resolveEngineConfig } from '../../sim/engine/index.js';
 import { fidelityLine, regimeOf } from '../../sim/fidelity/band.js';
 import type { Store } from '../../store/index.js';
 import { type StreamedWorkload, workloadProblems } from '../../workload/index.js';
+import { withInferencePerfConfig } from '../inference-perf-flags.js';
 import type { Io } from '../io.js';
 import { langOf, parseCommon, resolvePaths } from '../options.js';
 import type { RawCommon } from '../raw-flags.js';
@@ -51,6 +52,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   const t = langOf(raw.lang, io.env, problems);
   const engineOpts = parseSimFlags(raw, problems, 'plan', io.cwd, t);
   const notes: string[] = [];
+  raw = withInferencePerfConfig(raw, io.cwd, problems, notes, t);
   const common = resolvePaths(parseCommon({ ...raw, model: engineOpts.model }, problems, notes, t), io.cwd);
   const endpoint = parseEndpoint(raw, problems, notes, t);
   for (const n of notes) io.stderr.write(`${n}\n`);

@@ -27,6 +27,7 @@ import { unixNowMs } from '../../runtime/clock.js';
 import { openStore } from '../../store/index.js';
 import { workloadProblems } from '../../workload/index.js';
 import { applyAliases, TARGET_ALIASES } from '../compat-flags.js';
+import { withInferencePerfConfig } from '../inference-perf-flags.js';
 import type { Io } from '../io.js';
 import { langOf, parseCommon, resolvePaths } from '../options.js';
 import { num, type RawCommon } from '../raw-flags.js';
@@ -178,6 +179,8 @@ export function parseEndpoint(
 export function parseRunFlags(
   input: RawRun,
   env: Record<string, string | undefined> = {},
+  /** Where `--config` is read from. */
+  cwd = '.',
 ): MeasureInput & {
   monitoring: MonitoringSettings;
   db: string | null;
@@ -189,7 +192,13 @@ export function parseRunFlags(
   const t = langOf(input.lang, env, problems);
   /** Lines for stderr before the run starts (`base URL: … (added /v1)`, vLLM names read as ours). */
   const notes: string[] = [];
-  const raw = applyAliases(input, TARGET_ALIASES, problems, notes, t);
+  const raw = withInferencePerfConfig(
+    applyAliases(input, TARGET_ALIASES, problems, notes, t),
+    cwd,
+    problems,
+    notes,
+    t,
+  );
   if (raw.disableStream) {
     if (raw.stream === false) notes.push(t('cli.note.disable_stream_same'));
     else notes.push(t('cli.note.disable_stream'));
@@ -286,7 +295,7 @@ export function failFastNotice(
 }
 
 export async function runCommand(raw: RawRun, io: Io, argv: readonly string[] = []): Promise<number> {
-  const { notes, t, workers, ...parsed } = parseRunFlags(raw, io.env);
+  const { notes, t, workers, ...parsed } = parseRunFlags(raw, io.env, io.cwd);
   for (const line of notes) io.stderr.write(`${line}\n`);
   const input = { ...parsed, common: resolvePaths(parsed.common, io.cwd) };
   if (workers > 1) return runWithWorkers(input, workers, argv, io, t);

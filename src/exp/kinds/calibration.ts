@@ -49,9 +49,32 @@ export const calibrationSchema = z.strictObject({
       output_len: posInt().default(64),
       /** Requests per level: at least 16, else 3 × the level. */
       requests: posInt().optional(),
+      /**
+       * After the listed levels, keep doubling the concurrency while the output rate still grew
+       * (the saturation rule calibrate reads, `SATURATION_GROWTH`), up to this level.
+       */
+      max_concurrency: posInt().default(1024),
     })
-    .default({ concurrency: [1, 4, 16, 32, 64], input_len: 128, output_len: 64 }),
+    .default({ concurrency: [1, 4, 16, 32, 64], input_len: 128, output_len: 64, max_concurrency: 1024 }),
 });
+
+/** A level is saturated when its output rate is within this factor of a level at ≤ 2/3 its concurrency (`sim/calibrate/fit`). */
+export const SATURATION_GROWTH = 1.1;
+
+/** Whether the highest saturation level's output rate still grew over every level at ≤ 2/3 of it. */
+export function stillGrowing(points: readonly CalibrationPoint[]): boolean {
+  const sat = points.filter((p) => p.phase === 'saturation' && p.output_throughput_tok_s !== null);
+  const top = sat.reduce<CalibrationPoint | null>(
+    (a, p) => (!a || p.concurrency > a.concurrency ? p : a),
+    null,
+  );
+  if (!top) return false;
+  return !sat.some(
+    (o) =>
+      o.concurrency <= (top.concurrency * 2) / 3 &&
+      (top.output_throughput_tok_s as number) <= SATURATION_GROWTH * (o.output_throughput_tok_s as number),
+  );
+}
 
 /** Run the three phases on every target. */
 export async function runCalibration(
@@ -90,8 +113,12 @@ export async function runCalibration(
     for (const n of cal.prefill.input_lens)
       await one('prefill', n, cal.prefill.output_len, 1, cal.prefill.requests);
     const s = cal.saturation;
-    for (const c of s.concurrency)
-      await one('saturation', s.input_len, s.output_len, c, s.requests ?? Math.max(16, 3 * c));
+    const count = (c: number) => s.requests ?? Math.max(16, 3 * c);
+    for (const c of s.concurrency) await one('saturation', s.input_len, s.output_len, c, count(c));
+    // Until throughput stops growing: a GPU that still scales at the top listed level would give
+    // calibrate no saturated level (issue 26 item 5).
+    for (let c = Math.max(...s.concurrency) * 2; c <= s.max_concurrency && stillGrowing(points); c *= 2)
+      await one('saturation', s.input_len, s.output_len, c, count(c));
     out.push({ target: t.name, points });
   }
   return { kind: 'calibration', targets: out };
@@ -136,6 +163,7 @@ calibration:
     requests: 3                       # ${t.tr('tpl.calibration.per_length')}
   saturation:                         # ${t.tr('tpl.calibration.saturation')}
     concurrency: [1, 4, 16, 32, 64]   # ${t.tr('tpl.calibration.levels')}
+    max_concurrency: 1024             # ${t.tr('tpl.calibration.max_concurrency')}
     input_len: 128
     output_len: 64
     # requests: 48                    # ${t.tr('tpl.calibration.requests')}

@@ -63,6 +63,19 @@ export const cli = {
   'cli.dataset.hint': 'use --dataset sharegpt FILE.json',
   'cli.prompt_source.many': 'choose one prompt source',
   'cli.prompt_source.hint': 'or none for synthetic prompts (--input-len)',
+  'cli.inference_perf.unreadable': 'cannot read the inference-perf config {file} ({reason})',
+  'cli.inference_perf.hint':
+    'give the YAML file inference-perf takes as --config_file, e.g. --config config.yml',
+  'cli.inference_perf.data': 'inference-perf data type {kind} is not one servelab can make',
+  'cli.inference_perf.data_hint':
+    'use data.type shared_prefix, random or synthetic, or give servelab prompt flags (--dataset sharegpt FILE)',
+  'cli.inference_perf.multi_turn':
+    'data.shared_prefix.enable_multi_turn_chat is not made: every request is a single turn',
+  'cli.inference_perf.truncation':
+    "inference-perf's lengths are a normal truncated to [min, max]; servelab draws the normal untruncated (lengths ≥ 1)",
+  'cli.stages.alone':
+    '--stages sets its own arrivals and request count: it cannot go with --concurrency, --rate, --requests, --duration, --trace or --users',
+  'cli.stages.alone_hint': 'e.g. --stages 5x600,10x600 --arrival poisson',
   'cli.prefix_groups.needs': 'needs --shared-prefix-len',
   'cli.prefix_groups.hint': 'e.g. --shared-prefix-len 1024 --num-prefix-groups 4',
   'cli.ignore_eos.contradicts': 'contradicts --ignore-eos',

@@ -14,6 +14,8 @@ export const run = {
   'run.table.outcomes': 'Outcomes',
   'run.table.finish_reasons': 'Finish reasons',
   'run.table.latency': 'Latency (ms)',
+  'run.table.stages': 'Load stages (ms)',
+  'run.table.stage': 'stage',
   'run.table.metric': 'metric',
   'run.table.throughput': 'Throughput',
   'run.table.output_tok_s': 'output tokens/s',

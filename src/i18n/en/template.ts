@@ -97,6 +97,8 @@ export const template = {
   'tpl.calibration.per_length': 'per length',
   'tpl.calibration.saturation': 'closed loop, up to where the output rate stops growing',
   'tpl.calibration.levels': 'raise the top levels for a bigger model or GPU',
+  'tpl.calibration.max_concurrency':
+    'then doubled while the output rate still grows by 10% or more, up to this level',
   'tpl.calibration.requests': 'per level (default: max(16, 3 × level))',
   'tpl.team.colleagues': 'the team the question is about',
   'tpl.team.bisect': 'bisect between the last level meeting the SLO and the first failing',

@@ -55,6 +55,18 @@ export const cli: Record<keyof typeof en, string> = {
   'cli.dataset.hint': '请用 --dataset sharegpt FILE.json',
   'cli.prompt_source.many': '只能选择一种提示词来源',
   'cli.prompt_source.hint': '或者都不选，使用合成提示词（--input-len）',
+  'cli.inference_perf.unreadable': '无法读取 inference-perf 配置 {file}（{reason}）',
+  'cli.inference_perf.hint':
+    '给出 inference-perf 的 --config_file 所用的 YAML 文件，例如 --config config.yml',
+  'cli.inference_perf.data': 'servelab 无法生成 inference-perf 的数据类型 {kind}',
+  'cli.inference_perf.data_hint':
+    '使用 data.type shared_prefix、random 或 synthetic，或改用 servelab 的提示词参数（--dataset sharegpt FILE）',
+  'cli.inference_perf.multi_turn': '不生成 data.shared_prefix.enable_multi_turn_chat：每个请求都是单轮',
+  'cli.inference_perf.truncation':
+    'inference-perf 的长度是截断到 [min, max] 的正态分布；servelab 抽取未截断的正态分布（长度 ≥ 1）',
+  'cli.stages.alone':
+    '--stages 自带到达时间和请求数，不能与 --concurrency、--rate、--requests、--duration、--trace 或 --users 同用',
+  'cli.stages.alone_hint': '例如 --stages 5x600,10x600 --arrival poisson',
   'cli.prefix_groups.needs': '需要同时给出 --shared-prefix-len',
   'cli.prefix_groups.hint': '例如 --shared-prefix-len 1024 --num-prefix-groups 4',
   'cli.ignore_eos.contradicts': '与 --ignore-eos 互相矛盾',

@@ -392,4 +392,12 @@ export const HELP_TEXT_ZH_CN: Readonly<Record<string, string>> = {
     '为哪个请求画步骤时间线（请求 id 或它在负载中的序号）；默认：停顿最严重的那个',
   "write the run's engine steps (--record-steps) as Chrome Trace Event Format JSON, for the Perfetto UI":
     '把运行的引擎步骤（--record-steps）写成 Chrome Trace Event Format JSON，供 Perfetto UI 打开',
+  'fixed questions per prefix group: the run cycles through the groups × this many prompts (inference-perf shared_prefix) (default: every request its own question)':
+    '每个前缀组的固定问题数：运行按 组数 × 此数 个提示词循环（inference-perf 的 shared_prefix）（默认：每个请求各有自己的问题）',
+  "an inference-perf config (YAML): its api type, load stages and data (shared_prefix, random, synthetic) as servelab's flags; flags given win":
+    '一个 inference-perf 配置（YAML）：把其中的 api 类型、负载阶段和数据（shared_prefix、random、synthetic）换成 servelab 的选项；显式给出的选项优先',
+  'load stages: int(rate × seconds) arrivals each (--arrival spacing); a stage starts when the previous one has drained, plus --stage-pause, in requests/s × s':
+    '负载阶段：每个阶段 int(速率 × 秒数) 个到达（间隔按 --arrival）；前一阶段排空、再过 --stage-pause 后下一阶段开始，单位为 requests/s × s',
+  "with --stages: seconds between a stage's last response and the next stage (inference-perf's load.interval) (default: 0)":
+    '配合 --stages：一个阶段最后一个响应到下一阶段开始之间的秒数（inference-perf 的 load.interval）（默认：0）',
 };

@@ -12,6 +12,8 @@ export const run: Record<keyof typeof en, string> = {
   'run.table.outcomes': '结果分类',
   'run.table.finish_reasons': '结束原因（finish reason）',
   'run.table.latency': '延迟（ms）',
+  'run.table.stages': '负载阶段（ms）',
+  'run.table.stage': '阶段',
   'run.table.metric': '指标',
   'run.table.throughput': '吞吐量',
   'run.table.output_tok_s': '输出 token/s',

@@ -93,6 +93,7 @@ export const template: Record<keyof typeof en, string> = {
   'tpl.calibration.per_length': '每个长度',
   'tpl.calibration.saturation': '闭环，一直到输出速率不再增长',
   'tpl.calibration.levels': '模型或 GPU 更大时，提高最高的几档',
+  'tpl.calibration.max_concurrency': '之后只要输出速率仍增长 10% 以上就加倍并发，最高到这一档',
   'tpl.calibration.requests': '每一档（默认：max(16, 3 × 档位)）',
   'tpl.team.colleagues': '问题所指的团队人数',
   'tpl.team.bisect': '在最后一个满足 SLO 的档位和第一个不满足的档位之间二分',

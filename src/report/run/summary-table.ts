@@ -82,6 +82,32 @@ export function formatSummaryTable(summary: Summary, t: T = EN): string {
     );
 
   out.push(...ttftBreakdownLines(s.ttft_breakdown, t));
+  if (s.stages?.length)
+    out.push(
+      ...section(
+        t('run.table.stages'),
+        grid([
+          [
+            t('run.table.stage'),
+            t('run.table.planned'),
+            t('run.table.succeeded'),
+            'ttft_ms mean',
+            'p90',
+            'e2e_ms mean',
+            'p90',
+          ],
+          ...s.stages.map((st) => [
+            String(st.stage + 1),
+            String(st.planned),
+            String(st.succeeded),
+            num(st.ttft_ms.mean),
+            num(st.ttft_ms.p90),
+            num(st.e2e_ms.mean),
+            num(st.e2e_ms.p90),
+          ]),
+        ]),
+      ),
+    );
 
   out.push(
     ...section(

@@ -34,8 +34,11 @@
  * which η_bw's weight read dominates), and the API server's per-batch and first-chunk costs
  * (one saturated level sees batches of one size).
  *
- * A set of runs that cannot determine a constant is refused with what is missing
- * ({@link calibrate} throws a UsageError listing every undetermined constant).
+ * What the runs determine is fitted; every other constant keeps its default as the prior, in
+ * `held` with what is missing and how to get it, and a fitted constant whose standard error is
+ * wider than the prior's spread ({@link PRIOR_REL_SPREAD}) keeps its prior too (`moved: false`;
+ * only moved constants go in the profile). Only a set of runs that determines no constant at all
+ * is refused ({@link calibrate} throws a UsageError listing every undetermined constant).
  *
  * This module holds the models (the cost model's predictions of what the records saw) and the
  * fit; what the records say is read in `observations.ts`, and the least squares solver is
@@ -72,6 +75,8 @@ export interface CalibrationRun {
   label: string;
   /** Every record of the run (warm-up ones are left out here). */
   records: readonly RequestRecord[];
+  /** An aggregate result's low-load observations instead of records (`vllm-result.ts`). */
+  lowLoad?: { decode: DecodeObs[]; prefill: PrefillObs[]; outputTokS: number | null };
 }
 
 /** What the runs were measured on: the configuration the profile is fitted for. */
@@ -89,8 +94,15 @@ export interface FittedConstant {
   value: number;
   /** Standard error (same unit as the value). */
   stderr: number;
-  /** The simulator's default for this GPU. */
+  /** The simulator's default for this GPU: the prior the data moves from. */
   default: number;
+  /**
+   * Whether the profile moves it off the default: false when the data's standard error exceeds
+   * the prior's spread ({@link PRIOR_REL_SPREAD}), so the prior is kept and `value` is the default.
+   */
+  moved: boolean;
+  /** The value the data alone gave (equal to `value` when moved). */
+  fitted: number;
   unit: string;
   /** Which runs determined it, in words (English, as the profile file keeps it). */
   from: string;
@@ -283,6 +295,13 @@ const MIN_PREFILL_LONGEST = 1024;
 /** Least spread of decode context (tokens) that determines the decode-attention bandwidth. */
 const MIN_CTX_SPREAD = 512;
 
+/**
+ * The prior's spread, relative to the default: how far the fitted defaults are trusted to be off
+ * for an unseen GPU (the defaults' errors against public measurements, docs/fidelity.md, are
+ * within about this). A constant whose standard error from the data is wider keeps its prior.
+ */
+export const PRIOR_REL_SPREAD = 0.3;
+
 const HELD: Record<string, string> = {
   t_step_ms: 'per-step overheads add to the decode gap as the weight read (η_bw) does: held at the default',
   t_layer_ms: 'as t_step_ms',
@@ -318,9 +337,10 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
   });
   const read = runs.map((r) => {
     const recs = usable(r.records);
+    if (r.lowLoad) return { run: r, recs, conc: 1, rate: r.lowLoad.outputTokS };
     return { run: r, recs, conc: peakInFlight(recs), rate: outputRate(recs) };
   });
-  const low = read.filter((r) => r.recs.length && r.conc <= 1);
+  const low = read.filter((r) => (r.recs.length && r.conc <= 1) || r.run.lowLoad);
   const loaded = read.filter((r) => r.recs.length && r.conc > 1).sort((a, b) => a.conc - b.conc);
   const saturated = loaded.filter((r) =>
     loaded.some(
@@ -332,7 +352,7 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
   const decode: DecodeObs[] = [];
   const prefill: PrefillObs[] = [];
   for (const r of low) {
-    const o = lowLoadObs(r.recs);
+    const o = r.run.lowLoad ?? lowLoadObs(r.recs);
     decode.push(...o.decode);
     prefill.push(...o.prefill);
   }
@@ -377,12 +397,24 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
       }`,
       hint: 'add concurrency levels until the output rate stops growing (a concurrency sweep to saturation, as `servelab exp init calibration`)',
     });
-  if (problems.length) throw new UsageError(problems);
+  // Fit what the data determines; the rest keeps its default (the prior) with why. Refused only
+  // when nothing at all can be fitted.
+  const free: number[] = [];
+  if (decode.length) free.push(0);
+  if (decode.length && spread >= MIN_CTX_SPREAD) free.push(1);
+  if (!problems.some((p) => (p.path ?? '').startsWith('eta_gemm'))) free.push(2, 3);
+  if (prefill.length) free.push(4);
+  if (!free.length && !saturated.length) throw new UsageError(problems);
+  const held: Record<string, string> = { ...HELD };
+  for (const p of problems)
+    for (const key of (p.path ?? '').split(' (')[0].split(', ')) held[key] = `${p.message}; ${p.hint}`;
 
   // Saturated first: the first chunk's API work at low load uses the chunk cost.
   const apiServers = cfg.apiServerCount;
   const gaps = saturated.flatMap((r) => saturatedGaps(r.recs));
-  const chunk = fitChunkMs(gaps, apiServers);
+  const chunk = saturated.length
+    ? fitChunkMs(gaps, apiServers)
+    : { value: PROFILE_CONSTANTS.frontend_chunk_ms.default, stderr: 0, used: [] as GapObs[] };
 
   const defaults = [
     PROFILE_CONSTANTS.eta_bw.default,
@@ -392,14 +424,41 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
     frontendOverheadMs(),
   ];
   const model = lowModel(cfg, decode, prefill, chunk.value);
-  const fit = levenbergMarquardt((p) => {
-    const d = model.predictDecode(p);
-    const f = model.predictPrefill(p);
-    const out: number[] = new Array(d.length + f.length);
-    for (let i = 0; i < d.length; i++) out[i] = (decode[i].gapMs - d[i]) / decode[i].gapMs;
-    for (let i = 0; i < f.length; i++) out[d.length + i] = (prefill[i].ttftMs - f[i]) / prefill[i].ttftMs;
-    return out;
-  }, defaults);
+  const full = (q: readonly number[]) => {
+    const p = [...defaults];
+    free.forEach((k, i) => {
+      p[k] = q[i];
+    });
+    return p;
+  };
+  const lm = free.length
+    ? levenbergMarquardt(
+        (q) => {
+          const p = full(q);
+          const d = model.predictDecode(p);
+          const f = model.predictPrefill(p);
+          const out: number[] = new Array(d.length + f.length);
+          for (let i = 0; i < d.length; i++) out[i] = (decode[i].gapMs - d[i]) / decode[i].gapMs;
+          for (let i = 0; i < f.length; i++)
+            out[d.length + i] = (prefill[i].ttftMs - f[i]) / prefill[i].ttftMs;
+          return out;
+        },
+        free.map((k) => defaults[k]),
+      )
+    : { p: [] as number[], stderr: [] as number[] };
+  // The prior is kept where the data's error is wider than the prior's spread.
+  // As many observations as free constants (an aggregate file's means): exactly determined, the
+  // error is not estimable (NaN, null in the profile) and the data's values are taken.
+  const dof = decode.length + prefill.length - free.length;
+  // Kept too where the data agree with the prior (within 2 standard errors): nothing to move.
+  const agrees = (v: number, se: number, prior: number) =>
+    Math.abs(v - prior) <= Math.max(Number.isFinite(se) ? 2 * se : 0, 1e-6 * prior);
+  const keep = free.map(
+    (k, i) =>
+      (dof > 0 && !(lm.stderr[i] <= PRIOR_REL_SPREAD * defaults[k])) ||
+      agrees(lm.p[i], dof > 0 ? lm.stderr[i] : Number.NaN, defaults[k]),
+  );
+  const fit = { p: full(lm.p.map((v, i) => (keep[i] ? defaults[free[i]] : v))) };
 
   const lensParams = { n: lens.length, from: lens[0], to: lens[lens.length - 1] };
   const fromMsg: Partial<Record<ProfileConstant, FittedConstant['from_msg']>> = {
@@ -418,24 +477,37 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
     const msg = fromMsg[key] ?? { key: 'sim.calibrate.from.none' as const, params: {} };
     return { from: en(msg.key, msg.params), from_msg: msg };
   };
-  const constants: FittedConstant[] = LOW.map((key, i) => ({
-    key,
-    constant: PROFILE_CONSTANTS[key].constant,
-    value: fit.p[i],
-    stderr: fit.stderr[i],
-    default: defaults[i],
-    unit: PROFILE_CONSTANTS[key].unit,
-    ...from(key),
+  const constants: FittedConstant[] = free.map((k, i) => ({
+    key: LOW[k],
+    constant: PROFILE_CONSTANTS[LOW[k]].constant,
+    value: fit.p[k],
+    fitted: lm.p[i],
+    stderr: dof > 0 ? lm.stderr[i] : Number.NaN,
+    default: defaults[k],
+    moved: !keep[i],
+    unit: PROFILE_CONSTANTS[LOW[k]].unit,
+    ...from(LOW[k]),
   }));
-  constants.push({
-    key: 'frontend_chunk_ms',
-    constant: 'FRONTEND_CHUNK_MS',
-    value: chunk.value,
-    stderr: chunk.stderr,
-    default: PROFILE_CONSTANTS.frontend_chunk_ms.default,
-    unit: 'ms',
-    ...from('frontend_chunk_ms'),
-  });
+  if (saturated.length) {
+    const prior = PROFILE_CONSTANTS.frontend_chunk_ms.default;
+    const moved = chunk.stderr <= PRIOR_REL_SPREAD * prior && !agrees(chunk.value, chunk.stderr, prior);
+    constants.push({
+      key: 'frontend_chunk_ms',
+      constant: 'FRONTEND_CHUNK_MS',
+      value: moved ? chunk.value : prior,
+      fitted: chunk.value,
+      stderr: chunk.stderr,
+      default: prior,
+      moved,
+      unit: 'ms',
+      ...from('frontend_chunk_ms'),
+    });
+  }
+  for (const c of constants)
+    if (!c.moved)
+      held[c.key] = agrees(c.fitted, c.stderr, c.default)
+        ? `kept the prior ${Number(c.default.toPrecision(4))}: the data agree with it (fitted ${Number(c.fitted.toPrecision(4))} ± ${Number(c.stderr.toPrecision(2))})`
+        : `kept the prior ${Number(c.default.toPrecision(4))}: the data's standard error ${Number(c.stderr.toPrecision(2))} exceeds the prior's spread (${PRIOR_REL_SPREAD * 100}%)`;
 
   // Residuals, in the metrics' own units.
   const pd = model.predictDecode(fit.p);
@@ -497,19 +569,21 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
     servelab_profile: 1,
     fitted_for: fittedFor,
     constants: Object.fromEntries(
-      constants.map((c) => [
-        c.key,
-        {
-          value: round(c.value),
-          stderr: round(c.stderr),
-          constant: c.constant,
-          default: round(c.default),
-          unit: c.unit,
-          from: c.from,
-        },
-      ]),
+      constants
+        .filter((c) => c.moved)
+        .map((c) => [
+          c.key,
+          {
+            value: round(c.value),
+            stderr: Number.isFinite(c.stderr) ? round(c.stderr) : null,
+            constant: c.constant,
+            default: round(c.default),
+            unit: c.unit,
+            from: c.from,
+          },
+        ]),
     ),
-    held: HELD,
+    held,
     residuals: residuals.map((r) => ({
       ...r,
       rmse: round(r.rmse),
@@ -518,5 +592,5 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
     })),
     runs: runUse.map((r) => r.id),
   };
-  return { fittedFor, constants, held: HELD, residuals, runs: runUse, profile };
+  return { fittedFor, constants, held, residuals, runs: runUse, profile };
 }

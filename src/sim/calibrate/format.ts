@@ -41,21 +41,35 @@ export function formatCalibration(res: CalibrationResult, t: T = translator('en'
     ...table(
       [
         t('sim.calibrate.col.constant'),
-        t('sim.calibrate.col.value'),
+        t('sim.calibrate.col.default'),
+        t('sim.calibrate.col.fitted'),
         t('sim.calibrate.col.stderr'),
         t('sim.calibrate.col.rel'),
-        t('sim.calibrate.col.default'),
+        t('sim.calibrate.col.moved'),
+        t('sim.calibrate.col.value'),
         t('sim.calibrate.col.from'),
       ],
       res.constants.map((c) => [
         c.constant,
-        `${sig(c.value)}${c.unit === 'ms' ? ' ms' : ''}`,
-        sig(c.stderr, 2),
-        `${sig((c.stderr / c.value) * 100, 2)}%`,
         sig(c.default),
+        sig(c.fitted),
+        sig(c.stderr, 2),
+        `${sig((c.stderr / c.fitted) * 100, 2)}%`,
+        c.moved ? t('sim.calibrate.yes') : t('sim.calibrate.no_kept_prior'),
+        `${sig(c.value)}${c.unit === 'ms' ? ' ms' : ''}`,
         t(c.from_msg.key, c.from_msg.params),
       ]),
     ).map((l) => `  ${l}`),
+    `  ${
+      res.constants.some((c) => c.moved)
+        ? t('sim.calibrate.moved', {
+            keys: res.constants
+              .filter((c) => c.moved)
+              .map((c) => c.constant)
+              .join(', '),
+          })
+        : t('sim.calibrate.moved_none')
+    }`,
     `  ${t('sim.calibrate.held', { keys: Object.keys(res.held).join(', ') })}`,
     '',
     t('sim.calibrate.residuals'),

@@ -111,6 +111,8 @@ export class RealTimeDriver {
   private lastArrivalMs = 0;
   /** While running: engine ms up to which steps are planned (the end of the step in flight). */
   private cursorMs = 0;
+  /** Engine ms at which the step in flight started (the earliest arrival it can still take). */
+  private stepStartMs = 0;
   private steps = 0;
   private resyncs = 0;
   private behind = 0;
@@ -183,9 +185,24 @@ export class RealTimeDriver {
     return this.running ? Math.min(now, this.cursorMs) : now;
   }
 
-  /** Hand a request to the engine at {@link timelineNow} and wake the loop; returns its arrival (engine ms). */
-  add(req: Omit<EngineRequest, 'arrivalMs'>): number {
-    const now = this.timelineNow();
+  /**
+   * Hand a request to the engine and wake the loop; returns its arrival (engine ms).
+   *
+   * The arrival is {@link timelineNow}, or `dueMs` when that is earlier: the engine time at which
+   * the modelled front end would have handed the request over, when the simulator's own CPU
+   * (parsing, tokenising a text its memo has not seen, a cold JIT) took longer in wall time. That
+   * work is the simulator's, not the modelled server's, so it must not show in what it serves: a
+   * cold request after `POST /reset_prefix_cache` (whose text the memo knows) would otherwise be
+   * faster than the first one (issue 26 item 6). The engine's time never runs backwards: the
+   * arrival is never before the start of the step in flight (the request joins the next step,
+   * as it would have) nor, while idle, before the last step's end or arrival; an idle engine
+   * then starts its first step at the backdated arrival, and its tokens leave at that step's
+   * planned end, or at once if the simulator's work already ran past it.
+   */
+  add(req: Omit<EngineRequest, 'arrivalMs'>, dueMs?: number): number {
+    const present = this.timelineNow();
+    const floor = this.running ? this.stepStartMs : Math.max(this.cursorMs, this.lastArrivalMs);
+    const now = dueMs === undefined ? present : Math.min(present, Math.max(dueMs, floor));
     this.lastArrivalMs = Math.max(this.lastArrivalMs, now);
     this.engine.add({ ...req, arrivalMs: now }, now);
     if (!this.running && !this.closed) {
@@ -292,6 +309,8 @@ export class RealTimeDriver {
       while (!this.closed && this.engine.hasWork()) {
         start = Math.max(start, this.lastArrivalMs);
         if (this.gpuFreeAtMs) start = Math.max(start, this.gpuFreeAtMs());
+        this.stepStartMs = start;
+        const computedWall = this.clock.now();
         const r = this.engine.step(start);
         this.cursorMs = r.endMs;
         const plannedWall = this.toWallMs(r.endMs);
@@ -311,8 +330,10 @@ export class RealTimeDriver {
         if (this.closed) break;
         this.offer(r, releaseWall);
         // The engine's own timeline: restart from now when the engine itself (its wake-up plus
-        // what was delivered at this step's end) is later than the tolerance.
-        if (this.clock.now() - plannedWall > this.toleranceMs) {
+        // what was delivered at this step's end) is later than the tolerance. A step planned to
+        // end before it was computed is catching up with an arrival backdated past the
+        // simulator's own work (see `add`): the engine keeps its timeline until it is caught up.
+        if (plannedWall > computedWall && this.clock.now() - plannedWall > this.toleranceMs) {
           this.resyncs++;
           start = this.engineNow();
         } else start = r.endMs;

@@ -276,7 +276,12 @@ export class Generations {
   ): void {
     const driver = this.host.driver();
     const nowEngineMs = driver.engineNow();
-    const admitInMs = this.outputQueue.admitMs(nowEngineMs) - nowEngineMs;
+    // The input path's work starts at the HTTP arrival, not after the simulator parsed and
+    // tokenised the body: that wall time is the simulator's own CPU (a memo hit makes it ~0, a
+    // new text pays it), so the modelled front end absorbs it and the engine sees the request
+    // when the model says (`RealTimeDriver.add`'s `dueMs`). In virtual time the two are equal.
+    const dueMs = this.outputQueue.admitMs(Math.min(lives[0].httpArrivalMs, nowEngineMs));
+    const admitInMs = Math.max(0, dueMs - nowEngineMs);
     this.pending++;
     let pendingCounted = true;
     const cancelTimer = this.host.clock.setTimer(() => {
@@ -286,15 +291,18 @@ export class Generations {
         l.cancelPending = undefined;
         if (l.done) continue;
         l.inEngine = true;
-        driver.add({
-          id: l.id,
-          // The step timeline names requests as the client did (its X-Request-Id).
-          label: l.choiceIndex === 0 ? l.requestId : `${l.requestId}-${l.choiceIndex}`,
-          promptTokens: promptIds,
-          maxTokens,
-          eosLen: plans[l.choiceIndex].eosLen,
-          minTokens: plans[l.choiceIndex].planned ? undefined : parsed.minTokens || undefined,
-        });
+        driver.add(
+          {
+            id: l.id,
+            // The step timeline names requests as the client did (its X-Request-Id).
+            label: l.choiceIndex === 0 ? l.requestId : `${l.requestId}-${l.choiceIndex}`,
+            promptTokens: promptIds,
+            maxTokens,
+            eosLen: plans[l.choiceIndex].eosLen,
+            minTokens: plans[l.choiceIndex].planned ? undefined : parsed.minTokens || undefined,
+          },
+          dueMs,
+        );
       }
     }, driver.wallDuration(admitInMs));
     const cancel = () => {

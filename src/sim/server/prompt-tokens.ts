@@ -18,6 +18,10 @@ import { type ChatMessageLike, chatTemplatePieces } from './requests.js';
 /** Ids kept in all, across texts (~32 MB of numbers); the oldest texts go first beyond it. */
 export const PROMPT_CACHE_MAX_IDS = 4_000_000;
 
+/** Words in the warm-up text of {@link PromptTokens.warm}. */
+const WARM_WORDS = 4000;
+const WARM_PIECES = ['the ', 'Über', 'naïve ', '数据', ', ', '\n', 'Token', '(x) ', '42.'];
+
 /** A tokenizer with a memo of the texts it has encoded. */
 export class PromptTokens {
   private readonly cache = new Map<string, readonly number[]>();
@@ -43,6 +47,26 @@ export class PromptTokens {
       this.cachedIds += ids.length;
     }
     return ids;
+  }
+
+  /** Forget every text encoded so far. */
+  clear(): void {
+    this.cache.clear();
+    this.cachedIds = 0;
+  }
+
+  /**
+   * Encode a varied text of ~{@link WARM_WORDS} words once, outside the memo, so that V8 has
+   * compiled the tokenizer before the first request: a cold first encode is several times
+   * slower than a later one, and on a wall clock that work would show in the first request's
+   * latency (`RealTimeDriver.add` hides the simulator's own work only up to the modelled
+   * latency it stands in for).
+   */
+  warm(): void {
+    const words: string[] = [];
+    for (let i = 0; i < WARM_WORDS; i++)
+      words.push(`${WARM_PIECES[i % WARM_PIECES.length]}${(i * 7919) % 1009}`);
+    promptTokenIds(this.tokenizer, words.join(' '));
   }
 
   /** A chat prompt's ids (a fresh array): its template pieces and contents, each encoded once. */

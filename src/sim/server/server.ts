@@ -30,8 +30,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../../core/errors.js';
-import { translator } from '../../i18n/index.js';
-import { type Clock, RealClock } from '../../runtime/clock.js';
+import { type Clock, RealClock, VirtualClock } from '../../runtime/clock.js';
 import { Rng } from '../../runtime/rng.js';
 import { tokenizerFor } from '../../tokenizer/index.js';
 import { type EngineConfig, resolveEngineConfig } from '../engine/config.js';
@@ -208,13 +207,11 @@ export async function createSimHandler(
   const clock = deps.clock ?? new RealClock();
   const log = deps.log ?? (() => {});
   const sim = new SimHttp(so, config, engine, clock, log);
-  // vLLM loads its tokenizer before it serves; so do we (Qwen3's takes ~1 s; others are instant).
-  await sim.tokenizerReady();
+  // vLLM loads its tokenizer before it serves; so do we (Qwen3's takes ~1 s; others are instant),
+  // and on a wall clock warm it (V8 compiles it) so the first prompt does not pay for that.
+  await sim.tokenizerReady(!(clock instanceof VirtualClock));
   return { sim, so, config, engine };
 }
-
-/** The simulator's log lines and errors are English. */
-const EN = translator('en');
 
 class SimHttp implements SimHandler {
   readonly modelId: string;
@@ -318,8 +315,16 @@ class SimHttp implements SimHandler {
     return this.driver.stats();
   }
 
-  async tokenizerReady(): Promise<void> {
-    await this.getPrompts();
+  /** Empty the prefix cache, and on a wall clock the tokenizer's memo (docs/sim.md, issue 26 item 6). */
+  private resetCaches(): boolean {
+    if (!this.engine.resetPrefixCache()) return false;
+    if (!(this.clock instanceof VirtualClock)) void this.prompts?.then((p) => p.clear());
+    return true;
+  }
+
+  async tokenizerReady(warm = false): Promise<void> {
+    const prompts = await this.getPrompts();
+    if (warm) prompts.warm();
   }
 
   abortAll(): void {
@@ -438,7 +443,7 @@ class SimHttp implements SimHandler {
         if (!this.sglang) break;
         req.resume();
         // SGLang's answer, in its words: 200 when flushed, 400 while requests hold the cache.
-        const ok = this.engine.resetPrefixCache();
+        const ok = this.resetCaches();
         const text =
           `${ok ? 'Cache flushed.' : 'Cache not flushed.'}\nPlease check backend logs for more details. ` +
           '(When there are running or waiting requests, the operation will not be performed.)\n';
@@ -448,7 +453,7 @@ class SimHttp implements SimHandler {
       case 'POST /reset_prefix_cache':
         if (this.sglang) break;
         req.resume();
-        if (this.engine.resetPrefixCache()) res.writeHead(200, { 'content-length': '0' }).end();
+        if (this.resetCaches()) res.writeHead(200, { 'content-length': '0' }).end();
         else
           sendError(
             res,
