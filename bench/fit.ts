@@ -4,8 +4,10 @@
  * them with their sources and bands to src/sim/engine/fitted-coefficients.json, which the
  * simulator loads by default. Deterministic from `--seed` (default 1).
  *
- * `npm run fit [-- --seed N] [--search-scale F] [--bootstrap N] [--dry-run]`
+ * `npm run fit [-- --seed N] [--search-scale F] [--bootstrap N] [--loss soft-l1|linear] [--out FILE] [--dry-run]`
  *   --search-scale  fraction of each stage replayed during the search (default 0.2)
+ *   --loss          soft-l1 (default) or linear least squares of the weighted relative errors
+ *   --out           where to write (default src/sim/engine/fitted-coefficients.json)
  *   --bootstrap     bootstrap refits (default 50)
  *   --dry-run       print, do not write the file
  */
@@ -32,6 +34,7 @@ import {
   PRIOR_LOG_SIGMA,
   PRIORS,
   replayAll,
+  SOFT_L1_SCALE,
 } from '../src/sim/fidelity/fit-model.js';
 import { FIT_DATA_DIR } from './fit-data.js';
 
@@ -61,6 +64,7 @@ const arg = (name: string) => {
 const seed = Number(arg('--seed') ?? 1);
 const searchScale = Number(arg('--search-scale') ?? 0.2);
 const numBoot = Number(arg('--bootstrap') ?? 50);
+const loss = arg('--loss') === 'linear' ? 'linear' : 'soft-l1';
 const dir = process.env.SERVELAB_FIT_DATA ?? FIT_DATA_DIR;
 if (!existsSync(resolve(dir, 'experiments.json'))) {
   console.log(`fit data: ${dir} not found; npm run fit needs ../shared/fit-data (see issue 26)`);
@@ -97,13 +101,13 @@ function table(title: string, rows: FitComparison[]): void {
 }
 
 log(
-  `fit: ${experiments.length} experiments from ${dir}; seed ${seed}; search on ${searchScale} of each stage; ${FITTED_KEYS.length} coefficients`,
+  `fit: ${experiments.length} experiments from ${dir}; seed ${seed}; search on ${searchScale} of each stage; ${FITTED_KEYS.length} coefficients; loss ${loss}`,
 );
 const before = replayAll(experiments, actual, PRIORS, seed, 1);
 table('cost model v2 constants (the priors)', before.rows);
 
 log(`\nsearch (Levenberg–Marquardt over log coefficients, finite differences of subsampled replays):`);
-const input = { experiments, actual, seed, searchScale, log };
+const input = { experiments, actual, seed, searchScale, loss, log } as const;
 const fit = fitCoefficients(input);
 log(`  ${fit.evaluations} replays of all experiments, ${secs()} s`);
 
@@ -164,6 +168,7 @@ if (!process.argv.includes('--dry-run')) {
       fit_code: 'bench/fit.ts, src/sim/fidelity/fit-model.ts',
       seed,
       search_scale: searchScale,
+      loss: loss === 'linear' ? 'least squares' : `soft L1, scale ${SOFT_L1_SCALE}`,
       incomplete_experiments: `66 and 67 (complete: false) used at weight ${INCOMPLETE_WEIGHT}`,
       objective: `weighted relative errors of whole-run ${Object.entries(FIT_WEIGHTS)
         .map(([k, w]) => `${k}×${w}`)
@@ -182,7 +187,9 @@ if (!process.argv.includes('--dry-run')) {
       metrics: bands,
     },
   };
-  const file = resolve(import.meta.dirname, '../src/sim/engine/fitted-coefficients.json');
+  const file = resolve(
+    arg('--out') ?? resolve(import.meta.dirname, '../src/sim/engine/fitted-coefficients.json'),
+  );
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   log(`wrote ${file}`);
 }
