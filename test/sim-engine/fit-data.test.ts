@@ -16,6 +16,7 @@ import {
   nestedCoverage,
   PRIORS,
   replayAll,
+  softL1,
 } from '../../src/sim/fidelity/fit-model.js';
 
 // Shaped like an entry of ../shared/fit-data/experiments.json, shrunk to seconds.
@@ -99,7 +100,11 @@ describe('fit-data replay', () => {
     ].join('\n');
     const actual = parseActualCsv(csv);
     const before = replayAll([exp], actual, PRIORS, 1).rows;
-    const fit = fitCoefficients({ experiments: [exp], actual, seed: 1, searchScale: 1 }, 1, 4);
+    const fit = fitCoefficients(
+      { experiments: [exp], actual, seed: 1, searchScale: 1, loss: 'linear' },
+      1,
+      4,
+    );
     const after = replayAll([exp], actual, fit.coefficients, 1).rows;
     const err = (rows: typeof after, metric: string) =>
       Math.abs(rows.find((r) => r.metric === metric)!.errorPct);
@@ -112,6 +117,9 @@ describe('fit-data replay', () => {
       `${err(before, 'e2e_mean')} → ${err(after, 'e2e_mean')}`,
     );
     assert.ok(fit.coefficients.frontend_overhead_ms > PRIORS.frontend_overhead_ms);
+    // The default loss: a 1% error counts as itself, a 100% error as about √(2·0.1·1) ≈ 0.45.
+    assert.ok(Math.abs(softL1(0.01) - 0.01) < 1e-4 && softL1(-0.01) < 0);
+    assert.ok(Math.abs(softL1(1) - 0.424) < 0.01, String(softL1(1)));
     // Dropping the only experiment leaves the prior alone: the refit returns the priors.
     const none = linearRefit(fit, [0]);
     assert.ok(Math.abs(none.k_weights - PRIORS.k_weights) < 1e-3);
