@@ -355,7 +355,9 @@ export class EngineCore {
     const kvUsage = this.kv.usage();
     return {
       running: this.scheduler.running.length,
-      waiting: this.scheduler.waiting.length,
+      // With async scheduling, requests not yet handed to the scheduler wait too (vLLM counts
+      // every request the engine core received and has not scheduled).
+      waiting: this.scheduler.waiting.length + this.incoming.length - this.incomingHead,
       kvUsage,
       totalBlocks: this.kv.numBlocks,
       blockSize: this.kv.blockSize,
