@@ -13,6 +13,7 @@ import {
   fitErrorMedians,
   parseActualCsv,
   replayExperiment,
+  replayExperimentDetailed,
 } from '../src/sim/fidelity/fit-data.js';
 
 export const FIT_DATA_DIR = resolve(import.meta.dirname, '../../shared/fit-data');
@@ -63,13 +64,14 @@ export function runFitData(opts: { only?: string[]; seed?: number } = {}): FitCo
     if (opts.only && !opts.only.includes(x.exp_id)) continue;
     const t0 = performance.now();
     const c0 = process.cpuUsage();
-    const sim = replayExperiment(x, opts.seed ?? 1);
+    const rep = replayExperimentDetailed(x, { seed: opts.seed ?? 1 });
     const cpu = process.cpuUsage(c0);
     const wallS = (performance.now() - t0) / 1000;
-    const mine = compareReplay(x, sim, actual);
+    const mine = compareReplay(x, rep.metrics, actual);
     rows.push(...mine);
+    const hit = rep.prefixHitRate === null ? 'n/a' : `${(rep.prefixHitRate * 100).toFixed(0)}%`;
     console.log(
-      `\n${x.experiment}${x.complete ? '' : ' (complete: false)'}  [replay ${wallS.toFixed(1)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU]`,
+      `\n${x.experiment}${x.complete ? '' : ' (complete: false)'}  [replay ${wallS.toFixed(1)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU; prefix-cache hit rate ${hit}]`,
     );
     for (const stage of [...new Set(mine.map((r) => r.stage))]) {
       const cells = mine

@@ -49,16 +49,18 @@ export function answerCellText(c: AnswerCell): string {
 /** An axis's name with its unit (`TTFT (ms)`), unless the name already carries it (`rate req/s`). */
 const axisName = (a: AnswerAxis) => (a.unit && !a.name.includes(a.unit) ? `${a.name} (${a.unit})` : a.name);
 
-/** The interval in a sentence, or null without one. */
-function intervalText(a: ExperimentAnswer, t: T): string | null {
-  const i = a.interval;
-  if (!i) return null;
-  return t('report.answer.interval', {
-    what: i.what,
-    low: answerCellText(i.low),
-    high: answerCellText(i.high),
-    note: i.note,
-  });
+/** The interval and the simulator's bands, a sentence each (none without them). */
+function intervalTexts(a: ExperimentAnswer, t: T): string[] {
+  return [a.interval, ...(a.bands ?? [])]
+    .filter((i) => i !== null)
+    .map((i) =>
+      t('report.answer.interval', {
+        what: i.what,
+        low: answerCellText(i.low),
+        high: answerCellText(i.high),
+        note: i.note,
+      }),
+    );
 }
 
 /** The runs line. */
@@ -85,8 +87,7 @@ export function answerTextLines(a: ExperimentAnswer, t: T = EN): string[] {
     out.push(line(columns), ...cells.map(line));
   }
   for (const n of a.notes ?? []) out.push(`  ${n}`);
-  const iv = intervalText(a, t);
-  if (iv) out.push(`  ${iv}`);
+  for (const iv of intervalTexts(a, t)) out.push(`  ${iv}`);
   out.push(`  ${runsText(a, t)}`);
   return out;
 }
@@ -232,7 +233,7 @@ export function answerHtml(a: ExperimentAnswer, t: T = EN): string {
   const notes = (a.notes ?? []).length
     ? `<ul class="answer-notes">${(a.notes ?? []).map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>`
     : '';
-  const iv = intervalText(a, t);
+  const iv = intervalTexts(a, t);
   const chart = a.chart
     ? `<div class="charts lead"><figure data-chart="answer" aria-label="${escapeHtml(a.chart.title)}">${answerChartSvg(a.chart)}</figure></div>`
     : '';
@@ -241,7 +242,7 @@ export function answerHtml(a: ExperimentAnswer, t: T = EN): string {
 <p class="answer-verdict" id="answer-verdict">${escapeHtml(a.verdict)}</p>
 ${table}
 ${notes}
-${iv ? `<p class="interval">${escapeHtml(iv)}</p>` : ''}
+${iv.map((x) => `<p class="interval">${escapeHtml(x)}</p>`).join('\n')}
 ${chart}
 <p class="answer-runs">${escapeHtml(runsText(a, t))}</p>
 </section>`;
@@ -268,8 +269,7 @@ export function answerMarkdown(a: ExperimentAnswer, t: T = EN, chartPath: string
   }
   for (const n of a.notes ?? []) L.push(`- ${n}`);
   if ((a.notes ?? []).length) L.push('');
-  const iv = intervalText(a, t);
-  if (iv) L.push(iv, '');
+  for (const iv of intervalTexts(a, t)) L.push(iv, '');
   if (a.chart && chartPath) L.push(`![${a.chart.title}](${chartPath})`, '');
   L.push(runsText(a, t), '');
   return L;

@@ -108,4 +108,10 @@ export interface ExperimentAnswer {
   focus_run_id?: string | null;
   /** For numbers from the simulator: the band around them; null otherwise. */
   interval: AnswerInterval | null;
+  /**
+   * The simulator's 80% error bands of the headline numbers the answer rests on (issue 26:
+   * "TTFT p90 410 ms, 80% band 350–520 ms"), rendered after `interval`; absent or empty when no
+   * number comes from the simulator.
+   */
+  bands?: AnswerInterval[];
 }

@@ -9,6 +9,7 @@
  */
 import { hashString, Rng } from '../runtime/rng.js';
 import type { Tokenizer } from '../tokenizer/index.js';
+import { FITTED } from './engine/fitted.js';
 
 /**
  * Front-end work per request, ms: HTTP parsing, chat templating and tokenisation in vLLM's API
@@ -17,9 +18,11 @@ import type { Tokenizer } from '../tokenizer/index.js';
  * vLLM 0.21) while the cost model puts the prefill step at ~7 ms; we attribute 5 ms of the rest
  * to the server front-end and leave the remainder to client and network time. It is the service
  * time of the API server's input path ({@link ApiServerQueue.admitMs}), one request after
- * another, so a burst reaches the engine spread out rather than at once.
+ * another, so a burst reaches the engine spread out rather than at once. That hand-set 5 ms is
+ * now the prior of a fitted value (`engine/fitted`, issue 26; docs/sim.md "Fitted step-time
+ * model"): request ingestion and tokenization as vLLM's API server pays them.
  */
-export const FRONTEND_OVERHEAD_MS = 5;
+export const FRONTEND_OVERHEAD_MS = FITTED.frontend_overhead_ms;
 
 /**
  * API server work per engine step's output batch, ms: receive and decode the engine core's
@@ -29,8 +32,11 @@ export const FRONTEND_OVERHEAD_MS = 5;
  * split of that, fitted on the saturated rows of docs/fidelity.md.
  */
 export const FRONTEND_STEP_MS = 0.1;
-/** API server work per streamed chunk, ms: incremental detokenisation, JSON and the SSE write. */
-export const FRONTEND_CHUNK_MS = 0.08;
+/**
+ * API server work per streamed chunk, ms: incremental detokenisation, JSON and the SSE write.
+ * Fitted (`engine/fitted`; the hand-set prior was 0.08 ms).
+ */
+export const FRONTEND_CHUNK_MS = FITTED.frontend_chunk_ms;
 /** API server work per request when its first chunk goes out (output state, role chunk), ms. */
 export const FRONTEND_REQUEST_MS = 0.5;
 

@@ -112,7 +112,16 @@ describe('weight bytes read per step', () => {
 
 describe('cost model and memory plan use the catalogue', () => {
   it('reads only the routed experts on a small decode step', () => {
-    const cost = new CostModel(moe, BUILTIN_GPUS.h100, 1, 'bf16', 'auto');
+    // The roofline basis itself: the fitted multipliers (engine/fitted) at 1.
+    const cost = new CostModel(
+      moe,
+      BUILTIN_GPUS.h100,
+      1,
+      'bf16',
+      'auto',
+      {},
+      { kWeights: 1, kMoeExperts: 1, kCompute: 1 },
+    );
     const shape = (n: number, attnPairs: number, numSampled: number, numReqs: number) => ({
       numTokens: n,
       ctxTokens: 0,

@@ -17,7 +17,7 @@ import { targetSettings } from '../../pipeline/settings.js';
 import { formatSessions } from '../../report/run/sessions.js';
 import { formatSpeculative, formatSummaryTable, formatVerdict } from '../../report/run/summary-table.js';
 import { describeEngine, resolveEngineConfig } from '../../sim/engine/index.js';
-import { fidelityLine, regimeOf } from '../../sim/fidelity/band.js';
+import { bandLines, fidelityLine, regimeOf } from '../../sim/fidelity/band.js';
 import type { Store } from '../../store/index.js';
 import { type StreamedWorkload, workloadProblems } from '../../workload/index.js';
 import { withInferencePerfConfig } from '../inference-perf-flags.js';
@@ -242,7 +242,26 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   out.write(formatSummaryTable(m.summary, t));
   out.write(formatSessions(report.sessions ?? null, t));
   out.write(formatSpeculative(report.speculative, t));
-  out.write(`${fidelityLine(regimeOf(m.summary.ttft_ms.p50, m.summary.tpot_ms.p50, report.series), t)}\n`);
+  // Every headline number with its 80% band (issue 26; docs/fidelity.md "Error bands"); the
+  // regime-wide line only when no fit stored bands.
+  const sm = m.summary;
+  const bands = bandLines(
+    {
+      ttft_mean: sm.ttft_ms.mean,
+      ttft_p90: sm.ttft_ms.p90,
+      ttft_p99: sm.ttft_ms.p99,
+      e2e_mean: sm.e2e_ms.mean,
+      e2e_p90: sm.e2e_ms.p90,
+      e2e_p99: sm.e2e_ms.p99,
+      itl_mean: sm.tpot_ms.mean,
+    },
+    t,
+  );
+  out.write(
+    bands.length
+      ? `${bands.join('\n')}\n`
+      : `${fidelityLine(regimeOf(sm.ttft_ms.p50, sm.tpot_ms.p50, report.series), t)}\n`,
+  );
   out.write(formatVerdict(m.validity, t));
   out.write(formatThresholds(m.thresholds, t));
   if (m.files.length) out.write(`${t('run.wrote', { files: m.files.join(', ') })}\n`);

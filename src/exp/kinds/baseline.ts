@@ -12,7 +12,7 @@ import { posInt } from '../../core/fields.js';
 import type { T } from '../../i18n/index.js';
 import { SUCCESS_OUTCOMES } from '../../record/types.js';
 import type { ExperimentAnswer } from '../../report/answer.js';
-import { fidelityBand, fidelityLine } from '../../sim/fidelity/band.js';
+import { bandInterval, fidelityBand, fidelityLine } from '../../sim/fidelity/band.js';
 import { loadLevels, targetsOf } from '../fields.js';
 import type { KindContext } from './context.js';
 import { defineKind, type OwnFile } from './kind.js';
@@ -263,14 +263,17 @@ export function baselineAnswer(res: BaselineResult, t: T): ExperimentAnswer {
 }
 
 /**
- * The simulator's error band around the first simulated target's warm TTFT: its measured median
- * |error| at low load (one request at a time is low load), from `npm run fidelity`
+ * The simulator's error band around the first simulated target's warm TTFT: the fitted model's
+ * 80% band (sim/fidelity/band `bandInterval`), else its measured median |error| at low load (one request at a time is low load), from `npm run fidelity`
  * (sim/fidelity/band, docs/fidelity.md); null when no target is simulated.
  */
 function simulatorBand(res: BaselineResult, t: T): ExperimentAnswer['interval'] {
   const x = res.targets.find((r) => r.simulated && r.warm.ttft_ms_mean !== null);
   const v = x?.warm.ttft_ms_mean;
   if (!x || v === null || v === undefined) return null;
+  // The fitted model's 80% band of a mean TTFT (issue 26), else the low-load regime's median |error|.
+  const fitted = bandInterval('ttft_mean', v, t('exp.baseline.band_what', { target: x.target }), t);
+  if (fitted) return fitted;
   const e = fidelityBand('low').medianAbsErrorPct / 100;
   return {
     what: t('exp.baseline.band_what', { target: x.target }),

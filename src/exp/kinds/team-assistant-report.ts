@@ -8,7 +8,8 @@
  */
 import { wilsonInterval } from '../../analysis/binomial.js';
 import type { T } from '../../i18n/index.js';
-import type { AnswerChart, ExperimentAnswer } from '../../report/answer.js';
+import type { AnswerChart, AnswerInterval, ExperimentAnswer } from '../../report/answer.js';
+import { bandInterval } from '../../sim/fidelity/band.js';
 import { cell, joinVerdict, pctCell, runIdsOf, searchBracket, withTarget } from './answer-kit.js';
 import { pct, table } from './format.js';
 import { fmt, verdictOf } from './points.js';
@@ -71,6 +72,8 @@ export interface TeamTargetResult {
   deciding: number | null;
   /** Whether `team.colleagues` users meet the SLO: from a level at or around it, null when not known. */
   colleagues_fit: boolean | null;
+  /** The target is the built-in simulator (its numbers carry the fitted error bands); absent in older results. */
+  simulated?: boolean;
 }
 
 export interface TeamResult {
@@ -418,6 +421,7 @@ export function teamAnswer(res: TeamResult, tr: T): ExperimentAnswer {
     // The cards under the answer show the largest team meeting the SLO, not the level that failed.
     focus_run_id:
       one && one.largest !== null ? (one.levels.find((l) => l.users === one.largest)?.run_id ?? null) : null,
+    bands: teamBands(res, tr),
     interval: one?.bounded
       ? searchBracket(
           'users',
@@ -427,4 +431,24 @@ export function teamAnswer(res: TeamResult, tr: T): ExperimentAnswer {
         )
       : null,
   };
+}
+
+/**
+ * The simulator's 80% bands (sim/fidelity/band) of the TTFT p90 (the SLO's metric) at each
+ * simulated target's largest team meeting the SLO: "TTFT p90 at 21 users: between 350 and 520".
+ */
+function teamBands(res: TeamResult, tr: T): AnswerInterval[] {
+  const out: AnswerInterval[] = [];
+  for (const t of res.targets) {
+    if (!t.simulated || !t.largest) continue;
+    const l = t.levels.find((x) => x.users === t.largest);
+    const b = bandInterval(
+      'ttft_p90',
+      l?.ttft_ms.p90 ?? null,
+      tr('answer.team.band_what', { target: t.target, n: t.largest, value: Math.round(l?.ttft_ms.p90 ?? 0) }),
+      tr,
+    );
+    if (b) out.push(b);
+  }
+  return out;
 }

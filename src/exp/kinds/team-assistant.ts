@@ -282,6 +282,7 @@ export async function runTeamAssistant(
       undetermined: found.undetermined,
       deciding,
       colleagues_fit: colleaguesFit(measured, team.colleagues, largest, found.bounded),
+      simulated: t.simOptions !== null,
     });
   }
   return {

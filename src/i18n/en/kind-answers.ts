@@ -52,6 +52,7 @@ export const kindAnswers = {
   // team-assistant (src/exp/kinds/team-assistant-report.ts)
   'answer.team.question':
     'How many colleagues can share the assistant while at least {pct}% of their turns meet the SLO ({slo})? The team asked about: {n}.',
+  'answer.team.band_what': '{target}: TTFT p90 {value} ms at {n} users, 80% band',
   'answer.team.users': '{n} users',
   'answer.team.one_user': '1 user',
   'answer.team.largest':

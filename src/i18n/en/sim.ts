@@ -7,6 +7,10 @@ export const sim = {
     'simulator fidelity (low load): median |error| {median}%, max {max}% over {rows} public measurements (docs/fidelity.md)',
   'sim.fidelity.saturation':
     'simulator fidelity (saturation): median |error| {median}%, max {max}% over {rows} public measurements (docs/fidelity.md)',
+  'sim.band.line': '{metric} {value} ms, 80% band {low}–{high} ms',
+  'sim.band.head':
+    'simulator error bands (80%, from leave-one-experiment-out predictions of {n} public vLLM runs; docs/fidelity.md):',
+  'sim.band.note': '80% band from leave-one-experiment-out errors on public vLLM runs (docs/fidelity.md)',
   'sim.listening': 'listening on {url} (OpenAI base URL)',
   'sim.draining': 'SIGTERM: draining (new requests get 503); a second signal stops at once',
   'sim.drained': 'drained: every request in flight finished',

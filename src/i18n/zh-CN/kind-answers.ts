@@ -46,6 +46,7 @@ export const kindAnswers: Record<keyof typeof en, string> = {
   'answer.sweep.col.slo': 'SLO（p90）',
   'answer.team.question':
     '在至少 {pct}% 的对话轮次满足 SLO（{slo}）的前提下，最多能有多少位同事共用这个助手？所问的团队规模：{n}。',
+  'answer.team.band_what': '{target}：{n} 位用户时 TTFT p90 {value} ms，80% 区间',
   'answer.team.users': '{n} 个用户',
   'answer.team.one_user': '1 个用户',
   'answer.team.largest':

@@ -6,6 +6,9 @@ export const sim: Record<keyof typeof en, string> = {
     '模拟器保真度（低负载）：误差绝对值中位数 {median}%，最大 {max}%，基于 {rows} 个公开测量（docs/fidelity.md）',
   'sim.fidelity.saturation':
     '模拟器保真度（饱和）：误差绝对值中位数 {median}%，最大 {max}%，基于 {rows} 个公开测量（docs/fidelity.md）',
+  'sim.band.line': '{metric} {value} ms，80% 区间 {low}–{high} ms',
+  'sim.band.head': '模拟器误差区间（80%，来自 {n} 个公开 vLLM 运行的留一实验预测；docs/fidelity.md）：',
+  'sim.band.note': '80% 区间来自公开 vLLM 运行的留一实验误差（docs/fidelity.md）',
   'sim.listening': '正在监听 {url}（OpenAI base URL）',
   'sim.draining': 'SIGTERM：正在排空（新请求返回 503）；再发一次信号则立即停止',
   'sim.drained': '已排空：所有在途请求都已完成',

@@ -44,8 +44,17 @@ function inverse(A: number[][]): number[][] | null {
 export function levenbergMarquardt(
   res: (p: readonly number[]) => number[],
   p0: readonly number[],
-  opts: { maxIter?: number } = {},
-): { p: number[]; residuals: number[]; stderr: number[] } {
+  opts: {
+    maxIter?: number;
+    /**
+     * Finite-difference step in log-parameter space (default 1e-6). A simulated objective that
+     * moves in small jumps (discrete events) needs a larger one, e.g. 0.02.
+     */
+    h?: number;
+    /** Called after each accepted iteration with the sum of squares (progress). */
+    onIter?: (it: number, cost: number, p: readonly number[]) => void;
+  } = {},
+): { p: number[]; residuals: number[]; stderr: number[]; jacobian: number[][] } {
   const k = p0.length;
   let q = p0.map(Math.log);
   const at = (qq: readonly number[]) => res(qq.map(Math.exp));
@@ -56,7 +65,7 @@ export function levenbergMarquardt(
   const jac = (qq: readonly number[], r0: readonly number[]) => {
     const J: number[][] = r0.map(() => new Array(k).fill(0));
     for (let j = 0; j < k; j++) {
-      const h = 1e-6;
+      const h = opts.h ?? 1e-6;
       const qp = [...qq];
       qp[j] += h;
       const rp = at(qp);
@@ -97,7 +106,8 @@ export function levenbergMarquardt(
         r = rn;
         cost = cn;
         lambda = Math.max(lambda / 10, 1e-12);
-        improved = rel > 1e-14;
+        improved = rel > (opts.h ? 1e-4 : 1e-14);
+        opts.onIter?.(it, cost, q.map(Math.exp));
         break;
       }
       lambda *= 10;
@@ -114,5 +124,6 @@ export function levenbergMarquardt(
   const stderr = p.map((v, j) =>
     inv ? v * Math.sqrt(Math.max(0, inv[j][j] * s2)) : Number.POSITIVE_INFINITY,
   );
-  return { p, residuals: r, stderr };
+  // The Jacobian is d r / d log p at the optimum.
+  return { p, residuals: r, stderr, jacobian: J };
 }

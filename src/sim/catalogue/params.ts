@@ -160,3 +160,18 @@ export function layerWeightBytesReadPerStep(
   const untouched = E - expectedExpertsTouched(E, model.num_experts_per_tok ?? 0, batchTokens);
   return (all - sparseLayerCount(model) * untouched * expertParams(model)) * bytesPerWeight;
 }
+
+/**
+ * Of {@link layerWeightBytesReadPerStep}, the bytes of routed experts (0 for a dense model): the
+ * part the fitted step-time model scales by its MoE expert-read coefficient.
+ */
+export function expertWeightBytesReadPerStep(
+  model: ModelSpec,
+  bytesPerWeight: number,
+  batchTokens: number,
+): number {
+  if (!isMoe(model)) return 0;
+  const E = model.num_experts ?? 0;
+  const touched = expectedExpertsTouched(E, model.num_experts_per_tok ?? 0, batchTokens);
+  return sparseLayerCount(model) * touched * expertParams(model) * bytesPerWeight;
+}

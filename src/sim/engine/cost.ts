@@ -12,10 +12,15 @@
  * T_act      = M·L·2 B·(8h + 6I)/(BW·η_bw)
  * T_attn_pre = ‖ 4·L·nh·d·pairs_pre/(F·η_attn) , (ctx_pre + n_pre)·KV_tok/(BW·η_bw) ‖₃
  * T_attn_dec = ‖ 4·L·nh·d·pairs_dec/(F·η_attn) , (ctx_dec + n_dec)·KV_tok/(BW·η_dec) ‖₃
- * T_ovh      = t_step + t_layer·L + t_sample + t_req·B + t_sample_req·S
+ * T_ovh      = t_step + t_layer·L + t_moe·L_moe + t_sample + t_req·B + t_sample_req·S
  * T_ar       = 2·L·[2·(tp−1)/tp · M·h·2 B / link_BW + latency]          (tp > 1 only)
  * T_step     = T_gemm + T_act + T_attn_pre + T_attn_dec + T_ovh + T_ar   (all per GPU: ÷ tp)
  * ```
+ * The fitted step-time model (issue 26; docs/sim.md "Fitted step-time model") scales each
+ * roofline basis by a coefficient fitted on public vLLM measurements (`engine/fitted`): k_compute
+ * every FLOP term (the GEMMs' and attention's compute), k_weights the dense weight reads,
+ * k_moe the routed-expert reads (W splits into both), k_kv the decode attention's KV reads, k_tp
+ * T_ar; t_step, t_layer, t_req and t_moe (per MoE layer L_moe) are fitted too.
  * ‖a, b‖₃ = (a³ + b³)^(1/3); ⌈x⌉₁₆ rounds up to the GEMM tile. W = bytes of the weights read every
  * step (decoder layers + LM head), ctx_i = tokens already in request i's KV cache, n_i its new
  * tokens this step, S = requests that sample a token (vLLM computes logits only at sampled
@@ -26,10 +31,13 @@
 import {
   activeLayerParams,
   layerParams as decoderLayerParams,
+  expertWeightBytesReadPerStep,
   layerWeightBytesReadPerStep,
+  sparseLayerCount,
 } from '../catalogue/params.js';
 import type { GpuSpec, ModelSpec } from '../catalogue/types.js';
 import type { KvCacheDtype, WeightDtype } from '../config/vocab.js';
+import { FITTED } from './fitted.js';
 
 /**
  * Achieved fraction of peak memory bandwidth. 0.8 reproduces measured vLLM decode (Llama-3.1-8B:
@@ -113,13 +121,33 @@ export function cudagraphCaptureSizes(maxNumSeqs: number): number[] {
 /**
  * Fixed cost per step, ms: scheduling, input preparation and the host–device round trip of
  * vLLM V1's engine core. BLIS's trained default is ≈ 126 µs
- * (`inference-sim/inference-sim:sim/latency/roofline.go`).
+ * (`inference-sim/inference-sim:sim/latency/roofline.go`). Fitted (`engine/fitted`).
  */
-export const T_STEP_MS = 0.13;
-/** Fixed cost per layer per step, ms: BLIS trained default ≈ 32 µs. */
-export const T_LAYER_MS = 0.032;
-/** Fixed cost per scheduled request per step (input preparation), ms: BLIS trained default ≈ 4 µs. */
-export const T_REQ_MS = 0.004;
+export const T_STEP_MS = FITTED.t_step_ms;
+/**
+ * Fixed cost per layer per step, ms (kernel launches and the host work each layer's kernels
+ * need; BLIS's trained default ≈ 32 µs). Fitted (`engine/fitted`).
+ */
+export const T_LAYER_MS = FITTED.t_layer_ms;
+/**
+ * Fixed cost per scheduled request per step (input preparation: block tables, positions,
+ * slot mapping), ms: BLIS trained default ≈ 4 µs. Fitted (`engine/fitted`).
+ */
+export const T_REQ_MS = FITTED.t_req_ms;
+/**
+ * Fixed cost per MoE layer per step, ms: the router's top-k, the token permutation before the
+ * grouped expert GEMM and the un-permute after it, kernels a dense layer does not launch. Fitted.
+ */
+export const T_MOE_LAYER_MS = FITTED.t_moe_layer_ms;
+/**
+ * Multipliers of the roofline bases, fitted on public vLLM measurements (`engine/fitted`;
+ * docs/sim.md): what the efficiencies above do not capture on their own.
+ */
+export const K_COMPUTE = FITTED.k_compute;
+export const K_WEIGHTS = FITTED.k_weights;
+export const K_MOE_EXPERTS = FITTED.k_moe_experts;
+export const K_KV_DECODE = FITTED.k_kv_decode;
+export const K_TP_COMM = FITTED.k_tp_comm;
 /**
  * Sampling, ms: a fixed part (logits gather, softmax, top-p/top-k kernels) plus a part per sampled
  * request (sampling metadata, output copy). An assumption (no public per-kernel profile found):
@@ -255,6 +283,14 @@ export interface CostOverrides {
   tReqMs?: number;
   tSampleMs?: number;
   tSampleReqMs?: number;
+  /** {@link T_MOE_LAYER_MS}. */
+  tMoeLayerMs?: number;
+  /** {@link K_COMPUTE}, {@link K_WEIGHTS}, {@link K_MOE_EXPERTS}, {@link K_KV_DECODE}, {@link K_TP_COMM}. */
+  kCompute?: number;
+  kWeights?: number;
+  kMoeExperts?: number;
+  kKvDecode?: number;
+  kTpComm?: number;
 }
 
 /**
@@ -275,6 +311,7 @@ export function slowerCostModel(factor: number, gpu: GpuSpec): CostOverrides {
     tReqMs: T_REQ_MS * factor,
     tSampleMs: T_SAMPLE_MS * factor,
     tSampleReqMs: T_SAMPLE_REQ_MS * factor,
+    tMoeLayerMs: T_MOE_LAYER_MS * factor,
   };
 }
 
@@ -331,6 +368,10 @@ export class CostModel {
     const L = model.num_hidden_layers;
     const h = model.hidden_size;
     const eta = overrides.etaGemm ?? gemmEfficiency(gpu);
+    const kCompute = overrides.kCompute ?? K_COMPUTE;
+    const kWeights = overrides.kWeights ?? K_WEIGHTS;
+    const kMoe = overrides.kMoeExperts ?? K_MOE_EXPERTS;
+    const kTp = overrides.kTpComm ?? K_TP_COMM;
     const bf16 = gpu.bf16Tflops * 1e12 * eta;
     let layerFlopsPerS = bf16;
     let deq = 0;
@@ -340,14 +381,20 @@ export class CostModel {
     } else if (dtype === 'int4') {
       deq = DEQUANT_OVERHEAD.int4;
     }
-    this.layerMsPerToken = ((2 * activeLayerParams(model) * (1 + deq)) / layerFlopsPerS / tp) * 1e3;
-    this.headMsPerSample = ((2 * acc.lmHeadParams) / bf16 / tp) * 1e3;
+    this.layerMsPerToken =
+      ((kCompute * 2 * activeLayerParams(model) * (1 + deq)) / layerFlopsPerS / tp) * 1e3;
+    this.headMsPerSample = ((kCompute * 2 * acc.lmHeadParams) / bf16 / tp) * 1e3;
     const attnFlops = gpu.bf16Tflops * 1e12 * (overrides.etaAttnPrefill ?? ETA_ATTN_PREFILL);
-    this.attnMsPerPair = ((4 * L * model.num_attention_heads * model.head_dim) / attnFlops / tp) * 1e3;
+    this.attnMsPerPair =
+      ((kCompute * 4 * L * model.num_attention_heads * model.head_dim) / attnFlops / tp) * 1e3;
     const bw = gpu.bandwidthTBps * 1e12 * (overrides.etaBw ?? ETA_BW);
     const headBytes = acc.lmHeadParams * 2; // the LM head stays 16-bit, as in modelAccounting
-    this.weightsMs = (n) =>
-      ((layerWeightBytesReadPerStep(model, BYTES_PER_WEIGHT[dtype], n) + headBytes) / tp / bw) * 1e3;
+    const bpw = BYTES_PER_WEIGHT[dtype];
+    this.weightsMs = (n) => {
+      const experts = expertWeightBytesReadPerStep(model, bpw, n);
+      const dense = layerWeightBytesReadPerStep(model, bpw, n) - experts + headBytes;
+      return ((kWeights * dense + kMoe * experts) / tp / bw) * 1e3;
+    };
     const actBytes = L * 2 * (ACT_TRAFFIC_H * h + ACT_TRAFFIC_I * model.intermediate_size);
     this.actMsPerToken = (actBytes / tp / bw) * 1e3;
     // vLLM replicates KV heads when tp > num_key_value_heads, so each GPU holds at least one.
@@ -355,18 +402,20 @@ export class CostModel {
     const kvPerTokenPerGpu = (acc.kvBytesPerToken / model.num_key_value_heads) * kvHeadsPerGpu;
     this.kvMsPerTokenPrefill = (kvPerTokenPerGpu / bw) * 1e3;
     const etaDec = overrides.etaBwAttnDecode ?? ETA_BW_ATTN_DECODE;
-    this.kvMsPerTokenDecode = (kvPerTokenPerGpu / (gpu.bandwidthTBps * 1e12 * etaDec)) * 1e3;
+    this.kvMsPerTokenDecode =
+      (((overrides.kKvDecode ?? K_KV_DECODE) * kvPerTokenPerGpu) / (gpu.bandwidthTBps * 1e12 * etaDec)) * 1e3;
     this.fixedMs =
       (overrides.tStepMs ?? T_STEP_MS) +
       (overrides.tLayerMs ?? T_LAYER_MS) * L +
+      (overrides.tMoeLayerMs ?? T_MOE_LAYER_MS) * sparseLayerCount(model) +
       (overrides.tSampleMs ?? T_SAMPLE_MS);
     this.reqMs = overrides.tReqMs ?? T_REQ_MS;
     this.sampleReqMs = overrides.tSampleReqMs ?? T_SAMPLE_REQ_MS;
     if (tp > 1) {
       const link = gpu.interconnect.bandwidthGBps * 1e9;
       const ring = (2 * (tp - 1)) / tp;
-      this.arMsPerToken = ((2 * L * ring * h * ACT_BYTES) / link) * 1e3;
-      this.arFixedMs = 2 * L * gpu.interconnect.latencyUs * 1e-3;
+      this.arMsPerToken = ((kTp * 2 * L * ring * h * ACT_BYTES) / link) * 1e3;
+      this.arFixedMs = kTp * 2 * L * gpu.interconnect.latencyUs * 1e-3;
     } else {
       this.arMsPerToken = 0;
       this.arFixedMs = 0;

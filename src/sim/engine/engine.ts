@@ -89,9 +89,23 @@ export class EngineCore {
   /** `--record-steps`: the step timeline (`step-log.ts`); null, and never touched, when off. */
   readonly steps: StepLog | null;
 
+  /**
+   * Async scheduling (vLLM V1's default since v0.13: `vllm-project/vllm` PR #27614, "use async
+   * scheduling by default"; the scheduler runs one step ahead of the GPU, as NanoFlow does, PR
+   * #19970): requests that reached the engine while the step before the current one was being
+   * scheduled wait here, and join the step after. `incoming` is in arrival order.
+   */
+  private readonly asyncScheduling: boolean;
+  private readonly incoming: EngineReq[] = [];
+  private incomingHead = 0;
+  /** Start and end of the last step that ran requests (NaN before the first). */
+  private pipeStartMs = Number.NaN;
+  private pipeEndMs = Number.NaN;
+
   constructor(cfg: EngineConfig) {
     this.cfg = cfg;
     this.steps = cfg.recordSteps ? new StepLog() : null;
+    this.asyncScheduling = cfg.profile.engine === 'vllm-v1' && !cfg.profile.llamacpp;
     const profile = cfg.profile;
     this.kv = profile.llamacpp
       ? new SlotPool(
@@ -142,14 +156,41 @@ export class EngineCore {
     if (this.reqs.has(req.id)) throw new Error(`duplicate request id ${req.id}`);
     const r = new EngineReq(req, this.cfg.maxModelLen);
     this.reqs.set(req.id, r);
-    this.scheduler.waiting.pushBack(r);
+    if (this.asyncScheduling) this.incoming.push(r);
+    else this.scheduler.waiting.pushBack(r);
     return r;
+  }
+
+  /**
+   * Async scheduling: move the requests the step starting at `nowMs` can see into the waiting
+   * queue. When the GPU ran a step right before (it ended at `nowMs`), this step was scheduled
+   * when that one started, so only requests that had arrived by then join; when the engine was
+   * idle (or nothing else could run), its loop schedules as soon as a request arrives.
+   */
+  private admitIncoming(nowMs: number): void {
+    const inc = this.incoming;
+    if (this.incomingHead >= inc.length) return;
+    const pipelined = nowMs - this.pipeEndMs < 1e-6;
+    const idle = this.scheduler.running.length === 0 && this.scheduler.waiting.length === 0;
+    const cutoff =
+      pipelined && !(idle && inc[this.incomingHead].times.arrivalMs > this.pipeStartMs)
+        ? this.pipeStartMs
+        : nowMs;
+    while (this.incomingHead < inc.length && inc[this.incomingHead].times.arrivalMs <= cutoff) {
+      const r = inc[this.incomingHead++];
+      if (r.status !== 'finished') this.scheduler.waiting.pushBack(r);
+    }
+    if (this.incomingHead === inc.length) {
+      inc.length = 0;
+      this.incomingHead = 0;
+    }
   }
 
   /** Drop a request now and free its blocks (client disconnected); unknown or finished ids are ignored. */
   abort(reqId: string): void {
     const r = this.reqs.get(reqId);
     if (!r || r.status === 'finished') return;
+    // One still in `incoming` is skipped when its turn comes (status finished).
     this.scheduler.remove(r);
     this.kv.freeReq(r);
     r.status = 'finished';
@@ -157,7 +198,11 @@ export class EngineCore {
 
   /** True while any request is running or waiting. */
   hasWork(): boolean {
-    return this.scheduler.running.length > 0 || this.scheduler.waiting.length > 0;
+    return (
+      this.scheduler.running.length > 0 ||
+      this.scheduler.waiting.length > 0 ||
+      this.incomingHead < this.incoming.length
+    );
   }
 
   /**
@@ -168,6 +213,7 @@ export class EngineCore {
    */
   stepRaw(nowMs: number): RawStep {
     const out = this.out;
+    if (this.asyncScheduling) this.admitIncoming(nowMs);
     this.scheduler.schedule(out, nowMs);
     this.updateAfterSchedule(out);
     // The KV in use while the step runs: its allocations made, no finished request freed yet.
@@ -326,6 +372,8 @@ export class EngineCore {
     const step = this.stepNo;
     if (this.out.reqs.length > 0) {
       this.lastEndMs = endMs;
+      this.pipeStartMs = nowMs;
+      this.pipeEndMs = endMs;
       if (this.steps) this.steps.close(step, nowMs, dt, this.out.preempted);
     } else if (this.steps) this.steps.discard();
     // Every token of the step is stamped with the one boxed number `lastEndMs` holds (a field
@@ -355,7 +403,9 @@ export class EngineCore {
     const kvUsage = this.kv.usage();
     return {
       running: this.scheduler.running.length,
-      waiting: this.scheduler.waiting.length,
+      // With async scheduling, requests not yet handed to the scheduler wait too (vLLM counts
+      // every request the engine core received and has not scheduled).
+      waiting: this.scheduler.waiting.length + this.incoming.length - this.incomingHead,
       kvUsage,
       totalBlocks: this.kv.numBlocks,
       blockSize: this.kv.blockSize,

@@ -1,10 +1,15 @@
 /**
  * @module sim/fidelity/band
- * The error band measured for each regime, read from the stored results of
- * `npm run fidelity -- --write` (src/sim/fidelity/results.json), for `plan` summaries.
+ * The simulator's error bands. Per metric (issue 26): the 80% band of the fitted step-time
+ * model, from the leave-one-experiment-out errors `npm run fit` stored with the coefficients
+ * (`engine/fitted-coefficients.json`; docs/fidelity.md "Error bands"), applied to a simulated
+ * value; `plan` prints one per headline number and the experiments' answers carry them. Per
+ * regime (older): the median |error| measured on the project's own public rows, read from
+ * `npm run fidelity -- --write` (src/sim/fidelity/results.json).
  */
 
 import { type T, translator } from '../../i18n/index.js';
+import { FITTED_BANDS } from '../engine/fitted.js';
 import type { Regime } from './measurements.js';
 import results from './results.json' with { type: 'json' };
 
@@ -70,4 +75,73 @@ export function fidelityLine(regime: Regime, t: T = translator('en')): string {
     max: b.maxAbsErrorPct.toFixed(1),
     rows: b.rows,
   });
+}
+
+/** Metrics with a fitted band (the fit data's whole-run metrics). */
+export type BandMetric =
+  | 'ttft_mean'
+  | 'ttft_p90'
+  | 'ttft_p99'
+  | 'e2e_mean'
+  | 'e2e_p90'
+  | 'e2e_p99'
+  | 'itl_mean';
+
+/**
+ * The 80% band of the measured value around a simulated one: `value × (1 + q10)` to
+ * `value × (1 + q90)`, q the stored quantiles of measured ÷ predicted − 1. Null when the value is
+ * not a positive number or no fit stored bands.
+ */
+export function fittedBand(metric: BandMetric, value: number | null): { low: number; high: number } | null {
+  const q = FITTED_BANDS?.metrics[metric];
+  if (!q || value === null || !(value > 0)) return null;
+  return { low: value * (1 + q.q10), high: value * (1 + q.q90) };
+}
+
+/** Round a band's ends as they are shown. */
+const shown = (x: number) => (x >= 100 ? Math.round(x) : Number(x.toPrecision(3)));
+
+/** Labels of the band metrics as `plan` prints them (metric names stay English). */
+const BAND_LABELS: Record<BandMetric, string> = {
+  ttft_mean: 'TTFT mean',
+  ttft_p90: 'TTFT p90',
+  ttft_p99: 'TTFT p99',
+  e2e_mean: 'E2E mean',
+  e2e_p90: 'E2E p90',
+  e2e_p99: 'E2E p99',
+  itl_mean: 'ITL mean',
+};
+
+/**
+ * One line per headline number with its band, e.g. `TTFT p99 410 ms, 80% band 350–520 ms`,
+ * after a head line naming where the bands come from; empty when no band applies.
+ */
+export function bandLines(
+  values: Partial<Record<BandMetric, number | null>>,
+  t: T = translator('en'),
+): string[] {
+  const lines: string[] = [];
+  for (const m of Object.keys(BAND_LABELS) as BandMetric[]) {
+    const v = values[m] ?? null;
+    const b = fittedBand(m, v);
+    if (!b || v === null) continue;
+    lines.push(
+      `  ${t('sim.band.line', { metric: BAND_LABELS[m], value: shown(v), low: shown(b.low), high: shown(b.high) })}`,
+    );
+  }
+  if (lines.length === 0) return [];
+  const n = new Set(Object.values(FITTED_BANDS?.metrics ?? {}).map((q) => q.n)).values().next().value ?? 0;
+  return [t('sim.band.head', { n }), ...lines];
+}
+
+/** A band as an answer's interval (`report/answer` `AnswerInterval`), or null. */
+export function bandInterval(
+  metric: BandMetric,
+  value: number | null,
+  what: string,
+  t: T = translator('en'),
+): { what: string; low: number; high: number; note: string } | null {
+  const b = fittedBand(metric, value);
+  if (!b) return null;
+  return { what, low: shown(b.low), high: shown(b.high), note: t('sim.band.note') };
 }

@@ -20,8 +20,11 @@ import { hashString } from '../../runtime/rng.js';
 import { stageOffsetsMs } from '../../schedule/stages.js';
 import { sharedPrefixTokenIds } from '../../workload/shared-prefix.js';
 import { type PlanRequest, simulateDetailed } from '../batch-driver.js';
+import type { CalibrationProfile } from '../calibrate/calibration-file.js';
 import { BUILTIN_MODELS } from '../catalogue/builtin.js';
 import { resolveEngineConfig } from '../engine/config.js';
+import type { CostOverrides } from '../engine/cost.js';
+import type { FrontendOverrides } from '../frontend.js';
 
 /** Observed prompt tokens ÷ specified (the fit-data README: "about 4–5% longer"). */
 export const PROMPT_LENGTH_SCALE = 1.045;
@@ -55,6 +58,8 @@ export interface FitExperiment {
     cpu_offload?: boolean;
   };
   workload: { effective_prefix_sharing: { num_groups: number; num_prompts_per_group: number } };
+  /** vLLM's KV-cache block count as the run's log reported it (known for every experiment here). */
+  kv_cache?: { total_kv_blocks?: number; cpu_kv_blocks?: number };
   stages: {
     stage_index: number;
     rate_rps: number;
@@ -123,11 +128,38 @@ function metricsOf(e2e: number[], ttft: number[], outLens: number[]): Record<Fit
   };
 }
 
+/** How to replay: the seed, a shorter run for the fit's search, coefficients to try. */
+export interface ReplayOptions {
+  seed?: number;
+  /**
+   * Fraction of every stage to replay (1 = all): each stage keeps its rate and runs
+   * `scale × duration`, so it sends `scale ×` its requests. The fit's search uses a fraction.
+   */
+  scale?: number;
+  /** Cost-model and API-server constants to use instead of the committed fitted ones. */
+  cost?: CostOverrides;
+  frontend?: FrontendOverrides;
+}
+
+/** A replay's metrics and the engine's prefix-cache hit rate (hit tokens ÷ queried prompt tokens). */
+export interface ReplayResult {
+  metrics: SimulatedMetrics;
+  prefixHitRate: number | null;
+  requests: number;
+}
+
 /**
  * Replay one experiment in virtual time. Deterministic from `seed`.
  * @throws Error when its model is not in the catalogue.
  */
 export function replayExperiment(x: FitExperiment, seed = 1): SimulatedMetrics {
+  return replayExperimentDetailed(x, { seed }).metrics;
+}
+
+/** {@link replayExperiment} with options, and the prefix-cache hit rate. */
+export function replayExperimentDetailed(x: FitExperiment, opts: ReplayOptions = {}): ReplayResult {
+  const seed = opts.seed ?? 1;
+  const scale = opts.scale ?? 1;
   const model = catalogueModelFor(x.model_hf_id);
   if (!model) throw new Error(`${x.experiment}: model ${x.model_hf_id} is not in the catalogue`);
   const cfg = resolveEngineConfig({
@@ -140,6 +172,13 @@ export function replayExperiment(x: FitExperiment, seed = 1): SimulatedMetrics {
     maxNumSeqs: x.vllm.max_num_seqs,
     maxModelLen: x.vllm.max_model_len,
     gpuMemoryUtilization: x.vllm.gpu_memory_utilization,
+    // The block count the run's own vLLM log reported: 66 and 67's memory fraction is ambiguous,
+    // and it decides how much of the 100 cycling prompts the prefix cache keeps.
+    numGpuBlocksOverride: x.kv_cache?.total_kv_blocks,
+    calibration:
+      opts.cost || opts.frontend
+        ? ({ path: 'fit', cost: opts.cost ?? {}, frontend: opts.frontend ?? {} } as CalibrationProfile)
+        : undefined,
   });
   const vocab = cfg.model.vocab_size;
   const sharing = x.workload.effective_prefix_sharing;
@@ -161,7 +200,7 @@ export function replayExperiment(x: FitExperiment, seed = 1): SimulatedMetrics {
       vocab,
       PROMPT_LENGTH_SCALE,
     );
-    const stage = { rateRps: st.rate_rps, durationS: st.duration_s };
+    const stage = { rateRps: st.rate_rps, durationS: st.duration_s * scale };
     const o = stageOffsetsMs(stage, 'poisson', hashString(`${seed}:stage:${st.stage_index}`));
     offsets.push(o);
     for (let n = 0; n < o.length; n++) {
@@ -203,7 +242,12 @@ export function replayExperiment(x: FitExperiment, seed = 1): SimulatedMetrics {
   });
   const result: SimulatedMetrics = new Map();
   for (const [s, g] of groups) result.set(s, metricsOf(g.e2e, g.ttft, g.out));
-  return result;
+  const st = res.stats;
+  return {
+    metrics: result,
+    prefixHitRate: st.prefixQueries > 0 ? st.prefixHits / st.prefixQueries : null,
+    requests: reqs.length,
+  };
 }
 
 /** Compare a replay with the measured table; rows with no measured value are skipped. */
