@@ -91,7 +91,7 @@ export class EngineCore {
 
   constructor(cfg: EngineConfig) {
     this.cfg = cfg;
-    this.steps = cfg.recordSteps ? new StepLog() : null;
+    this.steps = cfg.recordSteps ? new StepLog(undefined, cfg.speculative != null) : null;
     const profile = cfg.profile;
     this.kv = profile.llamacpp
       ? new SlotPool(
@@ -231,6 +231,7 @@ export class EngineCore {
         // Verify: one pass over the k + 1 positions, logits at each; the accepted prefix and one
         // token are emitted, the rejected drafts roll back (sim/engine/speculative).
         const m = this.spec.verify(r, drafts);
+        if (this.steps) this.steps.verified(r, drafts, m);
         shape.numSampled += drafts + 1;
         r.numComputed = known;
         this.kv.cacheFull(r);
