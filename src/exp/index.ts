@@ -44,7 +44,7 @@ export {
   DEFAULT_STOP_TTFT_P99_FACTOR,
   DEFAULT_SWEEP_CONCURRENCY,
 } from './kinds/sweep.js';
-export { LESSON_NAMES } from './lessons/index.js';
+export { LESSON_NAMES } from './lesson-names.js';
 export {
   ExperimentInterrupted,
   type ExperimentResult,

@@ -9,6 +9,7 @@ export const LESSON_NAMES = [
   'lesson-paging-vs-prefix',
   'lesson-batch-vs-tail',
   'lesson-int4',
+  'lesson-speculation',
   'lesson-voice',
   'lesson-two-engines',
 ] as const;

@@ -10,83 +10,27 @@
  * Every template runs as shipped on the simulator in virtual time (small request counts), and
  * against real engines when `exp init` is given their URLs: the same file, another target.
  */
-import { percentile } from '../analysis/stats.js';
 import type { VoiceSummary } from '../analysis/voice-metrics.js';
-import type { T } from '../i18n/index.js';
 import type { RunStepRecord } from '../record/engine-step.js';
-import type { SourceEngine } from '../report/source-map.js';
 import type { MatrixResult } from './kinds/matrix.js';
 import { fmt } from './kinds/points.js';
-import type { SweepPoint, SweepResult } from './kinds/sweep-report.js';
+import type { SweepResult } from './kinds/sweep-report.js';
 import type { VoiceResult } from './kinds/voice.js';
+import {
+  at,
+  head,
+  type Lesson,
+  type LessonEvidence,
+  median,
+  pctChange,
+  signed,
+  target,
+} from './lesson-kit.js';
 import type { LessonName } from './lesson-names.js';
-import { attributeDifferences, type EngineDifference } from './lesson-two-engines.js';
+import { speculation } from './lesson-speculation.js';
+import { attributeDifferences } from './lesson-two-engines.js';
 
-/** Where a lesson's mechanism lives in an engine's source: a row of `report/source-map`. */
-export interface LessonSource {
-  engine: Exclude<SourceEngine, 'servelab-sim'>;
-  path: string;
-  symbol: string;
-}
-
-/** The lesson's measured effect: a sentence with its sign and size, and whether the sign is the expected one. */
-export interface LessonOutcome {
-  effect: string;
-  /** The expected sign held; null when the runs gave no number to judge. */
-  holds: boolean | null;
-  /** The two-engine lesson: each difference with its mechanism. */
-  differences?: EngineDifference[];
-}
-
-/** What a lesson computed from its runs' engine steps (the paging lesson), stored with the results. */
-export interface LessonEvidence {
-  /** Per run label: the median KV blocks a request holds once its prompt is in the cache; null: no steps. */
-  blocks_held: Record<string, number | null>;
-}
-
-export interface Lesson {
-  name: LessonName;
-  /** The kind the template is a file of. */
-  kind: string;
-  /** The template: sim targets, or one target per URL when given. */
-  template(t: T, urls: readonly string[]): string;
-  /** How many URLs the template takes (two for a comparison of two engines or precisions). */
-  urls: 1 | 2;
-  /** The effect, from the kind's results (and the steps' evidence). */
-  outcome(results: unknown, evidence: LessonEvidence | null, t: T): LessonOutcome;
-  /** Where to read the mechanism in each engine. */
-  sources: LessonSource[];
-}
-
-const median = (v: readonly number[]) => percentile(Float64Array.from(v).sort(), 50);
-
-const SIM = ['model: qwen3-0.6b', 'gpu: h100', 'clock: virtual', 'record_steps: true'];
-
-/** A target: the simulator with `sim` lines, or the user's engine at `url`. */
-function target(name: string, sim: readonly string[], url?: string): string {
-  if (url) return `  ${name}:\n    url: ${url}`;
-  return `  ${name}:\n    sim:\n${[...SIM.filter((l) => !sim.some((s) => s.split(':')[0] === l.split(':')[0])), ...sim].map((l) => `      ${l}`).join('\n')}`;
-}
-
-/** The head every lesson file starts with: what it shows, the factor, what is fixed, how to run it. */
-function head(t: T, l: LessonName, kind: string): string {
-  const c = (s: string) => `# ${s.split('\n').join('\n# ')}`;
-  return `${c(t(`lesson.${l}.question` as never))}
-${c(`${t('lesson.factor_label')}: ${t(`lesson.${l}.factor` as never)}`)}
-${c(`${t('lesson.fixed_label')}: ${t(`lesson.${l}.fixed` as never)}`)}
-${c(t('lesson.run_it', { name: l }))}
-kind: ${kind}
-name: ${l}
-lesson: ${l}
-`;
-}
-
-/** A sweep's point at `level` of target `i`. */
-const at = (r: SweepResult, i: number, level: number): SweepPoint | undefined =>
-  r.targets[i]?.points.find((p) => p.level === level);
-const pctChange = (from: number, to: number) =>
-  `${to >= from ? '+' : ''}${fmt(((to - from) / from) * 100, 0)}%`;
-const signed = (v: number, digits = 1) => `${v >= 0 ? '+' : ''}${fmt(v, digits)}`;
+export type { Lesson, LessonEvidence, LessonOutcome, LessonSource } from './lesson-kit.js';
 
 // ---- the lessons -------------------------------------------------------------------------------
 
@@ -449,6 +393,7 @@ export const LESSONS: Record<LessonName, Lesson> = {
   'lesson-paging-vs-prefix': pagingVsPrefix,
   'lesson-batch-vs-tail': batchVsTail,
   'lesson-int4': int4,
+  'lesson-speculation': speculation,
   'lesson-voice': voice,
   'lesson-two-engines': twoEngines,
 };

@@ -28,7 +28,7 @@ export interface EngineStepRecord {
   start_ms: number;
   /** The step's duration as the cost model gave it, engine ms (a multi-step group: all its passes). */
   dur_ms: number;
-  /** Requests that decoded one token in the step. */
+  /** Requests that decoded in the step: one token, or a speculative verify (its drafts and one token). */
   decode: string[];
   prefill: StepPrefillChunk[];
   /** Tokens the step computed (prefill chunks plus decodes). */
@@ -38,7 +38,7 @@ export interface EngineStepRecord {
   kv_blocks_total: number;
   /** Requests preempted (their KV freed, to be recomputed) to make room in this step. */
   preempted: string[];
-  /** Speculative decoding's draft tokens of the step (proposed, accepted); null when not speculating. */
+  /** Speculative decoding: the draft tokens the step verified (proposed) and kept (accepted); null when not speculating. */
   spec: { proposed: number; accepted: number } | null;
 }
 

@@ -74,6 +74,7 @@ const V_QUANT = '0034007debee2a009e030804f2cde7953aff78c6';
 const V_SO = '00b6063f3bf6d7e482bd17c0c93d291c02c3db08';
 const V_LOGGERS = '005a810bc40faa25b8870fbc8559c3462581eee3';
 const V_STT = '0cca7f62a7df0c576cc632a196f9fbd3ac1b06dd'; // speech_to_text/protocol.py
+const V_EAGLE = 'f7eef1b6987f4780fe8636077682936fe075aa2f'; // spec_decode/eagle.py
 
 const VLLM: Row[] = [
   row(
@@ -266,6 +267,16 @@ const VLLM: Row[] = [
     ['ab', 'matrix'],
     'source.vllm.quant_config',
   ),
+  row(
+    'vllm',
+    'executor',
+    'vllm/v1/spec_decode/eagle.py',
+    'EagleProposer.propose',
+    V_EAGLE,
+    [],
+    ['ab'],
+    'source.vllm.eagle_propose',
+  ),
 ];
 
 // Commits the SGLang rows were read at (sgl-project/sglang).
@@ -281,6 +292,7 @@ const S_GRAPH = '0021673cd18b64f44373950249ff07177e493b4b';
 const S_COMM = '004e5fa6f2b7c26635fdbf0883bff7d440f12160';
 const S_QUANT = '0116a682fcad45950388dc51d67a4f78721c00fa';
 const S_METRICS = '00ae9c1590d2d0bb6c0bfff39e312c34ae3dd538';
+const S_EAGLE = 'fba8eccd7ebe41bbdbf70ab3b6a2df1835f8b532'; // speculative/eagle_worker.py
 
 const SGLANG: Row[] = [
   row(
@@ -453,6 +465,16 @@ const SGLANG: Row[] = [
     ['ab', 'matrix'],
     'source.sglang.quant_config',
   ),
+  row(
+    'sglang',
+    'executor',
+    'python/sglang/srt/speculative/eagle_worker.py',
+    'EAGLEWorker.verify',
+    S_EAGLE,
+    [],
+    ['ab'],
+    'source.sglang.eagle_verify',
+  ),
 ];
 
 // Commits the llama.cpp rows were read at (ggml-org/llama.cpp).
@@ -463,6 +485,7 @@ const L_CONTEXT_SRV = '001d906a6d86e2490e394361e7cc6f478b100088';
 const L_KV = '3514e9f6e795d3b3cd88d6614f6c07e7ce6f916f';
 const L_CONTEXT = '4c7103b96d720ea6057eec6ac11a49727f9ecd43';
 const L_CUDA = '00108827d87949b538ad1821f81a6b111827fcda';
+const L_TASK = '17f5f8a80d8ac9c18c23ecb2321640daeec77096'; // server-task.cpp
 
 const LLAMACPP: Row[] = [
   row(
@@ -614,6 +637,16 @@ const LLAMACPP: Row[] = [
     ['multi_gpu_slower'],
     ['ab'],
     'source.llamacpp.split_params',
+  ),
+  row(
+    'llamacpp',
+    'entry',
+    'tools/server/server-task.cpp',
+    'result_timings::to_json',
+    L_TASK,
+    [],
+    ['ab'],
+    'source.llamacpp.timings',
   ),
 ];
 

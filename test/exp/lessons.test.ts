@@ -5,16 +5,14 @@
  * TPOT rises with context at fixed batch; prefix caching changes TTFT but not the KV blocks a
  * running request holds; p99 ITL rises with the batch while throughput rises; INT4 is faster than
  * BF16 at batch 1 and not at a large batch; time to first audio exceeds text TTFT by the chain's
- * parts; the two-engine lesson names one mechanism for every difference. Every lesson's page
+ * parts; speculation's speed-up falls with the batch (`lesson-speculation.test.ts`); the two-engine lesson names one mechanism for every difference. Every lesson's page
  * reads in Chinese with `--lang zh-CN`.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { memoryIo } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
 import type { MatrixResult } from '../../src/exp/kinds/matrix.js';
 import type { SweepResult } from '../../src/exp/kinds/sweep-report.js';
 import type { VoiceResult } from '../../src/exp/kinds/voice.js';
@@ -23,47 +21,15 @@ import { LESSON_NAMES, type LessonName } from '../../src/exp/lesson-names.js';
 import { attributeDifferences } from '../../src/exp/lesson-two-engines.js';
 import { LESSONS } from '../../src/exp/lessons.js';
 import { translator } from '../../src/i18n/index.js';
-import { zhCN } from '../../src/i18n/zh-CN/index.js';
 import { SOURCE_ROWS } from '../../src/report/source-map.js';
 import '../helpers/node-warnings.js';
+import { runLesson as run } from '../helpers/run-lesson.js';
 
 const EN = translator('en');
 const dir = mkdtempSync(join(tmpdir(), 'servelab-lessons-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const db = join(dir, 's.db');
-
-interface ExpJson {
-  experiment_id: string;
-  results: Record<string, unknown>;
-}
-
-/** `exp init NAME`, `exp run` it as shipped, and check its Chinese page. */
-async function runLesson(name: LessonName): Promise<ExpJson> {
-  const file = join(dir, `${name}.yaml`);
-  const init = memoryIo({}, dir);
-  assert.equal(await main(['exp', 'init', name, file], init), 0, init.err());
-  const io = memoryIo({}, dir);
-  const json = join(dir, `${name}.json`);
-  const code = await main(['exp', 'run', file, '--db', db, '--json', json], io);
-  assert.equal(code, 0, `${name}: ${io.out()}\n${io.err()}`);
-  const exp = JSON.parse(readFileSync(json, 'utf8')) as ExpJson;
-  assert.equal(exp.results.lesson, name);
-  const zh = memoryIo({}, dir);
-  const html = join(dir, `${name}.zh.html`);
-  assert.equal(
-    await main(['report', exp.experiment_id, '--db', db, '--lang', 'zh-CN', '--html', html], zh),
-    0,
-    zh.err(),
-  );
-  const page = readFileSync(html, 'utf8');
-  for (const k of ['question', 'mechanism'] as const) {
-    const text = zhCN[`lesson.${name}.${k}` as keyof typeof zhCN];
-    assert.ok(page.includes(text.slice(0, 12)), `${name}: the Chinese ${k} is on the page`);
-  }
-  const out = lessonOutcome(exp.results, EN);
-  assert.equal(out?.holds, true, `${name}: ${out?.effect}`);
-  return exp;
-}
+const runLesson = (name: LessonName) => run(name, dir, db);
 
 describe('lessons: each runs as shipped and has the course’s sign', () => {
   it('every lesson points at source-map rows of vLLM, SGLang and llama.cpp that exist', () => {

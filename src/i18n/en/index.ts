@@ -14,7 +14,6 @@ import { gate } from './gate.js';
 import { gateLoad } from './gate-load.js';
 import { kindAnswers } from './kind-answers.js';
 import { lesson } from './lesson.js';
-import { lessonSpeculation } from './lesson-speculation.js';
 import { otlp } from './otlp.js';
 import { report } from './report.js';
 import { run } from './run.js';
@@ -52,7 +51,6 @@ export const en = {
   ...trace,
   ...voice,
   ...kindAnswers,
-  ...lessonSpeculation,
   ...lesson,
   ...otlp,
 } as const;

@@ -11,6 +11,7 @@ export const lesson = {
   'lesson.tpl.mixed': 'short and long prompts mixed',
   'lesson.tpl.int4_levels': 'batch 1 (weight-bound) and a large batch (compute-bound)',
   'lesson.tpl.voice_vary': 'how the reply is cut for speech',
+  'lesson.tpl.spec_levels': 'one request alone (memory-bound) up to a batch the step is compute-bound at',
   'lesson.no_data': 'no data: the runs gave no number to judge the effect by',
   'lesson.holds': 'As the course expects.',
   'lesson.not_holds': 'NOT what the course expects: read the mechanism below against the step timeline.',
@@ -64,6 +65,23 @@ export const lesson = {
     'At concurrency {c}, TPOT p50 was {bf16} ms in bf16 and {int4} ms in int4 ({change}).',
   'lesson.lesson-int4.mechanism':
     'At batch 1 a decode step is bound by reading the weights: int4 reads about a quarter of the bytes, so it is faster. At a large batch the step is bound by the matrix multiplies instead, and weight-only int4 must first dequantise each weight tile to 16 bits (the Marlin/AWQ kernels) before the same multiply: extra work the memory saving no longer pays for, so int4 is no faster, or slower.',
+  'lesson.lesson-speculation.question':
+    'Why does speculative decoding roll back, and why does its speed-up fall as the batch grows?',
+  'lesson.lesson-speculation.factor':
+    'speculative decoding off (spec-off) or EAGLE with 3 draft tokens per step (spec-on)',
+  'lesson.lesson-speculation.fixed':
+    'the model (Qwen3 8B), GPU and engine, the prompts (64 tokens), the output length (128 tokens, ignore_eos), the seed and the concurrency levels',
+  'lesson.lesson-speculation.effect':
+    'At concurrency {c}, TPOT p50 {off} ms off → {on} ms on: speed-up ×{x} ({sign}).',
+  'lesson.lesson-speculation.faster': 'faster',
+  'lesson.lesson-speculation.slower': 'slower',
+  'lesson.lesson-speculation.same': 'no change',
+  'lesson.lesson-speculation.falls':
+    'The speed-up falls with the batch: ×{first} at concurrency {c1}, ×{last} at {cn}.',
+  'lesson.lesson-speculation.not_falling':
+    'The speed-up does not fall with the batch here (×{first} at concurrency {c1}, ×{last} at {cn}): check that the levels reach a compute-bound batch.',
+  'lesson.lesson-speculation.mechanism':
+    'Each step, every decoding request proposes k tokens (EAGLE: k passes of a one-layer head) and the target verifies the k + 1 positions in one forward pass; it keeps the accepted prefix and one token of its own, and rolls the rejected drafts back (num_computed_tokens −= num_rejected: their KV slots are overwritten next step). At a small batch the step is memory-bound: reading the weights costs the same for 1 or k + 1 positions, so about 2.8 tokens per step cost little more than one step. As the batch grows the step turns compute-bound: k + 1 positions per request cost k + 1 times the GEMM work, the rejected ones included, so the gain shrinks and then reverses. In the step timeline of spec-on, each verify step carries k + 1 tokens per decode, and the trace’s spec_proposed and spec_accepted show what the step threw away; the run summary prints the acceptance rate.',
   'lesson.lesson-voice.question': 'Why is the first audio of a voice reply not the text TTFT?',
   'lesson.lesson-voice.factor': 'how the reply is cut for speech (per sentence or the whole reply)',
   'lesson.lesson-voice.fixed': 'the speech, the LLM and its load, ASR and TTS and their settings',

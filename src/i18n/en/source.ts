@@ -49,6 +49,8 @@ export const source = {
     'One forward pass over the tokens scheduled in a step, prefill chunks and decodes together; its time grows with those tokens and with the KV that attention reads.',
   'source.vllm.all_reduce':
     "With tensor parallelism, the layers' partial results are summed across GPUs here; over a slow link this costs more than splitting the work saves.",
+  'source.vllm.eagle_propose':
+    'The EAGLE/MTP drafter: one pass of the draft head over the tokens the step emitted, then k − 1 passes of one token per request; the k drafts it returns are verified by the next step, where the rejected ones roll back (Scheduler.update_from_output).',
   'source.vllm.quant_config':
     "Maps --quantization to its config class; follow that method's apply() to the GEMM kernel a quantised layer runs at your batch size.",
 
@@ -85,6 +87,8 @@ export const source = {
     "With tensor parallelism, the layers' partial results are summed across GPUs here; over a slow link this costs more than splitting the work saves.",
   'source.sglang.quant_config':
     "Maps --quantization to its config class (some methods come from vLLM); follow that method's linear layer to the kernel it runs.",
+  'source.sglang.eagle_verify':
+    "EAGLE's verify pass: the target runs over every request's draft tree in one forward (TARGET_VERIFY), keeps the accepted tokens and frees the KV slots of the rejected ones; accept_length_per_req is what the acceptance metrics count.",
   'source.sglang.metrics':
     'Defines the gauges servelab scrapes: sglang:num_queue_reqs, sglang:num_running_reqs, sglang:token_usage, sglang:cache_hit_rate and the retraction count.',
 
@@ -117,6 +121,8 @@ export const source = {
     'How many KV cells attention reads: the used cells rounded up (by at least 256), so a decode step slows as the cache fills.',
   'source.llamacpp.mul_mat':
     'Chooses the matrix kernel by weight type and batch size: vector kernels (MMVQ) for a few tokens, MMQ or cuBLAS for larger batches.',
+  'source.llamacpp.timings':
+    "Writes each response's timings; with a draft model (-md) they carry draft_n and draft_n_accepted, the drafted and accepted tokens servelab sums for the acceptance rate.",
   'source.llamacpp.split_params':
     'Where --split-mode and --tensor-split reach the model loader: how layers (or rows) are spread over the GPUs.',
 

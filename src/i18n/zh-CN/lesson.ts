@@ -13,6 +13,7 @@ export const lesson: Record<keyof typeof en, string> = {
   'lesson.tpl.mixed': '长短提示词混合',
   'lesson.tpl.int4_levels': 'batch 1（受权重读取限制）和大 batch（受计算限制）',
   'lesson.tpl.voice_vary': '回复如何切分后送去合成语音',
+  'lesson.tpl.spec_levels': '从单个请求（受内存带宽限制）到每步受算力限制的批次',
   'lesson.no_data': '无数据：这些运行没有给出可判断效应的数字',
   'lesson.holds': '符合课程的预期。',
   'lesson.not_holds': '不符合课程的预期：请对照步时间线阅读下面的机制。',
@@ -64,6 +65,20 @@ export const lesson: Record<keyof typeof en, string> = {
     '并发 {c} 时，TPOT p50 在 bf16 下为 {bf16} ms，在 int4 下为 {int4} ms（{change}）。',
   'lesson.lesson-int4.mechanism':
     'batch 1 时，decode 步受读取权重的限制：int4 只读约四分之一的字节，所以更快。batch 大时，步受矩阵乘法的限制，而仅权重 int4 在做同样的乘法前，要先把每块权重反量化为 16 位（Marlin/AWQ kernel）：省下的显存带宽已抵不过这份额外工作，于是 int4 不再更快，甚至更慢。',
+  'lesson.lesson-speculation.question': '推测解码为什么会回滚？为什么它的加速随批次增大而下降？',
+  'lesson.lesson-speculation.factor': '关闭推测解码（spec-off）或 EAGLE 每步 3 个草稿 token（spec-on）',
+  'lesson.lesson-speculation.fixed':
+    '模型（Qwen3 8B）、GPU 与引擎、提示词（64 个 token）、输出长度（128 个 token，ignore_eos）、种子和并发级别',
+  'lesson.lesson-speculation.effect':
+    '并发 {c}：TPOT p50 关闭 {off} ms → 开启 {on} ms：加速 ×{x}（{sign}）。',
+  'lesson.lesson-speculation.faster': '更快',
+  'lesson.lesson-speculation.slower': '更慢',
+  'lesson.lesson-speculation.same': '无变化',
+  'lesson.lesson-speculation.falls': '加速随批次增大而下降：并发 {c1} 时 ×{first}，并发 {cn} 时 ×{last}。',
+  'lesson.lesson-speculation.not_falling':
+    '这里加速没有随批次下降（并发 {c1} 时 ×{first}，并发 {cn} 时 ×{last}）：请确认并发级别达到了受算力限制的批次。',
+  'lesson.lesson-speculation.mechanism':
+    '每一步，每个解码中的请求提出 k 个草稿 token（EAGLE：一层草稿头跑 k 次），目标模型在一次前向中验证这 k + 1 个位置；保留被接受的前缀和自己采样的一个 token，被拒绝的草稿回滚（num_computed_tokens −= num_rejected：它们的 KV 槽位在下一步被覆盖）。批次小时每步受内存带宽限制：读一遍权重的代价对 1 个或 k + 1 个位置都一样，所以每步约 2.8 个 token 只比一步多花一点。批次增大后每步变为受算力限制：每个请求 k + 1 个位置就是 k + 1 倍的 GEMM 计算，被拒绝的也算在内，于是加速缩小，然后反转。在 spec-on 的步时间线里，每个验证步为每个 decode 计算 k + 1 个 token，trace 的 spec_proposed 与 spec_accepted 显示这一步丢弃了多少；运行摘要会打印接受率。',
   'lesson.lesson-voice.question': '语音回复的首音频为什么不是文本 TTFT？',
   'lesson.lesson-voice.factor': '回复如何切分后送去合成（按句或整段）',
   'lesson.lesson-voice.fixed': '语音输入、LLM 及其负载、ASR 与 TTS 及其设置',

@@ -46,6 +46,8 @@ export const source: Record<keyof typeof en, string> = {
     '对一步调度的所有 token 做一次前向计算，prefill 块和 decode 放在一起；耗时随这些 token 数以及注意力读取的 KV 增长。',
   'source.vllm.all_reduce':
     '张量并行时，各层的部分结果在这里跨 GPU 求和；在慢速互联上，这部分开销会超过拆分计算省下的时间。',
+  'source.vllm.eagle_propose':
+    'EAGLE/MTP 草稿器：草稿头先对本步产出的 token 跑一遍，再每个请求每次一个 token 跑 k − 1 遍；它给出的 k 个草稿由下一步验证，被拒绝的在那里回滚（Scheduler.update_from_output）。',
   'source.vllm.quant_config':
     '把 --quantization 映射到对应的配置类；顺着该方法的 apply() 找到量化层在你的批大小下实际运行的 GEMM kernel。',
 
@@ -82,6 +84,8 @@ export const source: Record<keyof typeof en, string> = {
     '张量并行时，各层的部分结果在这里跨 GPU 求和；在慢速互联上，这部分开销会超过拆分计算省下的时间。',
   'source.sglang.quant_config':
     '把 --quantization 映射到对应的配置类（部分方法来自 vLLM）；顺着该方法的线性层找到它运行的 kernel。',
+  'source.sglang.eagle_verify':
+    'EAGLE 的验证：目标模型在一次前向（TARGET_VERIFY）中处理每个请求的草稿树，保留被接受的 token，释放被拒绝 token 的 KV 槽位；接受率指标统计的正是 accept_length_per_req。',
   'source.sglang.metrics':
     '定义 servelab 抓取的指标：sglang:num_queue_reqs、sglang:num_running_reqs、sglang:token_usage、sglang:cache_hit_rate 以及撤回计数。',
 
@@ -114,6 +118,8 @@ export const source: Record<keyof typeof en, string> = {
     '注意力要读取的 KV cell 数：已用 cell 向上取整（粒度至少 256），所以缓存越满，一步 decode 越慢。',
   'source.llamacpp.mul_mat':
     '按权重类型和批大小选择矩阵 kernel：token 很少时用向量 kernel（MMVQ），批较大时用 MMQ 或 cuBLAS。',
+  'source.llamacpp.timings':
+    '写出每个响应的 timings；使用草稿模型（-md）时其中有 draft_n 和 draft_n_accepted，即起草与被接受的 token 数，servelab 把它们求和得到接受率。',
   'source.llamacpp.split_params':
     '--split-mode 和 --tensor-split 在这里传给模型加载器：决定各层（或各行）如何分布到多块 GPU 上。',
 

@@ -104,7 +104,7 @@ export class EngineCore {
 
   constructor(cfg: EngineConfig) {
     this.cfg = cfg;
-    this.steps = cfg.recordSteps ? new StepLog() : null;
+    this.steps = cfg.recordSteps ? new StepLog(undefined, cfg.speculative != null) : null;
     this.asyncScheduling = cfg.profile.engine === 'vllm-v1' && !cfg.profile.llamacpp;
     const profile = cfg.profile;
     this.kv = profile.llamacpp
@@ -277,6 +277,7 @@ export class EngineCore {
         // Verify: one pass over the k + 1 positions, logits at each; the accepted prefix and one
         // token are emitted, the rejected drafts roll back (sim/engine/speculative).
         const m = this.spec.verify(r, drafts);
+        if (this.steps) this.steps.verified(r, drafts, m);
         shape.numSampled += drafts + 1;
         r.numComputed = known;
         this.kv.cacheFull(r);

@@ -8,9 +8,10 @@
  * requests scheduled with their new tokens (`num_scheduled_tokens`), split here into prefill
  * chunks (a request still catching up on its prompt, or recomputing after a preemption) and
  * decodes (one token on top of a request that is up to date), the preemptions of the step, and
- * the KV pool's occupancy after it (vLLM's `kv_cache_usage` gauge, in blocks). `spec` is left for
- * speculative decoding (proposed and accepted draft tokens of the step), null while the
- * simulator does not speculate.
+ * the KV pool's occupancy after it (vLLM's `kv_cache_usage` gauge, in blocks). With speculative
+ * decoding a verify is a decode of its drafts plus one token, and `spec` counts the step's
+ * verified draft tokens and the accepted ones (vLLM's `SpecDecodingStats.observe_draft`, counted
+ * where the drafts are verified); null when the engine does not speculate.
  *
  * The log keeps the most recent {@link StepLog.capacity} steps; a reader pages through it with a
  * cursor (`since`, the next step number to read), so `GET /servelab/steps` never returns the whole
@@ -40,8 +41,14 @@ export class StepLog {
   private tokens = 0;
   private kvUsed = 0;
   private kvTotal = 0;
+  private proposed = 0;
+  private accepted = 0;
 
-  constructor(readonly capacity: number = STEP_LOG_CAPACITY) {}
+  /** `speculating`: the engine runs `--speculative-config`, so every step has a `spec` (else null). */
+  constructor(
+    readonly capacity: number = STEP_LOG_CAPACITY,
+    private readonly speculating = false,
+  ) {}
 
   /** One scheduled request of the step being built: `n` new tokens on top of `ctx` computed ones. */
   scheduled(r: EngineReq, n: number, ctx: number): void {
@@ -56,6 +63,14 @@ export class StepLog {
         done: ctx + n,
         of: r.numTokens,
       });
+  }
+
+  /** A speculative verify of `r`: its `drafts` draft tokens and one more, `accepted` of the drafts kept. */
+  verified(r: EngineReq, drafts: number, accepted: number): void {
+    this.tokens += drafts + 1;
+    this.decode.push(nameOf(r));
+    this.proposed += drafts;
+    this.accepted += accepted;
   }
 
   /** The KV blocks in use while the step runs (its allocations made, nothing freed yet), of `total`. */
@@ -83,7 +98,7 @@ export class StepLog {
       kv_blocks_used: this.kvUsed,
       kv_blocks_total: this.kvTotal,
       preempted: names,
-      spec: null,
+      spec: this.speculating ? { proposed: this.proposed, accepted: this.accepted } : null,
     };
     this.discard();
     if (this.count === 0) this.head = step;
@@ -98,6 +113,8 @@ export class StepLog {
     this.decode = [];
     this.prefill = [];
     this.tokens = 0;
+    this.proposed = 0;
+    this.accepted = 0;
   }
 
   /** The oldest step held (the next step to be recorded when empty). */
