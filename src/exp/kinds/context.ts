@@ -209,7 +209,10 @@ export interface KindContext<F extends SharedFile = SharedFile> {
    * turns as `specs`) and the load to measure it with. A plan made of them goes to
    * {@link measure} like any other.
    */
-  sessions(users: number, opts?: { seed?: number }): Promise<{ workload: Workload; load: SessionsLoad }>;
+  sessions(
+    users: number,
+    opts?: { seed?: number; documentSeed?: number },
+  ): Promise<{ workload: Workload; load: SessionsLoad }>;
   /** Measured requests for one level of a sweep: `load.requests`, else `max(16, 4 × concurrency)`. */
   requestsFor(concurrency: number): number;
   /**
