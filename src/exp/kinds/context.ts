@@ -94,6 +94,11 @@ export interface RunPlan {
    * reset per request.
    */
   beforeEach?: () => Promise<void>;
+  /**
+   * How often the server's `/metrics` is read during the run (ms; default 250, for sweep levels
+   * that last a second or two). A sessions run of minutes needs fewer readings.
+   */
+  scrapeIntervalMs?: number;
 }
 
 /** A sessions load as the runner takes it. */

@@ -427,13 +427,21 @@ export function teamAnswer(res: TeamResult, tr: T): ExperimentAnswer {
     // The cards under the answer show the largest team meeting the SLO, not the level that failed.
     focus_run_id:
       one && one.largest !== null ? (one.levels.find((l) => l.users === one.largest)?.run_id ?? null) : null,
-    interval: one?.bounded
-      ? searchBracket(
-          'users',
-          one.largest,
-          one.levels.filter((l) => !l.meets).map((l) => l.users),
-          tr,
-        )
-      : null,
+    interval: one?.bounded ? teamBracket(res, one, tr) : null,
+  };
+}
+
+/**
+ * The search's bracket around the answer: met at the largest team, not shown to meet just above.
+ * Each level pools replications, so the sweeps' note ("each level was measured once") is not
+ * this one's.
+ */
+function teamBracket(res: TeamResult, t: TeamTargetResult, tr: T): ExperimentAnswer['interval'] {
+  const notMet = t.levels.filter((l) => !l.meets).map((l) => l.users);
+  const b = searchBracket('users', t.largest, notMet, tr);
+  if (!b) return null;
+  return {
+    ...b,
+    note: tr('answer.team.interval', { met: b.low, missed: b.high + 1, min_turns: res.min_turns }),
   };
 }

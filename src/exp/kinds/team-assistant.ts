@@ -331,6 +331,15 @@ export function replicationSeed(base: number, k: number): number | undefined {
   return k === 0 ? undefined : hashString(`${base}:team-rep:${k}`);
 }
 
+/**
+ * How often a level's run reads the server's `/metrics` (ms): a session run lasts minutes (a
+ * 60 s ramp, 10–60 s of thinking between turns), and on the virtual clock every reading is a
+ * stop of the simulation, so the sweeps' 250 ms would be most of the cost of a replicated level.
+ * The cache hit rate needs only the first and last readings; the diagnosis rules' series keep a
+ * point a second.
+ */
+const SCRAPE_INTERVAL_MS = 1000;
+
 /** Turns a replication planned (its sessions block, else its measured requests). */
 const plannedTurns = (m: Measured) => m.sessions?.turns.planned ?? m.summary.requests.measured;
 
@@ -353,6 +362,7 @@ export async function runTeamAssistant(
     const measureLevel = async (users: number): Promise<Measured[]> => {
       const reps: Measured[] = [];
       let turns = 0;
+      let met = 0;
       for (let k = 0; k === 0 || turns < team.min_turns; k++) {
         // New sessions over the same shared documents: the team's documents stay the team's.
         const seed = replicationSeed(base, k);
@@ -370,12 +380,16 @@ export async function runTeamAssistant(
           level: { users },
           specs: workload.specs,
           load: plan,
+          scrapeIntervalMs: SCRAPE_INTERVAL_MS,
         });
         reps.push(m);
         const n = plannedTurns(m);
         // A replication that plans no turn adds none: stop rather than loop.
         if (n === 0) break;
         turns += n;
+        met += Math.round((m.summary.goodput.fraction ?? 0) * m.summary.requests.measured);
+        // A level that already fails (even its 95% upper bound under the target) stays failed: stop.
+        if (judgeAttainment(met, turns, team.attainment)?.judgement === 'fails') break;
       }
       return reps;
     };
