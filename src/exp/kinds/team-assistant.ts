@@ -271,7 +271,7 @@ export function poolLevels(
           rules: [...new Set(waits.flatMap((x) => x.rules))],
         };
   if (parts.length > 1) {
-    // The largest part of the pooled split; the most frequent replication's reading without the engine's timings.
+    // The largest part of the pooled split; without the engine's timings, the first replication that names one.
     const split: [NonNullable<WaitSplit['dominant']>, number | null][] = [
       ['queueing', wait.queue_ms],
       ['prefill', wait.prefill_ms],
@@ -281,7 +281,8 @@ export function poolLevels(
       wait.dominant = split.reduce((a, b) => ((b[1] as number) > (a[1] as number) ? b : a))[0];
     else wait.dominant = waits.find((x) => x.dominant !== null)?.dominant ?? null;
   }
-  const seen = new Set<string>();
+  // Each validity reason once (by code), over every replication.
+  const validity = [...new Map(parts.flatMap((p) => p.validity).map((v) => [v.code, v])).values()];
   return {
     users,
     run_id: first.run_id,
@@ -295,9 +296,7 @@ export function poolLevels(
     attainment_ci: j ? { low: j.low, high: j.high } : null,
     judgement: j?.judgement ?? null,
     meets: j?.judgement === 'meets',
-    validity: parts
-      .flatMap((p) => p.validity)
-      .filter((v) => !seen.has(v.code) && seen.add(v.code) !== undefined),
+    validity,
     ttft_ms: pooled ? p5090(pooled.ttft_ms) : first.ttft_ms,
     tpot_ms: pooled ? p5090(pooled.tpot_ms) : first.tpot_ms,
     user_ttft_ms: {
