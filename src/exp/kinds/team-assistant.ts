@@ -8,9 +8,12 @@
  * SLO and the first failing one (the one search of `analysis/capacity`), and reports:
  *
  * - the largest team meeting the SLO: the most users for which at least `team.attainment` of the
- *   planned turns met every SLO (goodput; a turn never sent misses it), as `plan --find-max-users`
- *   judges it; unbounded when the largest level tried still met it, undetermined when a probe that
- *   decided the search is not valid;
+ *   planned turns met every SLO (goodput; a turn never sent misses it); each level pools
+ *   replications (the same users, new sessions over the same documents) until it has
+ *   `team.min_turns` planned turns, and is judged with its 95% Wilson interval
+ *   (`analysis/binomial` `judgeAttainment`: meets, fails, cannot tell); only a level that meets
+ *   passes the search; unbounded when the largest level tried still met it, undetermined when a
+ *   probe that decided the search is not valid;
  * - where the wait is, per level: queueing, prefill and decode interference (defined below, and in
  *   docs/experiments.md#team-assistant), with the diagnosis rules that fired on the run;
  * - the prefix-cache hit rate: the server's (its counters over the run), the cached share the
