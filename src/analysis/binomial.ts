@@ -36,3 +36,28 @@ export function wilsonInterval(
     high: k === n ? 1 : Math.min(1, centre + half),
   };
 }
+
+/** How a share of successes reads against a required share: {@link judgeAttainment}. */
+export type AttainmentJudgement = 'meets' | 'fails' | 'cannot_tell';
+
+/**
+ * Whether `successes` of `n` meet a required share `target`, with the 95% Wilson interval:
+ * - `fails` when the interval's upper bound is below the target (even the most favourable
+ *   reading of the evidence misses it);
+ * - `meets` when the point estimate reaches the target (the upper bound then does too);
+ * - `cannot_tell` otherwise: the point estimate is under the target but the interval still holds
+ *   it, so more trials could show either.
+ * A capacity search takes only `meets` as a pass (the answer is a level shown to meet) and names
+ * the `cannot_tell` levels beside it, so a verdict never rests on a level whose evidence is mute.
+ * @returns null when `n` is 0 (no data)
+ */
+export function judgeAttainment(
+  successes: number,
+  n: number,
+  target: number,
+): { judgement: AttainmentJudgement; low: number; high: number } | null {
+  const ci = wilsonInterval(successes, n);
+  if (!ci) return null;
+  const judgement = ci.high < target ? 'fails' : successes / n >= target ? 'meets' : 'cannot_tell';
+  return { judgement, ...ci };
+}

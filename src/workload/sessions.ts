@@ -35,6 +35,11 @@ export interface SessionOptions {
   docLen?: string | number | LengthDist;
   /** `--doc-popularity zipf:S`: how sessions pick documents (default `zipf:1`; `zipf:0` is uniform). */
   docPopularity?: string;
+  /**
+   * Seed of the documents alone (default: the workload's seed). Replications of a level (the
+   * `team-assistant` kind's `min_turns`) draw new sessions over the same documents with it.
+   */
+  documentSeed?: number;
 }
 
 /** One planned turn: the question (a one-message `messages`), its answer length, and the think after it. */
@@ -81,6 +86,7 @@ export interface CheckedSessions {
   documents: number;
   docLen: LengthDist | null;
   zipfS: number;
+  documentSeed?: number;
 }
 
 const ZIPF_RE = /^zipf:(\d+(?:\.\d+)?)$/;
@@ -143,7 +149,15 @@ export function checkSessions(o: SessionOptions, problems: Problem[]): CheckedSe
     else zipfS = Number(m[1]);
   }
   if (problems.length > n || !turns || !think) return undefined;
-  return { users: o.users, turns, think, documents, docLen, zipfS };
+  return {
+    users: o.users,
+    turns,
+    think,
+    documents,
+    docLen,
+    zipfS,
+    ...(o.documentSeed !== undefined ? { documentSeed: o.documentSeed } : {}),
+  };
 }
 
 /**
@@ -225,17 +239,18 @@ export async function buildSessions(
   text: { options: SessionWorkload['options'] },
 ): Promise<{ workload: SessionWorkload; inexact: number }> {
   let inexact = 0;
-  const lead = streamRng(seed, 'document-lead');
+  const docSeed = c.documentSeed ?? seed;
+  const lead = streamRng(docSeed, 'document-lead');
   const leads = VOCAB.map((_, i) => i);
   for (let i = leads.length - 1; i > 0; i--) {
     const j = lead.int(0, i);
     [leads[i], leads[j]] = [leads[j], leads[i]];
   }
-  const docLenRng = streamRng(seed, 'document-len');
+  const docLenRng = streamRng(docSeed, 'document-len');
   const docLens = Array.from({ length: c.documents }, () => (c.docLen as LengthDist).sample(docLenRng));
   const documents = await mapLimit(docLens, COUNT_CONCURRENCY, async (len, d) => {
     const words = [VOCAB[leads[d % VOCAB.length]], VOCAB[leads[Math.floor(d / VOCAB.length) % VOCAB.length]]];
-    const fit = await fitText(counter, new WordStream(streamRng(seed, 'document', d), words), len);
+    const fit = await fitText(counter, new WordStream(streamRng(docSeed, 'document', d), words), len);
     if (fit.tokens !== len) inexact++;
     return fit;
   });

@@ -3,10 +3,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { judgeAttainment, wilsonInterval } from '../../src/analysis/binomial.js';
 import { searchMaxLevel } from '../../src/analysis/capacity.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { levelsAround } from '../../src/exp/kinds/team-assistant.js';
+import { levelsAround, replicationSeed } from '../../src/exp/kinds/team-assistant.js';
 import {
   largestLine,
   type TeamResult,
@@ -16,13 +17,19 @@ import { formatExperimentResult } from '../../src/exp/run-experiment.js';
 import { experimentTemplate } from '../../src/exp/templates.js';
 import { translator } from '../../src/i18n/index.js';
 import { escapeHtml } from '../../src/report/comparison-table.js';
-import { exp, run } from './helpers.js';
+import { exp, run, tempStore } from './helpers.js';
 import '../helpers/node-warnings.js';
 
 const EN = translator('en');
 
 /** The shipped template with its load and workload made small (few users, short documents). */
-function small(opts: { users: string; slo: string; bisect?: boolean; timeScale?: number }): string {
+function small(opts: {
+  users: string;
+  slo: string;
+  bisect?: boolean;
+  timeScale?: number;
+  minTurns?: number;
+}): string {
   return experimentTemplate('team-assistant')
     .replace(/users: \[4, 8, 16, 32, 48, 64\]/, `users: ${opts.users}`)
     .replace(/turns: uniform:3-6/, 'turns: 2')
@@ -31,6 +38,7 @@ function small(opts: { users: string; slo: string; bisect?: boolean; timeScale?:
     .replace(/output_len: 200/, 'output_len: 24')
     .replace(/tokens: uniform:2000-8000/, 'tokens: uniform:200-400')
     .replace(/\n {2}time_scale: 1 /, `\n  time_scale: ${opts.timeScale ?? 10} `)
+    .replace(/min_turns: 300/, `min_turns: ${opts.minTurns ?? 1}`)
     .replace(/bisect: true/, `bisect: ${opts.bisect ?? true}`)
     .replace(/slo:\n {2}ttft_ms: 2000\n {2}tpot_ms: 100/, `slo:\n${opts.slo}`);
 }
@@ -190,5 +198,92 @@ test('exp run, then report --md: the write-up carries the team section with the 
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a level is judged with its 95% interval: meets at the target, fails when even the upper bound misses it, cannot tell between', () => {
+  // [turns met, planned turns, required share, judgement]
+  const table: [number, number, number, string][] = [
+    [300, 300, 0.99, 'meets'],
+    [297, 300, 0.99, 'meets'], // exactly 99%
+    [296, 300, 0.99, 'cannot_tell'], // 98.7%, upper bound 99.5%
+    [294, 300, 0.99, 'cannot_tell'], // 98.0%, upper bound 99.1%
+    [292, 300, 0.99, 'fails'], // 97.3%, upper bound 98.6%
+    [139, 140, 0.99, 'meets'],
+    [138, 140, 0.99, 'cannot_tell'], // one turn less: no longer a failure on 140 turns
+    [134, 140, 0.99, 'fails'],
+    [17, 18, 0.99, 'cannot_tell'], // one miss in a 4-user run of the template
+    [16, 18, 0.99, 'fails'],
+    [9, 10, 0.9, 'meets'],
+    [0, 10, 0.5, 'fails'],
+  ];
+  for (const [k, n, target, want] of table) {
+    const j = judgeAttainment(k, n, target);
+    assert.equal(j?.judgement, want, `${k}/${n} against ${target}`);
+    // The interval is the Wilson interval, and the rule reads it as documented.
+    const w = wilsonInterval(k, n);
+    assert.deepEqual([j?.low, j?.high], [w?.low, w?.high]);
+    assert.equal(j?.judgement === 'fails', (w?.high ?? 1) < target);
+    assert.equal(j?.judgement === 'meets', k / n >= target);
+  }
+  assert.equal(judgeAttainment(0, 0, 0.99), null, 'no turns: no judgement');
+});
+
+test('a level with fewer planned turns than team.min_turns is replicated over new sessions until it has them', async () => {
+  const { store, cleanup } = tempStore();
+  try {
+    // 2 turns per user: 1 user plans 2 turns a run, 2 users 4; min_turns 9 needs 5 and 3 runs.
+    const { result, log } = await run(
+      exp(
+        small({
+          users: '[1, 2]',
+          slo: '  ttft_ms: 1000000\n  tpot_ms: 1000000',
+          bisect: false,
+          minTurns: 9,
+        }),
+      ),
+      store,
+    );
+    const r = result.results as TeamResult;
+    assert.equal(r.min_turns, 9);
+    const t = target(r);
+    const runs = store.listRuns({ experimentId: result.experiment_id as string });
+    for (const [users, reps] of [
+      [1, 5],
+      [2, 3],
+    ] as const) {
+      const l = t.levels.find((x) => x.users === users);
+      assert.ok(l, `level ${users}`);
+      assert.equal(l.replications, reps, `users=${users}`);
+      assert.equal(l.turns_planned, users * 2 * reps);
+      assert.ok(l.turns_planned >= 9);
+      // Every replication is its own stored run, and the level names them all.
+      assert.equal(new Set(l.run_ids).size, reps);
+      for (const id of l.run_ids) assert.ok(runs.some((x) => x.id === id));
+      // A loose SLO: every turn met it, pooled over the replications, and the level meets it.
+      assert.equal(l.turns_met, l.turns_planned);
+      assert.equal(l.judgement, 'meets');
+      assert.deepEqual(l.attainment_ci, wilsonInterval(l.turns_met, l.turns_planned));
+    }
+    // Each replication is labelled as one; the first is the level's own run.
+    const labels = runs.map((x) => x.label ?? '');
+    assert.ok(labels.some((x) => x.endsWith('users=1')));
+    assert.ok(labels.some((x) => x.endsWith('users=1 rep=5')));
+    assert.ok(
+      log.some((line) => line.includes('5 runs pooled, 10 turns')),
+      log.join('\n'),
+    );
+    // New sessions for every replication: a seed of its own, none shared between two experiment seeds.
+    assert.equal(replicationSeed(1, 0), undefined);
+    const seeds = [1, 2].flatMap((b) => [1, 2, 3, 4].map((k) => replicationSeed(b, k)));
+    assert.equal(new Set(seeds).size, seeds.length);
+    assert.ok(!seeds.includes(1) && !seeds.includes(2));
+    // min_turns 1: one run per level, as before.
+    const once = await run(
+      exp(small({ users: '[1, 2]', slo: '  ttft_ms: 1000000\n  tpot_ms: 1000000', bisect: false })),
+    );
+    for (const l of target(once.result.results as TeamResult).levels) assert.equal(l.replications, 1);
+  } finally {
+    cleanup();
   }
 });

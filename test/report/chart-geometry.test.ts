@@ -237,7 +237,7 @@ name: small-team
 targets:
   sim:
     sim: {model: qwen3-0.6b, gpu: l4, max_num_seqs: 4, clock: virtual}
-team: {colleagues: 8, bisect: false, time_scale: 10}
+team: {colleagues: 8, bisect: false, time_scale: 10, min_turns: 1}
 workload: {input_len: 32, output_len: 24, documents: {count: 2, tokens: 'uniform:200-400'}}
 load: {users: [1, 2, 4, 8], turns: 2, think_time_s: 'uniform:1-3', ramp_up_s: 2}
 slo: {ttft_ms: 150, tpot_ms: 1000}

@@ -22,6 +22,18 @@ const opts = (users: number, seed = 7) => ({
 });
 
 describe('session workload', () => {
+  it('documentSeed keeps the documents of one seed under the sessions of another', async () => {
+    const a = await buildWorkload(opts(3, 7));
+    const o = opts(3, 8);
+    const b = await buildWorkload({ ...o, sessions: { ...o.sessions, documentSeed: 7 } });
+    const c = await buildWorkload(opts(3, 8));
+    // The same documents as seed 7's; new questions (seed 8's, as without documentSeed).
+    assert.deepEqual(b.sessions?.documents, a.sessions?.documents);
+    assert.notDeepEqual(c.sessions?.documents, a.sessions?.documents);
+    const qs = (w: typeof a) => w.sessions?.sessions.map((x) => x.turns.map((t) => t.spec.messages));
+    assert.deepEqual(qs(b), qs(c));
+    assert.notDeepEqual(qs(b), qs(a));
+  });
   it('is reproducible, token-exact, and stable per session when users are added', async () => {
     const a = await buildWorkload(opts(3));
     const b = await buildWorkload(opts(3));

@@ -83,7 +83,7 @@ export class ExpContext<F extends SharedFile = SharedFile> implements KindContex
     return workloadOf(this.exp, this.model(), opts);
   }
 
-  sessions(users: number, opts: { seed?: number } = {}) {
+  sessions(users: number, opts: { seed?: number; documentSeed?: number } = {}) {
     return sessionsOf(this.exp, this.model(), users, opts);
   }
 

@@ -177,7 +177,7 @@ export async function measureOnce(
         scrape: t.spec.metrics_url ? [t.spec.metrics_url] : 'auto',
         // Sweep levels last a second or two: read the counters often enough that a level's
         // server rate and hit rate are not spread over the idle time around it.
-        scrapeIntervalMs: 250,
+        scrapeIntervalMs: plan.scrapeIntervalMs ?? 250,
         metricsPort: null,
       },
     },

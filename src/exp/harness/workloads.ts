@@ -44,13 +44,14 @@ export async function workloadOf(
 /**
  * A sessions load of `users` users from the file's `load` (turns, think_time_s, ramp_up_s or
  * session_rate, max_concurrency) and `workload` (input_len, output_len, documents), with the
- * experiment's seed: the workload (its turns as `specs`) and the load to measure it with.
+ * experiment's seed (or `opts.seed`; `opts.documentSeed` keeps the shared documents of another
+ * seed): the workload (its turns as `specs`) and the load to measure it with.
  */
 export async function sessionsOf(
   exp: SharedFile,
   model: string,
   users: number,
-  opts: { seed?: number } = {},
+  opts: { seed?: number; documentSeed?: number } = {},
 ): Promise<{ workload: Workload; load: SessionsLoad }> {
   const w = exp.workload;
   const l = exp.load;
@@ -70,6 +71,7 @@ export async function sessionsOf(
             documents: w.documents.count,
             docLen: w.documents.tokens,
             docPopularity: w.documents.popularity,
+            ...(opts.documentSeed !== undefined ? { documentSeed: opts.documentSeed } : {}),
           }
         : {}),
     },

@@ -94,6 +94,11 @@ export interface RunPlan {
    * reset per request.
    */
   beforeEach?: () => Promise<void>;
+  /**
+   * How often the server's `/metrics` is read during the run (ms; default 250, for sweep levels
+   * that last a second or two). A sessions run of minutes needs fewer readings.
+   */
+  scrapeIntervalMs?: number;
 }
 
 /** A sessions load as the runner takes it. */
@@ -209,7 +214,10 @@ export interface KindContext<F extends SharedFile = SharedFile> {
    * turns as `specs`) and the load to measure it with. A plan made of them goes to
    * {@link measure} like any other.
    */
-  sessions(users: number, opts?: { seed?: number }): Promise<{ workload: Workload; load: SessionsLoad }>;
+  sessions(
+    users: number,
+    opts?: { seed?: number; documentSeed?: number },
+  ): Promise<{ workload: Workload; load: SessionsLoad }>;
   /** Measured requests for one level of a sweep: `load.requests`, else `max(16, 4 × concurrency)`. */
   requestsFor(concurrency: number): number;
   /**

@@ -6,7 +6,7 @@
  * largest team, the table of SLO attainment per number of users, its chart) and the Markdown
  * write-up, in the course's terms. The measuring and the search are in `exp/kinds/team-assistant`.
  */
-import { wilsonInterval } from '../../analysis/binomial.js';
+import type { AttainmentJudgement } from '../../analysis/binomial.js';
 import type { T } from '../../i18n/index.js';
 import type { AnswerChart, AnswerInterval, ExperimentAnswer } from '../../report/answer.js';
 import { bandInterval } from '../../sim/fidelity/band.js';
@@ -33,13 +33,25 @@ export interface WaitSplit {
 /** One number of users on one target. */
 export interface TeamLevel {
   users: number;
+  /** The first replication's run (the level's cards). */
   run_id: string | null;
+  /** Every replication's run, in the order measured. */
+  run_ids: (string | null)[];
   /** A probe of the bisection, not one of `load.users`. */
   search: boolean;
+  /** Independent runs pooled into the level (the same users, sessions from another seed) to reach `team.min_turns`. */
+  replications: number;
   turns_planned: number;
   turns_succeeded: number;
-  /** Share of the planned turns meeting every SLO (goodput). */
+  /** Planned turns that met every SLO (a turn never sent misses it). */
+  turns_met: number;
+  /** Share of the planned turns meeting every SLO (goodput): turns_met / turns_planned. */
   attainment: number | null;
+  /** The attainment's 95% Wilson interval (`analysis/binomial`); null without turns. */
+  attainment_ci: { low: number; high: number } | null;
+  /** The attainment judged against `team.attainment` with its interval (`judgeAttainment`); null without turns. */
+  judgement: AttainmentJudgement | null;
+  /** The judgement is `meets`: the search's pass. */
   meets: boolean;
   validity: { code: string; message: string }[];
   ttft_ms: { p50: number | null; p90: number | null };
@@ -80,6 +92,8 @@ export interface TeamResult {
   kind: 'team-assistant';
   colleagues: number;
   attainment: number;
+  /** The fewest planned turns a level's attainment rests on (`team.min_turns`). */
+  min_turns: number;
   time_scale: number;
   slo: Record<string, number>;
   turns: string;
@@ -134,7 +148,7 @@ export function formatTeam(res: TeamResult, tr: T): string[] {
         sorted.map((l) => [
           `${l.users}${l.search ? '*' : ''}`,
           `${l.turns_succeeded}/${l.turns_planned}`,
-          `${pct(l.attainment)} ${l.meets ? '✓' : '✗'}`,
+          `${pct(l.attainment)} ${markOf(l)}`,
           `${fmt(l.ttft_ms.p50, 0)}/${fmt(l.ttft_ms.p90, 0)}`,
           `${fmt(l.tpot_ms.p50, 1)}/${fmt(l.tpot_ms.p90, 1)}`,
           fmt(l.wait.queue_ms, 0),
@@ -147,6 +161,7 @@ export function formatTeam(res: TeamResult, tr: T): string[] {
       ),
     );
     if (sorted.some((l) => l.search)) out.push(tr('team.search_note'));
+    out.push(tr('answer.team.rule', { pct: res.attainment * 100, min_turns: res.min_turns }));
     out.push(...answerLines(res, t, tr));
   }
   if (res.time_scale !== 1) out.push(tr('team.time_scale', { scale: res.time_scale }));
@@ -232,7 +247,7 @@ export function teamWriteup(res: TeamResult, tr: T): string[] {
     );
     for (const l of [...t.levels].sort((a, b) => a.users - b.users))
       L.push(
-        `| ${l.users} | ${pct(l.attainment)} ${l.meets ? '✓' : '✗'} | ${fmt(l.ttft_ms.p90, 0)} | ${fmt(l.tpot_ms.p90, 1)} | ${fmt(l.wait.queue_ms, 0)} | ${fmt(l.wait.prefill_ms, 0)} | ${fmt(l.wait.decode_interference_ms, 0)} | ${pct(l.cache.server_hit_rate)} | ${pct(l.cache.intended)} |`,
+        `| ${l.users} | ${pct(l.attainment)} ${markOf(l)} | ${fmt(l.ttft_ms.p90, 0)} | ${fmt(l.tpot_ms.p90, 1)} | ${fmt(l.wait.queue_ms, 0)} | ${fmt(l.wait.prefill_ms, 0)} | ${fmt(l.wait.decode_interference_ms, 0)} | ${pct(l.cache.server_hit_rate)} | ${pct(l.cache.intended)} |`,
       );
     L.push('');
     const d = t.levels.find((l) => l.users === t.deciding);
@@ -264,34 +279,33 @@ const sloText = (res: TeamResult) =>
 
 /**
  * A level's SLO attainment with its 95% Wilson interval (`analysis/binomial`): the turns that met
- * every SLO of the planned ones. At a 99% target the verdict of a level of ~140 turns rests on one
- * or two turns; the interval says how far the evidence goes.
+ * every SLO of the planned ones, pooled over the level's replications.
  */
 export function attainmentOf(l: TeamLevel): {
   met: number;
   n: number;
   ci: { low: number; high: number } | null;
 } {
-  const n = l.turns_planned;
-  const met = l.attainment === null ? 0 : Math.round(l.attainment * n);
-  return { met, n, ci: l.attainment === null ? null : wilsonInterval(met, n) };
+  return { met: l.turns_met, n: l.turns_planned, ci: l.attainment_ci };
 }
+
+/** A level's mark: ✓ meets, ✗ fails, ? cannot tell (its interval holds the required share). */
+export const markOf = (l: TeamLevel): string =>
+  l.judgement === 'meets' ? '✓' : l.judgement === 'cannot_tell' ? '?' : '✗';
 
 /** A 95% interval as `98.1–99.7%`, `-` without one. */
 const ciText = (ci: { low: number; high: number } | null) =>
   ci ? `${(ci.low * 100).toFixed(1)}–${(ci.high * 100).toFixed(1)}%` : '-';
 
 /**
- * The levels whose 95% interval holds the required share: the evidence separates none of them
- * from the target (more turns per level would). Sorted by users.
+ * The levels the evidence cannot judge (`cannot_tell`: attainment under the required share, its
+ * 95% interval still holding it). The search treats them as not meeting; the verdict names them.
+ * Sorted by users.
  */
-export function unsettledLevels(res: TeamResult, t: TeamTargetResult): number[] {
+export function unsettledLevels(t: TeamTargetResult): number[] {
   return [...t.levels]
     .sort((a, b) => a.users - b.users)
-    .filter((l) => {
-      const ci = attainmentOf(l).ci;
-      return ci !== null && ci.low < res.attainment && ci.high >= res.attainment;
-    })
+    .filter((l) => l.judgement === 'cannot_tell')
     .map((l) => l.users);
 }
 
@@ -308,7 +322,9 @@ function teamVerdict(res: TeamResult, t: TeamTargetResult, tr: T): string {
     });
   else {
     const at = byUsers.find((l) => l.users === t.largest);
-    const miss = byUsers.find((l) => l.users > (t.largest as number) && !l.meets);
+    // The level that bounds the answer: the first above it shown to fail, else the first not shown to meet.
+    const above = byUsers.filter((l) => l.users > (t.largest as number));
+    const miss = above.find((l) => l.judgement === 'fails') ?? above.find((l) => !l.meets);
     text =
       t.bounded && miss
         ? tr('answer.team.largest', {
@@ -325,6 +341,9 @@ function teamVerdict(res: TeamResult, t: TeamTargetResult, tr: T): string {
             ci: ciText(at ? attainmentOf(at).ci : null),
           });
   }
+  const unsure = unsettledLevels(t);
+  if (unsure.length)
+    text += tr('answer.team.cannot_tell', { levels: unsure.join(', '), pct: res.attainment * 100 });
   if (t.colleagues_fit !== null)
     text += tr(t.colleagues_fit ? 'answer.team.fit' : 'answer.team.no_fit', { n: res.colleagues });
   return text;
@@ -392,10 +411,10 @@ export function teamAnswer(res: TeamResult, tr: T): ExperimentAnswer {
           .map((l) =>
             col.row(t.target, [
               l.users,
-              `${attainmentOf(l).met}/${l.turns_planned}`,
+              `${l.turns_met}/${l.turns_planned}`,
               pctCell(l.attainment),
               ciText(attainmentOf(l).ci),
-              l.meets ? '✓' : '✗',
+              markOf(l),
               cell(l.ttft_ms.p90, 0),
               cell(l.tpot_ms.p90, 1),
               cell(l.user_ttft_ms.p90, 0),
@@ -404,32 +423,30 @@ export function teamAnswer(res: TeamResult, tr: T): ExperimentAnswer {
           ),
       ),
     },
-    notes: res.targets.flatMap((t) => {
-      const u = unsettledLevels(res, t);
-      return u.length
-        ? [
-            tr('answer.team.unsettled', {
-              target: many ? `${t.target}: ` : '',
-              levels: u.join(', '),
-              pct: res.attainment * 100,
-            }),
-          ]
-        : [];
-    }),
+    // How a level is judged, whatever the outcome: the answer rests on this rule.
+    notes: [tr('answer.team.rule', { pct: res.attainment * 100, min_turns: res.min_turns })],
     chart: teamChart(res, tr),
-    run_ids: runIdsOf(res.targets.flatMap((t) => t.levels.map((l) => l.run_id))),
+    run_ids: runIdsOf(res.targets.flatMap((t) => t.levels.flatMap((l) => l.run_ids))),
     // The cards under the answer show the largest team meeting the SLO, not the level that failed.
     focus_run_id:
       one && one.largest !== null ? (one.levels.find((l) => l.users === one.largest)?.run_id ?? null) : null,
     bands: teamBands(res, tr),
-    interval: one?.bounded
-      ? searchBracket(
-          'users',
-          one.largest,
-          one.levels.filter((l) => !l.meets).map((l) => l.users),
-          tr,
-        )
-      : null,
+    interval: one?.bounded ? teamBracket(res, one, tr) : null,
+  };
+}
+
+/**
+ * The search's bracket around the answer: met at the largest team, not shown to meet just above.
+ * Each level pools replications, so the sweeps' note ("each level was measured once") is not
+ * this one's.
+ */
+function teamBracket(res: TeamResult, t: TeamTargetResult, tr: T): ExperimentAnswer['interval'] {
+  const notMet = t.levels.filter((l) => !l.meets).map((l) => l.users);
+  const b = searchBracket('users', t.largest, notMet, tr);
+  if (!b) return null;
+  return {
+    ...b,
+    note: tr('answer.team.interval', { met: b.low, missed: b.high + 1, min_turns: res.min_turns }),
   };
 }
 

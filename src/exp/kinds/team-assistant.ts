@@ -8,9 +8,12 @@
  * SLO and the first failing one (the one search of `analysis/capacity`), and reports:
  *
  * - the largest team meeting the SLO: the most users for which at least `team.attainment` of the
- *   planned turns met every SLO (goodput; a turn never sent misses it), as `plan --find-max-users`
- *   judges it; unbounded when the largest level tried still met it, undetermined when a probe that
- *   decided the search is not valid;
+ *   planned turns met every SLO (goodput; a turn never sent misses it); each level pools
+ *   replications (the same users, new sessions over the same documents) until it has
+ *   `team.min_turns` planned turns, and is judged with its 95% Wilson interval
+ *   (`analysis/binomial` `judgeAttainment`: meets, fails, cannot tell); only a level that meets
+ *   passes the search; unbounded when the largest level tried still met it, undetermined when a
+ *   probe that decided the search is not valid;
  * - where the wait is, per level: queueing, prefill and decode interference (defined below, and in
  *   docs/experiments.md#team-assistant), with the diagnosis rules that fired on the run;
  * - the prefix-cache hit rate: the server's (its counters over the run), the cached share the
@@ -37,14 +40,17 @@
  * write-up) are in `exp/kinds/team-assistant-report`.
  */
 import { z } from 'zod';
-import { findMaxLevel, type ProbeVerdict } from '../../analysis/capacity.js';
+import { judgeAttainment } from '../../analysis/binomial.js';
+import { judgeProbe, searchMaxLevel } from '../../analysis/capacity.js';
 import { diagnose } from '../../analysis/diagnose/index.js';
-import { mean, prefillInterference, type SessionsSummary, ttftMs } from '../../analysis/index.js';
+import { mean, prefillInterference, type SessionsSummary, summarize, ttftMs } from '../../analysis/index.js';
 import { engineTimes } from '../../analysis/interference.js';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
+import type { Slo } from '../../analysis/slo.js';
 import { bool, fraction, posInt, posNum } from '../../core/fields.js';
 import { serverTimes } from '../../record/server-times.js';
 import { type RequestRecord, SUCCESS_OUTCOMES } from '../../record/types.js';
+import { hashString } from '../../runtime/rng.js';
 import { increasing } from '../fields.js';
 import type { KindContext, LiveTarget, Measured, SessionsPlan } from './context.js';
 import { pct } from './format.js';
@@ -181,24 +187,30 @@ const p5090 = (s: { p50: number | null; p90: number | null } | undefined) => ({
   p90: s?.p90 ?? null,
 });
 
-/** One level's numbers from its measurement and the search's verdict on it. */
+/** One replication's numbers from its measurement (its verdict is the pooled level's: {@link poolLevels}). */
 function levelOf(
   users: number,
   m: Measured,
   t: LiveTarget,
   search: boolean,
-  { ok, attainment }: ProbeVerdict,
   s: SessionsSummary | null,
 ): TeamLevel {
   const rules = diagnose([loadedRun(m, t)]).findings.map((f) => f.rule);
+  const planned = s?.turns.planned ?? m.summary.requests.measured;
+  const attainment = m.summary.goodput.fraction ?? null;
   return {
     users,
     run_id: m.run.run_id,
+    run_ids: [m.run.run_id],
     search,
-    turns_planned: s?.turns.planned ?? m.summary.requests.measured,
+    replications: 1,
+    turns_planned: planned,
     turns_succeeded: s?.turns.succeeded ?? m.summary.requests.succeeded,
+    turns_met: attainment === null ? 0 : Math.round(attainment * m.summary.requests.measured),
     attainment,
-    meets: ok,
+    attainment_ci: null,
+    judgement: null,
+    meets: false,
     validity: m.run.validity.map((v) => ({ code: v.code, message: v.message })),
     ttft_ms: p5090(m.summary.ttft_ms),
     tpot_ms: p5090(m.summary.tpot_ms),
@@ -213,6 +225,97 @@ function levelOf(
   };
 }
 
+/** The mean of the non-null `xs`, each weighted by `w`; null when none is known. */
+function weighted(xs: readonly (number | null)[], w: readonly number[]): number | null {
+  let sum = 0;
+  let n = 0;
+  xs.forEach((x, i) => {
+    if (x === null || !(w[i] > 0)) return;
+    sum += x * w[i];
+    n += w[i];
+  });
+  return n > 0 ? sum / n : null;
+}
+
+/**
+ * A level from its replications: the turns and the turns meeting every SLO summed, the
+ * attainment their ratio, judged against `target` with its 95% Wilson interval
+ * (`analysis/binomial` `judgeAttainment`); TTFT and TPOT percentiles over every replication's
+ * turns; the wait split, the cache rates and the user's wait the replications' values weighted by
+ * their successful turns (the wait split's parts are means per turn, so theirs is exact); every
+ * replication's validity reasons and diagnosis rules.
+ */
+export function poolLevels(
+  users: number,
+  parts: readonly TeamLevel[],
+  records: readonly RequestRecord[],
+  slo: Slo | null,
+  target: number,
+): TeamLevel {
+  const first = parts[0];
+  const planned = parts.reduce((a, p) => a + p.turns_planned, 0);
+  const met = parts.reduce((a, p) => a + p.turns_met, 0);
+  const j = judgeAttainment(met, planned, target);
+  const pooled = parts.length > 1 ? summarize(records, { slo }) : null;
+  const w = parts.map((p) => p.turns_succeeded);
+  const avg = (f: (p: TeamLevel) => number | null) => weighted(parts.map(f), w);
+  const waits = parts.map((p) => p.wait);
+  const wait: WaitSplit =
+    parts.length === 1
+      ? first.wait
+      : {
+          from: waits.every((x) => x.from === 'engine') ? 'engine' : 'client',
+          ttft_ms_mean: avg((p) => p.wait.ttft_ms_mean),
+          queue_ms: avg((p) => p.wait.queue_ms),
+          prefill_ms: avg((p) => p.wait.prefill_ms),
+          decode_interference_ms: avg((p) => p.wait.decode_interference_ms),
+          stall_ratio: avg((p) => p.wait.stall_ratio),
+          dominant: null,
+          rules: [...new Set(waits.flatMap((x) => x.rules))],
+        };
+  if (parts.length > 1) {
+    // The largest part of the pooled split; without the engine's timings, the first replication that names one.
+    const split: [NonNullable<WaitSplit['dominant']>, number | null][] = [
+      ['queueing', wait.queue_ms],
+      ['prefill', wait.prefill_ms],
+      ['decode', wait.decode_interference_ms ?? 0],
+    ];
+    if (wait.from === 'engine' && split.every(([, v]) => v !== null))
+      wait.dominant = split.reduce((a, b) => ((b[1] as number) > (a[1] as number) ? b : a))[0];
+    else wait.dominant = waits.find((x) => x.dominant !== null)?.dominant ?? null;
+  }
+  // Each validity reason once (by code), over every replication.
+  const validity = [...new Map(parts.flatMap((p) => p.validity).map((v) => [v.code, v])).values()];
+  return {
+    users,
+    run_id: first.run_id,
+    run_ids: parts.flatMap((p) => p.run_ids),
+    search: first.search,
+    replications: parts.length,
+    turns_planned: planned,
+    turns_succeeded: parts.reduce((a, p) => a + p.turns_succeeded, 0),
+    turns_met: met,
+    attainment: planned > 0 ? met / planned : null,
+    attainment_ci: j ? { low: j.low, high: j.high } : null,
+    judgement: j?.judgement ?? null,
+    meets: j?.judgement === 'meets',
+    validity,
+    ttft_ms: pooled ? p5090(pooled.ttft_ms) : first.ttft_ms,
+    tpot_ms: pooled ? p5090(pooled.tpot_ms) : first.tpot_ms,
+    user_ttft_ms: {
+      p50: avg((p) => p.user_ttft_ms.p50),
+      p90: avg((p) => p.user_ttft_ms.p90),
+    },
+    wait,
+    cache: {
+      server_hit_rate: avg((p) => p.cache.server_hit_rate),
+      usage_hit_rate: avg((p) => p.cache.usage_hit_rate),
+      intended: avg((p) => p.cache.intended),
+      intended_documents: avg((p) => p.cache.intended_documents),
+    },
+  };
+}
+
 /** The file's SLO as `metric: limit` (only the limits set). */
 function sloOf(ctx: KindContext): Record<string, number> {
   return Object.fromEntries(Object.entries(ctx.exp.slo ?? {}).filter(([, v]) => v !== undefined)) as Record<
@@ -221,49 +324,112 @@ function sloOf(ctx: KindContext): Record<string, number> {
   >;
 }
 
+/**
+ * The seed of replication `k` (0-based) of a level: the experiment's own for the first, so a
+ * level measured once is the run it always was; a hash of it and `k` after that, so the
+ * replications of seed 1 share no sessions with those of seed 2.
+ */
+export function replicationSeed(base: number, k: number): number | undefined {
+  return k === 0 ? undefined : hashString(`${base}:team-rep:${k}`);
+}
+
+/**
+ * How often a level's run reads the server's `/metrics` (ms): a session run lasts minutes (a
+ * 60 s ramp, 10–60 s of thinking between turns), and on the virtual clock every reading is a
+ * stop of the simulation, so the sweeps' 250 ms would be most of the cost of a replicated level.
+ * The cache hit rate needs only the first and last readings; the diagnosis rules' series keep a
+ * point a second.
+ */
+const SCRAPE_INTERVAL_MS = 1000;
+
+/** Turns a replication planned (its sessions block, else its measured requests). */
+const plannedTurns = (m: Measured) => m.sessions?.turns.planned ?? m.summary.requests.measured;
+
 /** Run the team-assistant experiment on every target. */
 export async function runTeamAssistant(
   ctx: KindContext<OwnFile<'team-assistant', 'team', typeof teamSchema>>,
 ): Promise<TeamResult> {
   const team = ctx.exp.team;
   const levels = ctx.exp.load.users ?? levelsAround(team.colleagues);
+  const base = ctx.exp.workload.seed ?? ctx.exp.seed ?? 0;
   const out: TeamTargetResult[] = [];
   for (const t of ctx.targets) {
     const measured: TeamLevel[] = [];
     const inList = new Set(levels);
-    const found = await findMaxLevel(
-      async (users) => {
-        const { workload, load } = await ctx.sessions(users);
+    /**
+     * One level: independent replications (the same number of users, sessions drawn from another
+     * seed) until the level has `team.min_turns` planned turns, so that its attainment rests on
+     * enough turns to be judged against the required share.
+     */
+    const measureLevel = async (users: number): Promise<Measured[]> => {
+      const reps: Measured[] = [];
+      let turns = 0;
+      let met = 0;
+      for (let k = 0; k === 0 || turns < team.min_turns; k++) {
+        // New sessions over the same shared documents: the team's documents stay the team's.
+        const seed = replicationSeed(base, k);
+        const { workload, load } = await ctx.sessions(
+          users,
+          seed === undefined ? {} : { seed, documentSeed: base },
+        );
         const plan = scaleSessions(
           { ...load, intended: workload.sessions?.intended ?? null },
           team.time_scale,
         );
         if (ctx.exp.cache.policy === 'cold') await ctx.ensureCold([t]);
         const m = await ctx.measure(t, {
-          label: `users=${users}`,
+          label: k === 0 ? `users=${users}` : `users=${users} rep=${k + 1}`,
           level: { users },
           specs: workload.specs,
           load: plan,
+          scrapeIntervalMs: SCRAPE_INTERVAL_MS,
         });
-        return { ...m, validity: m.run.validity };
-      },
-      {
-        rule: { attainment: team.attainment },
-        invalid: (users, codes) => ctx.tr('team.undetermined_probe', { users, codes }),
-        onProbe: (users, m, verdict) => {
-          const level = levelOf(users, m, t, !inList.has(users), verdict, m.sessions);
-          measured.push(level);
-          ctx.deps.log(
-            ctx.tr('team.progress.level', {
-              target: t.name,
-              users,
-              met: pct(level.attainment),
-              ttft: fmt(level.ttft_ms.p90),
-              tpot: fmt(level.tpot_ms.p90, 2),
-              verdict: verdictOf(m.run, ctx.tr),
-            }),
-          );
-        },
+        reps.push(m);
+        const n = plannedTurns(m);
+        // A replication that plans no turn adds none: stop rather than loop.
+        if (n === 0) break;
+        turns += n;
+        met += Math.round((m.summary.goodput.fraction ?? 0) * m.summary.requests.measured);
+        // A level that already fails (even its 95% upper bound under the target) stays failed: stop.
+        if (judgeAttainment(met, turns, team.attainment)?.judgement === 'fails') break;
+      }
+      return reps;
+    };
+    const found = await searchMaxLevel(
+      async (users) => {
+        const reps = await measureLevel(users);
+        const level = poolLevels(
+          users,
+          reps.map((m) => levelOf(users, m, t, !inList.has(users), m.sessions)),
+          reps.flatMap((m) => m.records),
+          reps[0].summary.goodput.slo,
+          team.attainment,
+        );
+        measured.push(level);
+        // A replication that is not valid makes the level undecided (the one definition, `judgeProbe`).
+        const { undecided } = judgeProbe(
+          users,
+          { summary: reps[0].summary, validity: level.validity },
+          {
+            rule: { attainment: team.attainment },
+            invalid: (u, codes) => ctx.tr('team.undetermined_probe', { users: u, codes }),
+          },
+        );
+        ctx.deps.log(
+          ctx.tr('team.progress.level', {
+            target: t.name,
+            users,
+            met: pct(level.attainment),
+            ttft: fmt(level.ttft_ms.p90),
+            tpot: fmt(level.tpot_ms.p90, 2),
+            verdict: verdictOf(level, ctx.tr),
+          }) +
+            (reps.length > 1
+              ? ctx.tr('team.progress.replicated', { reps: reps.length, turns: level.turns_planned })
+              : ''),
+        );
+        // Only a level shown to meet the SLO passes; one that cannot tell bounds the search like a failure.
+        return { ok: level.judgement === 'meets', attainment: level.attainment, undecided };
       },
       { levels, max: levels[levels.length - 1], bisect: team.bisect },
     );
@@ -289,6 +455,7 @@ export async function runTeamAssistant(
     kind: 'team-assistant',
     colleagues: team.colleagues,
     attainment: team.attainment,
+    min_turns: team.min_turns,
     time_scale: team.time_scale,
     slo: sloOf(ctx),
     turns: String(ctx.exp.load.turns ?? '1'),
@@ -308,8 +475,8 @@ function colleaguesFit(
   bounded: boolean,
 ): boolean | null {
   const at = levels.find((l) => l.users === n);
-  // A level whose run is not valid says nothing either way.
-  if (at) return at.validity.length ? null : at.meets;
+  // A level whose run is not valid, or whose turns cannot tell, says nothing either way.
+  if (at) return at.validity.length || at.judgement === 'cannot_tell' ? null : at.meets;
   if (largest === null) return null;
   if (n <= largest) return true;
   return bounded ? false : null;
@@ -326,6 +493,11 @@ export const teamSchema = z.strictObject({
   time_scale: posNum().default(1),
   /** The share of planned turns that must meet every SLO (as `plan --find-max-users`). */
   attainment: fraction().default(0.99),
+  /**
+   * The fewest planned turns a level's attainment rests on: a level whose run plans fewer is
+   * replicated (the same users, sessions from another seed) until the pooled turns reach it.
+   */
+  min_turns: posInt().default(300),
 });
 
 export const teamAssistantKind = defineKind({
@@ -376,6 +548,7 @@ team:
   colleagues: 32                      # ${t.tr('tpl.team.colleagues')}
   bisect: true                        # ${t.tr('tpl.team.bisect')}
   attainment: 0.99                    # ${t.tr('tpl.team.attainment')}
+  min_turns: 300                      # ${t.tr('tpl.team.min_turns')}
   time_scale: 1                       # ${t.tr('tpl.team.time_scale')}
 
 ${t.common({

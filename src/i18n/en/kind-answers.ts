@@ -67,8 +67,12 @@ export const kindAnswers = {
   'answer.team.required': 'required {pct}%',
   'answer.team.col.turns_met': 'turns met',
   'answer.team.col.ci95': '95% CI',
-  'answer.team.unsettled':
-    '{target}at {levels} users the 95% CI of the attainment holds the required {pct}%: those turns cannot tell meeting the SLO from missing it (more turns per level would)',
+  'answer.team.cannot_tell':
+    '; at {levels} users the turns cannot tell: the attainment is under {pct}% but its 95% CI still holds it',
+  'answer.team.interval':
+    'the search bracket: the SLO was met at {met} and not shown met at {missed}; each level pooled runs to at least {min_turns} turns, and the table gives its 95% interval',
+  'answer.team.rule':
+    "How a level is judged: each level pools runs of the same users (sessions from other seeds) until it has at least {min_turns} planned turns; it meets the SLO (✓) when at least {pct}% of its turns met it, fails (✗) when even the upper end of the attainment's 95% Wilson interval is under {pct}%, and cannot tell (?) otherwise. The answer is the largest level that meets; a level that cannot tell bounds the search like a failing one.",
   'answer.team.col.meets': 'meets',
   'answer.team.col.user_ttft': 'user wait p90 ms',
   // prefix-cache (src/exp/kinds/prefix-cache.ts)

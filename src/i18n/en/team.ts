@@ -6,6 +6,7 @@
 export const team = {
   'team.progress.level':
     '  {target} users={users}: {met} of turns met the SLO, TTFT p90 {ttft} ms, TPOT p90 {tpot} ms, {verdict}',
+  'team.progress.replicated': ' ({reps} runs pooled, {turns} turns)',
   'team.undetermined_probe': 'the run at {users} users is not valid ({codes})',
   'team.header':
     '{target}: sessions of {turns} turns, thinking {think} s; SLO {slo} on at least {pct}% of the turns',

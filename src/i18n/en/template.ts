@@ -103,6 +103,7 @@ export const template = {
   'tpl.team.colleagues': 'the team the question is about',
   'tpl.team.bisect': 'bisect between the last level meeting the SLO and the first failing',
   'tpl.team.attainment': 'share of planned turns that must meet every SLO',
+  'tpl.team.min_turns': 'fewest turns a level is judged on: runs of the same users pooled until then',
   'tpl.team.time_scale': 'divide think times and ramp-up by this (tests, smoke runs)',
   'tpl.voice.vary': 'the one switch: tts_chunk | endpoint_ms | asr_gpu | concurrency',
   'tpl.voice.values': 'one condition each (tts_chunk: sentence, chars:N, whole)',

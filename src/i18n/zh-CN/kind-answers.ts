@@ -61,8 +61,12 @@ export const kindAnswers: Record<keyof typeof en, string> = {
   'answer.team.required': '要求 {pct}%',
   'answer.team.col.turns_met': '满足轮次',
   'answer.team.col.ci95': '95% 置信区间',
-  'answer.team.unsettled':
-    '{target}在 {levels} 个用户时，达成率的 95% 置信区间包含要求的 {pct}%：这些轮次无法区分满足与未满足 SLO（每级更多轮次才能区分）',
+  'answer.team.cannot_tell':
+    '；在 {levels} 个用户时无法判断：达成率低于 {pct}%，但其 95% 置信区间仍包含 {pct}%',
+  'answer.team.interval':
+    '搜索区间：{met} 时满足 SLO，{missed} 时未能证明满足；每个档位汇总多次运行至少 {min_turns} 轮，其 95% 置信区间见表',
+  'answer.team.rule':
+    '档位的判定规则：每个档位汇总同样用户数的多次运行（会话取自其他种子），直到计划轮次不少于 {min_turns}；至少 {pct}% 的轮次满足 SLO 即为满足（✓），达成率 95% Wilson 置信区间的上限仍低于 {pct}% 即为不满足（✗），其余为无法判断（?）。答案是满足 SLO 的最大档位；无法判断的档位与不满足的档位一样限定搜索。',
   'answer.team.col.meets': '是否满足',
   'answer.team.col.user_ttft': '用户等待 p90 ms',
   'answer.prefix.question':

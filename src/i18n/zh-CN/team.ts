@@ -4,6 +4,7 @@ import type { team as en } from '../en/team.js';
 export const team: Record<keyof typeof en, string> = {
   'team.progress.level':
     '  {target} users={users}：{met} 的轮次满足 SLO，TTFT p90 {ttft} ms，TPOT p90 {tpot} ms，{verdict}',
+  'team.progress.replicated': '（汇总 {reps} 次运行，共 {turns} 轮）',
   'team.undetermined_probe': '{users} 个用户的那次运行无效（{codes}）',
   'team.header': '{target}：每个会话 {turns} 轮，思考 {think} 秒；SLO {slo}，要求至少 {pct}% 的轮次满足',
   'team.col.users': '用户数',

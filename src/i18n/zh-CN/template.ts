@@ -98,6 +98,7 @@ export const template: Record<keyof typeof en, string> = {
   'tpl.team.colleagues': '问题所指的团队人数',
   'tpl.team.bisect': '在最后一个满足 SLO 的档位和第一个不满足的档位之间二分',
   'tpl.team.attainment': '必须满足全部 SLO 的计划轮次比例',
+  'tpl.team.min_turns': '每个档位至少据以判定的轮次：不足时汇总同样用户数的多次运行',
   'tpl.team.time_scale': '思考时间和爬坡时间除以这个数（测试、冒烟运行）',
   'tpl.voice.vary': '唯一的开关：tts_chunk | endpoint_ms | asr_gpu | concurrency',
   'tpl.voice.values': '每个值一个条件（tts_chunk：sentence、chars:N、whole）',
