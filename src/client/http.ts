@@ -229,7 +229,7 @@ class RequestHandler implements Dispatcher.DispatchHandler {
         this.cancelTtft();
         this.cancelTtft = null;
       }
-      if (acc.done) this.complete(rec.end_at_ms ?? this.target.opts.clock.now(), true);
+      if (acc.done) this.complete(rec.end_at_ms ?? this.target.opts.clock.now());
       else if (acc.streamError !== null) this.startGrace();
       return;
     }
@@ -299,11 +299,8 @@ class RequestHandler implements Dispatcher.DispatchHandler {
     this.complete(now);
   }
 
-  /**
-   * Finish exactly once: classify, scrub, clear timers, resolve. `atDone`: the stream's
-   * `[DONE]` decided it, while undici still holds the connection (see {@link handBack}).
-   */
-  private complete(atMs: number, atDone = false): void {
+  /** Finish exactly once: classify, scrub, clear timers, resolve. */
+  private complete(atMs: number): void {
     if (this.finished) return;
     this.finished = true;
     this.cancelTtft?.();
@@ -325,8 +322,7 @@ class RequestHandler implements Dispatcher.DispatchHandler {
       out.events = this.acc.events ?? [];
       this.rawParts = null;
     }
-    if (atDone && this.target.ownsPool) handBack(() => this.resolve(out));
-    else this.resolve(out);
+    this.resolve(out);
   }
 
   /** The request could not even be dispatched (bad URL, closed agent). */
@@ -338,25 +334,8 @@ class RequestHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-/**
- * Call `fn` once undici has handed the connection of a response that just ended back to its
- * pool. A stream is done at its `[DONE]`, but undici frees the connection only after the
- * response's last bytes, and returns it to the pool on the next check phase
- * (`setImmediate(client[kResume])` for `pipelining: 1`, nodejs/undici
- * lib/dispatcher/client-h1.js, v7.30.2): a closed-loop worker whose next request went out at
- * once found it busy and opened another connection, paying a connect inside that request's TTFT
- * (c = 100, 1,000 requests: 68–100 new connections after the first wave, the pool grown to ~2c).
- * Two check phases cover a response whose end arrived in the same read as its `[DONE]`; the
- * record's times are taken already, so only the next request's start waits (one loop turn).
- */
-function handBack(fn: () => void): void {
-  setImmediate(() => setImmediate(fn));
-}
-
 class UndiciHttpTarget implements HttpTarget {
   readonly opts: ClientOptions;
-  /** Requests go through our own connection pool (not a dispatcher handed in). */
-  readonly ownsPool: boolean;
   readonly secrets: string[];
   /** Our own Agent, or the caller's dispatcher (not ours to close). */
   private readonly agent: Pick<Dispatcher, 'dispatch'>;
@@ -394,7 +373,6 @@ class UndiciHttpTarget implements HttpTarget {
       ? null
       : new Agent({ connections: null, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
     this.agent = opts.dispatcher ?? (this.ownAgent as Agent);
-    this.ownsPool = this.ownAgent !== null;
   }
 
   async send(args: SendArgs): Promise<RequestRecord> {

@@ -210,16 +210,7 @@ class LoadRun extends RunAttempts {
       }
     };
     const n = count === null ? concurrency : Math.min(concurrency, count);
-    // One worker per turn of the event loop: each first request goes on the wire (undici writes
-    // it in the check phase) before the next one is built, instead of c requests built in one
-    // tick and then written together, each TTFT carrying the build of those before it (c = 100:
-    // 3-6 ms from sent to written in the first wave, ~1 ms after; docs/bench.md "first wave").
-    const workers: Promise<void>[] = [];
-    for (let i = 0; i < n && canStart(); i++) {
-      if (i > 0 && this.clock.turn) await this.clock.turn();
-      workers.push(worker());
-    }
-    await Promise.all(workers);
+    await Promise.all(Array.from({ length: n }, worker));
     cancelDrain?.();
     // Interrupted: the requests that were planned but never sent still get their record.
     if (count !== null)

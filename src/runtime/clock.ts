@@ -18,11 +18,6 @@ export interface Clock {
   sleepUntil(atMs: number, signal?: AbortSignal): Promise<void>;
   /** Call `fn` after `ms`; returns a cancel function. */
   setTimer(fn: () => void, ms: number): () => void;
-  /**
-   * Let the process's pending I/O run: one turn of the event loop (a real clock). Absent where
-   * no time passes between callbacks (a virtual clock): there is nothing to let through.
-   */
-  turn?(): Promise<void>;
 }
 
 /**
@@ -162,11 +157,6 @@ export class RealClock implements Clock {
   setTimer(fn: () => void, ms: number): () => void {
     const t = setTimeout(fn, Math.max(0, ms));
     return () => clearTimeout(t);
-  }
-
-  /** Resolves in the check phase of the current loop turn, after the I/O callbacks and the immediates queued before it. */
-  turn(): Promise<void> {
-    return new Promise<void>((resolve) => setImmediate(resolve));
   }
 
   /**
