@@ -174,6 +174,7 @@ function head(t: T, kind: string, name: string, about: string): string {
 kind: ${kind}
 name: ${name}
 # description: ${t('tpl.head.description')}
+# lesson: ${t('tpl.head.lesson')}
 `;
 }
 

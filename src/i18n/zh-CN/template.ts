@@ -5,6 +5,7 @@ export const template: Record<keyof typeof en, string> = {
   'tpl.head.title': 'servelab 实验：{kind}',
   'tpl.head.run': '运行：  servelab exp run {name}.yaml      （docs/experiments.md 说明了每个字段）',
   'tpl.head.description': '自由文本，随实验一起保存',
+  'tpl.head.lesson': '本文件对应的课程实验（由 exp init lesson-… 写入；答案随之给出该课的结论）',
   'tpl.sim.clock':
     'virtual：进程内，虚拟时间（同 servelab plan）；real：HTTP 服务器，真实时间（需要空闲的 CPU 核）',
   'tpl.url.intro': '改用一个正在运行的服务器，而不是模拟器：',
