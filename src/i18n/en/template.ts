@@ -7,7 +7,8 @@ export const template = {
   'tpl.head.title': 'servelab experiment: {kind}',
   'tpl.head.run': 'Run it:  servelab exp run {name}.yaml      (docs/experiments.md documents every field)',
   'tpl.head.description': 'free text, stored with the experiment',
-  'tpl.head.lesson': 'a course lesson this file is (set by exp init lesson-…; its answer then states the lesson)',
+  'tpl.head.lesson':
+    'a course lesson this file is (set by exp init lesson-…; its answer then states the lesson)',
   'tpl.sim.clock':
     'virtual: in-process, virtual time (as plan); real: HTTP server, real time (needs idle cores)',
   'tpl.url.intro': 'A running server instead of the simulator:',
