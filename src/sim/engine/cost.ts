@@ -236,6 +236,19 @@ export interface StepShape {
   decodeCtxTokens: number;
 }
 
+/** A step shape of nothing (reset per step by its owner, the engine or the drafter). */
+export function emptyStepShape(): StepShape {
+  return {
+    numTokens: 0,
+    ctxTokens: 0,
+    attnPairs: 0,
+    numSampled: 0,
+    numReqs: 0,
+    numDecodes: 0,
+    decodeCtxTokens: 0,
+  };
+}
+
 /** Breakdown of one step's time, ms. */
 export interface StepCost {
   /** Decoder-layer and LM-head GEMMs: compute and weight reads combined by the p-norm. */

@@ -13,7 +13,7 @@
  * virtual-time planner; {@link createEngine} wraps it in the {@link SimEngine} contract.
  */
 import type { EngineConfig } from './config.js';
-import { CostModel, modelAccounting, type StepShape } from './cost.js';
+import { CostModel, emptyStepShape, modelAccounting, type StepShape } from './cost.js';
 import { KvCacheManager } from './kv-cache.js';
 import type { KvPool } from './kv-pool.js';
 import { RadixCache } from './radix-cache.js';
@@ -73,15 +73,7 @@ export class EngineCore {
   /** Requests still decoding in the later passes of a multi-step schedule (scratch). */
   private readonly alive: EngineReq[] = [];
   private readonly raw: RawStep;
-  private readonly shape: StepShape = {
-    numTokens: 0,
-    ctxTokens: 0,
-    attnPairs: 0,
-    numSampled: 0,
-    numReqs: 0,
-    numDecodes: 0,
-    decodeCtxTokens: 0,
-  };
+  private readonly shape: StepShape = emptyStepShape();
   private stepNo = 0;
   private promptTokens = 0;
   private generationTokens = 0;

@@ -37,7 +37,7 @@ import { hashString, Rng } from '../../runtime/rng.js';
 import type { Catalogue, GpuSpec, ModelSpec } from '../catalogue/types.js';
 import type { KvCacheDtype, WeightDtype } from '../config/vocab.js';
 import type { SimLayerValues, SPEC_METHODS } from '../settings.js';
-import { CostModel, type StepShape } from './cost.js';
+import { CostModel, emptyStepShape, type StepShape } from './cost.js';
 import type { EngineReq, StepList } from './request.js';
 
 export type SpecMethod = (typeof SPEC_METHODS)[number];
@@ -257,15 +257,7 @@ export class SpecDecoder {
   private readonly reqs = new WeakMap<EngineReq, ReqSpec>();
   /** The draft passes' cost model (null for ngram, which runs on the CPU). */
   private readonly draftCost: CostModel | null;
-  private readonly shape: StepShape = {
-    numTokens: 0,
-    ctxTokens: 0,
-    attnPairs: 0,
-    numSampled: 0,
-    numReqs: 0,
-    numDecodes: 0,
-    decodeCtxTokens: 0,
-  };
+  private readonly shape: StepShape = emptyStepShape();
 
   constructor(spec: SpeculativeSpec, target: DraftCostTarget) {
     this.spec = spec;
