@@ -39,11 +39,12 @@ describe('--lang zh-CN', () => {
     assert.doesNotMatch(out, /^(Requests|Throughput|verdict:)/m);
   });
 
-  it('plan: the same summary, the fidelity line and the verdict in Chinese', async () => {
+  it('plan: the same summary, the error bands and the verdict in Chinese', async () => {
     const io = memoryIo({}, dir);
     assert.equal(await main(['plan', ...RUN, '--lang', 'zh-CN'], io), 0, io.err());
     assert.match(io.out(), /^servelab plan：.*（虚拟时间，模拟了 [\d.]+ 秒）/m);
-    assert.match(io.out(), /^模拟器保真度（/m);
+    assert.match(io.out(), /^模拟器误差区间（80%/m);
+    assert.match(io.out(), /^  TTFT p99 [\d.]+ ms，80% 区间 [\d.]+–[\d.]+ ms$/m);
     // The summary's warnings too (8 requests: every p99 rests on fewer than 100 samples).
     assert.match(io.out(), /^ {2}! ttft_ms \(n=8\).* 的 p99 基于不到 100 个样本：请视为不稳定$/m);
     assert.match(io.out(), /^结论：/m);
