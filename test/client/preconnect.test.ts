@@ -148,8 +148,10 @@ describe('preconnect', () => {
       assert.ok(res.records.every((r) => r.phase === 'measure' && r.outcome === 'ok'));
       assert.deepEqual(new Set(res.records.map((r) => r.id)), new Set(posts));
       assert.equal(posts.length, 20);
-      assert.deepEqual(res.client_health.prepared, { connections: 8, warm_requests: WARM_REQUESTS });
-      assert.ok(connections >= 8);
+      // Twice the concurrency: a worker's next request takes a spare while undici still holds
+      // the connection of the stream that just ended, so none is opened inside the window.
+      assert.deepEqual(res.client_health.prepared, { connections: 16, warm_requests: WARM_REQUESTS });
+      assert.equal(connections, 16, 'a request opened a connection inside the measured window');
     } finally {
       await target.close();
       srv.close();
@@ -180,9 +182,9 @@ describe('preconnect', () => {
     );
     assert.deepEqual(
       asked.map((a) => a.n),
-      [8],
+      [16],
     );
     assert.ok(asked[0].at <= res.window.start_ms);
-    assert.deepEqual(res.client_health.prepared, { connections: 8, warm_requests: 0 });
+    assert.deepEqual(res.client_health.prepared, { connections: 16, warm_requests: 0 });
   });
 });
