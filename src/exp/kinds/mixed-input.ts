@@ -196,6 +196,12 @@ export function mixedInputAnswer(res: MixedInputResult, tr: T): ExperimentAnswer
   const orders = MIXED_INPUT_ORDERS.filter((o) =>
     res.targets.some((t) => t.orders.some((x) => x.order === o)),
   );
+  // Whose timeline the gaps were timed on: a column only when the orders differ, else one note
+  // (twelve columns do not fit 800 px).
+  const timelineOf = (o: MixedInputResult['targets'][number]['orders'][number]) =>
+    tr(o.intervals_from === 'server' ? 'answer.mixed.timeline_server' : 'answer.mixed.timeline_client');
+  const timelines = new Set(res.targets.flatMap((t) => t.orders.map(timelineOf)));
+  const oneTimeline = timelines.size === 1 ? [...timelines][0] : null;
   return {
     kind: res.kind,
     question: tr('answer.mixed.question', {
@@ -219,7 +225,7 @@ export function mixedInputAnswer(res: MixedInputResult, tr: T): ExperimentAnswer
         tr('answer.mixed.col.short_ttft'),
         tr('answer.mixed.col.long_ttft'),
         tr('answer.mixed.col.cache_hits'),
-        tr('answer.mixed.col.timeline'),
+        ...(oneTimeline === null ? [tr('answer.mixed.col.timeline')] : []),
       ]),
       rows: res.targets.flatMap((t) =>
         t.orders.map((o) =>
@@ -235,9 +241,7 @@ export function mixedInputAnswer(res: MixedInputResult, tr: T): ExperimentAnswer
             cell(o.short_ttft_ms_p50),
             cell(o.long_ttft_ms_p50),
             o.cache_hit_rate == null ? null : `${fmt(100 * o.cache_hit_rate, 1)}%`,
-            tr(
-              o.intervals_from === 'server' ? 'answer.mixed.timeline_server' : 'answer.mixed.timeline_client',
-            ),
+            ...(oneTimeline === null ? [timelineOf(o)] : []),
           ]),
         ),
       ),
@@ -257,6 +261,7 @@ export function mixedInputAnswer(res: MixedInputResult, tr: T): ExperimentAnswer
     },
     run_ids: runIdsOf(res.targets.flatMap((t) => t.orders.map((o) => o.run_id))),
     interval: null,
+    ...(oneTimeline === null ? {} : { notes: [tr('answer.mixed.timeline_note', { timeline: oneTimeline })] }),
   };
 }
 

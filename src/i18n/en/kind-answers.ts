@@ -125,6 +125,7 @@ export const kindAnswers = {
   'answer.mixed.col.timeline': 'timeline',
   'answer.mixed.timeline_server': 'engine',
   'answer.mixed.timeline_client': 'client (upper bound)',
+  'answer.mixed.timeline_note': 'Gaps timed on the {timeline} timeline in every order.',
   'answer.mixed.chart_title': 'Stall ratio per arrival order',
   // matrix (src/exp/kinds/matrix.ts)
   'answer.matrix.question':

@@ -112,6 +112,7 @@ export const kindAnswers: Record<keyof typeof en, string> = {
   'answer.mixed.col.timeline': '时间线',
   'answer.mixed.timeline_server': '引擎',
   'answer.mixed.timeline_client': '客户端（上界）',
+  'answer.mixed.timeline_note': '所有顺序的间隔都按{timeline}时间线计时。',
   'answer.mixed.chart_title': '各到达顺序的卡顿比',
   'answer.matrix.question': '首 token 时间、每输出 token 时间和吞吐量如何随输入/输出长度和并发数变化？',
   'answer.matrix.verdict':
