@@ -26,7 +26,8 @@ export const ANSWER_CSS = `
 .answer .interval,.answer .answer-runs{font-size:12px;color:#555;margin:6px 0}
 /* Headers and text cells wrap, numbers do not: the key table fits 800 px without hiding its last columns (a verdict, a problem). */
 .answer-table th,.answer-table td.l{white-space:normal}
-.answer-table th{word-break:keep-all}
+/* Chinese headers break between characters, but no narrower than three of them (one per line read badly). */
+.answer-table th{word-break:normal;min-width:3em}
 .answer-table td.l{min-width:6em}
 `;
 
