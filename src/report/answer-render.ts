@@ -26,8 +26,8 @@ export const ANSWER_CSS = `
 .answer .interval,.answer .answer-runs{font-size:12px;color:#555;margin:6px 0}
 /* Headers and text cells wrap, numbers do not: the key table fits 800 px without hiding its last columns (a verdict, a problem). */
 .answer-table th,.answer-table td.l{white-space:normal}
-/* Chinese headers break between characters, but no narrower than three of them (one per line read badly). */
-.answer-table th{word-break:normal;min-width:3em}
+/* Chinese headers break between characters; a short one is kept whole (answerHtml), one character per line reads badly. */
+.answer-table th{word-break:normal}
 .answer-table td.l{min-width:6em}
 `;
 
@@ -222,9 +222,12 @@ export function answerHtml(a: ExperimentAnswer, t: T = EN): string {
   const { columns, rows } = a.table;
   // Text columns (the first, verdicts, finish reasons) align left, numbers right.
   const cls = columns.map((_, i) => (i && numericColumn(rows, i) ? '' : ' class="l"'));
+  // A short header (two or three CJK characters, 输出) stays on one line; longer ones wrap.
+  const th = (h: string, i: number) =>
+    `<th${cls[i]}${displayWidth(h) <= 6 ? ' style="word-break:keep-all"' : ''}>${escapeHtml(h)}</th>`;
   const table =
     columns.length && rows.length
-      ? `<div class="table-scroll"><table class="answer-table"><thead><tr>${columns.map((h, i) => `<th${cls[i]}>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows
+      ? `<div class="table-scroll"><table class="answer-table"><thead><tr>${columns.map(th).join('')}</tr></thead><tbody>${rows
           .map(
             (r) =>
               `<tr>${columns.map((_, i) => `<td${cls[i]}>${escapeHtml(answerCellText(r[i] ?? null))}</td>`).join('')}</tr>`,
