@@ -106,13 +106,6 @@ export class SimMetrics {
   private readonly aborted?: Counter<'model_name'>;
   /** llamacpp: the totals its `/metrics` reports beyond the engine's stats (engine seconds). */
   private readonly llamaTotals: LlamaCppTotals = { promptS: 0, predictedS: 0, nTokensMax: 0 };
-  private readonly seen: Record<CounterKey, number> = {
-    prefixQueries: 0,
-    prefixHits: 0,
-    preemptions: 0,
-    promptTokens: 0,
-    generationTokens: 0,
-  };
 
   /**
    * @param stats reads the engine's current stats (called once per scrape).
@@ -172,22 +165,8 @@ export class SimMetrics {
           this.set(labels, read(snap()));
         },
       });
-    const seen = this.seen;
-    const counter = (name: string, help: string, key: CounterKey) => {
-      const c = new Counter({
-        name,
-        help,
-        labelNames: ['model_name'],
-        registers,
-        collect() {
-          // The engine keeps cumulative totals; add what is new since the last scrape.
-          const now = snap()[key];
-          if (now > seen[key]) this.inc(labels, now - seen[key]);
-          seen[key] = Math.max(seen[key], now);
-        },
-      });
-      c.inc(labels, 0);
-    };
+    const counter = (name: string, help: string, key: CounterKey) =>
+      totalCounter(registers, labels, name, help, () => snap()[key]);
     const hist = (name: string, help: string, buckets: number[]) => {
       const h = new Histogram({ name, help, labelNames: ['model_name'], buckets, registers });
       h.zero(labels);
@@ -397,6 +376,32 @@ export class SimMetrics {
  * tokens, accepted tokens, and accepted tokens per draft position (label `position`, 0-based),
  * present only with `--speculative-config`, as in vLLM.
  */
+/**
+ * A counter over one of the engine's cumulative totals: each scrape adds what is new since the
+ * last one (a total never goes back, so a smaller reading adds nothing). Starts at 0, so the
+ * series exists before the first event.
+ */
+function totalCounter(
+  registers: Registry[],
+  labels: { model_name: string },
+  name: string,
+  help: string,
+  read: () => number,
+): void {
+  let seen = 0;
+  new Counter({
+    name,
+    help,
+    labelNames: ['model_name'],
+    registers,
+    collect() {
+      const now = read();
+      if (now > seen) this.inc(labels, now - seen);
+      seen = Math.max(seen, now);
+    },
+  }).inc(labels, 0);
+}
+
 function registerSpecDecodeMetrics(
   registers: Registry[],
   labels: { model_name: string },
@@ -404,21 +409,9 @@ function registerSpecDecodeMetrics(
 ): void {
   type SpecStats = NonNullable<EngineStats['spec']>;
   const k = snap().spec?.acceptedPerPos.length ?? 0;
-  const seen = { drafts: 0, draftTokens: 0, acceptedTokens: 0, perPos: new Array<number>(k).fill(0) };
-  const total = (name: string, help: string, key: 'drafts' | 'draftTokens' | 'acceptedTokens') => {
-    const c = new Counter({
-      name,
-      help,
-      labelNames: ['model_name'],
-      registers,
-      collect() {
-        const now = (snap().spec as SpecStats)[key];
-        if (now > seen[key]) this.inc(labels, now - seen[key]);
-        seen[key] = Math.max(seen[key], now);
-      },
-    });
-    c.inc(labels, 0);
-  };
+  const seen = { perPos: new Array<number>(k).fill(0) };
+  const total = (name: string, help: string, key: 'drafts' | 'draftTokens' | 'acceptedTokens') =>
+    totalCounter(registers, labels, name, help, () => (snap().spec as SpecStats)[key]);
   total('vllm:spec_decode_num_drafts_total', 'Number of spec decoding drafts.', 'drafts');
   total('vllm:spec_decode_num_draft_tokens_total', 'Number of draft tokens.', 'draftTokens');
   total('vllm:spec_decode_num_accepted_tokens_total', 'Number of accepted tokens.', 'acceptedTokens');
