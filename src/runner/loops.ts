@@ -58,13 +58,12 @@ export async function runLoad(cfg: RunLoadConfig, deps: RunLoadDeps): Promise<Ru
  * uncapped open loop, whose concurrency is the server's to decide.
  */
 function poolSize(load: LoadMode, planned: number | null): number {
-  const n = load.kind === 'closed' ? load.concurrency : (load.maxConcurrency ?? 0);
-  const busy = planned === null ? n : Math.min(n, planned);
   // Twice the requests in flight: a stream is done at its [DONE] while undici still holds its
   // connection (freed after the last bytes, back in the pool on the next check phase; nodejs/undici
   // lib/dispatcher/client-h1.js), so a closed-loop worker's next request takes a spare instead of
   // a connect inside its TTFT (c = 100: 76 connects in the window with c connections opened).
-  return load.kind === 'closed' ? Math.min(2 * busy, planned ?? 2 * busy) : busy;
+  const n = load.kind === 'closed' ? 2 * load.concurrency : (load.maxConcurrency ?? 0);
+  return planned === null ? n : Math.min(n, planned);
 }
 
 /** Spec `i` of a list: an array's at once, a streamed workload's when it is built. */
