@@ -50,6 +50,17 @@ describe('prompt tokens', () => {
     assert.equal(calls.filter((c) => c === a).length, 2);
   });
 
+  it('warms a tokenizer once per process, outside the memo', () => {
+    const { tok, calls } = countingTokenizer();
+    const a = new PromptTokens(tok);
+    a.warm();
+    assert.equal(calls.length, 1);
+    new PromptTokens(tok).warm();
+    assert.equal(calls.length, 1, 'a second server finds it compiled');
+    a.ids('hello');
+    assert.equal(calls.length, 2, 'warming does not fill the memo');
+  });
+
   it('the in-process count is /tokenize’s, and sim/batch-driver counts a chat prompt as the server does', async () => {
     const sim = await startSim({ model: 'llama-3.1-8b', gpu: 'h100' });
     const text = 'Count me, please: 3 words and some punctuation!';

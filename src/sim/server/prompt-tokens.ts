@@ -22,6 +22,9 @@ export const PROMPT_CACHE_MAX_IDS = 4_000_000;
 const WARM_WORDS = 4000;
 const WARM_PIECES = ['the ', 'Über', 'naïve ', '数据', ', ', '\n', 'Token', '(x) ', '42.'];
 
+/** Tokenizers {@link PromptTokens.warm} has compiled in this process (V8's code is per process). */
+const warmedTokenizers = new WeakSet<Tokenizer>();
+
 /** A tokenizer with a memo of the texts it has encoded. */
 export class PromptTokens {
   private readonly cache = new Map<string, readonly number[]>();
@@ -60,9 +63,11 @@ export class PromptTokens {
    * compiled the tokenizer before the first request: a cold first encode is several times
    * slower than a later one, and on a wall clock that work would show in the first request's
    * latency (`RealTimeDriver.add` hides the simulator's own work only up to the modelled
-   * latency it stands in for).
+   * latency it stands in for). Once per tokenizer and process: a second server finds it compiled.
    */
   warm(): void {
+    if (warmedTokenizers.has(this.tokenizer)) return;
+    warmedTokenizers.add(this.tokenizer);
     const words: string[] = [];
     for (let i = 0; i < WARM_WORDS; i++)
       words.push(`${WARM_PIECES[i % WARM_PIECES.length]}${(i * 7919) % 1009}`);

@@ -50,6 +50,7 @@ import { PromptTokens } from './prompt-tokens.js';
 import { parseTokenizeRequest } from './requests.js';
 import { reject, rejectTooLarge, sendError, sendJson } from './responses.js';
 import { serveSteps } from './steps.js';
+import { warmServePath } from './warm.js';
 
 /** Collaborators of the server; all optional. */
 export interface SimServerDeps {
@@ -108,6 +109,7 @@ const SGLANG_ROUTES = [
  */
 export async function startSimServer(opts: SimServerOptions, deps: SimServerDeps = {}): Promise<SimServer> {
   const { sim, so, config, engine } = await createSimHandler(opts, deps);
+  if (!(deps.clock instanceof VirtualClock)) await warmServePath(opts, (o) => createSimHandler(o)); // sim/server/warm
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => sim.handle(req, res));
   await new Promise<void>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
