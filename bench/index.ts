@@ -213,6 +213,7 @@ async function run(s: Scenario, quick: boolean): Promise<ScenarioResult> {
         gpu: 'h100',
         promptWords: 2000,
         pairs: quick ? 1 : 3,
+        realtime: process.env.SL_BENCH_NO_RT !== '1',
       });
     case 'sim-virtual':
       return benchSimVirtual(quick);

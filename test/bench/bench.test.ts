@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { benchClient, type ClientRun } from '../../bench/client.js';
+import { benchColdReset } from '../../bench/cold-reset.js';
 import { infoRow, medianRows, pcts, renderTable, targetRow } from '../../bench/lib.js';
 import { benchSimReal, type SimRealRun } from '../../bench/sim-real.js';
 
@@ -60,6 +61,35 @@ describe('bench sim-real scenario (toy scale)', () => {
     assert.ok(r.step_lag_ms.n > 0, 'the driver reported the lag of the steps in the window');
     assert.ok((r.step_lag_ms.min as number) >= 0, `writes done before the release: ${r.step_lag_ms.min}`);
     assert.ok((r.server_cpu_us_per_chunk ?? 0) > 0);
+  });
+});
+
+describe('bench cold-reset scenario (toy scale)', () => {
+  it('measures a cold pair per time scale with the server’s own account of each request', async () => {
+    const res = await benchColdReset({
+      timeScales: [5],
+      model: 'llama-3.1-8b',
+      gpu: 'h100',
+      promptWords: 50,
+      pairs: 1,
+      realtime: false,
+      log: () => {},
+    });
+    assert.deepEqual(
+      res.rows.map((r) => r.metric),
+      ['|TTFT after reset ÷ first cold − 1|', 'TTFT after reset ÷ first cold'],
+    );
+    const { pairs } = res.details.time_scale_5 as {
+      pairs: { ttftMs: number; modelledEngineMs: number | null; serverCpuMs: number; maxLagMs: number }[][];
+    };
+    const [first, again] = pairs[0];
+    for (const m of [first, again]) {
+      assert.ok(m.ttftMs > 0 && m.serverCpuMs > 0 && m.maxLagMs >= 0);
+      assert.ok(m.modelledEngineMs !== null && m.modelledEngineMs > 0, 'the final chunk carries timings');
+    }
+    // The engine's cache was emptied in between: the same prompt, the same modelled TTFT.
+    assert.ok(Math.abs((again.modelledEngineMs ?? 0) - (first.modelledEngineMs ?? 0)) < 0.01);
+    assert.equal(res.details.realtime_priority, false);
   });
 });
 
