@@ -68,6 +68,8 @@ class FineWaker {
   private readonly hrOffsetMs = Number(process.hrtime.bigint()) / 1e6 - performance.now();
   private readonly pending = new Set<FineEntry>();
   private worker: Worker | null = null;
+  /** Resolves when the worker runs (or could not start). */
+  private online: Promise<void> = Promise.resolve();
   broken = false;
 
   constructor() {
@@ -85,12 +87,28 @@ class FineWaker {
     if (this.pending.delete(e)) this.arm();
   }
 
+  /**
+   * Start the worker if it is not running, and resolve when it runs (at once if it cannot
+   * start): a thread takes tens of ms to boot, which the first sleeps would otherwise spend on
+   * their whole-ms fallback timers.
+   */
+  ready(): Promise<void> {
+    if (!this.start()) return Promise.resolve();
+    // The worker is unref'd: hold the loop open while waiting for it (bounded, in case it hangs).
+    const hold = setTimeout(() => {}, 5_000);
+    return this.online.finally(() => clearTimeout(hold));
+  }
+
   private start(): boolean {
     if (this.worker !== null) return true;
     if (this.broken) return false;
     try {
       // execArgv: [] so the waker does not load the parent's --import hooks (tsx): it needs none
       const w = new Worker(WAKER_SOURCE, { eval: true, workerData: this.sab, execArgv: [] });
+      this.online = new Promise<void>((resolve) => {
+        w.once('online', resolve);
+        w.once('exit', () => resolve());
+      });
       w.on('message', () => this.onWake());
       w.on('error', () => this.fail());
       w.on('exit', () => this.fail());
@@ -134,6 +152,16 @@ class FineWaker {
 }
 
 let fineWaker: FineWaker | null = null;
+
+/**
+ * Start the thread behind {@link RealClock}'s sub-millisecond sleeps now rather than at the
+ * first sleep, and resolve when it runs. A real-time simulator calls it before it serves
+ * (`sim/server/warm`), so that its first request's steps are woken as precisely as later ones.
+ */
+export function startFineWaker(): Promise<void> {
+  fineWaker ??= new FineWaker();
+  return fineWaker.ready();
+}
 
 /** Unix wall-clock ms now, on the same anchor as {@link RealClock}'s `originUnixMs`. */
 export function unixNowMs(): number {

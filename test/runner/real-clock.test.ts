@@ -56,9 +56,11 @@ test('a past target resolves at once; an aborted sleep rejects with its reason a
 
 test('the waker thread never keeps a process alive', () => {
   const clockUrl = new URL('../../src/runtime/clock.ts', import.meta.url).href;
+  // starts the waker ahead of any sleep (what a simulator does before it serves; it must resolve),
   // sleeps, aborts a long sleep, then has nothing left to do: the process must exit by itself
   const code = `
-    import { RealClock } from ${JSON.stringify(clockUrl)};
+    import { RealClock, startFineWaker } from ${JSON.stringify(clockUrl)};
+    await startFineWaker();
     const c = new RealClock();
     await c.sleepUntil(c.now() + 3);
     const ac = new AbortController();
