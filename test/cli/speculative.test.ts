@@ -199,6 +199,23 @@ describe('speculative decoding through the CLI', () => {
     assert.match(onBig.out, /a cost once a large batch makes the step compute-bound/);
   });
 
+  it('report of a stored ngram plan run says what was assumed and why a verify pass costs what it does', async () => {
+    const db = join(dir, 'spec.db');
+    const io = memoryIo({}, dir);
+    const args = ['plan', '--db', db, '--concurrency', '1', '--requests', '4', '--input-len', '128'];
+    assert.equal(await main([...args, '--output-len', '64', '--speculative-config', NGRAM, '--json'], io), 0, io.err());
+    const id = JSON.parse(io.out().slice(io.out().indexOf('{'))).run_id as string;
+    for (const [lang, why, assumed] of [
+      ['en', /each verify pass ran 4\.\d+ positions per request/, /ngram acceptance assumed 0\.42 per position/],
+      ['zh-CN', /每次验证为每个请求计算 4\.\d+ 个位置/, /ngram 的接受率按每个位置 0\.42 假设/],
+    ] as const) {
+      const rio = memoryIo({}, dir);
+      assert.equal(await main(['report', id, '--db', db, '--lang', lang], rio), 0, rio.err());
+      assert.match(rio.out(), why, lang);
+      assert.match(rio.out(), assumed, lang);
+    }
+  });
+
   it('plan ngram with acceptance_rate set: the rate replaces the prior, and nothing is said to be assumed', async () => {
     const set = await tpot(1, '{"method":"ngram","num_speculative_tokens":4,"acceptance_rate":0.5}');
     assert.ok(
