@@ -203,10 +203,18 @@ describe('speculative decoding through the CLI', () => {
     const db = join(dir, 'spec.db');
     const io = memoryIo({}, dir);
     const args = ['plan', '--db', db, '--concurrency', '1', '--requests', '4', '--input-len', '128'];
-    assert.equal(await main([...args, '--output-len', '64', '--speculative-config', NGRAM, '--json'], io), 0, io.err());
+    assert.equal(
+      await main([...args, '--output-len', '64', '--speculative-config', NGRAM, '--json'], io),
+      0,
+      io.err(),
+    );
     const id = JSON.parse(io.out().slice(io.out().indexOf('{'))).run_id as string;
     for (const [lang, why, assumed] of [
-      ['en', /each verify pass ran 4\.\d+ positions per request/, /ngram acceptance assumed 0\.42 per position/],
+      [
+        'en',
+        /each verify pass ran 4\.\d+ positions per request/,
+        /ngram acceptance assumed 0\.42 per position/,
+      ],
       ['zh-CN', /每次验证为每个请求计算 4\.\d+ 个位置/, /ngram 的接受率按每个位置 0\.42 假设/],
     ] as const) {
       const rio = memoryIo({}, dir);
