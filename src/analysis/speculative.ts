@@ -19,7 +19,11 @@
  * metrics.py`): tokens emitted over the most a verify pass could emit, (drafts + accepted) /
  * (drafts + draft tokens). Pure.
  */
+import type { ScrapePoint } from '../record/series.js';
 import type { RequestRecord } from '../record/types.js';
+import type { LoadedRun } from './loaded-run.js';
+import { seriesSummary } from './series.js';
+import { measurementWindow } from './window.js';
 
 /** Why a number is null. */
 export type SpecNullReason =
@@ -44,6 +48,12 @@ export interface SpeculativeSummary {
   draft_efficiency: number | null;
   /** Why the null numbers are null; null when every number is there. */
   reason: SpecNullReason | null;
+  /**
+   * ngram on prompts that carry no text (synthetic words): the simulator's assumed conditional
+   * acceptance per position and its published source (`sim/engine/speculative`,
+   * `NGRAM_SYNTHETIC_ACCEPTANCE`); absent when the acceptance was measured or set.
+   */
+  ngram_prior?: { acceptance_per_position: number; mean_accepted_tokens: number; source: string };
 }
 
 /** What {@link speculativeSummary} reads from a series summary (`analysis/series`). */
@@ -150,7 +160,12 @@ export function poolSpeculative(list: readonly SpeculativeSummary[]): Speculativ
       spec_draft_tokens_delta: add('draft_tokens'),
       spec_accepted_tokens_delta: add('accepted_tokens'),
     };
-    return { ...speculativeSummary(series, []), source: withData[0].source };
+    const prior = withData.find((s) => s.ngram_prior)?.ngram_prior;
+    return {
+      ...speculativeSummary(series, []),
+      source: withData[0].source,
+      ...(prior ? { ngram_prior: prior } : {}),
+    };
   }
   const avg = (k: 'acceptance_rate' | 'mean_accepted_length_tokens') => {
     const xs = withData.map((s) => s[k]).filter((x): x is number => x !== null);
@@ -163,4 +178,21 @@ export function poolSpeculative(list: readonly SpeculativeSummary[]): Speculativ
     },
     [],
   );
+}
+
+/**
+ * A stored run's summary (`servelab report`): from its series over its measurement window and its
+ * records, as the run computed it, with the ngram prior its config kept (`pipeline/measure`).
+ */
+export function runSpeculative(run: LoadedRun): SpeculativeSummary {
+  const window = run.window ?? measurementWindow(run.records) ?? null;
+  const series = run.series?.length
+    ? seriesSummary(
+        run.series as ScrapePoint[],
+        window ? { from_ms: window.start_ms, to_ms: window.end_ms } : {},
+      )
+    : null;
+  const s = speculativeSummary(series as SpecSeries | null, run.records);
+  const prior = run.config.ngram_prior as SpeculativeSummary['ngram_prior'] | undefined;
+  return prior && typeof prior.acceptance_per_position === 'number' ? { ...s, ngram_prior: prior } : s;
 }

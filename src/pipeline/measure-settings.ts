@@ -29,6 +29,7 @@ import {
   parseLengthDist,
   type StreamedWorkload,
   streamWorkload,
+  syntheticPrompts,
   type Workload,
 } from '../workload/index.js';
 import { clientOptionsOf } from './client-options.js';
@@ -325,6 +326,7 @@ export async function measure(
         drainTimeoutMs: common.load.drainTimeoutS * 1000,
         failFast: target.failFast !== false,
         sessions: workload.sessions ? { intended: workload.sessions.intended } : null,
+        syntheticPrompts: syntheticPrompts(workload.source, workload.specs),
       },
       client: clientOptionsOf({ ...target, model, apiKey }, common.generation),
       slo,

@@ -149,6 +149,11 @@ export interface MeasurePlan {
   shard?: MeasureShard | null;
   /** A sessions run: the prefix sharing its workload intends (for the report's sessions block). */
   sessions?: { intended: IntendedSharing } | null;
+  /**
+   * The prompts are servelab's synthetic words, with no text for ngram speculation to match: the
+   * in-process simulator then drafts at its published prior, and the summary says so.
+   */
+  syntheticPrompts?: boolean;
 }
 
 /** What a shard's measurement needs beyond its plan (see pipeline/shard). */
@@ -216,6 +221,11 @@ export async function measureOn(
 ): Promise<Measurement> {
   const { plan } = req;
   const clock = deps.clock ?? endpoint.runClock();
+  // ngram on prompts without text drafts at a published prior: the run's config keeps it, so its
+  // summary (now, and `report` later) says what was assumed.
+  const ngramPrior =
+    plan.syntheticPrompts && endpoint.sim ? endpoint.sim.engine.assumeSyntheticPrompts() : null;
+  const config = ngramPrior ? { ...req.config, ngram_prior: ngramPrior } : req.config;
   const otlpPort = deps.monitoring?.otlpPort ?? null;
   const client = createHttpTarget({
     ...req.client,
@@ -255,7 +265,7 @@ export async function measureOn(
         startedAtUnixMs: clock.originUnixMs,
         // The origin of a virtual clock is virtual time (1970): the store dates the run by the wall clock.
         virtualClock: endpoint.virtual,
-        config: req.config,
+        config,
         environment,
         record: deps.record ?? null,
       })
@@ -372,7 +382,7 @@ export async function measureOn(
     ? evaluateThresholds(summary, [...req.thresholds], req.baseline)
     : [];
   const report = buildRunReport({
-    config: req.config,
+    config,
     environment,
     window: result.window,
     started_at_unix_ms: result.started_at_unix_ms,
@@ -396,11 +406,12 @@ export async function measureOn(
     (report.monitoring?.server_window ?? report.monitoring?.server ?? null) as SpecSeries | null,
     result.records,
   );
+  if (ngramPrior) report.speculative.ngram_prior = ngramPrior;
   const level = plan.level ?? null;
   const judged: LoadedRun = {
     id: storeRun?.id ?? plan.label ?? 'run',
     label: plan.label ?? 'run',
-    config: req.config,
+    config,
     environment,
     summary,
     records: result.records,

@@ -401,7 +401,7 @@ export const SIM_SETTINGS = {
     defaultText: 'off (no speculative decoding)',
     valueText: `vLLM's JSON: method (${SPEC_METHODS.join(', ')}), num_speculative_tokens, model (draft_model: a catalogue model), prompt_lookup_min/max (ngram); plus servelab's own acceptance_rate (one rate, or one per position)`,
     description:
-      "vllm-v1: speculative decoding as vLLM's --speculative-config: each step proposes num_speculative_tokens per decoding request, verifies them in one pass and keeps the accepted prefix plus one token (docs/sim.md, \"Speculative decoding\"). acceptance_rate is servelab's, not vLLM's: the acceptance to simulate in vLLM's reported units, one number for accepted / drafted tokens or a list for each position's accepted / drafts (default by method; ngram: from the prompt's own repetition).",
+      "vllm-v1: speculative decoding as vLLM's --speculative-config: each step proposes num_speculative_tokens per decoding request, verifies them in one pass and keeps the accepted prefix plus one token (docs/sim.md, \"Speculative decoding\"). acceptance_rate is servelab's, not vLLM's: the acceptance to simulate in vLLM's reported units, one number for accepted / drafted tokens or a list for each position's accepted / drafts (default by method; ngram: from the prompt's own repetition, or a published prior when the prompts are synthetic words).",
   }),
   cold_start_ms: setting(nonNegNum().default(0), {
     surfaces: EVERYWHERE,

@@ -41,6 +41,7 @@ export {
 } from './lengths.js';
 export {
   DATASET_KINDS,
+  syntheticPrompts,
   type WorkloadOptions,
   type WorkloadSource,
   workloadProblems,

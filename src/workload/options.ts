@@ -295,3 +295,19 @@ function traceOptionProblems(
       });
   }
 }
+
+/**
+ * True when a workload's prompts are servelab's synthetic words, not text of the user's: the
+ * synthetic source (`--input-len`, shared prefixes and sessions included), or a trace of lengths
+ * only (Azure, BurstGPT, Mooncake; a trace with any text is text). Random words stand for
+ * content that is not known, so nothing content-dependent (ngram speculation's lookup) can be
+ * measured on them.
+ */
+export function syntheticPrompts(
+  source: WorkloadSource,
+  specs: readonly { input_len: number | null }[] | { length: number },
+): boolean {
+  if (source === 'synthetic') return true;
+  if (source !== 'trace' || !Array.isArray(specs) || specs.length === 0) return false;
+  return (specs as readonly { input_len: number | null }[]).every((s) => s.input_len !== null);
+}

@@ -6,8 +6,11 @@
  *   within 2 points, read through the metric map;
  * - `plan` in virtual time: speculation lowers TPOT at concurrency 1, and at a batch large enough
  *   to make the step compute-bound the gain is gone or reversed, and the console says why;
- * - `plan` with ngram on its random-word prompts drafts nothing, and says so (vLLM's ngram
- *   finds no repeated 5-gram in such text).
+ * - `plan` with ngram on its synthetic prompts (random words: no text to match) drafts at the
+ *   published prior and says so: faster at concurrency 1, slower once compute-bound; a set
+ *   `acceptance_rate` replaces the prior;
+ * - ngram on a text prompt that never repeats drafts nothing, and says so (vLLM's ngram finds
+ *   no repeated 5-gram in such text).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -87,8 +90,19 @@ describe('speculative decoding through the CLI', () => {
     }
   });
 
-  /** TPOT p50 of a decode-heavy plan at `c`, with or without eagle. */
-  async function tpot(c: number, spec: boolean): Promise<{ tpot: number; out: string }> {
+  /** What these tests read of plan's report.json. */
+  interface PlanReport {
+    summary: { tpot_ms: { p50: number } };
+    speculative: { acceptance_rate: number; ngram_prior?: { acceptance_per_position: number } };
+  }
+  const EAGLE = '{"method":"eagle","num_speculative_tokens":3}';
+  const NGRAM = '{"method":"ngram","num_speculative_tokens":4}';
+
+  /** TPOT p50 of a decode-heavy plan at `c`, without speculation or with `spec` (default eagle). */
+  async function tpot(
+    c: number,
+    spec: boolean | string,
+  ): Promise<{ tpot: number; out: string; report: PlanReport }> {
     const io = memoryIo({}, dir);
     const args = [
       'plan',
@@ -106,12 +120,12 @@ describe('speculative decoding through the CLI', () => {
       '--output-len',
       '256',
       '--ignore-eos',
-      ...(spec ? ['--speculative-config', '{"method":"eagle","num_speculative_tokens":3}'] : []),
+      ...(spec ? ['--speculative-config', spec === true ? EAGLE : spec] : []),
       '--json',
     ];
     assert.equal(await main(args, io), 0, io.err());
-    const report = JSON.parse(io.out().slice(io.out().indexOf('{')));
-    return { tpot: report.summary.tpot_ms.p50, out: io.out() + io.err() };
+    const report = JSON.parse(io.out().slice(io.out().indexOf('{'))) as PlanReport;
+    return { tpot: report.summary.tpot_ms.p50, out: io.out() + io.err(), report };
   }
 
   it('plan: faster at concurrency 1, the gain gone or reversed once the step is compute-bound, and says why', async () => {
@@ -166,7 +180,64 @@ describe('speculative decoding through the CLI', () => {
     assert.match(on.out, /speculative decoding \(engine \/metrics\): acceptance rate/);
   });
 
-  it('plan --speculative-config ngram on random-word prompts drafts nothing and says why', async () => {
+  it('plan ngram on synthetic prompts: the prior, faster at concurrency 1, slower once compute-bound, and says why', async () => {
+    const off1 = await tpot(1, false);
+    const on1 = await tpot(1, NGRAM);
+    assert.ok(on1.tpot < off1.tpot * 0.8, `c=1: ${on1.tpot} vs ${off1.tpot}`);
+    // The prior (0.42 per position) is what was drafted at, and the summary says so and why.
+    const rate = on1.report.speculative.acceptance_rate;
+    assert.ok(Math.abs(rate - 0.175) < 0.03, `acceptance ${rate}`);
+    assert.deepEqual(on1.report.speculative.ngram_prior?.acceptance_per_position, 0.42);
+    assert.match(
+      on1.out,
+      /ngram acceptance assumed 0\.42 per position \(synthetic prompts carry no text to match; source: .*Spec-Bench.*\); give a dataset with text/,
+    );
+    const offBig = await tpot(256, false);
+    const onBig = await tpot(256, NGRAM);
+    assert.ok(onBig.tpot > offBig.tpot, `c=256: ${onBig.tpot} vs ${offBig.tpot}`);
+    assert.match(onBig.out, /each verify pass ran 4\.\d+ positions per request for 1\.\d+ kept/);
+    assert.match(onBig.out, /a cost once a large batch makes the step compute-bound/);
+  });
+
+  it('report of a stored ngram plan run says what was assumed and why a verify pass costs what it does', async () => {
+    const db = join(dir, 'spec.db');
+    const io = memoryIo({}, dir);
+    const args = ['plan', '--db', db, '--concurrency', '1', '--requests', '4', '--input-len', '128'];
+    assert.equal(
+      await main([...args, '--output-len', '64', '--speculative-config', NGRAM, '--json'], io),
+      0,
+      io.err(),
+    );
+    const id = JSON.parse(io.out().slice(io.out().indexOf('{'))).run_id as string;
+    for (const [lang, why, assumed] of [
+      [
+        'en',
+        /each verify pass ran 4\.\d+ positions per request/,
+        /ngram acceptance assumed 0\.42 per position/,
+      ],
+      ['zh-CN', /每次验证为每个请求计算 4\.\d+ 个位置/, /ngram 的接受率按每个位置 0\.42 假设/],
+    ] as const) {
+      const rio = memoryIo({}, dir);
+      assert.equal(await main(['report', id, '--db', db, '--lang', lang], rio), 0, rio.err());
+      assert.match(rio.out(), why, lang);
+      assert.match(rio.out(), assumed, lang);
+    }
+  });
+
+  it('plan ngram with acceptance_rate set: the rate replaces the prior, and nothing is said to be assumed', async () => {
+    const set = await tpot(1, '{"method":"ngram","num_speculative_tokens":4,"acceptance_rate":0.5}');
+    assert.ok(
+      Math.abs(set.report.speculative.acceptance_rate - 0.5) < 0.05,
+      `${set.report.speculative.acceptance_rate}`,
+    );
+    assert.equal(set.report.speculative.ngram_prior, undefined);
+    assert.doesNotMatch(set.out, /ngram acceptance assumed/);
+  });
+
+  it('plan ngram on a text prompt that never repeats drafts nothing and says why', async () => {
+    const file = join(dir, 'distinct.jsonl');
+    const words = Array.from({ length: 200 }, (_, i) => `w${i.toString(36)}x`).join(' ');
+    writeFileSync(file, `${JSON.stringify({ prompt: words, output_len: 32 })}\n`);
     const io = memoryIo({}, dir);
     const code = await main(
       [
@@ -176,12 +247,15 @@ describe('speculative decoding through the CLI', () => {
         '1',
         '--requests',
         '4',
+        '--prompts',
+        file,
         '--speculative-config',
-        '{"method":"ngram","num_speculative_tokens":4}',
+        NGRAM,
       ],
       io,
     );
     assert.equal(code, 0, io.err());
     assert.match(io.out(), /nothing was drafted in this run \(ngram: the prompts' n-grams did not repeat\)/);
+    assert.doesNotMatch(io.out(), /ngram acceptance assumed/);
   });
 });

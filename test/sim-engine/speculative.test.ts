@@ -12,6 +12,8 @@ import {
   conditionalFromPerPosition,
   expectedRate,
   iidFromRate,
+  NGRAM_SYNTHETIC_ACCEPTANCE,
+  NGRAM_SYNTHETIC_MEAN_ACCEPTED,
   ngramPromptStats,
 } from '../../src/sim/engine/speculative.js';
 import '../helpers/node-warnings.js';
@@ -52,14 +54,18 @@ describe('speculative decoding: acceptance arithmetic', () => {
   });
 });
 
-/** Run every request to the end on a bare engine core; returns the core. */
-function runAll(spec: unknown, n = 24, outLen = 200): EngineCore {
+/**
+ * Run every request to the end on a bare engine core; returns the core. `synthetic`: the prompts
+ * are declared synthetic words first (what `measureOn` does for the in-process simulator).
+ */
+function runAll(spec: unknown, n = 24, outLen = 200, synthetic = false): EngineCore {
   const cfg = resolveEngineConfig({
     model: 'llama-3.1-8b',
     gpu: 'h100',
     speculativeConfig: spec as never,
   });
   const core = new EngineCore(cfg);
+  if (synthetic) core.spec?.assumeSyntheticPrompts();
   for (let i = 0; i < n; i++)
     core.add({
       id: `r${i}`,
@@ -106,6 +112,36 @@ describe('speculative decoding: the engine', () => {
     assert.equal(spec.generationTokens, plain.generationTokens);
     assert.ok(spec.steps < plain.steps, `${spec.steps} < ${plain.steps}`);
     assert.equal(plain.spec, undefined, 'no counters without --speculative-config');
+  });
+
+  it('ngram measures a prompt that never repeats (nothing drafted), and drafts at the published prior on synthetic prompts', () => {
+    const ngram = { method: 'ngram', num_speculative_tokens: 4 };
+    const measured = runAll(ngram).stats();
+    assert.equal(measured.spec?.draftTokens, 0, 'no repeated 5-gram, no draft');
+    const core = runAll(ngram, 24, 200, true);
+    const s = core.stats();
+    assert.equal(s.generationTokens, 24 * 200, 'the same tokens');
+    const rate = (s.spec?.acceptedTokens ?? 0) / (s.spec?.draftTokens ?? 1);
+    const want = expectedRate(NGRAM_SYNTHETIC_ACCEPTANCE, 4);
+    assert.ok(Math.abs(rate - want) < 0.03, `acceptance ${rate} vs ${want}`);
+    assert.ok(s.steps < measured.steps, `${s.steps} < ${measured.steps}`);
+  });
+
+  it("the prior reproduces Spec-Bench's 1.73 mean accepted tokens at PLD's 10 drafts, and is only ever ngram's", () => {
+    const mat = 1 + 10 * expectedRate(NGRAM_SYNTHETIC_ACCEPTANCE, 10);
+    assert.ok(Math.abs(mat - NGRAM_SYNTHETIC_MEAN_ACCEPTED) < 0.01, `${mat}`);
+    const prior = (spec: unknown) =>
+      new EngineCore(
+        resolveEngineConfig({ model: 'llama-3.1-8b', gpu: 'h100', speculativeConfig: spec as never }),
+      ).spec?.assumeSyntheticPrompts() ?? null;
+    assert.equal(prior({ method: 'ngram', num_speculative_tokens: 4 })?.acceptance_per_position, 0.42);
+    assert.equal(
+      prior({ method: 'ngram', num_speculative_tokens: 4, acceptance_rate: 0.3 }),
+      null,
+      'a set rate wins',
+    );
+    assert.equal(prior({ method: 'eagle', num_speculative_tokens: 3 }), null);
+    assert.equal(prior(undefined), null);
   });
 
   it('refuses speculation on another engine profile and an unknown draft model, with a hint', () => {

@@ -7,9 +7,11 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import type { LoadedRun } from '../../analysis/loaded-run.js';
+import { runSpeculative } from '../../analysis/speculative.js';
 import { timelineRequest } from '../../analysis/step-timeline.js';
 import { type Problem, UsageError } from '../../core/errors.js';
 import { type T as Translator, translator } from '../../i18n/index.js';
+import { formatSpeculative } from '../../report/run/summary-table.js';
 import type { Io } from '../io.js';
 import { langOf } from '../options.js';
 import {
@@ -143,6 +145,12 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   for (const r of runs)
     if (r.source?.notes.length)
       out.write(`\n${t('report.notes', { id: r.id })}\n${r.source.notes.map((n) => `  - ${n}\n`).join('')}`);
+  // Each run that speculated: its acceptance, why a verify pass costs what it does, and what it assumed.
+  for (const r of runs) {
+    const spec = runSpeculative(r);
+    if (spec.source !== null)
+      out.write(`\n${t('report.speculative', { id: r.id })}\n${formatSpeculative(spec, t)}`);
+  }
   out.write(`\n${rep.renderDiagnosisText(diagnosis, runs, t)}`);
   for (const line of wrote) out.write(line);
   if (json === true) await emitJson(json, reportJson, io);

@@ -120,6 +120,8 @@ export async function measureOnce(
         warmupSpecs: plan.warmupSpecs,
         beforeEach: plan.beforeEach,
         runPrefix: scope.runPrefix,
+        // Without a dataset the prompts are synthetic words (a kind's own prompts included).
+        syntheticPrompts: exp.workload.dataset === undefined,
         ...(plan.load.kind === 'sessions' && plan.load.intended
           ? { sessions: { intended: plan.load.intended } }
           : {}),

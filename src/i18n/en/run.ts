@@ -138,6 +138,8 @@ export const run = {
   'run.spec.null.no_drafts': "nothing was drafted in this run (ngram: the prompts' n-grams did not repeat)",
   'run.spec.null.drafts_not_reported':
     'the engine does not report the number of drafts: mean accepted length and draft efficiency unknown',
+  'run.spec.ngram_prior':
+    'ngram acceptance assumed {alpha} per position (synthetic prompts carry no text to match; source: prompt lookup decoding accepts {mat} tokens per step in {source}); give a dataset with text (--dataset, --prompts), or set acceptance_rate in --speculative-config, to measure it',
   'run.spec.source.metrics': 'engine /metrics',
   'run.spec.source.sglang_gauges': "SGLang's gauges, mean of the readings",
   'run.spec.source.llamacpp_timings': 'llama.cpp timings, summed over responses',

@@ -174,7 +174,7 @@ export const template = {
   'tpl.simopt.cont_batching':
     "llamacpp: continuous batching (llama.cpp's --cont-batching); off, prompts are processed only in steps with no decoding slot.",
   'tpl.simopt.speculative_config':
-    "vllm-v1: speculative decoding as vLLM's --speculative-config: each step proposes num_speculative_tokens per decoding request, verifies them in one pass and keeps the accepted prefix plus one token (docs/sim.md, \"Speculative decoding\"). acceptance_rate is servelab's, not vLLM's: the acceptance to simulate in vLLM's reported units, one number for accepted / drafted tokens or a list for each position's accepted / drafts (default by method; ngram: from the prompt's own repetition).",
+    "vllm-v1: speculative decoding as vLLM's --speculative-config: each step proposes num_speculative_tokens per decoding request, verifies them in one pass and keeps the accepted prefix plus one token (docs/sim.md, \"Speculative decoding\"). acceptance_rate is servelab's, not vLLM's: the acceptance to simulate in vLLM's reported units, one number for accepted / drafted tokens or a list for each position's accepted / drafts (default by method; ngram: from the prompt's own repetition, or a published prior when the prompts are synthetic words).",
   'tpl.simopt.cold_start_ms': 'Extra time on the first engine step, as a cold engine takes.',
   'tpl.simopt.record_steps':
     'Record every engine step (its start and duration, the decodes, the prefill chunks with their tokens, KV blocks in use, preemptions): served on GET /servelab/steps, stored with the run as steps.jsonl, drawn by report as the step timeline.',

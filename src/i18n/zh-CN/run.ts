@@ -128,6 +128,8 @@ export const run: Record<keyof typeof en, string> = {
   'run.spec.null.no_data': '没有推测解码数据：引擎没有暴露 spec-decode 计数器，响应里也没有草稿 timings',
   'run.spec.null.no_drafts': '本次运行没有产生任何草稿（ngram：提示词的 n-gram 没有重复）',
   'run.spec.null.drafts_not_reported': '引擎不报告草稿次数：平均接受长度和草稿效率未知',
+  'run.spec.ngram_prior':
+    'ngram 的接受率按每个位置 {alpha} 假设（合成提示词没有可供匹配的文本；来源：{source} 中提示词查找解码（prompt lookup decoding）每步平均接受 {mat} 个 token）；要实测它，请给出带文本的数据集（--dataset、--prompts），或在 --speculative-config 中设置 acceptance_rate',
   'run.spec.source.metrics': '引擎 /metrics',
   'run.spec.source.sglang_gauges': 'SGLang 的仪表值，取读数平均',
   'run.spec.source.llamacpp_timings': 'llama.cpp timings，按响应求和',

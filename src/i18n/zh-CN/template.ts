@@ -161,7 +161,7 @@ export const template: Record<keyof typeof en, string> = {
   'tpl.simopt.cont_batching':
     'llamacpp：连续批处理（llama.cpp 的 --cont-batching）；关闭时，只有在没有槽位解码的步里才处理提示词。',
   'tpl.simopt.speculative_config':
-    'vllm-v1：推测解码，与 vLLM 的 --speculative-config 相同：每一步为每个解码中的请求提出 num_speculative_tokens 个草稿，在一次前向中验证，保留被接受的前缀再加一个 token（docs/sim.md“推测解码”一节）。acceptance_rate 是 servelab 自己的设置，不是 vLLM 的：要模拟的接受情况，用 vLLM 报告的单位，一个数表示被接受/草稿 token 之比，一个列表表示每个位置的被接受/草稿次数之比（默认按方法；ngram：取自提示词自身的重复）。',
+    'vllm-v1：推测解码，与 vLLM 的 --speculative-config 相同：每一步为每个解码中的请求提出 num_speculative_tokens 个草稿，在一次前向中验证，保留被接受的前缀再加一个 token（docs/sim.md“推测解码”一节）。acceptance_rate 是 servelab 自己的设置，不是 vLLM 的：要模拟的接受情况，用 vLLM 报告的单位，一个数表示被接受/草稿 token 之比，一个列表表示每个位置的被接受/草稿次数之比（默认按方法；ngram：取自提示词自身的重复，提示词为合成词时用公开发表的先验值）。',
   'tpl.simopt.cold_start_ms': '引擎第一步的额外耗时，模拟冷启动的引擎。',
   'tpl.simopt.record_steps':
     '记录引擎的每一步（开始时间与耗时、decode 的请求、带 token 数的 prefill chunk、占用的 KV block、抢占）：由 /servelab/steps 接口提供，以 steps.jsonl 随运行保存，报告命令将其画成步时间线。',

@@ -311,5 +311,9 @@ export function formatSpeculative(s: SpeculativeSummary | null | undefined, t: T
       })}`,
     );
   if (s.reason) lines.push(`  ${t(`run.spec.null.${s.reason}`)}`);
+  if (s.ngram_prior)
+    lines.push(
+      `  ${t('run.spec.ngram_prior', { alpha: num(s.ngram_prior.acceptance_per_position), mat: num(s.ngram_prior.mean_accepted_tokens), source: s.ngram_prior.source })}`,
+    );
   return `${lines.join('\n')}\n`;
 }

@@ -354,7 +354,7 @@ function speculativeLine(s: SpeculativeSpec): string {
   const a = s.conditional;
   const rate = a
     ? `acceptance ${(a.reduce((acc, _, i) => acc + a.slice(0, i + 1).reduce((p, x) => p * x, 1), 0) / a.length).toFixed(2)} of drafted tokens`
-    : `acceptance from each prompt's repeated ${s.lookupMin === s.lookupMax ? s.lookupMin : `${s.lookupMin}-${s.lookupMax}`}-grams`;
+    : `acceptance from each prompt's repeated ${s.lookupMin === s.lookupMax ? s.lookupMin : `${s.lookupMin}-${s.lookupMax}`}-grams (prompts of synthetic words: a published prior per position)`;
   const draft = s.draftModel && s.method === 'draft_model' ? `, draft model ${s.draftModel.name}` : '';
   return `speculative decoding: ${s.method}, ${s.k} draft tokens per step${draft}, ${rate}`;
 }

@@ -25,6 +25,7 @@ import { StepLog } from './step-log.js';
 import type {
   EngineRequest,
   EngineStats,
+  NgramPrior,
   RequestTimes,
   SimEngine,
   SlotState,
@@ -486,6 +487,10 @@ class SimEngineImpl implements SimEngine {
 
   stepPage(since: number, limit: number): StepPage | null {
     return this.core.steps?.page(since, limit) ?? null;
+  }
+
+  assumeSyntheticPrompts(): NgramPrior | null {
+    return this.core.spec?.assumeSyntheticPrompts() ?? null;
   }
 }
 

@@ -30,7 +30,9 @@
  * @016a8587edb04ae53c913a1da9355a07dc0ca4ae): one number is the draft acceptance rate
  * accepted / draft tokens, a list the per-position rates accepted_per_pos[i] / drafts.
  * Without it, a method's default ({@link DEFAULT_ACCEPTANCE}); for ngram, the prompt's own
- * repetition ({@link ngramPromptStats}).
+ * repetition ({@link ngramPromptStats}), or, when the client says its prompts carry no text
+ * (servelab's synthetic words, {@link SpecDecoder.assumeSyntheticPrompts}), a published prior
+ * ({@link NGRAM_SYNTHETIC_ACCEPTANCE}).
  */
 import { UsageError } from '../../core/errors.js';
 import { hashString, Rng } from '../../runtime/rng.js';
@@ -39,6 +41,7 @@ import type { KvCacheDtype, WeightDtype } from '../config/vocab.js';
 import type { SimLayerValues, SPEC_METHODS } from '../settings.js';
 import { CostModel, emptyStepShape, type StepShape } from './cost.js';
 import type { EngineReq, StepList } from './request.js';
+import type { NgramPrior } from './types.js';
 
 export type SpecMethod = (typeof SPEC_METHODS)[number];
 
@@ -75,6 +78,24 @@ export const DEFAULT_ACCEPTANCE: Record<Exclude<SpecMethod, 'ngram'>, number> = 
   mtp: 0.85,
   draft_model: 0.5,
 };
+/**
+ * ngram's conditional acceptance per position for prompts that carry no text to match: random
+ * words stand for a workload whose content is unknown, and their n-grams never repeat, so the
+ * prompt cannot say how often a lookup would hit. The prior is Spec-Bench's measurement of
+ * prompt lookup decoding (PLD, the method vLLM's ngram proposer implements) over chat,
+ * translation, summarisation, QA, maths and RAG: 1.73 mean accepted tokens per step, Vicuna-7B
+ * on an A100, greedy, batch 1 (Xia et al. 2024, arXiv:2401.07851; `hemingkx/Spec-Bench:
+ * Leaderboard.md` @09244ff33257f2cdde9422f0e382eba1f3b43a9e, "Leaderboard on A100"), with PLD
+ * drafting up to 10 tokens (`evaluation/inference_pld.py` @1bc7de1312007ee77a5157f2745bc8f75d8d16be,
+ * `draft_num_candidate_tokens=10`). A conditional rate α with α + α² + … + α¹⁰ = 0.73 gives
+ * those 1.73: α = 0.42. Spec-Bench does not split that into steps without a match and matches,
+ * so every step drafts at α (which charges the verify pass its full width: the cautious side).
+ */
+export const NGRAM_SYNTHETIC_ACCEPTANCE = 0.42;
+/** Spec-Bench's mean accepted tokens per step of prompt lookup decoding, which {@link NGRAM_SYNTHETIC_ACCEPTANCE} reproduces. */
+export const NGRAM_SYNTHETIC_MEAN_ACCEPTED = 1.73;
+/** Where {@link NGRAM_SYNTHETIC_ACCEPTANCE} comes from, as the run summary cites it (a citation, not prose). */
+export const NGRAM_SYNTHETIC_SOURCE = 'Spec-Bench (Xia et al. 2024, arXiv:2401.07851), Vicuna-7B-v1.3, A100';
 /** vLLM's ngram lookup sizes when neither is given (`vllm/config/speculative.py`, `__post_init__`). */
 export const NGRAM_LOOKUP_DEFAULT = 5;
 /**
@@ -255,6 +276,8 @@ export class SpecDecoder {
   readonly spec: SpeculativeSpec;
   readonly counters: SpecCounters;
   private readonly reqs = new WeakMap<EngineReq, ReqSpec>();
+  /** ngram without `acceptance_rate`, prompts without text: the prior's rates (null: measure each prompt). */
+  private prior: number[] | null = null;
   /** The draft passes' cost model (null for ngram, which runs on the CPU). */
   private readonly draftCost: CostModel | null;
   private readonly shape: StepShape = emptyStepShape();
@@ -282,11 +305,29 @@ export class SpecDecoder {
       : null;
   }
 
+  /**
+   * The requests to come have prompts that carry no text (servelab's synthetic words, which
+   * stand for content the client does not know): ngram without `acceptance_rate` drafts at
+   * {@link NGRAM_SYNTHETIC_ACCEPTANCE} instead of its lookup in a prompt that never repeats.
+   * Returns the conditional acceptance per position assumed and its source, or null when
+   * nothing is assumed (another method, or the rate set).
+   */
+  assumeSyntheticPrompts(): NgramPrior | null {
+    if (this.spec.method !== 'ngram' || this.spec.conditional) return null;
+    this.prior = new Array(this.spec.k).fill(NGRAM_SYNTHETIC_ACCEPTANCE);
+    return {
+      acceptance_per_position: NGRAM_SYNTHETIC_ACCEPTANCE,
+      mean_accepted_tokens: NGRAM_SYNTHETIC_MEAN_ACCEPTED,
+      source: NGRAM_SYNTHETIC_SOURCE,
+    };
+  }
+
   private state(r: EngineReq): ReqSpec {
     let s = this.reqs.get(r);
     if (!s) {
       const rng = new Rng(hashString(`spec:${r.id}`));
-      if (this.spec.conditional) s = { rng, conditional: this.spec.conditional, matchRate: 1 };
+      const given = this.spec.conditional ?? this.prior;
+      if (given) s = { rng, conditional: given, matchRate: 1 };
       else {
         const st = ngramPromptStats(r.prompt, this.spec.lookupMin, this.spec.lookupMax);
         s = { rng, conditional: new Array(this.spec.k).fill(st.hitRate), matchRate: st.matchRate };

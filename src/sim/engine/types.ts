@@ -121,6 +121,16 @@ export interface StepPage {
 }
 
 /** The engine's public surface. Implemented by `sim/engine/engine.ts`. */
+/** What ngram assumed for prompts without text (`SpecDecoder.assumeSyntheticPrompts`). */
+export interface NgramPrior {
+  /** Conditional acceptance of each drafted position. */
+  acceptance_per_position: number;
+  /** The mean accepted tokens per step (the bonus token included) it reproduces. */
+  mean_accepted_tokens: number;
+  /** The published measurement it comes from (a citation). */
+  source: string;
+}
+
 export interface SimEngine {
   add(req: EngineRequest, nowMs: number): void;
   /** Client disconnected: free its blocks at once. */
@@ -139,4 +149,10 @@ export interface SimEngine {
   slots(): SlotState[];
   /** `--record-steps`: up to `limit` recorded steps from step `since` on; null when not recording. */
   stepPage(since: number, limit: number): StepPage | null;
+  /**
+   * The prompts to come carry no text (a client's synthetic words): ngram speculation without a
+   * set acceptance drafts at its published prior (`sim/engine/speculative`). Returns the
+   * acceptance per position assumed and its source, or null when nothing is assumed.
+   */
+  assumeSyntheticPrompts(): NgramPrior | null;
 }
