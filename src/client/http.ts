@@ -16,7 +16,7 @@ import type { RequestSpec } from '../workload/types.js';
 import { clip, errorMessageOf, ResponseAccumulator, type StreamInfo } from './stream.js';
 import { newTraceparent } from './trace-context.js';
 import type { ClientOptions, PreconnectReport, SendArgs, Target } from './types.js';
-import { startWarmServer, WARM_REQUESTS } from './warm.js';
+import { startWarmServer, warmRequests } from './warm.js';
 
 /** Largest non-SSE body kept (bytes): a non-stream completion, or an error body. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -474,7 +474,7 @@ class UndiciHttpTarget implements HttpTarget {
   /**
    * Get the client ready for a window of `n` concurrent requests, so that its first wave pays
    * nothing the later ones do not:
-   *  - {@link WARM_REQUESTS} synthetic requests through this target's own code and undici to a
+   *  - {@link warmRequests}(n) synthetic requests through this target's own code and undici to a
    *    loopback server in this process (`client/warm`): none reaches the server under test, no
    *    records.
    *  - `n` concurrent `GET …/models` requests (every OpenAI-compatible server answers the route,
@@ -516,29 +516,30 @@ class UndiciHttpTarget implements HttpTarget {
     // Warm first: the connections are opened last, so that none idles through the warm-up
     // (undici closes a connection idle for 4 s by default; uvicorn, vLLM's HTTP server, after
     // `timeout_keep_alive`, 5 s unless VLLM_HTTP_TIMEOUT_KEEP_ALIVE says otherwise).
-    const warmRequests = await this.warm();
+    const warmed = await this.warm(warmRequests(n));
     await Promise.all(Array.from({ length: n }, one));
     await new Promise<void>((resolve) => setImmediate(resolve));
-    return { connections, warm_requests: warmRequests };
+    return { connections, warm_requests: warmed };
   }
 
   /**
-   * {@link WARM_REQUESTS} synthetic requests through {@link sendVia} and a fresh agent of the same
+   * `total` synthetic requests through {@link sendVia} and a fresh agent of the same
    * kind to an in-process loopback server (`client/warm`), in waves of 100: the body build,
    * undici's dispatch, write and response parsing, and the record's classification all run
    * compiled in the window. The server under test sees none of them, and nothing is recorded.
    * Returns how many were sent (0 when the loopback server could not listen).
    */
-  private async warm(): Promise<number> {
+  private async warm(total: number): Promise<number> {
+    if (total <= 0) return 0;
     const srv = await startWarmServer(this.opts.endpoint, this.opts.stream);
     if (!srv) return 0;
     const agent = newAgent();
     const signal = new AbortController().signal;
     const spec = { index: 0, prompt: 'warm-up', input_len: null, output_len: 4 };
     try {
-      for (let done = 0; done < WARM_REQUESTS; ) {
+      for (let done = 0; done < total; ) {
         const wave: Promise<SendResult>[] = [];
-        for (const end = Math.min(WARM_REQUESTS, done + 100); done < end; done++) {
+        for (const end = Math.min(total, done + 100); done < end; done++) {
           const id = `warm-${done}`;
           const args = {
             id,
@@ -557,7 +558,7 @@ class UndiciHttpTarget implements HttpTarget {
       await agent.destroy();
       await srv.close();
     }
-    return WARM_REQUESTS;
+    return total;
   }
 
   async close(): Promise<void> {

@@ -19,6 +19,16 @@ import { type AddressInfo, createServer, type Socket } from 'node:net';
 /** Synthetic requests run through the client before a window: three waves of 100 cover V8's tier-up (measured above). */
 export const WARM_REQUESTS = 300;
 
+/**
+ * Warm-up requests before a window that opens `connections` connections: twice as many, up to
+ * {@link WARM_REQUESTS}, in waves of up to 100. The first wave's cold cost is its size times the
+ * per-request cost (~0.1 ms cold), so a small window needs little, and each loopback request
+ * costs real time (300 took 0.2 s at real-time priority, 2.5–7 s at load average ~28 on 2 cores).
+ */
+export function warmRequests(connections: number): number {
+  return Math.min(WARM_REQUESTS, 2 * Math.max(0, connections));
+}
+
 /** Token chunks in each canned stream. */
 const WARM_TOKENS = 4;
 

@@ -11,7 +11,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { createHttpTarget } from '../../src/client/http.js';
-import { startWarmServer, WARM_REQUESTS } from '../../src/client/warm.js';
+import { startWarmServer, WARM_REQUESTS, warmRequests } from '../../src/client/warm.js';
 import type { RequestRecord } from '../../src/record/types.js';
 import { runLoad } from '../../src/runner/loops.js';
 import { RealClock, VirtualClock } from '../../src/runtime/clock.js';
@@ -57,7 +57,7 @@ describe('preconnect', () => {
     });
     try {
       const report = await target.preconnect?.(16);
-      assert.deepEqual(report, { connections: 16, warm_requests: WARM_REQUESTS });
+      assert.deepEqual(report, { connections: 16, warm_requests: 32 });
       assert.equal(connections, 16);
       // the warm-up went to a loopback server of its own: the server saw the 16 GETs and nothing else
       assert.deepEqual(paths, Array(16).fill('GET /v1/models'));
@@ -158,7 +158,7 @@ describe('preconnect', () => {
       assert.equal(posts.length, 20);
       // Twice the concurrency: a worker's next request takes a spare while undici still holds
       // the connection of the stream that just ended, so none is opened inside the window.
-      assert.deepEqual(res.client_health.prepared, { connections: 16, warm_requests: WARM_REQUESTS });
+      assert.deepEqual(res.client_health.prepared, { connections: 16, warm_requests: 32 });
       assert.equal(connections, 16, 'a request opened a connection inside the measured window');
     } finally {
       await target.close();
@@ -198,6 +198,13 @@ describe('preconnect', () => {
 });
 
 describe('first wave', () => {
+  it('warms twice the connections it opens, up to three waves of 100', () => {
+    assert.equal(warmRequests(16), 32);
+    assert.equal(warmRequests(200), WARM_REQUESTS);
+    assert.equal(WARM_REQUESTS, 300);
+    assert.equal(warmRequests(0), 0);
+  });
+
   it('builds every request of a tick before it stamps and dispatches the first of them', async () => {
     // undici writes a request on a reused connection only in the next check phase: a request
     // stamped before the rest of its tick was built would carry their building in its TTFT.
