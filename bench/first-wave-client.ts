@@ -3,9 +3,10 @@
  * One closed-loop run of bench/first-wave in a process of its own, so that its first wave meets
  * a client as cold as a fresh `servelab run` does (a second run in the same process would find
  * the request path compiled already). Args: PORT PRECONNECT(1|0) CONCURRENCY REQUESTS TTFT_MS.
- * Sends `{ result }` over IPC: the first wave's and the rest's TTFT percentiles, how many
- * connections were opened inside the measured window (undici's `undici:client:connected`
- * diagnostics channel), and what the client did before it (`client_health.prepared`).
+ * Sends `{ result }` over IPC: the first wave's and the rest's TTFT percentiles, and their time
+ * from `sent_at_ms` to undici's write of the request (its `undici:client:sendHeaders`
+ * diagnostics channel), how many connections were opened inside the measured window
+ * (`undici:client:connected`), and what the client did before it (`client_health.prepared`).
  */
 import { subscribe } from 'node:diagnostics_channel';
 import { requestMetrics } from '../src/analysis/request.js';
@@ -26,6 +27,12 @@ const clock = new RealClock();
 /** Connect times (run clock, ms) of every connection the client opened. */
 const connects: number[] = [];
 subscribe('undici:client:connected', () => connects.push(clock.now()));
+/** When undici wrote each request's headers to its socket (run clock, ms), by `x-request-id`. */
+const written = new Map<string, number>();
+subscribe('undici:client:sendHeaders', (m) => {
+  const id = /\r\nx-request-id: ([^\r]+)/i.exec((m as { headers: string }).headers)?.[1];
+  if (id !== undefined) written.set(id, clock.now());
+});
 
 const http = createHttpTarget({
   baseUrl: `http://127.0.0.1:${port}/v1`,
@@ -51,11 +58,20 @@ try {
     rs.map((r) => requestMetrics(r).ttft_ms).filter((v): v is number => v !== undefined);
   const first = pcts(ttfts(sent.slice(0, c)));
   const rest = pcts(ttfts(sent.slice(c)));
+  // sent_at_ms -> on the wire: the client's own share of each TTFT before the server sees it
+  const toWire = (rs: typeof sent) =>
+    pcts(
+      rs.flatMap((r) =>
+        written.has(r.id) ? [(written.get(r.id) as number) - (r.sent_at_ms as number)] : [],
+      ),
+    );
   process.send?.({
     result: {
       first,
       rest,
       ratio: first.p50 !== null && rest.p50 ? first.p50 / rest.p50 : null,
+      first_to_wire: toWire(sent.slice(0, c)),
+      rest_to_wire: toWire(sent.slice(c)),
       records: res.records.length,
       ok: res.records.filter((r) => r.outcome === 'ok').length,
       connections_in_window: connects.filter((t) => t >= res.window.start_ms).length,

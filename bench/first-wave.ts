@@ -4,11 +4,13 @@
  * A closed loop of `concurrency` users against the bench SSE server (a child process, warmed
  * before it says it is ready) set to a constant TTFT (`phase_ms` in the prompt) runs once as
  * `run` does (the runner gets the client ready before the window: `Target.preconnect` opens the
- * window's connections and warms the client's own path in-process) and once without that, each
+ * window's connections and warms the client's path, its code and undici's, on a loopback server
+ * of its own) and once without that, each
  * in a fresh client process (bench/first-wave-client.ts: as cold as a fresh `servelab run`),
  * `rounds` times in turn. Each prints the first wave's TTFT p50 (the first `concurrency`
- * requests sent) over the rest's, the median over the rounds, and the connections opened inside
- * the measured window. Against a constant-latency server the ratio should be 1: more is time
+ * requests sent) over the rest's, the median over the rounds, each part's time from
+ * `sent_at_ms` to undici's write of the request, and the connections opened inside the measured
+ * window. Against a constant-latency server the ratio should be 1: more is time
  * the client spent inside the window on its own set-up. Target: within 5%.
  */
 import { cpus } from 'node:os';
@@ -36,6 +38,9 @@ interface Once {
   first: Pcts;
   rest: Pcts;
   ratio: number | null;
+  /** sent_at_ms → undici's write of the request, ms. */
+  first_to_wire: Pcts;
+  rest_to_wire: Pcts;
   records: number;
   ok: number;
   connections_in_window: number;
@@ -109,6 +114,20 @@ export async function benchFirstWave(o: FirstWaveOptions): Promise<ScenarioResul
       infoRow({
         scenario: S,
         case: c.name,
+        metric: 'first wave sent → written p50',
+        value: median(rs.map((r) => r.first_to_wire.p50)),
+        unit: 'ms',
+      }),
+      infoRow({
+        scenario: S,
+        case: c.name,
+        metric: 'rest sent → written p50',
+        value: median(rs.map((r) => r.rest_to_wire.p50)),
+        unit: 'ms',
+      }),
+      infoRow({
+        scenario: S,
+        case: c.name,
         metric: 'connections opened in the window',
         value: median(rs.map((r) => r.connections_in_window)),
         unit: '',
@@ -125,7 +144,7 @@ export async function benchFirstWave(o: FirstWaveOptions): Promise<ScenarioResul
     details: { options: o, runs: Object.fromEntries(runs), machine_busy_cores: busy },
     notes: [
       `server TTFT ${o.ttftMs} ms (constant); ${o.requests} requests, the first ${o.concurrency} are the first wave; each run in a fresh client process`,
-      `excluded before the window (as run): ${prepared ? `${prepared.connections} connections opened (GET /v1/models), ${prepared.warm_requests} requests through the client in-process (nothing sent)` : 'nothing reported'}; records ${asRun.map((r) => `${r.ok}/${r.records} ok`).join(', ')}`,
+      `excluded before the window (as run): ${prepared ? `${prepared.connections} connections opened (GET /v1/models), ${prepared.warm_requests} requests through the client to a loopback server of its own (none to this server)` : 'nothing reported'}; records ${asRun.map((r) => `${r.ok}/${r.records} ok`).join(', ')}`,
       ...cases.map((c) => `first-wave ${c.name}: ratio per round ${ratios(c.name)}`),
       `machine busy cores per run (ours included): ${busy.map((b) => (b === null ? '–' : b.toFixed(1))).join(', ')} of ${cpus().length}`,
     ],

@@ -16,7 +16,7 @@ import type { RequestSpec } from '../workload/types.js';
 import { clip, errorMessageOf, ResponseAccumulator, type StreamInfo } from './stream.js';
 import { newTraceparent } from './trace-context.js';
 import type { ClientOptions, PreconnectReport, SendArgs, Target } from './types.js';
-import { WARM_REQUESTS, warmDispatcher } from './warm.js';
+import { startWarmServer, warmRequests } from './warm.js';
 
 /** Largest non-SSE body kept (bytes): a non-stream completion, or an error body. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -344,6 +344,8 @@ class UndiciHttpTarget implements HttpTarget {
   private readonly path: string;
   private readonly baseHeaders: Record<string, string>;
   readonly sessionHeader: string;
+  /** Requests built in this tick, waiting for {@link flush} (see {@link enqueue}). */
+  private queued: (() => void)[] = [];
 
   constructor(opts: ClientOptions) {
     this.sessionHeader = (opts.sessionHeader ?? DEFAULT_SESSION_HEADER).toLowerCase();
@@ -368,10 +370,7 @@ class UndiciHttpTarget implements HttpTarget {
       accept: opts.stream ? 'text/event-stream' : 'application/json',
       ...targetHeaders(opts.apiKey, opts.headers),
     };
-    // one connection per stream; no undici timeouts (ours are per request and clock-driven)
-    this.ownAgent = opts.dispatcher
-      ? null
-      : new Agent({ connections: null, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+    this.ownAgent = opts.dispatcher ? null : newAgent();
     this.agent = opts.dispatcher ?? (this.ownAgent as Agent);
   }
 
@@ -383,8 +382,12 @@ class UndiciHttpTarget implements HttpTarget {
     return this.sendVia(this.agent, args);
   }
 
-  /** One request through `agent`: the network, or {@link warmDispatcher}'s canned answers. */
-  private sendVia(agent: Pick<Dispatcher, 'dispatch'>, args: SendArgs): Promise<SendResult> {
+  /** One request through `agent` to `origin`: the server, or the warm-up's loopback one (`client/warm`). */
+  private sendVia(
+    agent: Pick<Dispatcher, 'dispatch'>,
+    args: SendArgs,
+    origin = this.origin,
+  ): Promise<SendResult> {
     const rec = emptyRecord({
       id: args.id,
       planned_id: args.planned_id,
@@ -409,13 +412,14 @@ class UndiciHttpTarget implements HttpTarget {
     const handler = new RequestHandler(this, args, rec);
     return new Promise<SendResult>((resolve) => {
       handler.resolve = resolve;
-      if (args.signal.aborted) {
+      const notSent = () => {
         // never sent: cancelled with sent_at_ms null
         rec.outcome = 'cancelled';
         rec.error = 'cancelled before send';
         resolve({ record: rec, info: new ResponseAccumulator(rec).info, headers: null });
-        return;
-      }
+      };
+      if (args.signal.aborted) return notSent();
+      let dispatchOpts: Dispatcher.DispatchOptions;
       try {
         const headers: Record<string, string> = { ...this.baseHeaders, 'x-request-id': args.id };
         if (args.spec.session_id !== undefined) headers[this.sessionHeader] = args.spec.session_id;
@@ -425,29 +429,59 @@ class UndiciHttpTarget implements HttpTarget {
           rec.trace_id = tp.traceId;
         }
         const payload = JSON.stringify(body);
-        rec.sent_at_ms = this.opts.clock.now();
-        handler.arm();
-        agent.dispatch(
-          { origin: this.origin, path: this.path, method: 'POST', headers, body: payload },
-          handler,
-        );
+        dispatchOpts = { origin, path: this.path, method: 'POST', headers, body: payload };
       } catch (err) {
         // send() never rejects: even a body that cannot be serialised ends as one record
         handler.failDispatch(err);
+        return;
       }
+      this.enqueue(() => {
+        if (args.signal.aborted) return notSent();
+        rec.sent_at_ms = this.opts.clock.now();
+        handler.arm();
+        try {
+          agent.dispatch(dispatchOpts, handler);
+        } catch (err) {
+          handler.failDispatch(err);
+        }
+      });
     });
   }
 
   /**
+   * Dispatch `go` (stamp `sent_at_ms`, hand the request to undici) once every request built in
+   * this tick is built. undici writes a request on a reused keep-alive connection only in the
+   * next check phase (it first lets pending bytes on the idle socket be read:
+   * `scheduleIdleSocketValidation`, nodejs/undici lib/dispatcher/client-h1.js, v7.30.2,
+   * GHSA-35p6-xmwp-9g52), so a request's time from `sent_at_ms` to the wire holds whatever runs
+   * after its dispatch in the same tick. A closed loop starts its c users in one tick: stamped as
+   * each was built, the first of them carried the building of all the others (c = 100, cold:
+   * ~14 ms of runner, body and header work; docs/bench.md "first wave"). Queued to one
+   * microtask, the tick's requests are all built first and then stamped and dispatched back to
+   * back; a request built alone (each later one of a closed loop) goes out one microtask later,
+   * in the same turn.
+   */
+  private enqueue(go: () => void): void {
+    if (this.queued.push(go) === 1) queueMicrotask(this.flush);
+  }
+
+  private readonly flush = (): void => {
+    const q = this.queued;
+    this.queued = [];
+    for (const go of q) go();
+  };
+
+  /**
    * Get the client ready for a window of `n` concurrent requests, so that its first wave pays
    * nothing the later ones do not:
+   *  - {@link warmRequests}(n) synthetic requests through this target's own code and undici to a
+   *    loopback server in this process (`client/warm`): none reaches the server under test, no
+   *    records.
    *  - `n` concurrent `GET …/models` requests (every OpenAI-compatible server answers the route,
    *    and any answer, 404 included, leaves its keep-alive connection open): with one request
    *    per connection (`pipelining: 1`), concurrent requests each get their own, and the pool
    *    keeps them idle for the measured requests. Errors are ignored: the measured requests
    *    will say.
-   *  - {@link WARM_REQUESTS} synthetic requests through this target's own code to an in-process
-   *    dispatcher (`client/warm`): nothing on the wire, no records.
    *  - one turn of the event loop: undici hands a finished keep-alive connection back to its
    *    pool on the next check phase (`setImmediate(client[kResume])` for `pipelining: 1`,
    *    nodejs/undici lib/dispatcher/client-h1.js, v7.30.2); without it, the connections whose
@@ -479,35 +513,55 @@ class UndiciHttpTarget implements HttpTarget {
         // an unreachable server shows in the measured requests
       }
     };
+    // Warm first: the connections are opened last, so that none idles through the warm-up
+    // (undici closes a connection idle for 4 s by default; uvicorn, vLLM's HTTP server, after
+    // `timeout_keep_alive`, 5 s unless VLLM_HTTP_TIMEOUT_KEEP_ALIVE says otherwise).
+    const warmed = await this.warm(warmRequests(n));
     await Promise.all(Array.from({ length: n }, one));
-    await this.warm();
     await new Promise<void>((resolve) => setImmediate(resolve));
-    return { connections, warm_requests: WARM_REQUESTS };
+    return { connections, warm_requests: warmed };
   }
 
-  /** {@link WARM_REQUESTS} synthetic requests through {@link sendVia}, in waves of 100. */
-  private async warm(): Promise<void> {
-    const canned = warmDispatcher(this.opts.endpoint, this.opts.stream);
-    const signal = new AbortController().signal;
+  /**
+   * `total` synthetic requests through {@link sendVia} and a fresh agent of the same
+   * kind to an in-process loopback server (`client/warm`), in waves of 100: the body build,
+   * undici's dispatch, write and response parsing, and the record's classification all run
+   * compiled in the window. The server under test sees none of them, and nothing is recorded.
+   * Returns how many were sent (0 when the loopback server could not listen; fewer when the
+   * hang guard cut it short).
+   */
+  private async warm(total: number): Promise<number> {
+    if (total <= 0) return 0;
+    const srv = await startWarmServer(this.opts.endpoint, this.opts.stream);
+    if (!srv) return 0;
+    const agent = newAgent();
+    // A hang guard only (our own server answers at once): a warm-up cut short just warms less.
+    const signal = AbortSignal.timeout(WARM_TIMEOUT_MS);
     const spec = { index: 0, prompt: 'warm-up', input_len: null, output_len: 4 };
-    for (let done = 0; done < WARM_REQUESTS; ) {
-      const wave: Promise<SendResult>[] = [];
-      for (const end = Math.min(WARM_REQUESTS, done + 100); done < end; done++) {
-        const id = `warm-${done}`;
-        wave.push(
-          this.sendVia(canned, {
+    let sent = 0;
+    try {
+      for (let done = 0; done < total; ) {
+        const wave: Promise<SendResult>[] = [];
+        for (const end = Math.min(total, done + 100); done < end; done++) {
+          const id = `warm-${done}`;
+          const args = {
             id,
             planned_id: id,
             attempt: 1,
-            phase: 'warmup',
+            phase: 'warmup' as const,
             spec,
             planned_at_ms: null,
             signal,
-          }),
-        );
+          };
+          wave.push(this.sendVia(agent, args, srv.origin));
+        }
+        for (const r of await Promise.all(wave)) if (r.record.sent_at_ms !== null) sent++;
       }
-      await Promise.all(wave);
+    } finally {
+      await agent.destroy();
+      await srv.close();
     }
+    return sent;
   }
 
   async close(): Promise<void> {
@@ -515,6 +569,14 @@ class UndiciHttpTarget implements HttpTarget {
     await this.ownAgent?.destroy();
   }
 }
+
+/** Our own connection pool: one connection per stream; no undici timeouts (ours are per request and clock-driven). */
+function newAgent(): Agent {
+  return new Agent({ connections: null, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+}
+
+/** The longest the warm-up may take before the run goes on without the rest of it, ms. */
+const WARM_TIMEOUT_MS = 30_000;
 
 /** The longest one pre-opening request may take before the run goes on without it, ms. */
 const PRECONNECT_TIMEOUT_MS = 2000;

@@ -1,20 +1,33 @@
 /**
  * @module client/warm
  * The client's first-use cost, paid before a measured window instead of inside it. A fresh
- * process runs the request path (body build and serialisation, the undici handler, the SSE
- * parser, the record's classification) in V8's interpreter until it has run enough times to be
- * compiled; at c = 100 the first wave is those first runs, all in one burst, and its TTFT carries
- * them (measured on a 2-core machine by timing waves of 100 sends to a stand-in dispatcher in a
- * fresh process: the sends took 5.5 ms cold and 0.4 ms from the third hundred on, parsing their
- * 5-event streams ~15 ms cold and ~2 ms warm; docs/bench.md "first wave"). {@link warmDispatcher}
- * is an in-process stand-in for the network that answers every request at once with a short
- * canned response of the endpoint's shape, so the HTTP target can send {@link WARM_REQUESTS}
- * requests through its own code to it. Nothing goes on the wire and the records are discarded.
+ * process runs the request path (body build and serialisation, undici's dispatch, its write of
+ * the request and its parse of the response, our handler, the SSE parser, the record's
+ * classification) in V8's interpreter until it has run enough times to be compiled; at c = 100
+ * the first wave is those first runs, all in one burst, and its TTFT carries them. Measured on a
+ * 2-core machine against the bench server (docs/bench.md "first wave", per-request stamps): with
+ * only our own code warmed, on a stand-in dispatcher, undici's dispatch took ~60 µs and its write
+ * ~55 µs per first-wave request (~12 µs and a few µs once warm), 6 ms from the first request's
+ * dispatch to the last's and as much again until the last was written. {@link startWarmServer}
+ * is a loopback HTTP server in this process that answers every request at once with a short
+ * canned response of the endpoint's shape; the HTTP target sends {@link WARM_REQUESTS} requests
+ * through its own code and a fresh undici agent to it. The server under test sees none of them
+ * and the records are discarded.
  */
-import type { Dispatcher } from 'undici';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 
 /** Synthetic requests run through the client before a window: three waves of 100 cover V8's tier-up (measured above). */
 export const WARM_REQUESTS = 300;
+
+/**
+ * Warm-up requests before a window that opens `connections` connections: twice as many, up to
+ * {@link WARM_REQUESTS}, in waves of up to 100. The first wave's cold cost is its size times the
+ * per-request cost (~0.1 ms cold), so a small window needs little, and each loopback request
+ * costs real time (300 took 0.2 s at real-time priority, 2.5–7 s at load average ~28 on 2 cores).
+ */
+export function warmRequests(connections: number): number {
+  return Math.min(WARM_REQUESTS, 2 * Math.max(0, connections));
+}
 
 /** Token chunks in each canned stream. */
 const WARM_TOKENS = 4;
@@ -56,34 +69,74 @@ function cannedBody(endpoint: 'chat' | 'completions', stream: boolean): Buffer[]
   return reads;
 }
 
-/** A controller that has nothing to abort: the canned response is over before anyone could ask. */
-const CONTROLLER: Dispatcher.DispatchController = {
-  abort() {},
-  pause() {},
-  resume() {},
-  paused: false,
-  aborted: false,
-  reason: null,
-};
+/** An in-process loopback server that answers every request with {@link cannedBody}. */
+export interface WarmServer {
+  /** `http://127.0.0.1:PORT`. */
+  origin: string;
+  close(): Promise<void>;
+}
+
+/** The whole HTTP/1.1 response: a 200 with the canned body, chunked (one chunk per event). */
+function cannedResponse(endpoint: 'chat' | 'completions', stream: boolean): Buffer {
+  const type = stream ? 'text/event-stream' : 'application/json';
+  const parts: Buffer[] = [
+    Buffer.from(
+      `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\ntransfer-encoding: chunked\r\nconnection: keep-alive\r\n\r\n`,
+    ),
+  ];
+  for (const r of cannedBody(endpoint, stream))
+    parts.push(Buffer.from(`${r.length.toString(16)}\r\n`), r, Buffer.from('\r\n'));
+  parts.push(Buffer.from('0\r\n\r\n'));
+  return Buffer.concat(parts);
+}
+
+const HEAD_END = Buffer.from('\r\n\r\n');
+const CONTENT_LENGTH = /\r\ncontent-length:\s*(\d+)/i;
 
 /**
- * A dispatcher that answers each request synchronously, inside `dispatch`, with a 200 and the
- * canned body of `endpoint` (an SSE stream when `stream`, else one JSON completion), through the
- * same handler calls undici makes.
+ * Start a loopback server in this process that answers every HTTP/1.1 request, once its body has
+ * arrived, with a 200 and the canned body of `endpoint` (an SSE stream when `stream`, else one
+ * JSON completion), on keep-alive connections. Plain TCP with the response bytes built once: the
+ * warm-up's time goes to the client's code, not to an HTTP server's. Null when it cannot listen:
+ * the run goes on cold.
  */
-export function warmDispatcher(
+export function startWarmServer(
   endpoint: 'chat' | 'completions',
   stream: boolean,
-): Pick<Dispatcher, 'dispatch'> {
-  const reads = cannedBody(endpoint, stream);
-  const headers = { 'content-type': stream ? 'text/event-stream' : 'application/json' };
-  return {
-    dispatch(_opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
-      handler.onRequestStart?.(CONTROLLER, {});
-      handler.onResponseStart?.(CONTROLLER, 200, headers, 'OK');
-      for (const r of reads) handler.onResponseData?.(CONTROLLER, r);
-      handler.onResponseEnd?.(CONTROLLER, {});
-      return true;
-    },
-  };
+): Promise<WarmServer | null> {
+  const response = cannedResponse(endpoint, stream);
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.setNoDelay(true);
+    let buf: Buffer = Buffer.alloc(0);
+    socket.on('data', (d: Buffer) => {
+      buf = buf.length ? Buffer.concat([buf, d]) : d;
+      for (;;) {
+        const head = buf.indexOf(HEAD_END);
+        if (head < 0) return;
+        const len = Number(CONTENT_LENGTH.exec(buf.subarray(0, head).toString('latin1'))?.[1] ?? 0);
+        const end = head + HEAD_END.length + len;
+        if (buf.length < end) return;
+        buf = buf.subarray(end);
+        socket.write(response);
+      }
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+  });
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(null));
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        origin: `http://127.0.0.1:${port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            for (const s of sockets) s.destroy();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
 }

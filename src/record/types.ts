@@ -78,6 +78,10 @@ export interface RequestRecord {
   index: number;
 
   planned_at_ms: number | null;
+  /**
+   * Handed to the HTTP client's transport (undici), after every request built in the same
+   * event-loop turn; null if never sent. docs/metrics.md "When `sent` is taken".
+   */
   sent_at_ms: number | null;
   headers_at_ms: number | null;
   first_chunk_at_ms: number | null;

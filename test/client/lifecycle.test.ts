@@ -94,7 +94,11 @@ describe('a request that ends before its headers', () => {
     srv.server.on('connection', () => connected++);
     const ac = new AbortController();
     const p = target(srv.baseUrl).send(args(ac.signal));
-    ac.abort(); // same tick: undici has not connected yet
+    // The request goes to undici at the end of its tick (a microtask); connecting takes an I/O
+    // turn. Aborted in between: dispatched, still connecting. (Aborted in the same tick it was
+    // never sent: test/client/preconnect.test.ts "first wave".)
+    await Promise.resolve();
+    ac.abort();
     const r = await p;
     assert.equal(r.outcome, 'cancelled');
     assertEndedBeforeHeaders(r);

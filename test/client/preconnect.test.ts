@@ -6,11 +6,13 @@
  * was done.
  */
 import assert from 'node:assert/strict';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { createHttpTarget } from '../../src/client/http.js';
-import { WARM_REQUESTS, warmDispatcher } from '../../src/client/warm.js';
+import { startWarmServer, WARM_REQUESTS, warmRequests } from '../../src/client/warm.js';
+import type { RequestRecord } from '../../src/record/types.js';
 import { runLoad } from '../../src/runner/loops.js';
 import { RealClock, VirtualClock } from '../../src/runtime/clock.js';
 import { drive, VirtualTarget } from '../runner/virtual-target.js';
@@ -55,9 +57,9 @@ describe('preconnect', () => {
     });
     try {
       const report = await target.preconnect?.(16);
-      assert.deepEqual(report, { connections: 16, warm_requests: WARM_REQUESTS });
+      assert.deepEqual(report, { connections: 16, warm_requests: 32 });
       assert.equal(connections, 16);
-      // the warm-up ran in-process: the server saw the 16 GETs and nothing else
+      // the warm-up went to a loopback server of its own: the server saw the 16 GETs and nothing else
       assert.deepEqual(paths, Array(16).fill('GET /v1/models'));
       const ac = new AbortController();
       const recs = await Promise.all(
@@ -85,27 +87,33 @@ describe('preconnect', () => {
     // A canned answer the client read as an error would warm the error path, not the measured one.
     for (const endpoint of ['chat', 'completions'] as const)
       for (const stream of [true, false]) {
+        const srv = await startWarmServer(endpoint, stream);
+        assert.ok(srv, 'the loopback warm-up server did not listen');
         const target = createHttpTarget({
-          baseUrl: 'http://127.0.0.1:9/v1',
+          baseUrl: `${srv.origin}/v1`,
           endpoint,
           model: 'm',
           stream,
           clock: new RealClock(),
-          dispatcher: warmDispatcher(endpoint, stream),
         });
-        const rec = await target.send({
-          id: 'w',
-          planned_id: 'w',
-          attempt: 1,
-          phase: 'warmup',
-          spec: { index: 0, prompt: 'warm-up', input_len: null, output_len: 4 },
-          planned_at_ms: null,
-          signal: new AbortController().signal,
-        });
-        assert.equal(rec.outcome, 'ok', `${endpoint} stream=${stream}: ${rec.error}`);
-        assert.equal(rec.usage?.completion_tokens, 4);
-        assert.equal(rec.stream, stream);
-        if (stream) assert.equal(rec.chunk_times_ms.length, 4);
+        try {
+          const rec = await target.send({
+            id: 'w',
+            planned_id: 'w',
+            attempt: 1,
+            phase: 'warmup',
+            spec: { index: 0, prompt: 'warm-up', input_len: null, output_len: 4 },
+            planned_at_ms: null,
+            signal: new AbortController().signal,
+          });
+          assert.equal(rec.outcome, 'ok', `${endpoint} stream=${stream}: ${rec.error}`);
+          assert.equal(rec.usage?.completion_tokens, 4);
+          assert.equal(rec.stream, stream);
+          if (stream) assert.equal(rec.chunk_times_ms.length, 4);
+        } finally {
+          await target.close();
+          await srv.close();
+        }
       }
   });
 
@@ -150,7 +158,7 @@ describe('preconnect', () => {
       assert.equal(posts.length, 20);
       // Twice the concurrency: a worker's next request takes a spare while undici still holds
       // the connection of the stream that just ended, so none is opened inside the window.
-      assert.deepEqual(res.client_health.prepared, { connections: 16, warm_requests: WARM_REQUESTS });
+      assert.deepEqual(res.client_health.prepared, { connections: 16, warm_requests: 32 });
       assert.equal(connections, 16, 'a request opened a connection inside the measured window');
     } finally {
       await target.close();
@@ -186,5 +194,64 @@ describe('preconnect', () => {
     );
     assert.ok(asked[0].at <= res.window.start_ms);
     assert.deepEqual(res.client_health.prepared, { connections: 16, warm_requests: 0 });
+  });
+});
+
+describe('first wave', () => {
+  it('warms twice the connections it opens, up to three waves of 100', () => {
+    assert.equal(warmRequests(16), 32);
+    assert.equal(warmRequests(200), WARM_REQUESTS);
+    assert.equal(WARM_REQUESTS, 300);
+    assert.equal(warmRequests(0), 0);
+  });
+
+  it('builds every request of a tick before it stamps and dispatches the first of them', async () => {
+    // undici writes a request on a reused connection only in the next check phase: a request
+    // stamped before the rest of its tick was built would carry their building in its TTFT.
+    const srv = await startWarmServer('chat', true);
+    assert.ok(srv, 'the loopback server did not listen');
+    const target = createHttpTarget({
+      baseUrl: `${srv.origin}/v1`,
+      endpoint: 'chat',
+      model: 'm',
+      stream: true,
+      clock: new RealClock(),
+    });
+    let built = 0;
+    const seen: number[] = [];
+    const onCreate = () => seen.push(built);
+    subscribe('undici:request:create', onCreate);
+    try {
+      const send = (i: number, signal: AbortSignal) =>
+        target.send({
+          id: `r${i}`,
+          planned_id: `r${i}`,
+          attempt: 1,
+          phase: 'measure',
+          spec: { index: i, prompt: 'hi', input_len: null, output_len: 4 },
+          planned_at_ms: null,
+          signal,
+        });
+      const pending: Promise<RequestRecord>[] = [];
+      for (let i = 0; i < 8; i++) {
+        pending.push(send(i, new AbortController().signal));
+        built++;
+      }
+      // cancelled after it was built, before its tick ended: never dispatched, never sent
+      const ac = new AbortController();
+      pending.push(send(8, ac.signal));
+      built++;
+      ac.abort();
+      const recs = await Promise.all(pending);
+      assert.deepEqual(seen, Array(8).fill(9));
+      assert.ok(recs.slice(0, 8).every((r) => r.outcome === 'ok' && r.sent_at_ms !== null));
+      assert.equal(recs[8].outcome, 'cancelled');
+      assert.equal(recs[8].sent_at_ms, null);
+      assert.equal(recs[8].error, 'cancelled before send');
+    } finally {
+      unsubscribe('undici:request:create', onCreate);
+      await target.close();
+      await srv.close();
+    }
   });
 });
