@@ -63,6 +63,10 @@ describe('lessons: each runs as shipped and has the course’s sign', () => {
     const r = exp.results as unknown as SweepResult;
     const ttft = (i: number) => r.targets[i].points.find((p) => p.level === 1)?.ttft_ms.p50 as number;
     assert.ok(ttft(0) < ttft(1), `prefix-on ${ttft(0)} < prefix-off ${ttft(1)}`);
+    // Prompts that share a prefix are meant to hit the cache: no level is invalid for its hits.
+    for (const t of r.targets)
+      for (const p of t.points) assert.deepEqual(p.validity, [], `${t.target} c=${p.level}`);
+    assert.ok((r.targets[0].points[0].cache_hit_rate as number) > 0.5, 'prefix-on hits its shared prefix');
     const held = (exp.results.lesson_evidence as { blocks_held: Record<string, number | null> }).blocks_held;
     const on = Object.entries(held).filter(([k]) => k.startsWith('prefix-on '));
     const off = Object.entries(held).filter(([k]) => k.startsWith('prefix-off '));
