@@ -331,8 +331,7 @@ const twoEngines: Lesson = {
   kind: 'concurrency-sweep',
   urls: 2,
   template: (t, urls) => `${head(t, 'lesson-two-engines', 'concurrency-sweep')}
-# ${t('lesson.tpl.two_gpu')}
-targets:
+${urls[0] ? '' : `# ${t('lesson.tpl.two_gpu')}\n`}targets:
 ${target('vllm-like', [TWO_ENGINES_GPU, 'engine: vllm-v1'], urls[0])}
 ${target('sglang-like', [TWO_ENGINES_GPU, 'engine: sglang'], urls[1])}
 

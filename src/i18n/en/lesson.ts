@@ -13,7 +13,7 @@ export const lesson = {
   'lesson.tpl.voice_vary': 'how the reply is cut for speech',
   'lesson.tpl.spec_levels': 'one request alone (memory-bound) up to a batch the step is compute-bound at',
   'lesson.tpl.two_gpu':
-    'an A100-80GB, where each engine’s default step differs: vLLM 2,048 tokens shared with the decodes, SGLang 8,192-token prefill batches that run alone',
+    'an A100-80GB: there each engine’s default step differs (vLLM 2,048 tokens shared with the decodes, SGLang 8,192-token prefill batches that run alone)',
   'lesson.tpl.two_levels': 'one request alone, then 4 and 16 in flight: where prefills meet decodes',
   'lesson.no_data': 'no data: the runs gave no number to judge the effect by',
   'lesson.holds': 'As the course expects.',
