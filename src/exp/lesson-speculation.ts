@@ -15,8 +15,13 @@ import { head, type Lesson, target } from './lesson-kit.js';
 /** The two targets' names in the template: the factor's two values. */
 export const SPEC_OFF = 'spec-off';
 export const SPEC_ON = 'spec-on';
-/** Concurrency levels: one request alone (memory-bound) up to a batch the step is compute-bound at. */
-export const LESSON_SPECULATION_LEVELS = [1, 16, 128, 512] as const;
+/**
+ * Concurrency levels: one request alone (memory-bound) up to a batch the step is compute-bound at.
+ * Qwen3 8B on an H100 with 3 EAGLE drafts: ×2.1 alone, ×1.4 at 64, ×0.8 at 256 (the verify pass
+ * over 4 × 256 positions is past the ridge). A level of 512 shows the same loss with four times
+ * the requests (a sweep level sends max(16, 4 × c)), so the lesson stops at 256.
+ */
+export const LESSON_SPECULATION_LEVELS = [1, 8, 64, 256] as const;
 
 /** One level of the answer: TPOT p50 of each side and their ratio. */
 export interface SpeculationRow {

@@ -130,10 +130,22 @@ export function meantCold(common: CommonSettings, workload: Pick<Workload, 'sour
     (common.load.mode === 'closed' || common.load.mode === 'open') &&
     // A --duration run cycles through its prompts.
     common.load.durationS == null &&
-    !w.sharedPrefixLen &&
-    !w.numPrefixGroups &&
-    !w.documents
+    !sharesPrefix(w)
   );
+}
+
+/**
+ * Whether a workload's prompts are meant to share a prefix (a shared prefix of N tokens in G
+ * groups, or shared documents): its prefix-cache hits are what it measures, so it is never
+ * meant to be cold. The one rule for `run` ({@link meantCold}) and for an experiment's levels
+ * (`exp/harness/workloads` `levelWorkloadOf`).
+ */
+export function sharesPrefix(w: {
+  sharedPrefixLen?: number | null;
+  numPrefixGroups?: number | null;
+  documents?: unknown;
+}): boolean {
+  return !!w.sharedPrefixLen || !!w.numPrefixGroups || !!w.documents;
 }
 
 /** The run's configuration as stored in report.json (secrets redacted). */

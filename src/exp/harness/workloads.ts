@@ -7,6 +7,7 @@
  */
 import { defaultOutputLen, syntheticDefault, workloadOptionValues } from '../../config/run-settings.js';
 import { sessionsLoadMode } from '../../pipeline/load-plan.js';
+import { sharesPrefix } from '../../pipeline/measure-settings.js';
 import { hashString } from '../../runtime/rng.js';
 import { buildWorkload, type Workload } from '../../workload/index.js';
 import type { RequestSpec } from '../../workload/types.js';
@@ -90,7 +91,10 @@ export async function sessionsOf(
  * (seeded from the experiment seed and the level, so a rerun sends the same ones), unless the
  * file asks for `workload.reuse_prompts`. Warm-up prompts are always distinct from the measured
  * ones, so warming up never pre-fills the prefix cache with the prompts about to be measured;
- * only `cache.policy: warm` warms the cache with the measured prompts themselves.
+ * only `cache.policy: warm` warms the cache with the measured prompts themselves. A level is
+ * meant to meet a cold cache (`coldPrompts`, the verdict's `cache_hits`) unless its prompts are
+ * reused, the cache is warmed on purpose, or its prompts share a prefix (`shared_prefix`,
+ * `documents`): then hits are what the level measures.
  */
 export async function levelWorkloadOf(
   exp: SharedFile,
@@ -103,11 +107,21 @@ export async function levelWorkloadOf(
   const seed = reuse ? base : hashString(`${base}:${JSON.stringify(level)}`);
   const specs = await workloadOf(exp, model, { ...opts, seed });
   const warm = exp.cache.policy === 'warm';
+  // Prompts that share a prefix (as `workloadOf` builds them) are meant to hit the cache.
+  const w = exp.workload;
+  const shared =
+    !opts.plain &&
+    !w.dataset &&
+    sharesPrefix({
+      sharedPrefixLen: w.shared_prefix?.tokens,
+      numPrefixGroups: w.shared_prefix?.groups,
+      documents: w.documents,
+    });
   const warmupSpecs =
     exp.warmup > 0 && !warm
       ? await workloadOf(exp, model, { ...opts, count: exp.warmup, seed: hashString(`${seed}:warmup`) })
       : undefined;
-  return { specs, warmupSpecs, coldPrompts: !reuse && !warm };
+  return { specs, warmupSpecs, coldPrompts: !reuse && !warm && !shared };
 }
 
 /** Measured requests for one level of a sweep: `load.requests`, else `max(16, 4 × concurrency)`. */

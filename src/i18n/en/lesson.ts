@@ -12,6 +12,9 @@ export const lesson = {
   'lesson.tpl.int4_levels': 'batch 1 (weight-bound) and a large batch (compute-bound)',
   'lesson.tpl.voice_vary': 'how the reply is cut for speech',
   'lesson.tpl.spec_levels': 'one request alone (memory-bound) up to a batch the step is compute-bound at',
+  'lesson.tpl.two_gpu':
+    'an A100-80GB: there each engine’s default step differs (vLLM 2,048 tokens shared with the decodes, SGLang 8,192-token prefill batches that run alone)',
+  'lesson.tpl.two_levels': 'one request alone, then 4 and 16 in flight: where prefills meet decodes',
   'lesson.no_data': 'no data: the runs gave no number to judge the effect by',
   'lesson.holds': 'As the course expects.',
   'lesson.not_holds': 'NOT what the course expects: read the mechanism below against the step timeline.',
@@ -92,12 +95,12 @@ export const lesson = {
   'lesson.lesson-two-engines.question':
     'Under the same conditions, where does each difference between a vLLM-like and an SGLang-like engine come from?',
   'lesson.lesson-two-engines.factor':
-    'the engine (vLLM v1’s scheduler and paged KV against SGLang’s scheduler and radix cache)',
+    'the engine, each with its own defaults: vLLM v1’s scheduler (2,048-token steps that mix prefill chunks with decodes) and paged KV against SGLang’s scheduler (8,192-token prefill batches that run alone) and radix cache',
   'lesson.lesson-two-engines.fixed':
     'the model, GPU, precision, prompts (shared prefixes included), output length and load levels',
   'lesson.lesson-two-engines.effect': '{n} differences between {a} and {b}, each with one mechanism: {list}.',
   'lesson.lesson-two-engines.same':
     '{a} and {b} measured within 10% of each other on every metric: no difference to explain.',
   'lesson.lesson-two-engines.mechanism':
-    'Each difference is put on one mechanism: cache (the hit rates differ), scheduling (how prompts are admitted and prefill chunks interleaved with decodes under load), kernel (a per-token cost difference at batch 1), precision (different weights) or output length (different numbers of tokens). Read each in the step timelines of the two engines: the size of the prefill chunks and what shares a step with them.',
+    'Each difference is put on one mechanism: cache (the hit rates differ), scheduling (how prompts are admitted and prefill chunks interleaved with decodes under load), kernel (a per-token cost difference at batch 1), precision (different weights) or output length (different numbers of tokens). Here the engines differ in scheduling: vLLM cuts each prompt into 2,048-token chunks that share a step with the running decodes, so a decode token waits for a chunk every step (TPOT and p99 ITL rise while prompts come in); SGLang prefills up to 8,192 tokens in a batch of its own, so decodes stop for the whole batch and then run at full speed. Both cache the shared 1,024-token prefix alike (whole 16-token blocks, or tokens of a radix tree), and precision and output length are held fixed. Read each difference in the step timelines of the two engines: the size of the prefill chunks and what shares a step with them.',
 } as const;

@@ -14,6 +14,9 @@ export const lesson: Record<keyof typeof en, string> = {
   'lesson.tpl.int4_levels': 'batch 1（受权重读取限制）和大 batch（受计算限制）',
   'lesson.tpl.voice_vary': '回复如何切分后送去合成语音',
   'lesson.tpl.spec_levels': '从单个请求（受内存带宽限制）到每步受算力限制的批次',
+  'lesson.tpl.two_gpu':
+    '选用 A100-80GB：两个引擎的默认每步设置在这张卡上不同——vLLM 每步 2,048 个 token 并与 decode 共用一步，SGLang 的 prefill 批次最多 8,192 个 token 且单独运行',
+  'lesson.tpl.two_levels': '先单个请求，再 4 个、16 个并发：prefill 与 decode 相遇之处',
   'lesson.no_data': '无数据：这些运行没有给出可判断效应的数字',
   'lesson.holds': '符合课程的预期。',
   'lesson.not_holds': '不符合课程的预期：请对照步时间线阅读下面的机制。',
@@ -87,10 +90,11 @@ export const lesson: Record<keyof typeof en, string> = {
   'lesson.lesson-voice.mechanism':
     '首音频要等整条链路：先检测用户说完（端点检测），再转写（ASR），LLM 产出第一批 token（文本 TTFT），然后还要有足够的文本构成第一段可朗读的内容（一句或整段回复），TTS 产出首字节，播放器还要缓冲。文本 TTFT 只是其中一环；步时间线只显示 LLM 的部分。',
   'lesson.lesson-two-engines.question': '同条件下，类 vLLM 与类 SGLang 引擎之间的每项差异来自哪里？',
-  'lesson.lesson-two-engines.factor': '引擎（vLLM v1 的调度器与分页 KV，对比 SGLang 的调度器与 radix cache）',
+  'lesson.lesson-two-engines.factor':
+    '引擎，各用各的默认设置：vLLM v1 的调度器（每步 2,048 个 token，prefill chunk 与 decode 混在一步）与分页 KV，对比 SGLang 的调度器（最多 8,192 个 token 的 prefill 批次单独运行）与 radix cache',
   'lesson.lesson-two-engines.fixed': '模型、GPU、精度、提示词（含共享前缀）、输出长度与负载档位',
   'lesson.lesson-two-engines.effect': '{a} 与 {b} 之间有 {n} 项差异，每项对应一个机制：{list}。',
   'lesson.lesson-two-engines.same': '{a} 与 {b} 在每个指标上的差别都在 10% 以内：没有需要解释的差异。',
   'lesson.lesson-two-engines.mechanism':
-    '每项差异归到一个机制：缓存（命中率不同）、调度（负载下如何接纳提示词、如何让 prefill chunk 与 decode 交错）、kernel（batch 1 时每 token 成本不同）、精度（权重不同）或输出长度（token 数不同）。在两个引擎的步时间线里逐项对照：prefill chunk 有多大，哪些工作与它共用一步。',
+    '每项差异归到一个机制：缓存（命中率不同）、调度（负载下如何接纳提示词、如何让 prefill chunk 与 decode 交错）、kernel（batch 1 时每 token 成本不同）、精度（权重不同）或输出长度（token 数不同）。这里两个引擎的差别在调度：vLLM 把每个提示词切成 2,048 个 token 的 chunk，与正在 decode 的请求共用一步，提示词进来期间每个 decode token 都要等一个 chunk（TPOT 与 p99 ITL 上升）；SGLang 在单独的批次里一次 prefill 最多 8,192 个 token，decode 整批停下，之后全速运行。两者对 1,024 个 token 的共享前缀命中相同（按 16 个 token 的整块，或按 radix 树的 token），精度与输出长度保持不变。在两个引擎的步时间线里逐项对照：prefill chunk 有多大，哪些工作与它共用一步。',
 };
