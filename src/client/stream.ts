@@ -154,6 +154,11 @@ export class ResponseAccumulator {
   private readonly onChunk: ((rec: RequestRecord) => void) | undefined;
   private parser: EventSourceParser | null = null;
   private decoder: TextDecoder | null = null;
+  /**
+   * The decoder has read at least once (a leading BOM is behind it) and carries no partial
+   * character over: the next read may be decoded on its own ({@link ResponseAccumulator.decode}).
+   */
+  private decoderClean = false;
   /** Arrival time of the read being parsed (ms). */
   private t = 0;
   /** The body has ended; what the parser emits now is a flushed partial event. */
@@ -186,7 +191,23 @@ export class ResponseAccumulator {
       });
     }
     this.t = atMs;
-    this.parser.feed((this.decoder as TextDecoder).decode(buf, DECODE_STREAM));
+    this.parser.feed(this.decode(buf));
+  }
+
+  /**
+   * One read as text, as the streaming decoder gives it. A read that starts and ends on a
+   * character boundary with nothing carried over (the usual case: a whole SSE event of ASCII
+   * JSON) is decoded by `Buffer#toString`, which gives the same text at a third of the CPU
+   * (WHATWG UTF-8 decoding either way, U+FFFD for what is invalid); the streaming decoder takes
+   * the first read (its BOM handling) and any read that may leave or finish a split character.
+   */
+  private decode(buf: Uint8Array): string {
+    const n = buf.length;
+    if (this.decoderClean && n > 0 && buf[n - 1] < 0x80)
+      return (buf instanceof Buffer ? buf : Buffer.from(buf.buffer, buf.byteOffset, n)).toString('utf8');
+    // clean again after a read that ends on an ASCII byte: nothing is carried over
+    this.decoderClean = n > 0 && buf[n - 1] < 0x80;
+    return (this.decoder as TextDecoder).decode(buf, DECODE_STREAM);
   }
 
   /** The stream ended: flush a final event that lacked its blank line (lenient, like browsers are not). */
