@@ -744,7 +744,7 @@ export interface SimServerOptions extends EngineOptions, Omit<SimLayerOptions<'s
    * With `exposeTimings`: keep the `timings` object at the end of each response but leave out the
    * per-chunk `servelab` stamps. `plan` and virtual-clock experiments read only the timings (the
    * record's server-side queue and prefill); a stamp formats two fractional numbers per token,
-   * which was about a third of `plan`'s CPU on a long run (docs/bench.md, plan-fit). Not a
+   * which was about a quarter of `plan`'s CPU on a long run (docs/bench.md, plan-fit). Not a
    * setting of its own: what the in-process callers ask for.
    */
   unstampedChunks?: boolean;

@@ -110,7 +110,7 @@ export async function planCommand(raw: RawPlan, io: Io): Promise<number> {
   const out = humanStream(common.output.json, io);
   // The engine's own times ride along in each response (`timings`), as under `sim --expose-timings`,
   // so every record carries its server-side queue and prefill (`record/server-times`); the
-  // per-chunk stamps nothing here reads are left out (a third of a long plan's CPU).
+  // per-chunk stamps nothing here reads are left out (about a quarter of a long plan's CPU).
   const simOpts = { ...engineOpts, timeScale: 1, exposeTimings: true, unstampedChunks: true };
   const engineConfig = {
     ...engineOpts,

@@ -76,7 +76,7 @@ export async function startTarget(
       // The simulator in this process, on a virtual clock, reached through the same HTTP client
       // as any server. Its engine timings ride along in each response (`timings`), as with
       // `expose_timings` over HTTP, so kinds that need the engine's own times have them (not the
-      // per-chunk stamps, which nothing reads here and which cost a third of a long run's CPU).
+      // per-chunk stamps, which nothing reads here and which cost about a quarter of a long run's CPU).
       base.mode = 'virtual';
       base.live = await simEndpoint(
         { ...opts, timeScale: 1, exposeTimings: true, unstampedChunks: true },
