@@ -149,7 +149,10 @@ export async function benchPlan(o: { runs: number; log?: (line: string) => void 
  * Scenario `plan-fit`: {@link PLAN_FIT_ARGS} in a fresh process, `runs` times (no warm-up run:
  * one takes seconds, and the disk cache is warm after the first); the fastest run and its CPU.
  */
-export async function benchPlanFit(o: { runs: number; log?: (line: string) => void }): Promise<ScenarioResult> {
+export async function benchPlanFit(o: {
+  runs: number;
+  log?: (line: string) => void;
+}): Promise<ScenarioResult> {
   const useDist = distFresh();
   const runs: PlanRun[] = [];
   for (let i = 0; i < o.runs; i++) runs.push(await runOnce(useDist, PLAN_FIT_ARGS));
