@@ -6,7 +6,8 @@
  * (runner lateness at 200 req/s), `sim-real` (simulator emit-time error in real time), `cold-reset` (a cold request after a prefix-cache reset
  * against the first cold one, issue 26 item 6),
  * `sim-virtual` (simulator throughput in virtual time: the engine fast path and the measurement
- * path), `plan` (the wall time of one `servelab plan` command), `trace` (a 100k-request Azure
+ * path), `plan` (the wall time of one `servelab plan` command), `plan-fit` (the `servelab plan`
+ * command of fit-data experiment 61, issue 26 item 7), `trace` (a 100k-request Azure
  * trace parsed and scheduled: time and peak memory), `fit-replay` (fit-data experiment 61
  * replayed in virtual time, issue 26), `soak` (a 24-hour streamed soak against a resetting port: first
  * request, RSS, SIGINT; issue 28). With no scenario, all run in that order. Figures go to stdout as one table (progress to
@@ -24,7 +25,7 @@ import { benchFirstWave } from './first-wave.js';
 import { timeReplay } from './fit-data.js';
 import { infoRow, medianRows, type Row, renderTable, type ScenarioResult, targetRow } from './lib.js';
 import { benchOpenLoop } from './open-loop.js';
-import { benchPlan } from './plan.js';
+import { benchPlan, benchPlanFit } from './plan.js';
 import { benchSimReal } from './sim-real.js';
 import { benchSoak } from './soak.js';
 import { benchTrace } from './trace.js';
@@ -38,6 +39,7 @@ const SCENARIOS = [
   'cold-reset',
   'sim-virtual',
   'plan',
+  'plan-fit',
   'workers',
   'trace',
   'fit-replay',
@@ -219,6 +221,9 @@ async function run(s: Scenario, quick: boolean): Promise<ScenarioResult> {
       return benchSimVirtual(quick);
     case 'plan':
       return benchPlan({ runs: quick ? 1 : 3 });
+    case 'plan-fit':
+      // Issue 26 item 7: the `servelab plan` command of fit-data experiment 61 (bench/plan.ts).
+      return benchPlanFit({ runs: quick ? 1 : 2 });
     case 'workers':
       return benchWorkers({
         workers: [1, 2, availableParallelism()],

@@ -243,15 +243,34 @@ export class RealClock implements Clock {
   }
 }
 
+/** A pending {@link VirtualClock} timer; `fn` is null once cancelled (it stays in the heap until it surfaces). */
+interface VirtualTimer {
+  at: number;
+  seq: number;
+  fn: (() => void) | null;
+}
+
+/** Whether timer `a` fires before `b`: earlier time, then earlier insertion. */
+function firesBefore(a: VirtualTimer, b: VirtualTimer): boolean {
+  return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+}
+
 /**
  * A clock that only moves when told to. Timers fire in (time, insertion) order as
  * {@link VirtualClock.advanceTo} passes them. Used by tests and by virtual-time drivers.
+ *
+ * The timers are a binary heap on (time, insertion), and a cancelled timer is only marked and
+ * dropped when it reaches the top: `plan` sets and cancels a few timers per request and per
+ * engine step (10⁵–10⁶ in a long run), and a scan of every pending timer per firing, as a list
+ * takes, grows with the requests in flight.
  */
 export class VirtualClock implements Clock {
   readonly originUnixMs: number;
   private t = 0;
   private seq = 0;
-  private timers: { at: number; seq: number; fn: () => void }[] = [];
+  private heap: VirtualTimer[] = [];
+  /** Cancelled timers still in the heap; past half of it, the heap is rebuilt without them. */
+  private cancelled = 0;
 
   constructor(originUnixMs = 0) {
     this.originUnixMs = originUnixMs;
@@ -262,11 +281,12 @@ export class VirtualClock implements Clock {
   }
 
   setTimer(fn: () => void, ms: number): () => void {
-    const entry = { at: this.t + Math.max(0, ms), seq: this.seq++, fn };
-    this.timers.push(entry);
+    const entry: VirtualTimer = { at: this.t + Math.max(0, ms), seq: this.seq++, fn };
+    this.push(entry);
     return () => {
-      const i = this.timers.indexOf(entry);
-      if (i >= 0) this.timers.splice(i, 1);
+      if (entry.fn === null) return;
+      entry.fn = null;
+      if (++this.cancelled > 64 && this.cancelled * 2 > this.heap.length) this.compact();
     };
   }
 
@@ -288,31 +308,71 @@ export class VirtualClock implements Clock {
 
   /** Time of the next pending timer, or undefined. */
   nextTimerAt(): number | undefined {
-    let best: number | undefined;
-    for (const e of this.timers) if (best === undefined || e.at < best) best = e.at;
-    return best;
+    return this.top()?.at;
   }
 
   /** Move time forward to `atMs`, firing every timer due on the way in order. */
   advanceTo(atMs: number): void {
     for (;;) {
-      let idx = -1;
-      for (let i = 0; i < this.timers.length; i++) {
-        const e = this.timers[i];
-        if (e.at > atMs) continue;
-        if (
-          idx < 0 ||
-          e.at < this.timers[idx].at ||
-          (e.at === this.timers[idx].at && e.seq < this.timers[idx].seq)
-        )
-          idx = i;
-      }
-      if (idx < 0) break;
-      const [e] = this.timers.splice(idx, 1);
+      const e = this.top();
+      if (e === undefined || e.at > atMs) break;
+      this.pop();
+      const fn = e.fn as () => void;
+      e.fn = null;
       this.t = Math.max(this.t, e.at);
-      e.fn();
+      fn();
     }
     this.t = Math.max(this.t, atMs);
+  }
+
+  /** The earliest live timer (cancelled ones on top are dropped on the way), or undefined. */
+  private top(): VirtualTimer | undefined {
+    const h = this.heap;
+    while (h.length > 0 && h[0].fn === null) {
+      this.pop();
+      this.cancelled--;
+    }
+    return h[0];
+  }
+
+  /** Drop every cancelled timer: re-push the live ones (their order is (time, insertion), unchanged). */
+  private compact(): void {
+    const live = this.heap.filter((e) => e.fn !== null);
+    this.heap = [];
+    this.cancelled = 0;
+    for (const e of live) this.push(e);
+  }
+
+  private push(e: VirtualTimer): void {
+    const h = this.heap;
+    let i = h.length;
+    h.push(e);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!firesBefore(e, h[p])) break;
+      h[i] = h[p];
+      i = p;
+    }
+    h[i] = e;
+  }
+
+  /** Remove the top of the heap. */
+  private pop(): void {
+    const h = this.heap;
+    const last = h.pop() as VirtualTimer;
+    const n = h.length;
+    if (n === 0) return;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const c = r < n && firesBefore(h[r], h[l]) ? r : l;
+      if (!firesBefore(h[c], last)) break;
+      h[i] = h[c];
+      i = c;
+    }
+    h[i] = last;
   }
 }
 

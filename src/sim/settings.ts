@@ -740,6 +740,14 @@ export interface SimServerOptions extends EngineOptions, Omit<SimLayerOptions<'s
    * `faultProfile: 'empty-tool-args'`. Not a setting of its own: a fault profile.
    */
   emptyToolArgs?: boolean;
+  /**
+   * With `exposeTimings`: keep the `timings` object at the end of each response but leave out the
+   * per-chunk `servelab` stamps. `plan` and virtual-clock experiments read only the timings (the
+   * record's server-side queue and prefill); a stamp formats two fractional numbers per token,
+   * which was about a quarter of `plan`'s CPU on a long run (docs/bench.md, plan-fit). Not a
+   * setting of its own: what the in-process callers ask for.
+   */
+  unstampedChunks?: boolean;
 }
 
 /**
@@ -752,6 +760,8 @@ export interface ResolvedServerOptions extends Omit<SimLayerValues<'server'>, 'f
   ignoreJsonSchema: boolean;
   /** See {@link SimServerOptions.emptyToolArgs}. */
   emptyToolArgs: boolean;
+  /** `exposeTimings` without {@link SimServerOptions.unstampedChunks}: every chunk carries its `servelab` stamp. */
+  stampChunks: boolean;
   /** `abort-as-success`: a seeded share of streams is aborted by the engine and ends with finish_reason "abort" + [DONE]. */
   abortAsSuccess: boolean;
 }

@@ -76,6 +76,32 @@ describe('ResponseAccumulator', () => {
     );
   });
 
+  it('text split anywhere, characters of every width, decodes as one streaming decoder does (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: 'binary', minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 8 }),
+        fc.uniqueArray(fc.integer({ min: 1, max: 4000 }), { maxLength: 40 }),
+        (texts, cuts) => {
+          const body = Buffer.from(
+            `\uFEFF${texts.map((t) => sse(chatChunk({ content: t }))).join('')}${DONE}`,
+          );
+          const parts: Buffer[] = [];
+          let prev = 0;
+          for (const c of [...cuts.filter((c) => c < body.length)].sort((a, b) => a - b)) {
+            parts.push(body.subarray(prev, c));
+            prev = c;
+          }
+          parts.push(body.subarray(prev));
+          const acc = fresh();
+          acc.answer = { parts: [] };
+          for (const p of parts) acc.feedSse(p, 1);
+          assert.deepEqual(acc.answer.parts, texts);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('a final event without its blank line is still read at end of stream', () => {
     const acc = fresh();
     acc.feedSse(

@@ -247,6 +247,17 @@ describe('sim server options', () => {
     assert.ok((await ask()) < 100);
   });
 
+  test('unstampedChunks (plan, virtual experiments): the timings object stays, the per-chunk stamps go', async (t) => {
+    const body = { prompt: 'hello', max_tokens: 4, stream: true };
+    const stamped = await startSim({ exposeTimings: true, timeScale: 50 }, t);
+    const plain = await startSim({ exposeTimings: true, unstampedChunks: true, timeScale: 50 }, t);
+    const a = await stream(`${stamped.url}/v1/completions`, body);
+    const b = await stream(`${plain.url}/v1/completions`, body);
+    assert.ok(a.chunks.every((c) => c.servelab !== undefined));
+    assert.ok(b.chunks.every((c) => c.servelab === undefined));
+    for (const r of [a, b]) assert.equal(typeof r.chunks.at(-1).timings?.prefill_ms, 'number');
+  });
+
   test('--served-model-name renames the model; prompt-token details can be disabled', async (t) => {
     const sim = await startSim({ servedModelName: 'my-llama', enablePromptTokensDetails: false }, t);
     const models = (await get(`${sim.url}/v1/models`)).json as { data: { id: string }[] };

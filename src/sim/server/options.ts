@@ -14,8 +14,8 @@ import {
   toSimServerOptions,
 } from '../settings.js';
 
-/** Options of {@link SimServerOptions} that are not settings (the hooks fault profiles set). */
-const HOOK_OPTIONS = ['ignoreJsonSchema', 'emptyToolArgs'] as const;
+/** Options of {@link SimServerOptions} that are not settings (the hooks fault profiles and in-process callers set). */
+const HOOK_OPTIONS = ['ignoreJsonSchema', 'emptyToolArgs', 'unstampedChunks'] as const;
 
 /** Split options into the server's (validated) and the engine's (validated by the engine). */
 export function resolveServerOptions(opts: SimServerOptions): {
@@ -39,5 +39,6 @@ export function resolveServerOptions(opts: SimServerOptions): {
   server.ignoreJsonSchema = opts.ignoreJsonSchema === true || fx.ignoreJsonSchema === true;
   server.emptyToolArgs = opts.emptyToolArgs === true || fx.emptyToolArgs === true;
   server.abortAsSuccess = fx.abortAsSuccess === true;
+  server.stampChunks = server.exposeTimings && opts.unstampedChunks !== true;
   return { server, engine: engine as unknown as EngineOptions };
 }

@@ -111,7 +111,7 @@ export class ResponseWriter {
    * timings are exposed.
    */
   token(live: Choice, d: TokenDelta, step: number, plannedWallMs: number): void {
-    const stamp = this.so.exposeTimings ? { step, planned_ms: plannedWallMs } : undefined;
+    const stamp = this.so.stampChunks ? { step, planned_ms: plannedWallMs } : undefined;
     const out: SseItem[] = [];
     if (d.index === 0 && live.req.kind === 'chat') out.push(this.chunk(live, { role: true }, stamp, 0));
     if (
@@ -132,9 +132,7 @@ export class ResponseWriter {
           fillChunk(
             tpl,
             d.text,
-            this.so.exposeTimings
-              ? { step, planned_ms: plannedWallMs, emit_ms: this.clock.now() }
-              : undefined,
+            this.so.stampChunks ? { step, planned_ms: plannedWallMs, emit_ms: this.clock.now() } : undefined,
           ),
         );
         return;
@@ -164,7 +162,7 @@ export class ResponseWriter {
     plannedWallMs: number,
     finish: () => void,
   ): void {
-    const stamp = this.so.exposeTimings ? { step, planned_ms: plannedWallMs } : undefined;
+    const stamp = this.so.stampChunks ? { step, planned_ms: plannedWallMs } : undefined;
     const out: SseItem[] = [];
     if (d.index === 0 && live.req.kind === 'chat') out.push(this.chunk(live, { role: true }, stamp, 0));
     const body = this.bodyOf(live, d);
@@ -447,7 +445,7 @@ export class ResponseWriter {
         out += fillChunk(
           it.tpl,
           it.text,
-          this.so.exposeTimings ? { step: it.step, planned_ms: it.plannedMs, emit_ms: now } : undefined,
+          this.so.stampChunks ? { step: it.step, planned_ms: it.plannedMs, emit_ms: now } : undefined,
         );
       else {
         const stamp = it.servelab as Record<string, unknown> | undefined;
@@ -460,7 +458,7 @@ export class ResponseWriter {
 
   /** The token-chunk template of this response (made once per response and text field). */
   private templateOf(live: Choice, reasoning: boolean): ChunkTemplate {
-    const stamped = this.so.exposeTimings;
+    const stamped = this.so.stampChunks;
     if (reasoning) {
       live.tplReasoning ??= chunkTemplate(this.builderOf(live), live.head, this.so.reasoningField, stamped);
       return live.tplReasoning;
