@@ -74,6 +74,14 @@ describe('servelab plan --stages', () => {
     );
     assert.ok((s.stages[1].ttft_ms.mean ?? 0) > 0 && s.stages[1].e2e_ms.n === 45);
     assert.equal(records.length, 65);
+    // Each record carries its stage, and the records match the stages' request counts.
+    assert.deepEqual(
+      [0, 1].map((st) => records.filter((r) => r.stage === st).length),
+      [20, 45],
+    );
+    // The achieved rate per stage is the stage's evenly spaced send rate.
+    assert.ok(Math.abs((s.stages[0].achieved_rate_rps ?? 0) - 2) < 1e-6, `${s.stages[0].achieved_rate_rps}`);
+    assert.ok(Math.abs((s.stages[1].achieved_rate_rps ?? 0) - 4.5) < 1e-6, `${s.stages[1].achieved_rate_rps}`);
     // Stage 0: evenly spaced, the first one gap after the start, the last at its end (10 s).
     const t0 = report.window.start_ms;
     assert.equal(Math.round(records[0].planned_at_ms! - t0), 500);
