@@ -536,7 +536,9 @@ export const RUN_SETTINGS = {
     fileKeepsWritten: true,
     field: 'load.stagePauseS',
     needs: 'stages',
-    default: 0,
+    // Unset: no pause (load-plan, the rate-sweep); a file keeps what it writes for its rule.
+    default: null,
+    defaultText: '0',
     unit: 's',
     description:
       "With --stages: seconds between a stage's last response and the next stage (inference-perf's load.interval).",

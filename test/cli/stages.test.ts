@@ -81,7 +81,10 @@ describe('servelab plan --stages', () => {
     );
     // The achieved rate per stage is the stage's evenly spaced send rate.
     assert.ok(Math.abs((s.stages[0].achieved_rate_rps ?? 0) - 2) < 1e-6, `${s.stages[0].achieved_rate_rps}`);
-    assert.ok(Math.abs((s.stages[1].achieved_rate_rps ?? 0) - 4.5) < 1e-6, `${s.stages[1].achieved_rate_rps}`);
+    assert.ok(
+      Math.abs((s.stages[1].achieved_rate_rps ?? 0) - 4.5) < 1e-6,
+      `${s.stages[1].achieved_rate_rps}`,
+    );
     // Stage 0: evenly spaced, the first one gap after the start, the last at its end (10 s).
     const t0 = report.window.start_ms;
     assert.equal(Math.round(records[0].planned_at_ms! - t0), 500);

@@ -97,7 +97,8 @@ export async function sessionsOf(
  * (seeded from the experiment seed and the level, so a rerun sends the same ones), unless the
  * file asks for `workload.reuse_prompts`. Warm-up prompts are always distinct from the measured
  * ones, so warming up never pre-fills the prefix cache with the prompts about to be measured;
- * only `cache.policy: warm` warms the cache with the measured prompts themselves.
+ * only `cache.policy: warm` warms the cache with the measured prompts themselves. A level whose
+ * prompts cycle through the shared-prefix groups is not meant to meet a cold cache.
  */
 export async function levelWorkloadOf(
   exp: SharedFile,
@@ -114,7 +115,9 @@ export async function levelWorkloadOf(
     exp.warmup > 0 && !warm
       ? await workloadOf(exp, model, { ...opts, count: exp.warmup, seed: hashString(`${seed}:warmup`) })
       : undefined;
-  return { specs, warmupSpecs, coldPrompts: !reuse && !warm };
+  // Prompts that cycle (`shared_prefix.prompts_per_group`) repeat on purpose: not a cold run.
+  const cycling = exp.workload.shared_prefix?.prompts_per_group !== undefined;
+  return { specs, warmupSpecs, coldPrompts: !reuse && !warm && !cycling };
 }
 
 /** Measured requests for one level of a sweep: `load.requests`, else `max(16, 4 × concurrency)`. */
