@@ -63,8 +63,8 @@ export function arrivalProblems(opts: ArrivalOptions, t: T = EN): Problem[] {
     if (count === undefined)
       problems.push({
         path: '--rate',
-        message: t('schedule.rate.inf_duration'),
-        hint: t('schedule.rate.inf_duration_hint'),
+        message: t('cli.rate.inf_duration'),
+        hint: t('cli.rate.inf_duration_hint'),
       });
   } else if (!(typeof rateRps === 'number' && Number.isFinite(rateRps) && rateRps > 0))
     problems.push({

@@ -5,8 +5,6 @@
  * (`--rate`, `load.stages`) are passed in or stay as they are in both languages.
  */
 export const schedule = {
-  'schedule.rate.inf_duration': 'an unbounded rate (inf) sends a number of requests at once, not a duration',
-  'schedule.rate.inf_duration_hint': 'give --requests N with --rate inf',
   'schedule.rate.bad': 'rate must be a number > 0 requests/s, or inf (got {got})',
   'schedule.rate.bad_hint': 'e.g. --rate 10',
   'schedule.arrival.unknown': "unknown arrival '{got}'",

@@ -2,8 +2,6 @@ import type { schedule as en } from '../en/schedule.js';
 
 /** "schedule" 部分的文字：开环到达计划的问题（速率、到达方式、突发度、请求数或时长、种子、trace 回放）、负载阶段，以及 rate-sweep 文件里的 `load.stages`。 */
 export const schedule: Record<keyof typeof en, string> = {
-  'schedule.rate.inf_duration': '无上限速率（inf）是一次发出若干请求，不能配合时长使用',
-  'schedule.rate.inf_duration_hint': '与 --rate inf 一起给出 --requests N',
   'schedule.rate.bad': '速率应为大于 0 的每秒请求数，或 inf（实际为 {got}）',
   'schedule.rate.bad_hint': '例如 --rate 10',
   'schedule.arrival.unknown': "未知的到达方式 '{got}'",
