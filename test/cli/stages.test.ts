@@ -13,6 +13,7 @@ import type { StageSummary, Summary } from '../../src/analysis/summary.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RequestRecord } from '../../src/record/types.js';
+import { startSimServer } from '../../src/sim/server/index.js';
 
 /** What these tests read of report.json. */
 interface Report {
@@ -30,11 +31,11 @@ after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function plan(args: string[]): Promise<{ report: Report; records: RequestRecord[] }> {
+async function plan(args: string[], head = PLAN): Promise<{ report: Report; records: RequestRecord[] }> {
   const out = mkdtempSync(join(tmpdir(), 'sl-stages-'));
   dirs.push(out);
   const io = memoryIo({}, process.cwd());
-  const code = await main([...PLAN, ...args, '--out', out, '--json'], io);
+  const code = await main([...head, ...args, '--out', out, '--json'], io);
   assert.equal(code, 0, io.err());
   const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report;
   const records = readFileSync(join(out, 'requests.jsonl'), 'utf8')
@@ -186,6 +187,63 @@ describe('servelab plan --config inference-perf.yaml', () => {
       assert.match(io.err(), /config|data\.type/);
       assert.match(io.err(), /hint|e\.g\.|use data\.type/);
       assert.doesNotMatch(io.err(), /\n\s+at /);
+    }
+  });
+});
+
+describe('servelab run --stages --prompts-per-group against servelab sim (HTTP)', () => {
+  it('the records match the stages’ request counts, and the cycling prompts show in the prefix-cache hit rate', async () => {
+    const sim = await startSimServer(
+      { model: 'qwen3-0.6b', gpu: 'h100', port: 0, timeScale: 10 },
+      { log: () => {} },
+    );
+    try {
+      const head = ['run', '--url', sim.url, '--model', 'qwen3-0.6b', '--no-db', '--seed', '2'];
+      const { report, records } = await plan(
+        [
+          '--endpoint',
+          'completions',
+          '--stages',
+          '10x1,20x1',
+          '--stage-pause',
+          '0.2',
+          '--arrival',
+          'constant',
+          '--shared-prefix-len',
+          '200',
+          '--num-prefix-groups',
+          '2',
+          '--prompts-per-group',
+          '3',
+          '--input-len',
+          '250',
+          '--output-len',
+          '8',
+        ],
+        head,
+      );
+      assert.equal(report.config.target.endpoint, 'completions');
+      assert.deepEqual(
+        [0, 1].map((st) => records.filter((r) => r.stage === st && r.outcome === 'ok').length),
+        [10, 20],
+      );
+      assert.deepEqual(
+        report.summary.stages.map((st) => [st.planned, st.succeeded]),
+        [
+          [10, 10],
+          [20, 20],
+        ],
+      );
+      // Stage 1 starts after stage 0 drained.
+      const drained = Math.max(...records.filter((r) => r.stage === 0).map((r) => r.end_at_ms!));
+      assert.ok(Math.min(...records.filter((r) => r.stage === 1).map((r) => r.sent_at_ms!)) > drained);
+      // 6 prompts cycling over 30 requests: most prompt tokens are prefix-cache hits.
+      assert.ok(
+        report.monitoring.server_window.prefix_hit_rate > 0.7,
+        `hit rate ${report.monitoring.server_window.prefix_hit_rate}`,
+      );
+    } finally {
+      await sim.close();
     }
   });
 });
