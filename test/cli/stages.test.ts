@@ -97,6 +97,25 @@ describe('servelab plan --stages', () => {
     assert.ok(Math.abs(records[64].planned_at_ms! - (drained + 5000 + 10_000)) < 1e-6);
   });
 
+  it('report shows a stored staged run per stage', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sl-stages-db-'));
+    dirs.push(dir);
+    const db = join(dir, 'servelab.db');
+    const head = PLAN.filter((a) => a !== '--no-db');
+    const io = memoryIo({}, process.cwd());
+    const args = ['--stages', '2x3,4x3', '--input-len', '100', '--output-len', '8', '--db', db];
+    assert.equal(await main([...head, ...args], io), 0, io.err());
+    const id = /run ([a-z0-9]{6,})/.exec(io.out() + io.err())?.[1];
+    assert.ok(id, io.out());
+    const rep = memoryIo({}, process.cwd());
+    assert.equal(await main(['report', id, '--db', db], rep), 0, rep.err());
+    const text = rep.out();
+    assert.match(text, new RegExp(`load stages \\[${id}\\]`));
+    assert.match(text, /ttft_ms p50\s+p99\s+e2e_ms p50\s+p99/);
+    assert.match(text, /\n\s+1\s+6\s+6\s/);
+    assert.match(text, /\n\s+2\s+12\s+12\s/);
+  });
+
   it('refuses --stages with a rate or a request count, and a malformed stage, with hints', async () => {
     for (const args of [
       ['--stages', '2x10', '--rate', '3'],
