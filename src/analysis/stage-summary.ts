@@ -1,15 +1,18 @@
 /**
  * @module analysis/stage-summary
- * Per-stage figures of a staged run (`--stages`, `schedule/stages`): the measured requests are
- * numbered in send order, stage 0's first, so request `index` belongs to the stage whose
- * cumulative count first exceeds it. For each stage: its planned and succeeded requests and the
- * TTFT and E2E of its successful final attempts (the same per-request metrics as the summary,
- * `analysis/request`). A stage with no success has null figures, never 0.
+ * Per-stage figures of a staged run (`--stages`, `schedule/stages`), as inference-perf reports
+ * each stage: a record carries its stage (`RequestRecord.stage`); a record without one (written
+ * before the field existed) is placed by its index, since the measured requests are numbered in
+ * send order, stage 0's first, so request `index` belongs to the stage whose cumulative count
+ * first exceeds it. For each stage: its planned and succeeded requests, its achieved send rate
+ * (the summary's `achieved_rate_rps` over the stage's first attempts) and the TTFT and E2E of its
+ * successful final attempts (the same per-request metrics as the summary, `analysis/request`).
+ * A stage with no success has null figures, never 0.
  */
 import type { RequestRecord } from '../record/types.js';
 import { e2eMs, ttftMs } from './request.js';
 import { describe } from './stats.js';
-import { groupAttempts, type StageSummary } from './summary.js';
+import { groupAttempts, type StageSummary, sendRate } from './summary.js';
 
 /** The stage of each measured request index, from the stages' request counts. */
 export function stageOfIndex(counts: readonly number[], index: number): number {
@@ -30,11 +33,13 @@ export function stageSummaries(records: readonly RequestRecord[], counts: readon
   const e2e = counts.map(() => [] as number[]);
   const measured = counts.map(() => 0);
   const succeeded = counts.map(() => 0);
+  const sends = counts.map(() => [] as number[]);
   for (const g of groupAttempts(records).values()) {
     const r = g.final;
     if (r.phase !== 'measure') continue;
-    const s = stageOfIndex(counts, r.index);
+    const s = Math.min(r.stage ?? stageOfIndex(counts, r.index), counts.length - 1);
     measured[s]++;
+    if (g.first.sent_at_ms !== null) sends[s].push(g.first.sent_at_ms);
     if (r.outcome !== 'ok') continue;
     succeeded[s]++;
     const t = ttftMs(r);
@@ -47,6 +52,7 @@ export function stageSummaries(records: readonly RequestRecord[], counts: readon
     planned,
     measured: measured[stage],
     succeeded: succeeded[stage],
+    achieved_rate_rps: sendRate(sends[stage]),
     ttft_ms: describe(ttft[stage]),
     e2e_ms: describe(e2e[stage]),
   }));

@@ -170,6 +170,11 @@ export interface StageSummary {
   /** Its measured requests that ended in a record (final attempts). */
   measured: number;
   succeeded: number;
+  /**
+   * Its measured first attempts' send rate, as the run's `achieved_rate_rps` (requests/s; null
+   * with fewer than two sends). Absent in summaries written before it existed.
+   */
+  achieved_rate_rps?: number | null;
   ttft_ms: Stats;
   e2e_ms: Stats;
 }
@@ -435,7 +440,7 @@ export function summarize(records: readonly RequestRecord[], ctx: SummaryContext
 }
 
 /** (sends − 1) / (last send − first send), in requests/s; null with < 2 sends or no spread. */
-function sendRate(sends: readonly number[]): number | null {
+export function sendRate(sends: readonly number[]): number | null {
   if (sends.length < 2) return null;
   let lo = Number.POSITIVE_INFINITY;
   let hi = Number.NEGATIVE_INFINITY;

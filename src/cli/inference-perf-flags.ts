@@ -47,7 +47,7 @@ export function withInferencePerfConfig<R extends RawCommon & { endpoint?: strin
   }
   let plan: ReturnType<typeof parseInferencePerfConfig>;
   try {
-    plan = parseInferencePerfConfig(text, file);
+    plan = parseInferencePerfConfig(text, file, t);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     problems.push(...err.problems);

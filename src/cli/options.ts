@@ -237,7 +237,7 @@ export function parseCommon(
     )
       problems.push({ path: '--stages', message: t('cli.stages.alone'), hint: t('cli.stages.alone_hint') });
     try {
-      stages = parseStages(String(raw.stages));
+      stages = parseStages(String(raw.stages), '--stages', t);
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;
       problems.push(...err.problems);

@@ -19,7 +19,10 @@
 import { z } from 'zod';
 import { type Problem, UsageError } from '../core/errors.js';
 import { parseUserYaml } from '../core/yaml.js';
+import { type T, translator } from '../i18n/index.js';
 import type { SharedPrefixSpec } from '../workload/shared-prefix.js';
+
+const EN = translator('en');
 
 const distribution = z.object({
   min: z.number().int().default(10),
@@ -89,23 +92,24 @@ export interface InferencePerfPlan {
  * Parse the YAML text of an inference-perf configuration.
  * @throws UsageError listing every problem with its key path and a hint.
  */
-export function parseInferencePerfConfig(text: string, file = 'inference-perf config'): InferencePerfPlan {
+export function parseInferencePerfConfig(
+  text: string,
+  file = 'inference-perf config',
+  t: T = EN,
+): InferencePerfPlan {
   const raw = parseUserYaml(text, file, 'check the indentation');
   const r = schema.safeParse(raw ?? {});
   if (!r.success) {
     const problems: Problem[] = r.error.issues.map((i) => ({
       path: `${file}: ${i.path.join('.') || '(top level)'}`,
       message: i.message,
-      hint: 'see inference-perf config.py (load.stages needs [{rate, duration}], load.type constant or poisson)',
+      hint: t('cli.inference_perf.schema_hint'),
     }));
     throw new UsageError(problems);
   }
   const c = r.data;
   const notes: string[] = [];
-  if (c.load.type === 'poisson')
-    notes.push(
-      'load.type poisson (a Poisson count per second) is run as rescaled exponential gaps over each stage',
-    );
+  if (c.load.type === 'poisson') notes.push(t('cli.inference_perf.poisson'));
   const d = c.data;
   const sp = d.shared_prefix;
   let data: InferencePerfPlan['data'];
@@ -123,8 +127,7 @@ export function parseInferencePerfConfig(text: string, file = 'inference-perf co
       multiTurn: s.enable_multi_turn_chat,
     };
     for (const k of ['num_unique_system_prompts', 'num_users_per_system_prompt'])
-      if (sp && k in sp)
-        notes.push(`data.shared_prefix.${k} is not a key of inference-perf @ e8e0aa99; its defaults apply`);
+      if (sp && k in sp) notes.push(t('cli.inference_perf.unknown_key', { key: `data.shared_prefix.${k}` }));
   } else if (d.type === 'random' || d.type === 'synthetic') {
     data = { kind: d.type, input: d.input_distribution ?? null, output: d.output_distribution ?? null };
   } else data = { kind: d.type };

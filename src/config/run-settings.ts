@@ -354,7 +354,7 @@ export const RUN_SETTINGS = {
     group: 'workload',
     flag: 'prompts-per-group',
     arg: '<m>',
-    file: null,
+    file: 'workload.shared_prefix.prompts_per_group',
     field: 'workload.promptsPerGroup',
     option: 'workload',
     needs: 'shared_prefix_len',
@@ -516,7 +516,9 @@ export const RUN_SETTINGS = {
     group: 'load',
     flag: 'stages',
     arg: '<r×s,…>',
-    file: null,
+    // A file: the same text (`stages: "5x600,10x600"`), in a rate-sweep (exp/kinds/sweep), whose
+    // points are then the stages, measured in one run.
+    file: 'load.stages',
     field: 'load.stagesText',
     default: null,
     unit: 'requests/s × s',
@@ -530,10 +532,13 @@ export const RUN_SETTINGS = {
     group: 'load',
     flag: 'stage-pause',
     arg: '<s>',
-    file: null,
+    file: 'load.stage_pause_s',
+    fileKeepsWritten: true,
     field: 'load.stagePauseS',
     needs: 'stages',
-    default: 0,
+    // Unset: no pause (load-plan, the rate-sweep); a file keeps what it writes for its rule.
+    default: null,
+    defaultText: '0',
     unit: 's',
     description:
       "With --stages: seconds between a stage's last response and the next stage (inference-perf's load.interval).",
@@ -1084,7 +1089,17 @@ export function workloadOptionValues(
     const d = DEFS[key];
     if (d.option !== 'workload' || !d.field?.startsWith('workload.')) continue;
     const name = d.field.slice('workload.'.length);
-    const v = given[from === 'settings' ? name : (d.file ?? '').slice('workload.'.length)];
+    // A file's key may sit in a nested object (`workload.shared_prefix.prompts_per_group`).
+    const v =
+      from === 'settings'
+        ? given[name]
+        : (d.file ?? '')
+            .slice('workload.'.length)
+            .split('.')
+            .reduce<unknown>(
+              (o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined),
+              given,
+            );
     if (v !== undefined && v !== null) out[name] = v;
   }
   return out as Partial<WorkloadOptionFields>;

@@ -11,9 +11,11 @@
 import { z } from 'zod';
 import { STREAM_SLO_METRICS } from '../analysis/index.js';
 import { fileField, fileShape, runSetting, settingsNeeding, spellings } from '../config/run-settings.js';
+import { UsageError } from '../core/errors.js';
 import { bool, err, oneOf, posInt, posNum, section, str } from '../core/fields.js';
 import { isSecretName, looksLikeCredential } from '../core/redact.js';
 import { translator } from '../i18n/index.js';
+import { parseStages } from '../schedule/stages.js';
 import { canonicalSimKeys, simSettingsSchema } from '../sim/settings.js';
 import { LESSON_NAMES } from './lesson-names.js';
 
@@ -325,6 +327,8 @@ export function sharedRules(f: { [field: string]: unknown }, report: RuleReport)
       'a closed loop is capped by its concurrency levels',
     );
 
+  stagesRules(f, load, report);
+
   // The sessions' settings of `load:` (declared as needing users), as written.
   const sessionKeys = settingsNeeding('users')
     .map((key) => runSetting(key).file ?? '')
@@ -374,6 +378,44 @@ export function sharedRules(f: { [field: string]: unknown }, report: RuleReport)
           `${k} needs per-token times, and generation.stream: false gives none: the responses arrive whole`,
           'set generation.stream: true, or bound the whole request with slo.e2e_ms',
         );
+}
+
+/**
+ * `load.stages` (inference-perf's load stages, `schedule/stages`): a rate-sweep's, in the
+ * grammar of `--stages`, alone among the load's levels and counts; `stage_pause_s` only with it.
+ */
+function stagesRules(f: { kind?: unknown }, load: Record<string, unknown>, report: RuleReport): void {
+  if (load.stages === undefined) {
+    if (load.stage_pause_s !== undefined)
+      report(
+        ['load', 'stage_pause_s'],
+        EN('schedule.stage_pause.needs'),
+        EN('schedule.stage_pause.needs_hint'),
+      );
+    return;
+  }
+  if (f.kind !== 'rate-sweep')
+    report(
+      ['load', 'stages'],
+      EN('schedule.stages.kind', { kind: String(f.kind) }),
+      EN('schedule.stages.kind_hint'),
+    );
+  const clash = ['concurrency', 'rates', 'requests', 'duration_s', 'users'].filter(
+    (k) => load[k] !== undefined,
+  );
+  if (clash.length)
+    report(
+      ['load', 'stages'],
+      EN('schedule.stages.alone', { keys: clash.map((k) => `load.${k}`).join(', ') }),
+      EN('schedule.stages.alone_hint'),
+    );
+  if (typeof load.stages !== 'string') return;
+  try {
+    parseStages(load.stages, 'load.stages');
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    for (const p of e.problems) report(['load', 'stages'], p.message, p.hint ?? '');
+  }
 }
 
 /** Only judged when every level is a number; a non-number is zod's problem to report. */

@@ -17,7 +17,7 @@ import {
   openLoopCount,
   traceOffsetsMs,
 } from '../schedule/index.js';
-import { stageOffsetsMs } from '../schedule/stages.js';
+import { stagedSchedule } from '../schedule/stages.js';
 import {
   type SessionOptions,
   type SessionWorkload,
@@ -62,15 +62,10 @@ export function loadPlan(
   if (l.mode === 'open' && l.stages?.length) {
     // Each stage's offsets are from its own start, which the runner sets when the previous
     // stage has drained (schedule/stages); stage i draws from its own seed.
-    const perStage = l.stages.map((st, i) => stageOffsetsMs(st, l.arrival, l.seed + i, l.burstiness));
+    const staged = stagedSchedule(l.stages, l.arrival, l.seed, l.stagePauseS ?? 0, l.burstiness);
     return {
-      load: {
-        kind: 'open',
-        arrivalsMs: perStage.flat(),
-        maxConcurrency: l.maxConcurrency,
-        stages: { counts: perStage.map((a) => a.length), pauseMs: (l.stagePauseS ?? 0) * 1000 },
-      },
-      count: perStage.reduce((n, a) => n + a.length, 0),
+      load: { kind: 'open', maxConcurrency: l.maxConcurrency, ...staged },
+      count: staged.arrivalsMs.length,
     };
   }
   if (l.mode === 'open') {

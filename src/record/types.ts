@@ -153,6 +153,12 @@ export interface RequestRecord {
    */
   session_id?: string | null;
   turn?: number | null;
+  /**
+   * The 0-based load stage of a staged run's measured request (`--stages`, `load.stages`; the
+   * stage whose schedule planned it, sent or not). Absent in other runs, in warm-up records, and
+   * in records written before this field existed.
+   */
+  stage?: number;
 }
 
 /** A record with every field empty, for a request that has not (yet) happened. */

@@ -56,6 +56,8 @@ export interface Planned {
   phase: Phase;
   spec: RequestSpec;
   planned_at_ms: number | null;
+  /** The 0-based load stage of a staged open loop (`LoadMode` `stages`); absent otherwise. */
+  stage?: number;
 }
 
 /**
@@ -252,7 +254,7 @@ export abstract class RunAttempts {
     let own: RequestRecord | undefined;
     const provisional = () => {
       if (!own) {
-        own = this.skeleton(ident, p.spec, planned_at_ms);
+        own = this.skeleton(ident, p, planned_at_ms);
         own.sent_at_ms = sent;
       }
       return own;
@@ -295,6 +297,7 @@ export abstract class RunAttempts {
       rec.session_id = p.spec.session_id;
       rec.turn = p.spec.turn ?? null;
     }
+    if (p.stage !== undefined) rec.stage = p.stage;
     return rec;
   }
 
@@ -347,7 +350,7 @@ export abstract class RunAttempts {
   protected unsent(p: Planned, why?: string): void {
     const rec = this.skeleton(
       { id: p.planned_id, planned_id: p.planned_id, attempt: 1, phase: p.phase, index: p.spec.index },
-      p.spec,
+      p,
       p.planned_at_ms,
     );
     rec.outcome = 'cancelled';
@@ -365,9 +368,10 @@ export abstract class RunAttempts {
 
   private skeleton(
     ident: Pick<RequestRecord, 'id' | 'planned_id' | 'attempt' | 'phase' | 'index'>,
-    spec: RequestSpec,
+    p: Pick<Planned, 'spec' | 'stage'>,
     planned_at_ms: number | null,
   ): RequestRecord {
+    const spec = p.spec;
     const rec = emptyRecord(ident);
     rec.planned_at_ms = planned_at_ms;
     rec.input_len = spec.input_len;
@@ -376,6 +380,7 @@ export abstract class RunAttempts {
       rec.session_id = spec.session_id;
       rec.turn = spec.turn ?? null;
     }
+    if (p.stage !== undefined) rec.stage = p.stage;
     return rec;
   }
 

@@ -10,6 +10,7 @@
  * run in virtual time.
  */
 import { FAIL_FAST_AFTER } from '../analysis/errors.js';
+import { stageOfIndex } from '../analysis/stage-summary.js';
 import type { ClientPrepared } from '../analysis/summary.js';
 import type { AnswerSink } from '../client/types.js';
 import { UsageError } from '../core/errors.js';
@@ -279,6 +280,11 @@ class LoadRun extends RunAttempts {
           else if (active === 0) onIdle?.();
         });
     };
+    // A planned request of a staged run carries its stage (the record's `stage`), sent or not.
+    const stagedAt = (p: Planned, index: number): Planned => {
+      if (load.stages) p.stage = stageOfIndex(load.stages.counts, index);
+      return p;
+    };
     let i = 0;
     // A streamed schedule stopped before it opened is not read at all (nothing of it fell due).
     let off = streamed && this.stopped ? null : nextOff();
@@ -287,7 +293,7 @@ class LoadRun extends RunAttempts {
     const limit = this.cfg.start?.lateLimitMs ?? 0;
     if (openedAt !== null)
       for (; off !== null && base + off < openedAt - limit; i++, off = nextOff())
-        this.unsent(this.plan('measure', await specOf(specs, i), base + off), LATE_START);
+        this.unsent(stagedAt(this.plan('measure', await specOf(specs, i), base + off), i), LATE_START);
     // Load stages: the next stage's base is set when the previous one has drained, plus a pause.
     let stageEnd = load.stages
       ? (load.stages.counts[0] ?? Number.POSITIVE_INFINITY)
@@ -317,6 +323,7 @@ class LoadRun extends RunAttempts {
       }
       if (this.stopped) break;
       const p = this.plan('measure', s instanceof Promise ? await s : s, at);
+      if (load.stages) p.stage = stage;
       if (cap === null || active < cap) launch(p);
       else queue.push(p);
     }
@@ -335,7 +342,7 @@ class LoadRun extends RunAttempts {
     // plans a request when it falls due, so those not yet due were never planned (see LoadMode).
     if (!streamed)
       for (; off !== null; i++, off = nextOff())
-        this.unsent(this.plan('measure', await specOf(specs, i), base + off));
+        this.unsent(stagedAt(this.plan('measure', await specOf(specs, i), base + off), i));
   }
 
   /**

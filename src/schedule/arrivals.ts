@@ -28,7 +28,10 @@
  */
 import { type Problem, UsageError } from '../core/errors.js';
 import { MAX_STREAMED_REQUESTS, plannedCountProblem } from '../core/limits.js';
+import { type T, translator } from '../i18n/index.js';
 import { hashString, Rng } from '../runtime/rng.js';
+
+const EN = translator('en');
 
 export const ARRIVAL_KINDS = ['constant', 'poisson', 'gamma'] as const;
 export type ArrivalKind = (typeof ARRIVAL_KINDS)[number];
@@ -52,7 +55,7 @@ export interface ArrivalOptions {
  * Check schedule options.
  * @returns every problem found, each with a hint (empty when usable).
  */
-export function arrivalProblems(opts: ArrivalOptions): Problem[] {
+export function arrivalProblems(opts: ArrivalOptions, t: T = EN): Problem[] {
   const problems: Problem[] = [];
   const { rateRps, arrival, burstiness, count, durationS, seed } = opts;
   if (rateRps === Number.POSITIVE_INFINITY) {
@@ -60,51 +63,51 @@ export function arrivalProblems(opts: ArrivalOptions): Problem[] {
     if (count === undefined)
       problems.push({
         path: '--rate',
-        message: 'an unbounded rate (inf) sends a number of requests at once, not a duration',
-        hint: 'give --requests N with --rate inf',
+        message: t('cli.rate.inf_duration'),
+        hint: t('cli.rate.inf_duration_hint'),
       });
   } else if (!(typeof rateRps === 'number' && Number.isFinite(rateRps) && rateRps > 0))
     problems.push({
       path: '--rate',
-      message: `rate must be a number > 0 requests/s, or inf (got ${rateRps})`,
-      hint: 'e.g. --rate 10',
+      message: t('schedule.rate.bad', { got: String(rateRps) }),
+      hint: t('schedule.rate.bad_hint'),
     });
   if (!(ARRIVAL_KINDS as readonly string[]).includes(arrival))
     problems.push({
       path: '--arrival',
-      message: `unknown arrival '${arrival}'`,
-      hint: `use one of ${ARRIVAL_KINDS.join(', ')}`,
+      message: t('schedule.arrival.unknown', { got: arrival }),
+      hint: t('schedule.arrival.unknown_hint', { kinds: ARRIVAL_KINDS.join(', ') }),
     });
   if (burstiness !== undefined) {
     if (!(Number.isFinite(burstiness) && burstiness > 0))
       problems.push({
         path: '--burstiness',
-        message: `burstiness must be a number > 0 (got ${burstiness})`,
-        hint: 'the gamma shape: 1 = Poisson, < 1 burstier, > 1 more regular (e.g. --burstiness 0.5)',
+        message: t('schedule.burstiness.bad', { got: burstiness }),
+        hint: t('schedule.burstiness.bad_hint'),
       });
     else if (arrival !== 'gamma' && burstiness !== 1)
       problems.push({
         path: '--burstiness',
-        message: `burstiness ${burstiness} applies only to --arrival gamma (got --arrival ${arrival})`,
-        hint: `add --arrival gamma, or drop --burstiness`,
+        message: t('schedule.burstiness.not_gamma', { got: burstiness, arrival }),
+        hint: t('schedule.burstiness.not_gamma_hint'),
       });
   }
   if ((count === undefined) === (durationS === undefined))
     problems.push({
-      message: 'an open-loop schedule needs exactly one of a request count and a duration',
-      hint: 'give --requests N or --duration S',
+      message: t('schedule.count_or_duration'),
+      hint: t('schedule.count_or_duration_hint'),
     });
   if (count !== undefined && !(Number.isInteger(count) && count >= 1))
     problems.push({
       path: '--requests',
-      message: `must be an integer ≥ 1 (got ${count})`,
-      hint: 'e.g. --requests 100',
+      message: t('schedule.requests.bad', { got: count }),
+      hint: t('schedule.requests.bad_hint'),
     });
   if (durationS !== undefined && !(Number.isFinite(durationS) && durationS > 0))
     problems.push({
       path: '--duration',
-      message: `must be a number of seconds > 0 (got ${durationS})`,
-      hint: 'e.g. --duration 60',
+      message: t('schedule.duration.bad', { got: durationS }),
+      hint: t('schedule.duration.bad_hint'),
     });
   const planned =
     count ??
@@ -118,8 +121,8 @@ export function arrivalProblems(opts: ArrivalOptions): Problem[] {
   if (!Number.isInteger(seed))
     problems.push({
       path: '--seed',
-      message: `seed must be an integer (got ${seed})`,
-      hint: 'e.g. --seed 42',
+      message: t('schedule.seed.bad', { got: seed }),
+      hint: t('schedule.seed.bad_hint'),
     });
   return problems;
 }
@@ -260,26 +263,27 @@ export interface TraceReplay {
 export function traceOffsetsMs(
   specs: readonly { timestamp_ms?: number }[],
   replay: number | TraceReplay = 1,
+  t: T = EN,
 ): number[] {
   const { speedup = 1, rateScale = 1, originMs } = typeof replay === 'number' ? { speedup: replay } : replay;
   const problems: Problem[] = [];
   if (!(Number.isFinite(speedup) && speedup > 0))
     problems.push({
       path: '--trace-speedup',
-      message: `must be a number > 0 (got ${speedup})`,
-      hint: '1 replays in real time, 2 twice as fast, 0.5 at half speed',
+      message: t('schedule.positive.bad', { got: speedup }),
+      hint: t('schedule.speedup.hint'),
     });
   if (!(Number.isFinite(rateScale) && rateScale > 0))
     problems.push({
       path: '--trace-rate-scale',
-      message: `must be a number > 0 (got ${rateScale})`,
-      hint: '2 doubles the arrival rate, 0.5 halves it',
+      message: t('schedule.positive.bad', { got: rateScale }),
+      hint: t('schedule.rate_scale.hint'),
     });
   const missing = specs.findIndex((s) => typeof s.timestamp_ms !== 'number');
   if (missing >= 0)
     problems.push({
-      message: `request ${missing} has no timestamp_ms`,
-      hint: 'trace replay needs specs built from --trace',
+      message: t('schedule.trace.no_timestamp', { index: missing }),
+      hint: t('schedule.trace.no_timestamp_hint'),
     });
   if (problems.length > 0) throw new UsageError(problems);
   if (specs.length === 0) return [];

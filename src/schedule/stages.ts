@@ -19,7 +19,10 @@
  * previous stage drains, which only the run (or the simulator) knows.
  */
 import { type Problem, UsageError } from '../core/errors.js';
+import { type T, translator } from '../i18n/index.js';
 import { type ArrivalKind, arrivalOffsetsMs } from './arrivals.js';
+
+const EN = translator('en');
 
 /** One load stage: `rateRps` for `durationS` seconds. */
 export interface LoadStage {
@@ -33,11 +36,12 @@ export function stageRequestCount(stage: LoadStage): number {
 }
 
 /**
- * Parse `--stages "2.5x600,6x600"` (rate × duration in seconds, comma-separated).
+ * Parse `--stages "2.5x600,6x600"` (rate × duration in seconds, comma-separated); `path` names
+ * the surface in the problems (`--stages`, or a file's `load.stages`).
  * @throws UsageError naming each malformed stage, with a hint.
  * @example parseStages('2.5x600,6x600') // [{ rateRps: 2.5, durationS: 600 }, { rateRps: 6, durationS: 600 }]
  */
-export function parseStages(text: string): LoadStage[] {
+export function parseStages(text: string, path = '--stages', t: T = EN): LoadStage[] {
   const problems: Problem[] = [];
   const stages: LoadStage[] = [];
   const parts = text.split(',').map((s) => s.trim());
@@ -46,9 +50,12 @@ export function parseStages(text: string): LoadStage[] {
     const stage = m ? { rateRps: Number(m[1]), durationS: Number(m[2]) } : null;
     if (!stage || !(stage.rateRps > 0) || !(stage.durationS > 0) || stageRequestCount(stage) < 1) {
       problems.push({
-        path: '--stages',
-        message: `stage ${i + 1} ('${part}') is not RATExDURATION with at least one request`,
-        hint: 'e.g. --stages "2.5x600,6x600" (requests/s × seconds per stage)',
+        path,
+        message: t('schedule.stages.bad', { n: i + 1, part }),
+        // The example as the surface spells it: the flag, or the file's key.
+        hint: t('schedule.stages.bad_hint', {
+          example: path.startsWith('--') ? `${path} "2.5x600,6x600"` : `stages: "2.5x600,6x600"`,
+        }),
       });
       return;
     }
@@ -79,6 +86,33 @@ export function stageOffsetsMs(
   for (let i = 0; i < count - 1; i++) out[i] = base[i + 1] * scale;
   out[count - 1] = stage.durationS * 1000;
   return out;
+}
+
+/** A staged run's schedule: every stage's offsets in order, and what the runner needs to start each stage. */
+export interface StagedSchedule {
+  /** Stage 0's offsets, then stage 1's, …; each from its own stage's start. */
+  arrivalsMs: number[];
+  /** Requests per stage, and the pause from a stage's drain to the next stage's start (ms). */
+  stages: { counts: number[]; pauseMs: number };
+}
+
+/**
+ * The schedule of a staged run (`run`/`plan --stages`, a rate-sweep's `load.stages`): stage i's
+ * {@link stageOffsetsMs} drawn from seed `seed + i`.
+ * @example stagedSchedule([{ rateRps: 2, durationS: 1 }], 'constant', 1, 0).stages // { counts: [2], pauseMs: 0 }
+ */
+export function stagedSchedule(
+  stages: readonly LoadStage[],
+  arrival: ArrivalKind,
+  seed: number,
+  pauseS: number,
+  burstiness?: number,
+): StagedSchedule {
+  const perStage = stages.map((st, i) => stageOffsetsMs(st, arrival, seed + i, burstiness));
+  return {
+    arrivalsMs: perStage.flat(),
+    stages: { counts: perStage.map((a) => a.length), pauseMs: pauseS * 1000 },
+  };
 }
 
 /** The stage each request of a staged run belongs to, in send order (stage 0's requests first). */

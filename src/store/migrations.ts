@@ -122,6 +122,17 @@ CREATE TABLE engine_steps (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 4,
+    description: 'requests.stage: the load stage of a staged run (--stages, load.stages)',
+    // `RequestRecord.stage`, as a column so that a query can group a staged run by stage; rows
+    // written before it take theirs from the record, where it has one (null otherwise).
+    sql: `
+ALTER TABLE requests ADD COLUMN stage INTEGER;
+UPDATE requests SET stage = json_extract(record, '$.stage')
+  WHERE json_extract(record, '$.stage') IS NOT NULL;
+`,
+  },
 ];
 
 /** The newest schema version this build knows. */

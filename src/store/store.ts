@@ -121,8 +121,8 @@ export class Store {
       : this.db.prepare(
           `INSERT INTO requests (run_id, seq, id, planned_id, attempt, phase, idx, outcome, finish_reason, http_status,
              planned_at_ms, sent_at_ms, headers_at_ms, first_token_at_ms, first_content_at_ms, last_token_at_ms, end_at_ms,
-             n_chunks, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens, input_len, output_len, error, record)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             n_chunks, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens, input_len, output_len, error, record, stage)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         );
   }
 
@@ -478,6 +478,7 @@ export class Store {
       r.output_len,
       r.error === null ? null : redactText(r.error),
       redactText(JSON.stringify(r)),
+      r.stage ?? null,
     );
   }
 

@@ -13,6 +13,7 @@ import type { StageSummary, Summary } from '../../src/analysis/summary.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { RequestRecord } from '../../src/record/types.js';
+import { startSimServer } from '../../src/sim/server/index.js';
 
 /** What these tests read of report.json. */
 interface Report {
@@ -30,11 +31,11 @@ after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function plan(args: string[]): Promise<{ report: Report; records: RequestRecord[] }> {
+async function plan(args: string[], head = PLAN): Promise<{ report: Report; records: RequestRecord[] }> {
   const out = mkdtempSync(join(tmpdir(), 'sl-stages-'));
   dirs.push(out);
   const io = memoryIo({}, process.cwd());
-  const code = await main([...PLAN, ...args, '--out', out, '--json'], io);
+  const code = await main([...head, ...args, '--out', out, '--json'], io);
   assert.equal(code, 0, io.err());
   const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report;
   const records = readFileSync(join(out, 'requests.jsonl'), 'utf8')
@@ -74,6 +75,17 @@ describe('servelab plan --stages', () => {
     );
     assert.ok((s.stages[1].ttft_ms.mean ?? 0) > 0 && s.stages[1].e2e_ms.n === 45);
     assert.equal(records.length, 65);
+    // Each record carries its stage, and the records match the stages' request counts.
+    assert.deepEqual(
+      [0, 1].map((st) => records.filter((r) => r.stage === st).length),
+      [20, 45],
+    );
+    // The achieved rate per stage is the stage's evenly spaced send rate.
+    assert.ok(Math.abs((s.stages[0].achieved_rate_rps ?? 0) - 2) < 1e-6, `${s.stages[0].achieved_rate_rps}`);
+    assert.ok(
+      Math.abs((s.stages[1].achieved_rate_rps ?? 0) - 4.5) < 1e-6,
+      `${s.stages[1].achieved_rate_rps}`,
+    );
     // Stage 0: evenly spaced, the first one gap after the start, the last at its end (10 s).
     const t0 = report.window.start_ms;
     assert.equal(Math.round(records[0].planned_at_ms! - t0), 500);
@@ -83,6 +95,25 @@ describe('servelab plan --stages', () => {
     assert.ok(drained > t0 + 10_000);
     assert.ok(Math.abs(records[20].planned_at_ms! - (drained + 5000 + 1000 / 4.5)) < 1e-6);
     assert.ok(Math.abs(records[64].planned_at_ms! - (drained + 5000 + 10_000)) < 1e-6);
+  });
+
+  it('report shows a stored staged run per stage', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sl-stages-db-'));
+    dirs.push(dir);
+    const db = join(dir, 'servelab.db');
+    const head = PLAN.filter((a) => a !== '--no-db');
+    const io = memoryIo({}, process.cwd());
+    const args = ['--stages', '2x3,4x3', '--input-len', '100', '--output-len', '8', '--db', db];
+    assert.equal(await main([...head, ...args], io), 0, io.err());
+    const id = /run ([a-z0-9]{6,})/.exec(io.out() + io.err())?.[1];
+    assert.ok(id, io.out());
+    const rep = memoryIo({}, process.cwd());
+    assert.equal(await main(['report', id, '--db', db], rep), 0, rep.err());
+    const text = rep.out();
+    assert.match(text, new RegExp(`load stages \\[${id}\\]`));
+    assert.match(text, /ttft_ms p50\s+p99\s+e2e_ms p50\s+p99/);
+    assert.match(text, /\n\s+1\s+6\s+6\s/);
+    assert.match(text, /\n\s+2\s+12\s+12\s/);
   });
 
   it('refuses --stages with a rate or a request count, and a malformed stage, with hints', async () => {
@@ -175,6 +206,63 @@ describe('servelab plan --config inference-perf.yaml', () => {
       assert.match(io.err(), /config|data\.type/);
       assert.match(io.err(), /hint|e\.g\.|use data\.type/);
       assert.doesNotMatch(io.err(), /\n\s+at /);
+    }
+  });
+});
+
+describe('servelab run --stages --prompts-per-group against servelab sim (HTTP)', () => {
+  it('the records match the stages’ request counts, and the cycling prompts show in the prefix-cache hit rate', async () => {
+    const sim = await startSimServer(
+      { model: 'qwen3-0.6b', gpu: 'h100', port: 0, timeScale: 10 },
+      { log: () => {} },
+    );
+    try {
+      const head = ['run', '--url', sim.url, '--model', 'qwen3-0.6b', '--no-db', '--seed', '2'];
+      const { report, records } = await plan(
+        [
+          '--endpoint',
+          'completions',
+          '--stages',
+          '10x1,20x1',
+          '--stage-pause',
+          '0.2',
+          '--arrival',
+          'constant',
+          '--shared-prefix-len',
+          '200',
+          '--num-prefix-groups',
+          '2',
+          '--prompts-per-group',
+          '3',
+          '--input-len',
+          '250',
+          '--output-len',
+          '8',
+        ],
+        head,
+      );
+      assert.equal(report.config.target.endpoint, 'completions');
+      assert.deepEqual(
+        [0, 1].map((st) => records.filter((r) => r.stage === st && r.outcome === 'ok').length),
+        [10, 20],
+      );
+      assert.deepEqual(
+        report.summary.stages.map((st) => [st.planned, st.succeeded]),
+        [
+          [10, 10],
+          [20, 20],
+        ],
+      );
+      // Stage 1 starts after stage 0 drained.
+      const drained = Math.max(...records.filter((r) => r.stage === 0).map((r) => r.end_at_ms!));
+      assert.ok(Math.min(...records.filter((r) => r.stage === 1).map((r) => r.sent_at_ms!)) > drained);
+      // 6 prompts cycling over 30 requests: most prompt tokens are prefix-cache hits.
+      assert.ok(
+        report.monitoring.server_window.prefix_hit_rate > 0.7,
+        `hit rate ${report.monitoring.server_window.prefix_hit_rate}`,
+      );
+    } finally {
+      await sim.close();
     }
   });
 });

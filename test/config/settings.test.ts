@@ -74,6 +74,14 @@ const CONTEXT: Partial<Record<RunSettingKey, { flags: RawCommon; file: Record<st
     flags: { sharedPrefixLen: '8' },
     file: { workload: { shared_prefix: { tokens: 8 } } },
   },
+  stage_pause: {
+    flags: { stages: '2x5' },
+    file: { load: { stages: '2x5' } },
+  },
+  prompts_per_group: {
+    flags: { sharedPrefixLen: '8' },
+    file: { workload: { shared_prefix: { tokens: 8 } } },
+  },
   doc_popularity: {
     flags: { users: '2', documents: '2', docLen: '64' },
     file: { workload: { documents: { count: 2, tokens: 64 } } },

@@ -71,7 +71,7 @@ export async function calibrateCommand(refs: string[], raw: RawCalibrate, io: Io
   const recordRefs = refs.filter((ref) => {
     const json = readJsonFile(resolve(io.cwd, ref));
     if (!isVllmResult(json)) return true;
-    const r = vllmResultRun(json, ref);
+    const r = vllmResultRun(json, ref, t);
     if ('records' in r) aggregates.push(r);
     else aggregateProblems.push(r);
     return false;
@@ -114,7 +114,7 @@ export async function calibrateCommand(refs: string[], raw: RawCalibrate, io: Io
     ...runs.map((r) => ({ id: r.id, label: r.label, records: r.records })),
     ...aggregates,
   ];
-  const res = calibrate(input, { ...parsed.data, catalogue });
+  const res = calibrate(input, { ...parsed.data, catalogue }, t);
   // Files first, the console after (see reportCommand).
   const wrote: string[] = [];
   if (raw.out) {

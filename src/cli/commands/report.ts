@@ -11,7 +11,7 @@ import { runSpeculative } from '../../analysis/speculative.js';
 import { timelineRequest } from '../../analysis/step-timeline.js';
 import { type Problem, UsageError } from '../../core/errors.js';
 import { type T as Translator, translator } from '../../i18n/index.js';
-import { formatSpeculative } from '../../report/run/summary-table.js';
+import { formatSpeculative, stageTableLines } from '../../report/run/summary-table.js';
 import type { Io } from '../io.js';
 import { langOf } from '../options.js';
 import {
@@ -142,6 +142,11 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   const out = humanStream(json, io);
   for (const a of answers) out.write(`${rep.answerTextLines(a, t).join('\n')}\n\n`);
   out.write(rep.renderTableText(rep.comparisonTable(runs, { gpu_hour_usd: gpuHourUsd }), t));
+  // A staged run's figures per stage (`summary.stages`), as `run`/`plan` print them.
+  for (const r of runs) {
+    const lines = stageTableLines(r.summary.stages, t);
+    if (lines.length) out.write(`\n${t('report.stages', { id: r.id })}\n${lines.join('\n')}\n`);
+  }
   for (const r of runs)
     if (r.source?.notes.length)
       out.write(`\n${t('report.notes', { id: r.id })}\n${r.source.notes.map((n) => `  - ${n}\n`).join('')}`);

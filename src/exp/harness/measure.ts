@@ -105,6 +105,9 @@ export async function measureOnce(
             kind: 'open',
             arrivalsMs: plan.load.arrivalsMs.map((x) => x / scale),
             maxConcurrency: plan.load.maxConcurrency ?? null,
+            ...(plan.load.stages
+              ? { stages: { counts: plan.load.stages.counts, pauseMs: plan.load.stages.pauseMs / scale } }
+              : {}),
           };
   const l = exp.load;
   const targetRecord = t.record;

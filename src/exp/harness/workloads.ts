@@ -23,8 +23,11 @@ export async function workloadOf(
   const w = exp.workload;
   const seed = opts.seed ?? w.seed ?? exp.seed;
   const dataset = !opts.plain ? w.dataset : undefined;
+  const prefix = !opts.plain && !dataset ? w.shared_prefix : undefined;
+  // `shared_prefix.prompts_per_group` cycles the groups' prompts: only with the shared prefix.
+  const { promptsPerGroup, ...given } = workloadOptionValues(w, 'file');
   const built = await buildWorkload({
-    ...workloadOptionValues(w, 'file'),
+    ...given,
     seed,
     count: opts.count,
     model,
@@ -35,8 +38,12 @@ export async function workloadOf(
       : { inputLen: opts.inputLen ?? w.input_len ?? syntheticDefault('input_len') }),
     // A dataset brings its own output lengths (ShareGPT: the reply's), as on the command line.
     outputLen: opts.outputLen ?? w.output_len ?? defaultOutputLen(!!dataset, exp.generation.max_tokens),
-    ...(!opts.plain && !dataset && w.shared_prefix
-      ? { sharedPrefixLen: w.shared_prefix.tokens, numPrefixGroups: w.shared_prefix.groups }
+    ...(prefix
+      ? {
+          sharedPrefixLen: prefix.tokens,
+          numPrefixGroups: prefix.groups,
+          ...(promptsPerGroup !== undefined ? { promptsPerGroup } : {}),
+        }
       : {}),
   });
   return built.specs;

@@ -80,7 +80,13 @@ export interface RunPlan {
   specs: RequestSpec[];
   load:
     | { kind: 'closed'; concurrency: number }
-    | { kind: 'open'; arrivalsMs: number[]; maxConcurrency?: number | null }
+    | {
+        kind: 'open';
+        arrivalsMs: number[];
+        maxConcurrency?: number | null;
+        /** Load stages (`schedule/stages` `stagedSchedule`): each stage after the previous drained. */
+        stages?: { counts: number[]; pauseMs: number } | null;
+      }
     | SessionsPlan;
   warmup?: number;
   warmupSpecs?: RequestSpec[];

@@ -19,9 +19,11 @@ import { z } from 'zod';
 import { findMaxLevel, type ProbeRun } from '../../analysis/capacity.js';
 import { EN } from '../../analysis/diagnose/default-lang.js';
 import { type Knee, throughputKnee } from '../../analysis/knee.js';
+import { summarize } from '../../analysis/summary.js';
 import { UsageError } from '../../core/errors.js';
 import { bool, fraction, listOf, posNum } from '../../core/fields.js';
-import { arrivalOffsetsMs } from '../../schedule/index.js';
+import { type ArrivalKind, arrivalOffsetsMs } from '../../schedule/index.js';
+import { parseStages, stagedSchedule } from '../../schedule/stages.js';
 import { increasing, loadLevels } from '../fields.js';
 import type { KindContext, LiveTarget, Measured } from './context.js';
 import { defineKind, type KindFile, type OwnFile } from './kind.js';
@@ -221,6 +223,13 @@ export async function runRateSweep(
   const l = ctx.exp.load;
   const out: SweepTargetResult[] = [];
   for (const t of ctx.targets) {
+    if (l.stages !== undefined) {
+      out.push({
+        ...concludeSweep(t.name, 'rate_rps', await stagedPoints(ctx, t, l.stages)),
+        capacity_rps: null,
+      });
+      continue;
+    }
     let rates = l.rates;
     let capacity: number | null = null;
     if (!rates) {
@@ -288,6 +297,44 @@ export async function runRateSweep(
     targets: out,
     slo: sloOf(ctx.exp.slo),
   };
+}
+
+/**
+ * rate-sweep with `load.stages`: inference-perf's multi-stage load in one run (`schedule/stages`:
+ * each stage starts when the previous one has drained, plus `load.stage_pause_s`), so the prefix
+ * cache carries from stage to stage as it does upstream. Each stage is a point, its figures
+ * summarized from its own records (`RequestRecord.stage`); the run's verdict stands for each.
+ */
+async function stagedPoints(
+  ctx: KindContext<OwnFile<'rate-sweep', 'sweep', typeof sweepSchema>>,
+  t: LiveTarget,
+  text: string,
+): Promise<SweepPoint[]> {
+  const l = ctx.exp.load;
+  const stages = parseStages(text, 'load.stages');
+  const arrival = l.arrival as ArrivalKind;
+  const schedule = stagedSchedule(stages, arrival, ctx.exp.seed, l.stage_pause_s ?? 0, l.burstiness);
+  const level = { stages: text };
+  const w = await ctx.levelWorkload(level, { count: schedule.arrivalsMs.length });
+  if (ctx.exp.cache.policy === 'cold') await ctx.ensureCold([t]);
+  const m = await ctx.measure(t, {
+    label: `stages=${text}`,
+    level,
+    specs: reindex(w.specs),
+    load: { kind: 'open', maxConcurrency: l.max_concurrency ?? null, ...schedule },
+    warmup: ctx.exp.warmup,
+    warmupSpecs: w.warmupSpecs,
+    coldPrompts: w.coldPrompts,
+  });
+  return stages.map((st, i) => {
+    const summary = summarize(
+      m.records.filter((r) => r.stage === i),
+      { max_concurrency: l.max_concurrency ?? null },
+    );
+    const p = pointOf({ ...m.run, summary, cache: null, server_tokens_per_s: null });
+    logLevel(ctx, 'exp.progress.level_rate', t.name, st.rateRps, p, null);
+    return { ...p, level: st.rateRps, achieved_rate_rps: summary.achieved_rate_rps, stopped: null };
+  });
 }
 
 // ---- the kind module: file section and rules, defaults, template, console output ----------
@@ -436,7 +483,7 @@ export const rateSweepKind = defineKind({
   },
   defaults: (f) => {
     const s = withSweep(f);
-    return !s.load.rates && !s.sweep.capacity_fractions
+    return !s.load.rates && s.load.stages === undefined && !s.sweep.capacity_fractions
       ? {
           ...s,
           sweep: {

@@ -66,6 +66,11 @@ export const cli = {
   'cli.inference_perf.unreadable': 'cannot read the inference-perf config {file} ({reason})',
   'cli.inference_perf.hint':
     'give the YAML file inference-perf takes as --config_file, e.g. --config config.yml',
+  'cli.inference_perf.schema_hint':
+    'see inference-perf config.py (load.stages needs [{rate, duration}], load.type constant or poisson)',
+  'cli.inference_perf.poisson':
+    'load.type poisson (a Poisson count per second) is run as rescaled exponential gaps over each stage',
+  'cli.inference_perf.unknown_key': '{key} is not a key of inference-perf @ e8e0aa99; its defaults apply',
   'cli.inference_perf.data': 'inference-perf data type {kind} is not one servelab can make',
   'cli.inference_perf.data_hint':
     'use data.type shared_prefix, random or synthetic, or give servelab prompt flags (--dataset sharegpt FILE)',

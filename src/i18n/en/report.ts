@@ -57,6 +57,7 @@ export const report = {
     '{mark} unreliable: a p99 from fewer than {p99} samples or a p95 from fewer than {p95}',
   'report.wrote_md': 'wrote {file} and {n} chart(s) in {dir}',
   'report.speculative': 'speculative decoding [{id}]:',
+  'report.stages': 'load stages [{id}]:',
   'report.notes': 'notes [{id}]:',
   'report.note.vllm_definitions':
     "definitions vLLM: read from a vLLM result file (`vllm bench serve --save-result`), so its numbers follow vLLM's definitions, not servelab's: TTFT counts the first chunk of any kind; TPOT is (E2EL − TTFT) / (N − 1); E2E ends at the last chunk; throughput divides by vLLM's whole benchmark duration; unknown counts (truncated, warm-up) show —. See docs/metrics.md.",

@@ -77,4 +77,36 @@ export const sim = {
   'sim.calibrate.name_it': 'name it: {flag} {example} (a simulator catalogue name; see servelab plan --help)',
   'sim.calibrate.wrote':
     'wrote {path}: use it with --profile {file} (servelab plan, servelab sim) or profile: in a sim target',
+  // src/sim/calibrate/fit.ts, vllm-result.ts: what the runs cannot determine, and why
+  'sim.calibrate.lows': 'runs at concurrency 1 ({ids})',
+  'sim.calibrate.lows_none': 'runs at concurrency 1 (none)',
+  'sim.calibrate.undetermined.decode':
+    'undetermined: no decode gaps at low load: {lows} have no request with 3 or more output tokens',
+  'sim.calibrate.undetermined.decode_hint':
+    'add a run at concurrency 1 with output_len ≥ 64 (`servelab exp init calibration` has one)',
+  'sim.calibrate.undetermined.ctx':
+    'undetermined: the decode context spans {spread} tokens at low load; the KV read needs ≥ {min}',
+  'sim.calibrate.undetermined.ctx_hint':
+    'decode at concurrency 1 from prompts of different lengths (e.g. 128 and 4096 tokens)',
+  'sim.calibrate.undetermined.prefill':
+    'undetermined: no prefill-length variation at low load: {n} distinct uncached prompt length(s){range} in {lows}',
+  'sim.calibrate.undetermined.prefill_range': ' ({lo}–{hi} tokens)',
+  'sim.calibrate.undetermined.prefill_hint':
+    'sweep the prompt length at concurrency 1: ≥ {lengths} lengths spanning ≥ {ratio}×, the longest ≥ {longest} tokens (e.g. 128, 512, 2048, 4096)',
+  'sim.calibrate.undetermined.saturated':
+    'undetermined: no saturated level: the output rate still grew at every concurrency level ({levels})',
+  'sim.calibrate.undetermined.one_in_flight':
+    'undetermined: no saturated level: no run had more than one request in flight',
+  'sim.calibrate.undetermined.saturated_hint':
+    'add concurrency levels until the output rate stops growing (a concurrency sweep to saturation, as `servelab exp init calibration`)',
+  'sim.calibrate.vllm.queueing':
+    'an aggregate result at max_concurrency {conc} mixes queueing into its mean TTFT and TPOT',
+  'sim.calibrate.vllm.queueing_unlimited':
+    'an aggregate result at unlimited max_concurrency mixes queueing into its mean TTFT and TPOT',
+  'sim.calibrate.vllm.queueing_hint':
+    'give one measured with --max-concurrency 1, or the runs with per-request records (servelab run, requests.jsonl)',
+  'sim.calibrate.vllm.incomplete':
+    'the result has no completed requests or lacks mean_ttft_ms, mean_tpot_ms or the token totals',
+  'sim.calibrate.vllm.incomplete_hint':
+    'give the file `vllm bench serve --save-result` wrote for a finished run',
 } as const;

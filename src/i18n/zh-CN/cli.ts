@@ -58,6 +58,10 @@ export const cli: Record<keyof typeof en, string> = {
   'cli.inference_perf.unreadable': '无法读取 inference-perf 配置 {file}（{reason}）',
   'cli.inference_perf.hint':
     '给出 inference-perf 的 --config_file 所用的 YAML 文件，例如 --config config.yml',
+  'cli.inference_perf.schema_hint':
+    '参见 inference-perf 的 config.py（load.stages 需要 [{rate, duration}]，load.type 为 constant 或 poisson）',
+  'cli.inference_perf.poisson': 'load.type poisson（每秒泊松计数）按每个阶段内重新缩放的指数间隔运行',
+  'cli.inference_perf.unknown_key': '{key} 不是 inference-perf @ e8e0aa99 的键，按其默认值处理',
   'cli.inference_perf.data': 'servelab 无法生成 inference-perf 的数据类型 {kind}',
   'cli.inference_perf.data_hint':
     '使用 data.type shared_prefix、random 或 synthetic，或改用 servelab 的提示词参数（--dataset sharegpt FILE）',

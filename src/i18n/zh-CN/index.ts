@@ -17,6 +17,7 @@ import { lesson } from './lesson.js';
 import { otlp } from './otlp.js';
 import { report } from './report.js';
 import { run } from './run.js';
+import { schedule } from './schedule.js';
 import { sessions } from './sessions.js';
 import { shard } from './shard.js';
 import { sim } from './sim.js';
@@ -40,6 +41,7 @@ export const zhCN: Record<keyof typeof en, string> = {
   ...cliHelp,
   ...check,
   ...run,
+  ...schedule,
   ...sessions,
   ...shard,
   ...sim,

@@ -57,6 +57,7 @@ export const report: Record<keyof typeof en, string> = {
   'report.note.unreliable': '{mark} 不可靠：p99 的样本少于 {p99} 个，或 p95 的样本少于 {p95} 个',
   'report.wrote_md': '已写入 {file}，以及 {dir} 中的 {n} 张图表',
   'report.speculative': '推测解码 [{id}]：',
+  'report.stages': '负载阶段 [{id}]：',
   'report.notes': '说明 [{id}]：',
   'report.note.vllm_definitions':
     'vLLM 的指标定义：数据读自 vLLM 结果文件（`vllm bench serve --save-result`），因此数字遵循 vLLM 的定义，而不是 servelab 的：TTFT 计入任何类型的第一个数据块；TPOT 为 (E2EL − TTFT) / (N − 1)；E2E 在最后一个数据块结束；吞吐量除以 vLLM 整个基准测试的时长；未知的计数（截断、预热）显示为 —。见 docs/metrics.md。',

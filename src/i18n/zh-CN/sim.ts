@@ -73,4 +73,31 @@ export const sim: Record<keyof typeof en, string> = {
   'sim.calibrate.name_it': '请指定：{flag} {example}（模拟器目录中的名称；见 servelab plan --help）',
   'sim.calibrate.wrote':
     '已写入 {path}：用 --profile {file} 使用它（servelab plan、servelab sim），或在模拟目标中写 profile:',
+  'sim.calibrate.lows': '并发 1 的运行（{ids}）',
+  'sim.calibrate.lows_none': '并发 1 的运行（无）',
+  'sim.calibrate.undetermined.decode':
+    '无法确定：低负载下没有解码间隔：{lows} 中没有输出 3 个及以上 token 的请求',
+  'sim.calibrate.undetermined.decode_hint':
+    '加一个并发 1、output_len ≥ 64 的运行（`servelab exp init calibration` 里有）',
+  'sim.calibrate.undetermined.ctx':
+    '无法确定：低负载下解码上下文只跨 {spread} 个 token；KV 读取项需要 ≥ {min}',
+  'sim.calibrate.undetermined.ctx_hint': '在并发 1 下用不同长度的提示词解码（例如 128 和 4096 个 token）',
+  'sim.calibrate.undetermined.prefill':
+    '无法确定：低负载下预填充长度没有变化：{lows} 中只有 {n} 种未命中缓存的提示词长度{range}',
+  'sim.calibrate.undetermined.prefill_range': '（{lo}–{hi} 个 token）',
+  'sim.calibrate.undetermined.prefill_hint':
+    '在并发 1 下扫描提示词长度：至少 {lengths} 种长度，跨度 ≥ {ratio} 倍，最长 ≥ {longest} 个 token（例如 128、512、2048、4096）',
+  'sim.calibrate.undetermined.saturated':
+    '无法确定：没有饱和的级别：每个并发级别的输出速率仍在增长（{levels}）',
+  'sim.calibrate.undetermined.one_in_flight':
+    '无法确定：没有饱和的级别：没有哪个运行同时有一个以上的请求在途',
+  'sim.calibrate.undetermined.saturated_hint':
+    '增加并发级别，直到输出速率不再增长（扫描并发直至饱和，如 `servelab exp init calibration`）',
+  'sim.calibrate.vllm.queueing': 'max_concurrency 为 {conc} 的汇总结果，其平均 TTFT 和 TPOT 混入了排队时间',
+  'sim.calibrate.vllm.queueing_unlimited':
+    'max_concurrency 不设上限的汇总结果，其平均 TTFT 和 TPOT 混入了排队时间',
+  'sim.calibrate.vllm.queueing_hint':
+    '请给出用 --max-concurrency 1 测得的结果，或带逐请求记录的运行（servelab run，requests.jsonl）',
+  'sim.calibrate.vllm.incomplete': '该结果没有完成的请求，或缺少 mean_ttft_ms、mean_tpot_ms 或 token 总数',
+  'sim.calibrate.vllm.incomplete_hint': '请给出 `vllm bench serve --save-result` 为一次完成的运行写下的文件',
 };

@@ -10,7 +10,7 @@ import { type ErrorGroup, formatErrorGroup } from '../../analysis/errors.js';
 import type { PromptOverhead } from '../../analysis/prompt-overhead.js';
 import type { SpeculativeSummary } from '../../analysis/speculative.js';
 import type { Stats } from '../../analysis/stats.js';
-import { SUMMARY_METRICS, type Summary } from '../../analysis/summary.js';
+import { type StageSummary, SUMMARY_METRICS, type Summary } from '../../analysis/summary.js';
 import type { TtftBreakdown } from '../../analysis/ttft-breakdown.js';
 import { textTable } from '../../core/text-width.js';
 import { type T, translator } from '../../i18n/index.js';
@@ -82,32 +82,7 @@ export function formatSummaryTable(summary: Summary, t: T = EN): string {
     );
 
   out.push(...ttftBreakdownLines(s.ttft_breakdown, t));
-  if (s.stages?.length)
-    out.push(
-      ...section(
-        t('run.table.stages'),
-        grid([
-          [
-            t('run.table.stage'),
-            t('run.table.planned'),
-            t('run.table.succeeded'),
-            'ttft_ms mean',
-            'p90',
-            'e2e_ms mean',
-            'p90',
-          ],
-          ...s.stages.map((st) => [
-            String(st.stage + 1),
-            String(st.planned),
-            String(st.succeeded),
-            num(st.ttft_ms.mean),
-            num(st.ttft_ms.p90),
-            num(st.e2e_ms.mean),
-            num(st.e2e_ms.p90),
-          ]),
-        ]),
-      ),
-    );
+  out.push(...stageTableLines(s.stages, t));
 
   out.push(
     ...section(
@@ -195,6 +170,41 @@ export function formatSummaryTable(summary: Summary, t: T = EN): string {
   );
   while (out.length > 0 && out[out.length - 1] === '') out.pop();
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * A staged run's per-stage figures (`summary.stages`, `analysis/stage-summary`) as a titled
+ * table: requests, the achieved send rate and TTFT/E2E p50 and p99 per stage, as inference-perf
+ * reports each stage. Empty for a run without stages. `run`/`plan` print it in the summary,
+ * `report` under the comparison table.
+ */
+export function stageTableLines(stages: readonly StageSummary[] | undefined, t: T = EN): string[] {
+  if (!stages?.length) return [];
+  return section(
+    t('run.table.stages'),
+    grid([
+      [
+        t('run.table.stage'),
+        t('run.table.planned'),
+        t('run.table.succeeded'),
+        t('run.table.achieved_rate'),
+        'ttft_ms p50',
+        'p99',
+        'e2e_ms p50',
+        'p99',
+      ],
+      ...stages.map((st) => [
+        String(st.stage + 1),
+        String(st.planned),
+        String(st.succeeded),
+        num(st.achieved_rate_rps ?? null, 3),
+        num(st.ttft_ms.p50),
+        num(st.ttft_ms.p99),
+        num(st.e2e_ms.p50),
+        num(st.e2e_ms.p99),
+      ]),
+    ]),
+  );
 }
 
 /**

@@ -44,8 +44,8 @@
  * fit; what the records say is read in `observations.ts`, and the least squares solver is
  * `least-squares.ts`.
  */
-import { type Problem, UsageError } from '../../core/errors.js';
-import { type MessageKey, type MessageParams, translator } from '../../i18n/index.js';
+import { UsageError } from '../../core/errors.js';
+import { type MessageKey, type MessageParams, type T, translator } from '../../i18n/index.js';
 import type { RequestRecord } from '../../record/types.js';
 import type { Catalogue } from '../catalogue/types.js';
 import { type EngineConfig, resolveEngineConfig } from '../engine/config.js';
@@ -68,6 +68,15 @@ import {
   saturatedGaps,
   usable,
 } from './observations.js';
+import {
+  type CalibrationEvidence,
+  MIN_CTX_SPREAD,
+  prefillDetermined,
+  undeterminedProblems,
+} from './undetermined.js';
+
+/** The profile's stored reasons are English; a refusal speaks the reader's language (`t`). */
+const EN = translator('en');
 
 /** One measured run, as calibrate reads it. */
 export interface CalibrationRun {
@@ -288,13 +297,6 @@ function residual(
 
 // ---- calibrate ----------------------------------------------------------------------------
 
-/** Least prompt-length spread, and longest prompt, that determine the prefill efficiencies. */
-const MIN_PREFILL_LENGTHS = 3;
-const MIN_PREFILL_RATIO = 4;
-const MIN_PREFILL_LONGEST = 1024;
-/** Least spread of decode context (tokens) that determines the decode-attention bandwidth. */
-const MIN_CTX_SPREAD = 512;
-
 /**
  * The prior's spread, relative to the default: how far the fitted defaults are trusted to be off
  * for an unseen GPU (the defaults' errors against public measurements, docs/fidelity.md, are
@@ -322,7 +324,11 @@ const HELD: Record<string, string> = {
  *   tp: 1, kv_cache_dtype: 'auto', api_server_count: 1 });
  * for (const c of res.constants) console.log(c.constant, c.value, '±', c.stderr);
  */
-export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTarget): CalibrationResult {
+export function calibrate(
+  runs: readonly CalibrationRun[],
+  target: CalibrationTarget,
+  t: T = EN,
+): CalibrationResult {
   const cfg = resolveEngineConfig({
     model: target.model,
     gpu: target.gpu,
@@ -357,56 +363,29 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
     prefill.push(...o.prefill);
   }
 
-  // What the runs determine, all at once.
-  const problems: Problem[] = [];
-  const lows = `runs at concurrency 1 (${low.length ? low.map((r) => r.run.id).join(', ') : 'none'})`;
-  if (!decode.length)
-    problems.push({
-      path: 'eta_bw (ETA_BW)',
-      message: `undetermined: no decode gaps at low load: ${lows} have no request with 3 or more output tokens`,
-      hint: 'add a run at concurrency 1 with output_len ≥ 64 (`servelab exp init calibration` has one)',
-    });
+  // What the runs determine, all at once: refused in the reader's language, kept in English
+  // as the profile's reasons (`held`), as the other stored reasons are.
   const ctxs = decode.map((d) => d.ctx);
   const spread = ctxs.length ? Math.max(...ctxs) - Math.min(...ctxs) : 0;
-  if (decode.length && spread < MIN_CTX_SPREAD)
-    problems.push({
-      path: 'eta_bw_attn_decode (ETA_BW_ATTN_DECODE)',
-      message: `undetermined: the decode context spans ${spread} tokens at low load; the KV read needs ≥ ${MIN_CTX_SPREAD}`,
-      hint: 'decode at concurrency 1 from prompts of different lengths (e.g. 128 and 4096 tokens)',
-    });
-  const lens = [...new Set(prefill.map((o) => o.n))].sort((a, b) => a - b);
-  if (
-    lens.length < MIN_PREFILL_LENGTHS ||
-    lens[lens.length - 1] < MIN_PREFILL_RATIO * lens[0] ||
-    lens[lens.length - 1] < MIN_PREFILL_LONGEST
-  )
-    problems.push({
-      path: 'eta_gemm, eta_attn_prefill (ETA_GEMM_BY_FAMILY, ETA_ATTN_PREFILL)',
-      message: `undetermined: no prefill-length variation at low load: ${lens.length} distinct uncached prompt length(s)${
-        lens.length ? ` (${lens[0]}–${lens[lens.length - 1]} tokens)` : ''
-      } in ${lows}`,
-      hint: `sweep the prompt length at concurrency 1: ≥ ${MIN_PREFILL_LENGTHS} lengths spanning ≥ ${MIN_PREFILL_RATIO}×, the longest ≥ ${MIN_PREFILL_LONGEST} tokens (e.g. 128, 512, 2048, 4096)`,
-    });
-  if (!saturated.length)
-    problems.push({
-      path: 'frontend_chunk_ms (FRONTEND_CHUNK_MS)',
-      message: `undetermined: no saturated level: ${
-        loaded.length
-          ? `the output rate still grew at every concurrency level (${loaded.map((r) => `c=${r.conc}: ${r.rate?.toFixed(0) ?? '-'} tok/s`).join(', ')})`
-          : 'no run had more than one request in flight'
-      }`,
-      hint: 'add concurrency levels until the output rate stops growing (a concurrency sweep to saturation, as `servelab exp init calibration`)',
-    });
+  const evidence: CalibrationEvidence = {
+    lowRunIds: low.map((r) => r.run.id),
+    decodeCount: decode.length,
+    ctxSpread: spread,
+    prefillLens: [...new Set(prefill.map((o) => o.n))].sort((a, b) => a - b),
+    loaded,
+    saturated: saturated.length > 0,
+  };
+  const problems = undeterminedProblems(evidence, t);
   // Fit what the data determines; the rest keeps its default (the prior) with why. Refused only
   // when nothing at all can be fitted.
   const free: number[] = [];
   if (decode.length) free.push(0);
   if (decode.length && spread >= MIN_CTX_SPREAD) free.push(1);
-  if (!problems.some((p) => (p.path ?? '').startsWith('eta_gemm'))) free.push(2, 3);
+  if (prefillDetermined(evidence.prefillLens)) free.push(2, 3);
   if (prefill.length) free.push(4);
   if (!free.length && !saturated.length) throw new UsageError(problems);
   const held: Record<string, string> = { ...HELD };
-  for (const p of problems)
+  for (const p of undeterminedProblems(evidence, EN))
     for (const key of (p.path ?? '').split(' (')[0].split(', ')) held[key] = `${p.message}; ${p.hint}`;
 
   // Saturated first: the first chunk's API work at low load uses the chunk cost.
@@ -460,6 +439,7 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
   );
   const fit = { p: full(lm.p.map((v, i) => (keep[i] ? defaults[free[i]] : v))) };
 
+  const lens = evidence.prefillLens;
   const lensParams = { n: lens.length, from: lens[0], to: lens[lens.length - 1] };
   const fromMsg: Partial<Record<ProfileConstant, FittedConstant['from_msg']>> = {
     eta_bw: { key: 'sim.calibrate.from.decode', params: { n: decode.length } },
@@ -472,10 +452,9 @@ export function calibrate(runs: readonly CalibrationRun[], target: CalibrationTa
       params: { n: chunk.used.length, levels: saturated.map((r) => `c=${r.conc}`).join(', ') },
     },
   };
-  const en = translator('en');
   const from = (key: ProfileConstant) => {
     const msg = fromMsg[key] ?? { key: 'sim.calibrate.from.none' as const, params: {} };
-    return { from: en(msg.key, msg.params), from_msg: msg };
+    return { from: EN(msg.key, msg.params), from_msg: msg };
   };
   const constants: FittedConstant[] = free.map((k, i) => ({
     key: LOW[k],

@@ -10,7 +10,10 @@
  * load the means mix queueing with the step times, so such a file is not read (said, with a hint).
  */
 import type { Problem } from '../../core/errors.js';
+import { type T, translator } from '../../i18n/index.js';
 import type { CalibrationRun } from './fit.js';
+
+const EN = translator('en');
 
 /** Whether parsed JSON looks like a `--save-result` file (the keys calibrate reads). */
 export function isVllmResult(json: unknown): json is Record<string, unknown> {
@@ -23,7 +26,7 @@ export function isVllmResult(json: unknown): json is Record<string, unknown> {
  * The low-load observations of a `--save-result` file, or a problem saying why it has none.
  * @example vllmResultRun(json, 'vllm.json') // { id: 'vllm.json', label: 'vllm bench serve c=1', records: [], lowLoad: {…} }
  */
-export function vllmResultRun(o: Record<string, unknown>, file: string): CalibrationRun | Problem {
+export function vllmResultRun(o: Record<string, unknown>, file: string, t: T = EN): CalibrationRun | Problem {
   const num = (k: string) => (typeof o[k] === 'number' && Number.isFinite(o[k]) ? (o[k] as number) : null);
   const completed = num('completed') ?? 0;
   const conc = num('max_concurrency');
@@ -34,14 +37,17 @@ export function vllmResultRun(o: Record<string, unknown>, file: string): Calibra
   if (conc !== 1)
     return {
       path: file,
-      message: `an aggregate result at max_concurrency ${conc ?? 'unlimited'} mixes queueing into its mean TTFT and TPOT`,
-      hint: 'give one measured with --max-concurrency 1, or the runs with per-request records (servelab run, requests.jsonl)',
+      message:
+        conc === null
+          ? t('sim.calibrate.vllm.queueing_unlimited')
+          : t('sim.calibrate.vllm.queueing', { conc }),
+      hint: t('sim.calibrate.vllm.queueing_hint'),
     };
   if (!completed || tpot === null || ttft === null || inTok === null || outTok === null)
     return {
       path: file,
-      message: 'the result has no completed requests or lacks mean_ttft_ms, mean_tpot_ms or the token totals',
-      hint: 'give the file `vllm bench serve --save-result` wrote for a finished run',
+      message: t('sim.calibrate.vllm.incomplete'),
+      hint: t('sim.calibrate.vllm.incomplete_hint'),
     };
   const prompt = inTok / completed;
   const output = outTok / completed;

@@ -1,0 +1,35 @@
+import type { schedule as en } from '../en/schedule.js';
+
+/** "schedule" 部分的文字：开环到达计划的问题（速率、到达方式、突发度、请求数或时长、种子、trace 回放）、负载阶段，以及 rate-sweep 文件里的 `load.stages`。 */
+export const schedule: Record<keyof typeof en, string> = {
+  'schedule.rate.bad': '速率应为大于 0 的每秒请求数，或 inf（实际为 {got}）',
+  'schedule.rate.bad_hint': '例如 --rate 10',
+  'schedule.arrival.unknown': "未知的到达方式 '{got}'",
+  'schedule.arrival.unknown_hint': '可用 {kinds} 之一',
+  'schedule.burstiness.bad': '突发度应为大于 0 的数（实际为 {got}）',
+  'schedule.burstiness.bad_hint':
+    'gamma 分布的形状参数：1 即泊松，小于 1 更突发，大于 1 更均匀（例如 --burstiness 0.5）',
+  'schedule.burstiness.not_gamma': '突发度 {got} 只适用于 --arrival gamma（当前为 --arrival {arrival}）',
+  'schedule.burstiness.not_gamma_hint': '加上 --arrival gamma，或去掉 --burstiness',
+  'schedule.count_or_duration': '开环计划需要请求数和时长两者之一，且只能给一个',
+  'schedule.count_or_duration_hint': '给出 --requests N 或 --duration S',
+  'schedule.requests.bad': '应为不小于 1 的整数（实际为 {got}）',
+  'schedule.requests.bad_hint': '例如 --requests 100',
+  'schedule.duration.bad': '应为大于 0 的秒数（实际为 {got}）',
+  'schedule.duration.bad_hint': '例如 --duration 60',
+  'schedule.seed.bad': '种子应为整数（实际为 {got}）',
+  'schedule.seed.bad_hint': '例如 --seed 42',
+  'schedule.positive.bad': '应为大于 0 的数（实际为 {got}）',
+  'schedule.speedup.hint': '1 按真实时间回放，2 快一倍，0.5 慢一半',
+  'schedule.rate_scale.hint': '2 使到达速率加倍，0.5 使其减半',
+  'schedule.trace.no_timestamp': '第 {index} 个请求没有 timestamp_ms',
+  'schedule.trace.no_timestamp_hint': 'trace 回放需要由 --trace 构建的请求',
+  'schedule.stages.bad': "第 {n} 个阶段（'{part}'）不是“速率x时长”的形式，或不足一个请求",
+  'schedule.stages.bad_hint': '例如 {example}（每个阶段：每秒请求数 × 秒数）',
+  'schedule.stages.kind': 'load.stages 是 inference-perf 式分阶段的 rate-sweep；{kind} 实验不接受它',
+  'schedule.stages.kind_hint': '改用 kind: rate-sweep，或去掉 load.stages',
+  'schedule.stages.alone': 'load.stages 自带各阶段的速率和请求数，不能与 {keys} 同时使用',
+  'schedule.stages.alone_hint': '保留 load.stages（例如 stages: "5x600,10x600"），去掉其余几项',
+  'schedule.stage_pause.needs': 'load.stage_pause_s 只用于负载阶段之间',
+  'schedule.stage_pause.needs_hint': '加上 load.stages（例如 stages: "5x600,10x600"），或去掉 stage_pause_s',
+};
