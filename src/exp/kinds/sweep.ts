@@ -184,8 +184,8 @@ async function searchMax(
     throw new UsageError([
       {
         path: 'sweep.find_max_concurrency',
-        message: 'needs an `slo` to meet',
-        hint: 'add e.g. slo: {ttft_ms: 1000}',
+        message: ctx.tr('exp.usage.find_max_needs_slo'),
+        hint: ctx.tr('exp.usage.find_max_needs_slo_hint'),
       },
     ]);
   const probes: MaxConcurrency['probes'] = [];
@@ -234,8 +234,8 @@ export async function runRateSweep(
         throw new UsageError([
           {
             path: `targets.${t.name}`,
-            message: 'could not measure the capacity (no successful request)',
-            hint: 'give the rates explicitly in load.rates',
+            message: ctx.tr('exp.usage.no_capacity'),
+            hint: ctx.tr('exp.usage.no_capacity_hint'),
           },
         ]);
       const fr = ctx.exp.sweep.capacity_fractions ?? [...DEFAULT_CAPACITY_FRACTIONS];
