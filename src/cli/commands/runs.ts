@@ -89,7 +89,7 @@ export async function runsCommand(
   const out = humanStream(json, io);
   checkOutputPaths(io.cwd, [[json, '--json']]);
   if (action === 'list') {
-    const store = openStoreForReading(raw.db, io.cwd);
+    const store = openStoreForReading(raw.db, io.cwd, t);
     try {
       const runs = store.listRuns({ order: 'desc' });
       // Without the bulky JSON columns; the verdict from the record, as the dashboard lists it.
@@ -111,7 +111,7 @@ export async function runsCommand(
     throw new UsageError([
       { path: `runs ${action}`, message: t('cli.runs.needs_id'), hint: t('cli.runs.needs_id_hint') },
     ]);
-  const store = openStoreForReading(raw.db, io.cwd);
+  const store = openStoreForReading(raw.db, io.cwd, t);
   try {
     const run = store.getRun(id);
     if (!run)
@@ -235,7 +235,7 @@ export async function expListCommand(
   throwIfProblems(problems);
   const json = jsonOption(raw.json);
   checkOutputPaths(io.cwd, [[json, '--json']]);
-  const store = openStoreForReading(raw.db, io.cwd);
+  const store = openStoreForReading(raw.db, io.cwd, t);
   try {
     const exps = store.listExperiments().reverse(); // newest first, as `runs list`
     const lines = textTable(
