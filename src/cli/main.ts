@@ -303,6 +303,7 @@ export async function main(argv: string[], given: Io = processIo()): Promise<num
     .option('--format <fmt>', 'csv, jsonl, json or chrome-trace (the engine steps, for Perfetto)', 'jsonl')
     .option('--out <file>', 'write to a file instead of stdout')
     .option('--db <file>', 'the store (an SQLite file)', 'servelab.db')
+    .option('--lang <lang>', LANG_OPTION_HELP)
     .action((id, opts) => {
       action = async (io) => (await import('./commands/runs.js')).runsCommand('export', [id], opts, io);
     });

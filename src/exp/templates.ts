@@ -30,11 +30,12 @@ export function experimentTemplate(kind: string, t: T = EN, urls: readonly strin
       throw new UsageError([
         {
           path: '--url',
-          message: `${kind} compares ${l.urls === 2 ? 'two engines' : 'runs of one engine'}: it takes ${l.urls} --url, got ${urls.length}`,
-          hint:
-            l.urls === 2
-              ? `give one --url per side, e.g. --url http://a:8000/v1 --url http://b:8000/v1`
-              : 'give one --url',
+          message: t(l.urls === 2 ? 'exp.usage.lesson_urls_two' : 'exp.usage.lesson_urls_one', {
+            kind,
+            need: l.urls,
+            got: urls.length,
+          }),
+          hint: t(l.urls === 2 ? 'exp.usage.lesson_urls_two_hint' : 'exp.usage.lesson_urls_one_hint'),
         },
       ]);
     return l.template(t, urls);
@@ -42,16 +43,19 @@ export function experimentTemplate(kind: string, t: T = EN, urls: readonly strin
   if (!Object.hasOwn(KINDS, kind))
     throw new UsageError([
       {
-        message: `unknown experiment kind ${JSON.stringify(kind)}`,
-        hint: `valid kinds: ${EXPERIMENT_KINDS.join(', ')}; lessons: ${LESSON_NAMES.join(', ')}`,
+        message: t('exp.usage.unknown_kind', { kind }),
+        hint: t('exp.usage.unknown_kind_hint', {
+          kinds: EXPERIMENT_KINDS.join(', '),
+          lessons: LESSON_NAMES.join(', '),
+        }),
       },
     ]);
   if (urls.length)
     throw new UsageError([
       {
         path: '--url',
-        message: `--url is for the lessons, not ${kind}`,
-        hint: 'edit the template’s url target instead',
+        message: t('exp.usage.url_not_lesson', { kind }),
+        hint: t('exp.usage.url_not_lesson_hint'),
       },
     ]);
   return KINDS[kind as keyof typeof KINDS].template(templateParts(t));

@@ -10,6 +10,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { MAX_PLANNED_REQUESTS, MAX_STREAMED_REQUESTS } from '../../src/core/limits.js';
 import { refusedPort, startSseServer } from '../helpers/misbehaving.js';
+import '../helpers/node-warnings.js';
 
 it('--requests, --warmup and --rate × --duration over the limit: a usage error naming the most', async () => {
   const url = `http://127.0.0.1:${await refusedPort()}/v1`;

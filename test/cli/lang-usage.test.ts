@@ -130,6 +130,32 @@ describe('usage errors with --lang zh-CN', () => {
   });
 });
 
+describe('usage errors raised inside commands, with --lang zh-CN', () => {
+  it('exp init: a lesson given the wrong number of --url, --url on a kind, an unknown kind', async () => {
+    const two = await cli([
+      'exp',
+      'init',
+      'lesson-two-engines',
+      '--url',
+      'http://a:8000/v1',
+      '--lang',
+      'zh-CN',
+    ]);
+    assert.equal(two.code, 1, two.err);
+    assert.match(two.err, /^ {2}- --url: lesson-two-engines 比较两个引擎：需要 2 个 --url，收到 1 个$/m);
+    const kind = await cli(['exp', 'init', 'baseline', '--url', 'http://a:8000/v1', '--lang', 'zh-CN']);
+    assert.equal(kind.code, 1, kind.err);
+    assert.match(
+      kind.err,
+      /^ {2}- --url: --url 只用于课程，不用于 baseline\n {6}提示：请改为编辑模板里的 url 目标$/m,
+    );
+    for (const r of [two, kind]) {
+      assert.doesNotMatch(r.err, /compares|takes|instead|give one/);
+      assertNoKeys(r.err);
+    }
+  });
+});
+
 describe('exp run output with --lang zh-CN', () => {
   it('a sweep: progress lines, table headings, verdicts and the knee line in Chinese', async () => {
     const file = join(dir, 'sweep.yaml');

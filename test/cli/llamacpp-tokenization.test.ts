@@ -15,6 +15,7 @@ import { after, describe, it } from 'node:test';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { type LlamaServer, llamaServerMissing, startLlamaServer } from '../helpers/llama-server.js';
+import '../helpers/node-warnings.js';
 
 const missing = llamaServerMissing();
 const servers: LlamaServer[] = [];

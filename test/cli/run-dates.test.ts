@@ -13,6 +13,7 @@ import { startDashboard } from '../../src/dashboard/index.js';
 import { unixNowMs } from '../../src/runtime/clock.js';
 import { openStore } from '../../src/store/index.js';
 import { getJson } from '../dashboard/helpers.js';
+import '../helpers/node-warnings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-dates-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

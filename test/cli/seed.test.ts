@@ -13,6 +13,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { UsageError } from '../../src/core/errors.js';
 import { startFakeOpenAI, type TestServer } from '../helpers/misbehaving.js';
+import '../helpers/node-warnings.js';
 
 const dirs: string[] = [];
 after(() => {

@@ -203,8 +203,8 @@ test('concurrency-sweep with a stop and an SLO search: the knee, the stop and th
 
 test('rate-sweep: the answer speaks in requests per second, one row per rate, and its verdict agrees with the knee', async () => {
   const text = virtual('rate-sweep')
-    .replace(/rates: \[5, 10, 20, 40, 80\]/, 'rates: [5, 10, 20, 40]')
-    .replace(/requests: 40 /, 'requests: 16 ')
+    .replace(/rates: \[10, 20, 40, 80, 160\]/, 'rates: [5, 10, 20, 40]')
+    .replace(/requests: 100 /, 'requests: 16 ')
     .replace(/input_len: \d+/, 'input_len: 128')
     .replace(/output_len: \d+/, 'output_len: 32');
   const { res, runIds } = await stored<SweepResult>(text);

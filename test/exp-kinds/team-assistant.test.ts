@@ -7,6 +7,7 @@ import { judgeAttainment, wilsonInterval } from '../../src/analysis/binomial.js'
 import { searchMaxLevel } from '../../src/analysis/capacity.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
+import { shareCell, shareText } from '../../src/exp/kinds/answer-kit.js';
 import { levelsAround, replicationSeed } from '../../src/exp/kinds/team-assistant.js';
 import {
   largestLine,
@@ -285,5 +286,21 @@ test('a level with fewer planned turns than team.min_turns is replicated over ne
     for (const l of target(once.result.results as TeamResult).levels) assert.equal(l.replications, 1);
   } finally {
     cleanup();
+  }
+});
+
+test('a failing level’s attainment never reads as the required share; a meeting one never reads under it', () => {
+  // 98.96% of turns under a 99% target: rounded it would print "99.0%", the target it fails.
+  assert.equal(shareText(0.9896, 0.99), '98.9%');
+  assert.equal(shareCell(0.9896, 0.99), 98.9);
+  // Exactly the target (99 of 100 turns) meets it, and reads so.
+  assert.equal(shareText(99 / 100, 0.99), '99.0%');
+  assert.equal(shareText(139 / 140, 0.99), '99.2%');
+  // A target with two decimals gets them: 99.94% under 99.95% is not "99.9%" rounded up to it.
+  assert.equal(shareText(0.99949, 0.9995), '99.94%');
+  assert.equal(shareText(null, 0.99), '-');
+  for (let met = 0; met <= 300; met++) {
+    const v = met / 300;
+    assert.equal((shareCell(v, 0.99) as number) >= 99, v >= 0.99, `${met}/300`);
   }
 });

@@ -18,6 +18,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { KINDS } from '../../src/exp/index.js';
 import { escapeHtml } from '../../src/report/comparison-table.js';
+import '../helpers/node-warnings.js';
 
 /** Every kind `exp init` ships a template of, that this test runs. */
 const SHIPPED = [

@@ -21,6 +21,7 @@ import { CATALOGUES } from '../../src/i18n/index.js';
 import { OUTCOMES } from '../../src/record/types.js';
 import { BUILTIN_GPUS, BUILTIN_MODELS } from '../../src/sim/catalogue/index.js';
 import { englishWords } from './english-words.js';
+import '../helpers/node-warnings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-zh-console-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -14,6 +14,7 @@ import { CATALOGUES } from '../../src/i18n/index.js';
 import { BUILTIN_GPUS, BUILTIN_MODELS } from '../../src/sim/catalogue/index.js';
 import { simSettingDescription, simSettingKeys, simSettingRequiredInFile } from '../../src/sim/settings.js';
 import { englishWords } from './english-words.js';
+import '../helpers/node-warnings.js';
 
 /** A `#` segment that is commented-out YAML (`# tp: 1`, `#   url: …`, `# - 'ttft_ms.p99<500'`), not prose. */
 const isYaml = (seg: string) => /^\s*(?:- |[\w-]+:(?:\s|$))/.test(seg);

@@ -37,6 +37,7 @@ import type { Browser, Page } from 'playwright-core';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { chromiumSkip, launchChromium } from '../helpers/browser.js';
+import '../helpers/node-warnings.js';
 
 /** The DOM the page callbacks touch (this file compiles without the DOM lib). */
 interface Rect {

@@ -22,6 +22,7 @@ import { translator } from '../../src/i18n/index.js';
 import { cdfOption, ttftVsInputOption } from '../../src/report/charts.js';
 import { headlineOf } from '../../src/report/html.js';
 import { renderMarkdownReport } from '../../src/report/markdown.js';
+import '../helpers/node-warnings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-headline-groups-'));
 const db = join(dir, 'x.db');

@@ -16,6 +16,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { loadCurveOption } from '../../src/report/charts.js';
 import { headlineOf } from '../../src/report/html.js';
+import '../helpers/node-warnings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servelab-matrix-report-'));
 const db = join(dir, 'x.db');

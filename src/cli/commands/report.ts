@@ -38,15 +38,15 @@ export interface RawReport {
   traceEvents?: string;
 }
 
-function price(raw: RawReport, runs: LoadedRun[]): number | undefined {
+function price(raw: RawReport, runs: LoadedRun[], t: Translator): number | undefined {
   if (raw.gpuHourUsd === undefined) return undefined;
   const v = Number(raw.gpuHourUsd);
   if (!Number.isFinite(v) || v < 0)
     throw new UsageError([
       {
         path: '--gpu-hour-usd',
-        message: `expected a price, got "${raw.gpuHourUsd}"`,
-        hint: 'e.g. --gpu-hour-usd 2.5',
+        message: t('cli.report.bad_price', { value: raw.gpuHourUsd }),
+        hint: t('cli.report.bad_price_hint'),
       },
     ]);
   for (const r of runs) r.gpu_hour_usd ??= v;
@@ -73,7 +73,7 @@ export async function reportCommand(refs: string[], raw: RawReport, io: Io): Pro
   ]);
   const runs = await loadRuns(refs, { db: raw.db, cwd: io.cwd, t });
   checkStepRequest(runs, raw, t);
-  const gpuHourUsd = price(raw, runs);
+  const gpuHourUsd = price(raw, runs, t);
   const rep = await import('../../report/index.js');
   const { diagnose } = await import('../../analysis/diagnose/index.js');
   // report.json keeps the diagnosis in English (like the store); the pages and the console speak --lang.

@@ -22,7 +22,7 @@ import { loadedRunFromVllmResult, parseRunFile, RUN_FILE_HINT } from '../../repo
 import { openStore, type Store } from '../../store/index.js';
 
 /** The store at `--db` (default servelab.db), read-only; a missing file is a usage problem in `t`'s language. */
-export function openStoreForReading(db: string | undefined, cwd: string, t: T = EN): Store {
+export function openStoreForReading(db: string | undefined, cwd: string, t: T): Store {
   const path = resolve(cwd, db ?? 'servelab.db');
   if (!existsSync(path))
     throw new UsageError([

@@ -89,7 +89,7 @@ export async function runsCommand(
   const out = humanStream(json, io);
   checkOutputPaths(io.cwd, [[json, '--json']]);
   if (action === 'list') {
-    const store = openStoreForReading(raw.db, io.cwd);
+    const store = openStoreForReading(raw.db, io.cwd, t);
     try {
       const runs = store.listRuns({ order: 'desc' });
       // Without the bulky JSON columns; the verdict from the record, as the dashboard lists it.
@@ -109,17 +109,17 @@ export async function runsCommand(
   const id = args[0];
   if (!id)
     throw new UsageError([
-      { path: `runs ${action}`, message: 'needs a run id', hint: 'see `servelab runs list`' },
+      { path: `runs ${action}`, message: t('cli.runs.needs_id'), hint: t('cli.runs.needs_id_hint') },
     ]);
-  const store = openStoreForReading(raw.db, io.cwd);
+  const store = openStoreForReading(raw.db, io.cwd, t);
   try {
     const run = store.getRun(id);
     if (!run)
       throw new UsageError([
         {
           path: id,
-          message: 'no such run',
-          hint: 'see `servelab runs list` (a unique prefix of an id is enough)',
+          message: t('cli.runs.no_such'),
+          hint: t('cli.runs.no_such_hint'),
         },
       ]);
     if (action === 'show') {
@@ -137,8 +137,8 @@ export async function runsCommand(
         throw new UsageError([
           {
             path: '--format',
-            message: `unknown format "${raw.format}"`,
-            hint: `use ${EXPORT_FORMATS.join(', ')}`,
+            message: t('cli.runs.unknown_format', { format: String(raw.format) }),
+            hint: t('cli.runs.unknown_format_hint', { formats: EXPORT_FORMATS.join(', ') }),
           },
         ]);
       if (raw.out) {
@@ -156,7 +156,7 @@ export async function runsCommand(
           const problem = writeErrorProblem(err, path, '--out');
           throw problem ? new UsageError([problem]) : err;
         }
-        io.stderr.write(`wrote ${path}\n`);
+        io.stderr.write(`${t('cli.runs.wrote', { path })}\n`);
       } else {
         const sink = new Writable({
           write(chunk: Buffer | string, _enc, cb) {
@@ -174,8 +174,8 @@ export async function runsCommand(
   throw new UsageError([
     {
       path: `runs ${action}`,
-      message: 'unknown action',
-      hint: 'use runs list, runs show ID or runs export ID --format csv|jsonl|json',
+      message: t('cli.runs.unknown_action'),
+      hint: t('cli.runs.unknown_action_hint'),
     },
   ]);
 }
@@ -235,7 +235,7 @@ export async function expListCommand(
   throwIfProblems(problems);
   const json = jsonOption(raw.json);
   checkOutputPaths(io.cwd, [[json, '--json']]);
-  const store = openStoreForReading(raw.db, io.cwd);
+  const store = openStoreForReading(raw.db, io.cwd, t);
   try {
     const exps = store.listExperiments().reverse(); // newest first, as `runs list`
     const lines = textTable(

@@ -124,8 +124,8 @@ export async function startTarget(
     throw new UsageError([
       {
         path: `targets.${name}`,
-        message: `cannot reach ${serverRoot(base.baseUrl)}`,
-        hint: `is the server running on ${hostOf(base.baseUrl)}? the url should end in /v1`,
+        message: tr('exp.usage.unreachable', { url: serverRoot(base.baseUrl) }),
+        hint: tr('exp.usage.unreachable_hint', { host: hostOf(base.baseUrl) }),
       },
     ]);
   const gpu = base.live.local ? await probeGpu(nodeExec()) : null;

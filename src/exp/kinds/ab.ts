@@ -163,8 +163,13 @@ export async function runAb(ctx: KindContext<OwnFile<'ab', 'ab', typeof abSchema
     throw new UsageError([
       {
         path: 'ab.bootstrap_resamples',
-        message: `${ab.bootstrap_resamples} resamples cannot show any difference: the smallest bootstrap p-value is 1/${ab.bootstrap_resamples + 1}, and Holm multiplies it by the ${ab.metrics.length} metrics, which is not below alpha ${ab.alpha}`,
-        hint: `use at least ${need} (the default is 2000)`,
+        message: ctx.tr('exp.usage.ab_resamples', {
+          resamples: ab.bootstrap_resamples,
+          plus_one: ab.bootstrap_resamples + 1,
+          metrics: ab.metrics.length,
+          alpha: ab.alpha,
+        }),
+        hint: ctx.tr('exp.usage.ab_resamples_hint', { need }),
       },
     ]);
   const a = ctx.target(ab.a);

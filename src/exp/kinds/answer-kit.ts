@@ -18,6 +18,34 @@ export function cell(v: number | null | undefined, digits = 1): number | null {
 export const pctCell = (v: number | null | undefined): number | null =>
   v === null || v === undefined ? null : cell(v * 100, 1);
 
+/** Decimals (one at least, four at most) that write the percentage `target` (0..1) exactly. */
+function shareDigits(target: number): number {
+  for (let d = 1; d < 4; d++) {
+    const x = target * 100 * 10 ** d;
+    if (Math.abs(x - Math.round(x)) < 1e-6) return d;
+  }
+  return 4;
+}
+
+/**
+ * A share (0..1) judged against a required share `target` (0..1), as a percentage cell cut down
+ * (never rounded up) to the decimals that write the target: a level under the target never reads
+ * as the target (98.96% against 99% is 98.9, not 99.0), and one that meets it never reads under
+ * it. Null stays null.
+ */
+export function shareCell(v: number | null | undefined, target: number): number | null {
+  if (v === null || v === undefined || !Number.isFinite(v)) return null;
+  const f = 10 ** shareDigits(target);
+  // The small addend keeps a share equal to the target (99/100) from flooring under it.
+  return Math.floor(v * 100 * f + 1e-6) / f;
+}
+
+/** {@link shareCell} as text, `98.9%`; `-` without data. */
+export function shareText(v: number | null | undefined, target: number): string {
+  const c = shareCell(v, target);
+  return c === null ? '-' : `${c.toFixed(shareDigits(target))}%`;
+}
+
 /** The store ids of the runs an answer rests on: each once, in order, without the missing ones. */
 export function runIdsOf(ids: readonly (string | null | undefined)[]): string[] {
   return [...new Set(ids.filter((id): id is string => typeof id === 'string' && id.length > 0))];

@@ -88,8 +88,8 @@ export async function runBaseline(ctx: KindContext<BaselineFile>): Promise<Basel
     throw new UsageError(
       mismatched.map((t) => ({
         path: `targets.${t.name}.generation`,
-        message: `a baseline uses the same generation settings for every target; ${t.name} differs from ${first.name}`,
-        hint: 'move the settings to the top-level `generation:`',
+        message: ctx.tr('exp.usage.baseline_generation', { target: t.name, first: first.name }),
+        hint: ctx.tr('exp.usage.baseline_generation_hint'),
       })),
     );
   const n = ctx.exp.baseline.requests;

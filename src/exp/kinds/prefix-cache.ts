@@ -100,8 +100,11 @@ export async function runPrefixCache(
       throw new UsageError([
         {
           path: 'prefix_cache.document_file',
-          message: `cannot read ${pc.document_file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-          hint: 'give a text file, or leave it out to generate the document',
+          message: ctx.tr('exp.usage.document_unreadable', {
+            path: pc.document_file,
+            error: (e as NodeJS.ErrnoException).code ?? (e as Error).message,
+          }),
+          hint: ctx.tr('exp.usage.document_unreadable_hint'),
         },
       ]);
     }
@@ -248,8 +251,8 @@ async function resetOrFail(ctx: KindContext, t: LiveTarget): Promise<void> {
     throw new UsageError([
       {
         path: `targets.${t.name}`,
-        message: 'the prefix cache could not be reset before a cold request',
-        hint: 'restart the engine to empty its cache, then run with cache.reset: none',
+        message: ctx.tr('exp.usage.cache_not_reset'),
+        hint: ctx.tr('exp.usage.cache_not_reset_hint'),
       },
     ]);
 }

@@ -10,7 +10,15 @@ import type { AttainmentJudgement } from '../../analysis/binomial.js';
 import type { T } from '../../i18n/index.js';
 import type { AnswerChart, AnswerInterval, ExperimentAnswer } from '../../report/answer.js';
 import { bandInterval } from '../../sim/fidelity/band.js';
-import { cell, joinVerdict, pctCell, runIdsOf, searchBracket, withTarget } from './answer-kit.js';
+import {
+  cell,
+  joinVerdict,
+  runIdsOf,
+  searchBracket,
+  shareCell,
+  shareText,
+  withTarget,
+} from './answer-kit.js';
 import { pct, table } from './format.js';
 import { fmt, verdictOf } from './points.js';
 
@@ -148,7 +156,7 @@ export function formatTeam(res: TeamResult, tr: T): string[] {
         sorted.map((l) => [
           `${l.users}${l.search ? '*' : ''}`,
           `${l.turns_succeeded}/${l.turns_planned}`,
-          `${pct(l.attainment)} ${markOf(l)}`,
+          `${shareText(l.attainment, res.attainment)} ${markOf(l)}`,
           `${fmt(l.ttft_ms.p50, 0)}/${fmt(l.ttft_ms.p90, 0)}`,
           `${fmt(l.tpot_ms.p50, 1)}/${fmt(l.tpot_ms.p90, 1)}`,
           fmt(l.wait.queue_ms, 0),
@@ -247,7 +255,7 @@ export function teamWriteup(res: TeamResult, tr: T): string[] {
     );
     for (const l of [...t.levels].sort((a, b) => a.users - b.users))
       L.push(
-        `| ${l.users} | ${pct(l.attainment)} ${markOf(l)} | ${fmt(l.ttft_ms.p90, 0)} | ${fmt(l.tpot_ms.p90, 1)} | ${fmt(l.wait.queue_ms, 0)} | ${fmt(l.wait.prefill_ms, 0)} | ${fmt(l.wait.decode_interference_ms, 0)} | ${pct(l.cache.server_hit_rate)} | ${pct(l.cache.intended)} |`,
+        `| ${l.users} | ${shareText(l.attainment, res.attainment)} ${markOf(l)} | ${fmt(l.ttft_ms.p90, 0)} | ${fmt(l.tpot_ms.p90, 1)} | ${fmt(l.wait.queue_ms, 0)} | ${fmt(l.wait.prefill_ms, 0)} | ${fmt(l.wait.decode_interference_ms, 0)} | ${pct(l.cache.server_hit_rate)} | ${pct(l.cache.intended)} |`,
       );
     L.push('');
     const d = t.levels.find((l) => l.users === t.deciding);
@@ -293,9 +301,12 @@ export function attainmentOf(l: TeamLevel): {
 export const markOf = (l: TeamLevel): string =>
   l.judgement === 'meets' ? '✓' : l.judgement === 'cannot_tell' ? '?' : '✗';
 
-/** A 95% interval as `98.1–99.7%`, `-` without one. */
-const ciText = (ci: { low: number; high: number } | null) =>
-  ci ? `${(ci.low * 100).toFixed(1)}–${(ci.high * 100).toFixed(1)}%` : '-';
+/**
+ * A 95% interval as `98.1–99.7%`, `-` without one; both ends cut down as the attainment is
+ * ({@link shareText}), so a failing level's upper end never reads as the required share.
+ */
+const ciText = (ci: { low: number; high: number } | null, target: number) =>
+  ci ? `${shareText(ci.low, target).replace(/%$/, '')}–${shareText(ci.high, target)}` : '-';
 
 /**
  * The levels the evidence cannot judge (`cannot_tell`: attainment under the required share, its
@@ -318,7 +329,7 @@ function teamVerdict(res: TeamResult, t: TeamTargetResult, tr: T): string {
   else if (t.largest === 0)
     text = tr('answer.team.none', {
       users: byUsers.length ? users(byUsers[0].users) : '-',
-      met: pct(byUsers[0]?.attainment),
+      met: shareText(byUsers[0]?.attainment, res.attainment),
     });
   else {
     const at = byUsers.find((l) => l.users === t.largest);
@@ -329,16 +340,16 @@ function teamVerdict(res: TeamResult, t: TeamTargetResult, tr: T): string {
       t.bounded && miss
         ? tr('answer.team.largest', {
             n: users(t.largest),
-            met: pct(at?.attainment),
-            ci: ciText(at ? attainmentOf(at).ci : null),
+            met: shareText(at?.attainment, res.attainment),
+            ci: ciText(at ? attainmentOf(at).ci : null, res.attainment),
             fail: users(miss.users),
-            fail_ci: ciText(attainmentOf(miss).ci),
-            fail_met: pct(miss.attainment),
+            fail_ci: ciText(attainmentOf(miss).ci, res.attainment),
+            fail_met: shareText(miss.attainment, res.attainment),
           })
         : tr('answer.team.unbounded', {
             n: users(t.largest),
-            met: pct(at?.attainment),
-            ci: ciText(at ? attainmentOf(at).ci : null),
+            met: shareText(at?.attainment, res.attainment),
+            ci: ciText(at ? attainmentOf(at).ci : null, res.attainment),
           });
   }
   const unsure = unsettledLevels(t);
@@ -367,7 +378,7 @@ function teamChart(res: TeamResult, tr: T): AnswerChart {
         name: many ? `${t.target} ${tr('team.col.met')}` : tr('team.col.met'),
         points: [...t.levels]
           .sort((a, b) => a.users - b.users)
-          .map((l): [number, number | null] => [l.users, pctCell(l.attainment)]),
+          .map((l): [number, number | null] => [l.users, shareCell(l.attainment, res.attainment)]),
       })),
       {
         name: tr('answer.team.required', { pct: res.attainment * 100 }),
@@ -412,8 +423,8 @@ export function teamAnswer(res: TeamResult, tr: T): ExperimentAnswer {
             col.row(t.target, [
               l.users,
               `${l.turns_met}/${l.turns_planned}`,
-              pctCell(l.attainment),
-              ciText(attainmentOf(l).ci),
+              shareCell(l.attainment, res.attainment),
+              ciText(attainmentOf(l).ci, res.attainment),
               markOf(l),
               cell(l.ttft_ms.p90, 0),
               cell(l.tpot_ms.p90, 1),

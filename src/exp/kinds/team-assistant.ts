@@ -52,8 +52,8 @@ import { serverTimes } from '../../record/server-times.js';
 import { type RequestRecord, SUCCESS_OUTCOMES } from '../../record/types.js';
 import { hashString } from '../../runtime/rng.js';
 import { increasing } from '../fields.js';
+import { shareText } from './answer-kit.js';
 import type { KindContext, LiveTarget, Measured, SessionsPlan } from './context.js';
-import { pct } from './format.js';
 import { defineKind, type OwnFile } from './kind.js';
 import { fmt, verdictOf } from './points.js';
 import {
@@ -419,7 +419,7 @@ export async function runTeamAssistant(
           ctx.tr('team.progress.level', {
             target: t.name,
             users,
-            met: pct(level.attainment),
+            met: shareText(level.attainment, team.attainment),
             ttft: fmt(level.ttft_ms.p90),
             tpot: fmt(level.tpot_ms.p90, 2),
             verdict: verdictOf(level, ctx.tr),

@@ -156,8 +156,8 @@ export async function runVoiceExperiment(
       throw new UsageError([
         {
           path: 'voice.vary',
-          message: `asr_gpu can be switched on a simulator only; ${target.name} is a server`,
-          hint: 'vary tts_chunk, endpoint_ms or concurrency on it, or use a sim target',
+          message: ctx.tr('exp.usage.voice_asr_gpu', { target: target.name }),
+          hint: ctx.tr('exp.usage.voice_asr_gpu_hint'),
         },
       ]);
     const conditions: VoiceConditionResult[] = [];

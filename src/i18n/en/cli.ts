@@ -238,4 +238,17 @@ export const cli = {
   'cli.runs.none': 'no runs yet: try `servelab demo` or `servelab run`',
   'cli.exps.runs': '{n} run(s)',
   'cli.exps.none': 'no experiments yet: try `servelab exp init baseline > b.yaml && servelab exp run b.yaml`',
+  // src/cli/commands/runs.ts: runs show, runs export (usage problems)
+  'cli.runs.needs_id': 'needs a run id',
+  'cli.runs.needs_id_hint': 'see `servelab runs list`',
+  'cli.runs.no_such': 'no such run',
+  'cli.runs.no_such_hint': 'see `servelab runs list` (a unique prefix of an id is enough)',
+  'cli.runs.unknown_format': 'unknown format "{format}"',
+  'cli.runs.unknown_format_hint': 'use {formats}',
+  'cli.runs.unknown_action': 'unknown action',
+  'cli.runs.unknown_action_hint': 'use runs list, runs show ID or runs export ID --format csv|jsonl|json',
+  'cli.runs.wrote': 'wrote {path}',
+  // src/cli/commands/report.ts
+  'cli.report.bad_price': 'expected a price, got "{value}"',
+  'cli.report.bad_price_hint': 'e.g. --gpu-hour-usd 2.5',
 } as const;

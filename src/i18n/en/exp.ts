@@ -199,4 +199,32 @@ export const exp = {
   'exp.reason.knee.stop_invalid':
     'level {level} tripped a stop rule: {reason} (its run is not valid: {codes}; the tail it measured still ended the sweep)',
   'exp.reason.knee.too_few': 'only {valid} of {levels} levels are valid (a knee needs {need})',
+  // usage problems found while an experiment runs (src/exp/templates.ts, src/exp/kinds/*, src/exp/harness/targets.ts)
+  'exp.usage.unknown_kind': 'unknown experiment kind "{kind}"',
+  'exp.usage.unknown_kind_hint': 'valid kinds: {kinds}; lessons: {lessons}',
+  'exp.usage.lesson_urls_two': '{kind} compares two engines: it takes {need} --url, got {got}',
+  'exp.usage.lesson_urls_one': '{kind} compares runs of one engine: it takes {need} --url, got {got}',
+  'exp.usage.lesson_urls_two_hint':
+    'give one --url per side, e.g. --url http://a:8000/v1 --url http://b:8000/v1',
+  'exp.usage.lesson_urls_one_hint': 'give one --url',
+  'exp.usage.url_not_lesson': '--url is for the lessons, not {kind}',
+  'exp.usage.url_not_lesson_hint': 'edit the template’s url target instead',
+  'exp.usage.voice_asr_gpu': 'asr_gpu can be switched on a simulator only; {target} is a server',
+  'exp.usage.voice_asr_gpu_hint': 'vary tts_chunk, endpoint_ms or concurrency on it, or use a sim target',
+  'exp.usage.document_unreadable': 'cannot read {path}: {error}',
+  'exp.usage.document_unreadable_hint': 'give a text file, or leave it out to generate the document',
+  'exp.usage.cache_not_reset': 'the prefix cache could not be reset before a cold request',
+  'exp.usage.cache_not_reset_hint': 'restart the engine to empty its cache, then run with cache.reset: none',
+  'exp.usage.find_max_needs_slo': 'needs an `slo` to meet',
+  'exp.usage.find_max_needs_slo_hint': 'add e.g. slo: {ttft_ms: 1000}',
+  'exp.usage.no_capacity': 'could not measure the capacity (no successful request)',
+  'exp.usage.no_capacity_hint': 'give the rates explicitly in load.rates',
+  'exp.usage.ab_resamples':
+    '{resamples} resamples cannot show any difference: the smallest bootstrap p-value is 1/{plus_one}, and Holm multiplies it by the {metrics} metrics, which is not below alpha {alpha}',
+  'exp.usage.ab_resamples_hint': 'use at least {need} (the default is 2000)',
+  'exp.usage.baseline_generation':
+    'a baseline uses the same generation settings for every target; {target} differs from {first}',
+  'exp.usage.baseline_generation_hint': 'move the settings to the top-level `generation:`',
+  'exp.usage.unreachable': 'cannot reach {url}',
+  'exp.usage.unreachable_hint': 'is the server running on {host}? the url should end in /v1',
 } as const;
