@@ -42,7 +42,10 @@ export const PRIORS: Readonly<FittedCoefficients> = {
   k_moe_experts: 1,
   k_kv_decode: 1,
   k_tp_comm: 1,
-  k_tp_latency: 1,
+  // Cost model v2 paid 20 µs per all-reduce call at any tp; the per-peer basis pays it (tp − 1)
+  // times, so v2's value at tp 4 (the widest runs of the fit data) is 1/3: about 7 µs per peer.
+  // At 1 the prior alone cost as much as an 8% error on several rows and held tp 4 high.
+  k_tp_latency: 1 / 3,
   t_step_ms: 0.13,
   t_layer_ms: 0.032,
   t_req_ms: 0.004,
@@ -52,14 +55,6 @@ export const PRIORS: Readonly<FittedCoefficients> = {
 };
 export const PRIOR_LOG_SIGMA = Math.log(100);
 
-/**
- * Where the search starts: the priors, except the all-reduce latency. Its basis pays the
- * catalogue's per-call latency once per peer, so at k_tp_latency = 1 a tp-4 all-reduce starts at
- * three times cost model v2's latency; 1/3 starts it at v2's for tp 4 (the widest runs of the fit
- * data) and lower for tp 2. The prior stays 1; only the two-round search's starting point moves,
- * which it otherwise spent most of its iterations walking back from.
- */
-export const SEARCH_START: Readonly<FittedCoefficients> = { ...PRIORS, k_tp_latency: 1 / 3 };
 
 /** The whole-run metrics the fit matches, with their weights. */
 export const FIT_WEIGHTS: Readonly<Record<FitMetric, number>> = {
@@ -204,7 +199,7 @@ export function fitCoefficients(input: FitInput, rounds = 2, maxIter = 4): FitOu
   const rows = layout(xs, actual);
   let evaluations = 0;
   const key = (c: FitComparison) => `${c.experiment}|${c.metric}`;
-  let start = toVec(SEARCH_START);
+  let start = toVec(PRIORS);
   let fit: ReturnType<typeof levenbergMarquardt> | null = null;
   for (let round = 0; round < rounds; round++) {
     const here = fromVec(start);
