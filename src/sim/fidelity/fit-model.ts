@@ -55,7 +55,6 @@ export const PRIORS: Readonly<FittedCoefficients> = {
 };
 export const PRIOR_LOG_SIGMA = Math.log(100);
 
-
 /** The whole-run metrics the fit matches, with their weights. */
 export const FIT_WEIGHTS: Readonly<Record<FitMetric, number>> = {
   e2e_mean: 1,
