@@ -5,7 +5,9 @@
  * memory, KV usage, counter deltas, prefix-cache hit rate, server tokens/s).
  */
 import { COUNTER_VOCAB, type ScrapePoint, type VocabName } from '../record/series.js';
+import type { LoadedRun } from './loaded-run.js';
 import { mean } from './stats.js';
+import { measurementWindow } from './window.js';
 
 /**
  * Server token rate in tokens/s between two readings of `generation_tokens_total`.
@@ -167,4 +169,18 @@ export function seriesSummary(points: readonly ScrapePoint[], window: SummaryWin
     mean_spec_accept_length: mean(values('spec_accept_length')),
     points: inWin.length,
   };
+}
+
+/**
+ * A stored run's scrape series summarised over its measurement window (the run's own, else the
+ * one its records span), or null when it kept no series: what `report` and the speculative
+ * summary both read.
+ */
+export function runSeriesSummary(run: LoadedRun): SeriesSummary | null {
+  if (!run.series?.length) return null;
+  const window = run.window ?? measurementWindow(run.records) ?? null;
+  return seriesSummary(
+    run.series as ScrapePoint[],
+    window ? { from_ms: window.start_ms, to_ms: window.end_ms } : {},
+  );
 }

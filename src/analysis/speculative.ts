@@ -19,11 +19,9 @@
  * metrics.py`): tokens emitted over the most a verify pass could emit, (drafts + accepted) /
  * (drafts + draft tokens). Pure.
  */
-import type { ScrapePoint } from '../record/series.js';
 import type { RequestRecord } from '../record/types.js';
 import type { LoadedRun } from './loaded-run.js';
-import { seriesSummary } from './series.js';
-import { measurementWindow } from './window.js';
+import { runSeriesSummary } from './series.js';
 
 /** Why a number is null. */
 export type SpecNullReason =
@@ -185,13 +183,7 @@ export function poolSpeculative(list: readonly SpeculativeSummary[]): Speculativ
  * records, as the run computed it, with the ngram prior its config kept (`pipeline/measure`).
  */
 export function runSpeculative(run: LoadedRun): SpeculativeSummary {
-  const window = run.window ?? measurementWindow(run.records) ?? null;
-  const series = run.series?.length
-    ? seriesSummary(
-        run.series as ScrapePoint[],
-        window ? { from_ms: window.start_ms, to_ms: window.end_ms } : {},
-      )
-    : null;
+  const series = runSeriesSummary(run);
   const s = speculativeSummary(series as SpecSeries | null, run.records);
   const prior = run.config.ngram_prior as SpeculativeSummary['ngram_prior'] | undefined;
   return prior && typeof prior.acceptance_per_position === 'number' ? { ...s, ngram_prior: prior } : s;

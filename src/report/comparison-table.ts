@@ -9,14 +9,13 @@
  */
 
 import type { LoadedRun } from '../analysis/loaded-run.js';
-import { seriesSummary } from '../analysis/series.js';
+import { runSeriesSummary } from '../analysis/series.js';
 import { describe, type Stats } from '../analysis/stats.js';
 import { groupAttempts } from '../analysis/summary.js';
 import { validityReasons, validitySkipped } from '../analysis/validity.js';
 import { measurementWindow } from '../analysis/window.js';
 import { displayWidth, padColumns } from '../core/text-width.js';
 import type { MessageKey, T } from '../i18n/index.js';
-import type { ScrapePoint } from '../record/series.js';
 import { OUTCOMES, type Outcome, SUCCESS_OUTCOMES } from '../record/types.js';
 import { VLLM_DEFINITIONS_NOTE } from './vllm-result.js';
 
@@ -145,12 +144,7 @@ export function comparisonTable(runs: readonly LoadedRun[], opts: TableOptions =
     for (const o of OUTCOMES)
       if (!SUCCESS_OUTCOMES.includes(o) && s.outcomes[o] > 0) byClass[o] = s.outcomes[o];
     const window = run.window ?? measurementWindow(run.records) ?? null;
-    const series = run.series?.length
-      ? seriesSummary(
-          run.series as ScrapePoint[],
-          window ? { from_ms: window.start_ms, to_ms: window.end_ms } : {},
-        )
-      : null;
+    const series = runSeriesSummary(run);
     const price = run.gpu_hour_usd ?? opts.gpu_hour_usd;
     const usdPerS = price != null ? (price * gpuCount(run)) / 3600 : null;
     const tok = s.output_throughput_tok_s;
