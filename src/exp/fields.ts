@@ -250,7 +250,11 @@ export function targetsOf(f: { targets?: unknown }): Record<string, Record<strin
 }
 
 /** The rules on the shared fields (targets, load shapes, workload sources), on the file as parsed. */
-export function sharedRules(f: { [field: string]: unknown }, report: RuleReport): void {
+export function sharedRules(
+  f: { [field: string]: unknown },
+  report: RuleReport,
+  kind: { loadStages?: boolean } = {},
+): void {
   const all = isObj(f.targets) ? f.targets : undefined;
   const names = all ? Object.keys(all) : [];
   if (all && names.length === 0)
@@ -327,7 +331,7 @@ export function sharedRules(f: { [field: string]: unknown }, report: RuleReport)
       'a closed loop is capped by its concurrency levels',
     );
 
-  stagesRules(f, load, report);
+  stagesRules(f, kind.loadStages, load, report);
 
   // The sessions' settings of `load:` (declared as needing users), as written.
   const sessionKeys = settingsNeeding('users')
@@ -384,7 +388,12 @@ export function sharedRules(f: { [field: string]: unknown }, report: RuleReport)
  * `load.stages` (inference-perf's load stages, `schedule/stages`): a rate-sweep's, in the
  * grammar of `--stages`, alone among the load's levels and counts; `stage_pause_s` only with it.
  */
-function stagesRules(f: { kind?: unknown }, load: Record<string, unknown>, report: RuleReport): void {
+function stagesRules(
+  f: { kind?: unknown },
+  loadStages: boolean | undefined,
+  load: Record<string, unknown>,
+  report: RuleReport,
+): void {
   if (load.stages === undefined) {
     if (load.stage_pause_s !== undefined)
       report(
@@ -394,7 +403,9 @@ function stagesRules(f: { kind?: unknown }, load: Record<string, unknown>, repor
       );
     return;
   }
-  if (f.kind !== 'rate-sweep')
+  // Whether the kind takes stages is the kind's own declaration (`KindSpec.loadStages`); unknown
+  // before the kind is (the any-kind schema), so not judged there.
+  if (loadStages === false)
     report(
       ['load', 'stages'],
       EN('schedule.stages.kind', { kind: String(f.kind) }),

@@ -42,6 +42,8 @@ export interface KindSpec<
   section: N;
   /** The section's fields and their defaults. */
   sectionSchema: S;
+  /** Whether a file of this kind may give `load.stages` (inference-perf's load stages, one run). */
+  loadStages?: boolean;
   /** Rules between fields that the field types cannot express (see `withRules`). */
   rules?: (file: KindFile<K, N, S>, report: RuleReport) => void;
   /** What the kind implies when the file leaves it out (its section's defaults, load levels). */
@@ -93,6 +95,10 @@ export function defineKind<
   R extends { kind: string },
 >(spec: KindSpec<K, N, S, R>): ExperimentKindModule<K, N, S, R> {
   const file = kindFile(spec.kind, spec.section, spec.sectionSchema);
-  const schema = withRules(file, sharedRules, spec.rules ?? (() => {}));
+  const schema = withRules(
+    file,
+    (f, report) => sharedRules(f, report, { loadStages: spec.loadStages === true }),
+    spec.rules ?? (() => {}),
+  );
   return { ...spec, file, schema };
 }

@@ -451,6 +451,7 @@ export const rateSweepKind = defineKind({
   kind: 'rate-sweep',
   section: 'sweep',
   sectionSchema: sweepSchema,
+  loadStages: true,
   rules(f, report) {
     const { conc, rates } = loadLevels(f);
     if (conc)
