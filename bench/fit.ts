@@ -46,9 +46,8 @@ const READINGS: Record<keyof FittedCoefficients, string> = {
     'x dense weight-read time at 0.8 of peak bandwidth: achieved bandwidth of the weight-streaming GEMMs',
   k_moe_experts: 'x routed-expert weight reads: grouped-GEMM (fused MoE) bandwidth vs dense GEMMs',
   k_kv_decode: 'x decode attention KV reads: paged-attention bandwidth at these batch and context sizes',
-  k_tp_comm: 'x all-reduce payload time (ring bytes / NVLink bandwidth): custom all-reduce vs the ring model',
-  k_tp_latency:
-    "x all-reduce latency, (tp-1) x the per-call figure (the ring's 2(tp-1) steps; a flag and a read per peer in the one-shot custom all-reduce)",
+  k_tp_comm:
+    'x all-reduce time (ring payload / NVLink bandwidth + per-call latency): custom all-reduce vs the model',
   t_step_ms: 'per step: scheduler, input preparation, host-device round trip of the engine core',
   t_layer_ms: 'per decoder layer per step: kernel launches and per-layer host work not hidden by CUDA graphs',
   t_req_ms: 'per scheduled request per step: block tables, positions, slot mapping, sampling metadata',

@@ -149,33 +149,6 @@ describe('cost model and memory plan use the catalogue', () => {
     );
   });
 
-  it('pays the all-reduce latency once per peer (the ring model: 2(tp−1) steps)', () => {
-    // Llama-3.1-70B, one decode: the payload term is tiny, so the all-reduce time is
-    // 2·L·(tp−1) calls' latency, 80 layers × 20 µs NVLink: 3.2 ms at tp 2, three times that at tp 4.
-    const llama = BUILTIN_MODELS['llama-3.1-70b'];
-    const ar = (tp: number) =>
-      new CostModel(
-        llama,
-        BUILTIN_GPUS.h100,
-        tp,
-        'bf16',
-        'auto',
-        {},
-        { kTpComm: 1, kTpLatency: 1 },
-      ).breakdown({
-        numTokens: 1,
-        ctxTokens: 100,
-        attnPairs: 100.5,
-        numSampled: 1,
-        numReqs: 1,
-        numDecodes: 1,
-        decodeCtxTokens: 100,
-      }).allReduceMs;
-    assert.equal(ar(1), 0);
-    near(ar(2), 2 * 80 * 0.02, 0.01, 'tp 2 all-reduce ms');
-    near(ar(4), 3 * 2 * 80 * 0.02, 0.01, 'tp 4 all-reduce ms');
-  });
-
   it('keeps every expert in memory', () => {
     // (29,909,581,824 + 2 × 311,164,928) × 2 B = 56.87 GiB.
     const plan = planMemory(moe, BUILTIN_GPUS.h100, 1, 'bf16', 'auto', 0.9, 16);

@@ -10,9 +10,8 @@ import type { GpuSpec, Interconnect, ModelSpec } from './types.js';
 const MIB_PER_GIB = 1024;
 
 /**
- * All-reduce latency per call over NVLink / Infinity Fabric between two GPUs, µs; the cost model
- * pays it (tp − 1) times per call over tp GPUs (`engine/cost` `K_TP_LATENCY`: the ring's
- * 2(p−1) steps). Vidur's execution-time predictor adds 0.02 ms to every all-reduce
+ * All-reduce latency per call over NVLink / Infinity Fabric, µs. Vidur's execution-time
+ * predictor adds 0.02 ms to every all-reduce
  * (`microsoft/vidur:vidur/execution_time_predictor/sklearn_execution_time_predictor.py`).
  */
 export const NVLINK_ALLREDUCE_LATENCY_US = 20;

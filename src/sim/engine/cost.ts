@@ -13,14 +13,14 @@
  * T_attn_pre = ‖ 4·L·nh·d·pairs_pre/(F·η_attn) , (ctx_pre + n_pre)·KV_tok/(BW·η_bw) ‖₃
  * T_attn_dec = ‖ 4·L·nh·d·pairs_dec/(F·η_attn) , (ctx_dec + n_dec)·KV_tok/(BW·η_dec) ‖₃
  * T_ovh      = t_step + t_layer·L + t_moe·L_moe + t_sample + t_req·B + t_sample_req·S
- * T_ar       = 2·L·[2·(tp−1)/tp · M·h·2 B / link_BW + (tp−1)·latency]   (tp > 1 only)
+ * T_ar       = 2·L·[2·(tp−1)/tp · M·h·2 B / link_BW + latency]          (tp > 1 only)
  * T_step     = T_gemm + T_act + T_attn_pre + T_attn_dec + T_ovh + T_ar   (all per GPU: ÷ tp)
  * ```
  * The fitted step-time model (issue 26; docs/sim.md "Fitted step-time model") scales each
  * roofline basis by a coefficient fitted on public vLLM measurements (`engine/fitted`): k_compute
  * every FLOP term (the GEMMs' and attention's compute), k_weights the dense weight reads,
  * k_moe the routed-expert reads (W splits into both), k_kv the decode attention's KV reads, k_tp
- * T_ar's payload and k_tp_lat its latency; t_step, t_layer, t_req and t_moe (per MoE layer L_moe) are fitted too.
+ * T_ar; t_step, t_layer, t_req and t_moe (per MoE layer L_moe) are fitted too.
  * ‖a, b‖₃ = (a³ + b³)^(1/3); ⌈x⌉₁₆ rounds up to the GEMM tile. W = bytes of the weights read every
  * step (decoder layers + LM head), ctx_i = tokens already in request i's KV cache, n_i its new
  * tokens this step, S = requests that sample a token (vLLM computes logits only at sampled
@@ -148,17 +148,6 @@ export const K_WEIGHTS = FITTED.k_weights;
 export const K_MOE_EXPERTS = FITTED.k_moe_experts;
 export const K_KV_DECODE = FITTED.k_kv_decode;
 export const K_TP_COMM = FITTED.k_tp_comm;
-/**
- * Multiplier of the all-reduce's latency term. A ring all-reduce over p GPUs is 2(p−1) steps,
- * each paying a fixed latency α before its payload (the α–β model: T = 2(p−1)·α + 2(p−1)/p·n·β;
- * Thakur, Rabenseifner and Gropp, "Optimization of Collective Communication Operations in MPICH",
- * IJHPCA 19(1), 2005), so the latency part grows with the peers, (tp−1) times the catalogue's
- * per-call figure, which is therefore the two-GPU one. vLLM's one-shot custom all-reduce for
- * small (decode) messages likewise sets and waits on a flag per peer and reads every peer's buffer
- * (`vllm-project/vllm:csrc/custom_all_reduce.cuh`, `barrier_at_start`,
- * `cross_device_reduce_1stage`).
- */
-export const K_TP_LATENCY = FITTED.k_tp_latency;
 /**
  * Sampling, ms: a fixed part (logits gather, softmax, top-p/top-k kernels) plus a part per sampled
  * request (sampling metadata, output copy). An assumption (no public per-kernel profile found):
@@ -315,8 +304,6 @@ export interface CostOverrides {
   kMoeExperts?: number;
   kKvDecode?: number;
   kTpComm?: number;
-  /** {@link K_TP_LATENCY}. */
-  kTpLatency?: number;
 }
 
 /**
@@ -441,8 +428,7 @@ export class CostModel {
       const link = gpu.interconnect.bandwidthGBps * 1e9;
       const ring = (2 * (tp - 1)) / tp;
       this.arMsPerToken = ((kTp * 2 * L * ring * h * ACT_BYTES) / link) * 1e3;
-      const kLat = overrides.kTpLatency ?? K_TP_LATENCY;
-      this.arFixedMs = kLat * 2 * L * (tp - 1) * gpu.interconnect.latencyUs * 1e-3;
+      this.arFixedMs = kTp * 2 * L * gpu.interconnect.latencyUs * 1e-3;
     } else {
       this.arMsPerToken = 0;
       this.arFixedMs = 0;

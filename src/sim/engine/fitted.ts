@@ -18,10 +18,8 @@ export interface FittedCoefficients {
   k_moe_experts: number;
   /** × KV reads of decode attention. */
   k_kv_decode: number;
-  /** × tensor-parallel all-reduce payload time (ring bytes over the link bandwidth). */
+  /** × tensor-parallel all-reduce time (payload and per-call latency). */
   k_tp_comm: number;
-  /** × tensor-parallel all-reduce latency, (tp − 1) × the interconnect's per-call figure. */
-  k_tp_latency: number;
   /** ms per step. */
   t_step_ms: number;
   /** ms per decoder layer per step. */
@@ -43,7 +41,6 @@ export const FITTED_KEYS = [
   'k_moe_experts',
   'k_kv_decode',
   'k_tp_comm',
-  'k_tp_latency',
   't_step_ms',
   't_layer_ms',
   't_req_ms',

@@ -12,9 +12,7 @@
  *   cycling per stage, `workload/shared-prefix`), streaming completions with
  *   `max_tokens = output_len` and ignore_eos; prompt lengths scaled by {@link PROMPT_LENGTH_SCALE}
  *   (the README: re-tokenized random text runs 4–5% longer than the spec).
- * `itl_mean` is derived as the README derives the measured one, with the same denominator: the
- * client's mean output count where the experiment records it (`stages[].observed`), else the
- * engine's. Pure: the caller reads the files.
+ * `itl_mean` is derived as the README derives the measured one. Pure: the caller reads the files.
  */
 import { requestMetrics } from '../../analysis/request.js';
 import { mean, percentile } from '../../analysis/stats.js';
@@ -69,11 +67,6 @@ export interface FitExperiment {
     num_requests: number;
     input_tokens_spec: { system_prompt_len: number; question_len: number };
     output_tokens_spec: { max_tokens: number };
-    /**
-     * What the load generator observed, where the run's own report was found (20260217 only):
-     * its output-token count is the client's, the denominator of the measured `itl_mean`.
-     */
-    observed?: { output_len_tokens?: { mean?: number } };
   }[];
 }
 
@@ -192,19 +185,8 @@ export function replayExperimentDetailed(x: FitExperiment, opts: ReplayOptions =
   const reqs: PlanRequest[] = [];
   const stageOf: number[] = [];
   const offsets: number[][] = [];
-  /**
-   * Per stage, the output count the measured `itl_mean` divides by: the client's observed mean
-   * where recorded. inference-perf counts the tokens of the streamed text, and the Llama-2 base
-   * model's text re-tokenizes to fewer tokens than it generated (20260217: a mean of 194–196 for
-   * 247 generated, median 247, minimum 0), while the E2E it divides is the server's full
-   * `max_tokens`; dividing the simulated E2E − TTFT by the engine's count would compare two
-   * different quantities.
-   */
-  const clientOut = new Map<number, number>();
   for (const st of x.stages) {
     const out = st.output_tokens_spec.max_tokens;
-    const seen = st.observed?.output_len_tokens?.mean;
-    if (seen !== undefined && Number.isFinite(seen)) clientOut.set(st.stage_index, seen);
     // One prompt set per run (the data generator is built once, before the stages).
     const prompts = sharedPrefixTokenIds(
       {
@@ -254,7 +236,7 @@ export function replayExperimentDetailed(x: FitExperiment, opts: ReplayOptions =
   res.records.forEach((r, i) => {
     const m = requestMetrics(r);
     if (m.e2e_ms === undefined || m.ttft_ms === undefined) return;
-    const out = clientOut.get(stageOf[i]) ?? r.usage?.completion_tokens ?? reqs[i].maxTokens;
+    const out = r.usage?.completion_tokens ?? reqs[i].maxTokens;
     add(stageOf[i], m.e2e_ms, m.ttft_ms, out);
     add(-1, m.e2e_ms, m.ttft_ms, out);
   });

@@ -42,10 +42,6 @@ export const PRIORS: Readonly<FittedCoefficients> = {
   k_moe_experts: 1,
   k_kv_decode: 1,
   k_tp_comm: 1,
-  // Cost model v2 paid 20 µs per all-reduce call at any tp; the per-peer basis pays it (tp − 1)
-  // times, so v2's value at tp 4 (the widest runs of the fit data) is 1/3: about 7 µs per peer.
-  // At 1 the prior alone cost as much as an 8% error on several rows and held tp 4 high.
-  k_tp_latency: 1 / 3,
   t_step_ms: 0.13,
   t_layer_ms: 0.032,
   t_req_ms: 0.004,
@@ -83,7 +79,6 @@ export function overridesOf(c: FittedCoefficients): { cost: CostOverrides; front
       kMoeExperts: c.k_moe_experts,
       kKvDecode: c.k_kv_decode,
       kTpComm: c.k_tp_comm,
-      kTpLatency: c.k_tp_latency,
       tStepMs: c.t_step_ms,
       tLayerMs: c.t_layer_ms,
       tReqMs: c.t_req_ms,
