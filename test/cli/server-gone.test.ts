@@ -110,7 +110,7 @@ describe('a run whose server disappears fails', () => {
 
   const missing = llamaServerMissing();
   it('llama.cpp killed mid-run', { skip: missing ?? false }, async () => {
-    const server = await startLlamaServer();
+    const server = await startLlamaServer(['--metrics']);
     try {
       const dir = tmp();
       const io = memoryIo({}, dir);
@@ -135,8 +135,14 @@ describe('a run whose server disappears fails', () => {
         ],
         io,
       );
-      // Kill it once some requests were answered.
-      await new Promise((r) => setTimeout(r, 2500));
+      // Kill it once some requests were answered: the server's own count of predicted tokens
+      // (llama.cpp's `llamacpp:tokens_predicted_total`, updated as each request ends), not a
+      // fixed delay that the client's set-up can outlast on a loaded machine.
+      const answered = async (): Promise<boolean> => {
+        const text = await fetch(`${server.root}/metrics`).then((r) => r.text());
+        return Number(/llamacpp:tokens_predicted_total\s+(\d+)/.exec(text)?.[1] ?? 0) >= 5 * 8;
+      };
+      for (let i = 0; i < 600 && !(await answered()); i++) await new Promise((r) => setTimeout(r, 100));
       await server.kill('SIGKILL');
       const code = await run;
       await assertFailedRun(dir, code, io.out() + io.err(), 200);
