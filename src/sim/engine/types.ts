@@ -120,7 +120,6 @@ export interface StepPage {
   end: number;
 }
 
-/** The engine's public surface. Implemented by `sim/engine/engine.ts`. */
 /** What ngram assumed for prompts without text (`SpecDecoder.assumeSyntheticPrompts`). */
 export interface NgramPrior {
   /** Conditional acceptance of each drafted position. */
@@ -131,6 +130,7 @@ export interface NgramPrior {
   source: string;
 }
 
+/** The engine's public surface. Implemented by `sim/engine/engine.ts`. */
 export interface SimEngine {
   add(req: EngineRequest, nowMs: number): void;
   /** Client disconnected: free its blocks at once. */

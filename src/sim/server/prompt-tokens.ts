@@ -22,6 +22,16 @@ export const PROMPT_CACHE_MAX_IDS = 4_000_000;
 const WARM_WORDS = 4000;
 const WARM_PIECES = ['the ', 'Über', 'naïve ', '数据', ', ', '\n', 'Token', '(x) ', '42.'];
 
+/**
+ * A varied warm-up text of `n` words (letters, accents, CJK, digits, punctuation, newlines): every
+ * tokenizer branch. {@link PromptTokens.warm} encodes one; `sim/server/warm` sends one.
+ */
+export function warmText(n: number): string {
+  const words: string[] = [];
+  for (let i = 0; i < n; i++) words.push(`${WARM_PIECES[i % WARM_PIECES.length]}${(i * 7919) % 1009}`);
+  return words.join(' ');
+}
+
 /** Tokenizers {@link PromptTokens.warm} has compiled in this process (V8's code is per process). */
 const warmedTokenizers = new WeakSet<Tokenizer>();
 
@@ -68,10 +78,7 @@ export class PromptTokens {
   warm(): void {
     if (warmedTokenizers.has(this.tokenizer)) return;
     warmedTokenizers.add(this.tokenizer);
-    const words: string[] = [];
-    for (let i = 0; i < WARM_WORDS; i++)
-      words.push(`${WARM_PIECES[i % WARM_PIECES.length]}${(i * 7919) % 1009}`);
-    promptTokenIds(this.tokenizer, words.join(' '));
+    promptTokenIds(this.tokenizer, warmText(WARM_WORDS));
   }
 
   /** A chat prompt's ids (a fresh array): its template pieces and contents, each encoded once. */

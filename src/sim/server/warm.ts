@@ -32,13 +32,13 @@ import type { AddressInfo } from 'node:net';
 import { startFineWaker } from '../../runtime/clock.js';
 import { modelFamily } from '../../tokenizer/index.js';
 import { type SimServerOptions, simSettingDefault } from '../settings.js';
+import { warmText } from './prompt-tokens.js';
 
 /** Engine ms per wall ms of the throwaway simulator: its few steps take well under 1 ms of wall time. */
 export const WARM_TIME_SCALE = 1000;
 
-/** Words of the warm-up prompt (~3,000 tokens): every tokenizer branch, a prefill of some length. */
+/** Words of the warm-up prompt (~3,000 tokens; `prompt-tokens` `warmText`): a prefill of some length. */
 const WARM_PROMPT_WORDS = 600;
-const WARM_PIECES = ['latency ', 'Über', 'naïve ', '数据', ', ', '\n', 'Token', '(x) ', '42.'];
 
 /** Engine profiles and tokenizers (`vllm-v1 qwen3`) whose serving path this process has warmed. */
 const warmed = new Set<string>();
@@ -50,14 +50,6 @@ export interface WarmTarget {
     abortAll(): void;
     shutdown(server: Server): Promise<void>;
   };
-}
-
-/** The warm-up prompt: varied words (letters, accents, CJK, digits, punctuation, newlines). */
-function warmPrompt(): string {
-  const words: string[] = [];
-  for (let i = 0; i < WARM_PROMPT_WORDS; i++)
-    words.push(`${WARM_PIECES[i % WARM_PIECES.length]}${(i * 7919) % 1009}`);
-  return words.join(' ');
 }
 
 /** One POST over loopback, its body read to the end; resolves its status. */
@@ -132,7 +124,7 @@ export async function warmServePath(
       srv.listen({ port: 0, host: '127.0.0.1' }, () => resolve());
     });
     const port = (srv.address() as AddressInfo).port;
-    const prompt = warmPrompt();
+    const prompt = warmText(WARM_PROMPT_WORDS);
     const chat = await exchange(port, '/v1/chat/completions', {
       messages: [{ role: 'user', content: prompt }],
       max_tokens: 4,
